@@ -1,0 +1,33 @@
+#pragma once
+// Command-line parsing for vramscope-cli: `COMMAND FILE [--flag [VALUE]]...`.
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vs::cli {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class CliArgs {
+public:
+    // `flags` take no value, `options` take one. Throws UsageError.
+    CliArgs(const std::vector<std::string>& args, const std::set<std::string>& flags,
+            const std::set<std::string>& options);
+    const std::string& file() const { return file_; }
+    bool has(const std::string& flag) const { return flags_.count(flag) > 0; }
+    std::optional<std::string> option(const std::string& name) const;
+    std::optional<double> number(const std::string& name) const;
+    std::optional<int> integer(const std::string& name) const;
+
+private:
+    std::string file_;
+    std::set<std::string> flags_;
+    std::map<std::string, std::string> options_;
+};
+
+} // namespace vs::cli

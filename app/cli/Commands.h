@@ -1,0 +1,23 @@
+#pragma once
+// The vramscope-cli commands. Each returns the process exit code; errors are thrown
+// (UsageError, LoadError) and turned into one line on stderr and exit code 2 by main().
+#include "CliArgs.h"
+
+#include <memory>
+#include <ostream>
+
+namespace vs {
+class CaptureAnalysis;
+}
+
+namespace vs::cli {
+
+int runSummary(const std::vector<std::string>& args, std::ostream& out);
+int runSeries(const std::vector<std::string>& args, std::ostream& out);
+int runState(const std::vector<std::string>& args, std::ostream& out);
+
+// Shared by the commands: open the capture; choose the device (--device N, else the longest trace).
+std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path);
+size_t chooseDevice(const CaptureAnalysis& a, const CliArgs& args);
+
+} // namespace vs::cli

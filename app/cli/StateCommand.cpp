@@ -1,0 +1,48 @@
+#include "Commands.h"
+
+#include "analysis/CaptureAnalysis.h"
+#include "util/JsonWriter.h"
+
+#include <cmath>
+
+namespace vs::cli {
+
+// `state FILE [--at S] [--device N] --json`: segments and blocks after every event at or before
+// first event + S seconds (the end of the capture without --at).
+int runState(const std::vector<std::string>& args, std::ostream& out) {
+    CliArgs a(args, {"--json"}, {"--at", "--device"});
+    if (!a.has("--json")) throw UsageError("state writes JSON only: add --json");
+    auto capture = openCapture(a.file());
+    const size_t d = chooseDevice(*capture, a);
+    const DeviceTrace& t = capture->trace(d);
+    int64_t at = t.eventCount() ? t.timeUs.back() : 0;
+    if (auto s = a.number("--at")) {
+        if (*s < 0) throw UsageError("--at needs seconds since the first event, not a negative number");
+        at = (t.eventCount() ? t.timeUs.front() : 0) + std::llround(*s * 1e6);
+    }
+    const auto segments = a.option("--at") ? capture->stateAt(d, at) : toStateSegments(t.finalSegments);
+    JsonWriter j(out);
+    j.beginObject().field("device", t.device).field("time_us", at).key("segments").beginArray();
+    for (const auto& s : segments) {
+        j.beginObject()
+            .field("address", s.address)
+            .field("size", s.size)
+            .field("stream", s.stream)
+            .field("expandable", s.expandable)
+            .field("pool", s.smallPool ? "small" : "large")
+            .key("blocks")
+            .beginArray();
+        for (const auto& b : s.blocks)
+            j.beginObject()
+                .field("address", b.address)
+                .field("size", b.size)
+                .field("requested_size", b.requestedSize)
+                .field("state", blockStateName(b.state))
+                .endObject();
+        j.endArray().endObject();
+    }
+    j.endArray().endObject();
+    return 0;
+}
+
+} // namespace vs::cli

@@ -1,0 +1,86 @@
+#include "Commands.h"
+
+#include "analysis/CaptureAnalysis.h"
+#include "util/Format.h"
+#include "util/JsonWriter.h"
+
+#include <cstdio>
+
+namespace vs::cli {
+namespace {
+
+void writeJson(const CaptureAnalysis& a, std::ostream& out) {
+    JsonWriter j(out);
+    j.beginObject().field("file", a.capture().path).field("format", a.capture().format).key("devices").beginArray();
+    for (size_t i = 0; i < a.deviceCount(); ++i) {
+        const DeviceSummary s = a.summary(i);
+        j.beginObject()
+            .field("device", s.device)
+            .field("events", uint64_t(s.events))
+            .field("first_time_us", s.firstTimeUs)
+            .field("last_time_us", s.lastTimeUs)
+            .field("peak_allocated", s.peak.allocated)
+            .field("peak_reserved", s.peak.reserved)
+            .field("peak_active", s.peak.active)
+            .field("final_allocated", s.final.allocated)
+            .field("final_reserved", s.final.reserved)
+            .field("final_active", s.final.active)
+            .field("oom_events", s.oomEvents)
+            .field("segments", uint64_t(s.segments))
+            .field("baseline_blocks", s.baselineBlocks)
+            .field("baseline_bytes", s.baselineBytes)
+            .field("replay_exact", a.replay(i).finalMatchesSnapshot && a.replay(i).inconsistencies == 0)
+            .endObject();
+    }
+    j.endArray().key("warnings").beginArray();
+    for (const auto& w : a.warnings()) j.value(w);
+    j.endArray().endObject();
+}
+
+// Reads like torch.cuda.memory_summary(): a bordered table of current and peak values.
+void writeText(const CaptureAnalysis& a, std::ostream& out) {
+    const std::string rule(79, '=');
+    const std::string thin(79, '-');
+    auto row = [&](const char* name, const std::string& cur, const std::string& peak) {
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "| %-28s | %21s | %21s |\n", name, cur.c_str(), peak.c_str());
+        out << buf;
+    };
+    out << "File: " << a.capture().path << " (" << a.capture().format << ")\n";
+    for (size_t i = 0; i < a.deviceCount(); ++i) {
+        const DeviceSummary s = a.summary(i);
+        out << '|' << rule.substr(2) << "|\n";
+        char title[96];
+        std::snprintf(title, sizeof title, "vramscope memory summary, device ID %d", s.device);
+        char line[128];
+        std::snprintf(line, sizeof line, "|%*s%*s|\n", int(38 + std::string(title).size() / 2), title,
+                      int(39 - std::string(title).size() / 2), "");
+        out << line << '|' << thin.substr(2) << "|\n";
+        row("Metric", "At end of capture", "Peak");
+        out << '|' << rule.substr(2) << "|\n";
+        row("Allocated memory", humanBytes(s.final.allocated), humanBytes(s.peak.allocated));
+        row("Active memory", humanBytes(s.final.active), humanBytes(s.peak.active));
+        row("Reserved memory", humanBytes(s.final.reserved), humanBytes(s.peak.reserved));
+        row("Cached (reserved - allocated)", humanBytes(s.final.reserved - s.final.allocated), "");
+        out << '|' << thin.substr(2) << "|\n";
+        row("Segments", std::to_string(s.segments), "");
+        row("Events recorded", std::to_string(s.events), "");
+        row("Time span", s.events ? std::to_string((s.lastTimeUs - s.firstTimeUs) / 1e6).substr(0, 10) + " s" : "-", "");
+        row("OOM events", std::to_string(s.oomEvents), "");
+        row("Baseline (before recording)", humanBytes(int64_t(s.baselineBytes)), std::to_string(s.baselineBlocks) + " blocks");
+        out << '|' << rule.substr(2) << "|\n";
+    }
+    for (const auto& w : a.warnings()) out << "warning: " << w << '\n';
+}
+
+} // namespace
+
+int runSummary(const std::vector<std::string>& args, std::ostream& out) {
+    CliArgs a(args, {"--json"}, {});
+    auto capture = openCapture(a.file());
+    if (a.has("--json")) writeJson(*capture, out);
+    else writeText(*capture, out);
+    return 0;
+}
+
+} // namespace vs::cli

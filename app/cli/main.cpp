@@ -1,0 +1,59 @@
+// vramscope-cli: the headless side of vramscope, for scripts and CI. Links the Qt-free core only.
+#include "Commands.h"
+
+#include "io/LoadError.h"
+
+#include <cstring>
+#include <iostream>
+
+namespace {
+
+const char* kUsage =
+    "usage: vramscope-cli COMMAND FILE [OPTIONS]\n"
+    "\n"
+    "Reads PyTorch CUDA memory snapshots (.pickle, .pickle.gz, .pickle.zst).\n"
+    "\n"
+    "commands:\n"
+    "  summary FILE [--json]                    peaks, final values, warnings per device\n"
+    "  series FILE [--device N] --csv           time_us,allocated,active,reserved: one row per change\n"
+    "  state FILE [--at S] [--device N] --json  segments and blocks after every event up to S seconds\n"
+    "                                           after the first event (the end without --at)\n"
+    "\n"
+    "exit status: 0 success, 2 bad input or usage (one line on stderr)\n";
+
+int fail(const std::string& message) {
+    std::string line = message;
+    for (char& c : line)
+        if (c == '\n') c = ' ';
+    std::cerr << "vramscope-cli: error: " << line << '\n';
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::ios::sync_with_stdio(false);
+    if (argc < 2) return fail("no command given (try --help)");
+    const std::string cmd = argv[1];
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") return std::cout << kUsage, 0;
+    if (cmd == "--version") return std::cout << "vramscope-cli " VRAMSCOPE_VERSION "\n", 0;
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    try {
+        int rc;
+        if (cmd == "summary") rc = vs::cli::runSummary(args, std::cout);
+        else if (cmd == "series") rc = vs::cli::runSeries(args, std::cout);
+        else if (cmd == "state") rc = vs::cli::runState(args, std::cout);
+        else return fail("unknown command '" + cmd + "' (try --help)");
+        std::cout.flush();
+        if (!std::cout) return fail("cannot write the output");
+        return rc;
+    } catch (const vs::cli::UsageError& e) {
+        return fail(std::string(e.what()) + " (usage: vramscope-cli " + cmd + " FILE ...; try --help)");
+    } catch (const vs::LoadError& e) {
+        return fail(e.what());
+    } catch (const std::bad_alloc&) {
+        return fail("out of memory while reading the input");
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+}

@@ -1,0 +1,101 @@
+#include "CaptureAnalysis.h"
+
+#include "io/LoadError.h"
+#include "io/SnapshotLoader.h"
+#include "util/Format.h"
+
+#include <algorithm>
+
+namespace vs {
+
+std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::open(const std::string& path, const Options& options) {
+    LoadOptions lo;
+    if (options.progress || options.cancel)
+        lo.progress.report = [&](uint64_t done, uint64_t total) {
+            if (options.cancel && options.cancel->load()) return false;
+            return !options.progress || options.progress(0.8 * static_cast<double>(done) / static_cast<double>(total));
+        };
+    return analyse(loadSnapshotFile(path, lo), options);
+}
+
+std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::analyse(std::unique_ptr<Capture> capture, const Options& options) {
+    std::shared_ptr<CaptureAnalysis> a(new CaptureAnalysis());
+    a->capture_ = std::move(capture);
+    a->rules_ = AllocatorRules::from(a->capture_->settings);
+    for (size_t i = 0; i < a->capture_->devices.size(); ++i) {
+        if (options.progress &&
+            !options.progress(0.8 + 0.2 * static_cast<double>(i) / static_cast<double>(a->capture_->devices.size())))
+            throw Cancelled();
+        a->replays_.push_back(Replay::run(a->capture_->devices[i], a->capture_->streams, a->rules_, options.cancel));
+    }
+    a->collectWarnings();
+    return a;
+}
+
+int CaptureAnalysis::indexOfDevice(int ordinal) const {
+    for (size_t i = 0; i < capture_->devices.size(); ++i)
+        if (capture_->devices[i].device == ordinal) return static_cast<int>(i);
+    return -1;
+}
+
+DeviceSummary CaptureAnalysis::summary(size_t i) const {
+    const DeviceTrace& t = trace(i);
+    const ReplayResult& r = replay(i);
+    DeviceSummary s;
+    s.device = t.device;
+    s.events = t.eventCount();
+    if (s.events) s.firstTimeUs = t.timeUs.front(), s.lastTimeUs = t.timeUs.back();
+    s.oomEvents = static_cast<uint32_t>(std::count(t.action.begin(), t.action.end(), Action::Oom));
+    s.segments = t.finalSegments.size();
+    // The snapshot's own block list is the ground truth of the end state.
+    for (const auto& g : t.finalSegments) {
+        s.final.reserved += static_cast<int64_t>(g.totalSize);
+        for (const auto& b : g.blocks) {
+            if (b.state == BlockState::ActiveAllocated) s.final.allocated += static_cast<int64_t>(b.size);
+            if (b.state != BlockState::Inactive) s.final.active += static_cast<int64_t>(b.size);
+        }
+    }
+    s.peak.allocated = std::max(r.peak.allocated, s.final.allocated);
+    s.peak.active = std::max(r.peak.active, s.final.active);
+    s.peak.reserved = std::max(r.peak.reserved, s.final.reserved);
+    s.baselineBlocks = r.baselineBlocks;
+    s.baselineBytes = r.baselineBytes;
+    return s;
+}
+
+std::vector<StateSegment> CaptureAnalysis::stateAt(size_t device, int64_t timeUs) const {
+    const DeviceTrace& t = trace(device);
+    const auto applied = static_cast<size_t>(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) - t.timeUs.begin());
+    return Replay::stateAfter(t, capture_->streams, replay(device), rules_, applied);
+}
+
+void CaptureAnalysis::collectWarnings() {
+    warnings_ = capture_->warnings;
+    const bool many = capture_->devices.size() > 1;
+    for (size_t i = 0; i < capture_->devices.size(); ++i) {
+        const DeviceTrace& t = trace(i);
+        const ReplayResult& r = replay(i);
+        const std::string dev = many ? "device " + std::to_string(t.device) + ": " : "";
+        if (t.eventCount() == 0)
+            warnings_.push_back(dev + "no allocator history was recorded (only the final block list is known); "
+                                      "record with torch.cuda.memory._record_memory_history(enabled='all')");
+        if (r.baselineBlocks || (r.recoveredBaseline && !r.initialState.empty()))
+            warnings_.push_back(dev + std::to_string(r.baselineBlocks) + " blocks (" + humanBytes(int64_t(r.baselineBytes)) +
+                                ") in " + std::to_string(r.initialState.size()) +
+                                " segments were allocated before the first recorded event: recording started late or "
+                                "the ring buffer (max_entries) dropped the oldest entries; they are shown as a baseline");
+        if (r.pendingFreeAtStart)
+            warnings_.push_back(dev + std::to_string(r.pendingFreeAtStart) +
+                                " blocks were already waiting for their free to complete when the trace starts");
+        if (t.eventCount() && std::all_of(t.stack.begin(), t.stack.end(), [](StackId s) { return s.value == 0; }))
+            warnings_.push_back(dev + "no call stacks were recorded (record with context='all' to see who allocates)");
+        if (r.inconsistencies)
+            warnings_.push_back(dev + std::to_string(r.inconsistencies) +
+                                " events contradict the replayed allocator state; figures near them may be off");
+        if (!r.finalMatchesSnapshot)
+            warnings_.push_back(dev + "the replay does not reproduce the snapshot's final block list (" + r.finalMismatch +
+                                ")");
+    }
+}
+
+} // namespace vs

@@ -1,0 +1,61 @@
+#pragma once
+// A loaded capture together with its replayed allocator timelines, one per device: the unit the
+// CLI commands and the GUI work on. Immutable once built.
+#include "AllocatorRules.h"
+#include "Replay.h"
+#include "model/Capture.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace vs {
+
+struct DeviceSummary {
+    int device = 0;
+    size_t events = 0;
+    int64_t firstTimeUs = 0, lastTimeUs = 0;
+    Totals peak, final;
+    uint32_t oomEvents = 0;
+    size_t segments = 0;
+    uint32_t baselineBlocks = 0;
+    uint64_t baselineBytes = 0;
+};
+
+struct AnalysisOptions {
+    std::function<bool(double fraction)> progress; // 0..1 over loading and replay; false cancels
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+class CaptureAnalysis {
+public:
+    using Options = AnalysisOptions;
+    // Loads and replays. Throws LoadError for bad input, Cancelled when cancelled.
+    static std::shared_ptr<const CaptureAnalysis> open(const std::string& path, const Options& options = {});
+    static std::shared_ptr<const CaptureAnalysis> analyse(std::unique_ptr<Capture> capture, const Options& options = {});
+
+    const Capture& capture() const { return *capture_; }
+    const AllocatorRules& rules() const { return rules_; }
+    size_t deviceCount() const { return capture_->devices.size(); }
+    const DeviceTrace& trace(size_t i) const { return capture_->devices[i]; }
+    const ReplayResult& replay(size_t i) const { return replays_[i]; }
+    // Index into devices for an ordinal, or -1.
+    int indexOfDevice(int ordinal) const;
+    DeviceSummary summary(size_t i) const;
+    const std::vector<std::string>& warnings() const { return warnings_; }
+    // The segments and blocks after every event at or before `timeUs` (all events when INT64_MAX).
+    std::vector<StateSegment> stateAt(size_t device, int64_t timeUs) const;
+
+private:
+    CaptureAnalysis() = default;
+    void collectWarnings();
+
+    std::unique_ptr<Capture> capture_;
+    AllocatorRules rules_;
+    std::vector<ReplayResult> replays_;
+    std::vector<std::string> warnings_;
+};
+
+} // namespace vs

@@ -1,0 +1,153 @@
+#include "Replay.h"
+
+#include "AllocatorState.h"
+#include "io/LoadError.h"
+#include "util/Format.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace vs {
+namespace {
+
+bool applyForward(AllocatorState& st, const DeviceTrace& t, size_t i, std::span<const uint64_t> streams) {
+    const uint64_t a = t.addr[i], n = t.size[i];
+    switch (t.action[i]) {
+    case Action::Alloc: return st.alloc(a, n, static_cast<uint32_t>(i));
+    case Action::FreeRequested: return st.freeRequested(a);
+    case Action::FreeCompleted: return st.freeCompleted(a);
+    case Action::SegmentAlloc: return st.segmentAlloc(a, n, streams[t.stream[i].value]);
+    case Action::SegmentFree: return st.segmentFree(a, n);
+    case Action::SegmentMap: return st.map(a, n, streams[t.stream[i].value]);
+    case Action::SegmentUnmap: return st.unmap(a, n);
+    default: return true;
+    }
+}
+
+bool applyBackward(AllocatorState& st, const DeviceTrace& t, size_t i, std::span<const uint64_t> streams) {
+    const uint64_t a = t.addr[i], n = t.size[i];
+    switch (t.action[i]) {
+    case Action::Alloc: return st.undoAlloc(a);
+    case Action::FreeRequested: return st.undoFreeRequested(a);
+    case Action::FreeCompleted: return st.undoFreeCompleted(a, n);
+    case Action::SegmentAlloc: return st.undoSegmentAlloc(a, n);
+    case Action::SegmentFree: return st.undoSegmentFree(a, n, streams[t.stream[i].value]);
+    case Action::SegmentMap: return st.unmap(a, n);
+    case Action::SegmentUnmap: return st.map(a, n, streams[t.stream[i].value]);
+    default: return true;
+    }
+}
+
+void checkCancel(const std::atomic<bool>* cancel, size_t i) {
+    if (cancel && (i & 0xffff) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+}
+
+using BlockKey = std::tuple<uint64_t, uint64_t, BlockState>;
+
+std::vector<BlockKey> blockKeys(const std::vector<StateSegment>& segs) {
+    std::vector<BlockKey> out;
+    for (const auto& s : segs)
+        for (const auto& b : s.blocks) out.emplace_back(b.address, b.size, b.state);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string describeMismatch(const std::vector<StateSegment>& got, const std::vector<StateSegment>& want) {
+    auto g = blockKeys(got), w = blockKeys(want);
+    if (g == w) return {};
+    size_t i = 0;
+    while (i < g.size() && i < w.size() && g[i] == w[i]) ++i;
+    auto show = [](const std::vector<BlockKey>& v, size_t k) {
+        if (k >= v.size()) return std::string("nothing");
+        return "block at " + hexAddress(std::get<0>(v[k])) + " of " + std::to_string(std::get<1>(v[k])) + " bytes (" +
+               std::string(blockStateName(std::get<2>(v[k]))) + ")";
+    };
+    return std::to_string(g.size()) + " blocks replayed, " + std::to_string(w.size()) + " in the snapshot; first difference: " +
+           show(g, i) + " where the snapshot has " + show(w, i);
+}
+
+// Forward pass recording series and checkpoints. Returns false at the first inconsistency when
+// `strict` (the optimistic attempt), leaving `out` partially filled.
+bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, AllocatorState& st, ReplayResult& out,
+                 bool strict, const std::atomic<bool>* cancel) {
+    const size_t n = t.eventCount();
+    out.allocated.resize(n), out.active.resize(n), out.reserved.resize(n);
+    out.checkpoints.clear();
+    out.inconsistencies = 0;
+    out.initial = out.peak = st.totals();
+    for (size_t i = 0; i < n; ++i) {
+        checkCancel(cancel, i);
+        if (i % Replay::kCheckpointEvery == 0)
+            out.checkpoints.push_back({static_cast<uint32_t>(i), st.totals(), st.segments()});
+        if (!applyForward(st, t, i, streams)) {
+            if (strict) return false;
+            ++out.inconsistencies;
+        }
+        const Totals& v = st.totals();
+        out.allocated[i] = v.allocated, out.active[i] = v.active, out.reserved[i] = v.reserved;
+        out.peak.allocated = std::max(out.peak.allocated, v.allocated);
+        out.peak.active = std::max(out.peak.active, v.active);
+        out.peak.reserved = std::max(out.peak.reserved, v.reserved);
+    }
+    out.final = st.totals();
+    return true;
+}
+
+} // namespace
+
+std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& segments) {
+    std::vector<StateSegment> out;
+    out.reserve(segments.size());
+    for (const auto& s : segments) {
+        StateSegment g{s.address, s.totalSize, s.stream, s.expandable, s.smallPool, {}};
+        for (const auto& b : s.blocks) g.blocks.push_back({b.address, b.size, b.requestedSize, b.state, kNoEvent});
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams, const AllocatorRules& rules,
+                         const std::atomic<bool>* cancel) {
+    ReplayResult r;
+    const auto finalState = toStateSegments(t.finalSegments);
+    AllocatorState optimistic(rules);
+    if (forwardPass(t, streams, optimistic, r, true, cancel) && describeMismatch(optimistic.segments(), finalState).empty())
+        return r; // the recording saw every block from an empty allocator: no baseline
+
+    AllocatorState back = AllocatorState::fromSegments(finalState, rules);
+    back.enableContainmentIndex();
+    uint32_t backwardProblems = 0;
+    for (size_t i = t.eventCount(); i-- > 0;) {
+        checkCancel(cancel, i);
+        backwardProblems += !applyBackward(back, t, i, streams);
+    }
+    r = ReplayResult{};
+    r.recoveredBaseline = true;
+    r.initialState = back.segments();
+    for (const auto& s : r.initialState)
+        for (const auto& b : s.blocks) {
+            if (b.state == BlockState::Inactive) continue;
+            ++r.baselineBlocks;
+            r.baselineBytes += b.size;
+            r.pendingFreeAtStart += b.state == BlockState::ActivePendingFree;
+        }
+    AllocatorState fwd = AllocatorState::fromSegments(r.initialState, rules);
+    forwardPass(t, streams, fwd, r, false, cancel);
+    r.inconsistencies += backwardProblems;
+    r.finalMismatch = describeMismatch(fwd.segments(), finalState);
+    r.finalMatchesSnapshot = r.finalMismatch.empty();
+    return r;
+}
+
+std::vector<StateSegment> Replay::stateAfter(const DeviceTrace& t, std::span<const uint64_t> streams,
+                                             const ReplayResult& r, const AllocatorRules& rules, size_t eventsApplied) {
+    eventsApplied = std::min(eventsApplied, t.eventCount());
+    const Checkpoint* from = nullptr;
+    for (const auto& c : r.checkpoints)
+        if (c.event <= eventsApplied) from = &c;
+    AllocatorState st = AllocatorState::fromSegments(from ? from->segments : r.initialState, rules);
+    for (size_t i = from ? from->event : 0; i < eventsApplied; ++i) applyForward(st, t, i, streams);
+    return st.segments();
+}
+
+} // namespace vs

@@ -1,0 +1,59 @@
+#pragma once
+// Replays one device's trace through the allocator model and yields the exact allocated / active /
+// reserved value after every event, the state before the first event (blocks and segments that
+// predate the recording), and checkpoints that make the state at any moment cheap to rebuild.
+//
+// First a forward pass from an empty allocator is tried: if it never contradicts the trace and ends
+// in exactly the snapshot's final block list, the recording saw everything. Otherwise the trace is
+// undone backward from the final block list to recover the initial state, then replayed forward.
+#include "AllocatorRules.h"
+#include "StateTypes.h"
+#include "model/DeviceTrace.h"
+
+#include <atomic>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vs {
+
+struct Checkpoint {
+    uint32_t event = 0; // the state before this event
+    Totals totals;
+    std::vector<StateSegment> segments;
+};
+
+struct ReplayResult {
+    std::vector<int64_t> allocated, active, reserved; // after each event
+    Totals initial;                                     // before the first event
+    std::vector<StateSegment> initialState;
+    std::vector<Checkpoint> checkpoints;
+    Totals peak;
+    Totals final;
+    bool recoveredBaseline = false; // the initial state came from the backward pass
+    uint32_t inconsistencies = 0;   // events that contradicted the modelled state
+    bool finalMatchesSnapshot = true;
+    std::string finalMismatch;
+    uint32_t baselineBlocks = 0;       // active blocks alive before the first event
+    uint64_t baselineBytes = 0;
+    uint32_t pendingFreeAtStart = 0;   // blocks whose free was requested before the first event
+
+    size_t eventCount() const { return allocated.size(); }
+    Totals after(size_t event) const { return {allocated[event], active[event], reserved[event]}; }
+};
+
+std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& segments);
+
+class Replay {
+public:
+    static constexpr uint32_t kCheckpointEvery = 1 << 16;
+
+    static ReplayResult run(const DeviceTrace& trace, std::span<const uint64_t> streams, const AllocatorRules& rules,
+                            const std::atomic<bool>* cancel = nullptr);
+    // The segments and blocks after the first `eventsApplied` events.
+    static std::vector<StateSegment> stateAfter(const DeviceTrace& trace, std::span<const uint64_t> streams,
+                                                const ReplayResult& r, const AllocatorRules& rules,
+                                                size_t eventsApplied);
+};
+
+} // namespace vs

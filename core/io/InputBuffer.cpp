@@ -1,0 +1,107 @@
+#include "InputBuffer.h"
+
+#include "Decompress.h"
+#include "LoadError.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+namespace vs {
+namespace {
+
+Compression sniff(std::span<const uint8_t> b) {
+    if (b.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b) return Compression::Gzip;
+    if (b.size() >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd) return Compression::Zstd;
+    return Compression::None;
+}
+
+struct Fd {
+    int fd;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+} // namespace
+
+uint64_t InputBuffer::defaultLimit() {
+    // Decompressed inputs live in memory: never take more than half of the physical memory.
+    const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || pageSize <= 0) return 8ull << 30;
+    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 2;
+}
+
+InputBuffer InputBuffer::open(const std::string& path, uint64_t maxDecompressed) {
+    Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (f.fd < 0) throw LoadError("cannot open " + path + ": " + std::strerror(errno));
+    struct stat st{};
+    if (::fstat(f.fd, &st) != 0) throw LoadError("cannot stat " + path + ": " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) throw LoadError(path + " is a directory");
+    if (st.st_size == 0) throw LoadError(path + " is empty");
+    InputBuffer in;
+    in.fileSize_ = static_cast<uint64_t>(st.st_size);
+    void* m = ::mmap(nullptr, in.fileSize_, PROT_READ, MAP_PRIVATE, f.fd, 0);
+    if (m == MAP_FAILED) throw LoadError("cannot map " + path + ": " + std::strerror(errno));
+    ::madvise(m, in.fileSize_, MADV_SEQUENTIAL);
+    in.mapping_ = m;
+    in.data_ = static_cast<const uint8_t*>(m);
+    in.size_ = in.fileSize_;
+    in.compression_ = sniff(in.bytes());
+    if (in.compression_ != Compression::None) {
+        InputBuffer out = fromMemory(in.bytes(), maxDecompressed);
+        out.fileSize_ = in.fileSize_;
+        return out;
+    }
+    return in;
+}
+
+InputBuffer InputBuffer::fromMemory(std::span<const uint8_t> bytes, uint64_t maxDecompressed) {
+    InputBuffer in;
+    in.fileSize_ = bytes.size();
+    in.compression_ = sniff(bytes);
+    if (in.compression_ == Compression::None) {
+        in.data_ = bytes.data();
+        in.size_ = bytes.size();
+        return in;
+    }
+    auto out = in.compression_ == Compression::Gzip ? gunzip(bytes, maxDecompressed) : unzstd(bytes, maxDecompressed);
+    in.size_ = out.size;
+    in.owned_ = std::move(out.data);
+    in.data_ = in.owned_.get();
+    return in;
+}
+
+void InputBuffer::releaseBefore(uint64_t offset) {
+    if (!mapping_) return;
+    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t end = offset / page * page;
+    if (end <= released_) return;
+    ::madvise(static_cast<uint8_t*>(mapping_) + released_, end - released_, MADV_DONTNEED);
+    released_ = end;
+}
+
+InputBuffer::InputBuffer(InputBuffer&& o) noexcept { *this = std::move(o); }
+
+InputBuffer& InputBuffer::operator=(InputBuffer&& o) noexcept {
+    if (this == &o) return *this;
+    if (mapping_) ::munmap(mapping_, fileSize_);
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    fileSize_ = std::exchange(o.fileSize_, 0);
+    released_ = std::exchange(o.released_, 0);
+    mapping_ = std::exchange(o.mapping_, nullptr);
+    owned_ = std::move(o.owned_);
+    compression_ = o.compression_;
+    return *this;
+}
+
+InputBuffer::~InputBuffer() {
+    if (mapping_) ::munmap(mapping_, fileSize_);
+}
+
+} // namespace vs

@@ -1,0 +1,41 @@
+#pragma once
+// The bytes of an input file: memory-mapped when plain, decompressed into memory when gzip or zstd.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace vs {
+
+enum class Compression { None, Gzip, Zstd };
+
+class InputBuffer {
+public:
+    // Opens `path`; detects gzip/zstd by their magic bytes, not by the name. Throws LoadError.
+    static InputBuffer open(const std::string& path, uint64_t maxDecompressed = defaultLimit());
+    // Wraps bytes already in memory (tests, fuzzing); decompresses them if compressed.
+    static InputBuffer fromMemory(std::span<const uint8_t> bytes, uint64_t maxDecompressed = defaultLimit());
+    static uint64_t defaultLimit();
+
+    InputBuffer(InputBuffer&&) noexcept;
+    InputBuffer& operator=(InputBuffer&&) noexcept;
+    ~InputBuffer();
+
+    std::span<const uint8_t> bytes() const { return {data_, size_}; }
+    Compression compression() const { return compression_; }
+    uint64_t fileSize() const { return fileSize_; }
+    // Lets the kernel drop already-parsed pages of a mapped file from memory (they can be re-read).
+    void releaseBefore(uint64_t offset);
+
+private:
+    InputBuffer() = default;
+    const uint8_t* data_ = nullptr;
+    uint64_t size_ = 0;
+    uint64_t fileSize_ = 0;
+    uint64_t released_ = 0;
+    void* mapping_ = nullptr;
+    std::unique_ptr<uint8_t[]> owned_;
+    Compression compression_ = Compression::None;
+};
+
+} // namespace vs

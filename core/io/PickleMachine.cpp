@@ -1,0 +1,344 @@
+#include "PickleMachine.h"
+
+#include "LoadError.h"
+#include "PickleOpcodes.h"
+
+#include <cstring>
+
+namespace vs::pickle {
+namespace {
+
+template <class T> T readLE(const uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v); // x86-64 and aarch64 are little-endian, as pickle is
+    return v;
+}
+
+// Memo indices far beyond what has been stored would make us allocate for nothing.
+constexpr uint64_t kMemoSlack = 1 << 20;
+
+} // namespace
+
+PickleMachine::PickleMachine(std::span<const uint8_t> input, ContainerHooks& hooks) : in_(input), hooks_(hooks) {
+    stack_.reserve(1024);
+}
+
+void PickleMachine::fail(const std::string& what) const { throw LoadError(what, pos_); }
+
+void PickleMachine::need(uint64_t n) const {
+    if (n > in_.size() - pos_)
+        throw LoadError("truncated pickle: needs " + std::to_string(n) + " more bytes but the input ends", pos_);
+}
+
+Value PickleMachine::pop() {
+    if (stack_.empty() || (!marks_.empty() && marks_.back() == stack_.size())) fail("stack underflow");
+    Value v = stack_.back();
+    stack_.pop_back();
+    return v;
+}
+
+size_t PickleMachine::popMark() {
+    if (marks_.empty()) fail("MARK expected but none is open");
+    size_t m = marks_.back();
+    marks_.pop_back();
+    return m;
+}
+
+Value PickleMachine::newContainer(Kind k) {
+    if (containers_.size() >= (1ull << 32) - 1) fail("too many containers");
+    containers_.push_back({k, kNoStorage});
+    return Value::make(Tag::Container, containers_.size() - 1);
+}
+
+std::span<const Value> PickleMachine::items(const Container& c) const {
+    if (c.kind > Kind::Tuple || c.payload == kNoStorage) return {};
+    return storage_[c.payload];
+}
+
+std::string_view PickleMachine::str(Value v) const {
+    if (v.tag() == Tag::Str)
+        return {reinterpret_cast<const char*>(in_.data() + v.strOffset()), static_cast<size_t>(v.strLength())};
+    if (v.tag() == Tag::LongStr) {
+        auto [off, len] = longStrs_[v.payload()];
+        return {reinterpret_cast<const char*>(in_.data() + off), static_cast<size_t>(len)};
+    }
+    return {};
+}
+
+bool PickleMachine::toInt(Value v, int64_t& out) const {
+    switch (v.tag()) {
+    case Tag::Int: out = v.smallInt(); return true;
+    case Tag::BigInt: out = bigInts_[v.payload()]; return true;
+    case Tag::Bool: out = static_cast<int64_t>(v.payload()); return true;
+    default: return false;
+    }
+}
+
+bool PickleMachine::toUInt64(Value v, uint64_t& out) const {
+    int64_t i;
+    if (!toInt(v, i)) return false;
+    out = static_cast<uint64_t>(i);
+    return true;
+}
+
+bool PickleMachine::toDouble(Value v, double& out) const {
+    if (v.tag() == Tag::Float) return out = floats_[v.payload()], true;
+    int64_t i;
+    if (!toInt(v, i)) return false;
+    out = static_cast<double>(i);
+    return true;
+}
+
+void PickleMachine::fillDict(Value dict, std::span<const Value> pairs) {
+    if (pairs.size() % 2) fail("odd number of items for a dict");
+    if (dict.tag() != Tag::Container) fail("SETITEM(S) on something that is not a dict");
+    const uint32_t idx = static_cast<uint32_t>(dict.payload());
+    Container& c = containers_[idx];
+    if (c.kind != Kind::Dict) fail("SETITEM(S) on something that is not a dict (or a dict changed after use)");
+    if (c.payload == kNoStorage) {
+        if (hooks_.dictFilled(*this, idx, pairs)) return;
+        c.payload = static_cast<uint32_t>(storage_.size());
+        storage_.emplace_back(pairs.begin(), pairs.end());
+        return;
+    }
+    auto& s = storage_[c.payload];
+    s.insert(s.end(), pairs.begin(), pairs.end());
+}
+
+void PickleMachine::extendList(Value list, std::span<const Value> items) {
+    if (list.tag() != Tag::Container) fail("APPEND(S) on something that is not a list");
+    const uint32_t idx = static_cast<uint32_t>(list.payload());
+    Container& c = containers_[idx];
+    if (c.kind == Kind::Stack || (c.kind == Kind::List && c.payload == kNoStorage)) {
+        if (hooks_.listExtended(*this, idx, items)) return;
+        if (c.kind == Kind::Stack) fail("a list of frames was extended with something that is not a frame");
+    }
+    if (c.kind != Kind::List) fail("APPEND(S) on something that is not a list");
+    if (c.payload == kNoStorage) {
+        c.payload = static_cast<uint32_t>(storage_.size());
+        storage_.emplace_back();
+    }
+    auto& s = storage_[c.payload];
+    s.insert(s.end(), items.begin(), items.end());
+}
+
+Value PickleMachine::readLong(uint64_t n) {
+    need(n);
+    const uint8_t* p = in_.data() + pos_;
+    pos_ += n;
+    if (n == 0) return Value::smallIntValue(0);
+    const bool negative = p[n - 1] & 0x80;
+    if (n > 8) {
+        // Wider than 64 bits: keep the low 64 bits only if the rest is pure sign extension.
+        for (uint64_t i = 8; i < n; ++i)
+            if (p[i] != (negative ? 0xff : 0x00)) overflowed_ = true;
+        n = 8;
+    }
+    uint64_t u = negative ? ~uint64_t{0} : 0;
+    std::memcpy(&u, p, n); // little-endian: the low n bytes, sign-filled above
+    if (n < 8 && negative) u |= ~uint64_t{0} << (8 * n);
+    const auto v = static_cast<int64_t>(u);
+    if (Value::fitsSmall(v)) return Value::smallIntValue(v);
+    bigInts_.push_back(v);
+    return Value::make(Tag::BigInt, bigInts_.size() - 1);
+}
+
+Value PickleMachine::pushString(uint64_t len) {
+    need(len);
+    const uint64_t off = pos_;
+    pos_ += len;
+    if (Value::fitsStr(off, len)) return Value::str(off, len);
+    longStrs_.emplace_back(off, len);
+    return Value::make(Tag::LongStr, longStrs_.size() - 1);
+}
+
+void PickleMachine::memoPut(uint64_t index) {
+    if (stack_.empty()) fail("memo store with an empty stack");
+    if (index >= memo_.size()) {
+        if (index > memo_.size() + kMemoSlack) fail("memo index " + std::to_string(index) + " is out of range");
+        memo_.resize(index + 1, Value::make(Tag::None, 1)); // payload 1 marks an unset slot
+    }
+    memo_[index] = stack_.back();
+}
+
+Value PickleMachine::memoGet(uint64_t index) const {
+    if (index >= memo_.size() || memo_[index].bits == Value::make(Tag::None, 1).bits)
+        fail("memo index " + std::to_string(index) + " was never stored");
+    return memo_[index];
+}
+
+void PickleMachine::refuse(uint8_t op) const {
+    const char* name = opcodeName(op);
+    if (isCodeExecutingOpcode(op))
+        fail(std::string("refusing opcode ") + name +
+             ": it would import or call Python code, which a PyTorch memory snapshot never contains");
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", op);
+    fail(std::string("unsupported pickle opcode ") + hex + " (" + name + ") for a PyTorch memory snapshot");
+}
+
+void PickleMachine::releaseWorkingMemory() {
+    stack_ = {}, marks_ = {}, memo_ = {};
+}
+
+Value PickleMachine::run(const Progress& progress, const std::function<void(uint64_t)>& consumed) {
+    const uint8_t* d = in_.data();
+    uint64_t nextReport = progress.every;
+    for (;;) {
+        if (pos_ >= nextReport) {
+            nextReport = pos_ + progress.every;
+            if (progress.report && !progress.report(pos_, in_.size())) throw Cancelled();
+            if (consumed) consumed(pos_);
+        }
+        need(1);
+        const uint64_t opPos = pos_;
+        const uint8_t op = d[pos_++];
+        switch (op) {
+        case op::PROTO: {
+            need(1);
+            const uint8_t v = d[pos_++];
+            if (v < 2 || v > 5) {
+                pos_ = opPos;
+                fail("unsupported pickle protocol " + std::to_string(v) + " (PyTorch snapshots use 2 to 5)");
+            }
+            break;
+        }
+        case op::FRAME: need(8); pos_ += 8; break;
+        case op::STOP: {
+            if (stack_.empty()) fail("STOP with an empty stack");
+            return stack_.back();
+        }
+        case op::MARK: marks_.push_back(stack_.size()); break;
+        case op::EMPTY_DICT: stack_.push_back(newContainer(Kind::Dict)); break;
+        case op::EMPTY_LIST: stack_.push_back(newContainer(Kind::List)); break;
+        case op::EMPTY_TUPLE: stack_.push_back(newContainer(Kind::Tuple)); break;
+        case op::DICT:
+        case op::LIST:
+        case op::TUPLE: {
+            const size_t m = popMark();
+            const Kind k = op == op::DICT ? Kind::Dict : op == op::LIST ? Kind::List : Kind::Tuple;
+            Value c = newContainer(k);
+            std::span<const Value> its(stack_.data() + m, stack_.size() - m);
+            if (k == Kind::Dict) fillDict(c, its);
+            else if (k == Kind::List) extendList(c, its);
+            else if (!its.empty()) {
+                containers_[c.payload()].payload = static_cast<uint32_t>(storage_.size());
+                storage_.emplace_back(its.begin(), its.end());
+            }
+            stack_.resize(m);
+            stack_.push_back(c);
+            break;
+        }
+        case op::TUPLE1:
+        case op::TUPLE2:
+        case op::TUPLE3: {
+            const size_t n = op - op::TUPLE1 + 1;
+            if (stack_.size() < n || (!marks_.empty() && stack_.size() - marks_.back() < n)) fail("stack underflow");
+            Value c = newContainer(Kind::Tuple);
+            containers_[c.payload()].payload = static_cast<uint32_t>(storage_.size());
+            storage_.emplace_back(stack_.end() - static_cast<long>(n), stack_.end());
+            stack_.resize(stack_.size() - n);
+            stack_.push_back(c);
+            break;
+        }
+        case op::SETITEM: {
+            Value v = pop(), k = pop();
+            if (stack_.empty()) fail("SETITEM without a dict");
+            const Value pair[2] = {k, v};
+            fillDict(stack_.back(), pair);
+            break;
+        }
+        case op::SETITEMS:
+        case op::APPENDS: {
+            const size_t m = popMark();
+            if (m == 0) fail(op == op::SETITEMS ? "SETITEMS without a dict" : "APPENDS without a list");
+            std::span<const Value> its(stack_.data() + m, stack_.size() - m);
+            if (op == op::SETITEMS) fillDict(stack_[m - 1], its);
+            else extendList(stack_[m - 1], its);
+            stack_.resize(m);
+            break;
+        }
+        case op::APPEND: {
+            Value v = pop();
+            if (stack_.empty()) fail("APPEND without a list");
+            extendList(stack_.back(), {&v, 1});
+            break;
+        }
+        case op::BININT1: need(1); stack_.push_back(Value::smallIntValue(d[pos_])); pos_ += 1; break;
+        case op::BININT2:
+            need(2);
+            stack_.push_back(Value::smallIntValue(readLE<uint16_t>(d + pos_)));
+            pos_ += 2;
+            break;
+        case op::BININT:
+            need(4);
+            stack_.push_back(Value::smallIntValue(readLE<int32_t>(d + pos_)));
+            pos_ += 4;
+            break;
+        case op::LONG1: {
+            need(1);
+            const uint8_t n = d[pos_++];
+            stack_.push_back(readLong(n));
+            break;
+        }
+        case op::LONG4: {
+            need(4);
+            const int32_t n = readLE<int32_t>(d + pos_);
+            pos_ += 4;
+            if (n < 0) fail("negative LONG4 length");
+            stack_.push_back(readLong(static_cast<uint64_t>(n)));
+            break;
+        }
+        case op::BINFLOAT: {
+            need(8);
+            uint64_t u = readLE<uint64_t>(d + pos_);
+            pos_ += 8;
+            u = __builtin_bswap64(u); // pickle stores doubles big-endian
+            double x;
+            std::memcpy(&x, &u, 8);
+            floats_.push_back(x);
+            stack_.push_back(Value::make(Tag::Float, floats_.size() - 1));
+            break;
+        }
+        case op::NEWTRUE: stack_.push_back(Value::make(Tag::Bool, 1)); break;
+        case op::NEWFALSE: stack_.push_back(Value::make(Tag::Bool, 0)); break;
+        case op::NONE: stack_.push_back(Value::make(Tag::None, 0)); break;
+        case op::SHORT_BINUNICODE: {
+            need(1);
+            const uint8_t n = d[pos_++];
+            stack_.push_back(pushString(n));
+            break;
+        }
+        case op::BINUNICODE: {
+            need(4);
+            const uint32_t n = readLE<uint32_t>(d + pos_);
+            pos_ += 4;
+            stack_.push_back(pushString(n));
+            break;
+        }
+        case op::BINUNICODE8: {
+            need(8);
+            const uint64_t n = readLE<uint64_t>(d + pos_);
+            pos_ += 8;
+            stack_.push_back(pushString(n));
+            break;
+        }
+        case op::MEMOIZE: memoPut(memo_.size()); break;
+        case op::BINPUT: need(1); memoPut(d[pos_++]); break;
+        case op::LONG_BINPUT:
+            need(4);
+            memoPut(readLE<uint32_t>(d + pos_));
+            pos_ += 4;
+            break;
+        case op::BINGET: need(1); stack_.push_back(memoGet(d[pos_++])); break;
+        case op::LONG_BINGET:
+            need(4);
+            stack_.push_back(memoGet(readLE<uint32_t>(d + pos_)));
+            pos_ += 4;
+            break;
+        default: pos_ = opPos; refuse(op);
+        }
+    }
+}
+
+} // namespace vs::pickle

@@ -1,0 +1,300 @@
+#include "SnapshotLoader.h"
+
+#include "LoadError.h"
+#include "SnapshotSchema.h"
+
+#include <algorithm>
+#include <map>
+
+namespace vs {
+using pickle::Kind;
+using pickle::PickleMachine;
+using pickle::Tag;
+using pickle::Value;
+
+// Walks the decoded top-level object and moves its parts into the Capture.
+class SnapshotLoader {
+public:
+    SnapshotLoader(PickleMachine& m, SnapshotSchema& schema, Capture& c) : m_(m), schema_(schema), c_(c) {}
+    void load(Value top);
+
+private:
+    [[noreturn]] void fail(const std::string& what) const { throw LoadError("not a PyTorch memory snapshot: " + what, m_.offset()); }
+    std::span<const Value> listItems(Value v, const char* what) const;
+    std::span<const Value> dictPairs(Value v, const char* what) const;
+    std::string_view key(Value k) const { return m_.str(k); }
+    uint64_t uintField(Value v, const char* what) const;
+    void loadSegments(Value list);
+    SnapshotSegment loadSegment(Value dict, int& device);
+    void loadTraces(Value list);
+    void loadSettings(Value dict);
+    void loadAnnotations(Value list);
+    DeviceTrace& deviceTrace(int ordinal);
+    std::string printable(Value v) const;
+
+    PickleMachine& m_;
+    SnapshotSchema& schema_;
+    Capture& c_;
+};
+
+std::span<const Value> SnapshotLoader::listItems(Value v, const char* what) const {
+    const auto* c = m_.containerOf(v);
+    if (!c || (c->kind != Kind::List && c->kind != Kind::Tuple)) fail(std::string(what) + " is not a list");
+    return m_.items(*c);
+}
+
+std::span<const Value> SnapshotLoader::dictPairs(Value v, const char* what) const {
+    const auto* c = m_.containerOf(v);
+    if (!c || c->kind != Kind::Dict) fail(std::string(what) + " is not a dict");
+    return m_.items(*c);
+}
+
+uint64_t SnapshotLoader::uintField(Value v, const char* what) const {
+    uint64_t out;
+    if (!m_.toUInt64(v, out)) fail(std::string(what) + " is not an integer");
+    return out;
+}
+
+DeviceTrace& SnapshotLoader::deviceTrace(int ordinal) {
+    for (auto& d : c_.devices)
+        if (d.device == ordinal) return d;
+    c_.devices.emplace_back().device = ordinal;
+    return c_.devices.back();
+}
+
+void SnapshotLoader::load(Value top) {
+    const auto* c = m_.containerOf(top);
+    if (c && c->kind == Kind::List) { // very old PyTorch: memory_snapshot() was just the segments list
+        loadSegments(top);
+        return;
+    }
+    if (!c || c->kind != Kind::Dict)
+        fail("the pickle holds a " + printable(top) + ", not a dict with 'segments' and 'device_traces'");
+    bool any = false;
+    auto pairs = m_.items(*c);
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+        const auto k = key(pairs[i]);
+        const Value v = pairs[i + 1];
+        if (k == "segments") loadSegments(v), any = true;
+        else if (k == "device_traces") loadTraces(v), any = true;
+        else if (k == "allocator_settings") loadSettings(v);
+        else if (k == "external_annotations") loadAnnotations(v);
+    }
+    if (!any) fail("the top-level dict has neither 'segments' nor 'device_traces'");
+}
+
+void SnapshotLoader::loadSegments(Value list) {
+    for (Value s : listItems(list, "'segments'")) {
+        int device = 0;
+        SnapshotSegment seg = loadSegment(s, device);
+        deviceTrace(device).finalSegments.push_back(std::move(seg));
+    }
+    for (auto& d : c_.devices)
+        std::sort(d.finalSegments.begin(), d.finalSegments.end(),
+                  [](const auto& a, const auto& b) { return a.address < b.address; });
+}
+
+SnapshotSegment SnapshotLoader::loadSegment(Value dict, int& device) {
+    SnapshotSegment seg;
+    Value blocks{};
+    bool hasBlocks = false;
+    auto pairs = dictPairs(dict, "a segment");
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+        const auto k = key(pairs[i]);
+        const Value v = pairs[i + 1];
+        if (k == "device") device = static_cast<int>(uintField(v, "segment 'device'"));
+        else if (k == "address") seg.address = uintField(v, "segment 'address'");
+        else if (k == "total_size") seg.totalSize = uintField(v, "segment 'total_size'");
+        else if (k == "stream") seg.stream = uintField(v, "segment 'stream'");
+        else if (k == "segment_type") seg.smallPool = m_.str(v) == "small";
+        else if (k == "is_expandable") seg.expandable = v.tag() == Tag::Bool && v.payload();
+        else if (k == "frames") seg.stack = schema_.stackOf(m_, v);
+        else if (k == "blocks") blocks = v, hasBlocks = true;
+        else if (k == "segment_pool_id") {
+            auto t = listItems(v, "'segment_pool_id'");
+            for (size_t j = 0; j < 2 && j < t.size(); ++j) m_.toUInt64(t[j], seg.poolId[j]);
+        }
+    }
+    if (device < 0 || device > 4096) fail("segment 'device' " + std::to_string(device) + " is out of range");
+    if (!hasBlocks) return seg;
+    uint64_t at = seg.address;
+    for (Value b : listItems(blocks, "segment 'blocks'")) {
+        SnapshotBlock blk;
+        bool hasAddress = false, hasRequested = false;
+        auto bp = dictPairs(b, "a block");
+        for (size_t i = 0; i + 1 < bp.size(); i += 2) {
+            const auto k = key(bp[i]);
+            const Value v = bp[i + 1];
+            if (k == "address") blk.address = uintField(v, "block 'address'"), hasAddress = true;
+            else if (k == "size") blk.size = uintField(v, "block 'size'");
+            else if (k == "requested_size") blk.requestedSize = uintField(v, "block 'requested_size'"), hasRequested = true;
+            else if (k == "frames") blk.stack = schema_.stackOf(m_, v);
+            else if (k == "state") {
+                const auto st = m_.str(v);
+                blk.state = st == "active_allocated"                                  ? BlockState::ActiveAllocated
+                            : st == "active_pending_free" || st == "active_awaiting_free" ? BlockState::ActivePendingFree
+                                                                                      : BlockState::Inactive;
+            }
+        }
+        if (!hasAddress) blk.address = at; // older versions: blocks are contiguous from the segment start
+        if (!hasRequested) blk.requestedSize = blk.size;
+        at = blk.address + blk.size;
+        seg.blocks.push_back(blk);
+    }
+    return seg;
+}
+
+void SnapshotLoader::loadTraces(Value list) {
+    DeviceTrace& all = schema_.events();
+    auto devices = listItems(list, "'device_traces'");
+    size_t nonEmpty = 0;
+    for (Value d : devices) nonEmpty += !listItems(d, "a device trace").empty();
+    for (size_t d = 0; d < devices.size(); ++d) {
+        auto entries = listItems(devices[d], "a device trace");
+        std::vector<uint32_t> idx;
+        idx.reserve(entries.size());
+        for (Value e : entries) {
+            const auto* c = m_.containerOf(e);
+            if (!c || c->kind != Kind::Event) fail("a trace entry is not a dict with an 'action'");
+            idx.push_back(c->payload);
+        }
+        if (idx.empty()) continue;
+        DeviceTrace& out = deviceTrace(static_cast<int>(d));
+        const bool identity = nonEmpty == 1 && idx.front() == 0 && idx.back() == idx.size() - 1 && idx.size() == all.eventCount() &&
+                              std::is_sorted(idx.begin(), idx.end());
+        if (identity) { // the usual case: one device, entries in creation order: move the columns
+            auto segments = std::move(out.finalSegments);
+            const int ordinal = out.device;
+            out = std::move(all);
+            out.device = ordinal;
+            out.finalSegments = std::move(segments);
+            continue;
+        }
+        out.reserve(idx.size());
+        std::map<uint32_t, uint32_t> newIndex; // for the sparse string columns
+        for (uint32_t i : idx) {
+            newIndex.emplace(i, static_cast<uint32_t>(out.eventCount()));
+            out.timeUs.push_back(all.timeUs[i]), out.addr.push_back(all.addr[i]), out.size.push_back(all.size[i]);
+            out.action.push_back(all.action[i]), out.stream.push_back(all.stream[i]), out.stack.push_back(all.stack[i]);
+        }
+        for (auto* col : {&all.compileContext, &all.userMetadata})
+            for (auto [i, s] : *col)
+                if (auto it = newIndex.find(i); it != newIndex.end())
+                    (col == &all.compileContext ? out.compileContext : out.userMetadata).emplace_back(it->second, s);
+    }
+}
+
+void SnapshotLoader::loadSettings(Value dict) {
+    auto& s = c_.settings;
+    s.present = true;
+    auto pairs = dictPairs(dict, "'allocator_settings'");
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+        const auto k = key(pairs[i]);
+        const Value v = pairs[i + 1];
+        s.raw.emplace_back(std::string(k), printable(v));
+        int64_t n = 0;
+        if (k == "expandable_segments") s.expandableSegments = v.tag() == Tag::Bool && v.payload();
+        else if (k == "max_split_size" && m_.toInt(v, n)) s.maxSplitSize = n < 0 ? UINT64_MAX : uint64_t(n);
+        else if (k == "max_non_split_rounding" && m_.toInt(v, n) && n > 0) s.maxNonSplitRounding = uint64_t(n);
+        else if (k == "garbage_collection_threshold") m_.toDouble(v, s.garbageCollectionThreshold);
+        else if (k == "PYTORCH_CUDA_ALLOC_CONF") s.allocConf = std::string(m_.str(v));
+        else if (k == "roundup_power2_divisions") {
+            const auto* c = m_.containerOf(v);
+            if (!c || c->kind != Kind::Dict) continue;
+            auto rp = m_.items(*c);
+            for (size_t j = 0; j + 1 < rp.size(); j += 2) { // keys '1','2',...,'32768' MiB
+                const auto mib = std::string(m_.str(rp[j]));
+                int64_t div = 0;
+                if (mib.empty() || !m_.toInt(rp[j + 1], div)) continue;
+                const int bucket = 63 - __builtin_clzll(std::max<uint64_t>(1, std::strtoull(mib.c_str(), nullptr, 10)));
+                if (bucket >= 0 && bucket < 16) s.roundupPower2Divisions[bucket] = static_cast<uint32_t>(div);
+            }
+        }
+    }
+}
+
+void SnapshotLoader::loadAnnotations(Value list) {
+    for (Value a : listItems(list, "'external_annotations'")) {
+        const auto* c = m_.containerOf(a);
+        if (!c || c->kind != Kind::Dict) continue; // unknown shapes of a newer version: skip, do not fail
+        Annotation ann;
+        auto pairs = m_.items(*c);
+        for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+            const auto k = key(pairs[i]);
+            const Value v = pairs[i + 1];
+            int64_t n = 0;
+            if (k == "stage") ann.start = m_.str(v) != "END";
+            else if (k == "name") ann.name = c_.strings.intern(m_.str(v));
+            else if (k == "device" && m_.toInt(v, n)) ann.device = static_cast<int>(n);
+            else if (k == "time_us" && m_.toInt(v, n)) ann.timeUs = n;
+        }
+        c_.annotations.push_back(ann);
+    }
+}
+
+std::string SnapshotLoader::printable(Value v) const {
+    int64_t n;
+    double x;
+    switch (v.tag()) {
+    case Tag::None: return "None";
+    case Tag::Bool: return v.payload() ? "True" : "False";
+    case Tag::Str:
+    case Tag::LongStr: return std::string(m_.str(v));
+    case Tag::Float: m_.toDouble(v, x); return std::to_string(x);
+    case Tag::Container: {
+        const auto k = m_.containerOf(v)->kind;
+        return k == Kind::Dict ? "dict" : k == Kind::Tuple ? "tuple" : "list";
+    }
+    default: m_.toInt(v, n); return std::to_string(n);
+    }
+}
+
+namespace {
+
+std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, const LoadOptions& options) {
+    auto capture = std::make_unique<Capture>();
+    capture->path = path;
+    capture->format = in.compression() == Compression::Gzip   ? "pytorch-snapshot-pickle.gz"
+                      : in.compression() == Compression::Zstd ? "pytorch-snapshot-pickle.zst"
+                                                              : "pytorch-snapshot-pickle";
+    auto bytes = in.bytes();
+    if (bytes.empty()) throw LoadError("the input is empty");
+    if (bytes[0] != 0x80)
+        throw LoadError(bytes[0] == '{' || bytes[0] == '['
+                            ? "this looks like JSON, not a pickle (JSON snapshots are not supported yet)"
+                            : "not a pickle: it does not start with the PROTO opcode (0x80)",
+                        0);
+    SnapshotSchema schema(*capture);
+    schema.events().reserve(bytes.size() / 90); // ~86 bytes per entry in real python-stack snapshots
+    PickleMachine m(bytes, schema);
+    const Value top = m.run(options.progress, [&](uint64_t pos) { in.releaseBefore(pos > (1 << 20) ? pos - (1 << 20) : 0); });
+    m.releaseWorkingMemory();
+    SnapshotLoader(m, schema, *capture).load(top);
+    if (m.intOverflowed()) capture->warnings.push_back("some integers did not fit in 64 bits and were clamped");
+    if (schema.unknownActions())
+        capture->warnings.push_back(std::to_string(schema.unknownActions()) + " trace entries have an unknown action");
+    std::sort(capture->devices.begin(), capture->devices.end(), [](auto& a, auto& b) { return a.device < b.device; });
+    for (auto& d : capture->devices) {
+        d.timeUs.shrink_to_fit(), d.addr.shrink_to_fit(), d.size.shrink_to_fit();
+        d.action.shrink_to_fit(), d.stream.shrink_to_fit(), d.stack.shrink_to_fit();
+    }
+    return capture;
+}
+
+} // namespace
+
+std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOptions& options) {
+    InputBuffer in = InputBuffer::open(path);
+    try {
+        return loadFrom(in, path, options);
+    } catch (const LoadError& e) {
+        throw LoadError(path + ": " + e.what());
+    }
+}
+
+std::unique_ptr<Capture> loadSnapshotBytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    InputBuffer in = InputBuffer::fromMemory(bytes);
+    return loadFrom(in, "<memory>", options);
+}
+
+} // namespace vs

@@ -1,0 +1,124 @@
+#include "SnapshotSchema.h"
+
+#include "LoadError.h"
+
+namespace vs {
+using pickle::Kind;
+using pickle::Tag;
+using pickle::Value;
+
+namespace {
+constexpr uint32_t bit(SnapshotKey k) { return 1u << static_cast<unsigned>(k); }
+
+SnapshotKey classify(std::string_view k) {
+    static constexpr std::pair<std::string_view, SnapshotKey> known[] = {
+        {"action", SnapshotKey::Action},       {"addr", SnapshotKey::Addr},
+        {"device_free", SnapshotKey::DeviceFree}, {"size", SnapshotKey::Size},
+        {"stream", SnapshotKey::Stream},       {"time_us", SnapshotKey::TimeUs},
+        {"frames", SnapshotKey::Frames},       {"compile_context", SnapshotKey::CompileContext},
+        {"user_metadata", SnapshotKey::UserMetadata}, {"name", SnapshotKey::Name},
+        {"filename", SnapshotKey::Filename},   {"line", SnapshotKey::Line},
+    };
+    for (auto [text, key] : known)
+        if (text == k) return key;
+    return SnapshotKey::Other;
+}
+} // namespace
+
+SnapshotKey SnapshotSchema::keyOf(const pickle::PickleMachine& m, Value key) {
+    // Keys are almost always memo references to the same string object, hence the same bits.
+    auto& slot = keyCache_[(key.bits * 0x9E3779B97F4A7C15ULL) >> 56];
+    if (slot.bits == key.bits && key.bits != 0) return slot.key;
+    const SnapshotKey k = m.isStr(key) ? classify(m.str(key)) : SnapshotKey::Other;
+    slot = {key.bits, k};
+    return k;
+}
+
+StackId SnapshotSchema::stackOf(const pickle::PickleMachine& m, Value v) const {
+    const auto* c = m.containerOf(v);
+    if (c && c->kind == Kind::Stack) return StackId{c->payload};
+    if (c && c->kind == Kind::List && m.items(*c).empty()) return StackId{0};
+    if (v.tag() == Tag::None) return StackId{0};
+    throw LoadError("'frames' is not a list of {name, filename, line} frames", m.offset());
+}
+
+bool SnapshotSchema::dictFilled(pickle::PickleMachine& m, uint32_t container, std::span<const Value> pairs) {
+    std::array<Value, 13> v{};
+    uint32_t seen = 0;
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+        const SnapshotKey k = keyOf(m, pairs[i]);
+        v[static_cast<size_t>(k)] = pairs[i + 1];
+        seen |= bit(k);
+    }
+    if ((seen & bit(SnapshotKey::Action)) && m.isStr(v[size_t(SnapshotKey::Action)]))
+        return makeEvent(m, container, v, seen);
+    const uint32_t frameKeys = bit(SnapshotKey::Name) | bit(SnapshotKey::Filename) | bit(SnapshotKey::Line);
+    if ((seen & frameKeys) == frameKeys) return makeFrame(m, container, v);
+    return false;
+}
+
+bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, const std::array<Value, 13>& v,
+                               uint32_t seen) {
+    auto get = [&](SnapshotKey k) { return v[static_cast<size_t>(k)]; };
+    const Action action = actionFromName(m.str(get(SnapshotKey::Action)));
+    if (action == Action::Unknown) ++unknownActions_;
+    auto integer = [&](SnapshotKey k, const char* name) -> uint64_t {
+        uint64_t out = 0;
+        if (!(seen & bit(k))) return 0; // keys missing in other PyTorch versions default to 0
+        if (!m.toUInt64(get(k), out))
+            throw LoadError(std::string("trace entry field '") + name + "' is not an integer", m.offset());
+        return out;
+    };
+    const uint64_t addr = action == Action::Oom && (seen & bit(SnapshotKey::DeviceFree))
+                              ? integer(SnapshotKey::DeviceFree, "device_free")
+                              : integer(SnapshotKey::Addr, "addr");
+    const auto index = static_cast<uint32_t>(events_.eventCount());
+    if (index == UINT32_MAX) throw LoadError("more than 4 billion trace entries", m.offset());
+    events_.timeUs.push_back(static_cast<int64_t>(integer(SnapshotKey::TimeUs, "time_us")));
+    events_.addr.push_back(addr);
+    events_.size.push_back(integer(SnapshotKey::Size, "size"));
+    events_.action.push_back(action);
+    events_.stream.push_back(capture_.internStream(integer(SnapshotKey::Stream, "stream")));
+    events_.stack.push_back((seen & bit(SnapshotKey::Frames)) ? stackOf(m, get(SnapshotKey::Frames)) : StackId{0});
+    if (seen & bit(SnapshotKey::CompileContext)) {
+        auto s = m.str(get(SnapshotKey::CompileContext));
+        if (!s.empty() && s != "N/A") events_.compileContext.emplace_back(index, capture_.strings.intern(s));
+    }
+    if (seen & bit(SnapshotKey::UserMetadata)) {
+        auto s = m.str(get(SnapshotKey::UserMetadata)); // newer versions may put a dict here: ignored
+        if (!s.empty()) events_.userMetadata.emplace_back(index, capture_.strings.intern(s));
+    }
+    m.specialise(container, Kind::Event, index);
+    return true;
+}
+
+bool SnapshotSchema::makeFrame(pickle::PickleMachine& m, uint32_t container, const std::array<Value, 13>& v) {
+    auto get = [&](SnapshotKey k) { return v[static_cast<size_t>(k)]; };
+    int64_t line = 0;
+    if (!m.isStr(get(SnapshotKey::Name)) || !m.isStr(get(SnapshotKey::Filename)) || !m.toInt(get(SnapshotKey::Line), line))
+        return false; // not a frame after all: keep it as a plain dict
+    Frame f{capture_.strings.intern(m.str(get(SnapshotKey::Name))),
+            capture_.strings.intern(m.str(get(SnapshotKey::Filename))),
+            static_cast<uint32_t>(line < 0 ? 0 : line > INT32_MAX ? INT32_MAX : line)};
+    m.specialise(container, Kind::Frame, capture_.frames.intern(f).value);
+    return true;
+}
+
+bool SnapshotSchema::listExtended(pickle::PickleMachine& m, uint32_t container, std::span<const Value> items) {
+    if (items.empty()) return true;
+    for (Value it : items) {
+        const auto* c = m.containerOf(it);
+        if (!c || c->kind != Kind::Frame) return false;
+    }
+    scratch_.clear();
+    const auto& self = m.container(container);
+    if (self.kind == Kind::Stack) {
+        auto old = capture_.stacks.frames(StackId{self.payload});
+        scratch_.assign(old.begin(), old.end());
+    }
+    for (Value it : items) scratch_.push_back(FrameId{m.containerOf(it)->payload});
+    m.specialise(container, Kind::Stack, capture_.stacks.intern(scratch_).value);
+    return true;
+}
+
+} // namespace vs

@@ -1,0 +1,48 @@
+#pragma once
+// Knows what PyTorch snapshot objects look like while the pickle is being decoded: a dict with an
+// 'action' key becomes one event in column storage, a {name, filename, line} dict an interned frame,
+// and a list of frames an interned stack. This keeps a 2M-entry snapshot compact while it loads,
+// and the same frame-list object (a memo reference) maps to the same stack without re-hashing.
+#include "PickleMachine.h"
+#include "model/Capture.h"
+
+#include <array>
+
+namespace vs {
+
+enum class SnapshotKey : uint8_t {
+    Other, Action, Addr, DeviceFree, Size, Stream, TimeUs, Frames, CompileContext, UserMetadata,
+    Name, Filename, Line, Count
+};
+
+class SnapshotSchema : public pickle::ContainerHooks {
+public:
+    explicit SnapshotSchema(Capture& capture) : capture_(capture) {}
+
+    bool dictFilled(pickle::PickleMachine& m, uint32_t container, std::span<const pickle::Value> pairs) override;
+    bool listExtended(pickle::PickleMachine& m, uint32_t container, std::span<const pickle::Value> items) override;
+
+    // Events in the order their dicts were completed; Event containers index into these columns.
+    DeviceTrace& events() { return events_; }
+    uint64_t unknownActions() const { return unknownActions_; }
+    SnapshotKey keyOf(const pickle::PickleMachine& m, pickle::Value key);
+    StackId stackOf(const pickle::PickleMachine& m, pickle::Value v) const; // throws when not a frame list
+
+private:
+    bool makeEvent(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v,
+                   uint32_t seen);
+    bool makeFrame(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v);
+
+    Capture& capture_;
+    DeviceTrace events_;
+    std::vector<FrameId> scratch_;
+    struct CacheSlot {
+        uint64_t bits = 0;
+        SnapshotKey key = SnapshotKey::Other;
+    };
+    std::array<CacheSlot, 256> keyCache_{};
+    uint64_t unknownActions_ = 0;
+    friend class SnapshotLoader;
+};
+
+} // namespace vs

@@ -1,0 +1,32 @@
+#pragma once
+// One device's recorded allocator events, stored column-wise in recording order.
+#include "Action.h"
+#include "Ids.h"
+#include "SnapshotSegment.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace vs {
+
+struct DeviceTrace {
+    int device = 0;
+    std::vector<int64_t> timeUs;  // Unix epoch microseconds, non-decreasing
+    std::vector<uint64_t> addr;   // block/segment address; free device bytes for oom
+    std::vector<uint64_t> size;   // requested bytes for alloc/free; segment bytes; see Action
+    std::vector<Action> action;
+    std::vector<StreamId> stream; // index into Capture::streams
+    std::vector<StackId> stack;
+    // Rare per-event strings, kept sparse: (event index, text).
+    std::vector<std::pair<uint32_t, StringId>> compileContext;
+    std::vector<std::pair<uint32_t, StringId>> userMetadata;
+
+    std::vector<SnapshotSegment> finalSegments; // the snapshot's `segments` of this device
+
+    size_t eventCount() const { return timeUs.size(); }
+    void reserve(size_t n);
+    void clearEvents();
+};
+
+} // namespace vs

@@ -1,0 +1,12 @@
+#pragma once
+// Small text helpers shared by the CLI, the summary and the UI: byte sizes and hex addresses.
+#include <cstdint>
+#include <string>
+
+namespace vs {
+
+std::string hexAddress(uint64_t v);           // 0x7f3a00000000
+std::string humanBytes(int64_t bytes);         // 1.50 GiB, 512 B
+std::string humanBytesPrecise(int64_t bytes);  // 1.50 GiB (1610612736 B)
+
+} // namespace vs
