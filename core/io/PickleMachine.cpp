@@ -3,6 +3,7 @@
 #include "LoadError.h"
 #include "PickleOpcodes.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace vs::pickle {
@@ -182,74 +183,100 @@ void PickleMachine::releaseWorkingMemory() {
 }
 
 Value PickleMachine::run(const Progress& progress, const std::function<void(uint64_t)>& consumed) {
-    const uint8_t* d = in_.data();
-    uint64_t nextReport = progress.every;
+    // The hot loop keeps the read position in a local pointer and syncs pos_ only before anything
+    // that may report an error or call a hook, so the compiler can keep it in a register.
+    const uint8_t* const base = in_.data();
+    const uint8_t* const end = base + in_.size();
+    const uint8_t* p = base + pos_;
+    const uint8_t* nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
+    const uint64_t unset = Value::make(Tag::None, 1).bits;
+    memo_.reserve(in_.size() / 24);
+    containers_.reserve(in_.size() / 48);
+#define VS_NEED(n)                                                                                           \
+    do {                                                                                                     \
+        if (static_cast<uint64_t>(end - p) < static_cast<uint64_t>(n)) pos_ = p - base, need(n);            \
+    } while (0)
+#define VS_SYNC() (pos_ = static_cast<uint64_t>(p - base))
     for (;;) {
-        if (pos_ >= nextReport) {
-            nextReport = pos_ + progress.every;
+        if (p >= nextReport) {
+            VS_SYNC();
+            nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
             if (progress.report && !progress.report(pos_, in_.size())) throw Cancelled();
             if (consumed) consumed(pos_);
+            if (p >= end) nextReport = end + 1;
         }
-        need(1);
-        const uint64_t opPos = pos_;
-        const uint8_t op = d[pos_++];
+        VS_NEED(1);
+        const uint8_t op = *p++;
         switch (op) {
-        case op::PROTO: {
-            need(1);
-            const uint8_t v = d[pos_++];
-            if (v < 2 || v > 5) {
-                pos_ = opPos;
-                fail("unsupported pickle protocol " + std::to_string(v) + " (PyTorch snapshots use 2 to 5)");
-            }
+        case op::BINGET: {
+            VS_NEED(1);
+            const uint8_t i = *p++;
+            if (i >= memo_.size() || memo_[i].bits == unset) VS_SYNC(), memoGet(i);
+            stack_.push_back(memo_[i]);
             break;
         }
-        case op::FRAME: need(8); pos_ += 8; break;
-        case op::STOP: {
-            if (stack_.empty()) fail("STOP with an empty stack");
-            return stack_.back();
+        case op::LONG_BINGET: {
+            VS_NEED(4);
+            const uint32_t i = readLE<uint32_t>(p);
+            p += 4;
+            if (i >= memo_.size() || memo_[i].bits == unset) VS_SYNC(), memoGet(i);
+            stack_.push_back(memo_[i]);
+            break;
+        }
+        case op::MEMOIZE:
+            if (stack_.empty()) VS_SYNC(), fail("memo store with an empty stack");
+            memo_.push_back(stack_.back());
+            break;
+        case op::BININT1:
+            VS_NEED(1);
+            stack_.push_back(Value::smallIntValue(*p++));
+            break;
+        case op::BININT2:
+            VS_NEED(2);
+            stack_.push_back(Value::smallIntValue(readLE<uint16_t>(p)));
+            p += 2;
+            break;
+        case op::BININT:
+            VS_NEED(4);
+            stack_.push_back(Value::smallIntValue(readLE<int32_t>(p)));
+            p += 4;
+            break;
+        case op::LONG1: {
+            VS_NEED(1);
+            const uint8_t n = *p;
+            if (n >= 1 && n <= 7 && end - p > n) { // fast path: fits in 56 bits
+                uint64_t u = 0;
+                std::memcpy(&u, p + 1, n);
+                if (p[n] & 0x80) u |= ~uint64_t{0} << (8 * n);
+                p += n + 1;
+                const auto v = static_cast<int64_t>(u);
+                if (Value::fitsSmall(v)) {
+                    stack_.push_back(Value::smallIntValue(v));
+                    break;
+                }
+                p -= n + 1;
+            }
+            ++p;
+            VS_SYNC();
+            stack_.push_back(readLong(n));
+            p = base + pos_;
+            break;
+        }
+        case op::SHORT_BINUNICODE: {
+            VS_NEED(1);
+            const uint8_t n = *p++;
+            VS_NEED(n);
+            stack_.push_back(Value::str(static_cast<uint64_t>(p - base), n)); // offsets < 2^40 checked below
+            if (static_cast<uint64_t>(p - base) >= (1ull << 40)) VS_SYNC(), stack_.back() = pushString(n);
+            p += n;
+            break;
         }
         case op::MARK: marks_.push_back(stack_.size()); break;
         case op::EMPTY_DICT: stack_.push_back(newContainer(Kind::Dict)); break;
         case op::EMPTY_LIST: stack_.push_back(newContainer(Kind::List)); break;
-        case op::EMPTY_TUPLE: stack_.push_back(newContainer(Kind::Tuple)); break;
-        case op::DICT:
-        case op::LIST:
-        case op::TUPLE: {
-            const size_t m = popMark();
-            const Kind k = op == op::DICT ? Kind::Dict : op == op::LIST ? Kind::List : Kind::Tuple;
-            Value c = newContainer(k);
-            std::span<const Value> its(stack_.data() + m, stack_.size() - m);
-            if (k == Kind::Dict) fillDict(c, its);
-            else if (k == Kind::List) extendList(c, its);
-            else if (!its.empty()) {
-                containers_[c.payload()].payload = static_cast<uint32_t>(storage_.size());
-                storage_.emplace_back(its.begin(), its.end());
-            }
-            stack_.resize(m);
-            stack_.push_back(c);
-            break;
-        }
-        case op::TUPLE1:
-        case op::TUPLE2:
-        case op::TUPLE3: {
-            const size_t n = op - op::TUPLE1 + 1;
-            if (stack_.size() < n || (!marks_.empty() && stack_.size() - marks_.back() < n)) fail("stack underflow");
-            Value c = newContainer(Kind::Tuple);
-            containers_[c.payload()].payload = static_cast<uint32_t>(storage_.size());
-            storage_.emplace_back(stack_.end() - static_cast<long>(n), stack_.end());
-            stack_.resize(stack_.size() - n);
-            stack_.push_back(c);
-            break;
-        }
-        case op::SETITEM: {
-            Value v = pop(), k = pop();
-            if (stack_.empty()) fail("SETITEM without a dict");
-            const Value pair[2] = {k, v};
-            fillDict(stack_.back(), pair);
-            break;
-        }
         case op::SETITEMS:
         case op::APPENDS: {
+            VS_SYNC();
             const size_t m = popMark();
             if (m == 0) fail(op == op::SETITEMS ? "SETITEMS without a dict" : "APPENDS without a list");
             std::span<const Value> its(stack_.data() + m, stack_.size() - m);
@@ -258,86 +285,122 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
             stack_.resize(m);
             break;
         }
-        case op::APPEND: {
-            Value v = pop();
-            if (stack_.empty()) fail("APPEND without a list");
-            extendList(stack_.back(), {&v, 1});
-            break;
+        default:
+            VS_SYNC();
+            step(op);
+            p = base + pos_;
+            if (done_) return stack_.back();
         }
-        case op::BININT1: need(1); stack_.push_back(Value::smallIntValue(d[pos_])); pos_ += 1; break;
-        case op::BININT2:
-            need(2);
-            stack_.push_back(Value::smallIntValue(readLE<uint16_t>(d + pos_)));
-            pos_ += 2;
-            break;
-        case op::BININT:
-            need(4);
-            stack_.push_back(Value::smallIntValue(readLE<int32_t>(d + pos_)));
-            pos_ += 4;
-            break;
-        case op::LONG1: {
-            need(1);
-            const uint8_t n = d[pos_++];
-            stack_.push_back(readLong(n));
-            break;
+    }
+#undef VS_NEED
+#undef VS_SYNC
+}
+
+// The rarer opcodes, out of the hot loop. pos_ is just past the opcode byte.
+void PickleMachine::step(uint8_t op) {
+    const uint8_t* d = in_.data();
+    const uint64_t opPos = pos_ - 1;
+    switch (op) {
+    case op::PROTO: {
+        need(1);
+        const uint8_t v = d[pos_++];
+        if (v < 2 || v > 5) {
+            pos_ = opPos;
+            fail("unsupported pickle protocol " + std::to_string(v) + " (PyTorch snapshots use 2 to 5)");
         }
-        case op::LONG4: {
-            need(4);
-            const int32_t n = readLE<int32_t>(d + pos_);
-            pos_ += 4;
-            if (n < 0) fail("negative LONG4 length");
-            stack_.push_back(readLong(static_cast<uint64_t>(n)));
-            break;
+        break;
+    }
+    case op::FRAME: need(8); pos_ += 8; break;
+    case op::STOP:
+        if (stack_.empty()) fail("STOP with an empty stack");
+        done_ = true;
+        break;
+    case op::EMPTY_TUPLE: stack_.push_back(newContainer(Kind::Tuple)); break;
+    case op::DICT:
+    case op::LIST:
+    case op::TUPLE: {
+        const size_t m = popMark();
+        const Kind k = op == op::DICT ? Kind::Dict : op == op::LIST ? Kind::List : Kind::Tuple;
+        Value c = newContainer(k);
+        std::span<const Value> its(stack_.data() + m, stack_.size() - m);
+        if (k == Kind::Dict) fillDict(c, its);
+        else if (k == Kind::List) extendList(c, its);
+        else if (!its.empty()) {
+            containers_[c.payload()].payload = static_cast<uint32_t>(storage_.size());
+            storage_.emplace_back(its.begin(), its.end());
         }
-        case op::BINFLOAT: {
-            need(8);
-            uint64_t u = readLE<uint64_t>(d + pos_);
-            pos_ += 8;
-            u = __builtin_bswap64(u); // pickle stores doubles big-endian
-            double x;
-            std::memcpy(&x, &u, 8);
-            floats_.push_back(x);
-            stack_.push_back(Value::make(Tag::Float, floats_.size() - 1));
-            break;
-        }
-        case op::NEWTRUE: stack_.push_back(Value::make(Tag::Bool, 1)); break;
-        case op::NEWFALSE: stack_.push_back(Value::make(Tag::Bool, 0)); break;
-        case op::NONE: stack_.push_back(Value::make(Tag::None, 0)); break;
-        case op::SHORT_BINUNICODE: {
-            need(1);
-            const uint8_t n = d[pos_++];
-            stack_.push_back(pushString(n));
-            break;
-        }
-        case op::BINUNICODE: {
-            need(4);
-            const uint32_t n = readLE<uint32_t>(d + pos_);
-            pos_ += 4;
-            stack_.push_back(pushString(n));
-            break;
-        }
-        case op::BINUNICODE8: {
-            need(8);
-            const uint64_t n = readLE<uint64_t>(d + pos_);
-            pos_ += 8;
-            stack_.push_back(pushString(n));
-            break;
-        }
-        case op::MEMOIZE: memoPut(memo_.size()); break;
-        case op::BINPUT: need(1); memoPut(d[pos_++]); break;
-        case op::LONG_BINPUT:
-            need(4);
-            memoPut(readLE<uint32_t>(d + pos_));
-            pos_ += 4;
-            break;
-        case op::BINGET: need(1); stack_.push_back(memoGet(d[pos_++])); break;
-        case op::LONG_BINGET:
-            need(4);
-            stack_.push_back(memoGet(readLE<uint32_t>(d + pos_)));
-            pos_ += 4;
-            break;
-        default: pos_ = opPos; refuse(op);
-        }
+        stack_.resize(m);
+        stack_.push_back(c);
+        break;
+    }
+    case op::TUPLE1:
+    case op::TUPLE2:
+    case op::TUPLE3: {
+        const size_t n = op - op::TUPLE1 + 1;
+        if (stack_.size() < n || (!marks_.empty() && stack_.size() - marks_.back() < n)) fail("stack underflow");
+        Value c = newContainer(Kind::Tuple);
+        containers_[c.payload()].payload = static_cast<uint32_t>(storage_.size());
+        storage_.emplace_back(stack_.end() - static_cast<long>(n), stack_.end());
+        stack_.resize(stack_.size() - n);
+        stack_.push_back(c);
+        break;
+    }
+    case op::SETITEM: {
+        Value v = pop(), k = pop();
+        if (stack_.empty()) fail("SETITEM without a dict");
+        const Value pair[2] = {k, v};
+        fillDict(stack_.back(), pair);
+        break;
+    }
+    case op::APPEND: {
+        Value v = pop();
+        if (stack_.empty()) fail("APPEND without a list");
+        extendList(stack_.back(), {&v, 1});
+        break;
+    }
+    case op::LONG4: {
+        need(4);
+        const int32_t n = readLE<int32_t>(d + pos_);
+        pos_ += 4;
+        if (n < 0) fail("negative LONG4 length");
+        stack_.push_back(readLong(static_cast<uint64_t>(n)));
+        break;
+    }
+    case op::BINFLOAT: {
+        need(8);
+        uint64_t u = readLE<uint64_t>(d + pos_);
+        pos_ += 8;
+        u = __builtin_bswap64(u); // pickle stores doubles big-endian
+        double x;
+        std::memcpy(&x, &u, 8);
+        floats_.push_back(x);
+        stack_.push_back(Value::make(Tag::Float, floats_.size() - 1));
+        break;
+    }
+    case op::NEWTRUE: stack_.push_back(Value::make(Tag::Bool, 1)); break;
+    case op::NEWFALSE: stack_.push_back(Value::make(Tag::Bool, 0)); break;
+    case op::NONE: stack_.push_back(Value::make(Tag::None, 0)); break;
+    case op::BINUNICODE: {
+        need(4);
+        const uint32_t n = readLE<uint32_t>(d + pos_);
+        pos_ += 4;
+        stack_.push_back(pushString(n));
+        break;
+    }
+    case op::BINUNICODE8: {
+        need(8);
+        const uint64_t n = readLE<uint64_t>(d + pos_);
+        pos_ += 8;
+        stack_.push_back(pushString(n));
+        break;
+    }
+    case op::BINPUT: need(1); memoPut(d[pos_++]); break;
+    case op::LONG_BINPUT:
+        need(4);
+        memoPut(readLE<uint32_t>(d + pos_));
+        pos_ += 4;
+        break;
+    default: pos_ = opPos; refuse(op);
     }
 }
 

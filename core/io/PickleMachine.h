@@ -75,6 +75,7 @@ private:
     void memoPut(uint64_t index);
     Value memoGet(uint64_t index) const;
     void refuse(uint8_t op) const;
+    void step(uint8_t op);
 
     std::span<const uint8_t> in_;
     uint64_t pos_ = 0;
@@ -88,6 +89,7 @@ private:
     std::vector<double> floats_;
     std::vector<std::pair<uint64_t, uint64_t>> longStrs_;
     bool overflowed_ = false;
+    bool done_ = false;
 };
 
 } // namespace vs::pickle

@@ -1,0 +1,111 @@
+// vramscope-cli as scripts and CI see it: exit codes, one-line errors, and the documented outputs.
+#include "TestData.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryFile>
+#include <QtTest>
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void summaryJsonFields();
+    void summaryText();
+    void seriesCsv();
+    void stateAtTime();
+    void badInput_data();
+    void badInput();
+
+private:
+    struct Run {
+        int code;
+        QByteArray out, err;
+    };
+    static Run cli(const QStringList& args) {
+        QProcess p;
+        p.start(QStringLiteral(VRAMSCOPE_CLI), args);
+        p.waitForFinished(60000);
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    }
+    static QString sample(const QString& n) { return QString::fromStdString(vs::test::samplePath(n)); }
+};
+
+void TestCli::summaryJsonFields() {
+    const Run r = cli({"summary", sample("leak_list"), "--json"});
+    QCOMPARE(r.code, 0);
+    const auto doc = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(doc["format"].toString(), QString("pytorch-snapshot-pickle.zst"));
+    const auto d = doc["devices"].toArray()[0].toObject();
+    for (const char* k : {"device", "events", "first_time_us", "last_time_us", "peak_allocated", "peak_reserved",
+                          "final_allocated", "final_reserved", "final_active", "oom_events", "segments"})
+        QVERIFY2(d.contains(k), k);
+    const auto truth = vs::test::sampleTruth("leak_list");
+    QCOMPARE(d["final_allocated"].toDouble(), truth["final_allocated"].toDouble());
+    QCOMPARE(d["peak_reserved"].toDouble(), truth["max_memory_reserved"].toDouble());
+    QVERIFY(doc["warnings"].isArray());
+}
+
+void TestCli::summaryText() {
+    const Run r = cli({"summary", sample("leak_cut")});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.contains("Allocated memory"));
+    QVERIFY(r.out.contains("Reserved memory"));
+    QVERIFY(r.out.contains("warning: ")); // the cut history is announced
+}
+
+void TestCli::seriesCsv() {
+    const Run r = cli({"series", sample("clean_loop"), "--csv"});
+    QCOMPARE(r.code, 0);
+    const auto lines = r.out.trimmed().split('\n');
+    QCOMPARE(lines[0], QByteArray("time_us,allocated,active,reserved"));
+    QVERIFY(lines.size() > 100);
+    QByteArray prev;
+    for (int i = 1; i < lines.size(); ++i) { // one row per change
+        const auto values = lines[i].mid(lines[i].indexOf(','));
+        QVERIFY(values != prev);
+        prev = values;
+    }
+    QCOMPARE(lines.last().split(',')[1].toLongLong(), qint64(vs::test::sampleTruth("clean_loop")["final_allocated"].toDouble()));
+}
+
+void TestCli::stateAtTime() {
+    const Run start = cli({"state", sample("side_stream"), "--at", "0", "--json"});
+    QCOMPARE(start.code, 0);
+    const auto s = QJsonDocument::fromJson(start.out).object();
+    QVERIFY(s.contains("time_us"));
+    QCOMPARE(s["segments"].toArray().size(), 1); // only the first segment exists after the first event
+    const Run end = cli({"state", sample("side_stream"), "--json"});
+    const auto segs = QJsonDocument::fromJson(end.out).object()["segments"].toArray();
+    QCOMPARE(segs.size(), 4);
+    const auto b = segs[0].toObject()["blocks"].toArray()[0].toObject();
+    for (const char* k : {"address", "size", "requested_size", "state"}) QVERIFY2(b.contains(k), k);
+}
+
+void TestCli::badInput_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTemporaryFile garbage;
+    QTest::newRow("missing file") << QStringList{"summary", "/nonexistent.pickle"} << "cannot open";
+    QTest::newRow("unknown command") << QStringList{"frobnicate", "x"} << "unknown command";
+    QTest::newRow("no command") << QStringList{} << "no command";
+    QTest::newRow("series without --csv") << QStringList{"series", sample("oom")} << "--csv";
+    QTest::newRow("bad --at") << QStringList{"state", sample("oom"), "--at", "soon", "--json"} << "--at needs a number";
+    QTest::newRow("missing device") << QStringList{"state", sample("oom"), "--device", "3", "--json"} << "no device 3";
+    QTest::newRow("unknown option") << QStringList{"summary", sample("oom"), "--fast"} << "unknown option --fast";
+    QTest::newRow("not a pickle") << QStringList{"summary", QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/oom.truth.json")} << "JSON";
+}
+
+void TestCli::badInput() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run r = cli(args);
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.out.isEmpty());
+    QCOMPARE(r.err.count('\n'), 1); // exactly one line
+    QVERIFY2(QString(r.err).contains(message), r.err.constData());
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

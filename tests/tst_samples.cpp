@@ -1,0 +1,148 @@
+// Every figure vramscope derives from the bundled samples equals what PyTorch itself reported while
+// they were recorded (samples/captures/*.truth.json, made by samples/make_samples.py on an H200).
+#include "TestData.h"
+#include "analysis/CaptureAnalysis.h"
+
+#include <QJsonArray>
+#include <QtTest>
+
+#include <algorithm>
+#include <tuple>
+
+using namespace vs;
+
+class TestSamples : public QObject {
+    Q_OBJECT
+private slots:
+    void allSamplesPresent();
+    void stepsEqualTruth_data();
+    void stepsEqualTruth();
+    void finalReplayEqualsSnapshotBlockForBlock_data() { stepsEqualTruth_data(); }
+    void finalReplayEqualsSnapshotBlockForBlock();
+    void midStatesEqualAllocatorsOwnList_data() { stepsEqualTruth_data(); }
+    void midStatesEqualAllocatorsOwnList();
+    void cutHistoryHasBaseline();
+    void sideStreamKeepsPendingFree();
+    void oomIsCounted();
+};
+
+namespace {
+std::shared_ptr<const CaptureAnalysis> open(const QString& name) {
+    return CaptureAnalysis::open(vs::test::samplePath(name));
+}
+
+using Key = std::tuple<uint64_t, uint64_t, QString>;
+std::vector<Key> keys(const std::vector<StateSegment>& segs) {
+    std::vector<Key> out;
+    for (const auto& s : segs)
+        for (const auto& b : s.blocks)
+            out.emplace_back(b.address, b.size, QString::fromUtf8(blockStateName(b.state).data()));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+} // namespace
+
+void TestSamples::allSamplesPresent() {
+    const QStringList want{"clean_loop", "expandable", "leak_cut", "leak_list", "mixed_sizes", "oom", "side_stream", "stacks_all"};
+    QCOMPARE(vs::test::sampleNames(), want);
+}
+
+void TestSamples::stepsEqualTruth_data() {
+    QTest::addColumn<QString>("name");
+    for (const QString& n : vs::test::sampleNames()) QTest::newRow(qPrintable(n)) << n;
+}
+
+void TestSamples::stepsEqualTruth() {
+    QFETCH(QString, name);
+    const auto a = open(name);
+    const QJsonObject truth = vs::test::sampleTruth(name);
+    QCOMPARE(a->deviceCount(), size_t(1));
+    const DeviceTrace& t = a->trace(0);
+    const ReplayResult& r = a->replay(0);
+    int compared = 0;
+    for (const auto& v : truth["steps"].toArray()) {
+        const auto s = v.toObject();
+        const auto when = static_cast<int64_t>(s["t_us"].toDouble());
+        if (t.eventCount() == 0 || when < t.timeUs.front()) continue; // before the recorded window
+        const auto i = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), when) - t.timeUs.begin() - 1;
+        QCOMPARE(r.allocated[size_t(i)], static_cast<int64_t>(s["allocated"].toDouble()));
+        QCOMPARE(r.reserved[size_t(i)], static_cast<int64_t>(s["reserved"].toDouble()));
+        ++compared;
+    }
+    QVERIFY2(compared >= 3, "too few steps inside the recorded window");
+    const DeviceSummary sum = a->summary(0);
+    QCOMPARE(sum.final.allocated, static_cast<int64_t>(truth["final_allocated"].toDouble()));
+    QCOMPARE(sum.final.reserved, static_cast<int64_t>(truth["final_reserved"].toDouble()));
+    QCOMPARE(sum.final.active, static_cast<int64_t>(truth["final_active"].toDouble()));
+    QCOMPARE(sum.peak.allocated, static_cast<int64_t>(truth["max_memory_allocated"].toDouble()));
+    QCOMPARE(sum.peak.reserved, static_cast<int64_t>(truth["max_memory_reserved"].toDouble()));
+}
+
+void TestSamples::finalReplayEqualsSnapshotBlockForBlock() {
+    QFETCH(QString, name);
+    const auto a = open(name);
+    const DeviceTrace& t = a->trace(0);
+    const auto replayed = Replay::stateAfter(t, a->capture().streams, a->replay(0), a->rules(), t.eventCount());
+    const auto snapshot = toStateSegments(t.finalSegments);
+    QCOMPARE(keys(replayed), keys(snapshot));
+    QCOMPARE(replayed.size(), snapshot.size()); // same segment boundaries too
+    for (size_t i = 0; i < replayed.size(); ++i) {
+        QCOMPARE(replayed[i].address, snapshot[i].address);
+        QCOMPARE(replayed[i].size, snapshot[i].size);
+    }
+    QVERIFY(a->replay(0).finalMatchesSnapshot);
+    QCOMPARE(a->replay(0).inconsistencies, 0u);
+}
+
+void TestSamples::midStatesEqualAllocatorsOwnList() {
+    QFETCH(QString, name);
+    const auto a = open(name);
+    const DeviceTrace& t = a->trace(0);
+    const QJsonArray mids = vs::test::sampleTruth(name)["mid_states"].toArray();
+    std::vector<int64_t> marks;
+    for (size_t i = 0; i < t.eventCount(); ++i)
+        if (t.action[i] == Action::Snapshot) marks.push_back(t.timeUs[i]);
+    const size_t n = std::min<size_t>(marks.size(), size_t(mids.size()));
+    if (n == 0) QSKIP("this sample has no mid-run block lists");
+    for (size_t k = 0; k < n; ++k) { // the newest n marks are the newest n mid states (a cut trace loses old ones)
+        const auto mid = mids[mids.size() - qsizetype(n) + qsizetype(k)].toObject();
+        std::vector<Key> want;
+        for (const auto& b : mid["blocks"].toArray()) {
+            const auto arr = b.toArray();
+            want.emplace_back(uint64_t(arr[0].toDouble()), uint64_t(arr[1].toDouble()), arr[2].toString());
+        }
+        std::sort(want.begin(), want.end());
+        const auto got = keys(a->stateAt(0, marks[marks.size() - n + k]));
+        QCOMPARE(got, want);
+    }
+}
+
+void TestSamples::cutHistoryHasBaseline() {
+    const auto a = open("leak_cut");
+    const ReplayResult& r = a->replay(0);
+    QVERIFY(r.recoveredBaseline);
+    QVERIFY(r.baselineBlocks > 0);
+    // The 3 MiB tensor made before the window is among the baseline blocks, whole (3 MiB + 5 B -> rounded).
+    bool found = false;
+    for (const auto& s : r.initialState)
+        for (const auto& b : s.blocks) found |= b.state == BlockState::ActiveAllocated && b.requestedSize == (3u << 20) + 5 && b.size == (3u << 20) + 512;
+    QVERIFY(found);
+    QVERIFY(std::any_of(a->warnings().begin(), a->warnings().end(),
+                        [](const std::string& w) { return w.find("before the first recorded event") != std::string::npos; }));
+}
+
+void TestSamples::sideStreamKeepsPendingFree() {
+    const auto a = open("side_stream");
+    const auto s = a->summary(0);
+    QVERIFY(s.final.active > s.final.allocated); // one block waits for the side stream
+    const auto end = keys(a->stateAt(0, INT64_MAX));
+    QVERIFY(std::any_of(end.begin(), end.end(), [](const Key& k) { return std::get<2>(k) == "active_pending_free"; }));
+}
+
+void TestSamples::oomIsCounted() {
+    const auto a = open("oom");
+    QCOMPARE(a->summary(0).oomEvents, uint32_t(vs::test::sampleTruth("oom")["num_ooms"].toInt()));
+}
+
+QTEST_GUILESS_MAIN(TestSamples)
+#include "tst_samples.moc"
