@@ -61,7 +61,7 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
         row("Allocated memory", humanBytes(s.final.allocated), humanBytes(s.peak.allocated));
         row("Active memory", humanBytes(s.final.active), humanBytes(s.peak.active));
         row("Reserved memory", humanBytes(s.final.reserved), humanBytes(s.peak.reserved));
-        row("Cached (reserved - allocated)", humanBytes(s.final.reserved - s.final.allocated), "");
+        row("Cached (reserved-allocated)", humanBytes(s.final.reserved - s.final.allocated), "");
         out << '|' << thin.substr(2) << "|\n";
         row("Segments", std::to_string(s.segments), "");
         row("Events recorded", std::to_string(s.events), "");

@@ -6,16 +6,29 @@ namespace vs {
 
 AllocatorState AllocatorState::fromSegments(const std::vector<StateSegment>& segments, const AllocatorRules& rules) {
     AllocatorState st(rules);
-    for (const auto& s : segments) {
+    uint64_t previousEnd = 0;
+    for (const auto& s : segments) { // in address order
+        // A damaged or hostile list may have overlapping segments or blocks that do not tile their
+        // segment: keep what is coherent and fill gaps with free space, so the model stays valid.
+        if (s.size == 0 || s.address < previousEnd || s.address + s.size < s.address) continue;
+        previousEnd = s.address + s.size;
         const uint32_t seg = st.newSegment(s.address, s.size, s.stream, s.expandable);
         st.segs_[seg].small = s.smallPool;
-        for (const auto& b : s.blocks) {
-            const uint32_t blk = st.newBlock(b.address, b.size, seg, BlockState::Inactive);
-            st.blocks_[blk].requested = b.requestedSize;
-            st.blocks_[blk].allocEvent = b.allocEvent;
+        uint64_t at = s.address;
+        auto add = [&](uint64_t addr, uint64_t size, uint64_t requested, BlockState state, uint32_t event) {
+            const uint32_t blk = st.newBlock(addr, size, seg, BlockState::Inactive);
+            st.blocks_[blk].requested = requested;
+            st.blocks_[blk].allocEvent = event;
             st.linkAfter(blk, st.segs_[seg].tail);
-            st.setState(blk, b.state);
+            st.setState(blk, state);
+        };
+        for (const auto& b : s.blocks) {
+            if (b.size == 0 || b.address < at || b.address + b.size > previousEnd || b.address + b.size < b.address) continue;
+            if (b.address > at) add(at, b.address - at, 0, BlockState::Inactive, kNoEvent);
+            add(b.address, b.size, b.requestedSize, b.state, b.allocEvent);
+            at = b.address + b.size;
         }
+        if (at < previousEnd) add(at, previousEnd - at, 0, BlockState::Inactive, kNoEvent);
     }
     return st;
 }
@@ -181,7 +194,7 @@ bool AllocatorState::segmentFree(uint64_t addr, uint64_t size) {
     const uint32_t s = segStart_.find(addr);
     if (s == kNil) return false;
     const Segment& g = segs_[s];
-    const bool clean = g.size == size && g.head == g.tail && blocks_[g.head].state == BlockState::Inactive;
+    const bool clean = g.size == size && g.head == g.tail && g.head != kNil && blocks_[g.head].state == BlockState::Inactive;
     dropSegment(s);
     return clean;
 }

@@ -36,6 +36,7 @@ public:
     bool undoSegmentFree(uint64_t addr, uint64_t size, uint64_t stream) { return segmentAlloc(addr, size, stream); }
 
     const Totals& totals() const { return totals_; }
+    size_t blockCount() const { return blocks_.size() - spareBlocks_.size(); }
     std::vector<StateSegment> segments() const; // in address order
 
 private:

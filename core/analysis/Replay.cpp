@@ -75,10 +75,15 @@ bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, Alloca
     out.checkpoints.clear();
     out.inconsistencies = 0;
     out.initial = out.peak = st.totals();
+    size_t nextCheckpoint = 0;
     for (size_t i = 0; i < n; ++i) {
         checkCancel(cancel, i);
-        if (i % Replay::kCheckpointEvery == 0)
+        if (i == nextCheckpoint) {
+            // Spacing grows with the state's size so that all checkpoints together stay within a
+            // few bytes per event, while rebuilding any moment replays at most one interval.
             out.checkpoints.push_back({static_cast<uint32_t>(i), st.totals(), st.segments()});
+            nextCheckpoint = i + std::max<size_t>(Replay::kCheckpointEvery, 8 * st.blockCount());
+        }
         if (!applyForward(st, t, i, streams)) {
             if (strict) return false;
             ++out.inconsistencies;

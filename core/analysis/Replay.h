@@ -46,7 +46,7 @@ std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& se
 
 class Replay {
 public:
-    static constexpr uint32_t kCheckpointEvery = 1 << 16;
+    static constexpr uint32_t kCheckpointEvery = 1 << 16; // at least; more when the state is large
 
     static ReplayResult run(const DeviceTrace& trace, std::span<const uint64_t> streams, const AllocatorRules& rules,
                             const std::atomic<bool>* cancel = nullptr);

@@ -116,6 +116,7 @@ SnapshotSegment SnapshotLoader::loadSegment(Value dict, int& device) {
         }
     }
     if (device < 0 || device > 4096) fail("segment 'device' " + std::to_string(device) + " is out of range");
+    if (seg.totalSize > kMaxPlausibleBytes) fail("segment 'total_size' is larger than any device memory");
     if (!hasBlocks) return seg;
     uint64_t at = seg.address;
     for (Value b : listItems(blocks, "segment 'blocks'")) {
@@ -136,6 +137,7 @@ SnapshotSegment SnapshotLoader::loadSegment(Value dict, int& device) {
                                                                                       : BlockState::Inactive;
             }
         }
+        if (blk.size > seg.totalSize) fail("a block is larger than its segment");
         if (!hasAddress) blk.address = at; // older versions: blocks are contiguous from the segment start
         if (!hasRequested) blk.requestedSize = blk.size;
         at = blk.address + blk.size;
@@ -284,7 +286,7 @@ std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, cons
 } // namespace
 
 std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOptions& options) {
-    InputBuffer in = InputBuffer::open(path);
+    InputBuffer in = InputBuffer::open(path, options.maxDecompressed);
     try {
         return loadFrom(in, path, options);
     } catch (const LoadError& e) {
@@ -293,8 +295,18 @@ std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOpt
 }
 
 std::unique_ptr<Capture> loadSnapshotBytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
-    InputBuffer in = InputBuffer::fromMemory(bytes);
+    InputBuffer in = InputBuffer::fromMemory(bytes, options.maxDecompressed);
     return loadFrom(in, "<memory>", options);
+}
+
+std::unique_ptr<Capture> loadSnapshotFile(const std::string& path) {
+    const LoadOptions defaults;
+    return loadSnapshotFile(path, defaults);
+}
+
+std::unique_ptr<Capture> loadSnapshotBytes(std::span<const uint8_t> bytes) {
+    const LoadOptions defaults;
+    return loadSnapshotBytes(bytes, defaults);
 }
 
 } // namespace vs

@@ -13,9 +13,12 @@ namespace vs {
 
 struct LoadOptions {
     pickle::Progress progress; // report(done, total) on the decompressed bytes; false cancels
+    uint64_t maxDecompressed = InputBuffer::defaultLimit();
 };
 
-std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOptions& options = {});
-std::unique_ptr<Capture> loadSnapshotBytes(std::span<const uint8_t> bytes, const LoadOptions& options = {});
+std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOptions& options);
+std::unique_ptr<Capture> loadSnapshotFile(const std::string& path);
+std::unique_ptr<Capture> loadSnapshotBytes(std::span<const uint8_t> bytes, const LoadOptions& options);
+std::unique_ptr<Capture> loadSnapshotBytes(std::span<const uint8_t> bytes);
 
 } // namespace vs

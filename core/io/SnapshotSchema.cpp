@@ -72,11 +72,14 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
     const uint64_t addr = action == Action::Oom && (seen & bit(SnapshotKey::DeviceFree))
                               ? integer(SnapshotKey::DeviceFree, "device_free")
                               : integer(SnapshotKey::Addr, "addr");
+    const uint64_t size = integer(SnapshotKey::Size, "size");
+    if (size > kMaxPlausibleBytes && action != Action::Oom) // keeps every sum of sizes far from overflow
+        throw LoadError("trace entry 'size' " + std::to_string(size) + " is larger than any device memory", m.offset());
     const auto index = static_cast<uint32_t>(events_.eventCount());
     if (index == UINT32_MAX) throw LoadError("more than 4 billion trace entries", m.offset());
     events_.timeUs.push_back(static_cast<int64_t>(integer(SnapshotKey::TimeUs, "time_us")));
     events_.addr.push_back(addr);
-    events_.size.push_back(integer(SnapshotKey::Size, "size"));
+    events_.size.push_back(size);
     events_.action.push_back(action);
     events_.stream.push_back(capture_.internStream(integer(SnapshotKey::Stream, "stream")));
     events_.stack.push_back((seen & bit(SnapshotKey::Frames)) ? stackOf(m, get(SnapshotKey::Frames)) : StackId{0});

@@ -15,6 +15,9 @@ enum class SnapshotKey : uint8_t {
     Name, Filename, Line, Count
 };
 
+// Sizes above this (1 PiB) cannot be real device memory; rejecting them keeps sums exact.
+constexpr uint64_t kMaxPlausibleBytes = 1ull << 50;
+
 class SnapshotSchema : public pickle::ContainerHooks {
 public:
     explicit SnapshotSchema(Capture& capture) : capture_(capture) {}
