@@ -1,0 +1,102 @@
+// vramscope: the desktop viewer. Also renders views headless: vramscope FILE --screenshot OUT.png
+#include "CaptureLoader.h"
+#include "Exporter.h"
+#include "MainWindow.h"
+#include "TimelinePlot.h"
+#include "io/LoadError.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QRegularExpression>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+int fail(const QString& message) {
+    std::fprintf(stderr, "vramscope: error: %s\n", qPrintable(QString(message).replace('\n', ' ')));
+    return 2;
+}
+
+// Headless rendering of one view for bug reports and CI artefacts.
+int screenshot(const QString& file, const QString& out, const QString& view, const QString& sizeText) {
+    const auto m = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(sizeText);
+    if (!m.hasMatch()) return fail(QStringLiteral("--size needs WIDTHxHEIGHT, like 1600x900"));
+    const QSize size(m.captured(1).toInt(), m.captured(2).toInt());
+    if (size.width() < 16 || size.height() < 16 || size.width() > 16384 || size.height() > 16384)
+        return fail(QStringLiteral("--size must be between 16x16 and 16384x16384"));
+    vs::ui::AnalysisPtr analysis;
+    try {
+        analysis = vs::ui::CaptureLoader::openNow(file);
+    } catch (const std::exception& e) {
+        return fail(QString::fromUtf8(e.what()));
+    }
+    vs::ui::MainWindow window;
+    window.setAnalysis(file, analysis);
+    window.resize(size);
+    QString error;
+    if (view == QLatin1String("timeline")) {
+        window.timeline()->resize(size);
+        window.timeline()->fitAll();
+        error = vs::ui::exportPlot(window.timeline(), out, size);
+    } else if (view == QLatin1String("window")) {
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
+        QApplication::processEvents();
+        window.timeline()->fitAll();
+        window.timeline()->replot();
+        error = vs::ui::exportWidget(&window, out);
+    } else if (view == QLatin1String("blockmap") || view == QLatin1String("leaks")) {
+        error = vs::ui::exportPlaceholder(QObject::tr("The %1 view is not built yet.").arg(view), out, size);
+    } else {
+        return fail(QStringLiteral("--view must be timeline, window, blockmap or leaks"));
+    }
+    return error.isEmpty() ? 0 : fail(error);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // Headless runs need no display: choose the offscreen platform before Qt starts.
+    bool headless = false;
+    for (int i = 1; i < argc; ++i) headless |= std::strcmp(argv[i], "--screenshot") == 0;
+    if (headless && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("vramscope"));
+    QApplication::setApplicationName(QStringLiteral("vramscope"));
+    QApplication::setApplicationVersion(QStringLiteral(VRAMSCOPE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("GPU memory timelines from PyTorch memory snapshots"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Captures to open (.pickle, .pickle.gz, .pickle.zst)"),
+                                 QStringLiteral("[FILE...]"));
+    QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render a view of FILE to OUT (png, svg, pdf) and exit."),
+                            QStringLiteral("OUT"));
+    QCommandLineOption view(QStringLiteral("view"), QStringLiteral("View for --screenshot: timeline, window, blockmap, leaks."),
+                            QStringLiteral("VIEW"), QStringLiteral("timeline"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --screenshot."), QStringLiteral("WxH"),
+                            QStringLiteral("1600x900"));
+    parser.addOptions({shot, view, size});
+    parser.process(app);
+    const QStringList files = parser.positionalArguments();
+
+    if (parser.isSet(shot)) {
+        if (files.size() != 1) return fail(QStringLiteral("--screenshot needs exactly one input file"));
+        return screenshot(files.first(), parser.value(shot), parser.value(view), parser.value(size));
+    }
+    vs::ui::MainWindow window;
+    window.show();
+    if (!files.isEmpty()) window.openFile(files.first());
+    for (int i = 1; i < files.size(); ++i) { // one window per further file
+        auto* other = new vs::ui::MainWindow;
+        other->setAttribute(Qt::WA_DeleteOnClose);
+        other->show();
+        other->openFile(files[i]);
+    }
+    return app.exec();
+}

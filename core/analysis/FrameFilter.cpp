@@ -1,0 +1,40 @@
+#include "FrameFilter.h"
+
+#include <array>
+
+namespace vs {
+namespace {
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+bool endsWith(std::string_view s, std::string_view tail) {
+    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+} // namespace
+
+FrameKind classifyFrame(std::string_view name, std::string_view filename) {
+    // C++ frames from stacks="all": '??' or a bare source basename, line 0 in release builds.
+    if (filename == "??" || filename.empty() || endsWith(filename, ".cpp") || endsWith(filename, ".cc") ||
+        endsWith(filename, ".h") || endsWith(filename, ".c") || endsWith(filename, ".cu"))
+        return FrameKind::Internal;
+    // memory_viz hides these names; they are interpreter and unwinder plumbing.
+    static constexpr std::array<std::string_view, 8> internalNames = {
+        "unwind::unwind", "CapturedTraceback::gather", "gather_with_cpp", "_start", "__libc_start_main",
+        "PyEval_", "PyObject_", "PyFunction_"};
+    for (auto n : internalNames)
+        if (contains(name, n)) return FrameKind::Internal;
+    if (contains(filename, "/site-packages/") || contains(filename, "/dist-packages/") ||
+        contains(filename, "/lib/python3") || contains(filename, "/torch/") || filename.front() == '<')
+        return FrameKind::Python; // library Python code: shown, but not the user's own
+    return FrameKind::User;
+}
+
+uint32_t firstUserFrame(const Capture& c, StackId s) {
+    auto frames = c.stacks.frames(s);
+    for (size_t i = 0; i < frames.size(); ++i)
+        if (classifyFrame(c, frames[i]) == FrameKind::User) return static_cast<uint32_t>(i);
+    return frames.empty() ? kNoFrame : 0;
+}
+
+} // namespace vs

@@ -1,0 +1,22 @@
+#pragma once
+// Tells a user's own frames from internal ones (PyTorch, CPython, the C++ runtime), so views can
+// emphasise the former and fold the latter behind a toggle. Frames are never dropped.
+#include "model/Capture.h"
+
+#include <string_view>
+
+namespace vs {
+
+enum class FrameKind { User, Python, Internal };
+
+FrameKind classifyFrame(std::string_view name, std::string_view filename);
+
+inline FrameKind classifyFrame(const Capture& c, FrameId f) {
+    return classifyFrame(c.strings.text(c.frames[f].name), c.strings.text(c.frames[f].filename));
+}
+
+// The innermost user frame of a stack, or the innermost frame when there is none (or kNoFrame).
+constexpr uint32_t kNoFrame = UINT32_MAX;
+uint32_t firstUserFrame(const Capture& c, StackId s);
+
+} // namespace vs

@@ -1,0 +1,86 @@
+#include "TimelineLod.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vs {
+
+TimelineLod::TimelineLod(std::span<const int64_t> times, std::span<const int64_t> values, int64_t initial,
+                         int64_t originUs)
+    : times_(times), values_(values), initial_(initial), origin_(originUs) {
+    std::vector<MinMax> below;
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (i % kFan == 0) below.push_back({values[i], values[i]});
+        below.back().min = std::min(below.back().min, values[i]);
+        below.back().max = std::max(below.back().max, values[i]);
+    }
+    while (below.size() > 1) {
+        levels_.push_back(below);
+        std::vector<MinMax> up;
+        for (size_t i = 0; i < below.size(); ++i) {
+            if (i % kFan == 0) up.push_back(below[i]);
+            up.back().min = std::min(up.back().min, below[i].min);
+            up.back().max = std::max(up.back().max, below[i].max);
+        }
+        below.swap(up);
+    }
+    if (!below.empty()) levels_.push_back(below);
+}
+
+TimelineLod::MinMax TimelineLod::range(size_t first, size_t last) const {
+    MinMax r{values_[first], values_[first]};
+    auto take = [&](const MinMax& m) { r.min = std::min(r.min, m.min), r.max = std::max(r.max, m.max); };
+    size_t i = first;
+    while (i < last) {
+        // climb to the widest aligned block starting at i that fits in [i, last)
+        size_t width = 1;
+        int level = -1;
+        while (level + 1 < static_cast<int>(levels_.size()) && i % (width * kFan) == 0 && i + width * kFan <= last)
+            width *= kFan, ++level;
+        if (level < 0) take({values_[i], values_[i]});
+        else take(levels_[size_t(level)][i / width]);
+        i += width;
+    }
+    return r;
+}
+
+size_t TimelineLod::indexAtOrAfter(double t) const {
+    const auto us = static_cast<int64_t>(std::ceil(t * 1e6)) + origin_;
+    return static_cast<size_t>(std::lower_bound(times_.begin(), times_.end(), us) - times_.begin());
+}
+
+std::vector<LodPoint> TimelineLod::query(double t0, double t1, int columns, bool* exact) const {
+    std::vector<LodPoint> out;
+    if (columns < 1 || !(t1 > t0)) return out;
+    const size_t a = indexAtOrAfter(t0), b = indexAtOrAfter(t1);
+    auto seconds = [&](size_t i) { return static_cast<double>(times_[i] - origin_) / 1e6; };
+    const bool fine = b - a <= static_cast<size_t>(columns);
+    if (exact) *exact = fine;
+    if (fine) { // exact steps: the value in effect at t0, every change inside, and the value at t1
+        out.push_back({t0, static_cast<double>(valueBefore(a))});
+        for (size_t i = a; i < b; ++i) out.push_back({seconds(i), static_cast<double>(values_[i])});
+        out.push_back({t1, static_cast<double>(valueBefore(b))});
+        return out;
+    }
+    const double width = (t1 - t0) / columns;
+    size_t i = a;
+    int64_t carried = valueBefore(a);
+    for (int c = 0; c < columns; ++c) {
+        const double x = t0 + (c + 0.5) * width;
+        const size_t j = c + 1 == columns ? b : std::max(i, indexAtOrAfter(t0 + (c + 1) * width));
+        if (j == i) { // no event in this column: the carried value holds
+            out.push_back({x, static_cast<double>(carried)});
+            continue;
+        }
+        MinMax m = range(i, j);
+        m.min = std::min(m.min, carried), m.max = std::max(m.max, carried);
+        const bool rising = values_[j - 1] >= carried; // draw towards where the column ends
+        out.push_back({x, static_cast<double>(rising ? m.min : m.max)});
+        out.push_back({x, static_cast<double>(rising ? m.max : m.min)});
+        carried = values_[j - 1];
+        i = j;
+    }
+    return out;
+}
+
+} // namespace vs

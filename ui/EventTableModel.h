@@ -1,0 +1,34 @@
+#pragma once
+// The event list: a virtualised table over one device's event columns (millions of rows).
+#include "CaptureLoader.h"
+
+#include <QAbstractTableModel>
+
+namespace vs::ui {
+
+class EventTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Index, Time, Action, Address, Size, Stream, Allocated, Reserved, Site, ColumnCount };
+
+    explicit EventTableModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+    void setDevice(AnalysisPtr analysis, size_t device, int64_t originUs);
+    size_t device() const { return device_; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+    // Row of the last event at or before `seconds` (0 if none).
+    int rowAtTime(double seconds) const;
+    double timeOfRow(int row) const;
+
+private:
+    QString siteOf(size_t event) const;
+    AnalysisPtr analysis_;
+    size_t device_ = 0;
+    int64_t originUs_ = 0;
+};
+
+} // namespace vs::ui

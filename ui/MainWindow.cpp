@@ -1,0 +1,224 @@
+#include "MainWindow.h"
+
+#include "ByteAxisTicker.h"
+#include "EventTableModel.h"
+#include "StackPane.h"
+#include "TimelinePlot.h"
+#include "analysis/SummaryReport.h"
+
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace vs::ui {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(tr("vramscope"));
+    setAcceptDrops(true);
+    loader_ = new CaptureLoader(this);
+    timeline_ = new TimelinePlot(this);
+    timeline_->setMinimumHeight(220);
+    model_ = new EventTableModel(this);
+    table_ = new QTableView(this);
+    table_->setModel(model_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setAlternatingRowColors(true);
+    table_->setWordWrap(false);
+    stack_ = new StackPane(this);
+    warnings_ = new QLabel(this);
+    warnings_->setWordWrap(true);
+    warnings_->setVisible(false);
+    warnings_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 4px 8px; border-bottom: 1px solid #e0c060; }"));
+
+    lower_ = new QSplitter(Qt::Horizontal, this);
+    lower_->addWidget(table_);
+    lower_->addWidget(stack_);
+    lower_->setStretchFactor(0, 3);
+    lower_->setStretchFactor(1, 2);
+    outer_ = new QSplitter(Qt::Vertical, this);
+    outer_->addWidget(timeline_);
+    outer_->addWidget(lower_);
+    outer_->setStretchFactor(0, 3);
+    outer_->setStretchFactor(1, 2);
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(warnings_);
+    layout->addWidget(outer_, 1);
+    setCentralWidget(central);
+
+    buildMenus();
+    buildStatusBar();
+    connect(loader_, &CaptureLoader::progress, progress_, &QProgressBar::setValue);
+    connect(loader_, &CaptureLoader::loaded, this, &MainWindow::onLoaded);
+    connect(loader_, &CaptureLoader::failed, this, &MainWindow::onFailed);
+    connect(loader_, &CaptureLoader::cancelled, this, [this](const QString& p) {
+        setBusy(false);
+        statusBar()->showMessage(tr("Opening %1 was cancelled").arg(QFileInfo(p).fileName()), 5000);
+    });
+    connect(timeline_, &TimelinePlot::cursorMoved, this, &MainWindow::onCursor);
+    connect(timeline_, &TimelinePlot::timeClicked, this, &MainWindow::selectEventAt);
+    connect(timeline_, &TimelinePlot::selectionChanged, this, &MainWindow::onSelection);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& i) { onEventSelected(i.row()); });
+    connect(stack_, &StackPane::showInternalChanged, this,
+            [](bool on) { QSettings().setValue(QStringLiteral("showInternalFrames"), on); });
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildStatusBar() {
+    fileLabel_ = new QLabel(tr("No capture open"), this);
+    cursorLabel_ = new QLabel(this);
+    selectionLabel_ = new QLabel(this);
+    progress_ = new QProgressBar(this);
+    progress_->setRange(0, 100);
+    progress_->setMaximumWidth(220);
+    progress_->setVisible(false);
+    cancel_ = new QPushButton(tr("Cancel"), this);
+    cancel_->setToolTip(tr("Stop opening this file (Esc)"));
+    cancel_->setVisible(false);
+    connect(cancel_, &QPushButton::clicked, loader_, &CaptureLoader::cancel);
+    statusBar()->addWidget(fileLabel_, 1);
+    statusBar()->addWidget(selectionLabel_);
+    statusBar()->addPermanentWidget(cursorLabel_);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+}
+
+void MainWindow::restoreSettings() {
+    QSettings s;
+    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    outer_->restoreState(s.value(QStringLiteral("window/outerSplitter")).toByteArray());
+    lower_->restoreState(s.value(QStringLiteral("window/lowerSplitter")).toByteArray());
+    table_->horizontalHeader()->restoreState(s.value(QStringLiteral("window/eventColumns")).toByteArray());
+    stack_->setShowInternal(s.value(QStringLiteral("showInternalFrames"), false).toBool());
+    updateRecentMenu();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("window/outerSplitter"), outer_->saveState());
+    s.setValue(QStringLiteral("window/lowerSplitter"), lower_->saveState());
+    s.setValue(QStringLiteral("window/eventColumns"), table_->horizontalHeader()->saveState());
+    loader_->cancel();
+    e->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    const auto urls = e->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) openFile(urls.first().toLocalFile());
+}
+
+void MainWindow::openFile(const QString& path) {
+    setBusy(true);
+    fileLabel_->setText(tr("Opening %1\u2026").arg(QFileInfo(path).fileName()));
+    loader_->open(path);
+}
+
+void MainWindow::setBusy(bool busy) {
+    progress_->setVisible(busy);
+    progress_->setValue(0);
+    cancel_->setVisible(busy);
+}
+
+void MainWindow::onLoaded(const QString& path, AnalysisPtr analysis) {
+    setBusy(false);
+    setAnalysis(path, std::move(analysis));
+    addRecent(path);
+}
+
+void MainWindow::onFailed(const QString& path, const QString& message) {
+    setBusy(false);
+    fileLabel_->setText(analysis_ ? QFileInfo(path_).fileName() : tr("No capture open"));
+    QMessageBox box(QMessageBox::Critical, tr("Cannot open capture"),
+                    tr("vramscope could not open %1.").arg(QFileInfo(path).fileName()), QMessageBox::Ok, this);
+    box.setInformativeText(message);
+    box.exec();
+}
+
+void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
+    analysis_ = std::move(analysis);
+    path_ = path;
+    timeline_->setAnalysis(analysis_);
+    size_t device = 0; // the longest trace first, as memory_viz does
+    for (size_t i = 1; i < analysis_->deviceCount(); ++i)
+        if (analysis_->trace(i).eventCount() > analysis_->trace(device).eventCount()) device = i;
+    model_->setDevice(analysis_, device, timeline_->originUs());
+    table_->resizeColumnsToContents();
+    stack_->clear();
+    setWindowTitle(tr("%1 \u2014 vramscope").arg(QFileInfo(path).fileName()));
+    size_t events = 0;
+    for (size_t i = 0; i < analysis_->deviceCount(); ++i) events += analysis_->trace(i).eventCount();
+    fileLabel_->setText(tr("%1 \u2022 %n device(s)", nullptr, int(analysis_->deviceCount())).arg(QFileInfo(path).fileName()) +
+                        tr(" \u2022 %L1 events").arg(events));
+    fileLabel_->setToolTip(path);
+    QStringList warnings;
+    for (const auto& w : analysis_->warnings()) warnings << QString::fromStdString(w).toHtmlEscaped();
+    warnings_->setText(QStringLiteral("\u26a0 ") + warnings.join(QStringLiteral("<br>\u26a0 ")));
+    warnings_->setVisible(!warnings.isEmpty());
+    selectionLabel_->clear();
+}
+
+void MainWindow::onCursor(double seconds) {
+    if (!analysis_) return;
+    cursorLabel_->setText(tr("t = %1 s").arg(seconds, 0, 'f', 6));
+}
+
+void MainWindow::onSelection(double from, double to) {
+    if (!analysis_ || to <= from) {
+        selectionLabel_->clear();
+        return;
+    }
+    const size_t d = model_->device();
+    const Totals a = timeline_->valuesAt(d, from), b = timeline_->valuesAt(d, to);
+    auto delta = [](int64_t v) { return (v >= 0 ? QStringLiteral("+") : QString()) + formatBytes(double(v)); };
+    selectionLabel_->setText(tr("Selection %1 s: allocated %2, reserved %3")
+                                 .arg(to - from, 0, 'f', 6)
+                                 .arg(delta(b.allocated - a.allocated), delta(b.reserved - a.reserved)));
+}
+
+void MainWindow::selectEventAt(double seconds) {
+    if (!analysis_ || model_->rowCount() == 0) return;
+    const int row = model_->rowAtTime(seconds);
+    table_->selectRow(row); // currentRowChanged updates the stack pane and the marker
+    table_->scrollTo(model_->index(row, 0), QAbstractItemView::PositionAtCenter);
+}
+
+void MainWindow::onEventSelected(int row) {
+    if (!analysis_ || row < 0) return;
+    const size_t d = model_->device();
+    stack_->showEvent(analysis_, d, size_t(row), timeline_->originUs());
+    timeline_->setHighlightedEvent(analysis_->trace(d).device, size_t(row));
+}
+
+QString MainWindow::summaryMarkdown() const {
+    return analysis_ ? QString::fromStdString(vs::summaryMarkdown(*analysis_)) : QString();
+}
+
+} // namespace vs::ui

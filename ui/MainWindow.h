@@ -1,0 +1,72 @@
+#pragma once
+// The main window: timeline on top, event list and stack details below; menus, recent files,
+// drag and drop, background loading with progress and Cancel, export, persisted state.
+#include "CaptureLoader.h"
+
+#include <QMainWindow>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QSplitter;
+class QTableView;
+
+namespace vs::ui {
+
+class EventTableModel;
+class StackPane;
+class TimelinePlot;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void openFile(const QString& path);
+    void setAnalysis(const QString& path, AnalysisPtr analysis); // also used headless and by tests
+    TimelinePlot* timeline() const { return timeline_; }
+    QTableView* eventTable() const { return table_; }
+    StackPane* stackPane() const { return stack_; }
+    CaptureLoader* loader() const { return loader_; }
+    QString summaryMarkdown() const;
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+private:
+    void buildMenus();
+    void buildStatusBar();
+    void restoreSettings();
+    void updateRecentMenu();
+    void addRecent(const QString& path);
+    void onLoaded(const QString& path, AnalysisPtr analysis);
+    void onFailed(const QString& path, const QString& message);
+    void onCursor(double seconds);
+    void onSelection(double from, double to);
+    void selectEventAt(double seconds);
+    void onEventSelected(int row);
+    void exportTimeline();
+    void exportWindow();
+    void chooseEditor();
+    void showAbout();
+    void setBusy(bool busy);
+
+    CaptureLoader* loader_;
+    TimelinePlot* timeline_;
+    EventTableModel* model_;
+    QTableView* table_;
+    StackPane* stack_;
+    QSplitter *outer_, *lower_;
+    QLabel *warnings_, *fileLabel_, *cursorLabel_, *selectionLabel_;
+    QProgressBar* progress_;
+    QPushButton* cancel_;
+    QMenu* recentMenu_;
+    AnalysisPtr analysis_;
+    QString path_;
+};
+
+} // namespace vs::ui

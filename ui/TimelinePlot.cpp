@@ -1,0 +1,416 @@
+#include "TimelinePlot.h"
+
+#include "ByteAxisTicker.h"
+#include "TimelineColours.h"
+
+#include <QDateTime>
+#include <QToolTip>
+
+#include <algorithm>
+
+namespace vs::ui {
+
+TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
+    // Data depends on the pixel width: recompute it once the layout is known, just before drawing.
+    connect(this, &QCustomPlot::afterLayout, this, [this] {
+        if (!lanes_.empty() && lanes_[0].rect->width() != dataWidth_) refreshData(false);
+    });
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    setNoAntialiasingOnDrag(true);
+    setMouseTracking(true);
+    setOpenGl(false);
+    wheelSettle_.setSingleShot(true);
+    wheelSettle_.setInterval(350);
+    connect(&wheelSettle_, &QTimer::timeout, this, [this] {
+        wheelActive_ = false;
+        rememberRange(rangeBeforeWheel_);
+    });
+    plotLayout()->clear();
+    auto* empty = new QCPTextElement(this, tr("Open a PyTorch memory snapshot (File \u2192 Open, or drop a file here)"));
+    plotLayout()->addElement(0, 0, empty);
+}
+
+void TimelinePlot::clearLanes() {
+    clearItems();
+    clearGraphs();
+    plotLayout()->clear();
+    legend_ = nullptr;
+    lanes_.clear();
+    back_.clear(), forward_.clear();
+    selection_.reset();
+}
+
+void TimelinePlot::setAnalysis(AnalysisPtr analysis) {
+    clearLanes();
+    analysis_ = std::move(analysis);
+    originUs_ = INT64_MAX;
+    for (size_t d = 0; d < analysis_->deviceCount(); ++d)
+        if (analysis_->trace(d).eventCount()) originUs_ = std::min(originUs_, analysis_->trace(d).timeUs.front());
+    if (originUs_ == INT64_MAX) originUs_ = 0;
+    for (size_t d = 0; d < analysis_->deviceCount(); ++d) buildLane(d);
+    if (lanes_.empty()) plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("This capture holds no device")));
+    applyColours();
+    fitAll();
+    back_.clear();
+}
+
+void TimelinePlot::buildLane(size_t device) {
+    const DeviceTrace& t = analysis_->trace(device);
+    const ReplayResult& r = analysis_->replay(device);
+    Lane lane;
+    lane.rect = new QCPAxisRect(this);
+    plotLayout()->addElement(plotLayout()->rowCount(), 0, lane.rect);
+    lane.rect->setRangeDrag(Qt::Horizontal);
+    lane.rect->setRangeZoom(Qt::Horizontal);
+    QCPAxis* x = lane.rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = lane.rect->axis(QCPAxis::atLeft);
+    x->setLabel(tr("time since first event (s)"));
+    y->setLabel(analysis_->deviceCount() > 1 ? tr("device %1").arg(t.device) : tr("GPU memory"));
+    y->setTicker(QSharedPointer<QCPAxisTicker>(new ByteAxisTicker));
+    y->setNumberPrecision(3);
+    lane.reserved = addGraph(x, y); // drawn first: allocated goes on top of active and reserved
+    lane.reserved->setName(tr("reserved"));
+    lane.active = addGraph(x, y);
+    lane.active->setName(tr("active (incl. pending free)"));
+    lane.allocated = addGraph(x, y);
+    lane.allocated->setName(tr("allocated"));
+    lane.reserved->setChannelFillGraph(lane.allocated); // the cached part: reserved - allocated
+    auto lod = [&](const std::vector<int64_t>& v, int64_t initial) {
+        return std::make_unique<TimelineLod>(t.timeUs, v, initial, originUs_);
+    };
+    lane.lodAllocated = lod(r.allocated, r.initial.allocated);
+    lane.lodActive = lod(r.active, r.initial.active);
+    lane.lodReserved = lod(r.reserved, r.initial.reserved);
+    if (device == 0) { // one horizontal legend above the lanes, never over the data
+        legend_ = new QCPLegend;
+        auto* top = new QCPLayoutGrid;
+        plotLayout()->insertRow(0);
+        plotLayout()->addElement(0, 0, top);
+        plotLayout()->setRowStretchFactor(0, 0.001);
+        top->addElement(0, 0, legend_);
+        top->addElement(0, 1, new QCPTextElement(this, QString())); // a spacer keeps the legend compact
+        top->setColumnStretchFactor(0, 0.001);
+        top->setColumnStretchFactor(1, 1);
+        legend_->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        legend_->setLayer(QStringLiteral("legend"));
+        legend_->setMargins(QMargins(0, 0, 0, 0));
+        for (QCPGraph* g : {lane.allocated, lane.reserved, lane.active}) g->addToLegend(legend_);
+        legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
+    }
+    auto marker = [&](double at, const QString& label, const QPen& pen) {
+        auto* line = new QCPItemStraightLine(this);
+        line->setClipAxisRect(lane.rect);
+        for (auto* p : {line->point1, line->point2}) p->setAxes(x, y);
+        line->point1->setCoords(at, 0), line->point2->setCoords(at, 1);
+        line->setPen(pen);
+        auto* text = new QCPItemText(this);
+        text->setClipAxisRect(lane.rect);
+        text->position->setAxes(x, y);
+        text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        text->position->setCoords(at, 0.02);
+        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        text->setText(label);
+        text->setColor(pen.color());
+    };
+    const auto colours = TimelineColours::forPalette(palette());
+    for (size_t i = 0; i < t.eventCount(); ++i)
+        if (t.action[i] == Action::Oom)
+            marker(double(t.timeUs[i] - originUs_) / 1e6, tr("OOM (%1 asked)").arg(formatBytes(double(t.size[i]))),
+                   QPen(colours.oom, 1.5));
+    // Annotations (record_function regions): labelled lines when few, short ticks at the top when many.
+    std::vector<const Annotation*> starts;
+    for (const auto& a : analysis_->capture().annotations)
+        if (a.device == t.device && a.start) starts.push_back(&a);
+    for (size_t i = 0; i < starts.size() && i < 5000; ++i) {
+        const double at = double(starts[i]->timeUs - originUs_) / 1e6;
+        const auto name = analysis_->capture().strings.text(starts[i]->name);
+        if (starts.size() <= 30) {
+            marker(at, QString::fromUtf8(name.data(), qsizetype(name.size())), QPen(colours.annotation, 1, Qt::DotLine));
+            continue;
+        }
+        auto* tick = new QCPItemLine(this);
+        tick->setClipAxisRect(lane.rect);
+        for (auto* p : {tick->start, tick->end}) p->setAxes(x, y), p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        tick->start->setCoords(at, 0), tick->end->setCoords(at, 0.03);
+        QColor faint = colours.annotation;
+        faint.setAlpha(110);
+        tick->setPen(QPen(faint, 1));
+    }
+    lane.cursor = new QCPItemStraightLine(this);
+    lane.cursor->setClipAxisRect(lane.rect);
+    for (auto* p : {lane.cursor->point1, lane.cursor->point2}) p->setAxes(x, y);
+    lane.cursor->setVisible(false);
+    lane.selection = new QCPItemRect(this);
+    lane.selection->setClipAxisRect(lane.rect);
+    for (auto* p : {lane.selection->topLeft, lane.selection->bottomRight}) {
+        p->setAxes(x, y);
+        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    lane.selection->setVisible(false);
+    lane.highlight = new QCPItemStraightLine(this);
+    lane.highlight->setClipAxisRect(lane.rect);
+    for (auto* p : {lane.highlight->point1, lane.highlight->point2}) p->setAxes(x, y);
+    lane.highlight->setVisible(false);
+    connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this, x](const QCPRange& range) {
+        if (refreshing_) return;
+        QCPRange want = range;
+        const QCPRange full = fullRange();
+        if (want.size() < 1e-6) want = QCPRange(want.center() - 5e-7, want.center() + 5e-7); // 1 µs at most zoomed in
+        if (want.size() > full.size() * 1.5) want = full;
+        refreshing_ = true;
+        for (auto& l : lanes_) l.rect->axis(QCPAxis::atBottom)->setRange(want);
+        refreshing_ = false;
+        Q_UNUSED(x);
+        refreshData();
+        emit visibleRangeChanged(want.lower, want.upper);
+    });
+    lanes_.push_back(std::move(lane));
+}
+
+void TimelinePlot::applyColours() {
+    const auto c = TimelineColours::forPalette(palette());
+    setBackground(c.background);
+    for (auto& l : lanes_) {
+        l.rect->setBackground(c.background);
+        for (auto* axis : l.rect->axes()) {
+            axis->setBasePen(QPen(c.axis));
+            axis->setTickPen(QPen(c.axis));
+            axis->setSubTickPen(QPen(c.axis));
+            axis->setTickLabelColor(c.text);
+            axis->setLabelColor(c.text);
+            axis->grid()->setPen(QPen(c.grid, 1, Qt::DotLine));
+        }
+        l.allocated->setPen(QPen(c.allocated, 1.6));
+        QColor fill = c.allocated;
+        fill.setAlpha(45);
+        l.allocated->setBrush(fill);
+        l.reserved->setPen(QPen(c.reserved, 1.4));
+        l.reserved->setBrush(c.cached);
+        l.active->setPen(QPen(c.active, 1, Qt::DashLine));
+        l.cursor->setPen(QPen(c.cursor, 1));
+        l.selection->setPen(QPen(c.selection, 1));
+        QColor sel = c.selection;
+        sel.setAlpha(50);
+        l.selection->setBrush(sel);
+        l.highlight->setPen(QPen(c.highlight, 2));
+    }
+    if (!lanes_.empty()) {
+        if (legend_) {
+            legend_->setBrush(Qt::NoBrush);
+            legend_->setTextColor(c.text);
+            legend_->setBorderPen(Qt::NoPen);
+        }
+    }
+}
+
+QCPRange TimelinePlot::fullRange() const {
+    double end = 0;
+    if (analysis_)
+        for (size_t d = 0; d < analysis_->deviceCount(); ++d)
+            if (analysis_->trace(d).eventCount())
+                end = std::max(end, double(analysis_->trace(d).timeUs.back() - originUs_) / 1e6);
+    if (end <= 0) end = 1e-3;
+    return QCPRange(-end * 0.01, end * 1.01);
+}
+
+QCPRange TimelinePlot::visibleRange() const {
+    return lanes_.empty() ? QCPRange(0, 1) : lanes_[0].rect->axis(QCPAxis::atBottom)->range();
+}
+
+void TimelinePlot::setVisibleRange(const QCPRange& r, bool remember) {
+    if (lanes_.empty()) return;
+    const QCPRange previous = visibleRange();
+    lanes_[0].rect->axis(QCPAxis::atBottom)->setRange(r);
+    if (remember) rememberRange(previous);
+}
+
+void TimelinePlot::rememberRange(const QCPRange& previous) {
+    const QCPRange now = visibleRange();
+    if (qFuzzyCompare(previous.lower + 1, now.lower + 1) && qFuzzyCompare(previous.upper + 1, now.upper + 1)) return;
+    back_.push_back(previous);
+    if (back_.size() > 100) back_.erase(back_.begin());
+    forward_.clear();
+}
+
+void TimelinePlot::fitAll() {
+    if (lanes_.empty()) return;
+    setVisibleRange(fullRange());
+}
+
+bool TimelinePlot::zoomBack() {
+    if (back_.empty()) return false;
+    forward_.push_back(visibleRange());
+    const QCPRange r = back_.back();
+    back_.pop_back();
+    setVisibleRange(r, false);
+    return true;
+}
+
+bool TimelinePlot::zoomForward() {
+    if (forward_.empty()) return false;
+    back_.push_back(visibleRange());
+    const QCPRange r = forward_.back();
+    forward_.pop_back();
+    setVisibleRange(r, false);
+    return true;
+}
+
+void TimelinePlot::refreshData(bool replotAfter) {
+    pointsDrawn_ = 0;
+    if (!lanes_.empty()) dataWidth_ = lanes_[0].rect->width();
+    for (auto& l : lanes_) {
+        const QCPRange r = l.rect->axis(QCPAxis::atBottom)->range();
+        const int columns = std::max(1, l.rect->width());
+        double top = 0;
+        for (auto [graph, lod] : {std::pair{l.reserved, l.lodReserved.get()}, {l.allocated, l.lodAllocated.get()},
+                                  {l.active, l.lodActive.get()}}) {
+            bool exact = false;
+            const auto pts = lod->query(r.lower, r.upper, columns, &exact);
+            QVector<QCPGraphData> points;
+            points.reserve(static_cast<qsizetype>(pts.size()));
+            for (const auto& p : pts) {
+                points.push_back({p.t, p.v});
+                top = std::max(top, p.v);
+            }
+            graph->data()->set(points, true);
+            graph->setLineStyle(exact ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
+            pointsDrawn_ += pts.size();
+        }
+        l.rect->axis(QCPAxis::atLeft)->setRange(0, std::max(top * 1.08, 1024.0 * 1024.0));
+    }
+    if (replotAfter) replot(QCustomPlot::rpQueuedReplot);
+}
+
+Totals TimelinePlot::valuesAt(size_t device, double seconds) const {
+    const DeviceTrace& t = analysis_->trace(device);
+    const ReplayResult& r = analysis_->replay(device);
+    const auto us = originUs_ + static_cast<int64_t>(std::floor(seconds * 1e6));
+    const auto n = static_cast<size_t>(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin());
+    return n == 0 ? r.initial : r.after(n - 1);
+}
+
+QString TimelinePlot::tooltipAt(size_t device, double seconds) const {
+    const Totals v = valuesAt(device, seconds);
+    const auto abs = QDateTime::fromMSecsSinceEpoch((originUs_ + static_cast<int64_t>(seconds * 1e6)) / 1000);
+    QString s = tr("<b>%1 s</b> &nbsp;<span style='color:gray'>%2</span>")
+                    .arg(seconds, 0, 'f', 6)
+                    .arg(abs.toString(QStringLiteral("yyyy-MM-dd hh:mm:ss.zzz")));
+    if (analysis_->deviceCount() > 1) s += tr("<br>device %1").arg(analysis_->trace(device).device);
+    s += tr("<br>allocated %1<br>active %2<br>reserved %3<br>cached %4")
+             .arg(formatBytes(double(v.allocated)), formatBytes(double(v.active)), formatBytes(double(v.reserved)),
+                  formatBytes(double(v.reserved - v.allocated)));
+    return s;
+}
+
+size_t TimelinePlot::laneAt(const QPointF& pos) const {
+    for (size_t i = 0; i < lanes_.size(); ++i)
+        if (lanes_[i].rect->outerRect().contains(pos.toPoint())) return i;
+    return 0;
+}
+
+double TimelinePlot::timeAt(const QPointF& pos) const {
+    return lanes_[laneAt(pos)].rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+}
+
+void TimelinePlot::setCursorTime(double seconds) {
+    for (auto& l : lanes_) {
+        l.cursor->point1->setCoords(seconds, 0), l.cursor->point2->setCoords(seconds, 1);
+        l.cursor->setVisible(true);
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setHighlightedEvent(int device, size_t event) {
+    for (size_t i = 0; i < lanes_.size(); ++i) {
+        const bool here = analysis_->trace(i).device == device && event < analysis_->trace(i).eventCount();
+        lanes_[i].highlight->setVisible(here);
+        if (!here) continue;
+        const double t = double(analysis_->trace(i).timeUs[event] - originUs_) / 1e6;
+        lanes_[i].highlight->point1->setCoords(t, 0), lanes_[i].highlight->point2->setCoords(t, 1);
+        const QCPRange r = visibleRange();
+        if (t < r.lower || t > r.upper) setVisibleRange(QCPRange(t - r.size() / 2, t + r.size() / 2));
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setSelection(std::optional<QCPRange> r) {
+    selection_ = r;
+    for (auto& l : lanes_) {
+        l.selection->setVisible(r.has_value());
+        if (r) l.selection->topLeft->setCoords(r->lower, 0), l.selection->bottomRight->setCoords(r->upper, 1);
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+    emit selectionChanged(r ? r->lower : 0, r ? r->upper : 0);
+}
+
+void TimelinePlot::mousePressEvent(QMouseEvent* e) {
+    rangeAtPress_ = visibleRange();
+    if (!lanes_.empty() && e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier)) {
+        selectAnchor_ = timeAt(e->position());
+        return;
+    }
+    setSelectionRectMode(e->modifiers() & Qt::ControlModifier ? QCP::srmZoom : QCP::srmNone);
+    QCustomPlot::mousePressEvent(e);
+}
+
+void TimelinePlot::mouseMoveEvent(QMouseEvent* e) {
+    if (lanes_.empty()) return QCustomPlot::mouseMoveEvent(e);
+    const double t = timeAt(e->position());
+    if (selectAnchor_) {
+        const QCPRange r(std::min(*selectAnchor_, t), std::max(*selectAnchor_, t));
+        selection_ = r;
+        for (auto& l : lanes_) {
+            l.selection->setVisible(true);
+            l.selection->topLeft->setCoords(r.lower, 0), l.selection->bottomRight->setCoords(r.upper, 1);
+        }
+    } else {
+        QCustomPlot::mouseMoveEvent(e);
+    }
+    setCursorTime(t);
+    QToolTip::showText(e->globalPosition().toPoint(), tooltipAt(laneAt(e->position()), t), this);
+    emit cursorMoved(t);
+}
+
+void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
+    if (selectAnchor_) {
+        const double a = *selectAnchor_, b = timeAt(e->position());
+        selectAnchor_.reset();
+        const auto* x = lanes_[0].rect->axis(QCPAxis::atBottom);
+        if (std::abs(x->coordToPixel(a) - x->coordToPixel(b)) < 3) setSelection(std::nullopt);
+        else setSelection(QCPRange(std::min(a, b), std::max(a, b)));
+        return;
+    }
+    QCustomPlot::mouseReleaseEvent(e);
+    const QCPRange now = visibleRange();
+    if (now.lower != rangeAtPress_.lower || now.upper != rangeAtPress_.upper) rememberRange(rangeAtPress_);
+    else if (!lanes_.empty() && e->button() == Qt::LeftButton) emit timeClicked(timeAt(e->position()));
+}
+
+void TimelinePlot::mouseDoubleClickEvent(QMouseEvent* e) {
+    Q_UNUSED(e);
+    fitAll();
+}
+
+void TimelinePlot::wheelEvent(QWheelEvent* e) {
+    if (!wheelActive_) rangeBeforeWheel_ = visibleRange(), wheelActive_ = true;
+    wheelSettle_.start();
+    QCustomPlot::wheelEvent(e);
+}
+
+void TimelinePlot::resizeEvent(QResizeEvent* e) {
+    QCustomPlot::resizeEvent(e);
+    if (!lanes_.empty()) refreshData();
+}
+
+void TimelinePlot::leaveEvent(QEvent* e) {
+    for (auto& l : lanes_) l.cursor->setVisible(false);
+    replot(QCustomPlot::rpQueuedReplot);
+    QCustomPlot::leaveEvent(e);
+}
+
+void TimelinePlot::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange) applyColours(), replot();
+    QCustomPlot::changeEvent(e);
+}
+
+} // namespace vs::ui

@@ -1,0 +1,90 @@
+#pragma once
+// The allocated / active / reserved timeline: one axis rect per device with linked time axes,
+// level-of-detail data per repaint, the cached part shaded, OOM and annotation markers, a cursor
+// with a tooltip, wheel zoom, drag pan, Ctrl-drag rubber-band zoom, Shift-drag range selection,
+// double-click to fit and a zoom history.
+#include "CaptureLoader.h"
+#include "analysis/TimelineLod.h"
+
+#include <qcustomplot.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace vs::ui {
+
+class TimelinePlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    explicit TimelinePlot(QWidget* parent = nullptr);
+
+    void setAnalysis(AnalysisPtr analysis);
+    AnalysisPtr analysis() const { return analysis_; }
+    int64_t originUs() const { return originUs_; }
+
+    QCPRange visibleRange() const;
+    void setVisibleRange(const QCPRange& r, bool remember = true);
+    void fitAll();
+    bool zoomBack();
+    bool zoomForward();
+    void setCursorTime(double seconds);
+    std::optional<QCPRange> selection() const { return selection_; }
+    void setSelection(std::optional<QCPRange> r);
+    void setHighlightedEvent(int device, size_t event); // a marker at one event (from the event list)
+    // Values under a time for one device index: allocated, active, reserved.
+    Totals valuesAt(size_t device, double seconds) const;
+    size_t pointsDrawn() const { return pointsDrawn_; } // after the last refresh, all graphs
+    QString tooltipAt(size_t device, double seconds) const;
+
+signals:
+    void cursorMoved(double seconds);
+    void timeClicked(double seconds);
+    void selectionChanged(double from, double to); // from == to: cleared
+    void visibleRangeChanged(double from, double to);
+
+protected:
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void mouseDoubleClickEvent(QMouseEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+    void leaveEvent(QEvent* e) override;
+    void changeEvent(QEvent* e) override;
+
+private:
+    struct Lane {
+        QCPAxisRect* rect = nullptr;
+        QCPGraph *allocated = nullptr, *active = nullptr, *reserved = nullptr;
+        std::unique_ptr<TimelineLod> lodAllocated, lodActive, lodReserved;
+        QCPItemStraightLine* cursor = nullptr;
+        QCPItemRect* selection = nullptr;
+        QCPItemStraightLine* highlight = nullptr;
+    };
+    void clearLanes();
+    void buildLane(size_t device);
+    void refreshData(bool replotAfter = true);
+    void applyColours();
+    void rememberRange(const QCPRange& previous);
+    size_t laneAt(const QPointF& pos) const;
+    double timeAt(const QPointF& pos) const;
+    QCPRange fullRange() const;
+
+    AnalysisPtr analysis_;
+    int64_t originUs_ = 0;
+    std::vector<Lane> lanes_;
+    QCPLegend* legend_ = nullptr;
+    std::vector<QCPRange> back_, forward_;
+    std::optional<QCPRange> selection_;
+    std::optional<double> selectAnchor_;
+    QCPRange rangeAtPress_;
+    bool refreshing_ = false;
+    size_t pointsDrawn_ = 0;
+    int dataWidth_ = -1; // axis rect width the current data was computed for
+    QTimer wheelSettle_;
+    QCPRange rangeBeforeWheel_;
+    bool wheelActive_ = false;
+};
+
+} // namespace vs::ui
