@@ -60,6 +60,9 @@ void TimelinePlot::buildLane(size_t device) {
     Lane lane;
     lane.rect = new QCPAxisRect(this);
     plotLayout()->addElement(plotLayout()->rowCount(), 0, lane.rect);
+    // A fixed left margin: the plot does not shift when y labels change width, and lanes align.
+    lane.rect->setAutoMargins(QCP::msTop | QCP::msRight | QCP::msBottom);
+    lane.rect->setMargins(QMargins(fontMetrics().horizontalAdvance(QStringLiteral("000.0 MiB")) + 34, 0, 0, 0));
     lane.rect->setRangeDrag(Qt::Horizontal);
     lane.rect->setRangeZoom(Qt::Horizontal);
     QCPAxis* x = lane.rect->axis(QCPAxis::atBottom);

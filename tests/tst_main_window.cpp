@@ -1,0 +1,204 @@
+// The GUI, offscreen: plotted series against PyTorch's truth, mouse interactions on the timeline,
+// the event list and stack pane in sync, and headless --screenshot.
+#include "EventTableModel.h"
+#include "MainWindow.h"
+#include "StackPane.h"
+#include "TestData.h"
+#include "TimelinePlot.h"
+
+#include <QImage>
+#include <QJsonArray>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace vs;
+using vs::ui::MainWindow;
+using vs::ui::TimelinePlot;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void plottedExtremesEqualTruth();
+    void wheelZoomsAroundTheMouse();
+    void dragPansAndHistoryGoesBack();
+    void shiftDragSelectsARange();
+    void clickSelectsEventAndStack();
+    void badFileShowsNoCrashAndKeepsWindow();
+    void screenshotWritesAskedSize();
+
+private:
+    std::unique_ptr<MainWindow> open(const QString& name);
+    static void mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons, Qt::KeyboardModifiers mods = {});
+};
+
+void TestMainWindow::initTestCase() {
+    QCoreApplication::setOrganizationName("vramscope-tests");
+    QSettings().clear();
+}
+
+std::unique_ptr<MainWindow> TestMainWindow::open(const QString& name) {
+    auto w = std::make_unique<MainWindow>();
+    w->resize(1400, 900);
+    w->show();
+    w->setAnalysis(name, ui::CaptureLoader::openNow(QString::fromStdString(vs::test::samplePath(name))));
+    QApplication::processEvents();
+    w->timeline()->replot();
+    return w;
+}
+
+void TestMainWindow::mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons, Qt::KeyboardModifiers mods) {
+    const Qt::MouseButton button = type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton;
+    QMouseEvent e(type, QPointF(at), w->mapToGlobal(QPointF(at)), button, buttons, mods);
+    QApplication::sendEvent(w, &e);
+}
+
+void TestMainWindow::plottedExtremesEqualTruth() {
+    for (const QString name : {"leak_list", "mixed_sizes", "expandable"}) {
+        auto w = open(name);
+        const QJsonObject truth = vs::test::sampleTruth(name);
+        TimelinePlot* plot = w->timeline();
+        QCOMPARE(plot->graphCount(), 3);
+        auto maxOf = [](QCPGraph* g) {
+            double m = 0;
+            for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) m = std::max(m, it->value);
+            return m;
+        };
+        QCPGraph* reserved = plot->graph(0);
+        QCPGraph* allocated = plot->graph(2);
+        QCOMPARE(allocated->name(), QString("allocated"));
+        QCOMPARE(maxOf(allocated), truth["max_memory_allocated"].toDouble());
+        QCOMPARE(maxOf(reserved), truth["max_memory_reserved"].toDouble());
+        QCOMPARE((allocated->data()->constEnd() - 1)->value, truth["final_allocated"].toDouble());
+        QVERIFY(plot->pointsDrawn() <= size_t(3 * 2 * plot->axisRect(0)->width() + 12));
+    }
+}
+
+void TestMainWindow::wheelZoomsAroundTheMouse() {
+    auto w = open("clean_loop");
+    TimelinePlot* plot = w->timeline();
+    const QCPRange before = plot->visibleRange();
+    QCPAxisRect* rect = plot->axisRect(0);
+    const QPoint at(rect->left() + rect->width() / 4, rect->top() + rect->height() / 2);
+    const double under = rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x());
+    QWheelEvent wheel(QPointF(at), plot->mapToGlobal(QPointF(at)), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(plot, &wheel);
+    const QCPRange after = plot->visibleRange();
+    QVERIFY(after.size() < before.size() * 0.95);
+    const double now = rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x());
+    QVERIFY2(std::abs(now - under) < before.size() * 1e-3,
+             qPrintable(QString("%1 under the mouse before, %2 after; range %3..%4 -> %5..%6")
+                            .arg(under).arg(now).arg(before.lower).arg(before.upper).arg(after.lower).arg(after.upper)));
+}
+
+void TestMainWindow::dragPansAndHistoryGoesBack() {
+    auto w = open("clean_loop");
+    TimelinePlot* plot = w->timeline();
+    plot->setVisibleRange(QCPRange(1, 3));
+    QCPAxisRect* rect = plot->axisRect(0);
+    const QPoint a(rect->left() + 400, rect->top() + 50), b(rect->left() + 200, rect->top() + 50);
+    mouse(plot, QEvent::MouseButtonPress, a, Qt::LeftButton);
+    mouse(plot, QEvent::MouseMove, b, Qt::LeftButton);
+    mouse(plot, QEvent::MouseButtonRelease, b, Qt::NoButton);
+    const QCPRange panned = plot->visibleRange();
+    QVERIFY(panned.lower > 1.01); // dragged to the left: later times come into view
+    QVERIFY(std::abs(panned.size() - 2.0) < 1e-9);
+    QVERIFY(plot->zoomBack());
+    QCOMPARE(plot->visibleRange().lower, 1.0);
+    QVERIFY(plot->zoomForward());
+    QCOMPARE(plot->visibleRange().lower, panned.lower);
+    plot->fitAll();
+    QVERIFY(plot->visibleRange().size() > 2.0);
+}
+
+void TestMainWindow::shiftDragSelectsARange() {
+    auto w = open("leak_list");
+    TimelinePlot* plot = w->timeline();
+    QSignalSpy spy(plot, &TimelinePlot::selectionChanged);
+    QCPAxisRect* rect = plot->axisRect(0);
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    const QPoint a(rect->left() + 100, rect->top() + 40), b(rect->left() + 600, rect->top() + 40);
+    mouse(plot, QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::ShiftModifier);
+    mouse(plot, QEvent::MouseMove, b, Qt::LeftButton, Qt::ShiftModifier);
+    mouse(plot, QEvent::MouseButtonRelease, b, Qt::NoButton, Qt::ShiftModifier);
+    QCOMPARE(spy.count(), 1);
+    const double from = spy.at(0).at(0).toDouble(), to = spy.at(0).at(1).toDouble();
+    QVERIFY(std::abs(from - x->pixelToCoord(a.x())) < 1e-9);
+    QVERIFY(std::abs(to - x->pixelToCoord(b.x())) < 1e-9);
+    QVERIFY(plot->selection().has_value());
+    // the values the status bar reports for the selection are the replay's at those moments
+    const auto& trace = w->timeline()->analysis()->trace(0);
+    const auto us = plot->originUs() + static_cast<int64_t>(std::floor(to * 1e6));
+    const auto n = std::upper_bound(trace.timeUs.begin(), trace.timeUs.end(), us) - trace.timeUs.begin();
+    QVERIFY(n > 0);
+    QCOMPARE(plot->valuesAt(0, to).allocated, w->timeline()->analysis()->replay(0).allocated[size_t(n - 1)]);
+}
+
+void TestMainWindow::clickSelectsEventAndStack() {
+    auto w = open("stacks_all");
+    TimelinePlot* plot = w->timeline();
+    QCPAxisRect* rect = plot->axisRect(0);
+    const QPoint at(rect->left() + rect->width() / 2, rect->top() + 40);
+    mouse(plot, QEvent::MouseButtonPress, at, Qt::LeftButton);
+    mouse(plot, QEvent::MouseButtonRelease, at, Qt::NoButton);
+    const int row = w->eventTable()->currentIndex().row();
+    QVERIFY(row >= 0);
+    const double t = rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x());
+    auto* model = static_cast<ui::EventTableModel*>(w->eventTable()->model());
+    QVERIFY(model->timeOfRow(row) <= t);
+    if (row + 1 < model->rowCount()) QVERIFY(model->timeOfRow(row + 1) > t);
+    // stacks=all: internal frames are folded until the toggle is on
+    w->eventTable()->selectRow(0);
+    const int folded = w->stackPane()->visibleFrameCount();
+    w->stackPane()->setShowInternal(true);
+    const int all = w->stackPane()->visibleFrameCount();
+    QVERIFY2(all > folded, qPrintable(QString("%1 vs %2").arg(all).arg(folded)));
+    QVERIFY(w->stackPane()->stackText().count('\n') >= all - 1);
+}
+
+void TestMainWindow::badFileShowsNoCrashAndKeepsWindow() {
+    auto w = open("oom");
+    QTemporaryDir dir;
+    const QString bad = dir.filePath("bad.pickle");
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("\x80\x04garbage");
+    f.close();
+    QSignalSpy failed(w->loader(), &ui::CaptureLoader::failed);
+    QTimer::singleShot(0, [] {}); // the error dialog is modal: close it as soon as it shows
+    QTimer closer;
+    QObject::connect(&closer, &QTimer::timeout, [] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) box->accept();
+    });
+    closer.start(20);
+    w->openFile(bad);
+    QVERIFY(failed.wait(5000));
+    QVERIFY(failed.at(0).at(1).toString().contains("at byte"));
+    QCOMPARE(w->timeline()->graphCount(), 3); // the previous capture is still shown
+}
+
+void TestMainWindow::screenshotWritesAskedSize() {
+    QTemporaryDir dir;
+    for (const QString view : {"timeline", "blockmap", "leaks", "window"}) {
+        const QString out = dir.filePath(view + ".png");
+        QProcess p;
+        p.start(QStringLiteral(VRAMSCOPE_GUI), {QString::fromStdString(vs::test::samplePath("leak_cut")), "--screenshot", out,
+                                                "--view", view, "--size", "800x500"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        const QImage img(out);
+        QCOMPARE(img.size(), QSize(800, 500));
+    }
+    QProcess bad;
+    bad.start(QStringLiteral(VRAMSCOPE_GUI), {"/nonexistent.pickle", "--screenshot", dir.filePath("x.png")});
+    QVERIFY(bad.waitForFinished(30000));
+    QCOMPARE(bad.exitCode(), 2);
+    QVERIFY(bad.readAllStandardError().contains("cannot open"));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"
