@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what vramscope needs to build, test and run, from Debian's packages (run as root).
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config ccache git
+  qt6-base-dev qt6-svg-dev libqcustomplot-dev libzstd-dev zlib1g-dev
+  clang libclang-rt-14-dev   # the libFuzzer target and the sanitizer build
+  fonts-dejavu-core           # text in headless renders
+  zstd python3                # sample tooling
+)
+export DEBIAN_FRONTEND=noninteractive
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
