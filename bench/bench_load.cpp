@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     const int repeats = argc > 2 ? std::atoi(argv[2]) : 1;
-    struct stat st{};
+    struct stat st {};
     stat(argv[1], &st);
     for (int r = 0; r < repeats; ++r) {
         const double t0 = now();
@@ -38,12 +38,15 @@ int main(int argc, char** argv) {
         auto analysis = vs::CaptureAnalysis::analyse(std::move(capture));
         const auto summary = analysis->summary(0);
         const double t2 = now();
-        std::printf("file %s: %.1f MB, %zu events, %zu frames, %zu stacks\n", argv[1], double(st.st_size) / 1e6,
-                    events, analysis->capture().frames.size(), analysis->capture().stacks.size());
-        std::printf("  parse %.3f s, replay %.3f s, total %.3f s, %.1f M events/s, peak RSS %.1f MB (%.2fx file)\n",
-                    t1 - t0, t2 - t1, t2 - t0, double(events) / (t2 - t0) / 1e6, double(peakRssKiB()) / 1024,
-                    double(peakRssKiB()) * 1024 / double(st.st_size));
-        std::printf("  peak allocated %lld, peak reserved %lld\n", static_cast<long long>(summary.peak.allocated),
+        std::printf("file %s: %.1f MB, %zu events, %zu frames, %zu stacks\n", argv[1],
+                    double(st.st_size) / 1e6, events, analysis->capture().frames.size(),
+                    analysis->capture().stacks.size());
+        std::printf(
+            "  parse %.3f s, replay %.3f s, total %.3f s, %.1f M events/s, peak RSS %.1f MB (%.2fx file)\n",
+            t1 - t0, t2 - t1, t2 - t0, double(events) / (t2 - t0) / 1e6, double(peakRssKiB()) / 1024,
+            double(peakRssKiB()) * 1024 / double(st.st_size));
+        std::printf("  peak allocated %lld, peak reserved %lld\n",
+                    static_cast<long long>(summary.peak.allocated),
                     static_cast<long long>(summary.peak.reserved));
     }
     return 0;

@@ -18,7 +18,7 @@ constexpr uint64_t kMiB = 1 << 20;
 constexpr uint64_t kSmallBase = 0x7f0000000000, kLargeBase = 0x7f1000000000, kLeakBase = 0x7f2000000000;
 
 class Writer {
-public:
+  public:
     explicit Writer(FILE* f) : f_(f) {}
     ~Writer() { flush(); }
     void op(uint8_t o) {
@@ -40,8 +40,10 @@ public:
         slot = memoize();
     }
     void get(uint32_t i) {
-        if (i < 256) op('h'), op(static_cast<uint8_t>(i));
-        else op('j'), put(&i, 4);
+        if (i < 256)
+            op('h'), op(static_cast<uint8_t>(i));
+        else
+            op('j'), put(&i, 4);
     }
     void integer(int64_t v) {
         if (v >= 0 && v < 256) return op('K'), op(static_cast<uint8_t>(v));
@@ -59,28 +61,51 @@ public:
         buf_.clear();
     }
 
-private:
+  private:
     FILE* f_;
     std::vector<uint8_t> buf_;
     uint32_t memo_ = 0;
 };
 
-enum Key { Action, Addr, Size, Stream, Time, Frames, Cc, Um, Name, Filename, Line, Device, Address, TotalSize,
-           SegType, Blocks, State, Requested, KeyCount };
-const char* kKeyText[] = {"action", "addr", "size", "stream", "time_us", "frames", "compile_context",
-                          "user_metadata", "name", "filename", "line", "device", "address", "total_size",
-                          "segment_type", "blocks", "state", "requested_size"};
+enum Key {
+    Action,
+    Addr,
+    Size,
+    Stream,
+    Time,
+    Frames,
+    Cc,
+    Um,
+    Name,
+    Filename,
+    Line,
+    Device,
+    Address,
+    TotalSize,
+    SegType,
+    Blocks,
+    State,
+    Requested,
+    KeyCount
+};
+const char* kKeyText[] = {
+    "action",          "addr",          "size",         "stream",   "time_us", "frames",
+    "compile_context", "user_metadata", "name",         "filename", "line",    "device",
+    "address",         "total_size",    "segment_type", "blocks",   "state",   "requested_size"};
 
 class Generator {
-public:
+  public:
     Generator(Writer& w, uint64_t seed) : w_(w), rng_(seed) {
         keys_.assign(KeyCount, UINT32_MAX);
-        names_.assign(kFrames, UINT32_MAX), files_.assign(kFrames, UINT32_MAX), frameMemo_.assign(kFrames, UINT32_MAX);
+        names_.assign(kFrames, UINT32_MAX), files_.assign(kFrames, UINT32_MAX),
+            frameMemo_.assign(kFrames, UINT32_MAX);
         stackMemo_.assign(kStacks, UINT32_MAX);
         actions_.assign(6, UINT32_MAX);
         for (int s = 0; s < kStacks; ++s)
-            for (int d = 0, depth = 3 + int(rng_() % 4); d < depth; ++d) stacks_[s].push_back(int(rng_() % kFrames));
-        for (int i = 0; i < 36; ++i) pattern_.push_back(i % 3 == 2 ? kMiB + 1 + rng_() % (18 * kMiB) : 1 + rng_() % kMiB);
+            for (int d = 0, depth = 3 + int(rng_() % 4); d < depth; ++d)
+                stacks_[s].push_back(int(rng_() % kFrames));
+        for (int i = 0; i < 36; ++i)
+            pattern_.push_back(i % 3 == 2 ? kMiB + 1 + rng_() % (18 * kMiB) : 1 + rng_() % kMiB);
     }
 
     void run(uint64_t target) {
@@ -89,7 +114,7 @@ public:
     uint64_t emitted() const { return emitted_; }
     void writeFinalSegments();
 
-private:
+  private:
     static constexpr int kFrames = 60, kStacks = 200;
 
     void key(Key k) { w_.shared(keys_[k], kKeyText[k]); }
@@ -108,7 +133,8 @@ private:
     int64_t time_ = 1790000000000000;
 };
 
-const char* kActions[] = {"alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "snapshot"};
+const char* kActions[] = {"alloc",         "free_requested", "free_completed",
+                          "segment_alloc", "segment_free",   "snapshot"};
 
 void Generator::stack(int s) {
     if (stackMemo_[s] != UINT32_MAX) return w_.get(stackMemo_[s]);
@@ -179,7 +205,8 @@ void Generator::iteration() {
     if (leakCount_ % perSegment == 0) event(3, kLeakBase + leakSegments_++ * 2 * kMiB, 2 * kMiB, 2);
     event(0, kLeakBase + (leakSegments_ - 1) * 2 * kMiB + (leakCount_ % perSegment) * 4096, 4000, 3);
     ++leakCount_;
-    for (auto it = live.rbegin(); it != live.rend(); ++it) event(1, it->addr, it->size, it->stack), event(2, it->addr, it->size, it->stack);
+    for (auto it = live.rbegin(); it != live.rend(); ++it)
+        event(1, it->addr, it->size, it->stack), event(2, it->addr, it->size, it->stack);
     if (++iterations_ % 500 == 0) { // empty_cache: every whole free segment goes back to the driver
         for (size_t i = 0; i < smallLive_.size(); ++i)
             if (smallLive_[i]) event(4, kSmallBase + i * 2 * kMiB, 2 * kMiB, 4), smallLive_[i] = false;
@@ -189,7 +216,8 @@ void Generator::iteration() {
 }
 
 void Generator::writeFinalSegments() {
-    auto segment = [&](uint64_t addr, uint64_t size, bool small, const std::vector<std::pair<uint64_t, bool>>& blocks) {
+    auto segment = [&](uint64_t addr, uint64_t size, bool small,
+                       const std::vector<std::pair<uint64_t, bool>>& blocks) {
         w_.op('}'), w_.memoize(), w_.op('(');
         key(Device), w_.integer(0);
         key(Address), w_.integer(int64_t(addr));

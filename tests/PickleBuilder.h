@@ -9,7 +9,7 @@
 namespace vs::test {
 
 class PickleBuilder {
-public:
+  public:
     std::vector<uint8_t> bytes;
 
     PickleBuilder& op(uint8_t o) { return bytes.push_back(o), *this; }
@@ -20,8 +20,10 @@ public:
         return *this;
     }
     PickleBuilder& str(const std::string& s) { // SHORT_BINUNICODE + MEMOIZE, as protocol 4 writes it
-        if (s.size() < 256) op(0x8c).op(static_cast<uint8_t>(s.size()));
-        else op('X').u32(static_cast<uint32_t>(s.size()));
+        if (s.size() < 256)
+            op(0x8c).op(static_cast<uint8_t>(s.size()));
+        else
+            op('X').u32(static_cast<uint32_t>(s.size()));
         return raw(s.data(), s.size()).op(0x94);
     }
     PickleBuilder& integer(int64_t v) {

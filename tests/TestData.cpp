@@ -9,7 +9,9 @@
 
 namespace vs::test {
 
-QString samplesDir() { return QStringLiteral(VRAMSCOPE_SAMPLES_DIR); }
+QString samplesDir() {
+    return QStringLiteral(VRAMSCOPE_SAMPLES_DIR);
+}
 
 QStringList sampleNames() {
     QStringList names;

@@ -11,9 +11,9 @@
 namespace vs::test {
 
 QString samplesDir();
-QStringList sampleNames();                      // clean_loop, leak_list, ...
-std::string samplePath(const QString& name);    // the compressed or plain pickle
-QJsonObject sampleTruth(const QString& name);   // NAME.truth.json
+QStringList sampleNames();                    // clean_loop, leak_list, ...
+std::string samplePath(const QString& name);  // the compressed or plain pickle
+QJsonObject sampleTruth(const QString& name); // NAME.truth.json
 std::vector<uint8_t> readFile(const std::string& path);
 
 } // namespace vs::test

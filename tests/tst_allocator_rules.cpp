@@ -12,7 +12,7 @@ using namespace vs;
 
 class TestAllocatorRules : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void roundSize();
     void roundupPower2Divisions();
     void splitRule();
@@ -42,9 +42,10 @@ void TestAllocatorRules::roundupPower2Divisions() {
 
 void TestAllocatorRules::splitRule() {
     AllocatorRules r;
-    QVERIFY(r.shouldSplit(2 << 20, 512, true, false));      // small pool: any 512 B remainder
+    QVERIFY(r.shouldSplit(2 << 20, 512, true, false)); // small pool: any 512 B remainder
     QVERIFY(!r.shouldSplit(1024, 1024, true, false));
-    QVERIFY(!r.shouldSplit((2 << 20) + (1 << 20), 2 << 20, false, false)); // large: remainder must exceed 1 MiB
+    QVERIFY(
+        !r.shouldSplit((2 << 20) + (1 << 20), 2 << 20, false, false)); // large: remainder must exceed 1 MiB
     QVERIFY(r.shouldSplit((2 << 20) + (1 << 20) + 512, 2 << 20, false, false));
     QVERIFY(r.shouldSplit((2 << 20) + 512, 2 << 20, false, true)); // expandable: 512 B is enough
     r.maxSplitSize = 4 << 20;
@@ -58,8 +59,12 @@ void TestAllocatorRules::flatMapMatchesUnorderedMap() {
     for (int i = 0; i < 200000; ++i) {
         const uint64_t k = (rng() % 5000) * 512; // clustered keys, like addresses
         switch (rng() % 3) {
-        case 0: m.set(k, uint32_t(i)), ref[k] = uint32_t(i); break;
-        case 1: m.erase(k), ref.erase(k); break;
+        case 0:
+            m.set(k, uint32_t(i)), ref[k] = uint32_t(i);
+            break;
+        case 1:
+            m.erase(k), ref.erase(k);
+            break;
         default: {
             auto it = ref.find(k);
             QCOMPARE(m.find(k), it == ref.end() ? FlatMap::kMissing : it->second);
@@ -136,7 +141,7 @@ void TestAllocatorRules::expandableMapJoinsAndUnmapSplits() {
     uint64_t block = 0;
     QVERIFY(s.alloc(base + 512, (5 << 20) + 1, 1, &block));
     QCOMPARE(block, uint64_t((5 << 20) + 512)); // expandable: split at 512 B granularity
-    QVERIFY(s.unmap(base + page, page)); // a hole in the middle again
+    QVERIFY(s.unmap(base + page, page));        // a hole in the middle again
     const auto segs = s.segments();
     QCOMPARE(segs.size(), size_t(2));
     QCOMPARE(segs[1].address, base + 2 * page);

@@ -10,7 +10,7 @@
 
 class TestCli : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void summaryJsonFields();
     void summaryText();
     void seriesCsv();
@@ -18,7 +18,7 @@ private slots:
     void badInput_data();
     void badInput();
 
-private:
+  private:
     struct Run {
         int code;
         QByteArray out, err;
@@ -27,7 +27,8 @@ private:
         QProcess p;
         p.start(QStringLiteral(VRAMSCOPE_CLI), args);
         p.waitForFinished(60000);
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+                p.readAllStandardError()};
     }
     static QString sample(const QString& n) { return QString::fromStdString(vs::test::samplePath(n)); }
 };
@@ -38,8 +39,9 @@ void TestCli::summaryJsonFields() {
     const auto doc = QJsonDocument::fromJson(r.out).object();
     QCOMPARE(doc["format"].toString(), QString("pytorch-snapshot-pickle.zst"));
     const auto d = doc["devices"].toArray()[0].toObject();
-    for (const char* k : {"device", "events", "first_time_us", "last_time_us", "peak_allocated", "peak_reserved",
-                          "final_allocated", "final_reserved", "final_active", "oom_events", "segments"})
+    for (const char* k :
+         {"device", "events", "first_time_us", "last_time_us", "peak_allocated", "peak_reserved",
+          "final_allocated", "final_reserved", "final_active", "oom_events", "segments"})
         QVERIFY2(d.contains(k), k);
     const auto truth = vs::test::sampleTruth("leak_list");
     QCOMPARE(d["final_allocated"].toDouble(), truth["final_allocated"].toDouble());
@@ -67,7 +69,8 @@ void TestCli::seriesCsv() {
         QVERIFY(values != prev);
         prev = values;
     }
-    QCOMPARE(lines.last().split(',')[1].toLongLong(), qint64(vs::test::sampleTruth("clean_loop")["final_allocated"].toDouble()));
+    QCOMPARE(lines.last().split(',')[1].toLongLong(),
+             qint64(vs::test::sampleTruth("clean_loop")["final_allocated"].toDouble()));
 }
 
 void TestCli::stateAtTime() {
@@ -91,10 +94,15 @@ void TestCli::badInput_data() {
     QTest::newRow("unknown command") << QStringList{"frobnicate", "x"} << "unknown command";
     QTest::newRow("no command") << QStringList{} << "no command";
     QTest::newRow("series without --csv") << QStringList{"series", sample("oom")} << "--csv";
-    QTest::newRow("bad --at") << QStringList{"state", sample("oom"), "--at", "soon", "--json"} << "--at needs a number";
-    QTest::newRow("missing device") << QStringList{"state", sample("oom"), "--device", "3", "--json"} << "no device 3";
-    QTest::newRow("unknown option") << QStringList{"summary", sample("oom"), "--fast"} << "unknown option --fast";
-    QTest::newRow("not a pickle") << QStringList{"summary", QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/oom.truth.json")} << "JSON";
+    QTest::newRow("bad --at") << QStringList{"state", sample("oom"), "--at", "soon", "--json"}
+                              << "--at needs a number";
+    QTest::newRow("missing device") << QStringList{"state", sample("oom"), "--device", "3", "--json"}
+                                    << "no device 3";
+    QTest::newRow("unknown option") << QStringList{"summary", sample("oom"), "--fast"}
+                                    << "unknown option --fast";
+    QTest::newRow("not a pickle") << QStringList{"summary",
+                                                 QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/oom.truth.json")}
+                                  << "JSON";
 }
 
 void TestCli::badInput() {

@@ -20,7 +20,7 @@ using vs::ui::TimelinePlot;
 
 class TestMainWindow : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void initTestCase();
     void plottedExtremesEqualTruth();
     void wheelZoomsAroundTheMouse();
@@ -30,9 +30,10 @@ private slots:
     void badFileShowsNoCrashAndKeepsWindow();
     void screenshotWritesAskedSize();
 
-private:
+  private:
     std::unique_ptr<MainWindow> open(const QString& name);
-    static void mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons, Qt::KeyboardModifiers mods = {});
+    static void mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons,
+                      Qt::KeyboardModifiers mods = {});
 };
 
 void TestMainWindow::initTestCase() {
@@ -50,7 +51,8 @@ std::unique_ptr<MainWindow> TestMainWindow::open(const QString& name) {
     return w;
 }
 
-void TestMainWindow::mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons, Qt::KeyboardModifiers mods) {
+void TestMainWindow::mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons,
+                           Qt::KeyboardModifiers mods) {
     const Qt::MouseButton button = type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton;
     QMouseEvent e(type, QPointF(at), w->mapToGlobal(QPointF(at)), button, buttons, mods);
     QApplication::sendEvent(w, &e);
@@ -64,7 +66,8 @@ void TestMainWindow::plottedExtremesEqualTruth() {
         QCOMPARE(plot->graphCount(), 3);
         auto maxOf = [](QCPGraph* g) {
             double m = 0;
-            for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) m = std::max(m, it->value);
+            for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+                m = std::max(m, it->value);
             return m;
         };
         QCPGraph* reserved = plot->graph(0);
@@ -84,15 +87,20 @@ void TestMainWindow::wheelZoomsAroundTheMouse() {
     QCPAxisRect* rect = plot->axisRect(0);
     const QPoint at(rect->left() + rect->width() / 4, rect->top() + rect->height() / 2);
     const double under = rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x());
-    QWheelEvent wheel(QPointF(at), plot->mapToGlobal(QPointF(at)), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
-                      Qt::NoScrollPhase, false);
+    QWheelEvent wheel(QPointF(at), plot->mapToGlobal(QPointF(at)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(plot, &wheel);
     const QCPRange after = plot->visibleRange();
     QVERIFY(after.size() < before.size() * 0.95);
     const double now = rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x());
     QVERIFY2(std::abs(now - under) < before.size() * 1e-3,
              qPrintable(QString("%1 under the mouse before, %2 after; range %3..%4 -> %5..%6")
-                            .arg(under).arg(now).arg(before.lower).arg(before.upper).arg(after.lower).arg(after.upper)));
+                            .arg(under)
+                            .arg(now)
+                            .arg(before.lower)
+                            .arg(before.upper)
+                            .arg(after.lower)
+                            .arg(after.upper)));
 }
 
 void TestMainWindow::dragPansAndHistoryGoesBack() {
@@ -186,8 +194,8 @@ void TestMainWindow::screenshotWritesAskedSize() {
     for (const QString view : {"timeline", "blockmap", "leaks", "window"}) {
         const QString out = dir.filePath(view + ".png");
         QProcess p;
-        p.start(QStringLiteral(VRAMSCOPE_GUI), {QString::fromStdString(vs::test::samplePath("leak_cut")), "--screenshot", out,
-                                                "--view", view, "--size", "800x500"});
+        p.start(QStringLiteral(VRAMSCOPE_GUI), {QString::fromStdString(vs::test::samplePath("leak_cut")),
+                                                "--screenshot", out, "--view", view, "--size", "800x500"});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
         const QImage img(out);

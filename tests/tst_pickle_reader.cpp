@@ -16,7 +16,7 @@ using vs::test::PickleBuilder;
 
 class TestPickleReader : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void minimalSnapshotProtocols_data();
     void minimalSnapshotProtocols();
     void sharedFrameListIsOneStack();
@@ -35,18 +35,26 @@ namespace {
 // entries sharing one frames list through the memo, as Python's pickler writes it.
 PickleBuilder snapshot(uint8_t protocol) {
     PickleBuilder p;
-    p.proto(protocol).emptyDict().mark();                // memo 0: top dict
-    p.str("segments").emptyList();                        // 1, 2
+    p.proto(protocol).emptyDict().mark();                         // memo 0: top dict
+    p.str("segments").emptyList();                                // 1, 2
     p.str("device_traces").emptyList().mark().emptyList().mark(); // 3, 4, 5
     // entry 1: alloc 513 bytes at 4096 with a one-frame stack
-    p.emptyDict().mark();                                 // 6
-    p.str("action").str("alloc");                         // 7, 8
-    p.str("addr").integer(1 << 20);                       // 9
-    p.str("size").integer(513);                           // 10
-    p.str("stream").integer(0);                           // 11
-    p.str("time_us").integer(1700000000000000);           // 12
-    p.str("frames").emptyList().mark();                   // 13, 14
-    p.emptyDict().mark().str("name").str("f").str("filename").str("x.py").str("line").integer(7).setitems(); // 15..20
+    p.emptyDict().mark();                       // 6
+    p.str("action").str("alloc");               // 7, 8
+    p.str("addr").integer(1 << 20);             // 9
+    p.str("size").integer(513);                 // 10
+    p.str("stream").integer(0);                 // 11
+    p.str("time_us").integer(1700000000000000); // 12
+    p.str("frames").emptyList().mark();         // 13, 14
+    p.emptyDict()
+        .mark()
+        .str("name")
+        .str("f")
+        .str("filename")
+        .str("x.py")
+        .str("line")
+        .integer(7)
+        .setitems(); // 15..20
     p.appends().setitems();
     // entry 2: free_requested referencing the same frames list (memo 14) and the same keys
     p.emptyDict().mark().get(7).str("free_requested").get(9).integer(1 << 20).get(10).integer(513);
@@ -57,7 +65,9 @@ PickleBuilder snapshot(uint8_t protocol) {
     return p;
 }
 
-std::unique_ptr<Capture> load(const std::vector<uint8_t>& b) { return loadSnapshotBytes(b); }
+std::unique_ptr<Capture> load(const std::vector<uint8_t>& b) {
+    return loadSnapshotBytes(b);
+}
 
 } // namespace
 
@@ -117,7 +127,7 @@ void TestPickleReader::bigIntegersAreClampedWithWarning() {
     p.op(0x8a).op(9).raw(big, 9);
     QVERIFY(load(PickleBuilder(p).setitems().appends().appends().setitems().stop().bytes)->warnings.empty());
     auto exact = load(PickleBuilder(p).setitems().appends().appends().setitems().stop().bytes);
-    QCOMPARE(exact->devices[0].addr[0], UINT64_MAX); // fits in 64 unsigned bits: exact, no warning
+    QCOMPARE(exact->devices[0].addr[0], UINT64_MAX);         // fits in 64 unsigned bits: exact, no warning
     const uint8_t huge[10] = {5, 0, 0, 0, 0, 0, 0, 0, 0, 1}; // 2**72 + 5
     p.str("size").op(0x8a).op(10).raw(huge, 10).setitems().appends().appends().setitems().stop();
     auto clamped = load(p.bytes);
@@ -128,39 +138,60 @@ void TestPickleReader::bigIntegersAreClampedWithWarning() {
 void TestPickleReader::rejects_data() {
     QTest::addColumn<QByteArray>("input");
     QTest::addColumn<QString>("message");
-    auto bytes = [](const PickleBuilder& p) { return QByteArray(reinterpret_cast<const char*>(p.bytes.data()), qsizetype(p.bytes.size())); };
+    auto bytes = [](const PickleBuilder& p) {
+        return QByteArray(reinterpret_cast<const char*>(p.bytes.data()), qsizetype(p.bytes.size()));
+    };
     QTest::newRow("empty") << QByteArray() << "empty";
     QTest::newRow("text") << QByteArray("hello world\n") << "not a pickle";
     QTest::newRow("json") << QByteArray("{\"segments\": []}") << "JSON";
     QTest::newRow("protocol 6") << bytes(PickleBuilder().proto(6)) << "unsupported pickle protocol 6";
     QTest::newRow("protocol 1") << bytes(PickleBuilder().proto(1)) << "unsupported pickle protocol 1";
-    QTest::newRow("GLOBAL os.system") << bytes(PickleBuilder().proto(2).op('c').raw("os\nsystem\n", 10).stop())
-                                      << "refusing opcode GLOBAL: it would import or call Python code, which a PyTorch memory snapshot never contains at byte 2";
+    QTest::newRow("GLOBAL os.system")
+        << bytes(PickleBuilder().proto(2).op('c').raw("os\nsystem\n", 10).stop())
+        << "refusing opcode GLOBAL: it would import or call Python code, which a PyTorch memory snapshot "
+           "never contains at byte 2";
     QTest::newRow("STACK_GLOBAL") << bytes(PickleBuilder().proto(4).str("os").str("system").op(0x93))
                                   << "refusing opcode STACK_GLOBAL";
-    QTest::newRow("REDUCE") << bytes(PickleBuilder().proto(4).emptyList().op('R')) << "refusing opcode REDUCE: it would import or call Python code, which a PyTorch memory snapshot never contains at byte 4";
+    QTest::newRow("REDUCE") << bytes(PickleBuilder().proto(4).emptyList().op('R'))
+                            << "refusing opcode REDUCE: it would import or call Python code, which a PyTorch "
+                               "memory snapshot never contains at byte 4";
     QTest::newRow("BUILD") << bytes(PickleBuilder().proto(4).emptyDict().op('b')) << "refusing opcode BUILD";
     QTest::newRow("bytes opcode") << bytes(PickleBuilder().proto(4).op('C').op(1).op('x').stop())
                                   << "unsupported pickle opcode 0x43 (SHORT_BINBYTES)";
     QTest::newRow("not an opcode") << bytes(PickleBuilder().proto(4).op(0xff)) << "0xff";
-    QTest::newRow("absurd string length")
-        << bytes(PickleBuilder().proto(4).op('X').u32(0xfffffff0u)) << "truncated pickle: needs 4294967280 more bytes";
-    QTest::newRow("memo get never stored") << bytes(PickleBuilder().proto(4).get(5).stop()) << "memo index 5 was never stored";
+    QTest::newRow("absurd string length") << bytes(PickleBuilder().proto(4).op('X').u32(0xfffffff0u))
+                                          << "truncated pickle: needs 4294967280 more bytes";
+    QTest::newRow("memo get never stored")
+        << bytes(PickleBuilder().proto(4).get(5).stop()) << "memo index 5 was never stored";
     QTest::newRow("memo put far away")
-        << bytes(PickleBuilder().proto(2).emptyList().op('r').u32(0xffffff00u).stop()) << "memo index 4294967040 is out of range";
-    QTest::newRow("list of ints") << bytes(PickleBuilder().proto(4).emptyList().mark().integer(1).integer(2).appends().stop())
-                                  << "not a PyTorch memory snapshot: a segment is not a dict";
-    QTest::newRow("int") << bytes(PickleBuilder().proto(4).integer(3).stop()) << "not a PyTorch memory snapshot";
-    QTest::newRow("dict without keys") << bytes(PickleBuilder().proto(4).emptyDict().mark().str("a").integer(1).setitems().stop())
-                                       << "neither 'segments' nor 'device_traces'";
-    QTest::newRow("append to a dict") << bytes(PickleBuilder().proto(4).emptyDict().integer(1).op('a').stop())
-                                      << "not a list";
+        << bytes(PickleBuilder().proto(2).emptyList().op('r').u32(0xffffff00u).stop())
+        << "memo index 4294967040 is out of range";
+    QTest::newRow("list of ints")
+        << bytes(PickleBuilder().proto(4).emptyList().mark().integer(1).integer(2).appends().stop())
+        << "not a PyTorch memory snapshot: a segment is not a dict";
+    QTest::newRow("int") << bytes(PickleBuilder().proto(4).integer(3).stop())
+                         << "not a PyTorch memory snapshot";
+    QTest::newRow("dict without keys")
+        << bytes(PickleBuilder().proto(4).emptyDict().mark().str("a").integer(1).setitems().stop())
+        << "neither 'segments' nor 'device_traces'";
+    QTest::newRow("append to a dict")
+        << bytes(PickleBuilder().proto(4).emptyDict().integer(1).op('a').stop()) << "not a list";
     QTest::newRow("stack underflow") << bytes(PickleBuilder().proto(4).op('s')) << "stack underflow";
-    QTest::newRow("appends without mark") << bytes(PickleBuilder().proto(4).emptyList().appends()) << "MARK expected";
-    QTest::newRow("stop on empty stack") << bytes(PickleBuilder().proto(4).stop()) << "STOP with an empty stack";
-    QTest::newRow("entry field not int")
-        << bytes(PickleBuilder().proto(4).emptyDict().mark().str("action").str("alloc").str("addr").str("x").setitems().stop())
-        << "trace entry field 'addr' is not an integer";
+    QTest::newRow("appends without mark")
+        << bytes(PickleBuilder().proto(4).emptyList().appends()) << "MARK expected";
+    QTest::newRow("stop on empty stack")
+        << bytes(PickleBuilder().proto(4).stop()) << "STOP with an empty stack";
+    QTest::newRow("entry field not int") << bytes(PickleBuilder()
+                                                      .proto(4)
+                                                      .emptyDict()
+                                                      .mark()
+                                                      .str("action")
+                                                      .str("alloc")
+                                                      .str("addr")
+                                                      .str("x")
+                                                      .setitems()
+                                                      .stop())
+                                         << "trace entry field 'addr' is not an integer";
     QTest::newRow("no STOP") << bytes(PickleBuilder().proto(4).emptyDict()) << "truncated pickle";
 }
 

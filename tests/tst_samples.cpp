@@ -13,7 +13,7 @@ using namespace vs;
 
 class TestSamples : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void allSamplesPresent();
     void stepsEqualTruth_data();
     void stepsEqualTruth();
@@ -43,7 +43,8 @@ std::vector<Key> keys(const std::vector<StateSegment>& segs) {
 } // namespace
 
 void TestSamples::allSamplesPresent() {
-    const QStringList want{"clean_loop", "expandable", "leak_cut", "leak_list", "mixed_sizes", "oom", "side_stream", "stacks_all"};
+    const QStringList want{"clean_loop",  "expandable", "leak_cut",    "leak_list",
+                           "mixed_sizes", "oom",        "side_stream", "stacks_all"};
     QCOMPARE(vs::test::sampleNames(), want);
 }
 
@@ -82,7 +83,8 @@ void TestSamples::finalReplayEqualsSnapshotBlockForBlock() {
     QFETCH(QString, name);
     const auto a = open(name);
     const DeviceTrace& t = a->trace(0);
-    const auto replayed = Replay::stateAfter(t, a->capture().streams, a->replay(0), a->rules(), t.eventCount());
+    const auto replayed =
+        Replay::stateAfter(t, a->capture().streams, a->replay(0), a->rules(), t.eventCount());
     const auto snapshot = toStateSegments(t.finalSegments);
     QCOMPARE(keys(replayed), keys(snapshot));
     QCOMPARE(replayed.size(), snapshot.size()); // same segment boundaries too
@@ -104,7 +106,8 @@ void TestSamples::midStatesEqualAllocatorsOwnList() {
         if (t.action[i] == Action::Snapshot) marks.push_back(t.timeUs[i]);
     const size_t n = std::min<size_t>(marks.size(), size_t(mids.size()));
     if (n == 0) QSKIP("this sample has no mid-run block lists");
-    for (size_t k = 0; k < n; ++k) { // the newest n marks are the newest n mid states (a cut trace loses old ones)
+    for (size_t k = 0; k < n;
+         ++k) { // the newest n marks are the newest n mid states (a cut trace loses old ones)
         const auto mid = mids[mids.size() - qsizetype(n) + qsizetype(k)].toObject();
         std::vector<Key> want;
         for (const auto& b : mid["blocks"].toArray()) {
@@ -125,10 +128,13 @@ void TestSamples::cutHistoryHasBaseline() {
     // The 3 MiB tensor made before the window is among the baseline blocks, whole (3 MiB + 5 B -> rounded).
     bool found = false;
     for (const auto& s : r.initialState)
-        for (const auto& b : s.blocks) found |= b.state == BlockState::ActiveAllocated && b.requestedSize == (3u << 20) + 5 && b.size == (3u << 20) + 512;
+        for (const auto& b : s.blocks)
+            found |= b.state == BlockState::ActiveAllocated && b.requestedSize == (3u << 20) + 5 &&
+                     b.size == (3u << 20) + 512;
     QVERIFY(found);
-    QVERIFY(std::any_of(a->warnings().begin(), a->warnings().end(),
-                        [](const std::string& w) { return w.find("before the first recorded event") != std::string::npos; }));
+    QVERIFY(std::any_of(a->warnings().begin(), a->warnings().end(), [](const std::string& w) {
+        return w.find("before the first recorded event") != std::string::npos;
+    }));
 }
 
 void TestSamples::sideStreamKeepsPendingFree() {
@@ -136,7 +142,8 @@ void TestSamples::sideStreamKeepsPendingFree() {
     const auto s = a->summary(0);
     QVERIFY(s.final.active > s.final.allocated); // one block waits for the side stream
     const auto end = keys(a->stateAt(0, INT64_MAX));
-    QVERIFY(std::any_of(end.begin(), end.end(), [](const Key& k) { return std::get<2>(k) == "active_pending_free"; }));
+    QVERIFY(std::any_of(end.begin(), end.end(),
+                        [](const Key& k) { return std::get<2>(k) == "active_pending_free"; }));
 }
 
 void TestSamples::oomIsCounted() {

@@ -10,7 +10,7 @@ using namespace vs;
 
 class TestTimelineLod : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void budgetAndExtremes_data();
     void budgetAndExtremes();
     void exactWhenZoomedIn();

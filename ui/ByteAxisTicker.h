@@ -5,11 +5,11 @@
 namespace vs::ui {
 
 class ByteAxisTicker : public QCPAxisTicker {
-protected:
+  protected:
     double getTickStep(const QCPRange& range) override;
     QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
 
-private:
+  private:
     double unit_ = 1;
     int decimals_ = 0;
 };

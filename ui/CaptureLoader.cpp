@@ -12,9 +12,12 @@ CaptureLoader::CaptureLoader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<AnalysisPtr>();
     connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, [this] {
         const Outcome o = watcher_.result();
-        if (o.cancelled) emit cancelled(path_);
-        else if (o.analysis) emit loaded(path_, o.analysis);
-        else emit failed(path_, o.error);
+        if (o.cancelled)
+            emit cancelled(path_);
+        else if (o.analysis)
+            emit loaded(path_, o.analysis);
+        else
+            emit failed(path_, o.error);
     });
 }
 
@@ -38,7 +41,12 @@ void CaptureLoader::open(const QString& path) {
             const int pct = static_cast<int>(f * 100);
             if (pct != last && self) {
                 last = pct;
-                QMetaObject::invokeMethod(self, [self, pct] { if (self) emit self->progress(pct); }, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    self,
+                    [self, pct] {
+                        if (self) emit self->progress(pct);
+                    },
+                    Qt::QueuedConnection);
             }
             return !flag->load();
         };
@@ -60,6 +68,8 @@ void CaptureLoader::cancel() {
     if (cancel_) cancel_->store(true);
 }
 
-AnalysisPtr CaptureLoader::openNow(const QString& path) { return CaptureAnalysis::open(path.toStdString()); }
+AnalysisPtr CaptureLoader::openNow(const QString& path) {
+    return CaptureAnalysis::open(path.toStdString());
+}
 
 } // namespace vs::ui

@@ -15,7 +15,7 @@ using AnalysisPtr = std::shared_ptr<const CaptureAnalysis>;
 
 class CaptureLoader : public QObject {
     Q_OBJECT
-public:
+  public:
     explicit CaptureLoader(QObject* parent = nullptr);
     ~CaptureLoader() override;
     void open(const QString& path);
@@ -24,13 +24,13 @@ public:
     // Blocking variant for headless use (--screenshot) and tests. Throws LoadError.
     static AnalysisPtr openNow(const QString& path);
 
-signals:
+  signals:
     void progress(int percent);
     void loaded(const QString& path, vs::ui::AnalysisPtr analysis);
     void failed(const QString& path, const QString& message);
     void cancelled(const QString& path);
 
-private:
+  private:
     struct Outcome {
         AnalysisPtr analysis;
         QString error;

@@ -26,16 +26,21 @@ int EventTableModel::rowCount(const QModelIndex& parent) const {
     return static_cast<int>(std::min<size_t>(analysis_->trace(device_).eventCount(), INT32_MAX));
 }
 
-int EventTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int EventTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant EventTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal) return {};
-    static const char* names[] = {"#", "Time (s)", "Action", "Address", "Size", "Stream", "Allocated after",
-                                  "Reserved after", "Allocation site"};
-    static const char* tips[] = {"Event index in the trace", "Seconds since the first event",
-                                 "Allocator action", "Block or segment address",
+    static const char* names[] = {"#",      "Time (s)",        "Action",         "Address",        "Size",
+                                  "Stream", "Allocated after", "Reserved after", "Allocation site"};
+    static const char* tips[] = {"Event index in the trace",
+                                 "Seconds since the first event",
+                                 "Allocator action",
+                                 "Block or segment address",
                                  "Requested bytes (alloc/free), segment bytes, or free device bytes (oom)",
-                                 "CUDA stream", "torch.cuda.memory_allocated() after this event",
+                                 "CUDA stream",
+                                 "torch.cuda.memory_allocated() after this event",
                                  "torch.cuda.memory_reserved() after this event",
                                  "Innermost frame of your own code in the event's stack"};
     if (role == Qt::DisplayRole) return tr(names[section]);
@@ -51,7 +56,8 @@ QString EventTableModel::siteOf(size_t event) const {
     const Frame& f = c.frames[c.stacks.frames(s)[i]];
     return QStringLiteral("%1  (%2:%3)")
         .arg(QString::fromUtf8(c.strings.text(f.name).data(), qsizetype(c.strings.text(f.name).size())),
-             QFileInfo(QString::fromUtf8(c.strings.text(f.filename).data(), qsizetype(c.strings.text(f.filename).size())))
+             QFileInfo(QString::fromUtf8(c.strings.text(f.filename).data(),
+                                         qsizetype(c.strings.text(f.filename).size())))
                  .fileName())
         .arg(f.line);
 }
@@ -61,31 +67,46 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     const auto i = static_cast<size_t>(index.row());
     const DeviceTrace& t = analysis_->trace(device_);
     if (role == Qt::TextAlignmentRole)
-        return index.column() == Action || index.column() == Site ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                                                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == Action || index.column() == Site
+                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole && index.column() == Action) {
         const bool dark = QGuiApplication::palette().color(QPalette::Window).lightness() < 128;
         switch (t.action[i]) {
-        case vs::Action::Alloc: return QColor(dark ? "#5ea8ff" : "#1f66c4");
-        case vs::Action::Oom: return QColor("#dc2828");
+        case vs::Action::Alloc:
+            return QColor(dark ? "#5ea8ff" : "#1f66c4");
+        case vs::Action::Oom:
+            return QColor("#dc2828");
         case vs::Action::SegmentAlloc:
-        case vs::Action::SegmentMap: return QColor(dark ? "#ffaa46" : "#d66e00");
-        default: return {};
+        case vs::Action::SegmentMap:
+            return QColor(dark ? "#ffaa46" : "#d66e00");
+        default:
+            return {};
         }
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     const ReplayResult& r = analysis_->replay(device_);
     switch (index.column()) {
-    case Index: return static_cast<qulonglong>(i);
-    case Time: return QString::number(double(t.timeUs[i] - originUs_) / 1e6, 'f', 6);
-    case Action: return QString::fromLatin1(actionName(t.action[i]).data());
-    case Address: return QString::fromStdString(hexAddress(t.addr[i]));
-    case Size: return role == Qt::ToolTipRole ? QString::number(t.size[i]) + " B" : formatBytes(double(t.size[i]));
-    case Stream: return QString::number(analysis_->capture().streams[t.stream[i].value]);
-    case Allocated: return formatBytes(double(r.allocated[i]));
-    case Reserved: return formatBytes(double(r.reserved[i]));
-    case Site: return siteOf(i);
-    default: return {};
+    case Index:
+        return static_cast<qulonglong>(i);
+    case Time:
+        return QString::number(double(t.timeUs[i] - originUs_) / 1e6, 'f', 6);
+    case Action:
+        return QString::fromLatin1(actionName(t.action[i]).data());
+    case Address:
+        return QString::fromStdString(hexAddress(t.addr[i]));
+    case Size:
+        return role == Qt::ToolTipRole ? QString::number(t.size[i]) + " B" : formatBytes(double(t.size[i]));
+    case Stream:
+        return QString::number(analysis_->capture().streams[t.stream[i].value]);
+    case Allocated:
+        return formatBytes(double(r.allocated[i]));
+    case Reserved:
+        return formatBytes(double(r.reserved[i]));
+    case Site:
+        return siteOf(i);
+    default:
+        return {};
     }
 }
 

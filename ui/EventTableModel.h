@@ -8,7 +8,7 @@ namespace vs::ui {
 
 class EventTableModel : public QAbstractTableModel {
     Q_OBJECT
-public:
+  public:
     enum Column { Index, Time, Action, Address, Size, Stream, Allocated, Reserved, Site, ColumnCount };
 
     explicit EventTableModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
@@ -24,7 +24,7 @@ public:
     int rowAtTime(double seconds) const;
     double timeOfRow(int row) const;
 
-private:
+  private:
     QString siteOf(size_t event) const;
     AnalysisPtr analysis_;
     size_t device_ = 0;

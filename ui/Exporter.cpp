@@ -10,10 +10,13 @@
 namespace vs::ui {
 
 namespace {
-QString suffixOf(const QString& path) { return QFileInfo(path).suffix().toLower(); }
+QString suffixOf(const QString& path) {
+    return QFileInfo(path).suffix().toLower();
+}
 
 // Paints into an SVG or PDF file sized `size` points; `paint` opens its own painter on the device.
-template <class Paint> QString paintVector(const QString& path, QSize size, const QString& title, Paint paint) {
+template <class Paint>
+QString paintVector(const QString& path, QSize size, const QString& title, Paint paint) {
     if (suffixOf(path) == "svg") {
         QSvgGenerator svg;
         svg.setFileName(path);
@@ -41,10 +44,12 @@ QString exportPlot(QCustomPlot* plot, const QString& path, QSize size) {
     if (!size.isValid()) size = plot->size();
     const QString suffix = suffixOf(path);
     if (suffix == "png") {
-        return plot->toPixmap(size.width(), size.height()).save(path, "PNG") ? QString()
-                                                                              : QObject::tr("Cannot write %1").arg(path);
+        return plot->toPixmap(size.width(), size.height()).save(path, "PNG")
+                   ? QString()
+                   : QObject::tr("Cannot write %1").arg(path);
     }
-    if (suffix != "svg" && suffix != "pdf") return QObject::tr("Unknown image type '%1': use .png, .svg or .pdf").arg(suffix);
+    if (suffix != "svg" && suffix != "pdf")
+        return QObject::tr("Unknown image type '%1': use .png, .svg or .pdf").arg(suffix);
     return paintVector(path, size, QStringLiteral("vramscope timeline"), [&](QPaintDevice* device) {
         QCPPainter painter(device);
         plot->toPainter(&painter, size.width(), size.height());
@@ -53,8 +58,10 @@ QString exportPlot(QCustomPlot* plot, const QString& path, QSize size) {
 
 QString exportWidget(QWidget* widget, const QString& path) {
     const QString suffix = suffixOf(path);
-    if (suffix == "png") return widget->grab().save(path, "PNG") ? QString() : QObject::tr("Cannot write %1").arg(path);
-    if (suffix != "svg" && suffix != "pdf") return QObject::tr("Unknown image type '%1': use .png, .svg or .pdf").arg(suffix);
+    if (suffix == "png")
+        return widget->grab().save(path, "PNG") ? QString() : QObject::tr("Cannot write %1").arg(path);
+    if (suffix != "svg" && suffix != "pdf")
+        return QObject::tr("Unknown image type '%1': use .png, .svg or .pdf").arg(suffix);
     return paintVector(path, widget->size(), QStringLiteral("vramscope"), [&](QPaintDevice* device) {
         QPainter painter(device);
         widget->render(&painter);

@@ -44,7 +44,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     warnings_ = new QLabel(this);
     warnings_->setWordWrap(true);
     warnings_->setVisible(false);
-    warnings_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 4px 8px; border-bottom: 1px solid #e0c060; }"));
+    warnings_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 4px 8px; "
+                                            "border-bottom: 1px solid #e0c060; }"));
 
     lower_ = new QSplitter(Qt::Horizontal, this);
     lower_->addWidget(table_);
@@ -157,7 +158,8 @@ void MainWindow::onFailed(const QString& path, const QString& message) {
     setBusy(false);
     fileLabel_->setText(analysis_ ? QFileInfo(path_).fileName() : tr("No capture open"));
     QMessageBox box(QMessageBox::Critical, tr("Cannot open capture"),
-                    tr("vramscope could not open %1.").arg(QFileInfo(path).fileName()), QMessageBox::Ok, this);
+                    tr("vramscope could not open %1.").arg(QFileInfo(path).fileName()), QMessageBox::Ok,
+                    this);
     box.setInformativeText(message);
     box.exec();
 }
@@ -175,8 +177,9 @@ void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
     setWindowTitle(tr("%1 \u2014 vramscope").arg(QFileInfo(path).fileName()));
     size_t events = 0;
     for (size_t i = 0; i < analysis_->deviceCount(); ++i) events += analysis_->trace(i).eventCount();
-    fileLabel_->setText(tr("%1 \u2022 %n device(s)", nullptr, int(analysis_->deviceCount())).arg(QFileInfo(path).fileName()) +
-                        tr(" \u2022 %L1 events").arg(events));
+    fileLabel_->setText(
+        tr("%1 \u2022 %n device(s)", nullptr, int(analysis_->deviceCount())).arg(QFileInfo(path).fileName()) +
+        tr(" \u2022 %L1 events").arg(events));
     fileLabel_->setToolTip(path);
     QStringList warnings;
     for (const auto& w : analysis_->warnings()) warnings << QString::fromStdString(w).toHtmlEscaped();
@@ -197,7 +200,9 @@ void MainWindow::onSelection(double from, double to) {
     }
     const size_t d = model_->device();
     const Totals a = timeline_->valuesAt(d, from), b = timeline_->valuesAt(d, to);
-    auto delta = [](int64_t v) { return (v >= 0 ? QStringLiteral("+") : QString()) + formatBytes(double(v)); };
+    auto delta = [](int64_t v) {
+        return (v >= 0 ? QStringLiteral("+") : QString()) + formatBytes(double(v));
+    };
     selectionLabel_->setText(tr("Selection %1 s: allocated %2, reserved %3")
                                  .arg(to - from, 0, 'f', 6)
                                  .arg(delta(b.allocated - a.allocated), delta(b.reserved - a.reserved)));

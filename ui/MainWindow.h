@@ -20,7 +20,7 @@ class TimelinePlot;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
-public:
+  public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -32,12 +32,12 @@ public:
     CaptureLoader* loader() const { return loader_; }
     QString summaryMarkdown() const;
 
-protected:
+  protected:
     void closeEvent(QCloseEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
 
-private:
+  private:
     void buildMenus();
     void buildStatusBar();
     void restoreSettings();

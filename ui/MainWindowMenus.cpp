@@ -20,7 +20,8 @@ namespace vs::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
-const char* kOpenFilter = QT_TRANSLATE_NOOP("MainWindow",
+const char* kOpenFilter = QT_TRANSLATE_NOOP(
+    "MainWindow",
     "PyTorch memory snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;All files (*)");
 } // namespace
 
@@ -38,34 +39,42 @@ void MainWindow::buildMenus() {
         if (!path_.isEmpty()) openFile(path_);
     });
     file->addSeparator();
-    file->addAction(tr("&Export Timeline\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportTimeline);
-    file->addAction(tr("Export &Window\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, &MainWindow::exportWindow);
+    file->addAction(tr("&Export Timeline\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    &MainWindow::exportTimeline);
+    file->addAction(tr("Export &Window\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
+                    &MainWindow::exportWindow);
     file->addAction(tr("Copy &Image"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
         QApplication::clipboard()->setPixmap(timeline_->toPixmap());
         statusBar()->showMessage(tr("Timeline image copied"), 3000);
     });
-    file->addAction(tr("Copy &Summary (Markdown)"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C), this, [this] {
-        QApplication::clipboard()->setText(summaryMarkdown());
-        statusBar()->showMessage(tr("Summary copied as Markdown"), 3000);
-    });
+    file->addAction(tr("Copy &Summary (Markdown)"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C), this,
+                    [this] {
+                        QApplication::clipboard()->setText(summaryMarkdown());
+                        statusBar()->showMessage(tr("Summary copied as Markdown"), 3000);
+                    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(tr("Copy &Stack"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), this,
                     [this] { QApplication::clipboard()->setText(stack_->stackText()); });
-    edit->addAction(tr("&Editor Command\u2026"), QKeySequence(Qt::CTRL | Qt::Key_Comma), this, &MainWindow::chooseEditor);
+    edit->addAction(tr("&Editor Command\u2026"), QKeySequence(Qt::CTRL | Qt::Key_Comma), this,
+                    &MainWindow::chooseEditor);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Fit All"), QKeySequence(Qt::Key_Home), timeline_, &TimelinePlot::fitAll);
-    view->addAction(tr("Zoom &Back"), QKeySequence(Qt::ALT | Qt::Key_Left), timeline_, &TimelinePlot::zoomBack);
-    view->addAction(tr("Zoom &Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), timeline_, &TimelinePlot::zoomForward);
+    view->addAction(tr("Zoom &Back"), QKeySequence(Qt::ALT | Qt::Key_Left), timeline_,
+                    &TimelinePlot::zoomBack);
+    view->addAction(tr("Zoom &Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), timeline_,
+                    &TimelinePlot::zoomForward);
     view->addAction(tr("Zoom to &Selection"), QKeySequence(Qt::Key_Z), this, [this] {
         if (auto s = timeline_->selection()) timeline_->setVisibleRange(*s);
     });
     view->addAction(tr("&Clear Selection / Cancel"), QKeySequence(Qt::Key_Escape), this, [this] {
-        if (loader_->busy()) loader_->cancel();
-        else timeline_->setSelection(std::nullopt);
+        if (loader_->busy())
+            loader_->cancel();
+        else
+            timeline_->setSelection(std::nullopt);
     });
     QAction* internal = view->addAction(tr("Show &Internal Frames"));
     internal->setCheckable(true);
@@ -82,7 +91,8 @@ void MainWindow::updateRecentMenu() {
     recentMenu_->clear();
     const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
     for (int i = 0; i < recent.size(); ++i) {
-        QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(recent[i]).fileName()));
+        QAction* a =
+            recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(recent[i]).fileName()));
         a->setToolTip(recent[i]);
         if (i < 9) a->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
         const QString path = recent[i];
@@ -105,41 +115,48 @@ void MainWindow::addRecent(const QString& path) {
 void MainWindow::exportTimeline() {
     if (!analysis_) return;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export timeline"),
-                                                      QFileInfo(path_).completeBaseName() + "-timeline.png", imageFileFilter());
+                                                      QFileInfo(path_).completeBaseName() + "-timeline.png",
+                                                      imageFileFilter());
     if (path.isEmpty()) return;
     const QString error = exportPlot(timeline_, path);
-    if (!error.isEmpty()) QMessageBox::warning(this, tr("Export timeline"), error);
-    else statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export timeline"), error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
 }
 
 void MainWindow::exportWindow() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export window"), QStringLiteral("vramscope.png"), imageFileFilter());
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export window"),
+                                                      QStringLiteral("vramscope.png"), imageFileFilter());
     if (path.isEmpty()) return;
     const QString error = exportWidget(this, path);
-    if (!error.isEmpty()) QMessageBox::warning(this, tr("Export window"), error);
-    else statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export window"), error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
 }
 
 void MainWindow::chooseEditor() {
     bool ok = false;
     const QString current = QSettings().value(QStringLiteral("editorCommand")).toString();
-    const QString command = QInputDialog::getText(
-        this, tr("Editor command"),
-        tr("Command to open a source file; {file} and {line} are replaced.\n"
-           "Examples: code -g {file}:{line}   \u2022   kate --line {line} {file}\n"
-           "Leave empty to use the desktop's default application."),
-        QLineEdit::Normal, current, &ok);
+    const QString command =
+        QInputDialog::getText(this, tr("Editor command"),
+                              tr("Command to open a source file; {file} and {line} are replaced.\n"
+                                 "Examples: code -g {file}:{line}   \u2022   kate --line {line} {file}\n"
+                                 "Leave empty to use the desktop's default application."),
+                              QLineEdit::Normal, current, &ok);
     if (ok) QSettings().setValue(QStringLiteral("editorCommand"), command);
 }
 
 void MainWindow::showAbout() {
-    QMessageBox::about(
-        this, tr("About vramscope"),
-        tr("<h3>vramscope %1</h3><p>GPU memory timelines from PyTorch memory snapshots.</p>"
-           "<p><b>Timeline</b>: wheel zooms time, drag pans, Ctrl+drag zooms to a rectangle, Shift+drag selects a "
-           "range, double-click or Home fits, Alt+Left/Right walks the zoom history, Z zooms to the selection, "
-           "Esc clears it. Click to select the event at that moment.</p>")
-            .arg(QApplication::applicationVersion()));
+    QMessageBox::about(this, tr("About vramscope"),
+                       tr("<h3>vramscope %1</h3><p>GPU memory timelines from PyTorch memory snapshots.</p>"
+                          "<p><b>Timeline</b>: wheel zooms time, drag pans, Ctrl+drag zooms to a rectangle, "
+                          "Shift+drag selects a "
+                          "range, double-click or Home fits, Alt+Left/Right walks the zoom history, Z zooms "
+                          "to the selection, "
+                          "Esc clears it. Click to select the event at that moment.</p>")
+                           .arg(QApplication::applicationVersion()));
 }
 
 } // namespace vs::ui

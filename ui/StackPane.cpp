@@ -53,7 +53,8 @@ StackPane::StackPane(QWidget* parent) : QWidget(parent) {
     copy->setToolTip(tr("Copy the whole stack, internal frames included, as text"));
     connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(stackText()); });
     auto* open = new QPushButton(tr("Open in editor"), this);
-    open->setToolTip(tr("Open the selected frame's file at its line (Edit \u2192 Editor command\u2026 to configure)"));
+    open->setToolTip(
+        tr("Open the selected frame's file at its line (Edit \u2192 Editor command\u2026 to configure)"));
     connect(open, &QPushButton::clicked, this, [this] { openInEditor(frames_->currentItem()); });
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(internal_);
@@ -65,8 +66,12 @@ StackPane::StackPane(QWidget* parent) : QWidget(parent) {
     layout->addLayout(buttons);
 }
 
-void StackPane::setShowInternal(bool on) { internal_->setChecked(on); }
-bool StackPane::showInternal() const { return internal_->isChecked(); }
+void StackPane::setShowInternal(bool on) {
+    internal_->setChecked(on);
+}
+bool StackPane::showInternal() const {
+    return internal_->isChecked();
+}
 
 void StackPane::clear() {
     analysis_.reset();
@@ -79,13 +84,14 @@ void StackPane::showEvent(AnalysisPtr analysis, size_t device, size_t event, int
     device_ = device, event_ = event, originUs_ = originUs;
     const DeviceTrace& t = analysis_->trace(device);
     const ReplayResult& r = analysis_->replay(device);
-    header_->setText(tr("<b>#%1 %2</b> at %3 s: %4 at %5, stream %6<br>after it: allocated %7, reserved %8")
-                         .arg(event)
-                         .arg(QString::fromLatin1(actionName(t.action[event]).data()))
-                         .arg(double(t.timeUs[event] - originUs) / 1e6, 0, 'f', 6)
-                         .arg(formatBytes(double(t.size[event])), QString::fromStdString(hexAddress(t.addr[event])))
-                         .arg(analysis_->capture().streams[t.stream[event].value])
-                         .arg(formatBytes(double(r.allocated[event])), formatBytes(double(r.reserved[event]))));
+    header_->setText(
+        tr("<b>#%1 %2</b> at %3 s: %4 at %5, stream %6<br>after it: allocated %7, reserved %8")
+            .arg(event)
+            .arg(QString::fromLatin1(actionName(t.action[event]).data()))
+            .arg(double(t.timeUs[event] - originUs) / 1e6, 0, 'f', 6)
+            .arg(formatBytes(double(t.size[event])), QString::fromStdString(hexAddress(t.addr[event])))
+            .arg(analysis_->capture().streams[t.stream[event].value])
+            .arg(formatBytes(double(r.allocated[event])), formatBytes(double(r.reserved[event]))));
     rebuild();
 }
 
@@ -114,8 +120,9 @@ void StackPane::rebuild() {
         }
         flushFolded();
         const QString file = text(c, c.frames[f].filename);
-        auto* item = new QTreeWidgetItem(frames_, {text(c, c.frames[f].name),
-                                                   QStringLiteral("%1:%2").arg(QFileInfo(file).fileName()).arg(c.frames[f].line)});
+        auto* item = new QTreeWidgetItem(
+            frames_, {text(c, c.frames[f].name),
+                      QStringLiteral("%1:%2").arg(QFileInfo(file).fileName()).arg(c.frames[f].line)});
         item->setData(0, Qt::UserRole, file);
         item->setData(0, Qt::UserRole + 1, c.frames[f].line);
         item->setToolTip(1, QStringLiteral("%1:%2").arg(file).arg(c.frames[f].line));
@@ -124,19 +131,24 @@ void StackPane::rebuild() {
         font.setBold(kind == FrameKind::User);
         item->setFont(0, font), item->setFont(1, font);
         if (kind == FrameKind::Internal)
-            for (int col : {0, 1}) item->setForeground(col, palette().color(QPalette::Disabled, QPalette::Text));
+            for (int col : {0, 1})
+                item->setForeground(col, palette().color(QPalette::Disabled, QPalette::Text));
     }
     flushFolded();
 }
 
-int StackPane::visibleFrameCount() const { return frames_->topLevelItemCount(); }
+int StackPane::visibleFrameCount() const {
+    return frames_->topLevelItemCount();
+}
 
 QString StackPane::stackText() const {
     if (!analysis_) return {};
     const Capture& c = analysis_->capture();
     QString out;
     for (FrameId f : c.stacks.frames(analysis_->trace(device_).stack[event_]))
-        out += QStringLiteral("%1 (%2:%3)\n").arg(text(c, c.frames[f].name), text(c, c.frames[f].filename)).arg(c.frames[f].line);
+        out += QStringLiteral("%1 (%2:%3)\n")
+                   .arg(text(c, c.frames[f].name), text(c, c.frames[f].filename))
+                   .arg(c.frames[f].line);
     return out;
 }
 
@@ -148,8 +160,10 @@ void StackPane::openInEditor(QTreeWidgetItem* item) {
 void openInEditor(const QString& file, int line) {
     const QString command = QSettings().value(QStringLiteral("editorCommand")).toString().trimmed();
     if (!QFileInfo::exists(file)) {
-        QMessageBox::information(nullptr, QObject::tr("Open in editor"),
-                                 QObject::tr("%1 does not exist on this machine (the capture may come from another one).").arg(file));
+        QMessageBox::information(
+            nullptr, QObject::tr("Open in editor"),
+            QObject::tr("%1 does not exist on this machine (the capture may come from another one).")
+                .arg(file));
         return;
     }
     if (command.isEmpty()) {
@@ -157,10 +171,12 @@ void openInEditor(const QString& file, int line) {
         return;
     }
     QStringList args = QProcess::splitCommand(command);
-    for (QString& a : args) a.replace(QStringLiteral("{file}"), file).replace(QStringLiteral("{line}"), QString::number(line));
+    for (QString& a : args)
+        a.replace(QStringLiteral("{file}"), file).replace(QStringLiteral("{line}"), QString::number(line));
     const QString program = args.takeFirst();
     if (!QProcess::startDetached(program, args))
-        QMessageBox::warning(nullptr, QObject::tr("Open in editor"), QObject::tr("Could not start %1.").arg(program));
+        QMessageBox::warning(nullptr, QObject::tr("Open in editor"),
+                             QObject::tr("Could not start %1.").arg(program));
 }
 
 } // namespace vs::ui

@@ -14,7 +14,7 @@ namespace vs::ui {
 
 class StackPane : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit StackPane(QWidget* parent = nullptr);
     void showEvent(AnalysisPtr analysis, size_t device, size_t event, int64_t originUs);
     void clear();
@@ -23,10 +23,10 @@ public:
     QString stackText() const; // what "Copy stack" puts on the clipboard
     int visibleFrameCount() const;
 
-signals:
+  signals:
     void showInternalChanged(bool on);
 
-private:
+  private:
     void rebuild();
     void openInEditor(QTreeWidgetItem* item);
 

@@ -6,8 +6,8 @@
 namespace vs::ui {
 
 struct TimelineColours {
-    QColor background, text, axis, grid, allocated, reserved, cached, active, cursor, selection, highlight, oom,
-        annotation, legendBackground;
+    QColor background, text, axis, grid, allocated, reserved, cached, active, cursor, selection, highlight,
+        oom, annotation, legendBackground;
 
     static TimelineColours forPalette(const QPalette& p) {
         const bool dark = p.color(QPalette::Window).lightness() < 128;

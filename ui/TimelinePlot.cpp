@@ -26,7 +26,8 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
         rememberRange(rangeBeforeWheel_);
     });
     plotLayout()->clear();
-    auto* empty = new QCPTextElement(this, tr("Open a PyTorch memory snapshot (File \u2192 Open, or drop a file here)"));
+    auto* empty = new QCPTextElement(
+        this, tr("Open a PyTorch memory snapshot (File \u2192 Open, or drop a file here)"));
     plotLayout()->addElement(0, 0, empty);
 }
 
@@ -45,10 +46,12 @@ void TimelinePlot::setAnalysis(AnalysisPtr analysis) {
     analysis_ = std::move(analysis);
     originUs_ = INT64_MAX;
     for (size_t d = 0; d < analysis_->deviceCount(); ++d)
-        if (analysis_->trace(d).eventCount()) originUs_ = std::min(originUs_, analysis_->trace(d).timeUs.front());
+        if (analysis_->trace(d).eventCount())
+            originUs_ = std::min(originUs_, analysis_->trace(d).timeUs.front());
     if (originUs_ == INT64_MAX) originUs_ = 0;
     for (size_t d = 0; d < analysis_->deviceCount(); ++d) buildLane(d);
-    if (lanes_.empty()) plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("This capture holds no device")));
+    if (lanes_.empty())
+        plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("This capture holds no device")));
     applyColours();
     fitAll();
     back_.clear();
@@ -62,7 +65,8 @@ void TimelinePlot::buildLane(size_t device) {
     plotLayout()->addElement(plotLayout()->rowCount(), 0, lane.rect);
     // A fixed left margin: the plot does not shift when y labels change width, and lanes align.
     lane.rect->setAutoMargins(QCP::msTop | QCP::msRight | QCP::msBottom);
-    lane.rect->setMargins(QMargins(fontMetrics().horizontalAdvance(QStringLiteral("000.0 MiB")) + 34, 0, 0, 0));
+    lane.rect->setMargins(
+        QMargins(fontMetrics().horizontalAdvance(QStringLiteral("000.0 MiB")) + 34, 0, 0, 0));
     lane.rect->setRangeDrag(Qt::Horizontal);
     lane.rect->setRangeZoom(Qt::Horizontal);
     QCPAxis* x = lane.rect->axis(QCPAxis::atBottom);
@@ -118,8 +122,8 @@ void TimelinePlot::buildLane(size_t device) {
     const auto colours = TimelineColours::forPalette(palette());
     for (size_t i = 0; i < t.eventCount(); ++i)
         if (t.action[i] == Action::Oom)
-            marker(double(t.timeUs[i] - originUs_) / 1e6, tr("OOM (%1 asked)").arg(formatBytes(double(t.size[i]))),
-                   QPen(colours.oom, 1.5));
+            marker(double(t.timeUs[i] - originUs_) / 1e6,
+                   tr("OOM (%1 asked)").arg(formatBytes(double(t.size[i]))), QPen(colours.oom, 1.5));
     // Annotations (record_function regions): labelled lines when few, short ticks at the top when many.
     std::vector<const Annotation*> starts;
     for (const auto& a : analysis_->capture().annotations)
@@ -128,12 +132,14 @@ void TimelinePlot::buildLane(size_t device) {
         const double at = double(starts[i]->timeUs - originUs_) / 1e6;
         const auto name = analysis_->capture().strings.text(starts[i]->name);
         if (starts.size() <= 30) {
-            marker(at, QString::fromUtf8(name.data(), qsizetype(name.size())), QPen(colours.annotation, 1, Qt::DotLine));
+            marker(at, QString::fromUtf8(name.data(), qsizetype(name.size())),
+                   QPen(colours.annotation, 1, Qt::DotLine));
             continue;
         }
         auto* tick = new QCPItemLine(this);
         tick->setClipAxisRect(lane.rect);
-        for (auto* p : {tick->start, tick->end}) p->setAxes(x, y), p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        for (auto* p : {tick->start, tick->end})
+            p->setAxes(x, y), p->setTypeY(QCPItemPosition::ptAxisRectRatio);
         tick->start->setCoords(at, 0), tick->end->setCoords(at, 0.03);
         QColor faint = colours.annotation;
         faint.setAlpha(110);
@@ -158,7 +164,8 @@ void TimelinePlot::buildLane(size_t device) {
         if (refreshing_) return;
         QCPRange want = range;
         const QCPRange full = fullRange();
-        if (want.size() < 1e-6) want = QCPRange(want.center() - 5e-7, want.center() + 5e-7); // 1 µs at most zoomed in
+        if (want.size() < 1e-6)
+            want = QCPRange(want.center() - 5e-7, want.center() + 5e-7); // 1 µs at most zoomed in
         if (want.size() > full.size() * 1.5) want = full;
         refreshing_ = true;
         for (auto& l : lanes_) l.rect->axis(QCPAxis::atBottom)->setRange(want);
@@ -229,7 +236,8 @@ void TimelinePlot::setVisibleRange(const QCPRange& r, bool remember) {
 
 void TimelinePlot::rememberRange(const QCPRange& previous) {
     const QCPRange now = visibleRange();
-    if (qFuzzyCompare(previous.lower + 1, now.lower + 1) && qFuzzyCompare(previous.upper + 1, now.upper + 1)) return;
+    if (qFuzzyCompare(previous.lower + 1, now.lower + 1) && qFuzzyCompare(previous.upper + 1, now.upper + 1))
+        return;
     back_.push_back(previous);
     if (back_.size() > 100) back_.erase(back_.begin());
     forward_.clear();
@@ -265,7 +273,8 @@ void TimelinePlot::refreshData(bool replotAfter) {
         const QCPRange r = l.rect->axis(QCPAxis::atBottom)->range();
         const int columns = std::max(1, l.rect->width());
         double top = 0;
-        for (auto [graph, lod] : {std::pair{l.reserved, l.lodReserved.get()}, {l.allocated, l.lodAllocated.get()},
+        for (auto [graph, lod] : {std::pair{l.reserved, l.lodReserved.get()},
+                                  {l.allocated, l.lodAllocated.get()},
                                   {l.active, l.lodActive.get()}}) {
             bool exact = false;
             const auto pts = lod->query(r.lower, r.upper, columns, &exact);
@@ -288,7 +297,8 @@ Totals TimelinePlot::valuesAt(size_t device, double seconds) const {
     const DeviceTrace& t = analysis_->trace(device);
     const ReplayResult& r = analysis_->replay(device);
     const auto us = originUs_ + static_cast<int64_t>(std::floor(seconds * 1e6));
-    const auto n = static_cast<size_t>(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin());
+    const auto n =
+        static_cast<size_t>(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin());
     return n == 0 ? r.initial : r.after(n - 1);
 }
 
@@ -300,8 +310,8 @@ QString TimelinePlot::tooltipAt(size_t device, double seconds) const {
                     .arg(abs.toString(QStringLiteral("yyyy-MM-dd hh:mm:ss.zzz")));
     if (analysis_->deviceCount() > 1) s += tr("<br>device %1").arg(analysis_->trace(device).device);
     s += tr("<br>allocated %1<br>active %2<br>reserved %3<br>cached %4")
-             .arg(formatBytes(double(v.allocated)), formatBytes(double(v.active)), formatBytes(double(v.reserved)),
-                  formatBytes(double(v.reserved - v.allocated)));
+             .arg(formatBytes(double(v.allocated)), formatBytes(double(v.active)),
+                  formatBytes(double(v.reserved)), formatBytes(double(v.reserved - v.allocated)));
     return s;
 }
 
@@ -379,14 +389,18 @@ void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
         const double a = *selectAnchor_, b = timeAt(e->position());
         selectAnchor_.reset();
         const auto* x = lanes_[0].rect->axis(QCPAxis::atBottom);
-        if (std::abs(x->coordToPixel(a) - x->coordToPixel(b)) < 3) setSelection(std::nullopt);
-        else setSelection(QCPRange(std::min(a, b), std::max(a, b)));
+        if (std::abs(x->coordToPixel(a) - x->coordToPixel(b)) < 3)
+            setSelection(std::nullopt);
+        else
+            setSelection(QCPRange(std::min(a, b), std::max(a, b)));
         return;
     }
     QCustomPlot::mouseReleaseEvent(e);
     const QCPRange now = visibleRange();
-    if (now.lower != rangeAtPress_.lower || now.upper != rangeAtPress_.upper) rememberRange(rangeAtPress_);
-    else if (!lanes_.empty() && e->button() == Qt::LeftButton) emit timeClicked(timeAt(e->position()));
+    if (now.lower != rangeAtPress_.lower || now.upper != rangeAtPress_.upper)
+        rememberRange(rangeAtPress_);
+    else if (!lanes_.empty() && e->button() == Qt::LeftButton)
+        emit timeClicked(timeAt(e->position()));
 }
 
 void TimelinePlot::mouseDoubleClickEvent(QMouseEvent* e) {

@@ -16,7 +16,7 @@ namespace vs::ui {
 
 class TimelinePlot : public QCustomPlot {
     Q_OBJECT
-public:
+  public:
     explicit TimelinePlot(QWidget* parent = nullptr);
 
     void setAnalysis(AnalysisPtr analysis);
@@ -37,13 +37,13 @@ public:
     size_t pointsDrawn() const { return pointsDrawn_; } // after the last refresh, all graphs
     QString tooltipAt(size_t device, double seconds) const;
 
-signals:
+  signals:
     void cursorMoved(double seconds);
     void timeClicked(double seconds);
     void selectionChanged(double from, double to); // from == to: cleared
     void visibleRangeChanged(double from, double to);
 
-protected:
+  protected:
     void mousePressEvent(QMouseEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
@@ -53,7 +53,7 @@ protected:
     void leaveEvent(QEvent* e) override;
     void changeEvent(QEvent* e) override;
 
-private:
+  private:
     struct Lane {
         QCPAxisRect* rect = nullptr;
         QCPGraph *allocated = nullptr, *active = nullptr, *reserved = nullptr;

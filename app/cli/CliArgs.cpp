@@ -53,7 +53,8 @@ std::optional<int> CliArgs::integer(const std::string& name) const {
     if (!v) return std::nullopt;
     char* end = nullptr;
     const long n = std::strtol(v->c_str(), &end, 10);
-    if (v->empty() || *end || n < 0 || n > 1 << 20) throw UsageError(name + " needs a non-negative integer, not '" + *v + "'");
+    if (v->empty() || *end || n < 0 || n > 1 << 20)
+        throw UsageError(name + " needs a non-negative integer, not '" + *v + "'");
     return static_cast<int>(n);
 }
 

@@ -14,7 +14,7 @@ struct UsageError : std::runtime_error {
 };
 
 class CliArgs {
-public:
+  public:
     // `flags` take no value, `options` take one. Throws UsageError.
     CliArgs(const std::vector<std::string>& args, const std::set<std::string>& flags,
             const std::set<std::string>& options);
@@ -24,7 +24,7 @@ public:
     std::optional<double> number(const std::string& name) const;
     std::optional<int> integer(const std::string& name) const;
 
-private:
+  private:
     std::string file_;
     std::set<std::string> flags_;
     std::map<std::string, std::string> options_;

@@ -4,7 +4,9 @@
 
 namespace vs::cli {
 
-std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path) { return CaptureAnalysis::open(path); }
+std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path) {
+    return CaptureAnalysis::open(path);
+}
 
 size_t chooseDevice(const CaptureAnalysis& a, const CliArgs& args) {
     if (a.deviceCount() == 0) throw UsageError("the capture holds no device");

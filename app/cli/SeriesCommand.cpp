@@ -14,8 +14,9 @@ int runSeries(const std::vector<std::string>& args, std::ostream& out) {
     const ReplayResult& r = capture->replay(d);
     std::string buf = "time_us,allocated,active,reserved\n";
     Totals last = r.initial;
-    if (t.eventCount()) buf += std::to_string(t.timeUs.front()) + ',' + std::to_string(last.allocated) + ',' +
-                               std::to_string(last.active) + ',' + std::to_string(last.reserved) + '\n';
+    if (t.eventCount())
+        buf += std::to_string(t.timeUs.front()) + ',' + std::to_string(last.allocated) + ',' +
+               std::to_string(last.active) + ',' + std::to_string(last.reserved) + '\n';
     for (size_t i = 0; i < t.eventCount(); ++i) {
         const Totals v = r.after(i);
         if (v == last) continue;

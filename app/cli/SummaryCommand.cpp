@@ -11,7 +11,11 @@ namespace {
 
 void writeJson(const CaptureAnalysis& a, std::ostream& out) {
     JsonWriter j(out);
-    j.beginObject().field("file", a.capture().path).field("format", a.capture().format).key("devices").beginArray();
+    j.beginObject()
+        .field("file", a.capture().path)
+        .field("format", a.capture().format)
+        .key("devices")
+        .beginArray();
     for (size_t i = 0; i < a.deviceCount(); ++i) {
         const DeviceSummary s = a.summary(i);
         j.beginObject()
@@ -65,9 +69,11 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
         out << '|' << thin.substr(2) << "|\n";
         row("Segments", std::to_string(s.segments), "");
         row("Events recorded", std::to_string(s.events), "");
-        row("Time span", s.events ? std::to_string((s.lastTimeUs - s.firstTimeUs) / 1e6).substr(0, 10) + " s" : "-", "");
+        row("Time span",
+            s.events ? std::to_string((s.lastTimeUs - s.firstTimeUs) / 1e6).substr(0, 10) + " s" : "-", "");
         row("OOM events", std::to_string(s.oomEvents), "");
-        row("Baseline (before recording)", humanBytes(int64_t(s.baselineBytes)), std::to_string(s.baselineBlocks) + " blocks");
+        row("Baseline (before recording)", humanBytes(int64_t(s.baselineBytes)),
+            std::to_string(s.baselineBlocks) + " blocks");
         out << '|' << rule.substr(2) << "|\n";
     }
     for (const auto& w : a.warnings()) out << "warning: " << w << '\n';
@@ -78,8 +84,10 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
 int runSummary(const std::vector<std::string>& args, std::ostream& out) {
     CliArgs a(args, {"--json"}, {});
     auto capture = openCapture(a.file());
-    if (a.has("--json")) writeJson(*capture, out);
-    else writeText(*capture, out);
+    if (a.has("--json"))
+        writeJson(*capture, out);
+    else
+        writeText(*capture, out);
     return 0;
 }
 

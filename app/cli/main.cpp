@@ -40,10 +40,14 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 2, argv + argc);
     try {
         int rc;
-        if (cmd == "summary") rc = vs::cli::runSummary(args, std::cout);
-        else if (cmd == "series") rc = vs::cli::runSeries(args, std::cout);
-        else if (cmd == "state") rc = vs::cli::runState(args, std::cout);
-        else return fail("unknown command '" + cmd + "' (try --help)");
+        if (cmd == "summary")
+            rc = vs::cli::runSummary(args, std::cout);
+        else if (cmd == "series")
+            rc = vs::cli::runSeries(args, std::cout);
+        else if (cmd == "state")
+            rc = vs::cli::runState(args, std::cout);
+        else
+            return fail("unknown command '" + cmd + "' (try --help)");
         std::cout.flush();
         if (!std::cout) return fail("cannot write the output");
         return rc;

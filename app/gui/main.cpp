@@ -73,14 +73,17 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription(QStringLiteral("GPU memory timelines from PyTorch memory snapshots"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Captures to open (.pickle, .pickle.gz, .pickle.zst)"),
+    parser.addPositionalArgument(QStringLiteral("files"),
+                                 QStringLiteral("Captures to open (.pickle, .pickle.gz, .pickle.zst)"),
                                  QStringLiteral("[FILE...]"));
-    QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render a view of FILE to OUT (png, svg, pdf) and exit."),
+    QCommandLineOption shot(QStringLiteral("screenshot"),
+                            QStringLiteral("Render a view of FILE to OUT (png, svg, pdf) and exit."),
                             QStringLiteral("OUT"));
-    QCommandLineOption view(QStringLiteral("view"), QStringLiteral("View for --screenshot: timeline, window, blockmap, leaks."),
+    QCommandLineOption view(QStringLiteral("view"),
+                            QStringLiteral("View for --screenshot: timeline, window, blockmap, leaks."),
                             QStringLiteral("VIEW"), QStringLiteral("timeline"));
-    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --screenshot."), QStringLiteral("WxH"),
-                            QStringLiteral("1600x900"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --screenshot."),
+                            QStringLiteral("WxH"), QStringLiteral("1600x900"));
     parser.addOptions({shot, view, size});
     parser.process(app);
     const QStringList files = parser.positionalArguments();

@@ -44,7 +44,7 @@ struct AllocatorRules {
         return size < maxSplitSize ? kSmallSize : maxNonSplitRounding;
     }
 
-private:
+  private:
     static uint64_t roundupPower2(uint64_t size, uint64_t divisions) {
         if ((size & (size - 1)) == 0) return size;
         const uint64_t floor2 = uint64_t{1} << (63 - __builtin_clzll(size));

@@ -4,7 +4,8 @@
 
 namespace vs {
 
-AllocatorState AllocatorState::fromSegments(const std::vector<StateSegment>& segments, const AllocatorRules& rules) {
+AllocatorState AllocatorState::fromSegments(const std::vector<StateSegment>& segments,
+                                            const AllocatorRules& rules) {
     AllocatorState st(rules);
     uint64_t previousEnd = 0;
     for (const auto& s : segments) { // in address order
@@ -23,7 +24,9 @@ AllocatorState AllocatorState::fromSegments(const std::vector<StateSegment>& seg
             st.setState(blk, state);
         };
         for (const auto& b : s.blocks) {
-            if (b.size == 0 || b.address < at || b.address + b.size > previousEnd || b.address + b.size < b.address) continue;
+            if (b.size == 0 || b.address < at || b.address + b.size > previousEnd ||
+                b.address + b.size < b.address)
+                continue;
             if (b.address > at) add(at, b.address - at, 0, BlockState::Inactive, kNoEvent);
             add(b.address, b.size, b.requestedSize, b.state, b.allocEvent);
             at = b.address + b.size;
@@ -35,8 +38,10 @@ AllocatorState AllocatorState::fromSegments(const std::vector<StateSegment>& seg
 
 uint32_t AllocatorState::newBlock(uint64_t addr, uint64_t size, uint32_t seg, BlockState st) {
     uint32_t b;
-    if (!spareBlocks_.empty()) b = spareBlocks_.back(), spareBlocks_.pop_back();
-    else b = static_cast<uint32_t>(blocks_.size()), blocks_.emplace_back();
+    if (!spareBlocks_.empty())
+        b = spareBlocks_.back(), spareBlocks_.pop_back();
+    else
+        b = static_cast<uint32_t>(blocks_.size()), blocks_.emplace_back();
     blocks_[b] = {addr, size, 0, seg, kNil, kNil, kNoEvent, BlockState::Inactive};
     byAddr_.set(addr, b);
     if (freeIndex_) (*freeIndex_)[addr] = b;
@@ -58,11 +63,14 @@ void AllocatorState::dropBlock(uint32_t b) {
 void AllocatorState::setState(uint32_t b, BlockState st) {
     Block& k = blocks_[b];
     const auto size = static_cast<int64_t>(k.size);
-    totals_.allocated += size * ((st == BlockState::ActiveAllocated) - (k.state == BlockState::ActiveAllocated));
+    totals_.allocated +=
+        size * ((st == BlockState::ActiveAllocated) - (k.state == BlockState::ActiveAllocated));
     totals_.active += size * ((st != BlockState::Inactive) - (k.state != BlockState::Inactive));
     if (freeIndex_ && (st == BlockState::Inactive) != (k.state == BlockState::Inactive)) {
-        if (st == BlockState::Inactive) (*freeIndex_)[k.addr] = b;
-        else freeIndex_->erase(k.addr);
+        if (st == BlockState::Inactive)
+            (*freeIndex_)[k.addr] = b;
+        else
+            freeIndex_->erase(k.addr);
     }
     k.state = st;
 }
@@ -113,8 +121,10 @@ uint32_t AllocatorState::mergeFree(uint32_t b) {
 
 uint32_t AllocatorState::newSegment(uint64_t addr, uint64_t size, uint64_t stream, bool expandable) {
     uint32_t s;
-    if (!spareSegs_.empty()) s = spareSegs_.back(), spareSegs_.pop_back();
-    else s = static_cast<uint32_t>(segs_.size()), segs_.emplace_back();
+    if (!spareSegs_.empty())
+        s = spareSegs_.back(), spareSegs_.pop_back();
+    else
+        s = static_cast<uint32_t>(segs_.size()), segs_.emplace_back();
     segs_[s] = {addr, 0, stream, kNil, kNil, size <= AllocatorRules::kSmallBuffer, expandable, true};
     setSegmentRange(s, addr, size);
     return s;
@@ -142,7 +152,8 @@ uint32_t AllocatorState::segmentContaining(uint64_t addr, bool expandableOnly) c
     // Segments are few (hundreds); a scan is cheaper than keeping another ordered index.
     for (uint32_t s = 0; s < segs_.size(); ++s) {
         const Segment& g = segs_[s];
-        if (g.alive && (!expandableOnly || g.expandable) && addr >= g.addr && addr < g.addr + g.size) return s;
+        if (g.alive && (!expandableOnly || g.expandable) && addr >= g.addr && addr < g.addr + g.size)
+            return s;
     }
     return kNil;
 }
@@ -159,8 +170,10 @@ bool AllocatorState::alloc(uint64_t addr, uint64_t requested, uint32_t event, ui
     }
     const uint64_t size = rules_.roundSize(requested);
     const Segment& g = segs_[blocks_[b].seg];
-    if (blocks_[b].size < size) ok = false;
-    else if (rules_.shouldSplit(blocks_[b].size, size, g.small, g.expandable)) splitAt(b, size);
+    if (blocks_[b].size < size)
+        ok = false;
+    else if (rules_.shouldSplit(blocks_[b].size, size, g.small, g.expandable))
+        splitAt(b, size);
     blocks_[b].requested = requested;
     blocks_[b].allocEvent = event;
     setState(b, BlockState::ActiveAllocated);
@@ -194,7 +207,8 @@ bool AllocatorState::segmentFree(uint64_t addr, uint64_t size) {
     const uint32_t s = segStart_.find(addr);
     if (s == kNil) return false;
     const Segment& g = segs_[s];
-    const bool clean = g.size == size && g.head == g.tail && g.head != kNil && blocks_[g.head].state == BlockState::Inactive;
+    const bool clean =
+        g.size == size && g.head == g.tail && g.head != kNil && blocks_[g.head].state == BlockState::Inactive;
     dropSegment(s);
     return clean;
 }
@@ -208,8 +222,10 @@ bool AllocatorState::map(uint64_t addr, uint64_t size, uint64_t stream) {
     } else {
         const uint32_t tail = segs_[s].tail;
         setSegmentRange(s, segs_[s].addr, segs_[s].size + size);
-        if (tail != kNil && blocks_[tail].state == BlockState::Inactive) setSize(tail, blocks_[tail].size + size);
-        else linkAfter(newBlock(addr, size, s, BlockState::Inactive), tail);
+        if (tail != kNil && blocks_[tail].state == BlockState::Inactive)
+            setSize(tail, blocks_[tail].size + size);
+        else
+            linkAfter(newBlock(addr, size, s, BlockState::Inactive), tail);
     }
     const uint32_t right = segStart_.find(addr + size);
     if (right != kNil && right != s && segs_[right].expandable) joinSegments(s, right);
@@ -234,7 +250,8 @@ bool AllocatorState::unmap(uint64_t addr, uint64_t size) {
     if (s == kNil || addr + size > segs_[s].addr + segs_[s].size) return false;
     uint32_t b = segs_[s].head;
     while (b != kNil && blocks_[b].addr + blocks_[b].size <= addr) b = blocks_[b].next;
-    if (b == kNil || blocks_[b].state != BlockState::Inactive || blocks_[b].addr + blocks_[b].size < addr + size)
+    if (b == kNil || blocks_[b].state != BlockState::Inactive ||
+        blocks_[b].addr + blocks_[b].size < addr + size)
         return false;
     if (blocks_[b].addr < addr) b = splitAt(b, addr - blocks_[b].addr);
     if (blocks_[b].size > size) splitAt(b, size);

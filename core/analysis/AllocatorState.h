@@ -14,9 +14,10 @@
 namespace vs {
 
 class AllocatorState {
-public:
+  public:
     explicit AllocatorState(const AllocatorRules& rules) : rules_(rules) {}
-    static AllocatorState fromSegments(const std::vector<StateSegment>& segments, const AllocatorRules& rules);
+    static AllocatorState fromSegments(const std::vector<StateSegment>& segments,
+                                       const AllocatorRules& rules);
 
     // Forward: what the allocator did. `blockSize` receives the whole block handed out.
     bool alloc(uint64_t addr, uint64_t requested, uint32_t event, uint64_t* blockSize = nullptr);
@@ -33,13 +34,15 @@ public:
     bool undoFreeRequested(uint64_t addr);
     bool undoFreeCompleted(uint64_t addr, uint64_t requested);
     bool undoSegmentAlloc(uint64_t addr, uint64_t size) { return segmentFree(addr, size); }
-    bool undoSegmentFree(uint64_t addr, uint64_t size, uint64_t stream) { return segmentAlloc(addr, size, stream); }
+    bool undoSegmentFree(uint64_t addr, uint64_t size, uint64_t stream) {
+        return segmentAlloc(addr, size, stream);
+    }
 
     const Totals& totals() const { return totals_; }
     size_t blockCount() const { return blocks_.size() - spareBlocks_.size(); }
     std::vector<StateSegment> segments() const; // in address order
 
-private:
+  private:
     struct Block {
         uint64_t addr, size, requested;
         uint32_t seg, prev, next, allocEvent;
@@ -56,7 +59,7 @@ private:
     void dropBlock(uint32_t b);
     void setState(uint32_t b, BlockState st);
     void setSize(uint32_t b, uint64_t size);
-    void linkAfter(uint32_t b, uint32_t after); // after == kNil: at the head
+    void linkAfter(uint32_t b, uint32_t after);    // after == kNil: at the head
     uint32_t splitAt(uint32_t b, uint64_t offset); // returns the new upper block
     uint32_t mergeFree(uint32_t b);                // merges with free neighbours, returns the survivor
     uint32_t newSegment(uint64_t addr, uint64_t size, uint64_t stream, bool expandable);
@@ -72,9 +75,9 @@ private:
     std::vector<uint32_t> spareBlocks_;
     std::vector<Segment> segs_;
     std::vector<uint32_t> spareSegs_;
-    FlatMap byAddr_;    // block start -> block
-    FlatMap segStart_;  // segment start -> segment
-    FlatMap segEnd_;    // segment end -> segment (expandable ranges grow at their ends)
+    FlatMap byAddr_;   // block start -> block
+    FlatMap segStart_; // segment start -> segment
+    FlatMap segEnd_;   // segment end -> segment (expandable ranges grow at their ends)
     std::shared_ptr<std::map<uint64_t, uint32_t>> freeIndex_; // start -> inactive block (backward only)
     Totals totals_;
 };

@@ -7,7 +7,8 @@ namespace vs {
 void AllocatorState::enableContainmentIndex() {
     freeIndex_ = std::make_shared<std::map<uint64_t, uint32_t>>();
     for (uint32_t b = 0; b < blocks_.size(); ++b)
-        if (segs_[blocks_[b].seg].alive && byAddr_.find(blocks_[b].addr) == b && blocks_[b].state == BlockState::Inactive)
+        if (segs_[blocks_[b].seg].alive && byAddr_.find(blocks_[b].addr) == b &&
+            blocks_[b].state == BlockState::Inactive)
             (*freeIndex_)[blocks_[b].addr] = b;
 }
 

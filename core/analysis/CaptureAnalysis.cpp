@@ -8,25 +8,29 @@
 
 namespace vs {
 
-std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::open(const std::string& path, const Options& options) {
+std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::open(const std::string& path,
+                                                             const Options& options) {
     LoadOptions lo;
     if (options.progress || options.cancel)
         lo.progress.report = [&](uint64_t done, uint64_t total) {
             if (options.cancel && options.cancel->load()) return false;
-            return !options.progress || options.progress(0.8 * static_cast<double>(done) / static_cast<double>(total));
+            return !options.progress ||
+                   options.progress(0.8 * static_cast<double>(done) / static_cast<double>(total));
         };
     return analyse(loadSnapshotFile(path, lo), options);
 }
 
-std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::analyse(std::unique_ptr<Capture> capture, const Options& options) {
+std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::analyse(std::unique_ptr<Capture> capture,
+                                                                const Options& options) {
     std::shared_ptr<CaptureAnalysis> a(new CaptureAnalysis());
     a->capture_ = std::move(capture);
     a->rules_ = AllocatorRules::from(a->capture_->settings);
     for (size_t i = 0; i < a->capture_->devices.size(); ++i) {
-        if (options.progress &&
-            !options.progress(0.8 + 0.2 * static_cast<double>(i) / static_cast<double>(a->capture_->devices.size())))
+        if (options.progress && !options.progress(0.8 + 0.2 * static_cast<double>(i) /
+                                                            static_cast<double>(a->capture_->devices.size())))
             throw Cancelled();
-        a->replays_.push_back(Replay::run(a->capture_->devices[i], a->capture_->streams, a->rules_, options.cancel));
+        a->replays_.push_back(
+            Replay::run(a->capture_->devices[i], a->capture_->streams, a->rules_, options.cancel));
     }
     a->collectWarnings();
     return a;
@@ -65,7 +69,8 @@ DeviceSummary CaptureAnalysis::summary(size_t i) const {
 
 std::vector<StateSegment> CaptureAnalysis::stateAt(size_t device, int64_t timeUs) const {
     const DeviceTrace& t = trace(device);
-    const auto applied = static_cast<size_t>(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) - t.timeUs.begin());
+    const auto applied =
+        static_cast<size_t>(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) - t.timeUs.begin());
     return Replay::stateAfter(t, capture_->streams, replay(device), rules_, applied);
 }
 
@@ -77,24 +82,30 @@ void CaptureAnalysis::collectWarnings() {
         const ReplayResult& r = replay(i);
         const std::string dev = many ? "device " + std::to_string(t.device) + ": " : "";
         if (t.eventCount() == 0)
-            warnings_.push_back(dev + "no allocator history was recorded (only the final block list is known); "
-                                      "record with torch.cuda.memory._record_memory_history(enabled='all')");
+            warnings_.push_back(dev +
+                                "no allocator history was recorded (only the final block list is known); "
+                                "record with torch.cuda.memory._record_memory_history(enabled='all')");
         if (r.baselineBlocks || (r.recoveredBaseline && !r.initialState.empty()))
-            warnings_.push_back(dev + std::to_string(r.baselineBlocks) + " blocks (" + humanBytes(int64_t(r.baselineBytes)) +
-                                ") in " + std::to_string(r.initialState.size()) +
-                                " segments were allocated before the first recorded event: recording started late or "
-                                "the ring buffer (max_entries) dropped the oldest entries; they are shown as a baseline");
+            warnings_.push_back(
+                dev + std::to_string(r.baselineBlocks) + " blocks (" + humanBytes(int64_t(r.baselineBytes)) +
+                ") in " + std::to_string(r.initialState.size()) +
+                " segments were allocated before the first recorded event: recording started late or "
+                "the ring buffer (max_entries) dropped the oldest entries; they are shown as a baseline");
         if (r.pendingFreeAtStart)
-            warnings_.push_back(dev + std::to_string(r.pendingFreeAtStart) +
-                                " blocks were already waiting for their free to complete when the trace starts");
-        if (t.eventCount() && std::all_of(t.stack.begin(), t.stack.end(), [](StackId s) { return s.value == 0; }))
-            warnings_.push_back(dev + "no call stacks were recorded (record with context='all' to see who allocates)");
+            warnings_.push_back(
+                dev + std::to_string(r.pendingFreeAtStart) +
+                " blocks were already waiting for their free to complete when the trace starts");
+        if (t.eventCount() &&
+            std::all_of(t.stack.begin(), t.stack.end(), [](StackId s) { return s.value == 0; }))
+            warnings_.push_back(
+                dev + "no call stacks were recorded (record with context='all' to see who allocates)");
         if (r.inconsistencies)
-            warnings_.push_back(dev + std::to_string(r.inconsistencies) +
-                                " events contradict the replayed allocator state; figures near them may be off");
+            warnings_.push_back(
+                dev + std::to_string(r.inconsistencies) +
+                " events contradict the replayed allocator state; figures near them may be off");
         if (!r.finalMatchesSnapshot)
-            warnings_.push_back(dev + "the replay does not reproduce the snapshot's final block list (" + r.finalMismatch +
-                                ")");
+            warnings_.push_back(dev + "the replay does not reproduce the snapshot's final block list (" +
+                                r.finalMismatch + ")");
     }
 }
 

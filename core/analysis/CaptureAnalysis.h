@@ -30,11 +30,12 @@ struct AnalysisOptions {
 };
 
 class CaptureAnalysis {
-public:
+  public:
     using Options = AnalysisOptions;
     // Loads and replays. Throws LoadError for bad input, Cancelled when cancelled.
     static std::shared_ptr<const CaptureAnalysis> open(const std::string& path, const Options& options = {});
-    static std::shared_ptr<const CaptureAnalysis> analyse(std::unique_ptr<Capture> capture, const Options& options = {});
+    static std::shared_ptr<const CaptureAnalysis> analyse(std::unique_ptr<Capture> capture,
+                                                          const Options& options = {});
 
     const Capture& capture() const { return *capture_; }
     const AllocatorRules& rules() const { return rules_; }
@@ -48,7 +49,7 @@ public:
     // The segments and blocks after every event at or before `timeUs` (all events when INT64_MAX).
     std::vector<StateSegment> stateAt(size_t device, int64_t timeUs) const;
 
-private:
+  private:
     CaptureAnalysis() = default;
     void collectWarnings();
 

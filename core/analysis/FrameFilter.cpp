@@ -5,7 +5,9 @@
 namespace vs {
 namespace {
 
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view part) {
+    return s.find(part) != std::string_view::npos;
+}
 
 bool endsWith(std::string_view s, std::string_view tail) {
     return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
@@ -20,8 +22,10 @@ FrameKind classifyFrame(std::string_view name, std::string_view filename) {
         return FrameKind::Internal;
     // memory_viz hides these names; they are interpreter and unwinder plumbing.
     static constexpr std::array<std::string_view, 8> internalNames = {
-        "unwind::unwind", "CapturedTraceback::gather", "gather_with_cpp", "_start", "__libc_start_main",
-        "PyEval_", "PyObject_", "PyFunction_"};
+        "unwind::unwind",    "CapturedTraceback::gather",
+        "gather_with_cpp",   "_start",
+        "__libc_start_main", "PyEval_",
+        "PyObject_",         "PyFunction_"};
     for (auto n : internalNames)
         if (contains(name, n)) return FrameKind::Internal;
     if (contains(filename, "/site-packages/") || contains(filename, "/dist-packages/") ||

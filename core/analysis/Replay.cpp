@@ -13,28 +13,44 @@ namespace {
 bool applyForward(AllocatorState& st, const DeviceTrace& t, size_t i, std::span<const uint64_t> streams) {
     const uint64_t a = t.addr[i], n = t.size[i];
     switch (t.action[i]) {
-    case Action::Alloc: return st.alloc(a, n, static_cast<uint32_t>(i));
-    case Action::FreeRequested: return st.freeRequested(a);
-    case Action::FreeCompleted: return st.freeCompleted(a);
-    case Action::SegmentAlloc: return st.segmentAlloc(a, n, streams[t.stream[i].value]);
-    case Action::SegmentFree: return st.segmentFree(a, n);
-    case Action::SegmentMap: return st.map(a, n, streams[t.stream[i].value]);
-    case Action::SegmentUnmap: return st.unmap(a, n);
-    default: return true;
+    case Action::Alloc:
+        return st.alloc(a, n, static_cast<uint32_t>(i));
+    case Action::FreeRequested:
+        return st.freeRequested(a);
+    case Action::FreeCompleted:
+        return st.freeCompleted(a);
+    case Action::SegmentAlloc:
+        return st.segmentAlloc(a, n, streams[t.stream[i].value]);
+    case Action::SegmentFree:
+        return st.segmentFree(a, n);
+    case Action::SegmentMap:
+        return st.map(a, n, streams[t.stream[i].value]);
+    case Action::SegmentUnmap:
+        return st.unmap(a, n);
+    default:
+        return true;
     }
 }
 
 bool applyBackward(AllocatorState& st, const DeviceTrace& t, size_t i, std::span<const uint64_t> streams) {
     const uint64_t a = t.addr[i], n = t.size[i];
     switch (t.action[i]) {
-    case Action::Alloc: return st.undoAlloc(a);
-    case Action::FreeRequested: return st.undoFreeRequested(a);
-    case Action::FreeCompleted: return st.undoFreeCompleted(a, n);
-    case Action::SegmentAlloc: return st.undoSegmentAlloc(a, n);
-    case Action::SegmentFree: return st.undoSegmentFree(a, n, streams[t.stream[i].value]);
-    case Action::SegmentMap: return st.unmap(a, n);
-    case Action::SegmentUnmap: return st.map(a, n, streams[t.stream[i].value]);
-    default: return true;
+    case Action::Alloc:
+        return st.undoAlloc(a);
+    case Action::FreeRequested:
+        return st.undoFreeRequested(a);
+    case Action::FreeCompleted:
+        return st.undoFreeCompleted(a, n);
+    case Action::SegmentAlloc:
+        return st.undoSegmentAlloc(a, n);
+    case Action::SegmentFree:
+        return st.undoSegmentFree(a, n, streams[t.stream[i].value]);
+    case Action::SegmentMap:
+        return st.unmap(a, n);
+    case Action::SegmentUnmap:
+        return st.map(a, n, streams[t.stream[i].value]);
+    default:
+        return true;
     }
 }
 
@@ -59,17 +75,17 @@ std::string describeMismatch(const std::vector<StateSegment>& got, const std::ve
     while (i < g.size() && i < w.size() && g[i] == w[i]) ++i;
     auto show = [](const std::vector<BlockKey>& v, size_t k) {
         if (k >= v.size()) return std::string("nothing");
-        return "block at " + hexAddress(std::get<0>(v[k])) + " of " + std::to_string(std::get<1>(v[k])) + " bytes (" +
-               std::string(blockStateName(std::get<2>(v[k]))) + ")";
+        return "block at " + hexAddress(std::get<0>(v[k])) + " of " + std::to_string(std::get<1>(v[k])) +
+               " bytes (" + std::string(blockStateName(std::get<2>(v[k]))) + ")";
     };
-    return std::to_string(g.size()) + " blocks replayed, " + std::to_string(w.size()) + " in the snapshot; first difference: " +
-           show(g, i) + " where the snapshot has " + show(w, i);
+    return std::to_string(g.size()) + " blocks replayed, " + std::to_string(w.size()) +
+           " in the snapshot; first difference: " + show(g, i) + " where the snapshot has " + show(w, i);
 }
 
 // Forward pass recording series and checkpoints. Returns false at the first inconsistency when
 // `strict` (the optimistic attempt), leaving `out` partially filled.
-bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, AllocatorState& st, ReplayResult& out,
-                 bool strict, const std::atomic<bool>* cancel) {
+bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, AllocatorState& st,
+                 ReplayResult& out, bool strict, const std::atomic<bool>* cancel) {
     const size_t n = t.eventCount();
     out.allocated.resize(n), out.active.resize(n), out.reserved.resize(n);
     out.checkpoints.clear();
@@ -105,7 +121,8 @@ std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& se
     out.reserve(segments.size());
     for (const auto& s : segments) {
         StateSegment g{s.address, s.totalSize, s.stream, s.expandable, s.smallPool, {}};
-        for (const auto& b : s.blocks) g.blocks.push_back({b.address, b.size, b.requestedSize, b.state, kNoEvent});
+        for (const auto& b : s.blocks)
+            g.blocks.push_back({b.address, b.size, b.requestedSize, b.state, kNoEvent});
         out.push_back(std::move(g));
     }
     return out;
@@ -116,7 +133,8 @@ ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams
     ReplayResult r;
     const auto finalState = toStateSegments(t.finalSegments);
     AllocatorState optimistic(rules);
-    if (forwardPass(t, streams, optimistic, r, true, cancel) && describeMismatch(optimistic.segments(), finalState).empty())
+    if (forwardPass(t, streams, optimistic, r, true, cancel) &&
+        describeMismatch(optimistic.segments(), finalState).empty())
         return r; // the recording saw every block from an empty allocator: no baseline
 
     AllocatorState back = AllocatorState::fromSegments(finalState, rules);
@@ -145,7 +163,8 @@ ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams
 }
 
 std::vector<StateSegment> Replay::stateAfter(const DeviceTrace& t, std::span<const uint64_t> streams,
-                                             const ReplayResult& r, const AllocatorRules& rules, size_t eventsApplied) {
+                                             const ReplayResult& r, const AllocatorRules& rules,
+                                             size_t eventsApplied) {
     eventsApplied = std::min(eventsApplied, t.eventCount());
     const Checkpoint* from = nullptr;
     for (const auto& c : r.checkpoints)

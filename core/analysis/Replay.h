@@ -25,7 +25,7 @@ struct Checkpoint {
 
 struct ReplayResult {
     std::vector<int64_t> allocated, active, reserved; // after each event
-    Totals initial;                                     // before the first event
+    Totals initial;                                   // before the first event
     std::vector<StateSegment> initialState;
     std::vector<Checkpoint> checkpoints;
     Totals peak;
@@ -34,9 +34,9 @@ struct ReplayResult {
     uint32_t inconsistencies = 0;   // events that contradicted the modelled state
     bool finalMatchesSnapshot = true;
     std::string finalMismatch;
-    uint32_t baselineBlocks = 0;       // active blocks alive before the first event
+    uint32_t baselineBlocks = 0; // active blocks alive before the first event
     uint64_t baselineBytes = 0;
-    uint32_t pendingFreeAtStart = 0;   // blocks whose free was requested before the first event
+    uint32_t pendingFreeAtStart = 0; // blocks whose free was requested before the first event
 
     size_t eventCount() const { return allocated.size(); }
     Totals after(size_t event) const { return {allocated[event], active[event], reserved[event]}; }
@@ -45,11 +45,11 @@ struct ReplayResult {
 std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& segments);
 
 class Replay {
-public:
+  public:
     static constexpr uint32_t kCheckpointEvery = 1 << 16; // at least; more when the state is large
 
-    static ReplayResult run(const DeviceTrace& trace, std::span<const uint64_t> streams, const AllocatorRules& rules,
-                            const std::atomic<bool>* cancel = nullptr);
+    static ReplayResult run(const DeviceTrace& trace, std::span<const uint64_t> streams,
+                            const AllocatorRules& rules, const std::atomic<bool>* cancel = nullptr);
     // The segments and blocks after the first `eventsApplied` events.
     static std::vector<StateSegment> stateAfter(const DeviceTrace& trace, std::span<const uint64_t> streams,
                                                 const ReplayResult& r, const AllocatorRules& rules,

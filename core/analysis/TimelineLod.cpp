@@ -35,10 +35,13 @@ TimelineLod::MinMax TimelineLod::range(size_t first, size_t last) const {
         // climb to the widest aligned block starting at i that fits in [i, last)
         size_t width = 1;
         int level = -1;
-        while (level + 1 < static_cast<int>(levels_.size()) && i % (width * kFan) == 0 && i + width * kFan <= last)
+        while (level + 1 < static_cast<int>(levels_.size()) && i % (width * kFan) == 0 &&
+               i + width * kFan <= last)
             width *= kFan, ++level;
-        if (level < 0) take({values_[i], values_[i]});
-        else take(levels_[size_t(level)][i / width]);
+        if (level < 0)
+            take({values_[i], values_[i]});
+        else
+            take(levels_[size_t(level)][i / width]);
         i += width;
     }
     return r;

@@ -14,9 +14,10 @@ struct LodPoint {
 };
 
 class TimelineLod {
-public:
+  public:
     // `times` are µs (non-decreasing), `values[i]` holds after event i; `initial` before event 0.
-    TimelineLod(std::span<const int64_t> times, std::span<const int64_t> values, int64_t initial, int64_t originUs);
+    TimelineLod(std::span<const int64_t> times, std::span<const int64_t> values, int64_t initial,
+                int64_t originUs);
 
     // Points to draw [t0, t1] seconds at `columns` pixel columns. When the range holds few events
     // the exact steps come back (`exact` = true: draw as a step line); otherwise for each column
@@ -30,7 +31,7 @@ public:
     int64_t valueBefore(size_t i) const { return i == 0 ? initial_ : values_[i - 1]; }
     size_t indexAtOrAfter(double t) const; // first event with time >= t (seconds)
 
-private:
+  private:
     static constexpr size_t kFan = 16;
     std::span<const int64_t> times_, values_;
     int64_t initial_, origin_;

@@ -12,7 +12,7 @@ namespace {
 
 // A growable output buffer; capacity doubles up to `limit`.
 class Sink {
-public:
+  public:
     Sink(uint64_t hint, uint64_t limit) : limit_(limit) { grow(std::max<uint64_t>(hint, 1 << 16)); }
     uint8_t* tail() { return data_.get() + size_; }
     uint64_t room() const { return cap_ - size_; }
@@ -22,10 +22,11 @@ public:
     }
     DecompressedBytes take() { return {std::move(data_), size_}; }
 
-private:
+  private:
     void grow(uint64_t want) {
         if (size_ >= limit_)
-            throw LoadError("decompressed data exceeds the limit of " + std::to_string(limit_ >> 20) + " MiB");
+            throw LoadError("decompressed data exceeds the limit of " + std::to_string(limit_ >> 20) +
+                            " MiB");
         want = std::min(want, limit_);
         auto bigger = std::unique_ptr<uint8_t[]>(new uint8_t[want]);
         if (size_) std::memcpy(bigger.get(), data_.get(), size_);
@@ -65,8 +66,8 @@ DecompressedBytes gunzip(std::span<const uint8_t> in, uint64_t limit) {
         if (rc == Z_BUF_ERROR && consumed == in.size()) rc = Z_DATA_ERROR; // input ended early
         if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
             inflateEnd(&z);
-            throw LoadError(std::string("gzip data is corrupt or truncated (") + (z.msg ? z.msg : "no detail") +
-                                ")",
+            throw LoadError(std::string("gzip data is corrupt or truncated (") +
+                                (z.msg ? z.msg : "no detail") + ")",
                             consumed);
         }
     }

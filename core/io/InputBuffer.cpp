@@ -16,7 +16,8 @@ namespace {
 
 Compression sniff(std::span<const uint8_t> b) {
     if (b.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b) return Compression::Gzip;
-    if (b.size() >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd) return Compression::Zstd;
+    if (b.size() >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd)
+        return Compression::Zstd;
     return Compression::None;
 }
 
@@ -39,7 +40,7 @@ uint64_t InputBuffer::defaultLimit() {
 InputBuffer InputBuffer::open(const std::string& path, uint64_t maxDecompressed) {
     Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
     if (f.fd < 0) throw LoadError("cannot open " + path + ": " + std::strerror(errno));
-    struct stat st{};
+    struct stat st {};
     if (::fstat(f.fd, &st) != 0) throw LoadError("cannot stat " + path + ": " + std::strerror(errno));
     if (S_ISDIR(st.st_mode)) throw LoadError(path + " is a directory");
     if (st.st_size == 0) throw LoadError(path + " is empty");
@@ -69,7 +70,8 @@ InputBuffer InputBuffer::fromMemory(std::span<const uint8_t> bytes, uint64_t max
         in.size_ = bytes.size();
         return in;
     }
-    auto out = in.compression_ == Compression::Gzip ? gunzip(bytes, maxDecompressed) : unzstd(bytes, maxDecompressed);
+    auto out = in.compression_ == Compression::Gzip ? gunzip(bytes, maxDecompressed)
+                                                    : unzstd(bytes, maxDecompressed);
     in.size_ = out.size;
     in.owned_ = std::move(out.data);
     in.data_ = in.owned_.get();
@@ -85,7 +87,9 @@ void InputBuffer::releaseBefore(uint64_t offset) {
     released_ = end;
 }
 
-InputBuffer::InputBuffer(InputBuffer&& o) noexcept { *this = std::move(o); }
+InputBuffer::InputBuffer(InputBuffer&& o) noexcept {
+    *this = std::move(o);
+}
 
 InputBuffer& InputBuffer::operator=(InputBuffer&& o) noexcept {
     if (this == &o) return *this;

@@ -10,7 +10,7 @@ namespace vs {
 enum class Compression { None, Gzip, Zstd };
 
 class InputBuffer {
-public:
+  public:
     // Opens `path`; detects gzip/zstd by their magic bytes, not by the name. Throws LoadError.
     static InputBuffer open(const std::string& path, uint64_t maxDecompressed = defaultLimit());
     // Wraps bytes already in memory (tests, fuzzing); decompresses them if compressed.
@@ -27,7 +27,7 @@ public:
     // Lets the kernel drop already-parsed pages of a mapped file from memory (they can be re-read).
     void releaseBefore(uint64_t offset);
 
-private:
+  private:
     InputBuffer() = default;
     const uint8_t* data_ = nullptr;
     uint64_t size_ = 0;

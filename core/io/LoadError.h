@@ -7,20 +7,20 @@
 namespace vs {
 
 class LoadError : public std::runtime_error {
-public:
+  public:
     static constexpr uint64_t kNoOffset = UINT64_MAX;
     explicit LoadError(const std::string& what, uint64_t offset = kNoOffset)
         : std::runtime_error(offset == kNoOffset ? what : what + " at byte " + std::to_string(offset)),
           offset_(offset) {}
     uint64_t offset() const { return offset_; }
 
-private:
+  private:
     uint64_t offset_;
 };
 
 // Thrown when the caller asked to stop (Cancel in the GUI).
 class Cancelled : public std::runtime_error {
-public:
+  public:
     Cancelled() : std::runtime_error("cancelled") {}
 };
 

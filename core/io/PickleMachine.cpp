@@ -20,15 +20,19 @@ constexpr uint64_t kMemoSlack = 1 << 20;
 
 } // namespace
 
-PickleMachine::PickleMachine(std::span<const uint8_t> input, ContainerHooks& hooks) : in_(input), hooks_(hooks) {
+PickleMachine::PickleMachine(std::span<const uint8_t> input, ContainerHooks& hooks)
+    : in_(input), hooks_(hooks) {
     stack_.reserve(1024);
 }
 
-void PickleMachine::fail(const std::string& what) const { throw LoadError(what, pos_); }
+void PickleMachine::fail(const std::string& what) const {
+    throw LoadError(what, pos_);
+}
 
 void PickleMachine::need(uint64_t n) const {
     if (n > in_.size() - pos_)
-        throw LoadError("truncated pickle: needs " + std::to_string(n) + " more bytes but the input ends", pos_);
+        throw LoadError("truncated pickle: needs " + std::to_string(n) + " more bytes but the input ends",
+                        pos_);
 }
 
 Value PickleMachine::pop() {
@@ -58,7 +62,8 @@ std::span<const Value> PickleMachine::items(const Container& c) const {
 
 std::string_view PickleMachine::str(Value v) const {
     if (v.tag() == Tag::Str)
-        return {reinterpret_cast<const char*>(in_.data() + v.strOffset()), static_cast<size_t>(v.strLength())};
+        return {reinterpret_cast<const char*>(in_.data() + v.strOffset()),
+                static_cast<size_t>(v.strLength())};
     if (v.tag() == Tag::LongStr) {
         auto [off, len] = longStrs_[v.payload()];
         return {reinterpret_cast<const char*>(in_.data() + off), static_cast<size_t>(len)};
@@ -68,10 +73,17 @@ std::string_view PickleMachine::str(Value v) const {
 
 bool PickleMachine::toInt(Value v, int64_t& out) const {
     switch (v.tag()) {
-    case Tag::Int: out = v.smallInt(); return true;
-    case Tag::BigInt: out = bigInts_[v.payload()]; return true;
-    case Tag::Bool: out = static_cast<int64_t>(v.payload()); return true;
-    default: return false;
+    case Tag::Int:
+        out = v.smallInt();
+        return true;
+    case Tag::BigInt:
+        out = bigInts_[v.payload()];
+        return true;
+    case Tag::Bool:
+        out = static_cast<int64_t>(v.payload());
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -95,7 +107,8 @@ void PickleMachine::fillDict(Value dict, std::span<const Value> pairs) {
     if (dict.tag() != Tag::Container) fail("SETITEM(S) on something that is not a dict");
     const uint32_t idx = static_cast<uint32_t>(dict.payload());
     Container& c = containers_[idx];
-    if (c.kind != Kind::Dict) fail("SETITEM(S) on something that is not a dict (or a dict changed after use)");
+    if (c.kind != Kind::Dict)
+        fail("SETITEM(S) on something that is not a dict (or a dict changed after use)");
     if (c.payload == kNoStorage) {
         if (hooks_.dictFilled(*this, idx, pairs)) return;
         c.payload = static_cast<uint32_t>(storage_.size());
@@ -156,7 +169,8 @@ Value PickleMachine::pushString(uint64_t len) {
 void PickleMachine::memoPut(uint64_t index) {
     if (stack_.empty()) fail("memo store with an empty stack");
     if (index >= memo_.size()) {
-        if (index > memo_.size() + kMemoSlack) fail("memo index " + std::to_string(index) + " is out of range");
+        if (index > memo_.size() + kMemoSlack)
+            fail("memo index " + std::to_string(index) + " is out of range");
         memo_.resize(index + 1, Value::make(Tag::None, 1)); // payload 1 marks an unset slot
     }
     memo_[index] = stack_.back();
@@ -194,7 +208,7 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     containers_.reserve(in_.size() / 48);
 #define VS_NEED(n)                                                                                           \
     do {                                                                                                     \
-        if (static_cast<uint64_t>(end - p) < static_cast<uint64_t>(n)) pos_ = p - base, need(n);            \
+        if (static_cast<uint64_t>(end - p) < static_cast<uint64_t>(n)) pos_ = p - base, need(n);             \
     } while (0)
 #define VS_SYNC() (pos_ = static_cast<uint64_t>(p - base))
     for (;;) {
@@ -271,17 +285,25 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
             p += n;
             break;
         }
-        case op::MARK: marks_.push_back(stack_.size()); break;
-        case op::EMPTY_DICT: stack_.push_back(newContainer(Kind::Dict)); break;
-        case op::EMPTY_LIST: stack_.push_back(newContainer(Kind::List)); break;
+        case op::MARK:
+            marks_.push_back(stack_.size());
+            break;
+        case op::EMPTY_DICT:
+            stack_.push_back(newContainer(Kind::Dict));
+            break;
+        case op::EMPTY_LIST:
+            stack_.push_back(newContainer(Kind::List));
+            break;
         case op::SETITEMS:
         case op::APPENDS: {
             VS_SYNC();
             const size_t m = popMark();
             if (m == 0) fail(op == op::SETITEMS ? "SETITEMS without a dict" : "APPENDS without a list");
             std::span<const Value> its(stack_.data() + m, stack_.size() - m);
-            if (op == op::SETITEMS) fillDict(stack_[m - 1], its);
-            else extendList(stack_[m - 1], its);
+            if (op == op::SETITEMS)
+                fillDict(stack_[m - 1], its);
+            else
+                extendList(stack_[m - 1], its);
             stack_.resize(m);
             break;
         }
@@ -310,12 +332,17 @@ void PickleMachine::step(uint8_t op) {
         }
         break;
     }
-    case op::FRAME: need(8); pos_ += 8; break;
+    case op::FRAME:
+        need(8);
+        pos_ += 8;
+        break;
     case op::STOP:
         if (stack_.empty()) fail("STOP with an empty stack");
         done_ = true;
         break;
-    case op::EMPTY_TUPLE: stack_.push_back(newContainer(Kind::Tuple)); break;
+    case op::EMPTY_TUPLE:
+        stack_.push_back(newContainer(Kind::Tuple));
+        break;
     case op::DICT:
     case op::LIST:
     case op::TUPLE: {
@@ -323,8 +350,10 @@ void PickleMachine::step(uint8_t op) {
         const Kind k = op == op::DICT ? Kind::Dict : op == op::LIST ? Kind::List : Kind::Tuple;
         Value c = newContainer(k);
         std::span<const Value> its(stack_.data() + m, stack_.size() - m);
-        if (k == Kind::Dict) fillDict(c, its);
-        else if (k == Kind::List) extendList(c, its);
+        if (k == Kind::Dict)
+            fillDict(c, its);
+        else if (k == Kind::List)
+            extendList(c, its);
         else if (!its.empty()) {
             containers_[c.payload()].payload = static_cast<uint32_t>(storage_.size());
             storage_.emplace_back(its.begin(), its.end());
@@ -337,7 +366,8 @@ void PickleMachine::step(uint8_t op) {
     case op::TUPLE2:
     case op::TUPLE3: {
         const size_t n = op - op::TUPLE1 + 1;
-        if (stack_.size() < n || (!marks_.empty() && stack_.size() - marks_.back() < n)) fail("stack underflow");
+        if (stack_.size() < n || (!marks_.empty() && stack_.size() - marks_.back() < n))
+            fail("stack underflow");
         Value c = newContainer(Kind::Tuple);
         containers_[c.payload()].payload = static_cast<uint32_t>(storage_.size());
         storage_.emplace_back(stack_.end() - static_cast<long>(n), stack_.end());
@@ -377,9 +407,15 @@ void PickleMachine::step(uint8_t op) {
         stack_.push_back(Value::make(Tag::Float, floats_.size() - 1));
         break;
     }
-    case op::NEWTRUE: stack_.push_back(Value::make(Tag::Bool, 1)); break;
-    case op::NEWFALSE: stack_.push_back(Value::make(Tag::Bool, 0)); break;
-    case op::NONE: stack_.push_back(Value::make(Tag::None, 0)); break;
+    case op::NEWTRUE:
+        stack_.push_back(Value::make(Tag::Bool, 1));
+        break;
+    case op::NEWFALSE:
+        stack_.push_back(Value::make(Tag::Bool, 0));
+        break;
+    case op::NONE:
+        stack_.push_back(Value::make(Tag::None, 0));
+        break;
     case op::BINUNICODE: {
         need(4);
         const uint32_t n = readLE<uint32_t>(d + pos_);
@@ -394,13 +430,18 @@ void PickleMachine::step(uint8_t op) {
         stack_.push_back(pushString(n));
         break;
     }
-    case op::BINPUT: need(1); memoPut(d[pos_++]); break;
+    case op::BINPUT:
+        need(1);
+        memoPut(d[pos_++]);
+        break;
     case op::LONG_BINPUT:
         need(4);
         memoPut(readLE<uint32_t>(d + pos_));
         pos_ += 4;
         break;
-    default: pos_ = opPos; refuse(op);
+    default:
+        pos_ = opPos;
+        refuse(op);
     }
 }
 

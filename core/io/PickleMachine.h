@@ -25,7 +25,7 @@ constexpr uint32_t kNoStorage = UINT32_MAX;
 class PickleMachine;
 
 class ContainerHooks {
-public:
+  public:
     virtual ~ContainerHooks() = default;
     // A dict that was empty receives its first items (k0, v0, k1, v1...). Return true after
     // turning it into a specialised container with machine.specialise().
@@ -41,7 +41,7 @@ struct Progress {
 };
 
 class PickleMachine {
-public:
+  public:
     PickleMachine(std::span<const uint8_t> input, ContainerHooks& hooks);
 
     // Runs to STOP and returns the top of the stack. Throws LoadError (with the offset) or Cancelled.
@@ -55,15 +55,17 @@ public:
     std::span<const Value> items(const Container& c) const;
     std::string_view str(Value v) const;
     bool isStr(Value v) const { return v.tag() == Tag::Str || v.tag() == Tag::LongStr; }
-    bool toInt(Value v, int64_t& out) const;       // Int/BigInt/Bool
-    bool toUInt64(Value v, uint64_t& out) const;   // the low 64 bits (addresses, streams)
+    bool toInt(Value v, int64_t& out) const;     // Int/BigInt/Bool
+    bool toUInt64(Value v, uint64_t& out) const; // the low 64 bits (addresses, streams)
     bool toDouble(Value v, double& out) const;
     bool intOverflowed() const { return overflowed_; }
-    void specialise(uint32_t container, Kind kind, uint32_t payload) { containers_[container] = {kind, payload}; }
+    void specialise(uint32_t container, Kind kind, uint32_t payload) {
+        containers_[container] = {kind, payload};
+    }
     uint64_t offset() const { return pos_; }
     void releaseWorkingMemory();
 
-private:
+  private:
     [[noreturn]] void fail(const std::string& what) const;
     void need(uint64_t n) const;
     Value pop();

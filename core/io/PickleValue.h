@@ -17,11 +17,15 @@ struct Value {
 
     static Value make(Tag t, uint64_t payload) { return Value{(payload << 4) | static_cast<uint64_t>(t)}; }
     static bool fitsSmall(int64_t v) { return v >= -(int64_t{1} << 59) && v < (int64_t{1} << 59); }
-    static Value smallIntValue(int64_t v) { return Value{(static_cast<uint64_t>(v) << 4) | uint64_t(Tag::Int)}; }
+    static Value smallIntValue(int64_t v) {
+        return Value{(static_cast<uint64_t>(v) << 4) | uint64_t(Tag::Int)};
+    }
 
     // Str packs a 40-bit offset and a 20-bit length; longer or farther strings go to a side table.
     static constexpr uint64_t kStrLenBits = 20;
-    static bool fitsStr(uint64_t offset, uint64_t len) { return offset < (1ull << 40) && len < (1ull << kStrLenBits); }
+    static bool fitsStr(uint64_t offset, uint64_t len) {
+        return offset < (1ull << 40) && len < (1ull << kStrLenBits);
+    }
     static Value str(uint64_t offset, uint64_t len) { return make(Tag::Str, (offset << kStrLenBits) | len); }
     uint64_t strOffset() const { return payload() >> kStrLenBits; }
     uint64_t strLength() const { return payload() & ((1ull << kStrLenBits) - 1); }

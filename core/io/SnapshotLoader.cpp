@@ -14,12 +14,14 @@ using pickle::Value;
 
 // Walks the decoded top-level object and moves its parts into the Capture.
 class SnapshotLoader {
-public:
+  public:
     SnapshotLoader(PickleMachine& m, SnapshotSchema& schema, Capture& c) : m_(m), schema_(schema), c_(c) {}
     void load(Value top);
 
-private:
-    [[noreturn]] void fail(const std::string& what) const { throw LoadError("not a PyTorch memory snapshot: " + what, m_.offset()); }
+  private:
+    [[noreturn]] void fail(const std::string& what) const {
+        throw LoadError("not a PyTorch memory snapshot: " + what, m_.offset());
+    }
     std::span<const Value> listItems(Value v, const char* what) const;
     std::span<const Value> dictPairs(Value v, const char* what) const;
     std::string_view key(Value k) const { return m_.str(k); }
@@ -75,10 +77,14 @@ void SnapshotLoader::load(Value top) {
     for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
         const auto k = key(pairs[i]);
         const Value v = pairs[i + 1];
-        if (k == "segments") loadSegments(v), any = true;
-        else if (k == "device_traces") loadTraces(v), any = true;
-        else if (k == "allocator_settings") loadSettings(v);
-        else if (k == "external_annotations") loadAnnotations(v);
+        if (k == "segments")
+            loadSegments(v), any = true;
+        else if (k == "device_traces")
+            loadTraces(v), any = true;
+        else if (k == "allocator_settings")
+            loadSettings(v);
+        else if (k == "external_annotations")
+            loadAnnotations(v);
     }
     if (!any) fail("the top-level dict has neither 'segments' nor 'device_traces'");
 }
@@ -102,14 +108,22 @@ SnapshotSegment SnapshotLoader::loadSegment(Value dict, int& device) {
     for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
         const auto k = key(pairs[i]);
         const Value v = pairs[i + 1];
-        if (k == "device") device = static_cast<int>(uintField(v, "segment 'device'"));
-        else if (k == "address") seg.address = uintField(v, "segment 'address'");
-        else if (k == "total_size") seg.totalSize = uintField(v, "segment 'total_size'");
-        else if (k == "stream") seg.stream = uintField(v, "segment 'stream'");
-        else if (k == "segment_type") seg.smallPool = m_.str(v) == "small";
-        else if (k == "is_expandable") seg.expandable = v.tag() == Tag::Bool && v.payload();
-        else if (k == "frames") seg.stack = schema_.stackOf(m_, v);
-        else if (k == "blocks") blocks = v, hasBlocks = true;
+        if (k == "device")
+            device = static_cast<int>(uintField(v, "segment 'device'"));
+        else if (k == "address")
+            seg.address = uintField(v, "segment 'address'");
+        else if (k == "total_size")
+            seg.totalSize = uintField(v, "segment 'total_size'");
+        else if (k == "stream")
+            seg.stream = uintField(v, "segment 'stream'");
+        else if (k == "segment_type")
+            seg.smallPool = m_.str(v) == "small";
+        else if (k == "is_expandable")
+            seg.expandable = v.tag() == Tag::Bool && v.payload();
+        else if (k == "frames")
+            seg.stack = schema_.stackOf(m_, v);
+        else if (k == "blocks")
+            blocks = v, hasBlocks = true;
         else if (k == "segment_pool_id") {
             auto t = listItems(v, "'segment_pool_id'");
             for (size_t j = 0; j < 2 && j < t.size(); ++j) m_.toUInt64(t[j], seg.poolId[j]);
@@ -126,15 +140,20 @@ SnapshotSegment SnapshotLoader::loadSegment(Value dict, int& device) {
         for (size_t i = 0; i + 1 < bp.size(); i += 2) {
             const auto k = key(bp[i]);
             const Value v = bp[i + 1];
-            if (k == "address") blk.address = uintField(v, "block 'address'"), hasAddress = true;
-            else if (k == "size") blk.size = uintField(v, "block 'size'");
-            else if (k == "requested_size") blk.requestedSize = uintField(v, "block 'requested_size'"), hasRequested = true;
-            else if (k == "frames") blk.stack = schema_.stackOf(m_, v);
+            if (k == "address")
+                blk.address = uintField(v, "block 'address'"), hasAddress = true;
+            else if (k == "size")
+                blk.size = uintField(v, "block 'size'");
+            else if (k == "requested_size")
+                blk.requestedSize = uintField(v, "block 'requested_size'"), hasRequested = true;
+            else if (k == "frames")
+                blk.stack = schema_.stackOf(m_, v);
             else if (k == "state") {
                 const auto st = m_.str(v);
-                blk.state = st == "active_allocated"                                  ? BlockState::ActiveAllocated
-                            : st == "active_pending_free" || st == "active_awaiting_free" ? BlockState::ActivePendingFree
-                                                                                      : BlockState::Inactive;
+                blk.state = st == "active_allocated" ? BlockState::ActiveAllocated
+                            : st == "active_pending_free" || st == "active_awaiting_free"
+                                ? BlockState::ActivePendingFree
+                                : BlockState::Inactive;
             }
         }
         if (blk.size > seg.totalSize) fail("a block is larger than its segment");
@@ -162,8 +181,8 @@ void SnapshotLoader::loadTraces(Value list) {
         }
         if (idx.empty()) continue;
         DeviceTrace& out = deviceTrace(static_cast<int>(d));
-        const bool identity = nonEmpty == 1 && idx.front() == 0 && idx.back() == idx.size() - 1 && idx.size() == all.eventCount() &&
-                              std::is_sorted(idx.begin(), idx.end());
+        const bool identity = nonEmpty == 1 && idx.front() == 0 && idx.back() == idx.size() - 1 &&
+                              idx.size() == all.eventCount() && std::is_sorted(idx.begin(), idx.end());
         if (identity) { // the usual case: one device, entries in creation order: move the columns
             auto segments = std::move(out.finalSegments);
             const int ordinal = out.device;
@@ -176,13 +195,16 @@ void SnapshotLoader::loadTraces(Value list) {
         std::map<uint32_t, uint32_t> newIndex; // for the sparse string columns
         for (uint32_t i : idx) {
             newIndex.emplace(i, static_cast<uint32_t>(out.eventCount()));
-            out.timeUs.push_back(all.timeUs[i]), out.addr.push_back(all.addr[i]), out.size.push_back(all.size[i]);
-            out.action.push_back(all.action[i]), out.stream.push_back(all.stream[i]), out.stack.push_back(all.stack[i]);
+            out.timeUs.push_back(all.timeUs[i]), out.addr.push_back(all.addr[i]),
+                out.size.push_back(all.size[i]);
+            out.action.push_back(all.action[i]), out.stream.push_back(all.stream[i]),
+                out.stack.push_back(all.stack[i]);
         }
         for (auto* col : {&all.compileContext, &all.userMetadata})
             for (auto [i, s] : *col)
                 if (auto it = newIndex.find(i); it != newIndex.end())
-                    (col == &all.compileContext ? out.compileContext : out.userMetadata).emplace_back(it->second, s);
+                    (col == &all.compileContext ? out.compileContext : out.userMetadata)
+                        .emplace_back(it->second, s);
     }
 }
 
@@ -195,11 +217,16 @@ void SnapshotLoader::loadSettings(Value dict) {
         const Value v = pairs[i + 1];
         s.raw.emplace_back(std::string(k), printable(v));
         int64_t n = 0;
-        if (k == "expandable_segments") s.expandableSegments = v.tag() == Tag::Bool && v.payload();
-        else if (k == "max_split_size" && m_.toInt(v, n)) s.maxSplitSize = n < 0 ? UINT64_MAX : uint64_t(n);
-        else if (k == "max_non_split_rounding" && m_.toInt(v, n) && n > 0) s.maxNonSplitRounding = uint64_t(n);
-        else if (k == "garbage_collection_threshold") m_.toDouble(v, s.garbageCollectionThreshold);
-        else if (k == "PYTORCH_CUDA_ALLOC_CONF") s.allocConf = std::string(m_.str(v));
+        if (k == "expandable_segments")
+            s.expandableSegments = v.tag() == Tag::Bool && v.payload();
+        else if (k == "max_split_size" && m_.toInt(v, n))
+            s.maxSplitSize = n < 0 ? UINT64_MAX : uint64_t(n);
+        else if (k == "max_non_split_rounding" && m_.toInt(v, n) && n > 0)
+            s.maxNonSplitRounding = uint64_t(n);
+        else if (k == "garbage_collection_threshold")
+            m_.toDouble(v, s.garbageCollectionThreshold);
+        else if (k == "PYTORCH_CUDA_ALLOC_CONF")
+            s.allocConf = std::string(m_.str(v));
         else if (k == "roundup_power2_divisions") {
             const auto* c = m_.containerOf(v);
             if (!c || c->kind != Kind::Dict) continue;
@@ -208,7 +235,8 @@ void SnapshotLoader::loadSettings(Value dict) {
                 const auto mib = std::string(m_.str(rp[j]));
                 int64_t div = 0;
                 if (mib.empty() || !m_.toInt(rp[j + 1], div)) continue;
-                const int bucket = 63 - __builtin_clzll(std::max<uint64_t>(1, std::strtoull(mib.c_str(), nullptr, 10)));
+                const int bucket =
+                    63 - __builtin_clzll(std::max<uint64_t>(1, std::strtoull(mib.c_str(), nullptr, 10)));
                 if (bucket >= 0 && bucket < 16) s.roundupPower2Divisions[bucket] = static_cast<uint32_t>(div);
             }
         }
@@ -225,10 +253,14 @@ void SnapshotLoader::loadAnnotations(Value list) {
             const auto k = key(pairs[i]);
             const Value v = pairs[i + 1];
             int64_t n = 0;
-            if (k == "stage") ann.start = m_.str(v) != "END";
-            else if (k == "name") ann.name = c_.strings.intern(m_.str(v));
-            else if (k == "device" && m_.toInt(v, n)) ann.device = static_cast<int>(n);
-            else if (k == "time_us" && m_.toInt(v, n)) ann.timeUs = n;
+            if (k == "stage")
+                ann.start = m_.str(v) != "END";
+            else if (k == "name")
+                ann.name = c_.strings.intern(m_.str(v));
+            else if (k == "device" && m_.toInt(v, n))
+                ann.device = static_cast<int>(n);
+            else if (k == "time_us" && m_.toInt(v, n))
+                ann.timeUs = n;
         }
         c_.annotations.push_back(ann);
     }
@@ -238,16 +270,23 @@ std::string SnapshotLoader::printable(Value v) const {
     int64_t n;
     double x;
     switch (v.tag()) {
-    case Tag::None: return "None";
-    case Tag::Bool: return v.payload() ? "True" : "False";
+    case Tag::None:
+        return "None";
+    case Tag::Bool:
+        return v.payload() ? "True" : "False";
     case Tag::Str:
-    case Tag::LongStr: return std::string(m_.str(v));
-    case Tag::Float: m_.toDouble(v, x); return std::to_string(x);
+    case Tag::LongStr:
+        return std::string(m_.str(v));
+    case Tag::Float:
+        m_.toDouble(v, x);
+        return std::to_string(x);
     case Tag::Container: {
         const auto k = m_.containerOf(v)->kind;
         return k == Kind::Dict ? "dict" : k == Kind::Tuple ? "tuple" : "list";
     }
-    default: m_.toInt(v, n); return std::to_string(n);
+    default:
+        m_.toInt(v, n);
+        return std::to_string(n);
     }
 }
 
@@ -269,13 +308,17 @@ std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, cons
     SnapshotSchema schema(*capture);
     schema.events().reserve(bytes.size() / 90); // ~86 bytes per entry in real python-stack snapshots
     PickleMachine m(bytes, schema);
-    const Value top = m.run(options.progress, [&](uint64_t pos) { in.releaseBefore(pos > (1 << 20) ? pos - (1 << 20) : 0); });
+    const Value top = m.run(options.progress,
+                            [&](uint64_t pos) { in.releaseBefore(pos > (1 << 20) ? pos - (1 << 20) : 0); });
     m.releaseWorkingMemory();
     SnapshotLoader(m, schema, *capture).load(top);
-    if (m.intOverflowed()) capture->warnings.push_back("some integers did not fit in 64 bits and were clamped");
+    if (m.intOverflowed())
+        capture->warnings.push_back("some integers did not fit in 64 bits and were clamped");
     if (schema.unknownActions())
-        capture->warnings.push_back(std::to_string(schema.unknownActions()) + " trace entries have an unknown action");
-    std::sort(capture->devices.begin(), capture->devices.end(), [](auto& a, auto& b) { return a.device < b.device; });
+        capture->warnings.push_back(std::to_string(schema.unknownActions()) +
+                                    " trace entries have an unknown action");
+    std::sort(capture->devices.begin(), capture->devices.end(),
+              [](auto& a, auto& b) { return a.device < b.device; });
     for (auto& d : capture->devices) {
         d.timeUs.shrink_to_fit(), d.addr.shrink_to_fit(), d.size.shrink_to_fit();
         d.action.shrink_to_fit(), d.stream.shrink_to_fit(), d.stack.shrink_to_fit();

@@ -8,16 +8,24 @@ using pickle::Tag;
 using pickle::Value;
 
 namespace {
-constexpr uint32_t bit(SnapshotKey k) { return 1u << static_cast<unsigned>(k); }
+constexpr uint32_t bit(SnapshotKey k) {
+    return 1u << static_cast<unsigned>(k);
+}
 
 SnapshotKey classify(std::string_view k) {
     static constexpr std::pair<std::string_view, SnapshotKey> known[] = {
-        {"action", SnapshotKey::Action},       {"addr", SnapshotKey::Addr},
-        {"device_free", SnapshotKey::DeviceFree}, {"size", SnapshotKey::Size},
-        {"stream", SnapshotKey::Stream},       {"time_us", SnapshotKey::TimeUs},
-        {"frames", SnapshotKey::Frames},       {"compile_context", SnapshotKey::CompileContext},
-        {"user_metadata", SnapshotKey::UserMetadata}, {"name", SnapshotKey::Name},
-        {"filename", SnapshotKey::Filename},   {"line", SnapshotKey::Line},
+        {"action", SnapshotKey::Action},
+        {"addr", SnapshotKey::Addr},
+        {"device_free", SnapshotKey::DeviceFree},
+        {"size", SnapshotKey::Size},
+        {"stream", SnapshotKey::Stream},
+        {"time_us", SnapshotKey::TimeUs},
+        {"frames", SnapshotKey::Frames},
+        {"compile_context", SnapshotKey::CompileContext},
+        {"user_metadata", SnapshotKey::UserMetadata},
+        {"name", SnapshotKey::Name},
+        {"filename", SnapshotKey::Filename},
+        {"line", SnapshotKey::Line},
     };
     for (auto [text, key] : known)
         if (text == k) return key;
@@ -74,7 +82,8 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
                               : integer(SnapshotKey::Addr, "addr");
     const uint64_t size = integer(SnapshotKey::Size, "size");
     if (size > kMaxPlausibleBytes && action != Action::Oom) // keeps every sum of sizes far from overflow
-        throw LoadError("trace entry 'size' " + std::to_string(size) + " is larger than any device memory", m.offset());
+        throw LoadError("trace entry 'size' " + std::to_string(size) + " is larger than any device memory",
+                        m.offset());
     const auto index = static_cast<uint32_t>(events_.eventCount());
     if (index == UINT32_MAX) throw LoadError("more than 4 billion trace entries", m.offset());
     events_.timeUs.push_back(static_cast<int64_t>(integer(SnapshotKey::TimeUs, "time_us")));
@@ -82,7 +91,8 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
     events_.size.push_back(size);
     events_.action.push_back(action);
     events_.stream.push_back(capture_.internStream(integer(SnapshotKey::Stream, "stream")));
-    events_.stack.push_back((seen & bit(SnapshotKey::Frames)) ? stackOf(m, get(SnapshotKey::Frames)) : StackId{0});
+    events_.stack.push_back((seen & bit(SnapshotKey::Frames)) ? stackOf(m, get(SnapshotKey::Frames))
+                                                              : StackId{0});
     if (seen & bit(SnapshotKey::CompileContext)) {
         auto s = m.str(get(SnapshotKey::CompileContext));
         if (!s.empty() && s != "N/A") events_.compileContext.emplace_back(index, capture_.strings.intern(s));
@@ -98,16 +108,20 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
 bool SnapshotSchema::makeFrame(pickle::PickleMachine& m, uint32_t container, const std::array<Value, 13>& v) {
     auto get = [&](SnapshotKey k) { return v[static_cast<size_t>(k)]; };
     int64_t line = 0;
-    if (!m.isStr(get(SnapshotKey::Name)) || !m.isStr(get(SnapshotKey::Filename)) || !m.toInt(get(SnapshotKey::Line), line))
+    if (!m.isStr(get(SnapshotKey::Name)) || !m.isStr(get(SnapshotKey::Filename)) ||
+        !m.toInt(get(SnapshotKey::Line), line))
         return false; // not a frame after all: keep it as a plain dict
     Frame f{capture_.strings.intern(m.str(get(SnapshotKey::Name))),
             capture_.strings.intern(m.str(get(SnapshotKey::Filename))),
-            static_cast<uint32_t>(line < 0 ? 0 : line > INT32_MAX ? INT32_MAX : line)};
+            static_cast<uint32_t>(line < 0           ? 0
+                                  : line > INT32_MAX ? INT32_MAX
+                                                     : line)};
     m.specialise(container, Kind::Frame, capture_.frames.intern(f).value);
     return true;
 }
 
-bool SnapshotSchema::listExtended(pickle::PickleMachine& m, uint32_t container, std::span<const Value> items) {
+bool SnapshotSchema::listExtended(pickle::PickleMachine& m, uint32_t container,
+                                  std::span<const Value> items) {
     if (items.empty()) return true;
     for (Value it : items) {
         const auto* c = m.containerOf(it);

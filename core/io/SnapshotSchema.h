@@ -11,19 +11,33 @@
 namespace vs {
 
 enum class SnapshotKey : uint8_t {
-    Other, Action, Addr, DeviceFree, Size, Stream, TimeUs, Frames, CompileContext, UserMetadata,
-    Name, Filename, Line, Count
+    Other,
+    Action,
+    Addr,
+    DeviceFree,
+    Size,
+    Stream,
+    TimeUs,
+    Frames,
+    CompileContext,
+    UserMetadata,
+    Name,
+    Filename,
+    Line,
+    Count
 };
 
 // Sizes above this (1 PiB) cannot be real device memory; rejecting them keeps sums exact.
 constexpr uint64_t kMaxPlausibleBytes = 1ull << 50;
 
 class SnapshotSchema : public pickle::ContainerHooks {
-public:
+  public:
     explicit SnapshotSchema(Capture& capture) : capture_(capture) {}
 
-    bool dictFilled(pickle::PickleMachine& m, uint32_t container, std::span<const pickle::Value> pairs) override;
-    bool listExtended(pickle::PickleMachine& m, uint32_t container, std::span<const pickle::Value> items) override;
+    bool dictFilled(pickle::PickleMachine& m, uint32_t container,
+                    std::span<const pickle::Value> pairs) override;
+    bool listExtended(pickle::PickleMachine& m, uint32_t container,
+                      std::span<const pickle::Value> items) override;
 
     // Events in the order their dicts were completed; Event containers index into these columns.
     DeviceTrace& events() { return events_; }
@@ -31,7 +45,7 @@ public:
     SnapshotKey keyOf(const pickle::PickleMachine& m, pickle::Value key);
     StackId stackOf(const pickle::PickleMachine& m, pickle::Value v) const; // throws when not a frame list
 
-private:
+  private:
     bool makeEvent(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v,
                    uint32_t seen);
     bool makeFrame(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v);

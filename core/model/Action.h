@@ -19,10 +19,9 @@ enum class Action : uint8_t {
 };
 
 constexpr std::string_view actionName(Action a) {
-    constexpr std::string_view names[] = {"alloc",       "free_requested", "free_completed",
-                                          "segment_alloc", "segment_free", "segment_map",
-                                          "segment_unmap", "snapshot",     "oom",
-                                          "unknown"};
+    constexpr std::string_view names[] = {"alloc",        "free_requested", "free_completed", "segment_alloc",
+                                          "segment_free", "segment_map",    "segment_unmap",  "snapshot",
+                                          "oom",          "unknown"};
     return names[static_cast<int>(a)];
 }
 

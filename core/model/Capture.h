@@ -33,7 +33,7 @@ struct Capture {
     StreamId internStream(uint64_t raw);
     const DeviceTrace* device(int ordinal) const;
 
-private:
+  private:
     std::vector<std::pair<uint64_t, uint32_t>> streamIndex_; // few streams: a sorted small vector
 };
 

@@ -12,9 +12,9 @@ namespace vs {
 
 struct DeviceTrace {
     int device = 0;
-    std::vector<int64_t> timeUs;  // Unix epoch microseconds, non-decreasing
-    std::vector<uint64_t> addr;   // block/segment address; free device bytes for oom
-    std::vector<uint64_t> size;   // requested bytes for alloc/free; segment bytes; see Action
+    std::vector<int64_t> timeUs; // Unix epoch microseconds, non-decreasing
+    std::vector<uint64_t> addr;  // block/segment address; free device bytes for oom
+    std::vector<uint64_t> size;  // requested bytes for alloc/free; segment bytes; see Action
     std::vector<Action> action;
     std::vector<StreamId> stream; // index into Capture::streams
     std::vector<StackId> stack;

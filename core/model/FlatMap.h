@@ -8,7 +8,7 @@
 namespace vs {
 
 class FlatMap {
-public:
+  public:
     static constexpr uint32_t kMissing = UINT32_MAX;
 
     explicit FlatMap(size_t capacity = 16) { rehash(capacity < 16 ? 16 : capacity); }
@@ -53,7 +53,7 @@ public:
         size_ = 0;
     }
 
-private:
+  private:
     struct Slot {
         uint64_t key;
         uint32_t value;

@@ -18,19 +18,19 @@ struct Frame {
 };
 
 class FrameTable {
-public:
+  public:
     FrameId intern(const Frame& f);
     const Frame& operator[](FrameId id) const { return frames_[id.value]; }
     size_t size() const { return frames_.size(); }
 
-private:
+  private:
     std::vector<Frame> frames_;
     std::unordered_map<uint64_t, uint32_t> index_; // hash -> first frame with that hash
     std::vector<uint32_t> nextSameHash_;
 };
 
 class StackTable {
-public:
+  public:
     StackTable() { offsets_.push_back(0), offsets_.push_back(0), nextSameHash_.push_back(kNone); }
     // The empty stack is StackId{0}.
     StackId intern(std::span<const FrameId> frames);
@@ -39,7 +39,7 @@ public:
     }
     size_t size() const { return offsets_.size() - 1; }
 
-private:
+  private:
     static constexpr uint32_t kNone = UINT32_MAX;
     std::vector<FrameId> frames_;
     std::vector<uint32_t> offsets_;

@@ -15,7 +15,7 @@ template <class Tag, class Rep = uint32_t> struct StrongId {
 
 using StringId = StrongId<struct StringTag>;
 using FrameId = StrongId<struct FrameTag>;
-using StackId = StrongId<struct StackTag>;  // StackId{0} is the empty stack
+using StackId = StrongId<struct StackTag>; // StackId{0} is the empty stack
 using StreamId = StrongId<struct StreamTag>;
 
 } // namespace vs

@@ -10,13 +10,13 @@
 namespace vs {
 
 class StringTable {
-public:
+  public:
     StringTable() { intern(""); } // StringId{0} is the empty string
     StringId intern(std::string_view s);
     std::string_view text(StringId id) const { return texts_[id.value]; }
     size_t size() const { return texts_.size(); }
 
-private:
+  private:
     std::deque<std::string> texts_; // deque: references stay valid as it grows
     std::unordered_map<std::string_view, uint32_t> index_;
 };

@@ -16,8 +16,10 @@ std::string humanBytes(int64_t bytes) {
     int u = 0;
     while (v >= 1024.0 && u < 5) v /= 1024.0, ++u;
     char buf[32];
-    if (u == 0) std::snprintf(buf, sizeof buf, "%s%lld B", bytes < 0 ? "-" : "", static_cast<long long>(v));
-    else std::snprintf(buf, sizeof buf, "%s%.2f %s", bytes < 0 ? "-" : "", v, units[u]);
+    if (u == 0)
+        std::snprintf(buf, sizeof buf, "%s%lld B", bytes < 0 ? "-" : "", static_cast<long long>(v));
+    else
+        std::snprintf(buf, sizeof buf, "%s%.2f %s", bytes < 0 ? "-" : "", v, units[u]);
     return buf;
 }
 

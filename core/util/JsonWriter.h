@@ -9,7 +9,7 @@
 namespace vs {
 
 class JsonWriter {
-public:
+  public:
     explicit JsonWriter(std::ostream& out, bool pretty = true) : out_(out), pretty_(pretty) {}
 
     JsonWriter& beginObject() { return open('{'); }
@@ -27,7 +27,7 @@ public:
     JsonWriter& value(bool b);
     template <class T> JsonWriter& field(std::string_view k, const T& v) { return key(k).value(v); }
 
-private:
+  private:
     JsonWriter& open(char c);
     JsonWriter& close(char c);
     void separate();
