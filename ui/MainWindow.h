@@ -5,6 +5,8 @@
 
 #include <QMainWindow>
 
+#include <functional>
+
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -51,6 +53,7 @@ class MainWindow : public QMainWindow {
     void onEventSelected(int row);
     void exportTimeline();
     void exportWindow();
+    void exportWith(const QString& title, const QString& suggested, const std::function<QString(const QString&)>& write);
     void chooseEditor();
     void showAbout();
     void setBusy(bool busy);

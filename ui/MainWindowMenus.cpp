@@ -113,25 +113,23 @@ void MainWindow::addRecent(const QString& path) {
 }
 
 void MainWindow::exportTimeline() {
-    if (!analysis_) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export timeline"),
-                                                      QFileInfo(path_).completeBaseName() + "-timeline.png",
-                                                      imageFileFilter());
-    if (path.isEmpty()) return;
-    const QString error = exportPlot(timeline_, path);
-    if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Export timeline"), error);
-    else
-        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    if (analysis_)
+        exportWith(tr("Export timeline"), QFileInfo(path_).completeBaseName() + "-timeline.png",
+                   [this](const QString& path) { return exportPlot(timeline_, path); });
 }
 
 void MainWindow::exportWindow() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export window"),
-                                                      QStringLiteral("vramscope.png"), imageFileFilter());
+    exportWith(tr("Export window"), QStringLiteral("vramscope.png"),
+               [this](const QString& path) { return exportWidget(this, path); });
+}
+
+void MainWindow::exportWith(const QString& title, const QString& suggested,
+                            const std::function<QString(const QString&)>& write) {
+    const QString path = QFileDialog::getSaveFileName(this, title, suggested, imageFileFilter());
     if (path.isEmpty()) return;
-    const QString error = exportWidget(this, path);
+    const QString error = write(path);
     if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Export window"), error);
+        QMessageBox::warning(this, title, error);
     else
         statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
 }

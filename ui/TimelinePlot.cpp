@@ -75,19 +75,19 @@ void TimelinePlot::buildLane(size_t device) {
     y->setLabel(analysis_->deviceCount() > 1 ? tr("device %1").arg(t.device) : tr("GPU memory"));
     y->setTicker(QSharedPointer<QCPAxisTicker>(new ByteAxisTicker));
     y->setNumberPrecision(3);
-    lane.reserved = addGraph(x, y); // drawn first: allocated goes on top of active and reserved
-    lane.reserved->setName(tr("reserved"));
-    lane.active = addGraph(x, y);
-    lane.active->setName(tr("active (incl. pending free)"));
-    lane.allocated = addGraph(x, y);
-    lane.allocated->setName(tr("allocated"));
-    lane.reserved->setChannelFillGraph(lane.allocated); // the cached part: reserved - allocated
-    auto lod = [&](const std::vector<int64_t>& v, int64_t initial) {
-        return std::make_unique<TimelineLod>(t.timeUs, v, initial, originUs_);
+    // Draw order: light fills first, then reserved, active and allocated bands (allocated on top).
+    auto fill = [&] {
+        QCPGraph* g = addGraph(x, y);
+        g->setPen(Qt::NoPen);
+        g->removeFromLegend();
+        return g;
     };
-    lane.lodAllocated = lod(r.allocated, r.initial.allocated);
-    lane.lodActive = lod(r.active, r.initial.active);
-    lane.lodReserved = lod(r.reserved, r.initial.reserved);
+    lane.allocatedBase = fill();
+    lane.cachedFill = fill();
+    lane.bands[int(Series::Reserved)] = makeBand(x, y, tr("reserved"), r.reserved, r.initial.reserved, t);
+    lane.bands[int(Series::Active)] = makeBand(x, y, tr("active (incl. pending free)"), r.active, r.initial.active, t);
+    lane.bands[int(Series::Allocated)] = makeBand(x, y, tr("allocated"), r.allocated, r.initial.allocated, t);
+    lane.cachedFill->setChannelFillGraph(lane.bands[int(Series::Allocated)].hi); // reserved - allocated
     if (device == 0) { // one horizontal legend above the lanes, never over the data
         legend_ = new QCPLegend;
         auto* top = new QCPLayoutGrid;
@@ -101,7 +101,7 @@ void TimelinePlot::buildLane(size_t device) {
         legend_->setFillOrder(QCPLayoutGrid::foColumnsFirst);
         legend_->setLayer(QStringLiteral("legend"));
         legend_->setMargins(QMargins(0, 0, 0, 0));
-        for (QCPGraph* g : {lane.allocated, lane.reserved, lane.active}) g->addToLegend(legend_);
+        for (Series k : {Series::Allocated, Series::Reserved, Series::Active}) lane.bands[int(k)].hi->addToLegend(legend_);
         legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
     }
     auto marker = [&](double at, const QString& label, const QPen& pen) {
@@ -128,22 +128,27 @@ void TimelinePlot::buildLane(size_t device) {
     std::vector<const Annotation*> starts;
     for (const auto& a : analysis_->capture().annotations)
         if (a.device == t.device && a.start) starts.push_back(&a);
-    for (size_t i = 0; i < starts.size() && i < 5000; ++i) {
-        const double at = double(starts[i]->timeUs - originUs_) / 1e6;
-        const auto name = analysis_->capture().strings.text(starts[i]->name);
-        if (starts.size() <= 30) {
-            marker(at, QString::fromUtf8(name.data(), qsizetype(name.size())),
+    if (starts.size() <= 30) {
+        for (const Annotation* a : starts) {
+            const auto name = analysis_->capture().strings.text(a->name);
+            marker(double(a->timeUs - originUs_) / 1e6, QString::fromUtf8(name.data(), qsizetype(name.size())),
                    QPen(colours.annotation, 1, Qt::DotLine));
-            continue;
         }
-        auto* tick = new QCPItemLine(this);
-        tick->setClipAxisRect(lane.rect);
-        for (auto* p : {tick->start, tick->end})
-            p->setAxes(x, y), p->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        tick->start->setCoords(at, 0), tick->end->setCoords(at, 0.03);
+    } else if (!starts.empty()) {
+        // Many: one impulse graph of short ticks along the top, on a hidden axis (0..1 is the top 3 %).
+        QCPAxis* ticksAxis = lane.rect->axis(QCPAxis::atRight);
+        ticksAxis->setRange(-32, 1);
+        ticksAxis->setVisible(false);
+        QCPGraph* ticks = addGraph(x, ticksAxis);
+        ticks->removeFromLegend();
+        ticks->setLineStyle(QCPGraph::lsImpulse);
+        QVector<QCPGraphData> points;
+        for (const Annotation* a : starts) points.push_back({double(a->timeUs - originUs_) / 1e6, 1.0});
+        ticks->data()->set(points, true);
         QColor faint = colours.annotation;
         faint.setAlpha(110);
-        tick->setPen(QPen(faint, 1));
+        ticks->setPen(QPen(faint, 1));
+        ticks->setName(tr("annotations"));
     }
     lane.cursor = new QCPItemStraightLine(this);
     lane.cursor->setClipAxisRect(lane.rect);
@@ -177,6 +182,23 @@ void TimelinePlot::buildLane(size_t device) {
     lanes_.push_back(std::move(lane));
 }
 
+TimelinePlot::Band TimelinePlot::makeBand(QCPAxis* x, QCPAxis* y, const QString& name,
+                                          const std::vector<int64_t>& values, int64_t initial, const DeviceTrace& t) {
+    Band b;
+    b.hi = addGraph(x, y);
+    b.hi->setName(name);
+    b.lo = addGraph(x, y);
+    b.lo->removeFromLegend();
+    b.lo->setChannelFillGraph(b.hi); // the band between each column's minimum and maximum
+    b.lod = std::make_unique<TimelineLod>(t.timeUs, values, initial, originUs_);
+    return b;
+}
+
+QCPGraph* TimelinePlot::seriesGraph(size_t lane, Series s, bool upper) const {
+    const Band& b = lanes_.at(lane).bands[int(s)];
+    return upper ? b.hi : b.lo;
+}
+
 void TimelinePlot::applyColours() {
     const auto c = TimelineColours::forPalette(palette());
     setBackground(c.background);
@@ -190,13 +212,19 @@ void TimelinePlot::applyColours() {
             axis->setLabelColor(c.text);
             axis->grid()->setPen(QPen(c.grid, 1, Qt::DotLine));
         }
-        l.allocated->setPen(QPen(c.allocated, 1.6));
-        QColor fill = c.allocated;
-        fill.setAlpha(45);
-        l.allocated->setBrush(fill);
-        l.reserved->setPen(QPen(c.reserved, 1.4));
-        l.reserved->setBrush(c.cached);
-        l.active->setPen(QPen(c.active, 1, Qt::DashLine));
+        auto paint = [](Band& b, const QPen& pen) {
+            b.hi->setPen(pen);
+            b.lo->setPen(pen);
+            b.lo->setBrush(pen.color());
+        };
+        paint(l.bands[int(Series::Allocated)], QPen(c.allocated, 1.4));
+        paint(l.bands[int(Series::Reserved)], QPen(c.reserved, 1.4));
+        paint(l.bands[int(Series::Active)], QPen(c.active, 1, Qt::DashLine));
+        l.bands[int(Series::Active)].lo->setBrush(Qt::NoBrush);
+        QColor base = c.allocated;
+        base.setAlpha(45);
+        l.allocatedBase->setBrush(base);
+        l.cachedFill->setBrush(c.cached);
         l.cursor->setPen(QPen(c.cursor, 1));
         l.selection->setPen(QPen(c.selection, 1));
         QColor sel = c.selection;
@@ -273,21 +301,24 @@ void TimelinePlot::refreshData(bool replotAfter) {
         const QCPRange r = l.rect->axis(QCPAxis::atBottom)->range();
         const int columns = std::max(1, l.rect->width());
         double top = 0;
-        for (auto [graph, lod] : {std::pair{l.reserved, l.lodReserved.get()},
-                                  {l.allocated, l.lodAllocated.get()},
-                                  {l.active, l.lodActive.get()}}) {
-            bool exact = false;
-            const auto pts = lod->query(r.lower, r.upper, columns, &exact);
-            QVector<QCPGraphData> points;
-            points.reserve(static_cast<qsizetype>(pts.size()));
-            for (const auto& p : pts) {
-                points.push_back({p.t, p.v});
-                top = std::max(top, p.v);
-            }
-            graph->data()->set(points, true);
-            graph->setLineStyle(exact ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
-            pointsDrawn_ += pts.size();
+        for (Band& b : l.bands) {
+            const auto band = b.lod->band(r.lower, r.upper, columns);
+            auto set = [&](QCPGraph* g, const std::vector<double>& v) {
+                QVector<QCPGraphData> points(static_cast<qsizetype>(v.size()));
+                for (size_t i = 0; i < v.size(); ++i) points[qsizetype(i)] = {band.t[i], v[i]};
+                g->data()->set(points, true);
+                g->setLineStyle(band.exact ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
+                pointsDrawn_ += v.size();
+            };
+            set(b.hi, band.hi);
+            set(b.lo, band.lo);
+            for (double v : band.hi) top = std::max(top, v);
         }
+        // the light fills follow the allocated minima and the reserved minima
+        l.allocatedBase->setData(l.bands[int(Series::Allocated)].lo->data());
+        l.allocatedBase->setLineStyle(l.bands[int(Series::Allocated)].lo->lineStyle());
+        l.cachedFill->setData(l.bands[int(Series::Reserved)].lo->data());
+        l.cachedFill->setLineStyle(l.bands[int(Series::Reserved)].lo->lineStyle());
         l.rect->axis(QCPAxis::atLeft)->setRange(0, std::max(top * 1.08, 1024.0 * 1024.0));
     }
     if (replotAfter) replot(QCustomPlot::rpQueuedReplot);

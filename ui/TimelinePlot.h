@@ -35,6 +35,9 @@ class TimelinePlot : public QCustomPlot {
     // Values under a time for one device index: allocated, active, reserved.
     Totals valuesAt(size_t device, double seconds) const;
     size_t pointsDrawn() const { return pointsDrawn_; } // after the last refresh, all graphs
+    enum class Series { Allocated, Active, Reserved };
+    // The graph holding a series' per-column maxima (upper) or minima (lower) in a device lane.
+    QCPGraph* seriesGraph(size_t lane, Series s, bool upper) const;
     QString tooltipAt(size_t device, double seconds) const;
 
   signals:
@@ -54,15 +57,22 @@ class TimelinePlot : public QCustomPlot {
     void changeEvent(QEvent* e) override;
 
   private:
+    struct Band { // one series drawn as a min/max band per pixel column
+        QCPGraph *hi = nullptr, *lo = nullptr;
+        std::unique_ptr<TimelineLod> lod;
+    };
     struct Lane {
         QCPAxisRect* rect = nullptr;
-        QCPGraph *allocated = nullptr, *active = nullptr, *reserved = nullptr;
-        std::unique_ptr<TimelineLod> lodAllocated, lodActive, lodReserved;
+        Band bands[3];                    // indexed by Series
+        QCPGraph* allocatedBase = nullptr; // light fill from 0 to allocated
+        QCPGraph* cachedFill = nullptr;    // light fill between allocated and reserved
         QCPItemStraightLine* cursor = nullptr;
         QCPItemRect* selection = nullptr;
         QCPItemStraightLine* highlight = nullptr;
     };
     void clearLanes();
+    Band makeBand(QCPAxis* x, QCPAxis* y, const QString& name, const std::vector<int64_t>& values, int64_t initial,
+                  const DeviceTrace& t);
     void buildLane(size_t device);
     void refreshData(bool replotAfter = true);
     void applyColours();

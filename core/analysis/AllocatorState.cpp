@@ -36,12 +36,18 @@ AllocatorState AllocatorState::fromSegments(const std::vector<StateSegment>& seg
     return st;
 }
 
+namespace {
+// Reuses a released slot of a pool (blocks or segments), else appends one.
+template <class T> uint32_t takeSlot(std::vector<T>& pool, std::vector<uint32_t>& spare) {
+    if (spare.empty()) return pool.emplace_back(), static_cast<uint32_t>(pool.size() - 1);
+    const uint32_t i = spare.back();
+    spare.pop_back();
+    return i;
+}
+} // namespace
+
 uint32_t AllocatorState::newBlock(uint64_t addr, uint64_t size, uint32_t seg, BlockState st) {
-    uint32_t b;
-    if (!spareBlocks_.empty())
-        b = spareBlocks_.back(), spareBlocks_.pop_back();
-    else
-        b = static_cast<uint32_t>(blocks_.size()), blocks_.emplace_back();
+    const uint32_t b = takeSlot(blocks_, spareBlocks_);
     blocks_[b] = {addr, size, 0, seg, kNil, kNil, kNoEvent, BlockState::Inactive};
     byAddr_.set(addr, b);
     if (freeIndex_) (*freeIndex_)[addr] = b;
@@ -120,11 +126,7 @@ uint32_t AllocatorState::mergeFree(uint32_t b) {
 }
 
 uint32_t AllocatorState::newSegment(uint64_t addr, uint64_t size, uint64_t stream, bool expandable) {
-    uint32_t s;
-    if (!spareSegs_.empty())
-        s = spareSegs_.back(), spareSegs_.pop_back();
-    else
-        s = static_cast<uint32_t>(segs_.size()), segs_.emplace_back();
+    const uint32_t s = takeSlot(segs_, spareSegs_);
     segs_[s] = {addr, 0, stream, kNil, kNil, size <= AllocatorRules::kSmallBuffer, expandable, true};
     setSegmentRange(s, addr, size);
     return s;

@@ -86,4 +86,31 @@ std::vector<LodPoint> TimelineLod::query(double t0, double t1, int columns, bool
     return out;
 }
 
+TimelineLod::Band TimelineLod::band(double t0, double t1, int columns) const {
+    Band b;
+    if (columns < 1 || !(t1 > t0)) return b;
+    const size_t first = indexAtOrAfter(t0), last = indexAtOrAfter(t1);
+    auto add = [&b](double t, double lo, double hi) { b.t.push_back(t), b.lo.push_back(lo), b.hi.push_back(hi); };
+    if (last - first <= static_cast<size_t>(columns)) {
+        b.exact = true;
+        for (const auto& p : query(t0, t1, columns)) add(p.t, p.v, p.v);
+        return b;
+    }
+    const double width = (t1 - t0) / columns;
+    size_t i = first;
+    int64_t carried = valueBefore(first);
+    for (int c = 0; c < columns; ++c) {
+        const size_t j = c + 1 == columns ? last : std::max(i, indexAtOrAfter(t0 + (c + 1) * width));
+        MinMax m{carried, carried};
+        if (j > i) {
+            const MinMax inside = range(i, j);
+            m.min = std::min(m.min, inside.min), m.max = std::max(m.max, inside.max);
+            carried = values_[j - 1];
+        }
+        add(t0 + (c + 0.5) * width, static_cast<double>(m.min), static_cast<double>(m.max));
+        i = j;
+    }
+    return b;
+}
+
 } // namespace vs

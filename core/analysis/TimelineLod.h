@@ -24,6 +24,14 @@ class TimelineLod {
     // its minimum and maximum, in the order they occur, at most 2 * columns points.
     std::vector<LodPoint> query(double t0, double t1, int columns, bool* exact = nullptr) const;
 
+    // The same as a band: per pixel column its centre, minimum and maximum (one point each, so a
+    // filled band is a simple polygon, cheap to rasterise). Zoomed in, lo == hi are the exact steps.
+    struct Band {
+        std::vector<double> t, lo, hi;
+        bool exact = false;
+    };
+    Band band(double t0, double t1, int columns) const;
+
     struct MinMax {
         int64_t min, max;
     };
