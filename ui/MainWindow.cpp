@@ -9,6 +9,8 @@
 #include <QCloseEvent>
 #include <QDragEnterEvent>
 #include <QFileInfo>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
@@ -107,7 +109,14 @@ void MainWindow::buildStatusBar() {
 
 void MainWindow::restoreSettings() {
     QSettings s;
-    restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
+        // first start: most of the screen, a timeline over a table and stack
+        const QRect screen = QGuiApplication::primaryScreen() ? QGuiApplication::primaryScreen()->availableGeometry()
+                                                              : QRect(0, 0, 1600, 1000);
+        resize(std::min(1500, screen.width() * 9 / 10), std::min(950, screen.height() * 9 / 10));
+        outer_->setSizes({height() * 3 / 5, height() * 2 / 5});
+        lower_->setSizes({width() * 3 / 5, width() * 2 / 5});
+    }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     outer_->restoreState(s.value(QStringLiteral("window/outerSplitter")).toByteArray());
     lower_->restoreState(s.value(QStringLiteral("window/lowerSplitter")).toByteArray());
@@ -172,7 +181,9 @@ void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
     for (size_t i = 1; i < analysis_->deviceCount(); ++i)
         if (analysis_->trace(i).eventCount() > analysis_->trace(device).eventCount()) device = i;
     model_->setDevice(analysis_, device, timeline_->originUs());
-    table_->resizeColumnsToContents();
+    table_->resizeColumnsToContents(); // from the first rows; the index column must fit the last one
+    table_->setColumnWidth(EventTableModel::Index,
+                           table_->fontMetrics().horizontalAdvance(QString::number(model_->rowCount())) + 16);
     stack_->clear();
     setWindowTitle(tr("%1 \u2014 vramscope").arg(QFileInfo(path).fileName()));
     size_t events = 0;
@@ -211,15 +222,17 @@ void MainWindow::onSelection(double from, double to) {
 void MainWindow::selectEventAt(double seconds) {
     if (!analysis_ || model_->rowCount() == 0) return;
     const int row = model_->rowAtTime(seconds);
-    table_->selectRow(row); // currentRowChanged updates the stack pane and the marker
+    clickedOnTimeline_ = true; // the user is looking at that moment: do not move the view
+    table_->selectRow(row);    // currentRowChanged updates the stack pane and the marker
     table_->scrollTo(model_->index(row, 0), QAbstractItemView::PositionAtCenter);
+    clickedOnTimeline_ = false;
 }
 
 void MainWindow::onEventSelected(int row) {
     if (!analysis_ || row < 0) return;
     const size_t d = model_->device();
     stack_->showEvent(analysis_, d, size_t(row), timeline_->originUs());
-    timeline_->setHighlightedEvent(analysis_->trace(d).device, size_t(row));
+    timeline_->setHighlightedEvent(analysis_->trace(d).device, size_t(row), !clickedOnTimeline_);
 }
 
 QString MainWindow::summaryMarkdown() const {

@@ -70,6 +70,7 @@ class MainWindow : public QMainWindow {
     QMenu* recentMenu_;
     AnalysisPtr analysis_;
     QString path_;
+    bool clickedOnTimeline_ = false;
 };
 
 } // namespace vs::ui

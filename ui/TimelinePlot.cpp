@@ -12,6 +12,13 @@ namespace vs::ui {
 
 TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
     // Data depends on the pixel width: recompute it once the layout is known, just before drawing.
+    // Ctrl+drag: rubber-band zoom of the time axis only (y always fits the visible data).
+    connect(selectionRect(), &QCPSelectionRect::accepted, this, [this](const QRect& rect, QMouseEvent*) {
+        if (lanes_.empty() || rect.width() < 3) return;
+        const QCPAxis* x = lanes_[laneAt(rect.center())].rect->axis(QCPAxis::atBottom);
+        const double a = x->pixelToCoord(rect.left()), b = x->pixelToCoord(rect.right());
+        setVisibleRange(QCPRange(std::min(a, b), std::max(a, b)), false);
+    });
     connect(this, &QCustomPlot::afterLayout, this, [this] {
         if (!lanes_.empty() && lanes_[0].rect->width() != dataWidth_) refreshData(false);
     });
@@ -364,7 +371,7 @@ void TimelinePlot::setCursorTime(double seconds) {
     replot(QCustomPlot::rpQueuedReplot);
 }
 
-void TimelinePlot::setHighlightedEvent(int device, size_t event) {
+void TimelinePlot::setHighlightedEvent(int device, size_t event, bool reveal) {
     for (size_t i = 0; i < lanes_.size(); ++i) {
         const bool here = analysis_->trace(i).device == device && event < analysis_->trace(i).eventCount();
         lanes_[i].highlight->setVisible(here);
@@ -372,7 +379,7 @@ void TimelinePlot::setHighlightedEvent(int device, size_t event) {
         const double t = double(analysis_->trace(i).timeUs[event] - originUs_) / 1e6;
         lanes_[i].highlight->point1->setCoords(t, 0), lanes_[i].highlight->point2->setCoords(t, 1);
         const QCPRange r = visibleRange();
-        if (t < r.lower || t > r.upper) setVisibleRange(QCPRange(t - r.size() / 2, t + r.size() / 2));
+        if (reveal && (t < r.lower || t > r.upper)) setVisibleRange(QCPRange(t - r.size() / 2, t + r.size() / 2));
     }
     replot(QCustomPlot::rpQueuedReplot);
 }
@@ -393,7 +400,7 @@ void TimelinePlot::mousePressEvent(QMouseEvent* e) {
         selectAnchor_ = timeAt(e->position());
         return;
     }
-    setSelectionRectMode(e->modifiers() & Qt::ControlModifier ? QCP::srmZoom : QCP::srmNone);
+    setSelectionRectMode(e->modifiers() & Qt::ControlModifier ? QCP::srmCustom : QCP::srmNone);
     QCustomPlot::mousePressEvent(e);
 }
 

@@ -31,7 +31,8 @@ class TimelinePlot : public QCustomPlot {
     void setCursorTime(double seconds);
     std::optional<QCPRange> selection() const { return selection_; }
     void setSelection(std::optional<QCPRange> r);
-    void setHighlightedEvent(int device, size_t event); // a marker at one event (from the event list)
+    // A marker at one event (from the event list); `reveal` scrolls it into view.
+    void setHighlightedEvent(int device, size_t event, bool reveal = true);
     // Values under a time for one device index: allocated, active, reserved.
     Totals valuesAt(size_t device, double seconds) const;
     size_t pointsDrawn() const { return pointsDrawn_; } // after the last refresh, all graphs
