@@ -4,10 +4,11 @@
 // a slow leak (one 4 KiB block kept per iteration) and an empty_cache now and then. Its history is
 // consistent by construction (bump allocation from free segments, LIFO frees), so a correct replay
 // reproduces its final block list exactly.
-//   gen_snapshot OUT.pickle ENTRIES [SEED]
+//   gen_snapshot OUT.pickle ENTRIES [SEED] [DEVICES]   (ENTRIES per device)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -95,7 +96,7 @@ const char* kKeyText[] = {
 
 class Generator {
   public:
-    Generator(Writer& w, uint64_t seed) : w_(w), rng_(seed) {
+    Generator(Writer& w, uint64_t seed, int device) : w_(w), rng_(seed), device_(device) {
         keys_.assign(KeyCount, UINT32_MAX);
         names_.assign(kFrames, UINT32_MAX), files_.assign(kFrames, UINT32_MAX),
             frameMemo_.assign(kFrames, UINT32_MAX);
@@ -131,6 +132,7 @@ class Generator {
     std::vector<bool> smallLive_, largeLive_;
     uint64_t leakCount_ = 0, leakSegments_ = 0, emitted_ = 0, iterations_ = 0;
     int64_t time_ = 1790000000000000;
+    int device_ = 0;
 };
 
 const char* kActions[] = {"alloc",         "free_requested", "free_completed",
@@ -219,7 +221,7 @@ void Generator::writeFinalSegments() {
     auto segment = [&](uint64_t addr, uint64_t size, bool small,
                        const std::vector<std::pair<uint64_t, bool>>& blocks) {
         w_.op('}'), w_.memoize(), w_.op('(');
-        key(Device), w_.integer(0);
+        key(Device), w_.integer(device_);
         key(Address), w_.integer(int64_t(addr));
         key(TotalSize), w_.integer(int64_t(size));
         key(Stream), w_.integer(0);
@@ -261,18 +263,25 @@ int main(int argc, char** argv) {
     if (!f) return std::perror(argv[1]), 2;
     {
         Writer w(f);
-        Generator g(w, argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1);
+        const int devices = argc > 4 ? std::atoi(argv[4]) : 1;
+        const uint64_t seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1;
+        std::vector<std::unique_ptr<Generator>> gens;
         w.op(0x80), w.op(4);
         w.op('}'), w.memoize(), w.op('(');
         w.str("device_traces"), w.op(']'), w.memoize(), w.op('(');
-        w.op(']'), w.memoize(), w.op('(');
-        g.run(std::strtoull(argv[2], nullptr, 10));
-        w.op('e'), w.op('e'); // entries into the device list, the device list into device_traces
+        for (int d = 0; d < devices; ++d) {
+            gens.push_back(std::make_unique<Generator>(w, seed + uint64_t(d), d));
+            w.op(']'), w.memoize(), w.op('(');
+            gens.back()->run(std::strtoull(argv[2], nullptr, 10));
+            w.op('e'); // the entries into this device's list
+        }
+        w.op('e'); // the device lists into device_traces
         w.str("segments"), w.op(']'), w.memoize(), w.op('(');
-        g.writeFinalSegments();
+        for (auto& g : gens) g->writeFinalSegments();
         w.op('e');
         w.op('u'), w.op('.');
-        std::printf("%s: %llu entries\n", argv[1], static_cast<unsigned long long>(g.emitted()));
+        for (int d = 0; d < devices; ++d)
+            std::printf("%s: device %d, %llu entries\n", argv[1], d, static_cast<unsigned long long>(gens[size_t(d)]->emitted()));
     }
     std::fclose(f);
     return 0;

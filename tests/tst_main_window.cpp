@@ -28,6 +28,7 @@ class TestMainWindow : public QObject {
     void shiftDragSelectsARange();
     void clickSelectsEventAndStack();
     void badFileShowsNoCrashAndKeepsWindow();
+    void devicesGetLinkedLanes();
     void screenshotWritesAskedSize();
 
   private:
@@ -190,6 +191,30 @@ void TestMainWindow::badFileShowsNoCrashAndKeepsWindow() {
     QVERIFY(failed.at(0).at(1).toString().contains("at byte"));
     QVERIFY(w->timeline()->analysis() != nullptr); // the previous capture is still shown
     QCOMPARE(w->timeline()->seriesGraph(0, TimelinePlot::Series::Allocated, true)->name(), QString("allocated"));
+}
+
+void TestMainWindow::devicesGetLinkedLanes() {
+    MainWindow w;
+    w.resize(1200, 900);
+    w.show();
+    const QString path = QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/../synthetic/two_devices.pickle.zst");
+    w.setAnalysis(path, ui::CaptureLoader::openNow(path));
+    QApplication::processEvents();
+    TimelinePlot* plot = w.timeline();
+    QCOMPARE(plot->axisRectCount(), 2);
+    plot->setVisibleRange(QCPRange(0.001, 0.002));
+    QCOMPARE(plot->axisRect(1)->axis(QCPAxis::atBottom)->range().lower, 0.001);
+    QCOMPARE(plot->axisRect(1)->axis(QCPAxis::atBottom)->range().upper, 0.002);
+    QVERIFY(plot->tooltipAt(1, 0.0015).contains("device 1"));
+    // each lane plots its own device: their peaks are the replays' peaks
+    for (size_t d = 0; d < 2; ++d) {
+        plot->fitAll();
+        plot->replot();
+        double m = 0;
+        const QCPGraph* g = plot->seriesGraph(d, TimelinePlot::Series::Allocated, true);
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) m = std::max(m, it->value);
+        QCOMPARE(m, double(plot->analysis()->replay(d).peak.allocated));
+    }
 }
 
 void TestMainWindow::screenshotWritesAskedSize() {

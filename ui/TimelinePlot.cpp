@@ -23,6 +23,7 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
         if (!lanes_.empty() && lanes_[0].rect->width() != dataWidth_) refreshData(false);
     });
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    setAutoAddPlottableToLegend(false); // one legend for all lanes, filled explicitly
     setNoAntialiasingOnDrag(true);
     setMouseTracking(true);
     setOpenGl(false);
