@@ -18,8 +18,13 @@ const char* kUsage =
     "  series FILE [--device N] --csv           time_us,allocated,active,reserved: one row per change\n"
     "  state FILE [--at S] [--device N] --json  segments and blocks after every event up to S seconds\n"
     "                                           after the first event (the end without --at)\n"
+    "  leaks FILE [--from S] [--to S] [--device N] [--json]\n"
+    "                                           surviving memory by call stack and a diagnosis; without\n"
+    "                                           a range, the strongest growth region\n"
+    "  check FILE --max-growth BYTES [--device N] [--json] [--junit OUT.xml]\n"
+    "                                           CI gate: exit 1 when steady growth exceeds BYTES\n"
     "\n"
-    "exit status: 0 success, 2 bad input or usage (one line on stderr)\n";
+    "exit status: 0 success, 1 check failed, 2 bad input or usage (one line on stderr)\n";
 
 int fail(const std::string& message) {
     std::string line = message;
@@ -46,6 +51,10 @@ int main(int argc, char** argv) {
             rc = vs::cli::runSeries(args, std::cout);
         else if (cmd == "state")
             rc = vs::cli::runState(args, std::cout);
+        else if (cmd == "leaks")
+            rc = vs::cli::runLeaks(args, std::cout);
+        else if (cmd == "check")
+            rc = vs::cli::runCheck(args, std::cout);
         else
             return fail("unknown command '" + cmd + "' (try --help)");
         std::cout.flush();

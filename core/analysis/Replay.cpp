@@ -10,11 +10,12 @@
 namespace vs {
 namespace {
 
-bool applyForward(AllocatorState& st, const DeviceTrace& t, size_t i, std::span<const uint64_t> streams) {
+bool applyForward(AllocatorState& st, const DeviceTrace& t, size_t i, std::span<const uint64_t> streams,
+                  uint64_t* blockSize = nullptr) {
     const uint64_t a = t.addr[i], n = t.size[i];
     switch (t.action[i]) {
     case Action::Alloc:
-        return st.alloc(a, n, static_cast<uint32_t>(i));
+        return st.alloc(a, n, static_cast<uint32_t>(i), blockSize);
     case Action::FreeRequested:
         return st.freeRequested(a);
     case Action::FreeCompleted:
@@ -89,6 +90,7 @@ bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, Alloca
     const size_t n = t.eventCount();
     out.allocated.resize(n), out.active.resize(n), out.reserved.resize(n);
     out.checkpoints.clear();
+    out.blockSize.clear();
     out.inconsistencies = 0;
     out.initial = out.peak = st.totals();
     size_t nextCheckpoint = 0;
@@ -100,10 +102,12 @@ bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, Alloca
             out.checkpoints.push_back({static_cast<uint32_t>(i), st.totals(), st.segments()});
             nextCheckpoint = i + std::max<size_t>(Replay::kCheckpointEvery, 8 * st.blockCount());
         }
-        if (!applyForward(st, t, i, streams)) {
+        uint64_t block = 0;
+        if (!applyForward(st, t, i, streams, &block)) {
             if (strict) return false;
             ++out.inconsistencies;
         }
+        if (t.action[i] == Action::Alloc) out.blockSize.emplace_back(static_cast<uint32_t>(i), block);
         const Totals& v = st.totals();
         out.allocated[i] = v.allocated, out.active[i] = v.active, out.reserved[i] = v.reserved;
         out.peak.allocated = std::max(out.peak.allocated, v.allocated);
@@ -115,6 +119,11 @@ bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, Alloca
 }
 
 } // namespace
+
+uint64_t ReplayResult::blockSizeOf(uint32_t allocEvent) const {
+    auto it = std::lower_bound(blockSize.begin(), blockSize.end(), std::make_pair(allocEvent, uint64_t{0}));
+    return it != blockSize.end() && it->first == allocEvent ? it->second : 0;
+}
 
 std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& segments) {
     std::vector<StateSegment> out;

@@ -25,6 +25,9 @@ struct Checkpoint {
 
 struct ReplayResult {
     std::vector<int64_t> allocated, active, reserved; // after each event
+    // The whole block each alloc event handed out (its requested size rounded, plus any unsplit
+    // remainder), in event order: (event index, bytes).
+    std::vector<std::pair<uint32_t, uint64_t>> blockSize;
     Totals initial;                                   // before the first event
     std::vector<StateSegment> initialState;
     std::vector<Checkpoint> checkpoints;
@@ -40,6 +43,7 @@ struct ReplayResult {
 
     size_t eventCount() const { return allocated.size(); }
     Totals after(size_t event) const { return {allocated[event], active[event], reserved[event]}; }
+    uint64_t blockSizeOf(uint32_t allocEvent) const; // 0 if it is not an alloc event
 };
 
 std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& segments);

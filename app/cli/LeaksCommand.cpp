@@ -1,0 +1,104 @@
+#include "Commands.h"
+
+#include "analysis/CaptureAnalysis.h"
+#include "analysis/FrameFilter.h"
+#include "analysis/LeakDiagnosis.h"
+#include "util/Format.h"
+#include "util/JsonWriter.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vs::cli {
+namespace {
+
+uint32_t eventAtSeconds(const DeviceTrace& t, double s, bool last) {
+    const int64_t us = t.timeUs.front() + std::llround(s * 1e6);
+    const auto it = last ? std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us)
+                         : std::lower_bound(t.timeUs.begin(), t.timeUs.end(), us);
+    const auto i = it - t.timeUs.begin() - (last ? 1 : 0);
+    return static_cast<uint32_t>(std::clamp<ptrdiff_t>(i, 0, ptrdiff_t(t.eventCount()) - 1));
+}
+
+void frameJson(JsonWriter& j, const Capture& c, FrameId f) {
+    j.beginObject()
+        .field("name", c.strings.text(c.frames[f].name))
+        .field("filename", c.strings.text(c.frames[f].filename))
+        .field("line", c.frames[f].line)
+        .endObject();
+}
+
+} // namespace
+
+LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
+    const DeviceTrace& t = a.trace(d);
+    LeakQuery q;
+    const auto from = args.number("--from"), to = args.number("--to");
+    if ((from || to) && t.eventCount()) {
+        if ((from && *from < 0) || (to && *to < 0)) throw UsageError("--from and --to are seconds since the first event");
+        q.autoWindow = false;
+        q.first = from ? eventAtSeconds(t, *from, false) : 0;
+        q.last = to ? eventAtSeconds(t, *to, true) : static_cast<uint32_t>(t.eventCount() - 1);
+        if (from && to && *to < *from) throw UsageError("--to is before --from");
+    }
+    return diagnoseLeaks(a, d, q);
+}
+
+void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, std::ostream& out, size_t maxGroups) {
+    const DeviceTrace& t = a.trace(d);
+    const Capture& c = a.capture();
+    auto secondsAt = [&](uint32_t e) { return t.eventCount() ? double(t.timeUs[e] - t.timeUs.front()) / 1e6 : 0.0; };
+    JsonWriter j(out);
+    j.beginObject().field("device", t.device);
+    j.key("window").beginObject().field("from_s", secondsAt(rep.first)).field("to_s", secondsAt(rep.last));
+    j.field("auto", rep.autoWindow).endObject();
+    j.key("diagnosis").beginObject().field("kind", leakKindName(rep.kind)).field("summary", rep.summary);
+    j.field("growth_bytes", rep.growthBytes).field("growth_bytes_per_s", rep.growthBytesPerSecond);
+    j.field("evidence", rep.evidence).field("next_step", rep.nextStep).endObject();
+    j.key("groups").beginArray();
+    for (size_t i = 0; i < rep.groups.size() && i < maxGroups; ++i) {
+        const SurvivorGroup& g = rep.groups[i];
+        j.beginObject().field("bytes", g.bytes).field("count", g.count);
+        j.field("first_s", secondsAt(g.firstEvent)).field("last_s", secondsAt(g.lastEvent));
+        j.field("steady", isSteady(g)).field("coverage", g.coverage);
+        const auto frames = c.stacks.frames(g.stack);
+        const uint32_t site = firstUserFrame(c, g.stack);
+        j.key("site");
+        if (site == kNoFrame) j.beginObject().endObject();
+        else frameJson(j, c, frames[site]);
+        j.key("frames").beginArray();
+        for (FrameId f : frames) frameJson(j, c, f);
+        j.endArray().endObject();
+    }
+    j.endArray().endObject();
+}
+
+// `leaks FILE [--from S] [--to S] [--device N] [--json]`
+int runLeaks(const std::vector<std::string>& args, std::ostream& out) {
+    CliArgs a(args, {"--json"}, {"--from", "--to", "--device", "--groups"});
+    auto capture = openCapture(a.file());
+    const size_t d = chooseDevice(*capture, a);
+    const LeakReport rep = leakReport(*capture, d, a);
+    const size_t maxGroups = static_cast<size_t>(a.integer("--groups").value_or(20));
+    if (a.has("--json")) {
+        writeLeaksJson(*capture, d, rep, out, maxGroups);
+        return 0;
+    }
+    out << "diagnosis: " << leakKindName(rep.kind) << "\n" << rep.summary << "\n";
+    if (!rep.evidence.empty()) out << "evidence: " << rep.evidence << "\n";
+    out << "next step: " << rep.nextStep << "\n\n";
+    const Capture& c = capture->capture();
+    for (size_t i = 0; i < rep.groups.size() && i < maxGroups; ++i) {
+        const SurvivorGroup& g = rep.groups[i];
+        out << "#" << i + 1 << "  " << humanBytes(int64_t(g.bytes)) << " in " << g.count << " blocks"
+            << (isSteady(g) ? "  [steady, " + std::to_string(g.coverage) + "/10]" : "") << "\n";
+        for (FrameId f : c.stacks.frames(g.stack)) {
+            if (classifyFrame(c, f) == FrameKind::Internal) continue;
+            out << "      " << c.strings.text(c.frames[f].name) << "  " << c.strings.text(c.frames[f].filename) << ":"
+                << c.frames[f].line << "\n";
+        }
+    }
+    return 0;
+}
+
+} // namespace vs::cli

@@ -1,0 +1,273 @@
+#include "LeakDiagnosis.h"
+
+#include "FrameFilter.h"
+#include "util/Format.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <unordered_map>
+
+namespace vs {
+
+std::string_view leakKindName(LeakKind k) {
+    switch (k) {
+    case LeakKind::Leak: return "leak";
+    case LeakKind::Cycle: return "cycle";
+    case LeakKind::Cache: return "cache";
+    case LeakKind::Fragmentation: return "fragmentation";
+    case LeakKind::DeferredFree: return "deferred_free";
+    case LeakKind::Oom: return "oom";
+    case LeakKind::None: break;
+    }
+    return "none";
+}
+
+namespace {
+
+std::string seconds(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+    return buf;
+}
+
+std::string siteText(const Capture& c, StackId s) {
+    const uint32_t at = firstUserFrame(c, s);
+    if (at == kNoFrame) return "an allocation without a recorded stack";
+    const Frame& f = c.frames[c.stacks.frames(s)[at]];
+    std::string file(c.strings.text(f.filename));
+    if (auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+    return std::string(c.strings.text(f.name)) + " (" + file + ":" + std::to_string(f.line) + ")";
+}
+
+// Bulk releases of one stack's allocations: a run of at least 3 frees with no new allocation of
+// the same stack in between, that empties what had accumulated (at most a fifth stays alive) and
+// frees memory that lived long (on average at least 3 % of the trace). Reference cycles collected
+// by the garbage collector produce one such release per collection; per-step frees of activations
+// are too short-lived, and a bounded FIFO cache never empties.
+struct Releases {
+    std::vector<uint32_t> starts; // event index of each bulk release
+    bool periodic() const;        // evenly spaced: a scheduled collection (gc.collect every N steps)
+};
+
+bool Releases::periodic() const {
+    if (starts.size() < 3) return true; // too few to tell
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 1; i < starts.size(); ++i) {
+        lo = std::min(lo, starts[i] - starts[i - 1]);
+        hi = std::max(hi, starts[i] - starts[i - 1]);
+    }
+    return double(hi) <= 1.3 * double(lo); // evenly spaced, not merely similar
+}
+
+// Does the stack's live count keep rising through the window (a leak), or level off (a bounded
+// cache, such as a list trimmed to its last N entries)?
+bool keepsGrowing(const std::vector<Allocation>& all, StackId stack, uint32_t first, uint32_t last) {
+    // live count at the end of each tenth of the window; a bounded cache is flat over its last part
+    std::array<size_t, kSlices> live{};
+    for (const auto& a : all) {
+        if (a.stack != stack) continue;
+        for (uint32_t s = 0; s < kSlices; ++s) live[s] += a.aliveAt(first + uint32_t(uint64_t(last - first) * (s + 1) / kSlices));
+    }
+    return live[kSlices - 1] > live[6] && 4 * (live[kSlices - 1] - live[4]) >= live[kSlices - 1];
+}
+
+std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation>& all, uint32_t eventCount) {
+    struct Ev {
+        uint32_t event;
+        uint32_t born; // for frees: the alloc event
+        bool free;
+    };
+    std::unordered_map<uint32_t, std::vector<Ev>> byStack;
+    for (const auto& a : all) {
+        auto& v = byStack[a.stack.value];
+        v.push_back({a.alloc, a.alloc, false});
+        if (a.freeRequested != kNoEvent) v.push_back({a.freeRequested, a.alloc, true});
+    }
+    const double longLived = 0.03 * eventCount;
+    std::unordered_map<uint32_t, Releases> out;
+    for (auto& [stack, v] : byStack) {
+        std::sort(v.begin(), v.end(), [](const Ev& x, const Ev& y) { return x.event < y.event; });
+        int live = 0, run = 0, before = 0;
+        double lifetimes = 0;
+        uint32_t start = 0;
+        Releases r;
+        auto close = [&] {
+            if (run >= 3 && before >= 3 && live * 5 <= before && lifetimes / run >= longLived) r.starts.push_back(start);
+            run = 0, lifetimes = 0;
+        };
+        for (const Ev& e : v) {
+            if (!e.free) {
+                close();
+                ++live;
+                continue;
+            }
+            if (run++ == 0) before = live, start = e.event;
+            lifetimes += double(e.event - e.born);
+            --live;
+        }
+        close();
+        if (!r.starts.empty()) out[stack] = std::move(r);
+    }
+    return out;
+}
+
+void rankBySteadiness(std::vector<SurvivorGroup>& groups) {
+    std::stable_sort(groups.begin(), groups.end(), [](const SurvivorGroup& a, const SurvivorGroup& b) {
+        if (isSteady(a) != isSteady(b)) return isSteady(a);
+        if (isSteady(a) && a.coverage != b.coverage) return a.coverage > b.coverage;
+        return a.bytes > b.bytes;
+    });
+}
+
+uint32_t firstOom(const DeviceTrace& t) {
+    for (size_t i = 0; i < t.eventCount(); ++i)
+        if (t.action[i] == Action::Oom) return static_cast<uint32_t>(i);
+    return kNoEvent;
+}
+
+// Free bytes inside segments that also hold live blocks (split free space `empty_cache` cannot
+// return) against free bytes in wholly free segments.
+std::pair<uint64_t, uint64_t> splitAndWholeFree(const std::vector<StateSegment>& segs) {
+    uint64_t split = 0, whole = 0;
+    for (const auto& s : segs) {
+        uint64_t free = 0;
+        bool live = false;
+        for (const auto& b : s.blocks) (b.state == BlockState::Inactive ? free += b.size : (live = true, free));
+        (live ? split : whole) += free;
+    }
+    return {split, whole};
+}
+
+} // namespace
+
+LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuery& q) {
+    const DeviceTrace& t = a.trace(device);
+    const ReplayResult& r = a.replay(device);
+    const Capture& c = a.capture();
+    LeakReport rep;
+    if (t.eventCount() == 0) {
+        rep.summary = "No allocator history was recorded, so nothing can grow.";
+        rep.nextStep = "Record with torch.cuda.memory._record_memory_history(enabled='all') before the run.";
+        return rep;
+    }
+    const auto n = static_cast<uint32_t>(t.eventCount());
+    const auto all = pairAllocations(t, r);
+    const uint32_t oom = firstOom(t);
+    auto secondsAt = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
+
+    // The window: asked for, or from the start to the OOM, or to the highest point of allocated.
+    rep.autoWindow = q.autoWindow;
+    if (!q.autoWindow) {
+        rep.first = std::min(q.first, n - 1), rep.last = std::min(std::max(q.last, rep.first), n - 1);
+    } else if (oom != kNoEvent) {
+        rep.first = 0, rep.last = oom;
+    } else {
+        // The last time allocated came within 2 % of its maximum: the end of a leak's growth, the
+        // last peak of a sawtooth, or late in a steady loop (so warm-up is a small part of it).
+        rep.first = 0;
+        const int64_t top = *std::max_element(r.allocated.begin(), r.allocated.end());
+        rep.last = n - 1;
+        while (rep.last > 0 && r.allocated[rep.last] < top - top / 50) --rep.last;
+    }
+    rep.groups = survivors(all, {rep.first, rep.last, false}, n);
+    for (size_t i = 0; i < rep.groups.size() && i < 32; ++i) // the largest candidates; the rest stay as they are
+        if (isSteady(rep.groups[i]))
+            rep.groups[i].growing = keepsGrowing(all, rep.groups[i].stack, rep.first, rep.last);
+    rankBySteadiness(rep.groups);
+    rep.steadyGroups = static_cast<size_t>(std::count_if(rep.groups.begin(), rep.groups.end(), isSteady));
+    const auto bulk = bulkReleases(all, n);
+    const double duration = std::max(1e-6, secondsAt(rep.last) - secondsAt(rep.first));
+    for (size_t i = 0; i < rep.steadyGroups; ++i) rep.growthBytes += rep.groups[i].bytes;
+    const DeviceSummary sum = a.summary(device);
+    const SurvivorGroup* top = rep.groups.empty() ? nullptr : &rep.groups.front();
+    const std::string topSite = top ? siteText(c, top->stack) : std::string();
+
+    // Which problem is it?
+    auto releasesOf = [&](const SurvivorGroup& g) -> const Releases* {
+        auto it = bulk.find(g.stack.value);
+        return it != bulk.end() && it->second.starts.size() >= 2 ? &it->second : nullptr;
+    };
+    auto cycled = [&](const SurvivorGroup& g) { return releasesOf(g) != nullptr; };
+    if (oom != kNoEvent) {
+        rep.kind = LeakKind::Oom;
+        rep.summary = "Out of memory at " + seconds(secondsAt(oom)) + ": a request of " + humanBytes(int64_t(t.size[oom])) +
+                      " failed with " + humanBytes(r.allocated[oom]) + " allocated" +
+                      (top ? "; the largest holder is " + topSite + " with " + humanBytes(int64_t(top->bytes)) : "") + ".";
+        rep.evidence = std::to_string(t.size[oom]) + " bytes requested, " + std::to_string(t.addr[oom]) +
+                       " bytes free on the device, reserved " + humanBytes(r.reserved[oom]) + ".";
+        rep.nextStep = rep.steadyGroups ? "The memory accumulated steadily before the OOM: find what keeps the tensors "
+                                          "allocated at " + topSite + " alive (a list or dict that only grows)."
+                                        : "Reduce the batch or model size, free tensors you no longer need, or check "
+                                          "that no other process holds the GPU.";
+    } else if (rep.steadyGroups && !cycled(*top)) {
+        rep.kind = LeakKind::Leak;
+        rep.summary = "Allocated memory grows by " + humanBytes(int64_t(rep.growthBytes)) + " over " + seconds(duration) +
+                      ": " + std::to_string(top->count) + " allocations from " + topSite +
+                      " are still alive, made steadily across the window.";
+        rep.evidence = "top group: " + std::to_string(top->count) + " blocks, " + humanBytes(int64_t(top->bytes)) +
+                       ", present in " + std::to_string(top->coverage) + "/" + std::to_string(kSlices) +
+                       " of the window; allocated " + humanBytes(r.allocated[rep.first]) + " at " +
+                       seconds(secondsAt(rep.first)) + " and " + humanBytes(r.allocated[rep.last]) + " at " +
+                       seconds(secondsAt(rep.last)) + ".";
+        rep.nextStep = "Find what keeps these tensors alive: a list, dict or attribute that only grows, a hook that "
+                       "appends, a tensor stored on an autograd ctx (use save_for_backward). Store loss.item() rather "
+                       "than the loss tensor, detach() what you keep, and evaluate under torch.no_grad().";
+    } else if (std::any_of(rep.groups.begin(), rep.groups.end(), cycled)) {
+        std::stable_partition(rep.groups.begin(), rep.groups.end(), cycled);
+        const SurvivorGroup& g = rep.groups.front();
+        const Releases& rel = *releasesOf(g);
+        const std::string site = siteText(c, g.stack);
+        const std::string count = std::to_string(rel.starts.size());
+        rep.evidence = count + " bulk releases of that stack (at " + seconds(secondsAt(rel.starts.front())) + " ... " +
+                       seconds(secondsAt(rel.starts.back())) + "); " + humanBytes(int64_t(g.bytes)) + " of it alive at " +
+                       seconds(secondsAt(rep.last)) + ".";
+        if (rel.periodic()) {
+            rep.kind = LeakKind::Cycle;
+            rep.summary = "Memory is released in bulk " + count + " times at regular intervals: allocations from " + site +
+                          " stay alive until something frees them together, a sawtooth typical of reference cycles "
+                          "collected by a scheduled garbage collection.";
+            rep.nextStep = "Break the reference cycle (drop the back-reference, use weakref) so tensors die at once, or "
+                           "call gc.collect() every step; check for gc.disable() or raised gc thresholds.";
+            rep.growthBytes = 0;
+        } else {
+            rep.kind = LeakKind::Leak;
+            rep.summary = "Allocations from " + site + " pile up and are freed only when Python's garbage collector "
+                          "happens to find the reference cycle holding them (" + count + " irregular bulk releases): "
+                          "a leak through a cycle.";
+            rep.nextStep = "Something keeps these tensors in a reference cycle, often a tensor stored on an autograd "
+                           "ctx (use ctx.save_for_backward), a closure or a back-reference: remove it so they die at once.";
+            rep.growthBytes = g.bytes;
+        }
+    } else if (sum.peak.reserved > sum.peak.allocated * 3 / 2 && sum.peak.reserved - sum.peak.allocated >= (64 << 20)) {
+        const auto at = static_cast<uint32_t>(std::max_element(r.reserved.begin(), r.reserved.end()) - r.reserved.begin());
+        const auto [split, whole] = splitAndWholeFree(Replay::stateAfter(t, c.streams, r, a.rules(), at + 1));
+        rep.kind = split > whole ? LeakKind::Fragmentation : LeakKind::Cache;
+        rep.summary = "Reserved memory peaks at " + humanBytes(sum.peak.reserved) + " while allocated never exceeds " +
+                      humanBytes(sum.peak.allocated) + ": the caching allocator keeps " +
+                      humanBytes(sum.peak.reserved - sum.peak.allocated) + " of free blocks" +
+                      (split > whole ? ", mostly split free space inside segments that still hold tensors." : ".");
+        rep.evidence = "at " + seconds(secondsAt(at)) + ": " + humanBytes(int64_t(split)) +
+                       " free inside segments with live blocks, " + humanBytes(int64_t(whole)) + " in wholly free segments.";
+        rep.nextStep = split > whole ? "Mixed tensor sizes fragment the cache: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                                       "lets segments grow and shrink, or allocate large buffers first and reuse them."
+                                     : "The cache is not a leak: torch.cuda.empty_cache() returns whole free segments to "
+                                       "the driver; expandable_segments:True reduces what stays reserved.";
+    } else if (sum.peak.active - sum.peak.allocated >= (8 << 20)) {
+        rep.kind = LeakKind::DeferredFree;
+        rep.summary = "Up to " + humanBytes(sum.peak.active - sum.peak.allocated) +
+                      " is freed by the program but still in use by another stream (record_stream), so it is not "
+                      "reusable yet; nothing grows.";
+        rep.nextStep = "Expected with side streams; if it matters, synchronise the side stream earlier or avoid "
+                       "record_stream on large tensors.";
+    } else {
+        rep.kind = LeakKind::None;
+        rep.summary = "No steady growth: memory allocated in the window is released again.";
+        rep.nextStep = "Nothing to fix here; select a range on the timeline to inspect what survives it.";
+    }
+    rep.growthBytesPerSecond = double(rep.growthBytes) / duration;
+    return rep;
+}
+
+} // namespace vs

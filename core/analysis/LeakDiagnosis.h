@@ -1,0 +1,41 @@
+#pragma once
+// Growth detection and diagnosis for one device: which region grows, which allocation groups
+// accumulate steadily there (ranked by steadiness, then bytes: a small block kept every iteration
+// outranks gigabytes of churn), and what kind of problem it is, in plain words with the evidence
+// and the next step.
+#include "CaptureAnalysis.h"
+#include "Survivors.h"
+
+#include <string>
+#include <vector>
+
+namespace vs {
+
+enum class LeakKind { None, Leak, Cycle, Cache, Fragmentation, DeferredFree, Oom };
+std::string_view leakKindName(LeakKind k);
+
+struct LeakReport {
+    LeakKind kind = LeakKind::None;
+    std::string summary;  // one sentence
+    std::string evidence; // numbers and times
+    std::string nextStep; // what to do
+    uint32_t first = 0, last = 0; // the window, event indices
+    bool autoWindow = true;
+    uint64_t growthBytes = 0; // bytes of the steadily accumulating groups in the window
+    double growthBytesPerSecond = 0;
+    std::vector<SurvivorGroup> groups; // ranked: the first is the one to look at
+    size_t steadyGroups = 0;           // how many of the first groups accumulate steadily
+};
+
+struct LeakQuery {
+    bool autoWindow = true;
+    uint32_t first = 0, last = 0; // used when !autoWindow
+};
+
+LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuery& q = {});
+
+// A group accumulates steadily when its survivors are spread over most of the window.
+// (and its live count keeps rising, unlike a bounded cache that levels off).
+constexpr bool isSteady(const SurvivorGroup& g) { return g.coverage >= 5 && g.count >= 3 && g.growing; }
+
+} // namespace vs

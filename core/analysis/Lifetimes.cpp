@@ -1,0 +1,41 @@
+#include "Lifetimes.h"
+
+#include "model/FlatMap.h"
+
+namespace vs {
+
+std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r) {
+    std::vector<Allocation> out;
+    out.reserve(r.blockSize.size());
+    FlatMap open; // block address -> index into out, while not completely freed
+    size_t nextSize = 0;
+    for (size_t i = 0; i < t.eventCount(); ++i) {
+        const auto e = static_cast<uint32_t>(i);
+        switch (t.action[i]) {
+        case Action::Alloc: {
+            while (nextSize < r.blockSize.size() && r.blockSize[nextSize].first < e) ++nextSize;
+            const uint64_t bytes = nextSize < r.blockSize.size() && r.blockSize[nextSize].first == e
+                                       ? r.blockSize[nextSize].second
+                                       : t.size[i];
+            open.set(t.addr[i], static_cast<uint32_t>(out.size()));
+            out.push_back({e, kNoEvent, kNoEvent, bytes, t.stack[i]});
+            break;
+        }
+        case Action::FreeRequested:
+            if (const uint32_t a = open.find(t.addr[i]); a != FlatMap::kMissing && out[a].freeRequested == kNoEvent)
+                out[a].freeRequested = e;
+            break;
+        case Action::FreeCompleted:
+            if (const uint32_t a = open.find(t.addr[i]); a != FlatMap::kMissing) {
+                if (out[a].freeRequested == kNoEvent) out[a].freeRequested = e; // free_requested not recorded
+                out[a].freeCompleted = e;
+                open.erase(t.addr[i]);
+            }
+            break;
+        default: break;
+        }
+    }
+    return out;
+}
+
+} // namespace vs

@@ -1,0 +1,23 @@
+#pragma once
+// Every allocation of one device's trace with the events that ended it: alloc paired with the next
+// free_requested / free_completed at the same address.
+#include "Replay.h"
+#include "StateTypes.h"
+#include "model/DeviceTrace.h"
+
+#include <vector>
+
+namespace vs {
+
+struct Allocation {
+    uint32_t alloc = 0;                  // event index
+    uint32_t freeRequested = kNoEvent;   // when the program let go (allocated() drops)
+    uint32_t freeCompleted = kNoEvent;   // when the block returned to the cache
+    uint64_t bytes = 0;                  // the whole block
+    StackId stack;
+    bool aliveAt(uint32_t event) const { return alloc <= event && (freeRequested == kNoEvent || freeRequested > event); }
+};
+
+std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r);
+
+} // namespace vs

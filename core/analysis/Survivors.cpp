@@ -1,0 +1,61 @@
+#include "Survivors.h"
+
+#include "FrameFilter.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace vs {
+
+std::vector<SurvivorGroup> survivors(const std::vector<Allocation>& all, const SurvivorQuery& q, uint32_t eventCount) {
+    const uint32_t until = q.aliveAtEnd ? (eventCount ? eventCount - 1 : 0) : q.last;
+    std::unordered_map<uint32_t, size_t> index; // stack -> group
+    std::vector<SurvivorGroup> groups;
+    const double span = double(q.last - q.first) + 1;
+    auto firstIt = std::lower_bound(all.begin(), all.end(), q.first,
+                                    [](const Allocation& a, uint32_t e) { return a.alloc < e; });
+    std::vector<uint32_t> slices;
+    for (auto it = firstIt; it != all.end() && it->alloc <= q.last; ++it) {
+        if (!it->aliveAt(until)) continue;
+        auto [pos, fresh] = index.try_emplace(it->stack.value, groups.size());
+        if (fresh) groups.push_back({it->stack, 0, 0, it->alloc, it->alloc, 0, true, {}});
+        SurvivorGroup& g = groups[pos->second];
+        g.bytes += it->bytes;
+        ++g.count;
+        g.lastEvent = it->alloc;
+        g.allocations.push_back(static_cast<uint32_t>(it - all.begin()));
+    }
+    for (auto& g : groups) {
+        uint32_t seen = 0; // a bit per slice
+        for (uint32_t a : g.allocations) {
+            const auto s = static_cast<uint32_t>(double(all[a].alloc - q.first) / span * kSlices);
+            seen |= 1u << std::min(s, kSlices - 1);
+        }
+        g.coverage = static_cast<uint32_t>(__builtin_popcount(seen));
+    }
+    std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+    return groups;
+}
+
+std::vector<SurvivorGroup> groupBySite(const Capture& c, const std::vector<SurvivorGroup>& byStack) {
+    std::unordered_map<uint32_t, size_t> index; // site frame -> group
+    std::vector<SurvivorGroup> out;
+    for (const auto& g : byStack) {
+        const uint32_t at = firstUserFrame(c, g.stack);
+        const uint32_t site = at == kNoFrame ? UINT32_MAX : c.stacks.frames(g.stack)[at].value;
+        auto [pos, fresh] = index.try_emplace(site, out.size());
+        if (fresh) {
+            out.push_back(g);
+            continue;
+        }
+        SurvivorGroup& s = out[pos->second];
+        s.bytes += g.bytes, s.count += g.count;
+        s.firstEvent = std::min(s.firstEvent, g.firstEvent), s.lastEvent = std::max(s.lastEvent, g.lastEvent);
+        s.coverage = std::max(s.coverage, g.coverage);
+        s.allocations.insert(s.allocations.end(), g.allocations.begin(), g.allocations.end());
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+    return out;
+}
+
+} // namespace vs
