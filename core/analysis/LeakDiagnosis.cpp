@@ -41,7 +41,7 @@ std::string siteText(const Capture& c, StackId s) {
     return std::string(c.strings.text(f.name)) + " (" + file + ":" + std::to_string(f.line) + ")";
 }
 
-// Bulk releases of one stack's allocations: a run of at least 3 frees with no new allocation of
+// Bulk releases of one stack's allocations (three or more make a pattern): a run of at least 3 frees with no new allocation of
 // the same stack in between, that empties what had accumulated (at most a fifth stays alive) and
 // frees memory that lived long (on average at least 3 % of the trace). Reference cycles collected
 // by the garbage collector produce one such release per collection; per-step frees of activations
@@ -61,16 +61,39 @@ bool Releases::periodic() const {
     return double(hi) <= 1.3 * double(lo); // evenly spaced, not merely similar
 }
 
-// Does the stack's live count keep rising through the window (a leak), or level off (a bounded
-// cache, such as a list trimmed to its last N entries)?
-bool keepsGrowing(const std::vector<Allocation>& all, StackId stack, uint32_t first, uint32_t last) {
-    // live count at the end of each tenth of the window; a bounded cache is flat over its last part
-    std::array<size_t, kSlices> live{};
+// The lowest live count of one stack's allocations in each of `slices` equal parts of [from, to]:
+// the floor under a step's temporaries, which is what accumulates.
+std::vector<int> liveFloors(const std::vector<Allocation>& all, StackId stack, uint32_t from, uint32_t to, uint32_t slices) {
+    std::vector<std::pair<uint32_t, int>> ev; // (event, +1 alloc / -1 free)
     for (const auto& a : all) {
         if (a.stack != stack) continue;
-        for (uint32_t s = 0; s < kSlices; ++s) live[s] += a.aliveAt(first + uint32_t(uint64_t(last - first) * (s + 1) / kSlices));
+        ev.emplace_back(a.alloc, +1);
+        if (a.freeRequested != kNoEvent) ev.emplace_back(a.freeRequested, -1);
     }
-    return live[kSlices - 1] > live[6] && 4 * (live[kSlices - 1] - live[4]) >= live[kSlices - 1];
+    std::sort(ev.begin(), ev.end());
+    std::vector<int> floors(slices, INT32_MAX);
+    int live = 0;
+    size_t k = 0;
+    for (; k < ev.size() && ev[k].first < from; ++k) live += ev[k].second;
+    for (uint32_t s = 0; s < slices; ++s) {
+        const uint32_t end = from + uint32_t(uint64_t(to - from) * (s + 1) / slices);
+        floors[s] = live;
+        for (; k < ev.size() && ev[k].first <= end; ++k) live += ev[k].second, floors[s] = std::min(floors[s], live);
+    }
+    return floors;
+}
+
+// Does the stack's live count keep rising through the window (a leak), or level off (a bounded
+// cache, such as a list trimmed to its last N entries)? A floor that rises in the window but then
+// holds steady for a long time after it is bounded too.
+bool keepsGrowing(const std::vector<Allocation>& all, StackId stack, uint32_t first, uint32_t last, uint32_t end) {
+    const auto in = liveFloors(all, stack, first, last, kSlices);
+    if (!(in.back() > in[5] && 4 * (in.back() - in[3]) >= in.back())) return false;
+    if (uint64_t(end - last) * 2 < uint64_t(last - first)) return true; // little recorded after the window
+    const auto after = liveFloors(all, stack, last, end, kSlices);
+    // a plateau after the window (the last part may be a teardown that frees everything)
+    const auto [lo, hi] = std::minmax_element(after.begin(), after.end() - 2);
+    return !(5 * *lo >= 4 * in.back() && 5 * *hi <= 6 * in.back());
 }
 
 std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation>& all, uint32_t eventCount) {
@@ -89,12 +112,15 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
     std::unordered_map<uint32_t, Releases> out;
     for (auto& [stack, v] : byStack) {
         std::sort(v.begin(), v.end(), [](const Ev& x, const Ev& y) { return x.event < y.event; });
+        if (stack == 0) continue; // allocations without a stack are unrelated to each other
         int live = 0, run = 0, before = 0;
         double lifetimes = 0;
         uint32_t start = 0;
         Releases r;
         auto close = [&] {
-            if (run >= 3 && before >= 3 && live * 5 <= before && lifetimes / run >= longLived) r.starts.push_back(start);
+            if (run >= 3 && before >= 3 && live * 5 <= before && lifetimes / run >= longLived) {
+                r.starts.push_back(start);
+            }
             run = 0, lifetimes = 0;
         };
         for (const Ev& e : v) {
@@ -174,7 +200,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     rep.groups = survivors(all, {rep.first, rep.last, false}, n);
     for (size_t i = 0; i < rep.groups.size() && i < 32; ++i) // the largest candidates; the rest stay as they are
         if (isSteady(rep.groups[i]))
-            rep.groups[i].growing = keepsGrowing(all, rep.groups[i].stack, rep.first, rep.last);
+            rep.groups[i].growing = keepsGrowing(all, rep.groups[i].stack, rep.first, rep.last, n - 1);
     rankBySteadiness(rep.groups);
     rep.steadyGroups = static_cast<size_t>(std::count_if(rep.groups.begin(), rep.groups.end(), isSteady));
     const auto bulk = bulkReleases(all, n);
@@ -187,7 +213,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     // Which problem is it?
     auto releasesOf = [&](const SurvivorGroup& g) -> const Releases* {
         auto it = bulk.find(g.stack.value);
-        return it != bulk.end() && it->second.starts.size() >= 2 ? &it->second : nullptr;
+        return it != bulk.end() && it->second.starts.size() >= 3 ? &it->second : nullptr;
     };
     auto cycled = [&](const SurvivorGroup& g) { return releasesOf(g) != nullptr; };
     if (oom != kNoEvent) {
