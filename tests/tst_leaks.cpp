@@ -1,0 +1,139 @@
+// Leak hunting: survivors of a range at its edges on hand-built allocations, ranking by steadiness,
+// and the diagnosis of every bundled sample against what its scenario does (kind, leaking line).
+#include "TestData.h"
+#include "analysis/LeakDiagnosis.h"
+
+#include <QJsonArray>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace vs;
+
+class TestLeaks : public QObject {
+    Q_OBJECT
+private slots:
+    void survivorsAtRangeEdges();
+    void steadySmallGroupOutranksBigChurn();
+    void samplesDiagnosis_data();
+    void samplesDiagnosis();
+    void checkGatesGrowth();
+};
+
+namespace {
+Allocation alloc(uint32_t at, uint32_t freedAt, uint64_t bytes, uint32_t stack, uint32_t completedAt = kNoEvent) {
+    return {at, freedAt, completedAt == kNoEvent ? freedAt : completedAt, bytes, StackId{stack}};
+}
+} // namespace
+
+void TestLeaks::survivorsAtRangeEdges() {
+    const std::vector<Allocation> all{
+        alloc(5, kNoEvent, 100, 1),  // before the range: not a survivor of it
+        alloc(10, kNoEvent, 200, 2), // allocated exactly at the range start: counts
+        alloc(12, 20, 300, 3),       // freed exactly at the range end: gone
+        alloc(13, 21, 400, 3),       // freed after the range end: alive at its end
+        alloc(14, 18, 500, 4, 30),   // free requested inside the range, completion pending: not allocated any more
+        alloc(20, kNoEvent, 600, 2), // allocated exactly at the range end: counts
+        alloc(21, kNoEvent, 700, 5), // after the range
+    };
+    auto groups = survivors(all, {10, 20, false}, 40);
+    std::map<uint32_t, std::pair<uint64_t, uint32_t>> got;
+    for (const auto& g : groups) got[g.stack.value] = {g.bytes, g.count};
+    const std::map<uint32_t, std::pair<uint64_t, uint32_t>> want{{2, {800, 2}}, {3, {400, 1}}};
+    QCOMPARE(got, want);
+    QCOMPARE(groups.front().stack.value, 2u); // largest first
+    // alive at the end of the capture instead: the one freed at 21 is gone
+    groups = survivors(all, {10, 20, true}, 40);
+    got.clear();
+    for (const auto& g : groups) got[g.stack.value] = {g.bytes, g.count};
+    QCOMPARE(got, (std::map<uint32_t, std::pair<uint64_t, uint32_t>>{{2, {800, 2}}}));
+}
+
+void TestLeaks::steadySmallGroupOutranksBigChurn() {
+    std::vector<Allocation> all;
+    for (uint32_t i = 0; i < 100; ++i) {
+        all.push_back(alloc(i * 10, kNoEvent, 512, 7));             // 512 B kept every step
+        all.push_back(alloc(i * 10 + 1, i * 10 + 5, 1ull << 30, 8)); // 1 GiB churn, freed each step
+    }
+    all.push_back(alloc(995, kNoEvent, 2ull << 30, 9)); // one big block at the very end
+    auto groups = survivors(all, {0, 999, false}, 1000);
+    QCOMPARE(groups.size(), size_t(2));
+    const auto steady = std::find_if(groups.begin(), groups.end(), [](auto& g) { return g.stack.value == 7; });
+    QCOMPARE(steady->coverage, kSlices);
+    QVERIFY(isSteady(*steady));
+    QVERIFY(!isSteady(*std::find_if(groups.begin(), groups.end(), [](auto& g) { return g.stack.value == 9; })));
+}
+
+void TestLeaks::samplesDiagnosis_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QStringList>("kinds");
+    QTest::newRow("clean loop") << "clean_loop" << QStringList{"none"};
+    QTest::newRow("leak") << "leak_list" << QStringList{"leak"};
+    QTest::newRow("leak, cut history") << "leak_cut" << QStringList{"leak"};
+    QTest::newRow("oom") << "oom" << QStringList{"oom"};
+    QTest::newRow("side stream") << "side_stream" << QStringList{"none", "deferred_free"};
+    QTest::newRow("mixed sizes") << "mixed_sizes" << QStringList{"cache", "fragmentation"};
+    QTest::newRow("stacks=all") << "stacks_all" << QStringList{"none"};
+}
+
+void TestLeaks::samplesDiagnosis() {
+    QFETCH(QString, name);
+    QFETCH(QStringList, kinds);
+    const auto a = CaptureAnalysis::open(vs::test::samplePath(name));
+    const LeakReport rep = diagnoseLeaks(*a, 0);
+    QVERIFY2(kinds.contains(QString::fromLatin1(leakKindName(rep.kind).data())), rep.summary.c_str());
+    QVERIFY(!rep.summary.empty() && !rep.nextStep.empty());
+    const QJsonObject truth = vs::test::sampleTruth(name);
+    if (rep.kind == LeakKind::None) {
+        QCOMPARE(rep.growthBytes, uint64_t(0)); // a clean run raises no alarm
+        return;
+    }
+    if (rep.kind != LeakKind::Leak && rep.kind != LeakKind::Oom) return;
+    // the first group holds the line marked LEAK-SITE in the scenario that made the sample
+    QVERIFY(!rep.groups.empty());
+    QSet<int> lines;
+    for (const auto& v : truth["leak_site_lines"].toArray()) lines << v.toInt();
+    const Capture& c = a->capture();
+    bool found = false;
+    for (FrameId f : c.stacks.frames(rep.groups.front().stack))
+        found |= c.strings.text(c.frames[f].filename).ends_with("make_samples.py") && lines.contains(int(c.frames[f].line));
+    QVERIFY2(found, rep.summary.c_str());
+    QVERIFY(rep.growthBytes > 0);
+}
+
+void TestLeaks::checkGatesGrowth() {
+    auto run = [](const QStringList& args) {
+        QProcess p;
+        p.start(QStringLiteral(VRAMSCOPE_CLI), args);
+        p.waitForFinished(60000);
+        return std::make_pair(p.exitCode(), p.readAllStandardOutput());
+    };
+    const QString leak = QString::fromStdString(vs::test::samplePath("leak_list"));
+    const QString clean = QString::fromStdString(vs::test::samplePath("clean_loop"));
+    QTemporaryDir dir;
+    const QString junit = dir.filePath("check.xml");
+    auto [failCode, failOut] = run({"check", leak, "--max-growth", "1000", "--junit", junit});
+    QCOMPARE(failCode, 1);
+    QVERIFY(failOut.contains("FAIL"));
+    QVERIFY(failOut.contains("make_samples.py")); // the top groups are in the output
+    QFile x(junit);
+    QVERIFY(x.open(QIODevice::ReadOnly));
+    QVERIFY(x.readAll().contains("<failure"));
+    QCOMPARE(run({"check", leak, "--max-growth", "1e12"}).first, 0);
+    QCOMPARE(run({"check", clean, "--max-growth", "0"}).first, 0);
+    QCOMPARE(run({"check", clean}).first, 2); // --max-growth is required
+    auto [code, json] = run({"leaks", leak, "--json"});
+    QCOMPARE(code, 0);
+    const auto doc = QJsonDocument::fromJson(json).object();
+    QCOMPARE(doc["diagnosis"].toObject()["kind"].toString(), QString("leak"));
+    for (const char* k : {"from_s", "to_s", "auto"}) QVERIFY(doc["window"].toObject().contains(k));
+    const auto g = doc["groups"].toArray()[0].toObject();
+    for (const char* k : {"bytes", "count", "site", "frames"}) QVERIFY(g.contains(k));
+    // an explicit range: the leaked losses made in the first second survive it
+    auto [code2, json2] = run({"leaks", leak, "--from", "0", "--to", "1", "--json"});
+    QCOMPARE(code2, 0);
+    QCOMPARE(QJsonDocument::fromJson(json2).object()["window"].toObject()["auto"].toBool(), false);
+}
+
+QTEST_GUILESS_MAIN(TestLeaks)
+#include "tst_leaks.moc"
