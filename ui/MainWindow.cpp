@@ -2,6 +2,7 @@
 
 #include "ByteAxisTicker.h"
 #include "EventTableModel.h"
+#include "LeaksPanel.h"
 #include "StackPane.h"
 #include "TimelinePlot.h"
 #include "analysis/SummaryReport.h"
@@ -19,6 +20,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -49,9 +51,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     warnings_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 4px 8px; "
                                             "border-bottom: 1px solid #e0c060; }"));
 
+    leaks_ = new LeaksPanel(this);
+    details_ = new QTabWidget(this);
+    details_->addTab(stack_, tr("&Stack"));
+    details_->addTab(leaks_, tr("&Leaks"));
     lower_ = new QSplitter(Qt::Horizontal, this);
     lower_->addWidget(table_);
-    lower_->addWidget(stack_);
+    lower_->addWidget(details_);
     lower_->setStretchFactor(0, 3);
     lower_->setStretchFactor(1, 2);
     outer_ = new QSplitter(Qt::Vertical, this);
@@ -81,6 +87,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(timeline_, &TimelinePlot::selectionChanged, this, &MainWindow::onSelection);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& i) { onEventSelected(i.row()); });
+    connect(leaks_, &LeaksPanel::windowChanged, this, [this](double from, double to, bool automatic) {
+        if (automatic) timeline_->setGrowthRegion(QCPRange(from, to));
+    });
     connect(stack_, &StackPane::showInternalChanged, this,
             [](bool on) { QSettings().setValue(QStringLiteral("showInternalFrames"), on); });
     restoreSettings();
@@ -197,7 +206,11 @@ void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
     warnings_->setText(QStringLiteral("\u26a0 ") + warnings.join(QStringLiteral("<br>\u26a0 ")));
     warnings_->setVisible(!warnings.isEmpty());
     selectionLabel_->clear();
+    timeline_->setGrowthRegion(std::nullopt);
+    leaks_->analyse(analysis_, device); // the growth region, found in the background
 }
+
+void MainWindow::showLeaksTab() { details_->setCurrentWidget(leaks_); }
 
 void MainWindow::onCursor(double seconds) {
     if (!analysis_) return;
@@ -207,9 +220,13 @@ void MainWindow::onCursor(double seconds) {
 void MainWindow::onSelection(double from, double to) {
     if (!analysis_ || to <= from) {
         selectionLabel_->clear();
+        if (analysis_) leaks_->analyse(analysis_, model_->device()); // back to the detected region
         return;
     }
     const size_t d = model_->device();
+    leaks_->analyse(analysis_, d, model_->rowAtTime(from) + (model_->timeOfRow(model_->rowAtTime(from)) < from),
+                    model_->rowAtTime(to)); // what survives the selected range
+    showLeaksTab();
     const Totals a = timeline_->valuesAt(d, from), b = timeline_->valuesAt(d, to);
     auto delta = [](int64_t v) {
         return (v >= 0 ? QStringLiteral("+") : QString()) + formatBytes(double(v));

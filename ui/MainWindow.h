@@ -17,6 +17,7 @@ class QTableView;
 namespace vs::ui {
 
 class EventTableModel;
+class LeaksPanel;
 class StackPane;
 class TimelinePlot;
 
@@ -31,6 +32,8 @@ class MainWindow : public QMainWindow {
     TimelinePlot* timeline() const { return timeline_; }
     QTableView* eventTable() const { return table_; }
     StackPane* stackPane() const { return stack_; }
+    LeaksPanel* leaksPanel() const { return leaks_; }
+    void showLeaksTab();
     CaptureLoader* loader() const { return loader_; }
     QString summaryMarkdown() const;
 
@@ -63,6 +66,8 @@ class MainWindow : public QMainWindow {
     EventTableModel* model_;
     QTableView* table_;
     StackPane* stack_;
+    LeaksPanel* leaks_;
+    class QTabWidget* details_;
     QSplitter *outer_, *lower_;
     QLabel *warnings_, *fileLabel_, *cursorLabel_, *selectionLabel_;
     QProgressBar* progress_;

@@ -169,6 +169,16 @@ void TimelinePlot::buildLane(size_t device) {
         p->setTypeY(QCPItemPosition::ptAxisRectRatio);
     }
     lane.selection->setVisible(false);
+    lane.growth = new QCPItemRect(this);
+    lane.growth->setClipAxisRect(lane.rect);
+    lane.growth->setLayer(QStringLiteral("background"));
+    for (auto* p : {lane.growth->topLeft, lane.growth->bottomRight}) {
+        p->setAxes(x, y);
+        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    lane.growth->setPen(Qt::NoPen);
+    lane.growth->setBrush(QColor(220, 40, 40, 28));
+    lane.growth->setVisible(false);
     lane.highlight = new QCPItemStraightLine(this);
     lane.highlight->setClipAxisRect(lane.rect);
     for (auto* p : {lane.highlight->point1, lane.highlight->point2}) p->setAxes(x, y);
@@ -393,6 +403,14 @@ void TimelinePlot::setSelection(std::optional<QCPRange> r) {
     }
     replot(QCustomPlot::rpQueuedReplot);
     emit selectionChanged(r ? r->lower : 0, r ? r->upper : 0);
+}
+
+void TimelinePlot::setGrowthRegion(std::optional<QCPRange> r) {
+    for (auto& l : lanes_) {
+        l.growth->setVisible(r.has_value());
+        if (r) l.growth->topLeft->setCoords(r->lower, 0), l.growth->bottomRight->setCoords(r->upper, 1);
+    }
+    replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelinePlot::mousePressEvent(QMouseEvent* e) {

@@ -31,6 +31,8 @@ class TimelinePlot : public QCustomPlot {
     void setCursorTime(double seconds);
     std::optional<QCPRange> selection() const { return selection_; }
     void setSelection(std::optional<QCPRange> r);
+    // The automatically detected growth region, shaded on every lane.
+    void setGrowthRegion(std::optional<QCPRange> r);
     // A marker at one event (from the event list); `reveal` scrolls it into view.
     void setHighlightedEvent(int device, size_t event, bool reveal = true);
     // Values under a time for one device index: allocated, active, reserved.
@@ -69,6 +71,7 @@ class TimelinePlot : public QCustomPlot {
         QCPGraph* cachedFill = nullptr;    // light fill between allocated and reserved
         QCPItemStraightLine* cursor = nullptr;
         QCPItemRect* selection = nullptr;
+        QCPItemRect* growth = nullptr;
         QCPItemStraightLine* highlight = nullptr;
     };
     void clearLanes();

@@ -1,6 +1,7 @@
 // vramscope: the desktop viewer. Also renders views headless: vramscope FILE --screenshot OUT.png
 #include "CaptureLoader.h"
 #include "Exporter.h"
+#include "LeaksPanel.h"
 #include "MainWindow.h"
 #include "TimelinePlot.h"
 #include "io/LoadError.h"
@@ -48,7 +49,17 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
         window.timeline()->fitAll();
         window.timeline()->replot();
         error = vs::ui::exportWidget(&window, out);
-    } else if (view == QLatin1String("blockmap") || view == QLatin1String("leaks")) {
+    } else if (view == QLatin1String("leaks")) {
+        vs::ui::LeaksPanel* panel = window.leaksPanel();
+        panel->waitForResult();
+        panel->setParent(nullptr); // render the panel alone, at the asked size
+        panel->setAttribute(Qt::WA_DontShowOnScreen);
+        panel->resize(size);
+        panel->show();
+        QApplication::processEvents();
+        error = vs::ui::exportWidget(panel, out);
+        panel->setParent(&window); // owned by the window again
+    } else if (view == QLatin1String("blockmap")) {
         error = vs::ui::exportPlaceholder(QObject::tr("The %1 view is not built yet.").arg(view), out, size);
     } else {
         return fail(QStringLiteral("--view must be timeline, window, blockmap or leaks"));
