@@ -171,7 +171,7 @@ void TimelinePlot::buildLane(size_t device) {
     lane.selection->setVisible(false);
     lane.growth = new QCPItemRect(this);
     lane.growth->setClipAxisRect(lane.rect);
-    lane.growth->setLayer(QStringLiteral("background"));
+    lane.growth->setLayer(QStringLiteral("grid")); // under the data, over the background
     for (auto* p : {lane.growth->topLeft, lane.growth->bottomRight}) {
         p->setAxes(x, y);
         p->setTypeY(QCPItemPosition::ptAxisRectRatio);
