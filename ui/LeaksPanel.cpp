@@ -1,13 +1,19 @@
 #include "LeaksPanel.h"
 
 #include "ByteAxisTicker.h"
+#include "CallTreeModel.h"
+#include "FlameGraph.h"
+#include "Sparkline.h"
 #include "analysis/FrameFilter.h"
 
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
+#include <QSortFilterProxyModel>
 #include <QStyledItemDelegate>
+#include <QTabWidget>
+#include <QTreeView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -15,14 +21,12 @@
 namespace vs::ui {
 namespace {
 
-constexpr int kShareRole = Qt::UserRole + 10; // 0..1 of the largest group, for the cost bar
-
-// Draws a bar proportional to the row's share behind the text of the bytes column.
+// Draws a bar proportional to the row's share behind the text of a cost column.
 class CostBarDelegate : public QStyledItemDelegate {
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
     void paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
-        const double share = index.data(kShareRole).toDouble();
+        const double share = index.data(kCostShareRole).toDouble();
         if (share > 0) {
             QRect bar = option.rect.adjusted(2, 3, -2, -3);
             bar.setWidth(std::max(1, int(bar.width() * share)));
@@ -39,6 +43,24 @@ QString qtext(const Capture& c, StringId id) {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
+QTreeView* makeTreeView(QWidget* parent, QSortFilterProxyModel* proxy) {
+    auto* v = new QTreeView(parent);
+    v->setModel(proxy);
+    v->setUniformRowHeights(true);
+    v->setItemDelegateForColumn(CallTreeModel::Bytes, new CostBarDelegate(v));
+    v->header()->setSectionResizeMode(CallTreeModel::Function, QHeaderView::Stretch);
+    return v;
+}
+
+QSortFilterProxyModel* makeFilter(QObject* parent, CallTreeModel* model) {
+    auto* f = new QSortFilterProxyModel(parent);
+    f->setSourceModel(model);
+    f->setRecursiveFilteringEnabled(true); // keep the path to every match
+    f->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    f->setFilterKeyColumn(-1);
+    return f;
+}
+
 } // namespace
 
 LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
@@ -50,9 +72,10 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     diagnosis_->setWordWrap(true);
     diagnosis_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     search_ = new QLineEdit(this);
-    search_->setPlaceholderText(tr("Filter by function or file\u2026"));
+    search_->setPlaceholderText(tr("Search functions and files\u2026"));
     search_->setClearButtonEnabled(true);
     connect(search_, &QLineEdit::textChanged, this, &LeaksPanel::applyFilter);
+
     groups_ = new QTreeWidget(this);
     groups_->setColumnCount(4);
     groups_->setHeaderLabels({tr("Surviving bytes"), tr("Blocks"), tr("Steady"), tr("Allocation site / stack")});
@@ -61,10 +84,31 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     groups_->setUniformRowHeights(true);
     groups_->setToolTip(tr("Allocations made in the window and still alive at its end, grouped by call stack. "
                            "Steady groups gained blocks across most of the window: look at them first."));
+    connect(groups_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
+        while (it && it->parent()) it = it->parent();
+        onGroupSelected(it ? groups_->indexOfTopLevelItem(it) : -1);
+    });
+    topDownModel_ = new CallTreeModel(this);
+    bottomUpModel_ = new CallTreeModel(this);
+    topDownFilter_ = makeFilter(this, topDownModel_);
+    bottomUpFilter_ = makeFilter(this, bottomUpModel_);
+    topDown_ = makeTreeView(this, topDownFilter_);
+    bottomUp_ = makeTreeView(this, bottomUpFilter_);
+    flame_ = new FlameGraph(this);
+    views_ = new QTabWidget(this);
+    views_->addTab(groups_, tr("Groups"));
+    views_->addTab(topDown_, tr("Top-down"));
+    views_->addTab(bottomUp_, tr("Bottom-up"));
+    views_->addTab(flame_, tr("Flame graph"));
+    views_->setTabToolTip(1, tr("From the program's entry point down to the allocating frames"));
+    views_->setTabToolTip(2, tr("From the allocating frames up to their callers"));
+    views_->setTabToolTip(3, tr("Click a frame to zoom into it, Escape to zoom out"));
+    spark_ = new Sparkline(this);
     layout->addWidget(diagnosis_);
     layout->addWidget(search_);
-    layout->addWidget(groups_, 1);
-    connect(&watcher_, &QFutureWatcher<LeakReport>::finished, this, [this] { showReport(watcher_.result()); });
+    layout->addWidget(views_, 1);
+    layout->addWidget(spark_);
+    connect(&watcher_, &QFutureWatcher<Result>::finished, this, [this] { present(watcher_.result()); });
 }
 
 LeaksPanel::~LeaksPanel() { watcher_.waitForFinished(); }
@@ -77,7 +121,9 @@ void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int
     LeakQuery q;
     if (first >= 0 && last >= first) q.autoWindow = false, q.first = uint32_t(first), q.last = uint32_t(last);
     auto a = analysis_;
-    watcher_.setFuture(QtConcurrent::run([a, device, q] { return diagnoseLeaks(*a, device, q); }));
+    watcher_.setFuture(QtConcurrent::run([a, device, q] {
+        return Result{diagnoseLeaks(*a, device, q), pairAllocations(a->trace(device), a->replay(device))};
+    }));
 }
 
 void LeaksPanel::waitForResult() {
@@ -85,27 +131,44 @@ void LeaksPanel::waitForResult() {
     QCoreApplication::processEvents();
 }
 
-void LeaksPanel::showReport(const LeakReport& report) {
-    report_ = report;
-    groups_->clear();
+void LeaksPanel::present(Result result) {
+    result_ = std::move(result);
     if (!analysis_) return;
+    const LeakReport& report = result_.report;
     const DeviceTrace& t = analysis_->trace(device_);
     const Capture& c = analysis_->capture();
     auto secondsAt = [&](uint32_t e) { return t.eventCount() ? double(t.timeUs[e] - t.timeUs.front()) / 1e6 : 0.0; };
-    const QString kind = QString::fromLatin1(leakKindName(report.kind).data());
     diagnosis_->setText(tr("<b>%1</b> &nbsp;<span style='color:gray'>window %2 s \u2013 %3 s%4</span><br>%5<br>"
                            "<i>Evidence:</i> %6<br><i>Next step:</i> %7")
-                            .arg(kind.toUpper())
+                            .arg(QString::fromLatin1(leakKindName(report.kind).data()).toUpper())
                             .arg(secondsAt(report.first), 0, 'f', 3)
                             .arg(secondsAt(report.last), 0, 'f', 3)
                             .arg(report.autoWindow ? tr(", detected") : QString())
                             .arg(QString::fromStdString(report.summary).toHtmlEscaped(),
                                  QString::fromStdString(report.evidence).toHtmlEscaped(),
                                  QString::fromStdString(report.nextStep).toHtmlEscaped()));
+    fillGroups();
+    std::shared_ptr<const Capture> keep(analysis_, &c);
+    topDownModel_->setTree(keep, &c, CallTree::build(c, report.groups, CallTree::Direction::TopDown, true));
+    bottomUpModel_->setTree(keep, &c, CallTree::build(c, report.groups, CallTree::Direction::BottomUp, true));
+    flame_->setTree(&c, CallTree::build(c, report.groups, CallTree::Direction::TopDown, true));
+    topDown_->expandToDepth(4);
+    bottomUp_->expandToDepth(0);
+    for (auto* v : {topDown_, bottomUp_}) v->resizeColumnToContents(CallTreeModel::Bytes);
+    applyFilter(search_->text());
+    selectGroup(report.groups.empty() ? -1 : 0);
+    emit windowChanged(secondsAt(report.first), secondsAt(report.last), report.autoWindow);
+    emit reportReady();
+}
+
+void LeaksPanel::fillGroups() {
+    groups_->clear();
+    const Capture& c = analysis_->capture();
+    const auto& groups = result_.report.groups;
     double biggest = 1;
-    for (const auto& g : report.groups) biggest = std::max(biggest, double(g.bytes));
-    for (size_t i = 0; i < report.groups.size() && i < 500; ++i) {
-        const SurvivorGroup& g = report.groups[i];
+    for (const auto& g : groups) biggest = std::max(biggest, double(g.bytes));
+    for (size_t i = 0; i < groups.size() && i < 500; ++i) {
+        const SurvivorGroup& g = groups[i];
         const auto frames = c.stacks.frames(g.stack);
         const uint32_t site = firstUserFrame(c, g.stack);
         QString siteText = tr("(no stack recorded)");
@@ -115,14 +178,12 @@ void LeaksPanel::showReport(const LeakReport& report) {
         }
         auto* item = new QTreeWidgetItem(groups_, {formatBytes(double(g.bytes)), QString::number(g.count),
                                                    isSteady(g) ? tr("%1/10").arg(g.coverage) : QString(), siteText});
-        item->setData(0, kShareRole, double(g.bytes) / biggest);
+        item->setData(0, kCostShareRole, double(g.bytes) / biggest);
         item->setTextAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
         item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
-        if (isSteady(g)) {
-            QFont bold = item->font(3);
-            bold.setBold(true);
-            item->setFont(3, bold);
-        }
+        QFont bold = item->font(3);
+        bold.setBold(isSteady(g));
+        item->setFont(3, bold);
         for (FrameId f : frames) {
             if (classifyFrame(c, f) == FrameKind::Internal) continue;
             auto* child = new QTreeWidgetItem(item, {QString(), QString(), QString(),
@@ -134,12 +195,47 @@ void LeaksPanel::showReport(const LeakReport& report) {
     }
     if (groups_->topLevelItemCount()) groups_->topLevelItem(0)->setExpanded(true);
     for (int col = 0; col < 3; ++col) groups_->resizeColumnToContents(col);
-    applyFilter(search_->text());
-    emit windowChanged(secondsAt(report.first), secondsAt(report.last), report.autoWindow);
-    emit reportReady();
 }
 
 int LeaksPanel::groupRows() const { return groups_->topLevelItemCount(); }
+
+void LeaksPanel::selectGroup(int row) {
+    if (row >= 0 && row < groups_->topLevelItemCount()) groups_->setCurrentItem(groups_->topLevelItem(row));
+    else onGroupSelected(-1);
+}
+
+void LeaksPanel::onGroupSelected(int row) {
+    const auto& groups = result_.report.groups;
+    if (!analysis_ || row < 0 || size_t(row) >= groups.size()) {
+        spark_->setSeries({}, 1, 0, 0, {});
+        emit groupHighlighted(device_, {});
+        return;
+    }
+    const DeviceTrace& t = analysis_->trace(device_);
+    const SurvivorGroup& g = groups[size_t(row)];
+    auto seconds = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
+    // the stack's live bytes over the whole capture: +bytes at each alloc, -bytes at each free
+    std::vector<std::pair<uint32_t, int64_t>> steps;
+    for (const auto& a : result_.lifetimes) {
+        if (a.stack != g.stack) continue;
+        steps.emplace_back(a.alloc, int64_t(a.bytes));
+        if (a.freeRequested != kNoEvent) steps.emplace_back(a.freeRequested, -int64_t(a.bytes));
+    }
+    std::sort(steps.begin(), steps.end());
+    std::vector<std::pair<double, double>> points;
+    int64_t live = 0;
+    for (const auto& [e, d] : steps) points.emplace_back(seconds(e), double(live += d));
+    const LeakReport& r = result_.report;
+    spark_->setSeries(std::move(points), seconds(uint32_t(t.eventCount() - 1)), seconds(r.first), seconds(r.last),
+                      tr("group #%1 live bytes").arg(row + 1));
+    QVector<double> times;
+    for (uint32_t a : g.allocations) times.push_back(seconds(result_.lifetimes[a].alloc));
+    emit groupHighlighted(device_, times);
+}
+
+void LeaksPanel::setSearch(const QString& text) { search_->setText(text); }
+
+void LeaksPanel::showView(int tab) { views_->setCurrentIndex(tab); }
 
 void LeaksPanel::applyFilter(const QString& text) {
     for (int i = 0; i < groups_->topLevelItemCount(); ++i) {
@@ -148,6 +244,10 @@ void LeaksPanel::applyFilter(const QString& text) {
         for (int k = 0; !match && k < item->childCount(); ++k) match = item->child(k)->text(3).contains(text, Qt::CaseInsensitive);
         item->setHidden(!match);
     }
+    topDownFilter_->setFilterFixedString(text);
+    bottomUpFilter_->setFilterFixedString(text);
+    if (!text.isEmpty()) topDown_->expandAll(), bottomUp_->expandAll();
+    flame_->setSearch(text);
 }
 
 } // namespace vs::ui

@@ -32,7 +32,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setAcceptDrops(true);
     loader_ = new CaptureLoader(this);
     timeline_ = new TimelinePlot(this);
-    timeline_->setMinimumHeight(220);
+    timeline_->setMinimumHeight(150);
     model_ = new EventTableModel(this);
     table_ = new QTableView(this);
     table_->setModel(model_);
@@ -90,6 +90,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(leaks_, &LeaksPanel::windowChanged, this, [this](double from, double to, bool automatic) {
         if (automatic) timeline_->setGrowthRegion(QCPRange(from, to));
     });
+    connect(leaks_, &LeaksPanel::groupHighlighted, this,
+            [this](size_t device, const QVector<double>& times) { timeline_->setMarkedTimes(device, times); });
     connect(stack_, &StackPane::showInternalChanged, this,
             [](bool on) { QSettings().setValue(QStringLiteral("showInternalFrames"), on); });
     restoreSettings();

@@ -44,7 +44,7 @@ void TimelinePlot::clearLanes() {
     clearGraphs();
     plotLayout()->clear();
     legend_ = nullptr;
-    lanes_.clear();
+    lanes_.clear(); // graphs (marks included) were cleared above
     back_.clear(), forward_.clear();
     selection_.reset();
 }
@@ -410,6 +410,24 @@ void TimelinePlot::setGrowthRegion(std::optional<QCPRange> r) {
         l.growth->setVisible(r.has_value());
         if (r) l.growth->topLeft->setCoords(r->lower, 0), l.growth->bottomRight->setCoords(r->upper, 1);
     }
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setMarkedTimes(size_t lane, const QVector<double>& seconds) {
+    if (lane >= lanes_.size()) return;
+    Lane& l = lanes_[lane];
+    if (!l.marks) { // impulses on a hidden axis: 0..1 is the bottom 4 % of the lane
+        QCPAxis* hidden = l.rect->addAxis(QCPAxis::atRight);
+        hidden->setVisible(false);
+        hidden->setRange(0, 25);
+        l.marks = addGraph(l.rect->axis(QCPAxis::atBottom), hidden);
+        l.marks->setLineStyle(QCPGraph::lsImpulse);
+        l.marks->setPen(QPen(TimelineColours::forPalette(palette()).selection, 1.5));
+        l.marks->setName(tr("selected group"));
+    }
+    QVector<QCPGraphData> points;
+    for (double t : seconds) points.push_back({t, 1.0});
+    l.marks->data()->set(points, false);
     replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -33,6 +33,8 @@ class TimelinePlot : public QCustomPlot {
     void setSelection(std::optional<QCPRange> r);
     // The automatically detected growth region, shaded on every lane.
     void setGrowthRegion(std::optional<QCPRange> r);
+    // Ticks along the bottom of a device's lane at these times (a group's allocations); empty clears.
+    void setMarkedTimes(size_t lane, const QVector<double>& seconds);
     // A marker at one event (from the event list); `reveal` scrolls it into view.
     void setHighlightedEvent(int device, size_t event, bool reveal = true);
     // Values under a time for one device index: allocated, active, reserved.
@@ -72,6 +74,7 @@ class TimelinePlot : public QCustomPlot {
         QCPItemStraightLine* cursor = nullptr;
         QCPItemRect* selection = nullptr;
         QCPItemRect* growth = nullptr;
+        QCPGraph* marks = nullptr;
         QCPItemStraightLine* highlight = nullptr;
     };
     void clearLanes();

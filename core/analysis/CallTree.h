@@ -1,0 +1,35 @@
+#pragma once
+// Surviving memory aggregated along call paths: top-down (from the outermost frame to the
+// allocating one) or bottom-up (from the allocating frame to its callers), each node with the
+// bytes and blocks below it. Feeds the stack trees and the flame graph.
+#include "Survivors.h"
+#include "model/Capture.h"
+
+#include <vector>
+
+namespace vs {
+
+struct CallNode {
+    FrameId frame;
+    uint32_t parent = UINT32_MAX;
+    uint64_t bytes = 0;
+    uint32_t count = 0;
+    std::vector<uint32_t> children; // largest first
+};
+
+class CallTree {
+public:
+    enum class Direction { TopDown, BottomUp };
+    // `hideInternal`: PyTorch/CPython/C++ runtime frames are skipped (their cost goes to the
+    // nearest shown frame). Node 0 is the root (no frame) and holds the total.
+    static CallTree build(const Capture& c, const std::vector<SurvivorGroup>& groups, Direction d, bool hideInternal);
+
+    const CallNode& node(uint32_t i) const { return nodes_[i]; }
+    size_t size() const { return nodes_.size(); }
+    uint32_t depth(uint32_t i) const;
+
+private:
+    std::vector<CallNode> nodes_;
+};
+
+} // namespace vs
