@@ -1,6 +1,9 @@
 // The GUI, offscreen: plotted series against PyTorch's truth, mouse interactions on the timeline,
 // the event list and stack pane in sync, and headless --screenshot.
 #include "EventTableModel.h"
+#include "FlameGraph.h"
+#include "LeaksPanel.h"
+#include "Sparkline.h"
 #include "MainWindow.h"
 #include "StackPane.h"
 #include "TestData.h"
@@ -11,6 +14,7 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTreeView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -29,6 +33,7 @@ class TestMainWindow : public QObject {
     void clickSelectsEventAndStack();
     void badFileShowsNoCrashAndKeepsWindow();
     void devicesGetLinkedLanes();
+    void leaksPanelShowsTheLeak();
     void screenshotWritesAskedSize();
 
   private:
@@ -215,6 +220,45 @@ void TestMainWindow::devicesGetLinkedLanes() {
         for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) m = std::max(m, it->value);
         QCOMPARE(m, double(plot->analysis()->replay(d).peak.allocated));
     }
+}
+
+void TestMainWindow::leaksPanelShowsTheLeak() {
+    auto w = open("leak_list");
+    ui::LeaksPanel* panel = w->leaksPanel();
+    panel->waitForResult();
+    QCOMPARE(panel->report().kind, LeakKind::Leak);
+    QVERIFY(panel->groupRows() > 0);
+    // the top group's allocations are marked on the timeline, its live bytes drawn as a sparkline
+    const SurvivorGroup& top = panel->report().groups.front();
+    QVERIFY(panel->sparkline()->pointCount() >= top.count);
+    QCPGraph* marks = nullptr;
+    for (int i = 0; i < w->timeline()->graphCount(); ++i)
+        if (w->timeline()->graph(i)->name() == "selected group") marks = w->timeline()->graph(i);
+    QVERIFY(marks);
+    QCOMPARE(marks->data()->size(), int(top.count));
+    // search keeps the path to train_and_keep in the top-down tree
+    panel->setSearch("train_and_keep");
+    QVERIFY(panel->topDownView()->model()->rowCount() > 0);
+    panel->setSearch("no_such_function_anywhere");
+    QCOMPARE(panel->topDownView()->model()->rowCount(), 0);
+    panel->setSearch(QString());
+    // the flame graph zooms into a clicked frame and back out with Escape
+    panel->showView(3);
+    ui::FlameGraph* flame = panel->flameGraph();
+    flame->resize(800, 300);
+    flame->repaint();
+    const QPoint below(5, 25); // the first child row, left edge: the largest child of the root
+    const uint32_t node = flame->nodeAt(below);
+    QVERIFY(node != UINT32_MAX && node != 0);
+    QTest::mouseClick(flame, Qt::LeftButton, {}, below);
+    QCOMPARE(flame->zoomedNode(), node);
+    QTest::keyClick(flame, Qt::Key_Escape);
+    QCOMPARE(flame->zoomedNode(), 0u);
+    // a selected range re-analyses what survives it
+    QSignalSpy ready(panel, &ui::LeaksPanel::reportReady);
+    w->timeline()->setSelection(QCPRange(0.0, 0.2));
+    QVERIFY(ready.wait(5000));
+    QVERIFY(!panel->report().autoWindow);
 }
 
 void TestMainWindow::screenshotWritesAskedSize() {

@@ -122,6 +122,10 @@ void FlameGraph::keyPressEvent(QKeyEvent* e) {
 }
 
 bool FlameGraph::event(QEvent* e) {
+    if (e->type() == QEvent::ShortcutOverride && static_cast<QKeyEvent*>(e)->key() == Qt::Key_Escape && zoom_ != 0) {
+        e->accept(); // Escape zooms out here before it clears the timeline selection
+        return true;
+    }
     if (e->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(e);
         const uint32_t n = nodeAt(help->pos());

@@ -90,6 +90,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(leaks_, &LeaksPanel::windowChanged, this, [this](double from, double to, bool automatic) {
         if (automatic) timeline_->setGrowthRegion(QCPRange(from, to));
     });
+    connect(leaks_, &LeaksPanel::reportReady, this, [this] { // a finding comes first
+        if (leaks_->report().kind != LeakKind::None && leaks_->report().autoWindow) showLeaksTab();
+    });
     connect(leaks_, &LeaksPanel::groupHighlighted, this,
             [this](size_t device, const QVector<double>& times) { timeline_->setMarkedTimes(device, times); });
     connect(stack_, &StackPane::showInternalChanged, this,
@@ -251,6 +254,7 @@ void MainWindow::onEventSelected(int row) {
     if (!analysis_ || row < 0) return;
     const size_t d = model_->device();
     stack_->showEvent(analysis_, d, size_t(row), timeline_->originUs());
+    details_->setCurrentWidget(stack_);
     timeline_->setHighlightedEvent(analysis_->trace(d).device, size_t(row), !clickedOnTimeline_);
 }
 
