@@ -45,7 +45,7 @@ QString FlameGraph::label(uint32_t node) const {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
-void FlameGraph::layout() {
+void FlameGraph::layout() const {
     boxes_.clear();
     laidOutFor_ = size();
     if (!capture_ || tree_.size() == 0 || tree_.node(zoom_).bytes == 0) return;
@@ -104,6 +104,7 @@ void FlameGraph::paintEvent(QPaintEvent*) {
 }
 
 uint32_t FlameGraph::nodeAt(QPoint pos) const {
+    if (laidOutFor_ != size()) layout();
     for (const Box& b : boxes_)
         if (b.rect.contains(pos)) return b.node;
     return UINT32_MAX;

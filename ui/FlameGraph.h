@@ -32,15 +32,15 @@ private:
         QRectF rect;
         uint32_t node;
     };
-    void layout();
+    void layout() const; // boxes for the current size and zoom (cached)
     QString label(uint32_t node) const;
 
     const Capture* capture_ = nullptr;
     CallTree tree_;
     uint32_t zoom_ = 0;
     QString search_;
-    std::vector<Box> boxes_;
-    QSize laidOutFor_;
+    mutable std::vector<Box> boxes_;
+    mutable QSize laidOutFor_;
 };
 
 } // namespace vs::ui
