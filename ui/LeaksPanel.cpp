@@ -157,7 +157,10 @@ void LeaksPanel::present(Result result) {
     for (auto* v : {topDown_, bottomUp_}) v->resizeColumnToContents(CallTreeModel::Bytes);
     applyFilter(search_->text());
     selectGroup(report.groups.empty() ? -1 : 0);
-    emit windowChanged(secondsAt(report.first), secondsAt(report.last), report.autoWindow);
+    // shade where the steady growth happens: from the first surviving block of the top steady group
+    const bool steady = !report.groups.empty() && isSteady(report.groups.front());
+    emit windowChanged(secondsAt(steady ? report.groups.front().firstEvent : report.first), secondsAt(report.last),
+                       report.autoWindow);
     emit reportReady();
 }
 

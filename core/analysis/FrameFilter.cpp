@@ -36,8 +36,17 @@ FrameKind classifyFrame(std::string_view name, std::string_view filename) {
 
 uint32_t firstUserFrame(const Capture& c, StackId s) {
     auto frames = c.stacks.frames(s);
-    for (size_t i = 0; i < frames.size(); ++i)
-        if (classifyFrame(c, frames[i]) == FrameKind::User) return static_cast<uint32_t>(i);
+    // the user's own code, else library Python code, else the first C++ frame that is not the
+    // unwinder or the allocator itself (stacks of the autograd thread have no Python frames)
+    for (FrameKind want : {FrameKind::User, FrameKind::Python})
+        for (size_t i = 0; i < frames.size(); ++i)
+            if (classifyFrame(c, frames[i]) == want) return static_cast<uint32_t>(i);
+    for (size_t i = 0; i < frames.size(); ++i) {
+        const auto name = c.strings.text(c.frames[frames[i]].name);
+        if (!contains(name, "unwind") && !contains(name, "Traceback") && !contains(name, "gather") &&
+            !contains(name, "CachingAllocator") && !contains(name, "c10::") && !contains(name, "Allocator::"))
+            return static_cast<uint32_t>(i);
+    }
     return frames.empty() ? kNoFrame : 0;
 }
 

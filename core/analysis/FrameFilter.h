@@ -15,7 +15,8 @@ inline FrameKind classifyFrame(const Capture& c, FrameId f) {
     return classifyFrame(c.strings.text(c.frames[f].name), c.strings.text(c.frames[f].filename));
 }
 
-// The innermost user frame of a stack, or the innermost frame when there is none (or kNoFrame).
+// The allocation site: the innermost frame of the user's own code; failing that, of library Python
+// code; failing that, the first C++ frame past the unwinder and the allocator (kNoFrame: no stack).
 constexpr uint32_t kNoFrame = UINT32_MAX;
 uint32_t firstUserFrame(const Capture& c, StackId s);
 
