@@ -15,6 +15,7 @@ class TestLeaks : public QObject {
 private slots:
     void survivorsAtRangeEdges();
     void steadySmallGroupOutranksBigChurn();
+    void netDeltaBetweenTwoMoments();
     void samplesDiagnosis_data();
     void samplesDiagnosis();
     void checkGatesGrowth();
@@ -62,6 +63,24 @@ void TestLeaks::steadySmallGroupOutranksBigChurn() {
     QCOMPARE(steady->coverage, kSlices);
     QVERIFY(isSteady(*steady));
     QVERIFY(!isSteady(*std::find_if(groups.begin(), groups.end(), [](auto& g) { return g.stack.value == 9; })));
+}
+
+void TestLeaks::netDeltaBetweenTwoMoments() {
+    const std::vector<Allocation> all{
+        alloc(1, kNoEvent, 100, 1), // alive at both: no change
+        alloc(2, 15, 200, 2),       // alive at 10, gone at 20: -200
+        alloc(12, kNoEvent, 300, 3), // made inside, alive at 20: +300
+        alloc(13, 18, 400, 3),      // made and freed inside: no change
+        alloc(14, kNoEvent, 50, 2), // +50 for stack 2: net -150
+    };
+    const auto d = netDelta(all, 10, 20);
+    QCOMPARE(d.size(), size_t(2));
+    QCOMPARE(d[0].stack.value, 3u);
+    QCOMPARE(d[0].bytes, int64_t(300));
+    QCOMPARE(d[0].count, 1);
+    QCOMPARE(d[1].stack.value, 2u);
+    QCOMPARE(d[1].bytes, int64_t(-150));
+    QCOMPARE(d[1].count, 0);
 }
 
 void TestLeaks::samplesDiagnosis_data() {

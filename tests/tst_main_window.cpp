@@ -34,6 +34,7 @@ class TestMainWindow : public QObject {
     void badFileShowsNoCrashAndKeepsWindow();
     void devicesGetLinkedLanes();
     void leaksPanelShowsTheLeak();
+    void darkPaletteGivesDarkPlot();
     void screenshotWritesAskedSize();
 
   private:
@@ -259,6 +260,25 @@ void TestMainWindow::leaksPanelShowsTheLeak() {
     w->timeline()->setSelection(QCPRange(0.0, 0.2));
     QVERIFY(ready.wait(5000));
     QVERIFY(!panel->report().autoWindow);
+}
+
+void TestMainWindow::darkPaletteGivesDarkPlot() {
+    const QPalette light = QApplication::palette();
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(45, 45, 48));
+    dark.setColor(QPalette::WindowText, QColor(220, 220, 220));
+    dark.setColor(QPalette::Base, QColor(30, 30, 32));
+    dark.setColor(QPalette::Text, QColor(220, 220, 220));
+    QApplication::setPalette(dark);
+    auto w = open("mixed_sizes");
+    const QImage img = w->timeline()->toPixmap(900, 400).toImage();
+    if (qEnvironmentVariableIsSet("VRAMSCOPE_SAVE_DARK")) img.save(qEnvironmentVariable("VRAMSCOPE_SAVE_DARK"));
+    QApplication::setPalette(light);
+    QVERIFY(img.pixelColor(img.width() / 2, img.height() / 10).lightness() < 100); // dark background
+    int bright = 0; // the curves and labels stay readable: plenty of light pixels
+    for (int y = 0; y < img.height(); y += 2)
+        for (int x = 0; x < img.width(); x += 2) bright += img.pixelColor(x, y).lightness() > 140;
+    QVERIFY(bright > 200);
 }
 
 void TestMainWindow::screenshotWritesAskedSize() {

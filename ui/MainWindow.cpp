@@ -199,6 +199,8 @@ void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
     table_->setColumnWidth(EventTableModel::Index,
                            table_->fontMetrics().horizontalAdvance(QString::number(model_->rowCount())) + 16);
     stack_->clear();
+    table_->setCurrentIndex(QModelIndex()); // no event is selected until the user picks one
+    timeline_->setHighlightedEvent(-1, SIZE_MAX, false);
     setWindowTitle(tr("%1 \u2014 vramscope").arg(QFileInfo(path).fileName()));
     size_t events = 0;
     for (size_t i = 0; i < analysis_->deviceCount(); ++i) events += analysis_->trace(i).eventCount();

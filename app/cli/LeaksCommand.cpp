@@ -70,7 +70,20 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
         for (FrameId f : frames) frameJson(j, c, f);
         j.endArray().endObject();
     }
-    j.endArray().endObject();
+    j.endArray();
+    if (!rep.autoWindow) { // the net change per stack between the window's edges
+        j.key("net_delta").beginArray();
+        const auto deltas = netDelta(pairAllocations(t, a.replay(d)), rep.first, rep.last);
+        for (size_t i = 0; i < deltas.size() && i < maxGroups; ++i) {
+            j.beginObject().field("bytes", deltas[i].bytes).field("count", deltas[i].count).key("site");
+            const uint32_t site = firstUserFrame(c, deltas[i].stack);
+            if (site == kNoFrame) j.beginObject().endObject();
+            else frameJson(j, c, c.stacks.frames(deltas[i].stack)[site]);
+            j.endObject();
+        }
+        j.endArray();
+    }
+    j.endObject();
 }
 
 // `leaks FILE [--from S] [--to S] [--device N] [--json]`

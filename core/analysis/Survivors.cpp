@@ -37,6 +37,25 @@ std::vector<SurvivorGroup> survivors(const std::vector<Allocation>& all, const S
     return groups;
 }
 
+std::vector<NetDelta> netDelta(const std::vector<Allocation>& all, uint32_t from, uint32_t to) {
+    std::unordered_map<uint32_t, NetDelta> by;
+    for (const auto& a : all) {
+        if (a.alloc > to) break; // in event order
+        const int sign = int(a.aliveAt(to)) - int(a.aliveAt(from));
+        if (sign == 0) continue;
+        NetDelta& d = by.try_emplace(a.stack.value, NetDelta{a.stack, 0, 0}).first->second;
+        d.bytes += sign * int64_t(a.bytes);
+        d.count += sign;
+    }
+    std::vector<NetDelta> out;
+    for (auto& [k, d] : by)
+        if (d.bytes != 0 || d.count != 0) out.push_back(d);
+    std::sort(out.begin(), out.end(), [](const NetDelta& x, const NetDelta& y) {
+        return x.bytes != y.bytes ? x.bytes > y.bytes : x.stack < y.stack;
+    });
+    return out;
+}
+
 std::vector<SurvivorGroup> groupBySite(const Capture& c, const std::vector<SurvivorGroup>& byStack) {
     std::unordered_map<uint32_t, size_t> index; // site frame -> group
     std::vector<SurvivorGroup> out;

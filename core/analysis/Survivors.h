@@ -29,6 +29,15 @@ constexpr uint32_t kSlices = 10;
 std::vector<SurvivorGroup> survivors(const std::vector<Allocation>& allocations, const SurvivorQuery& q,
                                      uint32_t eventCount);
 
+// Net change per stack between two moments: bytes and blocks alive at `to` minus alive at `from`
+// (allocations made before the range count too), largest growth first.
+struct NetDelta {
+    StackId stack;
+    int64_t bytes = 0;
+    int32_t count = 0;
+};
+std::vector<NetDelta> netDelta(const std::vector<Allocation>& allocations, uint32_t from, uint32_t to);
+
 // Groups the same way at another level: by the innermost user frame (allocation site).
 std::vector<SurvivorGroup> groupBySite(const Capture& c, const std::vector<SurvivorGroup>& byStack);
 
