@@ -1,6 +1,7 @@
 // Rendering benchmark for the timeline: time from opening a file to the first painted timeline,
 // and the time of one repaint (data query + draw) zoomed out and zoomed in. Offscreen; prints
 // figures, asserts nothing.   QT_QPA_PLATFORM=offscreen bench_render FILE [WIDTHxHEIGHT]
+#include "BlockMapView.h"
 #include "CaptureLoader.h"
 #include "TimelinePlot.h"
 
@@ -37,14 +38,31 @@ int main(int argc, char** argv) {
         t.start();
         for (int i = 0; i < n; ++i) {
             // shift by a pixel each time so every repaint queries new data, as a pan does
-            plot.setVisibleRange(QCPRange(range.lower + i * range.size() / w, range.upper + i * range.size() / w), false);
+            plot.setVisibleRange(
+                QCPRange(range.lower + i * range.size() / w, range.upper + i * range.size() / w), false);
             plot.replot(QCustomPlot::rpImmediateRefresh);
         }
-        std::printf("  repaint %-34s %.2f ms (%zu points drawn)\n", label, t.nsecsElapsed() / 1e6 / n, plot.pointsDrawn());
+        std::printf("  repaint %-34s %.2f ms (%zu points drawn)\n", label, t.nsecsElapsed() / 1e6 / n,
+                    plot.pointsDrawn());
     };
     const QCPRange all = plot.visibleRange();
     repaint("zoomed out (whole capture):", all);
     repaint("zoomed in (1/1000 of it):", QCPRange(all.center(), all.center() + all.size() / 1000));
     repaint("zoomed in (1/1000000 of it):", QCPRange(all.center(), all.center() + all.size() / 1e6));
+    // The block map: rebuilding the state at a moment (checkpoint + replay) and painting it.
+    vs::ui::BlockMapView map;
+    map.resize(w, h);
+    map.setAnalysis(analysis, 0);
+    const size_t n = analysis->trace(0).eventCount();
+    QElapsedTimer t;
+    t.start();
+    const int k = 20;
+    for (int i = 0; i < k; ++i) map.setMoment(n / 3 + size_t(i) * (n / 50));
+    const double state = t.nsecsElapsed() / 1e6 / k;
+    QPixmap canvas(w, h);
+    t.restart();
+    for (int i = 0; i < k; ++i) map.viewport()->render(&canvas);
+    std::printf("  block map: state at a moment %.2f ms, paint %.2f ms (%zu segments)\n", state,
+                t.nsecsElapsed() / 1e6 / k, map.segments().size());
     return 0;
 }

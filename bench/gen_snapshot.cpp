@@ -281,7 +281,8 @@ int main(int argc, char** argv) {
         w.op('e');
         w.op('u'), w.op('.');
         for (int d = 0; d < devices; ++d)
-            std::printf("%s: device %d, %llu entries\n", argv[1], d, static_cast<unsigned long long>(gens[size_t(d)]->emitted()));
+            std::printf("%s: device %d, %llu entries\n", argv[1], d,
+                        static_cast<unsigned long long>(gens[size_t(d)]->emitted()));
     }
     std::fclose(f);
     return 0;

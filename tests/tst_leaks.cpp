@@ -12,7 +12,7 @@ using namespace vs;
 
 class TestLeaks : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void survivorsAtRangeEdges();
     void steadySmallGroupOutranksBigChurn();
     void netDeltaBetweenTwoMoments();
@@ -22,7 +22,8 @@ private slots:
 };
 
 namespace {
-Allocation alloc(uint32_t at, uint32_t freedAt, uint64_t bytes, uint32_t stack, uint32_t completedAt = kNoEvent) {
+Allocation alloc(uint32_t at, uint32_t freedAt, uint64_t bytes, uint32_t stack,
+                 uint32_t completedAt = kNoEvent) {
     return {at, freedAt, completedAt == kNoEvent ? freedAt : completedAt, bytes, StackId{stack}};
 }
 } // namespace
@@ -33,7 +34,8 @@ void TestLeaks::survivorsAtRangeEdges() {
         alloc(10, kNoEvent, 200, 2), // allocated exactly at the range start: counts
         alloc(12, 20, 300, 3),       // freed exactly at the range end: gone
         alloc(13, 21, 400, 3),       // freed after the range end: alive at its end
-        alloc(14, 18, 500, 4, 30),   // free requested inside the range, completion pending: not allocated any more
+        alloc(14, 18, 500, 4,
+              30), // free requested inside the range, completion pending: not allocated any more
         alloc(20, kNoEvent, 600, 2), // allocated exactly at the range end: counts
         alloc(21, kNoEvent, 700, 5), // after the range
     };
@@ -53,25 +55,27 @@ void TestLeaks::survivorsAtRangeEdges() {
 void TestLeaks::steadySmallGroupOutranksBigChurn() {
     std::vector<Allocation> all;
     for (uint32_t i = 0; i < 100; ++i) {
-        all.push_back(alloc(i * 10, kNoEvent, 512, 7));             // 512 B kept every step
+        all.push_back(alloc(i * 10, kNoEvent, 512, 7));              // 512 B kept every step
         all.push_back(alloc(i * 10 + 1, i * 10 + 5, 1ull << 30, 8)); // 1 GiB churn, freed each step
     }
     all.push_back(alloc(995, kNoEvent, 2ull << 30, 9)); // one big block at the very end
     auto groups = survivors(all, {0, 999, false}, 1000);
     QCOMPARE(groups.size(), size_t(2));
-    const auto steady = std::find_if(groups.begin(), groups.end(), [](auto& g) { return g.stack.value == 7; });
+    const auto steady =
+        std::find_if(groups.begin(), groups.end(), [](auto& g) { return g.stack.value == 7; });
     QCOMPARE(steady->coverage, kSlices);
     QVERIFY(isSteady(*steady));
-    QVERIFY(!isSteady(*std::find_if(groups.begin(), groups.end(), [](auto& g) { return g.stack.value == 9; })));
+    QVERIFY(
+        !isSteady(*std::find_if(groups.begin(), groups.end(), [](auto& g) { return g.stack.value == 9; })));
 }
 
 void TestLeaks::netDeltaBetweenTwoMoments() {
     const std::vector<Allocation> all{
-        alloc(1, kNoEvent, 100, 1), // alive at both: no change
-        alloc(2, 15, 200, 2),       // alive at 10, gone at 20: -200
+        alloc(1, kNoEvent, 100, 1),  // alive at both: no change
+        alloc(2, 15, 200, 2),        // alive at 10, gone at 20: -200
         alloc(12, kNoEvent, 300, 3), // made inside, alive at 20: +300
-        alloc(13, 18, 400, 3),      // made and freed inside: no change
-        alloc(14, kNoEvent, 50, 2), // +50 for stack 2: net -150
+        alloc(13, 18, 400, 3),       // made and freed inside: no change
+        alloc(14, kNoEvent, 50, 2),  // +50 for stack 2: net -150
     };
     const auto d = netDelta(all, 10, 20);
     QCOMPARE(d.size(), size_t(2));
@@ -115,7 +119,8 @@ void TestLeaks::samplesDiagnosis() {
     const Capture& c = a->capture();
     bool found = false;
     for (FrameId f : c.stacks.frames(rep.groups.front().stack))
-        found |= c.strings.text(c.frames[f].filename).ends_with("make_samples.py") && lines.contains(int(c.frames[f].line));
+        found |= c.strings.text(c.frames[f].filename).ends_with("make_samples.py") &&
+                 lines.contains(int(c.frames[f].line));
     QVERIFY2(found, rep.summary.c_str());
     QVERIFY(rep.growthBytes > 0);
 }

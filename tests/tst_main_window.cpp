@@ -1,10 +1,11 @@
 // The GUI, offscreen: plotted series against PyTorch's truth, mouse interactions on the timeline,
 // the event list and stack pane in sync, and headless --screenshot.
+#include "BlockMapPanel.h"
 #include "EventTableModel.h"
 #include "FlameGraph.h"
 #include "LeaksPanel.h"
-#include "Sparkline.h"
 #include "MainWindow.h"
+#include "Sparkline.h"
 #include "StackPane.h"
 #include "TestData.h"
 #include "TimelinePlot.h"
@@ -14,8 +15,8 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTableView>
-#include <QTreeView>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QtTest>
 
 using namespace vs;
@@ -35,6 +36,7 @@ class TestMainWindow : public QObject {
     void devicesGetLinkedLanes();
     void leaksPanelShowsTheLeak();
     void darkPaletteGivesDarkPlot();
+    void blockMapFollowsAndSelects();
     void screenshotWritesAskedSize();
 
   private:
@@ -196,7 +198,8 @@ void TestMainWindow::badFileShowsNoCrashAndKeepsWindow() {
     QVERIFY(failed.wait(5000));
     QVERIFY(failed.at(0).at(1).toString().contains("at byte"));
     QVERIFY(w->timeline()->analysis() != nullptr); // the previous capture is still shown
-    QCOMPARE(w->timeline()->seriesGraph(0, TimelinePlot::Series::Allocated, true)->name(), QString("allocated"));
+    QCOMPARE(w->timeline()->seriesGraph(0, TimelinePlot::Series::Allocated, true)->name(),
+             QString("allocated"));
 }
 
 void TestMainWindow::devicesGetLinkedLanes() {
@@ -272,13 +275,50 @@ void TestMainWindow::darkPaletteGivesDarkPlot() {
     QApplication::setPalette(dark);
     auto w = open("mixed_sizes");
     const QImage img = w->timeline()->toPixmap(900, 400).toImage();
-    if (qEnvironmentVariableIsSet("VRAMSCOPE_SAVE_DARK")) img.save(qEnvironmentVariable("VRAMSCOPE_SAVE_DARK"));
+    if (qEnvironmentVariableIsSet("VRAMSCOPE_SAVE_DARK"))
+        img.save(qEnvironmentVariable("VRAMSCOPE_SAVE_DARK"));
     QApplication::setPalette(light);
     QVERIFY(img.pixelColor(img.width() / 2, img.height() / 10).lightness() < 100); // dark background
     int bright = 0; // the curves and labels stay readable: plenty of light pixels
     for (int y = 0; y < img.height(); y += 2)
         for (int x = 0; x < img.width(); x += 2) bright += img.pixelColor(x, y).lightness() > 140;
     QVERIFY(bright > 200);
+}
+
+void TestMainWindow::blockMapFollowsAndSelects() {
+    auto w = open("side_stream");
+    w->showBlockMapTab();
+    QApplication::processEvents();
+    ui::BlockMapView* view = w->blockMap()->view();
+    const auto& t = w->timeline()->analysis()->trace(0);
+    QCOMPARE(view->moment(), t.eventCount()); // the end of the capture at first
+    QCOMPARE(view->segments().size(), t.finalSegments.size());
+    // find an allocated block on screen, check the tooltip text, click it: its alloc event is selected
+    bool clicked = false;
+    for (int y = 2; y < view->viewport()->height() && !clicked; y += 3)
+        for (int x = 2; x < view->viewport()->width() && !clicked; x += 3) {
+            const auto h = view->hitTest({x, y});
+            if (h.segment < 0 || h.block < 0) continue;
+            const StateBlock b = view->segments()[size_t(h.segment)].blocks[size_t(h.block)];
+            if (b.state != BlockState::ActiveAllocated || b.allocEvent == kNoEvent) continue;
+            QVERIFY(view->describe(h).contains("active_allocated"));
+            QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(x, y));
+            QCOMPARE(w->eventTable()->currentIndex().row(), int(b.allocEvent));
+            QCOMPARE(t.action[b.allocEvent], Action::Alloc);
+            QCOMPARE(view->moment(), t.eventCount()); // the map stays at the moment the user looks at
+            clicked = true;
+        }
+    QVERIFY(clicked);
+    // selecting an event moves the block map to that moment: the state equals the replay's
+    w->eventTable()->selectRow(10);
+    QCOMPARE(view->moment(), size_t(11));
+    const auto want =
+        Replay::stateAfter(t, w->timeline()->analysis()->capture().streams,
+                           w->timeline()->analysis()->replay(0), w->timeline()->analysis()->rules(), 11);
+    QCOMPARE(view->segments().size(), want.size());
+    // zoom changes the scale, not the state
+    view->setZoom(8);
+    QCOMPARE(view->segments().size(), want.size());
 }
 
 void TestMainWindow::screenshotWritesAskedSize() {

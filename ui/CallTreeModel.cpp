@@ -54,15 +54,26 @@ QVariant CallTreeModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Function: return text(f.name);
-        case Bytes: return formatBytes(double(n.bytes));
-        case Blocks: return n.count;
-        case Location: return QStringLiteral("%1:%2").arg(text(f.filename)).arg(f.line);
+        case Function:
+            return text(f.name);
+        case Bytes:
+            return formatBytes(double(n.bytes));
+        case Blocks:
+            return n.count;
+        case Location:
+            return QStringLiteral("%1:%2").arg(text(f.filename)).arg(f.line);
         }
         break;
-    case Qt::ToolTipRole: return QStringLiteral("%1\n%2:%3\n%4 in %5 blocks").arg(text(f.name), text(f.filename)).arg(f.line).arg(formatBytes(double(n.bytes))).arg(n.count);
+    case Qt::ToolTipRole:
+        return QStringLiteral("%1\n%2:%3\n%4 in %5 blocks")
+            .arg(text(f.name), text(f.filename))
+            .arg(f.line)
+            .arg(formatBytes(double(n.bytes)))
+            .arg(n.count);
     case Qt::TextAlignmentRole:
-        return index.column() == Bytes || index.column() == Blocks ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return index.column() == Bytes || index.column() == Blocks
+                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                   : QVariant();
     case Qt::FontRole:
         if (index.column() == Function && classifyFrame(c, n.frame) == FrameKind::User) {
             QFont bold;
@@ -71,7 +82,8 @@ QVariant CallTreeModel::data(const QModelIndex& index, int role) const {
         }
         break;
     case kCostShareRole:
-        return index.column() == Bytes && tree_.node(0).bytes ? double(n.bytes) / double(tree_.node(0).bytes) : 0.0;
+        return index.column() == Bytes && tree_.node(0).bytes ? double(n.bytes) / double(tree_.node(0).bytes)
+                                                              : 0.0;
     }
     return {};
 }

@@ -53,7 +53,8 @@ void FlameGraph::layout() const {
     std::vector<uint32_t> chain;
     for (uint32_t n = zoom_; n != UINT32_MAX; n = tree_.node(n).parent) chain.insert(chain.begin(), n);
     double y = 0;
-    for (size_t i = 0; i + 1 < chain.size(); ++i, y += kRow) boxes_.push_back({QRectF(0, y, width(), kRow - 1), chain[i]});
+    for (size_t i = 0; i + 1 < chain.size(); ++i, y += kRow)
+        boxes_.push_back({QRectF(0, y, width(), kRow - 1), chain[i]});
     const double scale = width() / double(tree_.node(zoom_).bytes);
     struct Item {
         uint32_t node;
@@ -87,11 +88,13 @@ void FlameGraph::paintEvent(QPaintEvent*) {
     for (const Box& b : boxes_) {
         const uint32_t n = b.node;
         const bool user = n != 0 && classifyFrame(*capture_, tree_.node(n).frame) == FrameKind::User;
-        const bool hit = !search_.isEmpty() && n != 0 &&
-                         (label(n).contains(search_, Qt::CaseInsensitive) ||
-                          QString::fromUtf8(capture_->strings.text(capture_->frames[tree_.node(n).frame].filename).data())
-                              .contains(search_, Qt::CaseInsensitive));
-        QColor fill = user ? QColor(dark ? 200 : 235, dark ? 110 : 140, 60) : QColor(dark ? 90 : 200, dark ? 110 : 200, dark ? 140 : 215);
+        const bool hit =
+            !search_.isEmpty() && n != 0 &&
+            (label(n).contains(search_, Qt::CaseInsensitive) ||
+             QString::fromUtf8(capture_->strings.text(capture_->frames[tree_.node(n).frame].filename).data())
+                 .contains(search_, Qt::CaseInsensitive));
+        QColor fill = user ? QColor(dark ? 200 : 235, dark ? 110 : 140, 60)
+                           : QColor(dark ? 90 : 200, dark ? 110 : 200, dark ? 140 : 215);
         if (hit) fill = QColor(170, 80, 220);
         p.fillRect(b.rect, fill);
         if (b.rect.width() > 30) {
@@ -118,12 +121,15 @@ void FlameGraph::mousePressEvent(QMouseEvent* e) {
 }
 
 void FlameGraph::keyPressEvent(QKeyEvent* e) {
-    if (e->key() == Qt::Key_Escape || e->key() == Qt::Key_Home) zoomTo(0);
-    else QWidget::keyPressEvent(e);
+    if (e->key() == Qt::Key_Escape || e->key() == Qt::Key_Home)
+        zoomTo(0);
+    else
+        QWidget::keyPressEvent(e);
 }
 
 bool FlameGraph::event(QEvent* e) {
-    if (e->type() == QEvent::ShortcutOverride && static_cast<QKeyEvent*>(e)->key() == Qt::Key_Escape && zoom_ != 0) {
+    if (e->type() == QEvent::ShortcutOverride && static_cast<QKeyEvent*>(e)->key() == Qt::Key_Escape &&
+        zoom_ != 0) {
         e->accept(); // Escape zooms out here before it clears the timeline selection
         return true;
     }
@@ -135,15 +141,18 @@ bool FlameGraph::event(QEvent* e) {
         QString where;
         if (n != 0) {
             const Frame& f = capture_->frames[node.frame];
-            where = QString::fromUtf8(capture_->strings.text(f.filename).data()) + ':' + QString::number(f.line) + '\n';
+            where = QString::fromUtf8(capture_->strings.text(f.filename).data()) + ':' +
+                    QString::number(f.line) + '\n';
         }
-        QToolTip::showText(help->globalPos(),
-                           label(n) + '\n' + where +
-                               tr("%1 in %2 blocks (%3 % of the window's survivors)")
-                                   .arg(formatBytes(double(node.bytes)))
-                                   .arg(node.count)
-                                   .arg(100.0 * double(node.bytes) / double(std::max<uint64_t>(1, tree_.node(0).bytes)), 0, 'f', 1),
-                           this);
+        QToolTip::showText(
+            help->globalPos(),
+            label(n) + '\n' + where +
+                tr("%1 in %2 blocks (%3 % of the window's survivors)")
+                    .arg(formatBytes(double(node.bytes)))
+                    .arg(node.count)
+                    .arg(100.0 * double(node.bytes) / double(std::max<uint64_t>(1, tree_.node(0).bytes)), 0,
+                         'f', 1),
+            this);
         return true;
     }
     return QWidget::event(e);

@@ -10,7 +10,7 @@ namespace vs::ui {
 
 class FlameGraph : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit FlameGraph(QWidget* parent = nullptr);
     void setTree(const Capture* capture, CallTree tree);
     void setSearch(const QString& text);
@@ -18,16 +18,16 @@ public:
     uint32_t zoomedNode() const { return zoom_; }
     uint32_t nodeAt(QPoint p) const; // UINT32_MAX when none
 
-signals:
+  signals:
     void nodeClicked(uint32_t node);
 
-protected:
+  protected:
     void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent* e) override;
     void keyPressEvent(QKeyEvent* e) override;
     bool event(QEvent* e) override;
 
-private:
+  private:
     struct Box {
         QRectF rect;
         uint32_t node;

@@ -23,7 +23,7 @@ namespace {
 
 // Draws a bar proportional to the row's share behind the text of a cost column.
 class CostBarDelegate : public QStyledItemDelegate {
-public:
+  public:
     using QStyledItemDelegate::QStyledItemDelegate;
     void paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
         const double share = index.data(kCostShareRole).toDouble();
@@ -78,12 +78,14 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
 
     groups_ = new QTreeWidget(this);
     groups_->setColumnCount(4);
-    groups_->setHeaderLabels({tr("Surviving bytes"), tr("Blocks"), tr("Steady"), tr("Allocation site / stack")});
+    groups_->setHeaderLabels(
+        {tr("Surviving bytes"), tr("Blocks"), tr("Steady"), tr("Allocation site / stack")});
     groups_->setItemDelegateForColumn(0, new CostBarDelegate(groups_));
     groups_->header()->setSectionResizeMode(3, QHeaderView::Stretch);
     groups_->setUniformRowHeights(true);
-    groups_->setToolTip(tr("Allocations made in the window and still alive at its end, grouped by call stack. "
-                           "Steady groups gained blocks across most of the window: look at them first."));
+    groups_->setToolTip(
+        tr("Allocations made in the window and still alive at its end, grouped by call stack. "
+           "Steady groups gained blocks across most of the window: look at them first."));
     connect(groups_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
         while (it && it->parent()) it = it->parent();
         onGroupSelected(it ? groups_->indexOfTopLevelItem(it) : -1);
@@ -111,7 +113,9 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     connect(&watcher_, &QFutureWatcher<Result>::finished, this, [this] { present(watcher_.result()); });
 }
 
-LeaksPanel::~LeaksPanel() { watcher_.waitForFinished(); }
+LeaksPanel::~LeaksPanel() {
+    watcher_.waitForFinished();
+}
 
 void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int64_t last) {
     watcher_.waitForFinished();
@@ -137,16 +141,19 @@ void LeaksPanel::present(Result result) {
     const LeakReport& report = result_.report;
     const DeviceTrace& t = analysis_->trace(device_);
     const Capture& c = analysis_->capture();
-    auto secondsAt = [&](uint32_t e) { return t.eventCount() ? double(t.timeUs[e] - t.timeUs.front()) / 1e6 : 0.0; };
-    diagnosis_->setText(tr("<b>%1</b> &nbsp;<span style='color:gray'>window %2 s \u2013 %3 s%4</span><br>%5<br>"
-                           "<i>Evidence:</i> %6<br><i>Next step:</i> %7")
-                            .arg(QString::fromLatin1(leakKindName(report.kind).data()).toUpper())
-                            .arg(secondsAt(report.first), 0, 'f', 3)
-                            .arg(secondsAt(report.last), 0, 'f', 3)
-                            .arg(report.autoWindow ? tr(", detected") : QString())
-                            .arg(QString::fromStdString(report.summary).toHtmlEscaped(),
-                                 QString::fromStdString(report.evidence).toHtmlEscaped(),
-                                 QString::fromStdString(report.nextStep).toHtmlEscaped()));
+    auto secondsAt = [&](uint32_t e) {
+        return t.eventCount() ? double(t.timeUs[e] - t.timeUs.front()) / 1e6 : 0.0;
+    };
+    diagnosis_->setText(
+        tr("<b>%1</b> &nbsp;<span style='color:gray'>window %2 s \u2013 %3 s%4</span><br>%5<br>"
+           "<i>Evidence:</i> %6<br><i>Next step:</i> %7")
+            .arg(QString::fromLatin1(leakKindName(report.kind).data()).toUpper())
+            .arg(secondsAt(report.first), 0, 'f', 3)
+            .arg(secondsAt(report.last), 0, 'f', 3)
+            .arg(report.autoWindow ? tr(", detected") : QString())
+            .arg(QString::fromStdString(report.summary).toHtmlEscaped(),
+                 QString::fromStdString(report.evidence).toHtmlEscaped(),
+                 QString::fromStdString(report.nextStep).toHtmlEscaped()));
     fillGroups();
     std::shared_ptr<const Capture> keep(analysis_, &c);
     topDownModel_->setTree(keep, &c, CallTree::build(c, report.groups, CallTree::Direction::TopDown, true));
@@ -159,8 +166,8 @@ void LeaksPanel::present(Result result) {
     selectGroup(report.groups.empty() ? -1 : 0);
     // shade where the steady growth happens: from the first surviving block of the top steady group
     const bool steady = !report.groups.empty() && isSteady(report.groups.front());
-    emit windowChanged(secondsAt(steady ? report.groups.front().firstEvent : report.first), secondsAt(report.last),
-                       report.autoWindow);
+    emit windowChanged(secondsAt(steady ? report.groups.front().firstEvent : report.first),
+                       secondsAt(report.last), report.autoWindow);
     emit reportReady();
 }
 
@@ -177,10 +184,13 @@ void LeaksPanel::fillGroups() {
         QString siteText = tr("(no stack recorded)");
         if (site != kNoFrame) {
             const Frame& f = c.frames[frames[site]];
-            siteText = QStringLiteral("%1  (%2:%3)").arg(qtext(c, f.name), qtext(c, f.filename).section('/', -1)).arg(f.line);
+            siteText = QStringLiteral("%1  (%2:%3)")
+                           .arg(qtext(c, f.name), qtext(c, f.filename).section('/', -1))
+                           .arg(f.line);
         }
-        auto* item = new QTreeWidgetItem(groups_, {formatBytes(double(g.bytes)), QString::number(g.count),
-                                                   isSteady(g) ? tr("%1/10").arg(g.coverage) : QString(), siteText});
+        auto* item =
+            new QTreeWidgetItem(groups_, {formatBytes(double(g.bytes)), QString::number(g.count),
+                                          isSteady(g) ? tr("%1/10").arg(g.coverage) : QString(), siteText});
         item->setData(0, kCostShareRole, double(g.bytes) / biggest);
         item->setTextAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
         item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
@@ -189,10 +199,11 @@ void LeaksPanel::fillGroups() {
         item->setFont(3, bold);
         for (FrameId f : frames) {
             if (classifyFrame(c, f) == FrameKind::Internal) continue;
-            auto* child = new QTreeWidgetItem(item, {QString(), QString(), QString(),
-                                                     QStringLiteral("%1  %2:%3")
-                                                         .arg(qtext(c, c.frames[f].name), qtext(c, c.frames[f].filename))
-                                                         .arg(c.frames[f].line)});
+            auto* child = new QTreeWidgetItem(
+                item, {QString(), QString(), QString(),
+                       QStringLiteral("%1  %2:%3")
+                           .arg(qtext(c, c.frames[f].name), qtext(c, c.frames[f].filename))
+                           .arg(c.frames[f].line)});
             child->setToolTip(3, child->text(3));
         }
     }
@@ -200,11 +211,15 @@ void LeaksPanel::fillGroups() {
     for (int col = 0; col < 3; ++col) groups_->resizeColumnToContents(col);
 }
 
-int LeaksPanel::groupRows() const { return groups_->topLevelItemCount(); }
+int LeaksPanel::groupRows() const {
+    return groups_->topLevelItemCount();
+}
 
 void LeaksPanel::selectGroup(int row) {
-    if (row >= 0 && row < groups_->topLevelItemCount()) groups_->setCurrentItem(groups_->topLevelItem(row));
-    else onGroupSelected(-1);
+    if (row >= 0 && row < groups_->topLevelItemCount())
+        groups_->setCurrentItem(groups_->topLevelItem(row));
+    else
+        onGroupSelected(-1);
 }
 
 void LeaksPanel::onGroupSelected(int row) {
@@ -229,22 +244,27 @@ void LeaksPanel::onGroupSelected(int row) {
     int64_t live = 0;
     for (const auto& [e, d] : steps) points.emplace_back(seconds(e), double(live += d));
     const LeakReport& r = result_.report;
-    spark_->setSeries(std::move(points), seconds(uint32_t(t.eventCount() - 1)), seconds(r.first), seconds(r.last),
-                      tr("group #%1 live bytes").arg(row + 1));
+    spark_->setSeries(std::move(points), seconds(uint32_t(t.eventCount() - 1)), seconds(r.first),
+                      seconds(r.last), tr("group #%1 live bytes").arg(row + 1));
     QVector<double> times;
     for (uint32_t a : g.allocations) times.push_back(seconds(result_.lifetimes[a].alloc));
     emit groupHighlighted(device_, times);
 }
 
-void LeaksPanel::setSearch(const QString& text) { search_->setText(text); }
+void LeaksPanel::setSearch(const QString& text) {
+    search_->setText(text);
+}
 
-void LeaksPanel::showView(int tab) { views_->setCurrentIndex(tab); }
+void LeaksPanel::showView(int tab) {
+    views_->setCurrentIndex(tab);
+}
 
 void LeaksPanel::applyFilter(const QString& text) {
     for (int i = 0; i < groups_->topLevelItemCount(); ++i) {
         QTreeWidgetItem* item = groups_->topLevelItem(i);
         bool match = text.isEmpty() || item->text(3).contains(text, Qt::CaseInsensitive);
-        for (int k = 0; !match && k < item->childCount(); ++k) match = item->child(k)->text(3).contains(text, Qt::CaseInsensitive);
+        for (int k = 0; !match && k < item->childCount(); ++k)
+            match = item->child(k)->text(3).contains(text, Qt::CaseInsensitive);
         item->setHidden(!match);
     }
     topDownFilter_->setFilterFixedString(text);

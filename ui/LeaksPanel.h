@@ -25,7 +25,7 @@ class Sparkline;
 
 class LeaksPanel : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit LeaksPanel(QWidget* parent = nullptr);
     ~LeaksPanel() override;
     // Computes in the background; `first`/`last` < 0: the automatically detected region.
@@ -40,12 +40,12 @@ public:
     QTreeView* topDownView() const { return topDown_; }
     Sparkline* sparkline() const { return spark_; }
 
-signals:
+  signals:
     void reportReady();
     void windowChanged(double fromSeconds, double toSeconds, bool automatic);
     void groupHighlighted(size_t device, const QVector<double>& allocSeconds); // empty: none
 
-private:
+  private:
     struct Result {
         LeakReport report;
         std::vector<Allocation> lifetimes;

@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "BlockMapPanel.h"
 #include "ByteAxisTicker.h"
 #include "EventTableModel.h"
 #include "LeaksPanel.h"
@@ -11,17 +12,17 @@
 #include <QDragEnterEvent>
 #include <QFileInfo>
 #include <QGuiApplication>
-#include <QScreen>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
-#include <QTabWidget>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -55,6 +56,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     details_ = new QTabWidget(this);
     details_->addTab(stack_, tr("&Stack"));
     details_->addTab(leaks_, tr("&Leaks"));
+    blockMap_ = new BlockMapPanel(this);
+    details_->addTab(blockMap_, tr("&Block map"));
     lower_ = new QSplitter(Qt::Horizontal, this);
     lower_->addWidget(table_);
     lower_->addWidget(details_);
@@ -90,11 +93,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(leaks_, &LeaksPanel::windowChanged, this, [this](double from, double to, bool automatic) {
         if (automatic) timeline_->setGrowthRegion(QCPRange(from, to));
     });
+    connect(blockMap_->view(), &BlockMapView::blockClicked, this, [this](size_t, uint32_t allocEvent) {
+        fromBlockMap_ = true;               // show where it was allocated, without moving the map away
+        table_->selectRow(int(allocEvent)); // its alloc event: stack and timeline marker
+        table_->scrollTo(model_->index(int(allocEvent), 0), QAbstractItemView::PositionAtCenter);
+        fromBlockMap_ = false;
+    });
+    connect(blockMap_, &BlockMapPanel::momentChanged, this, [this](size_t d, size_t applied) {
+        if (applied) timeline_->setHighlightedEvent(analysis_->trace(d).device, applied - 1, true);
+    });
     connect(leaks_, &LeaksPanel::reportReady, this, [this] { // a finding comes first
         if (leaks_->report().kind != LeakKind::None && leaks_->report().autoWindow) showLeaksTab();
     });
-    connect(leaks_, &LeaksPanel::groupHighlighted, this,
-            [this](size_t device, const QVector<double>& times) { timeline_->setMarkedTimes(device, times); });
+    connect(leaks_, &LeaksPanel::groupHighlighted, this, [this](size_t device, const QVector<double>& times) {
+        timeline_->setMarkedTimes(device, times);
+    });
     connect(stack_, &StackPane::showInternalChanged, this,
             [](bool on) { QSettings().setValue(QStringLiteral("showInternalFrames"), on); });
     restoreSettings();
@@ -125,8 +138,9 @@ void MainWindow::restoreSettings() {
     QSettings s;
     if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
         // first start: most of the screen, a timeline over a table and stack
-        const QRect screen = QGuiApplication::primaryScreen() ? QGuiApplication::primaryScreen()->availableGeometry()
-                                                              : QRect(0, 0, 1600, 1000);
+        const QRect screen = QGuiApplication::primaryScreen()
+                                 ? QGuiApplication::primaryScreen()->availableGeometry()
+                                 : QRect(0, 0, 1600, 1000);
         resize(std::min(1500, screen.width() * 9 / 10), std::min(950, screen.height() * 9 / 10));
         outer_->setSizes({height() * 3 / 5, height() * 2 / 5});
         lower_->setSizes({width() * 3 / 5, width() * 2 / 5});
@@ -215,9 +229,16 @@ void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
     selectionLabel_->clear();
     timeline_->setGrowthRegion(std::nullopt);
     leaks_->analyse(analysis_, device); // the growth region, found in the background
+    blockMap_->setAnalysis(analysis_, device, timeline_->originUs());
 }
 
-void MainWindow::showLeaksTab() { details_->setCurrentWidget(leaks_); }
+void MainWindow::showLeaksTab() {
+    details_->setCurrentWidget(leaks_);
+}
+
+void MainWindow::showBlockMapTab() {
+    details_->setCurrentWidget(blockMap_);
+}
 
 void MainWindow::onCursor(double seconds) {
     if (!analysis_) return;
@@ -231,7 +252,8 @@ void MainWindow::onSelection(double from, double to) {
         return;
     }
     const size_t d = model_->device();
-    leaks_->analyse(analysis_, d, model_->rowAtTime(from) + (model_->timeOfRow(model_->rowAtTime(from)) < from),
+    leaks_->analyse(analysis_, d,
+                    model_->rowAtTime(from) + (model_->timeOfRow(model_->rowAtTime(from)) < from),
                     model_->rowAtTime(to)); // what survives the selected range
     showLeaksTab();
     const Totals a = timeline_->valuesAt(d, from), b = timeline_->valuesAt(d, to);
@@ -256,7 +278,8 @@ void MainWindow::onEventSelected(int row) {
     if (!analysis_ || row < 0) return;
     const size_t d = model_->device();
     stack_->showEvent(analysis_, d, size_t(row), timeline_->originUs());
-    details_->setCurrentWidget(stack_);
+    if (!fromBlockMap_) blockMap_->setMoment(size_t(row) + 1); // the block map follows the selected moment
+    if (details_->currentWidget() != blockMap_) details_->setCurrentWidget(stack_);
     timeline_->setHighlightedEvent(analysis_->trace(d).device, size_t(row), !clickedOnTimeline_);
 }
 

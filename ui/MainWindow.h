@@ -16,6 +16,7 @@ class QTableView;
 
 namespace vs::ui {
 
+class BlockMapPanel;
 class EventTableModel;
 class LeaksPanel;
 class StackPane;
@@ -34,6 +35,8 @@ class MainWindow : public QMainWindow {
     StackPane* stackPane() const { return stack_; }
     LeaksPanel* leaksPanel() const { return leaks_; }
     void showLeaksTab();
+    void showBlockMapTab();
+    BlockMapPanel* blockMap() const { return blockMap_; }
     CaptureLoader* loader() const { return loader_; }
     QString summaryMarkdown() const;
 
@@ -56,7 +59,8 @@ class MainWindow : public QMainWindow {
     void onEventSelected(int row);
     void exportTimeline();
     void exportWindow();
-    void exportWith(const QString& title, const QString& suggested, const std::function<QString(const QString&)>& write);
+    void exportWith(const QString& title, const QString& suggested,
+                    const std::function<QString(const QString&)>& write);
     void chooseEditor();
     void showAbout();
     void setBusy(bool busy);
@@ -67,6 +71,7 @@ class MainWindow : public QMainWindow {
     QTableView* table_;
     StackPane* stack_;
     LeaksPanel* leaks_;
+    BlockMapPanel* blockMap_;
     class QTabWidget* details_;
     QSplitter *outer_, *lower_;
     QLabel *warnings_, *fileLabel_, *cursorLabel_, *selectionLabel_;
@@ -76,6 +81,7 @@ class MainWindow : public QMainWindow {
     AnalysisPtr analysis_;
     QString path_;
     bool clickedOnTimeline_ = false;
+    bool fromBlockMap_ = false;
 };
 
 } // namespace vs::ui

@@ -35,7 +35,8 @@ void Sparkline::paintEvent(QPaintEvent*) {
     double top = 1;
     for (const auto& pt : points_) top = std::max(top, pt.second);
     p.drawText(QRectF(rect()).adjusted(3, 0, -3, 0), Qt::AlignTop | Qt::AlignLeft,
-               caption_.isEmpty() ? tr("select a group to see its live bytes over time") : caption_ + QStringLiteral(" \u2014 up to ") + formatBytes(top));
+               caption_.isEmpty() ? tr("select a group to see its live bytes over time")
+                                  : caption_ + QStringLiteral(" \u2014 up to ") + formatBytes(top));
     if (points_.empty()) return;
     auto y = [&](double v) { return area.bottom() - area.height() * v / top; };
     QPainterPath path(QPointF(area.left(), y(0)));

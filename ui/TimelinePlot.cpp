@@ -93,7 +93,8 @@ void TimelinePlot::buildLane(size_t device) {
     lane.allocatedBase = fill();
     lane.cachedFill = fill();
     lane.bands[int(Series::Reserved)] = makeBand(x, y, tr("reserved"), r.reserved, r.initial.reserved, t);
-    lane.bands[int(Series::Active)] = makeBand(x, y, tr("active (incl. pending free)"), r.active, r.initial.active, t);
+    lane.bands[int(Series::Active)] =
+        makeBand(x, y, tr("active (incl. pending free)"), r.active, r.initial.active, t);
     lane.bands[int(Series::Allocated)] = makeBand(x, y, tr("allocated"), r.allocated, r.initial.allocated, t);
     lane.cachedFill->setChannelFillGraph(lane.bands[int(Series::Allocated)].hi); // reserved - allocated
     if (device == 0) { // one horizontal legend above the lanes, never over the data
@@ -109,7 +110,8 @@ void TimelinePlot::buildLane(size_t device) {
         legend_->setFillOrder(QCPLayoutGrid::foColumnsFirst);
         legend_->setLayer(QStringLiteral("legend"));
         legend_->setMargins(QMargins(0, 0, 0, 0));
-        for (Series k : {Series::Allocated, Series::Reserved, Series::Active}) lane.bands[int(k)].hi->addToLegend(legend_);
+        for (Series k : {Series::Allocated, Series::Reserved, Series::Active})
+            lane.bands[int(k)].hi->addToLegend(legend_);
         legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
     }
     auto marker = [&](double at, const QString& label, const QPen& pen) {
@@ -139,7 +141,8 @@ void TimelinePlot::buildLane(size_t device) {
     if (starts.size() <= 30) {
         for (const Annotation* a : starts) {
             const auto name = analysis_->capture().strings.text(a->name);
-            marker(double(a->timeUs - originUs_) / 1e6, QString::fromUtf8(name.data(), qsizetype(name.size())),
+            marker(double(a->timeUs - originUs_) / 1e6,
+                   QString::fromUtf8(name.data(), qsizetype(name.size())),
                    QPen(colours.annotation, 1, Qt::DotLine));
         }
     } else if (!starts.empty()) {
@@ -201,7 +204,8 @@ void TimelinePlot::buildLane(size_t device) {
 }
 
 TimelinePlot::Band TimelinePlot::makeBand(QCPAxis* x, QCPAxis* y, const QString& name,
-                                          const std::vector<int64_t>& values, int64_t initial, const DeviceTrace& t) {
+                                          const std::vector<int64_t>& values, int64_t initial,
+                                          const DeviceTrace& t) {
     Band b;
     b.hi = addGraph(x, y);
     b.hi->setName(name);
@@ -390,7 +394,8 @@ void TimelinePlot::setHighlightedEvent(int device, size_t event, bool reveal) {
         const double t = double(analysis_->trace(i).timeUs[event] - originUs_) / 1e6;
         lanes_[i].highlight->point1->setCoords(t, 0), lanes_[i].highlight->point2->setCoords(t, 1);
         const QCPRange r = visibleRange();
-        if (reveal && (t < r.lower || t > r.upper)) setVisibleRange(QCPRange(t - r.size() / 2, t + r.size() / 2));
+        if (reveal && (t < r.lower || t > r.upper))
+            setVisibleRange(QCPRange(t - r.size() / 2, t + r.size() / 2));
     }
     replot(QCustomPlot::rpQueuedReplot);
 }

@@ -68,7 +68,7 @@ class TimelinePlot : public QCustomPlot {
     };
     struct Lane {
         QCPAxisRect* rect = nullptr;
-        Band bands[3];                    // indexed by Series
+        Band bands[3];                     // indexed by Series
         QCPGraph* allocatedBase = nullptr; // light fill from 0 to allocated
         QCPGraph* cachedFill = nullptr;    // light fill between allocated and reserved
         QCPItemStraightLine* cursor = nullptr;
@@ -78,8 +78,8 @@ class TimelinePlot : public QCustomPlot {
         QCPItemStraightLine* highlight = nullptr;
     };
     void clearLanes();
-    Band makeBand(QCPAxis* x, QCPAxis* y, const QString& name, const std::vector<int64_t>& values, int64_t initial,
-                  const DeviceTrace& t);
+    Band makeBand(QCPAxis* x, QCPAxis* y, const QString& name, const std::vector<int64_t>& values,
+                  int64_t initial, const DeviceTrace& t);
     void buildLane(size_t device);
     void refreshData(bool replotAfter = true);
     void applyColours();

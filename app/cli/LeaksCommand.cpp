@@ -35,7 +35,8 @@ LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
     LeakQuery q;
     const auto from = args.number("--from"), to = args.number("--to");
     if ((from || to) && t.eventCount()) {
-        if ((from && *from < 0) || (to && *to < 0)) throw UsageError("--from and --to are seconds since the first event");
+        if ((from && *from < 0) || (to && *to < 0))
+            throw UsageError("--from and --to are seconds since the first event");
         q.autoWindow = false;
         q.first = from ? eventAtSeconds(t, *from, false) : 0;
         q.last = to ? eventAtSeconds(t, *to, true) : static_cast<uint32_t>(t.eventCount() - 1);
@@ -44,10 +45,13 @@ LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
     return diagnoseLeaks(a, d, q);
 }
 
-void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, std::ostream& out, size_t maxGroups) {
+void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, std::ostream& out,
+                    size_t maxGroups) {
     const DeviceTrace& t = a.trace(d);
     const Capture& c = a.capture();
-    auto secondsAt = [&](uint32_t e) { return t.eventCount() ? double(t.timeUs[e] - t.timeUs.front()) / 1e6 : 0.0; };
+    auto secondsAt = [&](uint32_t e) {
+        return t.eventCount() ? double(t.timeUs[e] - t.timeUs.front()) / 1e6 : 0.0;
+    };
     JsonWriter j(out);
     j.beginObject().field("device", t.device);
     j.key("window").beginObject().field("from_s", secondsAt(rep.first)).field("to_s", secondsAt(rep.last));
@@ -64,8 +68,10 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
         const auto frames = c.stacks.frames(g.stack);
         const uint32_t site = firstUserFrame(c, g.stack);
         j.key("site");
-        if (site == kNoFrame) j.beginObject().endObject();
-        else frameJson(j, c, frames[site]);
+        if (site == kNoFrame)
+            j.beginObject().endObject();
+        else
+            frameJson(j, c, frames[site]);
         j.key("frames").beginArray();
         for (FrameId f : frames) frameJson(j, c, f);
         j.endArray().endObject();
@@ -77,8 +83,10 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
         for (size_t i = 0; i < deltas.size() && i < maxGroups; ++i) {
             j.beginObject().field("bytes", deltas[i].bytes).field("count", deltas[i].count).key("site");
             const uint32_t site = firstUserFrame(c, deltas[i].stack);
-            if (site == kNoFrame) j.beginObject().endObject();
-            else frameJson(j, c, c.stacks.frames(deltas[i].stack)[site]);
+            if (site == kNoFrame)
+                j.beginObject().endObject();
+            else
+                frameJson(j, c, c.stacks.frames(deltas[i].stack)[site]);
             j.endObject();
         }
         j.endArray();
@@ -107,8 +115,8 @@ int runLeaks(const std::vector<std::string>& args, std::ostream& out) {
             << (isSteady(g) ? "  [steady, " + std::to_string(g.coverage) + "/10]" : "") << "\n";
         for (FrameId f : c.stacks.frames(g.stack)) {
             if (classifyFrame(c, f) == FrameKind::Internal) continue;
-            out << "      " << c.strings.text(c.frames[f].name) << "  " << c.strings.text(c.frames[f].filename) << ":"
-                << c.frames[f].line << "\n";
+            out << "      " << c.strings.text(c.frames[f].name) << "  "
+                << c.strings.text(c.frames[f].filename) << ":" << c.frames[f].line << "\n";
         }
     }
     return 0;

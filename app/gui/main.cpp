@@ -1,4 +1,5 @@
 // vramscope: the desktop viewer. Also renders views headless: vramscope FILE --screenshot OUT.png
+#include "BlockMapPanel.h"
 #include "CaptureLoader.h"
 #include "Exporter.h"
 #include "LeaksPanel.h"
@@ -10,6 +11,8 @@
 #include <QCommandLineParser>
 #include <QRegularExpression>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,7 +25,15 @@ int fail(const QString& message) {
 }
 
 // Headless rendering of one view for bug reports and CI artefacts.
-int screenshot(const QString& file, const QString& out, const QString& view, const QString& sizeText) {
+// Events at or before `seconds` after the first event of the first device.
+size_t eventsUpTo(const vs::CaptureAnalysis& a, double seconds) {
+    const auto& t = a.trace(0).timeUs;
+    const int64_t until = t.front() + static_cast<int64_t>(std::llround(seconds * 1e6));
+    return static_cast<size_t>(std::upper_bound(t.begin(), t.end(), until) - t.begin());
+}
+
+int screenshot(const QString& file, const QString& out, const QString& view, const QString& sizeText,
+               double at) {
     const auto m = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(sizeText);
     if (!m.hasMatch()) return fail(QStringLiteral("--size needs WIDTHxHEIGHT, like 1600x900"));
     const QSize size(m.captured(1).toInt(), m.captured(2).toInt());
@@ -60,7 +71,15 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
         error = vs::ui::exportWidget(panel, out);
         panel->setParent(&window); // owned by the window again
     } else if (view == QLatin1String("blockmap")) {
-        error = vs::ui::exportPlaceholder(QObject::tr("The %1 view is not built yet.").arg(view), out, size);
+        vs::ui::BlockMapPanel* panel = window.blockMap();
+        if (at >= 0) panel->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
+        panel->setParent(nullptr); // render the panel alone, at the asked size
+        panel->setAttribute(Qt::WA_DontShowOnScreen);
+        panel->resize(size);
+        panel->show();
+        QApplication::processEvents();
+        error = vs::ui::exportWidget(panel, out);
+        panel->setParent(&window);
     } else {
         return fail(QStringLiteral("--view must be timeline, window, blockmap or leaks"));
     }
@@ -95,13 +114,23 @@ int main(int argc, char** argv) {
                             QStringLiteral("VIEW"), QStringLiteral("timeline"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --screenshot."),
                             QStringLiteral("WxH"), QStringLiteral("1600x900"));
-    parser.addOptions({shot, view, size});
+    QCommandLineOption atOption(
+        QStringLiteral("at"),
+        QStringLiteral("Moment for --view blockmap, in seconds since the first event (default: the end)."),
+        QStringLiteral("S"));
+    parser.addOptions({shot, view, size, atOption});
     parser.process(app);
     const QStringList files = parser.positionalArguments();
 
     if (parser.isSet(shot)) {
         if (files.size() != 1) return fail(QStringLiteral("--screenshot needs exactly one input file"));
-        return screenshot(files.first(), parser.value(shot), parser.value(view), parser.value(size));
+        double at = -1;
+        if (parser.isSet(atOption)) {
+            bool ok = false;
+            at = parser.value(atOption).toDouble(&ok);
+            if (!ok || at < 0) return fail(QStringLiteral("--at needs seconds since the first event"));
+        }
+        return screenshot(files.first(), parser.value(shot), parser.value(view), parser.value(size), at);
     }
     vs::ui::MainWindow window;
     window.show();

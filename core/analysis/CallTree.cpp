@@ -6,7 +6,8 @@
 
 namespace vs {
 
-CallTree CallTree::build(const Capture& c, const std::vector<SurvivorGroup>& groups, Direction d, bool hideInternal) {
+CallTree CallTree::build(const Capture& c, const std::vector<SurvivorGroup>& groups, Direction d,
+                         bool hideInternal) {
     CallTree t;
     t.nodes_.push_back({});
     std::vector<FrameId> path;

@@ -18,17 +18,18 @@ struct CallNode {
 };
 
 class CallTree {
-public:
+  public:
     enum class Direction { TopDown, BottomUp };
     // `hideInternal`: PyTorch/CPython/C++ runtime frames are skipped (their cost goes to the
     // nearest shown frame). Node 0 is the root (no frame) and holds the total.
-    static CallTree build(const Capture& c, const std::vector<SurvivorGroup>& groups, Direction d, bool hideInternal);
+    static CallTree build(const Capture& c, const std::vector<SurvivorGroup>& groups, Direction d,
+                          bool hideInternal);
 
     const CallNode& node(uint32_t i) const { return nodes_[i]; }
     size_t size() const { return nodes_.size(); }
     uint32_t depth(uint32_t i) const;
 
-private:
+  private:
     std::vector<CallNode> nodes_;
 };
 

@@ -13,13 +13,20 @@ namespace vs {
 
 std::string_view leakKindName(LeakKind k) {
     switch (k) {
-    case LeakKind::Leak: return "leak";
-    case LeakKind::Cycle: return "cycle";
-    case LeakKind::Cache: return "cache";
-    case LeakKind::Fragmentation: return "fragmentation";
-    case LeakKind::DeferredFree: return "deferred_free";
-    case LeakKind::Oom: return "oom";
-    case LeakKind::None: break;
+    case LeakKind::Leak:
+        return "leak";
+    case LeakKind::Cycle:
+        return "cycle";
+    case LeakKind::Cache:
+        return "cache";
+    case LeakKind::Fragmentation:
+        return "fragmentation";
+    case LeakKind::DeferredFree:
+        return "deferred_free";
+    case LeakKind::Oom:
+        return "oom";
+    case LeakKind::None:
+        break;
     }
     return "none";
 }
@@ -41,9 +48,9 @@ std::string siteText(const Capture& c, StackId s) {
     return std::string(c.strings.text(f.name)) + " (" + file + ":" + std::to_string(f.line) + ")";
 }
 
-// Bulk releases of one stack's allocations (three or more make a pattern): a run of at least 3 frees with no new allocation of
-// the same stack in between, that empties what had accumulated (at most a fifth stays alive) and
-// frees memory that lived long (on average at least 3 % of the trace). Reference cycles collected
+// Bulk releases of one stack's allocations (three or more make a pattern): a run of at least 3 frees with no
+// new allocation of the same stack in between, that empties what had accumulated (at most a fifth stays
+// alive) and frees memory that lived long (on average at least 3 % of the trace). Reference cycles collected
 // by the garbage collector produce one such release per collection; per-step frees of activations
 // are too short-lived, and a bounded FIFO cache never empties.
 struct Releases {
@@ -63,7 +70,8 @@ bool Releases::periodic() const {
 
 // The lowest live count of one stack's allocations in each of `slices` equal parts of [from, to]:
 // the floor under a step's temporaries, which is what accumulates.
-std::vector<int> liveFloors(const std::vector<Allocation>& all, StackId stack, uint32_t from, uint32_t to, uint32_t slices) {
+std::vector<int> liveFloors(const std::vector<Allocation>& all, StackId stack, uint32_t from, uint32_t to,
+                            uint32_t slices) {
     std::vector<std::pair<uint32_t, int>> ev; // (event, +1 alloc / -1 free)
     for (const auto& a : all) {
         if (a.stack != stack) continue;
@@ -78,7 +86,8 @@ std::vector<int> liveFloors(const std::vector<Allocation>& all, StackId stack, u
     for (uint32_t s = 0; s < slices; ++s) {
         const uint32_t end = from + uint32_t(uint64_t(to - from) * (s + 1) / slices);
         floors[s] = live;
-        for (; k < ev.size() && ev[k].first <= end; ++k) live += ev[k].second, floors[s] = std::min(floors[s], live);
+        for (; k < ev.size() && ev[k].first <= end; ++k)
+            live += ev[k].second, floors[s] = std::min(floors[s], live);
     }
     return floors;
 }
@@ -86,7 +95,8 @@ std::vector<int> liveFloors(const std::vector<Allocation>& all, StackId stack, u
 // Does the stack's live count keep rising through the window (a leak), or level off (a bounded
 // cache, such as a list trimmed to its last N entries)? A floor that rises in the window but then
 // holds steady for a long time after it is bounded too.
-bool keepsGrowing(const std::vector<Allocation>& all, StackId stack, uint32_t first, uint32_t last, uint32_t end) {
+bool keepsGrowing(const std::vector<Allocation>& all, StackId stack, uint32_t first, uint32_t last,
+                  uint32_t end) {
     const auto in = liveFloors(all, stack, first, last, kSlices);
     if (!(in.back() > in[5] && 4 * (in.back() - in[3]) >= in.back())) return false;
     if (uint64_t(end - last) * 2 < uint64_t(last - first)) return true; // little recorded after the window
@@ -160,7 +170,8 @@ std::pair<uint64_t, uint64_t> splitAndWholeFree(const std::vector<StateSegment>&
     for (const auto& s : segs) {
         uint64_t free = 0;
         bool live = false;
-        for (const auto& b : s.blocks) (b.state == BlockState::Inactive ? free += b.size : (live = true, free));
+        for (const auto& b : s.blocks)
+            (b.state == BlockState::Inactive ? free += b.size : (live = true, free));
         (live ? split : whole) += free;
     }
     return {split, whole};
@@ -198,7 +209,8 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         while (rep.last > 0 && r.allocated[rep.last] < top - top / 50) --rep.last;
     }
     rep.groups = survivors(all, {rep.first, rep.last, false}, n);
-    for (size_t i = 0; i < rep.groups.size() && i < 32; ++i) // the largest candidates; the rest stay as they are
+    for (size_t i = 0; i < rep.groups.size() && i < 32;
+         ++i) // the largest candidates; the rest stay as they are
         if (isSteady(rep.groups[i]))
             rep.groups[i].growing = keepsGrowing(all, rep.groups[i].stack, rep.first, rep.last, n - 1);
     rankBySteadiness(rep.groups);
@@ -218,75 +230,96 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     auto cycled = [&](const SurvivorGroup& g) { return releasesOf(g) != nullptr; };
     if (oom != kNoEvent) {
         rep.kind = LeakKind::Oom;
-        rep.summary = "Out of memory at " + seconds(secondsAt(oom)) + ": a request of " + humanBytes(int64_t(t.size[oom])) +
-                      " failed with " + humanBytes(r.allocated[oom]) + " allocated" +
-                      (top ? "; the largest holder is " + topSite + " with " + humanBytes(int64_t(top->bytes)) : "") + ".";
+        rep.summary =
+            "Out of memory at " + seconds(secondsAt(oom)) + ": a request of " +
+            humanBytes(int64_t(t.size[oom])) + " failed with " + humanBytes(r.allocated[oom]) + " allocated" +
+            (top ? "; the largest holder is " + topSite + " with " + humanBytes(int64_t(top->bytes)) : "") +
+            ".";
         rep.evidence = std::to_string(t.size[oom]) + " bytes requested, " + std::to_string(t.addr[oom]) +
                        " bytes free on the device, reserved " + humanBytes(r.reserved[oom]) + ".";
-        rep.nextStep = rep.steadyGroups ? "The memory accumulated steadily before the OOM: find what keeps the tensors "
-                                          "allocated at " + topSite + " alive (a list or dict that only grows)."
-                                        : "Reduce the batch or model size, free tensors you no longer need, or check "
-                                          "that no other process holds the GPU.";
+        rep.nextStep = rep.steadyGroups
+                           ? "The memory accumulated steadily before the OOM: find what keeps the tensors "
+                             "allocated at " +
+                                 topSite + " alive (a list or dict that only grows)."
+                           : "Reduce the batch or model size, free tensors you no longer need, or check "
+                             "that no other process holds the GPU.";
     } else if (rep.steadyGroups && !cycled(*top)) {
         rep.kind = LeakKind::Leak;
-        rep.summary = "Allocated memory grows by " + humanBytes(int64_t(rep.growthBytes)) + " over " + seconds(duration) +
-                      ": " + std::to_string(top->count) + " allocations from " + topSite +
+        rep.summary = "Allocated memory grows by " + humanBytes(int64_t(rep.growthBytes)) + " over " +
+                      seconds(duration) + ": " + std::to_string(top->count) + " allocations from " + topSite +
                       " are still alive, made steadily across the window.";
-        rep.evidence = "top group: " + std::to_string(top->count) + " blocks, " + humanBytes(int64_t(top->bytes)) +
-                       ", present in " + std::to_string(top->coverage) + "/" + std::to_string(kSlices) +
-                       " of the window; allocated " + humanBytes(r.allocated[rep.first]) + " at " +
-                       seconds(secondsAt(rep.first)) + " and " + humanBytes(r.allocated[rep.last]) + " at " +
-                       seconds(secondsAt(rep.last)) + ".";
-        rep.nextStep = "Find what keeps these tensors alive: a list, dict or attribute that only grows, a hook that "
-                       "appends, a tensor stored on an autograd ctx (use save_for_backward). Store loss.item() rather "
-                       "than the loss tensor, detach() what you keep, and evaluate under torch.no_grad().";
+        rep.evidence = "top group: " + std::to_string(top->count) + " blocks, " +
+                       humanBytes(int64_t(top->bytes)) + ", present in " + std::to_string(top->coverage) +
+                       "/" + std::to_string(kSlices) + " of the window; allocated " +
+                       humanBytes(r.allocated[rep.first]) + " at " + seconds(secondsAt(rep.first)) + " and " +
+                       humanBytes(r.allocated[rep.last]) + " at " + seconds(secondsAt(rep.last)) + ".";
+        rep.nextStep =
+            "Find what keeps these tensors alive: a list, dict or attribute that only grows, a hook that "
+            "appends, a tensor stored on an autograd ctx (use save_for_backward). Store loss.item() rather "
+            "than the loss tensor, detach() what you keep, and evaluate under torch.no_grad().";
     } else if (std::any_of(rep.groups.begin(), rep.groups.end(), cycled)) {
         std::stable_partition(rep.groups.begin(), rep.groups.end(), cycled);
         const SurvivorGroup& g = rep.groups.front();
         const Releases& rel = *releasesOf(g);
         const std::string site = siteText(c, g.stack);
         const std::string count = std::to_string(rel.starts.size());
-        rep.evidence = count + " bulk releases of that stack (at " + seconds(secondsAt(rel.starts.front())) + " ... " +
-                       seconds(secondsAt(rel.starts.back())) + "); " + humanBytes(int64_t(g.bytes)) + " of it alive at " +
-                       seconds(secondsAt(rep.last)) + ".";
+        rep.evidence = count + " bulk releases of that stack (at " + seconds(secondsAt(rel.starts.front())) +
+                       " ... " + seconds(secondsAt(rel.starts.back())) + "); " +
+                       humanBytes(int64_t(g.bytes)) + " of it alive at " + seconds(secondsAt(rep.last)) + ".";
         if (rel.periodic()) {
             rep.kind = LeakKind::Cycle;
-            rep.summary = "Memory is released in bulk " + count + " times at regular intervals: allocations from " + site +
-                          " stay alive until something frees them together, a sawtooth typical of reference cycles "
-                          "collected by a scheduled garbage collection.";
-            rep.nextStep = "Break the reference cycle (drop the back-reference, use weakref) so tensors die at once, or "
-                           "call gc.collect() every step; check for gc.disable() or raised gc thresholds.";
+            rep.summary =
+                "Memory is released in bulk " + count + " times at regular intervals: allocations from " +
+                site +
+                " stay alive until something frees them together, a sawtooth typical of reference cycles "
+                "collected by a scheduled garbage collection.";
+            rep.nextStep =
+                "Break the reference cycle (drop the back-reference, use weakref) so tensors die at once, or "
+                "call gc.collect() every step; check for gc.disable() or raised gc thresholds.";
             rep.growthBytes = 0;
         } else {
             rep.kind = LeakKind::Leak;
-            rep.summary = "Allocations from " + site + " pile up and are freed only when Python's garbage collector "
-                          "happens to find the reference cycle holding them (" + count + " irregular bulk releases): "
+            rep.summary = "Allocations from " + site +
+                          " pile up and are freed only when Python's garbage collector "
+                          "happens to find the reference cycle holding them (" +
+                          count +
+                          " irregular bulk releases): "
                           "a leak through a cycle.";
-            rep.nextStep = "Something keeps these tensors in a reference cycle, often a tensor stored on an autograd "
-                           "ctx (use ctx.save_for_backward), a closure or a back-reference: remove it so they die at once.";
+            rep.nextStep =
+                "Something keeps these tensors in a reference cycle, often a tensor stored on an autograd "
+                "ctx (use ctx.save_for_backward), a closure or a back-reference: remove it so they die at "
+                "once.";
             rep.growthBytes = g.bytes;
         }
-    } else if (sum.peak.reserved > sum.peak.allocated * 3 / 2 && sum.peak.reserved - sum.peak.allocated >= (64 << 20)) {
-        const auto at = static_cast<uint32_t>(std::max_element(r.reserved.begin(), r.reserved.end()) - r.reserved.begin());
+    } else if (sum.peak.reserved > sum.peak.allocated * 3 / 2 &&
+               sum.peak.reserved - sum.peak.allocated >= (64 << 20)) {
+        const auto at = static_cast<uint32_t>(std::max_element(r.reserved.begin(), r.reserved.end()) -
+                                              r.reserved.begin());
         const auto [split, whole] = splitAndWholeFree(Replay::stateAfter(t, c.streams, r, a.rules(), at + 1));
         rep.kind = split > whole ? LeakKind::Fragmentation : LeakKind::Cache;
-        rep.summary = "Reserved memory peaks at " + humanBytes(sum.peak.reserved) + " while allocated never exceeds " +
-                      humanBytes(sum.peak.allocated) + ": the caching allocator keeps " +
-                      humanBytes(sum.peak.reserved - sum.peak.allocated) + " of free blocks" +
-                      (split > whole ? ", mostly split free space inside segments that still hold tensors." : ".");
+        rep.summary =
+            "Reserved memory peaks at " + humanBytes(sum.peak.reserved) + " while allocated never exceeds " +
+            humanBytes(sum.peak.allocated) + ": the caching allocator keeps " +
+            humanBytes(sum.peak.reserved - sum.peak.allocated) + " of free blocks" +
+            (split > whole ? ", mostly split free space inside segments that still hold tensors." : ".");
         rep.evidence = "at " + seconds(secondsAt(at)) + ": " + humanBytes(int64_t(split)) +
-                       " free inside segments with live blocks, " + humanBytes(int64_t(whole)) + " in wholly free segments.";
-        rep.nextStep = split > whole ? "Mixed tensor sizes fragment the cache: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
-                                       "lets segments grow and shrink, or allocate large buffers first and reuse them."
-                                     : "The cache is not a leak: torch.cuda.empty_cache() returns whole free segments to "
-                                       "the driver; expandable_segments:True reduces what stays reserved.";
+                       " free inside segments with live blocks, " + humanBytes(int64_t(whole)) +
+                       " in wholly free segments.";
+        rep.nextStep =
+            split > whole
+                ? "Mixed tensor sizes fragment the cache: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                  "lets segments grow and shrink, or allocate large buffers first and reuse them."
+                : "The cache is not a leak: torch.cuda.empty_cache() returns whole free segments to "
+                  "the driver; expandable_segments:True reduces what stays reserved.";
     } else if (sum.peak.active - sum.peak.allocated >= (8 << 20)) {
         rep.kind = LeakKind::DeferredFree;
-        rep.summary = "Up to " + humanBytes(sum.peak.active - sum.peak.allocated) +
-                      " is freed by the program but still in use by another stream (record_stream), so it is not "
-                      "reusable yet; nothing grows.";
-        rep.nextStep = "Expected with side streams; if it matters, synchronise the side stream earlier or avoid "
-                       "record_stream on large tensors.";
+        rep.summary =
+            "Up to " + humanBytes(sum.peak.active - sum.peak.allocated) +
+            " is freed by the program but still in use by another stream (record_stream), so it is not "
+            "reusable yet; nothing grows.";
+        rep.nextStep =
+            "Expected with side streams; if it matters, synchronise the side stream earlier or avoid "
+            "record_stream on large tensors.";
     } else {
         rep.kind = LeakKind::None;
         rep.summary = "No steady growth: memory allocated in the window is released again.";

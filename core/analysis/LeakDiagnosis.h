@@ -16,9 +16,9 @@ std::string_view leakKindName(LeakKind k);
 
 struct LeakReport {
     LeakKind kind = LeakKind::None;
-    std::string summary;  // one sentence
-    std::string evidence; // numbers and times
-    std::string nextStep; // what to do
+    std::string summary;          // one sentence
+    std::string evidence;         // numbers and times
+    std::string nextStep;         // what to do
     uint32_t first = 0, last = 0; // the window, event indices
     bool autoWindow = true;
     uint64_t growthBytes = 0; // bytes of the steadily accumulating groups in the window
@@ -36,6 +36,8 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
 
 // A group accumulates steadily when its survivors are spread over most of the window.
 // (and its live count keeps rising, unlike a bounded cache that levels off).
-constexpr bool isSteady(const SurvivorGroup& g) { return g.coverage >= 5 && g.count >= 3 && g.growing; }
+constexpr bool isSteady(const SurvivorGroup& g) {
+    return g.coverage >= 5 && g.count >= 3 && g.growing;
+}
 
 } // namespace vs

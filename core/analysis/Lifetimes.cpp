@@ -22,7 +22,8 @@ std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult
             break;
         }
         case Action::FreeRequested:
-            if (const uint32_t a = open.find(t.addr[i]); a != FlatMap::kMissing && out[a].freeRequested == kNoEvent)
+            if (const uint32_t a = open.find(t.addr[i]);
+                a != FlatMap::kMissing && out[a].freeRequested == kNoEvent)
                 out[a].freeRequested = e;
             break;
         case Action::FreeCompleted:
@@ -32,7 +33,8 @@ std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult
                 open.erase(t.addr[i]);
             }
             break;
-        default: break;
+        default:
+            break;
         }
     }
     return out;

@@ -10,12 +10,14 @@
 namespace vs {
 
 struct Allocation {
-    uint32_t alloc = 0;                  // event index
-    uint32_t freeRequested = kNoEvent;   // when the program let go (allocated() drops)
-    uint32_t freeCompleted = kNoEvent;   // when the block returned to the cache
-    uint64_t bytes = 0;                  // the whole block
+    uint32_t alloc = 0;                // event index
+    uint32_t freeRequested = kNoEvent; // when the program let go (allocated() drops)
+    uint32_t freeCompleted = kNoEvent; // when the block returned to the cache
+    uint64_t bytes = 0;                // the whole block
     StackId stack;
-    bool aliveAt(uint32_t event) const { return alloc <= event && (freeRequested == kNoEvent || freeRequested > event); }
+    bool aliveAt(uint32_t event) const {
+        return alloc <= event && (freeRequested == kNoEvent || freeRequested > event);
+    }
 };
 
 std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r);

@@ -28,7 +28,7 @@ struct ReplayResult {
     // The whole block each alloc event handed out (its requested size rounded, plus any unsplit
     // remainder), in event order: (event index, bytes).
     std::vector<std::pair<uint32_t, uint64_t>> blockSize;
-    Totals initial;                                   // before the first event
+    Totals initial; // before the first event
     std::vector<StateSegment> initialState;
     std::vector<Checkpoint> checkpoints;
     Totals peak;

@@ -7,7 +7,8 @@
 
 namespace vs {
 
-std::vector<SurvivorGroup> survivors(const std::vector<Allocation>& all, const SurvivorQuery& q, uint32_t eventCount) {
+std::vector<SurvivorGroup> survivors(const std::vector<Allocation>& all, const SurvivorQuery& q,
+                                     uint32_t eventCount) {
     const uint32_t until = q.aliveAtEnd ? (eventCount ? eventCount - 1 : 0) : q.last;
     std::unordered_map<uint32_t, size_t> index; // stack -> group
     std::vector<SurvivorGroup> groups;

@@ -14,9 +14,9 @@ struct SurvivorGroup {
     uint64_t bytes = 0;
     uint32_t count = 0;
     uint32_t firstEvent = 0, lastEvent = 0; // of its surviving allocations
-    uint32_t coverage = 0;                   // how many of kSlices equal slices of the range hold one
-    bool growing = true;                     // its live count still rises at the end of the range
-    std::vector<uint32_t> allocations;       // indices into the lifetimes
+    uint32_t coverage = 0;                  // how many of kSlices equal slices of the range hold one
+    bool growing = true;                    // its live count still rises at the end of the range
+    std::vector<uint32_t> allocations;      // indices into the lifetimes
 };
 
 struct SurvivorQuery {

@@ -90,7 +90,9 @@ TimelineLod::Band TimelineLod::band(double t0, double t1, int columns) const {
     Band b;
     if (columns < 1 || !(t1 > t0)) return b;
     const size_t first = indexAtOrAfter(t0), last = indexAtOrAfter(t1);
-    auto add = [&b](double t, double lo, double hi) { b.t.push_back(t), b.lo.push_back(lo), b.hi.push_back(hi); };
+    auto add = [&b](double t, double lo, double hi) {
+        b.t.push_back(t), b.lo.push_back(lo), b.hi.push_back(hi);
+    };
     if (last - first <= static_cast<size_t>(columns)) {
         b.exact = true;
         for (const auto& p : query(t0, t1, columns)) add(p.t, p.v, p.v);

@@ -1,0 +1,55 @@
+#pragma once
+// The block map: the allocator's segments at one moment, in address order, each block drawn to
+// scale (allocated, pending free, free) and coloured by state, allocation site or age. Ctrl+wheel
+// zooms (bytes per pixel), the wheel scrolls, hovering tells a block's details and clicking
+// selects it. Only visible rows are drawn; blocks below a pixel still get a pixel.
+#include "CaptureLoader.h"
+#include "analysis/BlockLayout.h"
+
+#include <QAbstractScrollArea>
+
+#include <optional>
+
+namespace vs::ui {
+
+class BlockMapView : public QAbstractScrollArea {
+    Q_OBJECT
+  public:
+    enum class ColourBy { State, Site, Age };
+    explicit BlockMapView(QWidget* parent = nullptr);
+
+    void setAnalysis(AnalysisPtr analysis, size_t device);
+    void setMoment(size_t eventsApplied); // the state after that many events
+    size_t moment() const { return moment_; }
+    void setColourBy(ColourBy c);
+    void setZoom(double factor); // 1 = everything fits the view
+    double zoom() const { return zoom_; }
+    const std::vector<StateSegment>& segments() const { return segments_; }
+    // Segment and block under a viewport point (segment -1: none).
+    BlockLayout::Hit hitTest(QPoint viewportPos) const;
+    QString describe(const BlockLayout::Hit& h) const;
+
+  signals:
+    void blockClicked(size_t device, uint32_t allocEvent);
+
+  protected:
+    void paintEvent(QPaintEvent*) override;
+    void resizeEvent(QResizeEvent*) override;
+    void wheelEvent(QWheelEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    bool viewportEvent(QEvent* e) override;
+
+  private:
+    static constexpr int kRowHeight = 14, kRowGap = 3, kMargin = 4;
+    BlockLayout layout() const;
+    QColor colourOf(const StateBlock& b) const;
+    void updateScroll();
+
+    AnalysisPtr analysis_;
+    size_t device_ = 0, moment_ = 0;
+    std::vector<StateSegment> segments_;
+    ColourBy colourBy_ = ColourBy::State;
+    double zoom_ = 1;
+};
+
+} // namespace vs::ui
