@@ -32,6 +32,18 @@ size_t eventsUpTo(const vs::CaptureAnalysis& a, double seconds) {
     return static_cast<size_t>(std::upper_bound(t.begin(), t.end(), until) - t.begin());
 }
 
+// Renders one panel of the window on its own, at the asked size, then gives it back to the window.
+QString renderAlone(QWidget* panel, QWidget* owner, QSize size, const QString& out) {
+    panel->setParent(nullptr);
+    panel->setAttribute(Qt::WA_DontShowOnScreen);
+    panel->resize(size);
+    panel->show();
+    QApplication::processEvents();
+    const QString error = vs::ui::exportWidget(panel, out);
+    panel->setParent(owner);
+    return error;
+}
+
 int screenshot(const QString& file, const QString& out, const QString& view, const QString& sizeText,
                double at) {
     const auto m = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(sizeText);
@@ -61,25 +73,11 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
         window.timeline()->replot();
         error = vs::ui::exportWidget(&window, out);
     } else if (view == QLatin1String("leaks")) {
-        vs::ui::LeaksPanel* panel = window.leaksPanel();
-        panel->waitForResult();
-        panel->setParent(nullptr); // render the panel alone, at the asked size
-        panel->setAttribute(Qt::WA_DontShowOnScreen);
-        panel->resize(size);
-        panel->show();
-        QApplication::processEvents();
-        error = vs::ui::exportWidget(panel, out);
-        panel->setParent(&window); // owned by the window again
+        window.leaksPanel()->waitForResult();
+        error = renderAlone(window.leaksPanel(), &window, size, out);
     } else if (view == QLatin1String("blockmap")) {
-        vs::ui::BlockMapPanel* panel = window.blockMap();
-        if (at >= 0) panel->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
-        panel->setParent(nullptr); // render the panel alone, at the asked size
-        panel->setAttribute(Qt::WA_DontShowOnScreen);
-        panel->resize(size);
-        panel->show();
-        QApplication::processEvents();
-        error = vs::ui::exportWidget(panel, out);
-        panel->setParent(&window);
+        if (at >= 0) window.blockMap()->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
+        error = renderAlone(window.blockMap(), &window, size, out);
     } else {
         return fail(QStringLiteral("--view must be timeline, window, blockmap or leaks"));
     }
