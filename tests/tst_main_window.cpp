@@ -37,6 +37,7 @@ class TestMainWindow : public QObject {
     void leaksPanelShowsTheLeak();
     void darkPaletteGivesDarkPlot();
     void blockMapFollowsAndSelects();
+    void fragmentationOnTheTimeline();
     void screenshotWritesAskedSize();
 
   private:
@@ -319,6 +320,26 @@ void TestMainWindow::blockMapFollowsAndSelects() {
     // zoom changes the scale, not the state
     view->setZoom(8);
     QCOMPARE(view->segments().size(), want.size());
+}
+
+void TestMainWindow::fragmentationOnTheTimeline() {
+    auto w = open("mixed_sizes");
+    w->waitForBackgroundWork();
+    QCPGraph* largest = nullptr;
+    QCPGraph* marks = nullptr;
+    for (int i = 0; i < w->timeline()->graphCount(); ++i) {
+        if (w->timeline()->graph(i)->name() == "largest free block") largest = w->timeline()->graph(i);
+        if (w->timeline()->graph(i)->name() == "would need a new segment") marks = w->timeline()->graph(i);
+    }
+    QVERIFY(largest && marks);
+    QVERIFY(largest->data()->size() > 100);
+    // never above the reserved memory, and the peak of the largest free block is real free space
+    const auto& r = w->timeline()->analysis()->replay(0);
+    double top = 0;
+    for (auto it = largest->data()->constBegin(); it != largest->data()->constEnd(); ++it)
+        top = std::max(top, it->value);
+    QVERIFY(top > 0);
+    QVERIFY(top <= double(r.peak.reserved));
 }
 
 void TestMainWindow::screenshotWritesAskedSize() {

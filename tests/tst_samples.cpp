@@ -2,6 +2,7 @@
 // they were recorded (samples/captures/*.truth.json, made by samples/make_samples.py on an H200).
 #include "TestData.h"
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/Fragmentation.h"
 
 #include <QJsonArray>
 #include <QtTest>
@@ -24,6 +25,7 @@ class TestSamples : public QObject {
     void cutHistoryHasBaseline();
     void sideStreamKeepsPendingFree();
     void oomIsCounted();
+    void fragmentationSeriesMatchesStates();
 };
 
 namespace {
@@ -149,6 +151,34 @@ void TestSamples::sideStreamKeepsPendingFree() {
 void TestSamples::oomIsCounted() {
     const auto a = open("oom");
     QCOMPARE(a->summary(0).oomEvents, uint32_t(vs::test::sampleTruth("oom")["num_ooms"].toInt()));
+}
+
+void TestSamples::fragmentationSeriesMatchesStates() {
+    for (const QString name : {"mixed_sizes", "expandable", "side_stream"}) {
+        const auto a = open(name);
+        const DeviceTrace& t = a->trace(0);
+        const auto series = fragmentationSeries(t, a->capture().streams, a->replay(0), a->rules(), 50);
+        QVERIFY(series.size() >= 40);
+        QCOMPARE(size_t(series.back().events), t.eventCount());
+        for (size_t k = 0; k < series.size(); k += 7) { // against the state rebuilt at that moment
+            const auto segs =
+                Replay::stateAfter(t, a->capture().streams, a->replay(0), a->rules(), series[k].events);
+            uint64_t largest = 0, free = 0;
+            uint32_t fragments = 0;
+            for (const auto& s : segs)
+                for (const auto& b : s.blocks)
+                    if (b.state == BlockState::Inactive)
+                        largest = std::max(largest, b.size), free += b.size, ++fragments;
+            QCOMPARE(series[k].largestFree, largest);
+            QCOMPARE(series[k].freeFragments, fragments);
+            QCOMPARE(series[k].cachedFree, int64_t(free));
+            const size_t i = series[k].events - 1;
+            QCOMPARE(series[k].cachedFree, a->replay(0).reserved[i] - a->replay(0).active[i]);
+        }
+        // a request bigger than every free block but within the cached total is flagged
+        for (size_t i : wouldNeedNewSegment(series, 3 << 20))
+            QVERIFY(series[i].largestFree < (3u << 20) && series[i].cachedFree >= (3 << 20));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSamples)

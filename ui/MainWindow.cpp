@@ -8,6 +8,8 @@
 #include "TimelinePlot.h"
 #include "analysis/SummaryReport.h"
 
+#include <QtConcurrent/QtConcurrentRun>
+
 #include <QCloseEvent>
 #include <QDragEnterEvent>
 #include <QFileInfo>
@@ -33,7 +35,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setAcceptDrops(true);
     loader_ = new CaptureLoader(this);
     timeline_ = new TimelinePlot(this);
-    timeline_->setMinimumHeight(150);
+    timeline_->setMinimumHeight(120);
     model_ = new EventTableModel(this);
     table_ = new QTableView(this);
     table_->setModel(model_);
@@ -102,6 +104,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(blockMap_, &BlockMapPanel::momentChanged, this, [this](size_t d, size_t applied) {
         if (applied) timeline_->setHighlightedEvent(analysis_->trace(d).device, applied - 1, true);
     });
+    connect(&fragmentation_, &QFutureWatcher<std::vector<std::vector<FragmentationSample>>>::finished, this,
+            &MainWindow::showFragmentation);
     connect(leaks_, &LeaksPanel::reportReady, this, [this] { // a finding comes first
         if (leaks_->report().kind != LeakKind::None && leaks_->report().autoWindow) showLeaksTab();
     });
@@ -230,10 +234,47 @@ void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
     timeline_->setGrowthRegion(std::nullopt);
     leaks_->analyse(analysis_, device); // the growth region, found in the background
     blockMap_->setAnalysis(analysis_, device, timeline_->originUs());
+    computeFragmentation();
 }
 
 void MainWindow::showLeaksTab() {
     details_->setCurrentWidget(leaks_);
+}
+
+void MainWindow::waitForBackgroundWork() {
+    leaks_->waitForResult();
+    fragmentation_.waitForFinished();
+    QCoreApplication::processEvents(); // delivers the finished signals
+}
+
+void MainWindow::computeFragmentation() {
+    // Off the GUI thread: one more replay pass, sampled at 2000 moments per device.
+    fragmentation_.waitForFinished();
+    auto a = analysis_;
+    fragmentation_.setFuture(QtConcurrent::run([a] {
+        std::vector<std::vector<FragmentationSample>> all;
+        for (size_t d = 0; d < a->deviceCount(); ++d)
+            all.push_back(fragmentationSeries(a->trace(d), a->capture().streams, a->replay(d), a->rules()));
+        return all;
+    }));
+}
+
+void MainWindow::showFragmentation() {
+    if (!analysis_ || fragmentation_.isRunning()) return;
+    const auto all = fragmentation_.result();
+    const uint64_t request =
+        uint64_t(QSettings().value(QStringLiteral("fragmentationRequestMiB"), 20).toDouble() * (1 << 20));
+    for (size_t d = 0; d < all.size() && d < analysis_->deviceCount(); ++d) {
+        const DeviceTrace& t = analysis_->trace(d);
+        auto seconds = [&](uint32_t events) {
+            return events ? double(t.timeUs[events - 1] - timeline_->originUs()) / 1e6 : 0.0;
+        };
+        QVector<QCPGraphData> largest;
+        for (const auto& s : all[d]) largest.push_back({seconds(s.events), double(s.largestFree)});
+        QVector<double> marks;
+        for (size_t i : wouldNeedNewSegment(all[d], request)) marks.push_back(seconds(all[d][i].events));
+        timeline_->setFragmentation(d, largest, marks);
+    }
 }
 
 void MainWindow::showBlockMapTab() {

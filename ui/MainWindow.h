@@ -3,6 +3,9 @@
 // drag and drop, background loading with progress and Cancel, export, persisted state.
 #include "CaptureLoader.h"
 
+#include "analysis/Fragmentation.h"
+
+#include <QFutureWatcher>
 #include <QMainWindow>
 
 #include <functional>
@@ -64,7 +67,15 @@ class MainWindow : public QMainWindow {
     void chooseEditor();
     void showAbout();
     void setBusy(bool busy);
+    void computeFragmentation();
+    void chooseFragmentationRequest();
 
+  public:
+    void showFragmentation(); // applies the computed series to the timeline (also used by tests)
+    // Waits for the leak analysis and the fragmentation series and shows them (headless use, tests).
+    void waitForBackgroundWork();
+
+  private:
     CaptureLoader* loader_;
     TimelinePlot* timeline_;
     EventTableModel* model_;
@@ -82,6 +93,7 @@ class MainWindow : public QMainWindow {
     QString path_;
     bool clickedOnTimeline_ = false;
     bool fromBlockMap_ = false;
+    QFutureWatcher<std::vector<std::vector<FragmentationSample>>> fragmentation_;
 };
 
 } // namespace vs::ui

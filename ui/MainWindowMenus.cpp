@@ -76,6 +76,19 @@ void MainWindow::buildMenus() {
         else
             timeline_->setSelection(std::nullopt);
     });
+    QAction* frag = view->addAction(tr("Show F&ragmentation"));
+    frag->setCheckable(true);
+    frag->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
+    frag->setToolTip(
+        tr("Largest free block over time, and where a request of the chosen size would need a new segment"));
+    frag->setChecked(QSettings().value(QStringLiteral("showFragmentation"), true).toBool());
+    timeline_->setFragmentationVisible(frag->isChecked());
+    connect(frag, &QAction::toggled, this, [this](bool on) {
+        QSettings().setValue(QStringLiteral("showFragmentation"), on);
+        timeline_->setFragmentationVisible(on);
+    });
+    view->addAction(tr("Fragmentation &Request Size\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+                    this, &MainWindow::chooseFragmentationRequest);
     QAction* internal = view->addAction(tr("Show &Internal Frames"));
     internal->setCheckable(true);
     internal->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
@@ -132,6 +145,18 @@ void MainWindow::exportWith(const QString& title, const QString& suggested,
         QMessageBox::warning(this, title, error);
     else
         statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+}
+
+void MainWindow::chooseFragmentationRequest() {
+    bool ok = false;
+    const double mib = QInputDialog::getDouble(
+        this, tr("Fragmentation request size"),
+        tr("Mark the moments where a request of this many MiB would have needed a new segment\n"
+           "although at least that much memory sat free in the cache:"),
+        QSettings().value(QStringLiteral("fragmentationRequestMiB"), 20).toDouble(), 0.001, 1e7, 3, &ok);
+    if (!ok) return;
+    QSettings().setValue(QStringLiteral("fragmentationRequestMiB"), mib);
+    showFragmentation();
 }
 
 void MainWindow::chooseEditor() {

@@ -436,6 +436,45 @@ void TimelinePlot::setMarkedTimes(size_t lane, const QVector<double>& seconds) {
     replot(QCustomPlot::rpQueuedReplot);
 }
 
+void TimelinePlot::setFragmentation(size_t lane, const QVector<QCPGraphData>& largestFree,
+                                    const QVector<double>& newSegmentAt) {
+    if (lane >= lanes_.size()) return;
+    Lane& l = lanes_[lane];
+    const auto c = TimelineColours::forPalette(palette());
+    if (!l.largestFree) {
+        l.largestFree = addGraph(l.rect->axis(QCPAxis::atBottom), l.rect->axis(QCPAxis::atLeft));
+        l.largestFree->setName(tr("largest free block"));
+        l.largestFree->setPen(QPen(c.annotation, 1.2, Qt::DotLine));
+        l.largestFree->setLineStyle(QCPGraph::lsStepLeft);
+        if (lane == 0 && legend_) {
+            l.largestFree->addToLegend(legend_);
+            legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
+        }
+        QCPAxis* top = l.rect->addAxis(QCPAxis::atRight);
+        top->setVisible(false);
+        top->setRange(-30, 1); // 0..1: the top 3 % of the lane
+        l.newSegment = addGraph(l.rect->axis(QCPAxis::atBottom), top);
+        l.newSegment->setLineStyle(QCPGraph::lsImpulse);
+        l.newSegment->setPen(QPen(c.oom, 1.5));
+        l.newSegment->setName(tr("would need a new segment"));
+    }
+    l.largestFree->data()->set(largestFree, true);
+    QVector<QCPGraphData> ticks;
+    for (double t : newSegmentAt) ticks.push_back({t, 1.0});
+    l.newSegment->data()->set(ticks, true);
+    l.largestFree->setVisible(fragmentationVisible_);
+    l.newSegment->setVisible(fragmentationVisible_);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setFragmentationVisible(bool on) {
+    fragmentationVisible_ = on;
+    for (auto& l : lanes_)
+        for (QCPGraph* g : {l.largestFree, l.newSegment})
+            if (g) g->setVisible(on);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
 void TimelinePlot::mousePressEvent(QMouseEvent* e) {
     rangeAtPress_ = visibleRange();
     if (!lanes_.empty() && e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier)) {

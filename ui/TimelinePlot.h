@@ -35,6 +35,11 @@ class TimelinePlot : public QCustomPlot {
     void setGrowthRegion(std::optional<QCPRange> r);
     // Ticks along the bottom of a device's lane at these times (a group's allocations); empty clears.
     void setMarkedTimes(size_t lane, const QVector<double>& seconds);
+    // Fragmentation on a lane: the largest free block over time (dotted), and red ticks along the
+    // top where a request of the chosen size would have needed a new segment. Empty hides them.
+    void setFragmentation(size_t lane, const QVector<QCPGraphData>& largestFree,
+                          const QVector<double>& newSegmentAt);
+    void setFragmentationVisible(bool on);
     // A marker at one event (from the event list); `reveal` scrolls it into view.
     void setHighlightedEvent(int device, size_t event, bool reveal = true);
     // Values under a time for one device index: allocated, active, reserved.
@@ -75,6 +80,7 @@ class TimelinePlot : public QCustomPlot {
         QCPItemRect* selection = nullptr;
         QCPItemRect* growth = nullptr;
         QCPGraph* marks = nullptr;
+        QCPGraph *largestFree = nullptr, *newSegment = nullptr;
         QCPItemStraightLine* highlight = nullptr;
     };
     void clearLanes();
@@ -92,6 +98,7 @@ class TimelinePlot : public QCustomPlot {
     int64_t originUs_ = 0;
     std::vector<Lane> lanes_;
     QCPLegend* legend_ = nullptr;
+    bool fragmentationVisible_ = true;
     std::vector<QCPRange> back_, forward_;
     std::optional<QCPRange> selection_;
     std::optional<double> selectAnchor_;

@@ -59,6 +59,7 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
     }
     vs::ui::MainWindow window;
     window.setAnalysis(file, analysis);
+    window.waitForBackgroundWork();
     window.resize(size);
     QString error;
     if (view == QLatin1String("timeline")) {
@@ -76,7 +77,8 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
         window.leaksPanel()->waitForResult();
         error = renderAlone(window.leaksPanel(), &window, size, out);
     } else if (view == QLatin1String("blockmap")) {
-        if (at >= 0) window.blockMap()->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
+        if (at >= 0)
+            window.blockMap()->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
         error = renderAlone(window.blockMap(), &window, size, out);
     } else {
         return fail(QStringLiteral("--view must be timeline, window, blockmap or leaks"));

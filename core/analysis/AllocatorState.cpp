@@ -282,6 +282,25 @@ bool AllocatorState::unmap(uint64_t addr, uint64_t size) {
     return true;
 }
 
+AllocatorState::FreeStats AllocatorState::freeStats() const {
+    FreeStats f;
+    for (const Segment& g : segs_) {
+        if (!g.alive) continue;
+        uint64_t free = 0;
+        bool live = false;
+        for (uint32_t b = g.head; b != kNil; b = blocks_[b].next) {
+            if (blocks_[b].state != BlockState::Inactive) {
+                live = true;
+                continue;
+            }
+            free += blocks_[b].size, ++f.fragments;
+            f.largest = std::max(f.largest, blocks_[b].size);
+        }
+        if (live) f.split += free;
+    }
+    return f;
+}
+
 std::vector<StateSegment> AllocatorState::segments() const {
     std::vector<StateSegment> out;
     for (const Segment& g : segs_) {

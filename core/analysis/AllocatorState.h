@@ -39,6 +39,12 @@ class AllocatorState {
     }
 
     const Totals& totals() const { return totals_; }
+    struct FreeStats {
+        uint64_t largest = 0;   // the largest free block
+        uint32_t fragments = 0; // free blocks
+        uint64_t split = 0;     // free bytes inside segments that still hold live blocks
+    };
+    FreeStats freeStats() const; // O(blocks)
     size_t blockCount() const { return blocks_.size() - spareBlocks_.size(); }
     std::vector<StateSegment> segments() const; // in address order
 

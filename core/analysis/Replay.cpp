@@ -171,6 +171,10 @@ ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams
     return r;
 }
 
+bool Replay::apply(AllocatorState& st, const DeviceTrace& t, size_t i, std::span<const uint64_t> streams) {
+    return applyForward(st, t, i, streams);
+}
+
 std::vector<StateSegment> Replay::stateAfter(const DeviceTrace& t, std::span<const uint64_t> streams,
                                              const ReplayResult& r, const AllocatorRules& rules,
                                              size_t eventsApplied) {

@@ -54,6 +54,9 @@ class Replay {
 
     static ReplayResult run(const DeviceTrace& trace, std::span<const uint64_t> streams,
                             const AllocatorRules& rules, const std::atomic<bool>* cancel = nullptr);
+    // Applies event i of the trace to a state (forward); false when the trace contradicts it.
+    static bool apply(class AllocatorState& st, const DeviceTrace& trace, size_t i,
+                      std::span<const uint64_t> streams);
     // The segments and blocks after the first `eventsApplied` events.
     static std::vector<StateSegment> stateAfter(const DeviceTrace& trace, std::span<const uint64_t> streams,
                                                 const ReplayResult& r, const AllocatorRules& rules,
