@@ -5,6 +5,7 @@
 #include "FlameGraph.h"
 #include "LeaksPanel.h"
 #include "MainWindow.h"
+#include "MemoryMapView.h"
 #include "Sparkline.h"
 #include "StackPane.h"
 #include "TestData.h"
@@ -38,6 +39,7 @@ class TestMainWindow : public QObject {
     void darkPaletteGivesDarkPlot();
     void blockMapFollowsAndSelects();
     void fragmentationOnTheTimeline();
+    void memoryMapClickMovesTheBlockMap();
     void screenshotWritesAskedSize();
 
   private:
@@ -340,6 +342,27 @@ void TestMainWindow::fragmentationOnTheTimeline() {
         top = std::max(top, it->value);
     QVERIFY(top > 0);
     QVERIFY(top <= double(r.peak.reserved));
+}
+
+void TestMainWindow::memoryMapClickMovesTheBlockMap() {
+    auto w = open("leak_list");
+    w->waitForBackgroundWork();
+    ui::MemoryMapView* map = w->memoryMap();
+    const OccupancyGrid& g = map->grid();
+    QCOMPARE(g.columns, 800);
+    QVERIFY(g.packedBytes > 0);
+    // the last column agrees with the end state: some allocated cells, and no cell outside reserved memory
+    int allocated = 0;
+    for (int r = 0; r < g.rows; ++r) allocated += g.at(r, g.columns - 1) == OccupancyGrid::Allocated;
+    QVERIFY(allocated > 0);
+    map->resize(800, 300);
+    if (qEnvironmentVariableIsSet("VRAMSCOPE_SAVE_MAP"))
+        map->grab().save(qEnvironmentVariable("VRAMSCOPE_SAVE_MAP"));
+    const QPoint mid(map->width() / 2, map->height() / 2);
+    const auto [c, row] = map->cellAt(mid);
+    QVERIFY(c >= 0 && row >= 0);
+    QTest::mouseClick(map, Qt::LeftButton, {}, mid);
+    QCOMPARE(w->blockMap()->view()->moment(), size_t(g.columnEvents[size_t(c)]));
 }
 
 void TestMainWindow::screenshotWritesAskedSize() {

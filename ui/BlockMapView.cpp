@@ -37,6 +37,11 @@ void BlockMapView::setMoment(size_t eventsApplied) {
     viewport()->update();
 }
 
+void BlockMapView::setHighlightedAddress(std::optional<uint64_t> address) {
+    highlight_ = address;
+    viewport()->update();
+}
+
 void BlockMapView::setColourBy(ColourBy c) {
     colourBy_ = c;
     viewport()->update();
@@ -117,6 +122,13 @@ void BlockMapView::paintEvent(QPaintEvent*) {
                              to = l.pixelOf(s, b.address - g.address + b.size);
                 span(from, to - (to - from >= 3 ? 1 : 0), colourOf(b)); // a hairline between wide neighbours
             }
+        if (highlight_ && *highlight_ >= g.address && *highlight_ < g.address + g.size)
+            for (const StateBlock& b : g.blocks)
+                if (*highlight_ >= b.address && *highlight_ < b.address + b.size) { // outline the block
+                    const double from = l.pixelOf(s, b.address - g.address),
+                                 to = l.pixelOf(s, b.address - g.address + b.size);
+                    span(from, std::max(to, from + 3), palette().color(QPalette::Highlight));
+                }
     }
 }
 

@@ -22,7 +22,8 @@ class BlockMapView : public QAbstractScrollArea {
     void setMoment(size_t eventsApplied); // the state after that many events
     size_t moment() const { return moment_; }
     void setColourBy(ColourBy c);
-    void setZoom(double factor); // 1 = everything fits the view
+    void setZoom(double factor);                                 // 1 = everything fits the view
+    void setHighlightedAddress(std::optional<uint64_t> address); // outlines the block holding it
     double zoom() const { return zoom_; }
     const std::vector<StateSegment>& segments() const { return segments_; }
     // Segment and block under a viewport point (segment -1: none).
@@ -50,6 +51,7 @@ class BlockMapView : public QAbstractScrollArea {
     std::vector<StateSegment> segments_;
     ColourBy colourBy_ = ColourBy::State;
     double zoom_ = 1;
+    std::optional<uint64_t> highlight_;
 };
 
 } // namespace vs::ui

@@ -4,6 +4,7 @@
 #include "ByteAxisTicker.h"
 #include "EventTableModel.h"
 #include "LeaksPanel.h"
+#include "MemoryMapView.h"
 #include "StackPane.h"
 #include "TimelinePlot.h"
 #include "analysis/SummaryReport.h"
@@ -60,6 +61,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     details_->addTab(leaks_, tr("&Leaks"));
     blockMap_ = new BlockMapPanel(this);
     details_->addTab(blockMap_, tr("&Block map"));
+    memoryMap_ = new MemoryMapView(this);
+    memoryMap_->setToolTip(
+        tr("Reserved address space (up) over time (right): allocated blue, pending amber, free grey"));
+    details_->addTab(memoryMap_, tr("&Memory map"));
     lower_ = new QSplitter(Qt::Horizontal, this);
     lower_->addWidget(table_);
     lower_->addWidget(details_);
@@ -101,11 +106,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         table_->scrollTo(model_->index(int(allocEvent), 0), QAbstractItemView::PositionAtCenter);
         fromBlockMap_ = false;
     });
+    connect(memoryMap_, &MemoryMapView::cellClicked, this, [this](uint32_t applied, uint64_t address) {
+        if (!analysis_ || applied == 0) return;
+        table_->selectRow(int(applied - 1)); // moves the cursor and the block map to that moment
+        table_->scrollTo(model_->index(int(applied - 1), 0), QAbstractItemView::PositionAtCenter);
+        blockMap_->view()->setHighlightedAddress(address);
+        showBlockMapTab();
+    });
     connect(blockMap_, &BlockMapPanel::momentChanged, this, [this](size_t d, size_t applied) {
         if (applied) timeline_->setHighlightedEvent(analysis_->trace(d).device, applied - 1, true);
     });
     connect(&fragmentation_, &QFutureWatcher<std::vector<std::vector<FragmentationSample>>>::finished, this,
             &MainWindow::showFragmentation);
+    connect(&memoryMapJob_, &QFutureWatcher<OccupancyGrid>::finished, this, &MainWindow::showMemoryMap);
     connect(leaks_, &LeaksPanel::reportReady, this, [this] { // a finding comes first
         if (leaks_->report().kind != LeakKind::None && leaks_->report().autoWindow) showLeaksTab();
     });
@@ -244,6 +257,7 @@ void MainWindow::showLeaksTab() {
 void MainWindow::waitForBackgroundWork() {
     leaks_->waitForResult();
     fragmentation_.waitForFinished();
+    memoryMapJob_.waitForFinished();
     QCoreApplication::processEvents(); // delivers the finished signals
 }
 
@@ -257,6 +271,21 @@ void MainWindow::computeFragmentation() {
             all.push_back(fragmentationSeries(a->trace(d), a->capture().streams, a->replay(d), a->rules()));
         return all;
     }));
+    memoryMapJob_.waitForFinished();
+    const size_t d = model_->device();
+    memoryMapJob_.setFuture(QtConcurrent::run([a, d] {
+        return occupancyGrid(a->trace(d), a->capture().streams, a->replay(d), a->rules(), 800, 300);
+    }));
+}
+
+void MainWindow::showMemoryMap() {
+    if (!analysis_ || memoryMapJob_.isRunning()) return;
+    OccupancyGrid grid = memoryMapJob_.result();
+    const DeviceTrace& t = analysis_->trace(model_->device());
+    std::vector<double> seconds;
+    for (uint32_t e : grid.columnEvents)
+        seconds.push_back(e ? double(t.timeUs[e - 1] - timeline_->originUs()) / 1e6 : 0.0);
+    memoryMap_->setGrid(std::move(grid), std::move(seconds));
 }
 
 void MainWindow::showFragmentation() {

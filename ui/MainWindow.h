@@ -22,6 +22,7 @@ namespace vs::ui {
 class BlockMapPanel;
 class EventTableModel;
 class LeaksPanel;
+class MemoryMapView;
 class StackPane;
 class TimelinePlot;
 
@@ -72,6 +73,8 @@ class MainWindow : public QMainWindow {
 
   public:
     void showFragmentation(); // applies the computed series to the timeline (also used by tests)
+    void showMemoryMap();
+    MemoryMapView* memoryMap() const { return memoryMap_; }
     // Waits for the leak analysis and the fragmentation series and shows them (headless use, tests).
     void waitForBackgroundWork();
 
@@ -94,6 +97,8 @@ class MainWindow : public QMainWindow {
     bool clickedOnTimeline_ = false;
     bool fromBlockMap_ = false;
     QFutureWatcher<std::vector<std::vector<FragmentationSample>>> fragmentation_;
+    QFutureWatcher<OccupancyGrid> memoryMapJob_;
+    MemoryMapView* memoryMap_;
 };
 
 } // namespace vs::ui

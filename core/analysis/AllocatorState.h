@@ -44,7 +44,13 @@ class AllocatorState {
         uint32_t fragments = 0; // free blocks
         uint64_t split = 0;     // free bytes inside segments that still hold live blocks
     };
-    FreeStats freeStats() const; // O(blocks)
+    FreeStats freeStats() const;                        // O(blocks)
+    template <class F> void forEachBlock(F&& f) const { // f(address, size, state), live segments only
+        for (const Segment& g : segs_)
+            if (g.alive)
+                for (uint32_t b = g.head; b != kNil; b = blocks_[b].next)
+                    f(blocks_[b].addr, blocks_[b].size, blocks_[b].state);
+    }
     size_t blockCount() const { return blocks_.size() - spareBlocks_.size(); }
     std::vector<StateSegment> segments() const; // in address order
 
