@@ -40,6 +40,7 @@ class TestMainWindow : public QObject {
     void blockMapFollowsAndSelects();
     void fragmentationOnTheTimeline();
     void memoryMapClickMovesTheBlockMap();
+    void blockMapExpandableRangesGrowAndZoom();
     void screenshotWritesAskedSize();
 
   private:
@@ -363,6 +364,58 @@ void TestMainWindow::memoryMapClickMovesTheBlockMap() {
     QVERIFY(c >= 0 && row >= 0);
     QTest::mouseClick(map, Qt::LeftButton, {}, mid);
     QCOMPARE(w->blockMap()->view()->moment(), size_t(g.columnEvents[size_t(c)]));
+}
+
+void TestMainWindow::blockMapExpandableRangesGrowAndZoom() {
+    auto w = open("expandable");
+    w->showBlockMapTab();
+    QApplication::processEvents();
+    ui::BlockMapView* view = w->blockMap()->view();
+    const auto& t = w->timeline()->analysis()->trace(0);
+    // each segment_map grows the mapped ranges by exactly its size, all of them expandable
+    bool allExpandable = true;
+    auto reserved = [&] {
+        uint64_t total = 0;
+        for (const auto& s : view->segments()) total += s.size, allExpandable &= s.expandable;
+        return total;
+    };
+    int maps = 0;
+    for (size_t i = 0; i < t.eventCount(); ++i) {
+        if (t.action[i] != Action::SegmentMap) continue;
+        view->setMoment(i);
+        const uint64_t before = reserved();
+        view->setMoment(i + 1);
+        QCOMPARE(reserved(), before + t.size[i]);
+        ++maps;
+    }
+    QVERIFY(maps >= 3);
+    QVERIFY(allExpandable);
+    // double-clicking a segment zooms into it: it then fills the view from the top
+    view->setMoment(t.eventCount());
+    const double fitted = view->zoom();
+    size_t smallest = 0;
+    for (size_t s = 1; s < view->segments().size(); ++s)
+        if (view->segments()[s].size < view->segments()[smallest].size) smallest = s;
+    view->zoomToSegment(smallest);
+    QVERIFY(view->zoom() > fitted);
+    const auto zoomed = view->hitTest({view->viewport()->width() / 2, 8});
+    QCOMPARE(zoomed.segment, int(smallest));
+    // clicking an allocated block shades its lifetime on the timeline
+    bool shaded = false;
+    for (int y = 2; y < view->viewport()->height() && !shaded; y += 3)
+        for (int x = 2; x < view->viewport()->width() && !shaded; x += 3) {
+            const auto h = view->hitTest({x, y});
+            if (h.segment < 0 || h.block < 0) continue;
+            const StateBlock b = view->segments()[size_t(h.segment)].blocks[size_t(h.block)];
+            if (b.state != BlockState::ActiveAllocated || b.allocEvent == kNoEvent) continue;
+            QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(x, y));
+            shaded = true;
+        }
+    QVERIFY(shaded);
+    int visibleRects = 0;
+    for (int i = 0; i < w->timeline()->itemCount(); ++i)
+        if (auto* r = qobject_cast<QCPItemRect*>(w->timeline()->item(i)); r && r->visible()) ++visibleRects;
+    QVERIFY(visibleRects >= 1); // the lifetime span
 }
 
 void TestMainWindow::screenshotWritesAskedSize() {

@@ -183,6 +183,22 @@ QString BlockMapView::describe(const BlockLayout::Hit& h) const {
     return s;
 }
 
+void BlockMapView::zoomToSegment(size_t segment) {
+    if (segment >= segments_.size()) return;
+    const int width = std::max(16, viewport()->width() - 2 * kMargin);
+    const int rows = std::max(1, (viewport()->height() - kMargin) / (kRowHeight + kRowGap));
+    const double fit = BlockLayout::fitBytesPerPixel(segments_, width, rows);
+    setZoom(fit / (double(segments_[segment].size) / (0.95 * width * rows))); // the segment fills the view
+    const BlockLayout l = layout();
+    verticalScrollBar()->setValue(int(l.segmentStart(segment) / l.width()) * (kRowHeight + kRowGap));
+}
+
+void BlockMapView::mouseDoubleClickEvent(QMouseEvent* e) {
+    const auto h = hitTest(e->position().toPoint());
+    if (h.segment < 0) return setZoom(1); // double-click outside: everything again
+    zoomToSegment(size_t(h.segment));
+}
+
 void BlockMapView::mousePressEvent(QMouseEvent* e) {
     const auto h = hitTest(e->position().toPoint());
     if (h.segment < 0 || h.block < 0) return;

@@ -24,6 +24,7 @@ class BlockMapView : public QAbstractScrollArea {
     void setColourBy(ColourBy c);
     void setZoom(double factor);                                 // 1 = everything fits the view
     void setHighlightedAddress(std::optional<uint64_t> address); // outlines the block holding it
+    void zoomToSegment(size_t segment); // the segment fills the visible rows, scrolled into view
     double zoom() const { return zoom_; }
     const std::vector<StateSegment>& segments() const { return segments_; }
     // Segment and block under a viewport point (segment -1: none).
@@ -38,6 +39,7 @@ class BlockMapView : public QAbstractScrollArea {
     void resizeEvent(QResizeEvent*) override;
     void wheelEvent(QWheelEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
+    void mouseDoubleClickEvent(QMouseEvent* e) override;
     bool viewportEvent(QEvent* e) override;
 
   private:

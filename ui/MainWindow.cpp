@@ -101,6 +101,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (automatic) timeline_->setGrowthRegion(QCPRange(from, to));
     });
     connect(blockMap_->view(), &BlockMapView::blockClicked, this, [this](size_t, uint32_t allocEvent) {
+        const DeviceTrace& t = analysis_->trace(model_->device());
+        size_t freed = t.eventCount() - 1; // the block's lifetime: to its free, or to the end
+        for (size_t i = allocEvent + 1; i < t.eventCount(); ++i)
+            if ((t.action[i] == Action::FreeRequested || t.action[i] == Action::FreeCompleted) &&
+                t.addr[i] == t.addr[allocEvent]) {
+                freed = i;
+                break;
+            }
+        auto seconds = [&](size_t e) { return double(t.timeUs[e] - timeline_->originUs()) / 1e6; };
+        timeline_->setLifetime(model_->device(), QCPRange(seconds(allocEvent), seconds(freed)));
         fromBlockMap_ = true;               // show where it was allocated, without moving the map away
         table_->selectRow(int(allocEvent)); // its alloc event: stack and timeline marker
         table_->scrollTo(model_->index(int(allocEvent), 0), QAbstractItemView::PositionAtCenter);
@@ -298,11 +308,14 @@ void MainWindow::showFragmentation() {
         auto seconds = [&](uint32_t events) {
             return events ? double(t.timeUs[events - 1] - timeline_->originUs()) / 1e6 : 0.0;
         };
-        QVector<QCPGraphData> largest;
-        for (const auto& s : all[d]) largest.push_back({seconds(s.events), double(s.largestFree)});
+        QVector<QCPGraphData> largest, fragments;
+        for (const auto& s : all[d]) {
+            largest.push_back({seconds(s.events), double(s.largestFree)});
+            fragments.push_back({seconds(s.events), double(s.freeFragments)});
+        }
         QVector<double> marks;
         for (size_t i : wouldNeedNewSegment(all[d], request)) marks.push_back(seconds(all[d][i].events));
-        timeline_->setFragmentation(d, largest, marks);
+        timeline_->setFragmentation(d, largest, marks, fragments);
     }
 }
 

@@ -182,6 +182,15 @@ void TimelinePlot::buildLane(size_t device) {
     lane.growth->setPen(Qt::NoPen);
     lane.growth->setBrush(QColor(220, 40, 40, 28));
     lane.growth->setVisible(false);
+    lane.lifetime = new QCPItemRect(this);
+    lane.lifetime->setClipAxisRect(lane.rect);
+    for (auto* p : {lane.lifetime->topLeft, lane.lifetime->bottomRight}) {
+        p->setAxes(x, y);
+        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    lane.lifetime->setPen(QPen(QColor(40, 160, 90), 1, Qt::DashLine));
+    lane.lifetime->setBrush(QColor(40, 160, 90, 40));
+    lane.lifetime->setVisible(false);
     lane.highlight = new QCPItemStraightLine(this);
     lane.highlight->setClipAxisRect(lane.rect);
     for (auto* p : {lane.highlight->point1, lane.highlight->point2}) p->setAxes(x, y);
@@ -437,7 +446,8 @@ void TimelinePlot::setMarkedTimes(size_t lane, const QVector<double>& seconds) {
 }
 
 void TimelinePlot::setFragmentation(size_t lane, const QVector<QCPGraphData>& largestFree,
-                                    const QVector<double>& newSegmentAt) {
+                                    const QVector<double>& newSegmentAt,
+                                    const QVector<QCPGraphData>& fragments) {
     if (lane >= lanes_.size()) return;
     Lane& l = lanes_[lane];
     const auto c = TimelineColours::forPalette(palette());
@@ -457,21 +467,51 @@ void TimelinePlot::setFragmentation(size_t lane, const QVector<QCPGraphData>& la
         l.newSegment->setLineStyle(QCPGraph::lsImpulse);
         l.newSegment->setPen(QPen(c.oom, 1.5));
         l.newSegment->setName(tr("would need a new segment"));
+        QCPAxis* count = l.rect->axis(QCPAxis::atRight);
+        count->setVisible(true);
+        count->setLabel(tr("free fragments"));
+        count->setTickLabelColor(c.annotation);
+        count->setLabelColor(c.annotation);
+        l.fragments = addGraph(l.rect->axis(QCPAxis::atBottom), count);
+        l.fragments->setName(tr("free fragments"));
+        l.fragments->setPen(QPen(c.selection, 1, Qt::DashDotLine));
+        l.fragments->setLineStyle(QCPGraph::lsStepLeft);
+        if (lane == 0 && legend_) {
+            l.fragments->addToLegend(legend_);
+            legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
+        }
     }
     l.largestFree->data()->set(largestFree, true);
+    l.fragments->data()->set(fragments, true);
+    double most = 1;
+    for (const auto& f : fragments) most = std::max(most, f.value);
+    l.fragments->valueAxis()->setRange(0, most * 1.1);
     QVector<QCPGraphData> ticks;
     for (double t : newSegmentAt) ticks.push_back({t, 1.0});
     l.newSegment->data()->set(ticks, true);
-    l.largestFree->setVisible(fragmentationVisible_);
-    l.newSegment->setVisible(fragmentationVisible_);
+    for (QCPGraph* g : {l.largestFree, l.newSegment, l.fragments}) g->setVisible(fragmentationVisible_);
+    l.fragments->valueAxis()->setVisible(fragmentationVisible_);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setLifetime(size_t lane, std::optional<QCPRange> span) {
+    for (size_t i = 0; i < lanes_.size(); ++i) {
+        const bool here = i == lane && span.has_value();
+        lanes_[i].lifetime->setVisible(here);
+        if (here)
+            lanes_[i].lifetime->topLeft->setCoords(span->lower, 0.96),
+                lanes_[i].lifetime->bottomRight->setCoords(span->upper, 1.0);
+    }
     replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelinePlot::setFragmentationVisible(bool on) {
     fragmentationVisible_ = on;
     for (auto& l : lanes_)
-        for (QCPGraph* g : {l.largestFree, l.newSegment})
+        for (QCPGraph* g : {l.largestFree, l.newSegment, l.fragments})
             if (g) g->setVisible(on);
+    for (auto& l : lanes_)
+        if (l.fragments) l.fragments->valueAxis()->setVisible(on);
     replot(QCustomPlot::rpQueuedReplot);
 }
 

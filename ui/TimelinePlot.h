@@ -38,8 +38,10 @@ class TimelinePlot : public QCustomPlot {
     // Fragmentation on a lane: the largest free block over time (dotted), and red ticks along the
     // top where a request of the chosen size would have needed a new segment. Empty hides them.
     void setFragmentation(size_t lane, const QVector<QCPGraphData>& largestFree,
-                          const QVector<double>& newSegmentAt);
+                          const QVector<double>& newSegmentAt, const QVector<QCPGraphData>& fragments);
     void setFragmentationVisible(bool on);
+    // A block's lifetime (alloc to free, or to the end) shaded on a lane; nullopt hides it.
+    void setLifetime(size_t lane, std::optional<QCPRange> span);
     // A marker at one event (from the event list); `reveal` scrolls it into view.
     void setHighlightedEvent(int device, size_t event, bool reveal = true);
     // Values under a time for one device index: allocated, active, reserved.
@@ -80,7 +82,8 @@ class TimelinePlot : public QCustomPlot {
         QCPItemRect* selection = nullptr;
         QCPItemRect* growth = nullptr;
         QCPGraph* marks = nullptr;
-        QCPGraph *largestFree = nullptr, *newSegment = nullptr;
+        QCPGraph *largestFree = nullptr, *newSegment = nullptr, *fragments = nullptr;
+        QCPItemRect* lifetime = nullptr;
         QCPItemStraightLine* highlight = nullptr;
     };
     void clearLanes();
