@@ -2,6 +2,7 @@
 // they were recorded (samples/captures/*.truth.json, made by samples/make_samples.py on an H200).
 #include "TestData.h"
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/AllocatorState.h"
 #include "analysis/Fragmentation.h"
 
 #include <QJsonArray>
@@ -26,6 +27,7 @@ class TestSamples : public QObject {
     void sideStreamKeepsPendingFree();
     void oomIsCounted();
     void fragmentationSeriesMatchesStates();
+    void stateFromCheckpointsEqualsReplayFromStart();
 };
 
 namespace {
@@ -178,6 +180,24 @@ void TestSamples::fragmentationSeriesMatchesStates() {
         // a request bigger than every free block but within the cached total is flagged
         for (size_t i : wouldNeedNewSegment(series, 3 << 20))
             QVERIFY(series[i].largestFree < (3u << 20) && series[i].cachedFree >= (3 << 20));
+    }
+}
+
+void TestSamples::stateFromCheckpointsEqualsReplayFromStart() {
+    // With a checkpoint every 16 events, the state rebuilt from checkpoints after every recorded
+    // event equals one replay carried from the start, block for block.
+    for (const QString& name : vs::test::sampleNames()) {
+        const auto a = open(name);
+        const DeviceTrace& t = a->trace(0);
+        const ReplayResult r = Replay::run(t, a->capture().streams, a->rules(), nullptr, 16);
+        if (t.eventCount() > 200) QVERIFY(r.checkpoints.size() >= 3); // so rebuilding really starts from them
+        AllocatorState carried = AllocatorState::fromSegments(r.initialState, a->rules());
+        for (size_t k = 1; k <= t.eventCount(); ++k) {
+            Replay::apply(carried, t, k - 1, a->capture().streams);
+            const auto rebuilt = Replay::stateAfter(t, a->capture().streams, r, a->rules(), k);
+            if (keys(rebuilt) != keys(carried.segments()))
+                QFAIL(qPrintable(QString("%1: state after %2 events differs").arg(name).arg(k)));
+        }
     }
 }
 

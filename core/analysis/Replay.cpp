@@ -86,7 +86,7 @@ std::string describeMismatch(const std::vector<StateSegment>& got, const std::ve
 // Forward pass recording series and checkpoints. Returns false at the first inconsistency when
 // `strict` (the optimistic attempt), leaving `out` partially filled.
 bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, AllocatorState& st,
-                 ReplayResult& out, bool strict, const std::atomic<bool>* cancel) {
+                 ReplayResult& out, bool strict, const std::atomic<bool>* cancel, uint32_t checkpointEvery) {
     const size_t n = t.eventCount();
     out.allocated.resize(n), out.active.resize(n), out.reserved.resize(n);
     out.checkpoints.clear();
@@ -100,7 +100,7 @@ bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, Alloca
             // Spacing grows with the state's size so that all checkpoints together stay within a
             // few bytes per event, while rebuilding any moment replays at most one interval.
             out.checkpoints.push_back({static_cast<uint32_t>(i), st.totals(), st.segments()});
-            nextCheckpoint = i + std::max<size_t>(Replay::kCheckpointEvery, 8 * st.blockCount());
+            nextCheckpoint = i + std::max<size_t>(checkpointEvery, 8 * st.blockCount());
         }
         uint64_t block = 0;
         if (!applyForward(st, t, i, streams, &block)) {
@@ -138,11 +138,11 @@ std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& se
 }
 
 ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams, const AllocatorRules& rules,
-                         const std::atomic<bool>* cancel) {
+                         const std::atomic<bool>* cancel, uint32_t checkpointEvery) {
     ReplayResult r;
     const auto finalState = toStateSegments(t.finalSegments);
     AllocatorState optimistic(rules);
-    if (forwardPass(t, streams, optimistic, r, true, cancel) &&
+    if (forwardPass(t, streams, optimistic, r, true, cancel, checkpointEvery) &&
         describeMismatch(optimistic.segments(), finalState).empty())
         return r; // the recording saw every block from an empty allocator: no baseline
 
@@ -164,7 +164,7 @@ ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams
             r.pendingFreeAtStart += b.state == BlockState::ActivePendingFree;
         }
     AllocatorState fwd = AllocatorState::fromSegments(r.initialState, rules);
-    forwardPass(t, streams, fwd, r, false, cancel);
+    forwardPass(t, streams, fwd, r, false, cancel, checkpointEvery);
     r.inconsistencies += backwardProblems;
     r.finalMismatch = describeMismatch(fwd.segments(), finalState);
     r.finalMatchesSnapshot = r.finalMismatch.empty();

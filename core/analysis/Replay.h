@@ -52,8 +52,10 @@ class Replay {
   public:
     static constexpr uint32_t kCheckpointEvery = 1 << 16; // at least; more when the state is large
 
+    // `checkpointEvery`: the least number of events between checkpoints (tests use small values).
     static ReplayResult run(const DeviceTrace& trace, std::span<const uint64_t> streams,
-                            const AllocatorRules& rules, const std::atomic<bool>* cancel = nullptr);
+                            const AllocatorRules& rules, const std::atomic<bool>* cancel = nullptr,
+                            uint32_t checkpointEvery = kCheckpointEvery);
     // Applies event i of the trace to a state (forward); false when the trace contradicts it.
     static bool apply(class AllocatorState& st, const DeviceTrace& trace, size_t i,
                       std::span<const uint64_t> streams);
