@@ -19,6 +19,7 @@ class TestLeaks : public QObject {
     void samplesDiagnosis_data();
     void samplesDiagnosis();
     void checkGatesGrowth();
+    void iterationsFromAnnotationsExcludeWarmUp();
 };
 
 namespace {
@@ -157,6 +158,63 @@ void TestLeaks::checkGatesGrowth() {
     auto [code2, json2] = run({"leaks", leak, "--from", "0", "--to", "1", "--json"});
     QCOMPARE(code2, 0);
     QCOMPARE(QJsonDocument::fromJson(json2).object()["window"].toObject()["auto"].toBool(), false);
+}
+
+// A long first step (warm-up: 100 parameters made one by one, with temporaries between them) and
+// 20 short steps marked by record_function annotations. Counted in equal slices of the events the
+// parameters look like steady growth; counted in iterations they are warm-up, made in one step.
+namespace {
+std::unique_ptr<Capture> warmUpCapture(bool annotated) {
+    auto c = std::make_unique<Capture>();
+    c->internStream(0);
+    auto stackOf = [&](const char* fn, uint32_t line) {
+        const FrameId f =
+            c->frames.intern({c->strings.intern(fn), c->strings.intern("/home/me/train.py"), line});
+        return c->stacks.intern(std::vector<FrameId>{f});
+    };
+    const StackId param = stackOf("build_model", 10), temp = stackOf("step", 20);
+    DeviceTrace& t = c->devices.emplace_back();
+    int64_t now = 1'000'000;
+    auto event = [&](Action a, uint64_t addr, uint64_t size, StackId s) {
+        t.timeUs.push_back(now += 10), t.addr.push_back(addr), t.size.push_back(size);
+        t.action.push_back(a), t.stream.push_back(StreamId{0}), t.stack.push_back(s);
+    };
+    auto step = [&](int temporaries) {
+        c->annotations.push_back({0, now + 5, true, c->strings.intern("ProfilerStep")});
+        for (int k = 0; k < temporaries; ++k) {
+            event(Action::Alloc, 0x200000000, 4 << 20, temp);
+            event(Action::FreeRequested, 0x200000000, 4 << 20, temp);
+            event(Action::FreeCompleted, 0x200000000, 4 << 20, temp);
+        }
+    };
+    event(Action::SegmentAlloc, 0x100000000, 400 << 20, param);
+    event(Action::SegmentAlloc, 0x200000000, 64 << 20, temp);
+    c->annotations.push_back({0, now + 5, true, c->strings.intern("ProfilerStep")});
+    for (int p = 0; p < 100; ++p) { // the warm-up step
+        event(Action::Alloc, 0x100000000 + uint64_t(p) * (4 << 20), 4 << 20, param);
+        step(0), c->annotations.pop_back(); // temporaries between parameters, same step
+        for (int k = 0; k < 3; ++k) {
+            event(Action::Alloc, 0x200000000, 4 << 20, temp);
+            event(Action::FreeRequested, 0x200000000, 4 << 20, temp);
+            event(Action::FreeCompleted, 0x200000000, 4 << 20, temp);
+        }
+    }
+    for (int s = 0; s < 20; ++s) step(2);
+    if (!annotated) c->annotations.clear();
+    return c;
+}
+} // namespace
+
+void TestLeaks::iterationsFromAnnotationsExcludeWarmUp() {
+    // without iteration markers, equal slices of the events see the long first step as growth
+    const auto plain = CaptureAnalysis::analyse(warmUpCapture(false));
+    QCOMPARE(diagnoseLeaks(*plain, 0).kind, LeakKind::Leak);
+    const auto withAnnotations = CaptureAnalysis::analyse(warmUpCapture(true));
+    const LeakReport rep = diagnoseLeaks(*withAnnotations, 0);
+    QVERIFY2(rep.iterations >= 3, "the annotation marks the iterations");
+    QCOMPARE(rep.iterationMarker, std::string("ProfilerStep"));
+    QCOMPARE(rep.kind, LeakKind::None);
+    QCOMPARE(rep.growthBytes, uint64_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestLeaks)

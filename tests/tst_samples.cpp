@@ -1,8 +1,8 @@
 // Every figure vramscope derives from the bundled samples equals what PyTorch itself reported while
 // they were recorded (samples/captures/*.truth.json, made by samples/make_samples.py on an H200).
 #include "TestData.h"
-#include "analysis/CaptureAnalysis.h"
 #include "analysis/AllocatorState.h"
+#include "analysis/CaptureAnalysis.h"
 #include "analysis/Fragmentation.h"
 
 #include <QJsonArray>

@@ -149,6 +149,40 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
     return out;
 }
 
+// Iteration boundaries from the data: the starts of the record_function annotation that repeats
+// most often on this device (three times or more) inside the window, as event indices.
+std::vector<uint32_t> iterationStarts(const Capture& c, const DeviceTrace& t, uint32_t first, uint32_t last,
+                                      std::string& marker) {
+    std::unordered_map<uint32_t, std::vector<int64_t>> byName;
+    for (const auto& a : c.annotations)
+        if (a.start && a.device == t.device) byName[a.name.value].push_back(a.timeUs);
+    const std::vector<int64_t>* best = nullptr;
+    for (auto& [name, times] : byName)
+        if (times.size() >= 3 && (!best || times.size() > best->size()))
+            best = &times, marker = std::string(c.strings.text(StringId{name}));
+    std::vector<uint32_t> out;
+    if (!best) return out;
+    for (int64_t when : *best) {
+        const auto e = static_cast<uint32_t>(std::lower_bound(t.timeUs.begin(), t.timeUs.end(), when) -
+                                             t.timeUs.begin());
+        if (e >= first && e <= last && (out.empty() || out.back() != e)) out.push_back(e);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The share of iterations in which a group left survivors, scaled to kSlices like slice coverage.
+uint32_t iterationCoverage(const std::vector<Allocation>& all, const SurvivorGroup& g,
+                           const std::vector<uint32_t>& starts) {
+    std::vector<bool> seen(starts.size() + 1, false);
+    for (uint32_t a : g.allocations) {
+        const auto k = size_t(std::upper_bound(starts.begin(), starts.end(), all[a].alloc) - starts.begin());
+        seen[k] = true; // k == 0: before the first iteration (warm-up)
+    }
+    const auto hit = size_t(std::count(seen.begin() + 1, seen.end(), true));
+    return static_cast<uint32_t>((hit * kSlices + starts.size() / 2) / starts.size());
+}
+
 void rankBySteadiness(std::vector<SurvivorGroup>& groups) {
     std::stable_sort(groups.begin(), groups.end(), [](const SurvivorGroup& a, const SurvivorGroup& b) {
         if (isSteady(a) != isSteady(b)) return isSteady(a);
@@ -209,6 +243,10 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         while (rep.last > 0 && r.allocated[rep.last] < top - top / 50) --rep.last;
     }
     rep.groups = survivors(all, {rep.first, rep.last, false}, n);
+    const auto iterations = iterationStarts(c, t, rep.first, rep.last, rep.iterationMarker);
+    rep.iterations = iterations.size();
+    if (iterations.size() >= 3) // steadiness counted in iterations rather than in equal slices of the window
+        for (auto& g : rep.groups) g.coverage = iterationCoverage(all, g, iterations);
     for (size_t i = 0; i < rep.groups.size() && i < 32;
          ++i) // the largest candidates; the rest stay as they are
         if (isSteady(rep.groups[i]))
@@ -248,11 +286,14 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         rep.summary = "Allocated memory grows by " + humanBytes(int64_t(rep.growthBytes)) + " over " +
                       seconds(duration) + ": " + std::to_string(top->count) + " allocations from " + topSite +
                       " are still alive, made steadily across the window.";
-        rep.evidence = "top group: " + std::to_string(top->count) + " blocks, " +
-                       humanBytes(int64_t(top->bytes)) + ", present in " + std::to_string(top->coverage) +
-                       "/" + std::to_string(kSlices) + " of the window; allocated " +
-                       humanBytes(r.allocated[rep.first]) + " at " + seconds(secondsAt(rep.first)) + " and " +
-                       humanBytes(r.allocated[rep.last]) + " at " + seconds(secondsAt(rep.last)) + ".";
+        rep.evidence =
+            "top group: " + std::to_string(top->count) + " blocks, " + humanBytes(int64_t(top->bytes)) +
+            ", present in " + std::to_string(top->coverage) + "/" + std::to_string(kSlices) +
+            (rep.iterations >= 3
+                 ? " of the " + std::to_string(rep.iterations) + " '" + rep.iterationMarker + "' iterations"
+                 : std::string(" of the window")) +
+            "; allocated " + humanBytes(r.allocated[rep.first]) + " at " + seconds(secondsAt(rep.first)) +
+            " and " + humanBytes(r.allocated[rep.last]) + " at " + seconds(secondsAt(rep.last)) + ".";
         rep.nextStep =
             "Find what keeps these tensors alive: a list, dict or attribute that only grows, a hook that "
             "appends, a tensor stored on an autograd ctx (use save_for_backward). Store loss.item() rather "

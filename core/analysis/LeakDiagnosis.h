@@ -25,6 +25,8 @@ struct LeakReport {
     double growthBytesPerSecond = 0;
     std::vector<SurvivorGroup> groups; // ranked: the first is the one to look at
     size_t steadyGroups = 0;           // how many of the first groups accumulate steadily
+    size_t iterations = 0;             // iterations found in the window (record_function annotations)
+    std::string iterationMarker;       // the annotation that marks them
 };
 
 struct LeakQuery {

@@ -100,7 +100,8 @@ bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, Alloca
             // Spacing grows with the state's size so that all checkpoints together stay within a
             // few bytes per event, while rebuilding any moment replays at most one interval.
             out.checkpoints.push_back({static_cast<uint32_t>(i), st.totals(), st.segments()});
-            nextCheckpoint = i + std::max<size_t>(checkpointEvery, 8 * st.blockCount() * checkpointEvery / Replay::kCheckpointEvery);
+            nextCheckpoint = i + std::max<size_t>(checkpointEvery, 8 * st.blockCount() * checkpointEvery /
+                                                                       Replay::kCheckpointEvery);
         }
         uint64_t block = 0;
         if (!applyForward(st, t, i, streams, &block)) {
