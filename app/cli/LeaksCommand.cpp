@@ -58,7 +58,10 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
     j.field("auto", rep.autoWindow).endObject();
     j.key("diagnosis").beginObject().field("kind", leakKindName(rep.kind)).field("summary", rep.summary);
     j.field("growth_bytes", rep.growthBytes).field("growth_bytes_per_s", rep.growthBytesPerSecond);
-    j.field("evidence", rep.evidence).field("next_step", rep.nextStep).endObject();
+    j.field("evidence", rep.evidence).field("next_step", rep.nextStep);
+    j.field("iterations", uint64_t(rep.iterations))
+        .field("iteration_marker", rep.iterationMarker)
+        .endObject();
     j.key("groups").beginArray();
     for (size_t i = 0; i < rep.groups.size() && i < maxGroups; ++i) {
         const SurvivorGroup& g = rep.groups[i];

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <unordered_map>
 
 namespace vs {
@@ -106,7 +107,13 @@ bool keepsGrowing(const std::vector<Allocation>& all, StackId stack, uint32_t fi
     return !(5 * *lo >= 4 * in.back() && 5 * *hi <= 6 * in.back());
 }
 
-std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation>& all, uint32_t eventCount) {
+std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation>& all, uint32_t eventCount,
+                                                    const std::vector<uint32_t>& iterations) {
+    // With iterations known, what a release frees must have been made over three or more iterations
+    // (objects piling up across steps), not all in the step it ends.
+    auto iterationOf = [&](uint32_t e) {
+        return std::upper_bound(iterations.begin(), iterations.end(), e) - iterations.begin();
+    };
     struct Ev {
         uint32_t event;
         uint32_t born; // for frees: the alloc event
@@ -125,13 +132,16 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
         if (stack == 0) continue; // allocations without a stack are unrelated to each other
         int live = 0, run = 0, before = 0;
         double lifetimes = 0;
-        uint32_t start = 0;
+        uint32_t start = 0, oldest = UINT32_MAX, newest = 0;
         Releases r;
         auto close = [&] {
-            if (run >= 3 && before >= 3 && live * 5 <= before && lifetimes / run >= longLived) {
+            const bool acrossIterations =
+                iterations.size() < 3 || iterationOf(newest) - iterationOf(oldest) >= 2;
+            if (run >= 3 && before >= 3 && live * 5 <= before && lifetimes / run >= longLived &&
+                acrossIterations) {
                 r.starts.push_back(start);
             }
-            run = 0, lifetimes = 0;
+            run = 0, lifetimes = 0, oldest = UINT32_MAX, newest = 0;
         };
         for (const Ev& e : v) {
             if (!e.free) {
@@ -141,6 +151,7 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
             }
             if (run++ == 0) before = live, start = e.event;
             lifetimes += double(e.event - e.born);
+            oldest = std::min(oldest, e.born), newest = std::max(newest, e.born);
             --live;
         }
         close();
@@ -168,6 +179,42 @@ std::vector<uint32_t> iterationStarts(const Capture& c, const DeviceTrace& t, ui
         if (e >= first && e <= last && (out.empty() || out.back() != e)) out.push_back(e);
     }
     std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Iteration boundaries from repeating allocations, when nothing is annotated: among the stacks
+// whose allocations are all freed again (per-iteration temporaries), the most common allocation
+// count is the number of iterations (ties: the smaller); one such stack's allocations mark them.
+std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Allocation>& all, uint32_t first,
+                                       uint32_t last, std::string& marker) {
+    struct Stat {
+        uint32_t count = 0, firstAlloc = UINT32_MAX;
+        bool churn = true;
+    };
+    std::unordered_map<uint32_t, Stat> stats;
+    for (const auto& a : all) {
+        if (a.stack.value == 0) continue;
+        Stat& s = stats[a.stack.value];
+        ++s.count, s.firstAlloc = std::min(s.firstAlloc, a.alloc);
+        s.churn &= a.freeRequested != kNoEvent;
+    }
+    std::map<uint32_t, uint32_t> stacksWithCount; // allocation count -> churn stacks with it
+    for (const auto& [k, s] : stats)
+        if (s.churn && s.count >= 3) ++stacksWithCount[s.count];
+    uint32_t best = 0, votes = 0;
+    for (const auto& [count, n] : stacksWithCount)
+        if (n > votes) best = count, votes = n; // ascending counts: ties keep the smaller
+    if (votes == 0) return {};
+    uint32_t heartbeat = 0, earliest = UINT32_MAX;
+    for (const auto& [k, s] : stats)
+        if (s.churn && s.count == best && s.firstAlloc < earliest) heartbeat = k, earliest = s.firstAlloc;
+    std::vector<uint32_t> out;
+    for (const auto& a : all)
+        if (a.stack.value == heartbeat && a.alloc >= first && a.alloc <= last) out.push_back(a.alloc);
+    const uint32_t site = firstUserFrame(c, StackId{heartbeat});
+    marker = site == kNoFrame
+                 ? std::string("repeating allocation")
+                 : std::string(c.strings.text(c.frames[c.stacks.frames(StackId{heartbeat})[site]].name));
     return out;
 }
 
@@ -243,7 +290,9 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         while (rep.last > 0 && r.allocated[rep.last] < top - top / 50) --rep.last;
     }
     rep.groups = survivors(all, {rep.first, rep.last, false}, n);
-    const auto iterations = iterationStarts(c, t, rep.first, rep.last, rep.iterationMarker);
+    auto iterations = iterationStarts(c, t, rep.first, rep.last, rep.iterationMarker);
+    if (iterations.size() < 3)
+        iterations = repeatingPattern(c, all, rep.first, rep.last, rep.iterationMarker);
     rep.iterations = iterations.size();
     if (iterations.size() >= 3) // steadiness counted in iterations rather than in equal slices of the window
         for (auto& g : rep.groups) g.coverage = iterationCoverage(all, g, iterations);
@@ -253,7 +302,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
             rep.groups[i].growing = keepsGrowing(all, rep.groups[i].stack, rep.first, rep.last, n - 1);
     rankBySteadiness(rep.groups);
     rep.steadyGroups = static_cast<size_t>(std::count_if(rep.groups.begin(), rep.groups.end(), isSteady));
-    const auto bulk = bulkReleases(all, n);
+    const auto bulk = bulkReleases(all, n, iterations);
     const double duration = std::max(1e-6, secondsAt(rep.last) - secondsAt(rep.first));
     for (size_t i = 0; i < rep.steadyGroups; ++i) rep.growthBytes += rep.groups[i].bytes;
     const DeviceSummary sum = a.summary(device);
