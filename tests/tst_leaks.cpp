@@ -159,6 +159,14 @@ void TestLeaks::checkGatesGrowth() {
     auto [code2, json2] = run({"leaks", leak, "--from", "0", "--to", "1", "--json"});
     QCOMPARE(code2, 0);
     QCOMPARE(QJsonDocument::fromJson(json2).object()["window"].toObject()["auto"].toBool(), false);
+    // second mode: what is still alive at the end of the capture (the kept losses of leak_list are)
+    auto [code3, json3] = run({"leaks", leak, "--from", "0", "--to", "1", "--alive-at-end", "--json"});
+    QCOMPARE(code3, 0);
+    const auto end = QJsonDocument::fromJson(json3).object();
+    QVERIFY(end["window"].toObject()["alive_at_end"].toBool());
+    const auto atEnd = end["groups"].toArray(),
+               atWindowEnd = QJsonDocument::fromJson(json2).object()["groups"].toArray();
+    QVERIFY(atEnd.size() <= atWindowEnd.size()); // freed after the window: no longer survivors
 }
 
 // A long first step (warm-up: 100 parameters made one by one, with temporaries between them) and

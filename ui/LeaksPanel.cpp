@@ -6,6 +6,8 @@
 #include "Sparkline.h"
 #include "analysis/FrameFilter.h"
 
+#include <QCheckBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -70,11 +72,18 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
                                "timeline to inspect what survives any range."),
                             this);
     diagnosis_->setWordWrap(true);
+    diagnosis_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum); // never clipped
     diagnosis_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     search_ = new QLineEdit(this);
     search_->setPlaceholderText(tr("Search functions and files\u2026"));
     search_->setClearButtonEnabled(true);
     connect(search_, &QLineEdit::textChanged, this, &LeaksPanel::applyFilter);
+    atEnd_ = new QCheckBox(tr("Alive at the end of the capture"), this);
+    atEnd_->setToolTip(
+        tr("Survivors still alive when the capture ends, instead of at the end of the window"));
+    connect(atEnd_, &QCheckBox::toggled, this, [this] {
+        if (analysis_) analyse(analysis_, device_, first_, last_);
+    });
 
     groups_ = new QTreeWidget(this);
     groups_->setColumnCount(4);
@@ -107,7 +116,10 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     views_->setTabToolTip(3, tr("Click a frame to zoom into it, Escape to zoom out"));
     spark_ = new Sparkline(this);
     layout->addWidget(diagnosis_);
-    layout->addWidget(search_);
+    auto* row = new QHBoxLayout;
+    row->addWidget(search_, 1);
+    row->addWidget(atEnd_);
+    layout->addLayout(row);
     layout->addWidget(views_, 1);
     layout->addWidget(spark_);
     connect(&watcher_, &QFutureWatcher<Result>::finished, this, [this] { present(watcher_.result()); });
@@ -122,8 +134,10 @@ void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int
     analysis_ = std::move(analysis);
     device_ = device;
     diagnosis_->setText(tr("Analysing\u2026"));
+    first_ = first, last_ = last;
     LeakQuery q;
     if (first >= 0 && last >= first) q.autoWindow = false, q.first = uint32_t(first), q.last = uint32_t(last);
+    q.aliveAtEnd = atEnd_->isChecked();
     auto a = analysis_;
     watcher_.setFuture(QtConcurrent::run([a, device, q] {
         return Result{diagnoseLeaks(*a, device, q), pairAllocations(a->trace(device), a->replay(device))};

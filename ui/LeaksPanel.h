@@ -10,6 +10,7 @@
 #include <QVector>
 #include <QWidget>
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QTabWidget;
@@ -60,6 +61,8 @@ class LeaksPanel : public QWidget {
     Result result_;
     QLabel* diagnosis_;
     QLineEdit* search_;
+    QCheckBox* atEnd_;
+    int64_t first_ = -1, last_ = -1; // the window asked for (-1: detected)
     QTabWidget* views_;
     QTreeWidget* groups_;
     QTreeView *topDown_, *bottomUp_;

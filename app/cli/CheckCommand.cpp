@@ -57,7 +57,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
 // `check FILE --max-growth BYTES [--device N] [--json] [--junit OUT.xml]`: the CI gate. Exit 1 when
 // the steady growth exceeds BYTES (on any device unless --device), 0 when not.
 int runCheck(const std::vector<std::string>& args, std::ostream& out) {
-    CliArgs a(args, {"--json"}, {"--max-growth", "--device", "--junit"});
+    CliArgs a(args, {"--json", "--alive-at-end"}, {"--max-growth", "--device", "--junit"});
     const auto limitText = a.option("--max-growth");
     if (!limitText) throw UsageError("check needs --max-growth BYTES");
     char* end = nullptr;

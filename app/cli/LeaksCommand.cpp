@@ -42,6 +42,7 @@ LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
         q.last = to ? eventAtSeconds(t, *to, true) : static_cast<uint32_t>(t.eventCount() - 1);
         if (from && to && *to < *from) throw UsageError("--to is before --from");
     }
+    q.aliveAtEnd = args.has("--alive-at-end");
     return diagnoseLeaks(a, d, q);
 }
 
@@ -55,7 +56,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
     JsonWriter j(out);
     j.beginObject().field("device", t.device);
     j.key("window").beginObject().field("from_s", secondsAt(rep.first)).field("to_s", secondsAt(rep.last));
-    j.field("auto", rep.autoWindow).endObject();
+    j.field("auto", rep.autoWindow).field("alive_at_end", rep.aliveAtEnd).endObject();
     j.key("diagnosis").beginObject().field("kind", leakKindName(rep.kind)).field("summary", rep.summary);
     j.field("growth_bytes", rep.growthBytes).field("growth_bytes_per_s", rep.growthBytesPerSecond);
     j.field("evidence", rep.evidence).field("next_step", rep.nextStep);
@@ -99,7 +100,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
 
 // `leaks FILE [--from S] [--to S] [--device N] [--json]`
 int runLeaks(const std::vector<std::string>& args, std::ostream& out) {
-    CliArgs a(args, {"--json"}, {"--from", "--to", "--device", "--groups"});
+    CliArgs a(args, {"--json", "--alive-at-end"}, {"--from", "--to", "--device", "--groups"});
     auto capture = openCapture(a.file());
     const size_t d = chooseDevice(*capture, a);
     const LeakReport rep = leakReport(*capture, d, a);

@@ -289,7 +289,8 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         rep.last = n - 1;
         while (rep.last > 0 && r.allocated[rep.last] < top - top / 50) --rep.last;
     }
-    rep.groups = survivors(all, {rep.first, rep.last, false}, n);
+    rep.aliveAtEnd = q.aliveAtEnd;
+    rep.groups = survivors(all, {rep.first, rep.last, q.aliveAtEnd}, n);
     auto iterations = iterationStarts(c, t, rep.first, rep.last, rep.iterationMarker);
     if (iterations.size() < 3)
         iterations = repeatingPattern(c, all, rep.first, rep.last, rep.iterationMarker);

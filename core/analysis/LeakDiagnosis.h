@@ -21,6 +21,7 @@ struct LeakReport {
     std::string nextStep;         // what to do
     uint32_t first = 0, last = 0; // the window, event indices
     bool autoWindow = true;
+    bool aliveAtEnd = false;
     uint64_t growthBytes = 0; // bytes of the steadily accumulating groups in the window
     double growthBytesPerSecond = 0;
     std::vector<SurvivorGroup> groups; // ranked: the first is the one to look at
@@ -32,6 +33,7 @@ struct LeakReport {
 struct LeakQuery {
     bool autoWindow = true;
     uint32_t first = 0, last = 0; // used when !autoWindow
+    bool aliveAtEnd = false;      // survivors still alive at the end of the capture, not at the window's end
 };
 
 LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuery& q = {});
