@@ -72,7 +72,6 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
                                "timeline to inspect what survives any range."),
                             this);
     diagnosis_->setWordWrap(true);
-    diagnosis_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum); // never clipped
     diagnosis_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     search_ = new QLineEdit(this);
     search_->setPlaceholderText(tr("Search functions and files\u2026"));
