@@ -49,6 +49,21 @@ class TestMainWindow : public QObject {
                       Qt::KeyboardModifiers mods = {});
 };
 
+namespace {
+// The first allocated block (recorded, not from before the recording) on screen in a block map.
+std::optional<std::pair<QPoint, StateBlock>> findAllocatedBlock(ui::BlockMapView* view) {
+    for (int y = 2; y < view->viewport()->height(); y += 3)
+        for (int x = 2; x < view->viewport()->width(); x += 3) {
+            const auto h = view->hitTest({x, y});
+            if (h.segment < 0 || h.block < 0) continue;
+            const StateBlock b = view->segments()[size_t(h.segment)].blocks[size_t(h.block)];
+            if (b.state == BlockState::ActiveAllocated && b.allocEvent != kNoEvent)
+                return std::make_pair(QPoint(x, y), b);
+        }
+    return std::nullopt;
+}
+} // namespace
+
 void TestMainWindow::initTestCase() {
     QCoreApplication::setOrganizationName("vramscope-tests");
     QSettings().clear();
@@ -298,21 +313,14 @@ void TestMainWindow::blockMapFollowsAndSelects() {
     QCOMPARE(view->moment(), t.eventCount()); // the end of the capture at first
     QCOMPARE(view->segments().size(), t.finalSegments.size());
     // find an allocated block on screen, check the tooltip text, click it: its alloc event is selected
-    bool clicked = false;
-    for (int y = 2; y < view->viewport()->height() && !clicked; y += 3)
-        for (int x = 2; x < view->viewport()->width() && !clicked; x += 3) {
-            const auto h = view->hitTest({x, y});
-            if (h.segment < 0 || h.block < 0) continue;
-            const StateBlock b = view->segments()[size_t(h.segment)].blocks[size_t(h.block)];
-            if (b.state != BlockState::ActiveAllocated || b.allocEvent == kNoEvent) continue;
-            QVERIFY(view->describe(h).contains("active_allocated"));
-            QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(x, y));
-            QCOMPARE(w->eventTable()->currentIndex().row(), int(b.allocEvent));
-            QCOMPARE(t.action[b.allocEvent], Action::Alloc);
-            QCOMPARE(view->moment(), t.eventCount()); // the map stays at the moment the user looks at
-            clicked = true;
-        }
-    QVERIFY(clicked);
+    const auto found = findAllocatedBlock(view);
+    QVERIFY(found.has_value());
+    const auto [at, b] = *found;
+    QVERIFY(view->describe(view->hitTest(at)).contains("active_allocated"));
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
+    QCOMPARE(w->eventTable()->currentIndex().row(), int(b.allocEvent));
+    QCOMPARE(t.action[b.allocEvent], Action::Alloc);
+    QCOMPARE(view->moment(), t.eventCount()); // the map stays at the moment the user looks at
     // selecting an event moves the block map to that moment: the state equals the replay's
     w->eventTable()->selectRow(10);
     QCOMPARE(view->moment(), size_t(11));
@@ -401,17 +409,9 @@ void TestMainWindow::blockMapExpandableRangesGrowAndZoom() {
     const auto zoomed = view->hitTest({view->viewport()->width() / 2, 8});
     QCOMPARE(zoomed.segment, int(smallest));
     // clicking an allocated block shades its lifetime on the timeline
-    bool shaded = false;
-    for (int y = 2; y < view->viewport()->height() && !shaded; y += 3)
-        for (int x = 2; x < view->viewport()->width() && !shaded; x += 3) {
-            const auto h = view->hitTest({x, y});
-            if (h.segment < 0 || h.block < 0) continue;
-            const StateBlock b = view->segments()[size_t(h.segment)].blocks[size_t(h.block)];
-            if (b.state != BlockState::ActiveAllocated || b.allocEvent == kNoEvent) continue;
-            QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(x, y));
-            shaded = true;
-        }
-    QVERIFY(shaded);
+    const auto found = findAllocatedBlock(view);
+    QVERIFY(found.has_value());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, found->first);
     int visibleRects = 0;
     for (int i = 0; i < w->timeline()->itemCount(); ++i)
         if (auto* r = qobject_cast<QCPItemRect*>(w->timeline()->item(i)); r && r->visible()) ++visibleRects;
