@@ -153,6 +153,17 @@ void TestLeaks::checkGatesGrowth() {
     const auto doc = QJsonDocument::fromJson(json).object();
     QCOMPARE(doc["diagnosis"].toObject()["kind"].toString(), QString("leak"));
     for (const char* k : {"from_s", "to_s", "auto"}) QVERIFY(doc["window"].toObject().contains(k));
+    // by site: every surviving byte is in exactly one site, as in exactly one stack group
+    const auto all =
+        QJsonDocument::fromJson(run({"leaks", leak, "--json", "--groups", "100000"}).second).object();
+    const auto sites = all["sites"].toArray();
+    QVERIFY(!sites.isEmpty());
+    QVERIFY(sites.size() <= all["groups"].toArray().size());
+    qint64 bySite = 0, byStack = 0;
+    for (const auto& s : sites) bySite += qint64(s.toObject()["bytes"].toDouble());
+    for (const auto& s : all["groups"].toArray()) byStack += qint64(s.toObject()["bytes"].toDouble());
+    QCOMPARE(bySite, byStack);
+    QVERIFY(sites[0].toObject()["site"].toObject().contains("line"));
     const auto g = doc["groups"].toArray()[0].toObject();
     for (const char* k : {"bytes", "count", "site", "frames"}) QVERIFY(g.contains(k));
     // an explicit range: the leaked losses made in the first second survive it

@@ -68,14 +68,4 @@ QString exportWidget(QWidget* widget, const QString& path) {
     });
 }
 
-QString exportPlaceholder(const QString& title, const QString& path, QSize size) {
-    QImage img(size, QImage::Format_ARGB32);
-    img.fill(Qt::white);
-    QPainter p(&img);
-    p.setPen(Qt::darkGray);
-    p.drawText(img.rect(), Qt::AlignCenter, title);
-    p.end();
-    return img.save(path, "PNG") ? QString() : QObject::tr("Cannot write %1").arg(path);
-}
-
 } // namespace vs::ui

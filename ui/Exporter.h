@@ -11,8 +11,6 @@ namespace vs::ui {
 // Returns an empty string on success, else a message for the user.
 QString exportPlot(QCustomPlot* plot, const QString& path, QSize size = {});
 QString exportWidget(QWidget* widget, const QString& path);
-// A placeholder image for a view that is not built yet (headless --screenshot of it).
-QString exportPlaceholder(const QString& title, const QString& path, QSize size);
 QString imageFileFilter();
 
 } // namespace vs::ui

@@ -81,6 +81,18 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
         j.endArray().endObject();
     }
     j.endArray();
+    j.key("sites").beginArray(); // the same survivors grouped by allocation site (innermost user frame)
+    const auto sites = groupBySite(c, rep.groups);
+    for (size_t i = 0; i < sites.size() && i < maxGroups; ++i) {
+        j.beginObject().field("bytes", sites[i].bytes).field("count", sites[i].count).key("site");
+        const uint32_t at = firstUserFrame(c, sites[i].stack);
+        if (at == kNoFrame)
+            j.beginObject().endObject();
+        else
+            frameJson(j, c, c.stacks.frames(sites[i].stack)[at]);
+        j.endObject();
+    }
+    j.endArray();
     if (!rep.autoWindow) { // the net change per stack between the window's edges
         j.key("net_delta").beginArray();
         const auto deltas = netDelta(pairAllocations(t, a.replay(d)), rep.first, rep.last);
