@@ -28,6 +28,15 @@ void frameJson(JsonWriter& j, const Capture& c, FrameId f) {
         .endObject();
 }
 
+// The allocation site of a stack as {name, filename, line}; {} when it has no frames.
+void siteJson(JsonWriter& j, const Capture& c, StackId s) {
+    const uint32_t at = firstUserFrame(c, s);
+    if (at == kNoFrame)
+        j.beginObject().endObject();
+    else
+        frameJson(j, c, c.stacks.frames(s)[at]);
+}
+
 } // namespace
 
 LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
@@ -70,12 +79,8 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
         j.field("first_s", secondsAt(g.firstEvent)).field("last_s", secondsAt(g.lastEvent));
         j.field("steady", isSteady(g)).field("coverage", g.coverage);
         const auto frames = c.stacks.frames(g.stack);
-        const uint32_t site = firstUserFrame(c, g.stack);
         j.key("site");
-        if (site == kNoFrame)
-            j.beginObject().endObject();
-        else
-            frameJson(j, c, frames[site]);
+        siteJson(j, c, g.stack);
         j.key("frames").beginArray();
         for (FrameId f : frames) frameJson(j, c, f);
         j.endArray().endObject();
@@ -85,11 +90,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
     const auto sites = groupBySite(c, rep.groups);
     for (size_t i = 0; i < sites.size() && i < maxGroups; ++i) {
         j.beginObject().field("bytes", sites[i].bytes).field("count", sites[i].count).key("site");
-        const uint32_t at = firstUserFrame(c, sites[i].stack);
-        if (at == kNoFrame)
-            j.beginObject().endObject();
-        else
-            frameJson(j, c, c.stacks.frames(sites[i].stack)[at]);
+        siteJson(j, c, sites[i].stack);
         j.endObject();
     }
     j.endArray();
@@ -98,11 +99,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
         const auto deltas = netDelta(pairAllocations(t, a.replay(d)), rep.first, rep.last);
         for (size_t i = 0; i < deltas.size() && i < maxGroups; ++i) {
             j.beginObject().field("bytes", deltas[i].bytes).field("count", deltas[i].count).key("site");
-            const uint32_t site = firstUserFrame(c, deltas[i].stack);
-            if (site == kNoFrame)
-                j.beginObject().endObject();
-            else
-                frameJson(j, c, c.stacks.frames(deltas[i].stack)[site]);
+            siteJson(j, c, deltas[i].stack);
             j.endObject();
         }
         j.endArray();
