@@ -2,7 +2,7 @@
 // events per second and peak RSS. Not a test: it asserts nothing about time.
 //   bench_load FILE [REPEATS]
 #include "analysis/CaptureAnalysis.h"
-#include "io/SnapshotLoader.h"
+#include "io/CaptureFile.h"
 
 #include <chrono>
 #include <cstdio>
@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     stat(argv[1], &st);
     for (int r = 0; r < repeats; ++r) {
         const double t0 = now();
-        auto capture = vs::loadSnapshotFile(argv[1]);
+        auto capture = vs::loadCaptureFile(argv[1], {});
         const double t1 = now();
         size_t events = 0;
         for (const auto& d : capture->devices) events += d.eventCount();

@@ -22,6 +22,7 @@ namespace {
 constexpr int kMaxRecent = 10;
 const char* kOpenFilter = QT_TRANSLATE_NOOP(
     "MainWindow",
+    "Captures (*.vscap *.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;vramscope recordings (*.vscap);;"
     "PyTorch memory snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;All files (*)");
 } // namespace
 

@@ -11,7 +11,7 @@ namespace {
 const char* kUsage =
     "usage: vramscope-cli COMMAND FILE [OPTIONS]\n"
     "\n"
-    "Reads PyTorch CUDA memory snapshots (.pickle, .pickle.gz, .pickle.zst).\n"
+    "Reads .vscap recordings and PyTorch CUDA memory snapshots (.pickle, .pickle.gz, .pickle.zst).\n"
     "\n"
     "commands:\n"
     "  summary FILE [--json]                    peaks, final values, warnings per device\n"
@@ -23,6 +23,7 @@ const char* kUsage =
     "                                           a range, the strongest growth region\n"
     "  check FILE --max-growth BYTES [--device N] [--json] [--junit OUT.xml]\n"
     "                                           CI gate: exit 1 when steady growth exceeds BYTES\n"
+    "  convert IN OUT.vscap [--level N]         rewrite a capture as .vscap (zstd level N, default 3)\n"
     "\n"
     "exit status: 0 success, 1 check failed, 2 bad input or usage (one line on stderr)\n";
 
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
             rc = vs::cli::runLeaks(args, std::cout);
         else if (cmd == "check")
             rc = vs::cli::runCheck(args, std::cout);
+        else if (cmd == "convert")
+            rc = vs::cli::runConvert(args, std::cout);
         else
             return fail("unknown command '" + cmd + "' (try --help)");
         std::cout.flush();

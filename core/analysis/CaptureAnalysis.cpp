@@ -1,7 +1,7 @@
 #include "CaptureAnalysis.h"
 
+#include "io/CaptureFile.h"
 #include "io/LoadError.h"
-#include "io/SnapshotLoader.h"
 #include "util/Format.h"
 
 #include <algorithm>
@@ -17,7 +17,7 @@ std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::open(const std::string& 
             return !options.progress ||
                    options.progress(0.8 * static_cast<double>(done) / static_cast<double>(total));
         };
-    return analyse(loadSnapshotFile(path, lo), options);
+    return analyse(loadCaptureFile(path, lo), options);
 }
 
 std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::analyse(std::unique_ptr<Capture> capture,

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vs {
@@ -16,6 +17,12 @@ struct Annotation {
     int64_t timeUs = 0;
     bool start = true; // stage START or END
     StringId name;
+};
+
+struct DeviceInfo {
+    int device = 0;
+    std::string name;         // "NVIDIA H200"
+    uint64_t totalMemory = 0; // bytes
 };
 
 struct Capture {
@@ -28,6 +35,8 @@ struct Capture {
     StackTable stacks;
     AllocatorSettings settings;
     std::vector<Annotation> annotations;
+    std::vector<DeviceInfo> deviceInfo;                    // from recorders; snapshots have none
+    std::vector<std::pair<std::string, std::string>> meta; // recorder facts: program, host, torch...
     std::vector<std::string> warnings; // reader-level warnings (unknown actions, clamped integers...)
 
     StreamId internStream(uint64_t raw);

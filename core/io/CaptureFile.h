@@ -1,0 +1,15 @@
+#pragma once
+// Opens any capture vramscope reads, choosing the reader by the file's first bytes, not its name:
+// .vscap recordings, and PyTorch snapshot pickles (plain, gzip or zstd).
+#include "SnapshotLoader.h"
+
+#include <memory>
+#include <span>
+#include <string>
+
+namespace vs {
+
+std::unique_ptr<Capture> loadCaptureFile(const std::string& path, const LoadOptions& options);
+std::unique_ptr<Capture> loadCaptureBytes(std::span<const uint8_t> bytes, const LoadOptions& options);
+
+} // namespace vs

@@ -1,0 +1,62 @@
+#pragma once
+// Reads .vscap streams into a Capture. The Decoder is incremental (a live socket feeds it whatever
+// arrived); a file is one feed. A stream cut at any byte yields everything up to its last complete
+// chunk plus a warning; a complete chunk that does not decode is rejected with a LoadError.
+#include "SnapshotLoader.h"
+#include "VscapFormat.h"
+#include "VscapRecords.h"
+#include "model/Capture.h"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vs::vscap {
+
+bool looksLikeVscap(std::span<const uint8_t> bytes); // the magic, nothing more
+
+class Decoder {
+  public:
+    explicit Decoder(Capture& capture);
+    ~Decoder();
+    Decoder(const Decoder&) = delete;
+    Decoder& operator=(const Decoder&) = delete;
+
+    // Decodes the header and every complete chunk at the front of `bytes` (which starts at stream
+    // offset `offset`). Returns how many bytes were used; the rest must be fed again with more.
+    size_t consume(std::span<const uint8_t> bytes, uint64_t offset);
+    // The stream ended with `leftover` undecodable bytes: records warnings for a cut/unclosed stream.
+    void finish(uint64_t leftover);
+
+    // The whole stream's size, when known (a file): lets the decoder trust event-count hints up to
+    // a bound that size implies. Unknown (live) streams ignore the hints.
+    void setStreamSize(uint64_t bytes);
+
+    bool headerSeen() const { return headerSeen_; }
+    bool ended() const { return ended_; }
+    uint64_t chunks() const { return chunks_; }
+    uint64_t dropped() const { return dropped_; }
+
+  private:
+    bool readHeader(std::span<const uint8_t> bytes);
+    void readChunk(std::span<const uint8_t> stored, uint8_t codec, uint32_t rawSize, uint64_t offset);
+    void readRecords(std::span<const uint8_t> raw, uint64_t offset);
+
+    Capture& c_;
+    std::unique_ptr<Records> records_;
+    std::vector<uint8_t> scratch_;
+    bool headerSeen_ = false;
+    bool ended_ = false;
+    uint64_t chunks_ = 0;
+    uint64_t dropped_ = 0;
+};
+
+} // namespace vs::vscap
+
+namespace vs {
+
+std::unique_ptr<Capture> loadVscapFile(const std::string& path, const LoadOptions& options);
+std::unique_ptr<Capture> loadVscapBytes(std::span<const uint8_t> bytes, const LoadOptions& options = {});
+
+} // namespace vs

@@ -1,0 +1,337 @@
+#include "VscapRecords.h"
+
+#include "LoadError.h"
+#include "SnapshotSchema.h"
+#include "VscapFormat.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace vs::vscap {
+
+// A bounds-checked cursor over one record's body.
+class Records::Body {
+  public:
+    Body(std::span<const uint8_t> bytes, uint64_t offset)
+        : p_(bytes.data()), end_(p_ + bytes.size()), base_(offset) {
+        begin_ = p_;
+    }
+    [[noreturn]] void fail(const std::string& what) const {
+        throw LoadError("corrupt .vscap record: " + what, base_ + static_cast<uint64_t>(p_ - begin_));
+    }
+    // The chunk buffer has kPadding readable bytes after its end, so a varint that starts inside
+    // the body can be read without a check per byte; one running past the body fails.
+    uint64_t varint() {
+        if (p_ >= end_) fail("truncated number");
+        uint64_t v = *p_++;
+        if (v < 0x80) [[likely]]
+            return v;
+        v &= 0x7f;
+        for (int shift = 7; shift < 70; shift += 7) {
+            const uint8_t byte = *p_++;
+            v |= uint64_t(byte & 0x7f) << shift;
+            if (!(byte & 0x80)) {
+                if (p_ > end_) fail("truncated number");
+                return v;
+            }
+        }
+        fail("number longer than 64 bits");
+    }
+    int64_t svarint() { return unzigzag(varint()); }
+    uint8_t u8() {
+        if (p_ == end_) fail("truncated record");
+        return *p_++;
+    }
+    double f64() {
+        double v;
+        std::memcpy(&v, take(8).data(), 8);
+        return v;
+    }
+    std::span<const uint8_t> take(uint64_t n) {
+        if (n > static_cast<uint64_t>(end_ - p_)) fail("length beyond the record");
+        std::span<const uint8_t> s{p_, static_cast<size_t>(n)};
+        p_ += n;
+        return s;
+    }
+    std::string_view text(uint64_t n) {
+        auto s = take(n);
+        return {reinterpret_cast<const char*>(s.data()), s.size()};
+    }
+    // Runs a column decoder over the remaining bytes and moves past what it read.
+    template <class Put> void column(uint64_t n, Put put) {
+        const uint8_t* q = varintColumn(p_, end_, n, put);
+        if (!q) fail("truncated or overlong number in an event column");
+        p_ = q;
+    }
+    std::string_view rest() { return text(static_cast<uint64_t>(end_ - p_)); }
+    uint64_t count(uint64_t minBytesEach) { // a count that the remaining bytes can hold
+        const uint64_t n = varint();
+        if (minBytesEach && n > static_cast<uint64_t>(end_ - p_) / minBytesEach)
+            fail("count beyond the record");
+        return n;
+    }
+
+  private:
+    const uint8_t* p_;
+    const uint8_t* end_;
+    const uint8_t* begin_;
+    uint64_t base_;
+};
+
+// Decodes `n` varints with a local cursor (the hot loop of event decoding) and hands each to `put`.
+// Reads past `end` stay within the chunk's padding; running past it is reported after the loop.
+template <class Put>
+static const uint8_t* varintColumn(const uint8_t* p, const uint8_t* end, uint64_t n, Put put) {
+    for (uint64_t i = 0; i < n; ++i) {
+        if (p >= end) [[unlikely]]
+            return nullptr;
+        uint64_t v = *p++;
+        if (v >= 0x80) [[unlikely]] {
+            v &= 0x7f;
+            for (int shift = 7;; shift += 7) {
+                const uint8_t byte = *p++;
+                v |= uint64_t(byte & 0x7f) << shift;
+                if (!(byte & 0x80)) break;
+                if (shift >= 63) return nullptr;
+            }
+        }
+        put(i, v);
+    }
+    return p <= end ? p : nullptr;
+}
+
+static int deviceOrdinal(int64_t v) {
+    if (v < -1 || v > 65535) throw LoadError("corrupt .vscap: device ordinal " + std::to_string(v));
+    return static_cast<int>(v);
+}
+
+Records::Records(Capture& c) : c_(c) {}
+
+void Records::read(std::span<const uint8_t> raw, uint64_t offset) {
+    size_t pos = 0;
+    while (pos < raw.size()) {
+        Body head(raw.subspan(pos), offset + pos);
+        const uint64_t kind = head.varint();
+        const uint64_t length = head.varint();
+        const size_t headBytes = raw.size() - pos - head.rest().size();
+        if (length > raw.size() - pos - headBytes) head.fail("record longer than its chunk");
+        Body body(raw.subspan(pos + headBytes, length), offset + pos + headBytes);
+        record(static_cast<uint32_t>(std::min<uint64_t>(kind, UINT32_MAX)), body);
+        pos += headBytes + length;
+    }
+}
+
+void Records::record(uint32_t kind, Body& b) {
+    switch (static_cast<Record>(kind)) {
+    case Record::String:
+        return string(b);
+    case Record::Frame:
+        return frame(b);
+    case Record::Stack:
+        return stack(b);
+    case Record::Stream:
+        streams_.push_back(c_.internStream(b.varint()));
+        return;
+    case Record::Device:
+        return device(b);
+    case Record::Settings:
+        return settings(b);
+    case Record::Events:
+        return events(b);
+    case Record::Annotation:
+        return annotation(b, false);
+    case Record::Mark:
+        return annotation(b, true);
+    case Record::Segments:
+        return segments(b);
+    case Record::EventText:
+        return eventText(b);
+    case Record::Dropped:
+        dropped_ += b.varint();
+        return;
+    case Record::Meta:
+        return meta(b);
+    case Record::End:
+        ended_ = true;
+        return;
+    case Record::Reserve: {
+        DeviceTrace& d = trace(deviceOrdinal(b.svarint()));
+        d.reserve(std::min<uint64_t>(b.varint(), reserveLimit_)); // a hint: a hostile one is capped
+        return;
+    }
+    case Record::ClockSync:
+    case Record::Retention:
+        return;
+    }
+    // An unknown kind comes from a newer writer: skipping it is the compatibility rule.
+}
+
+StringId Records::stringId(uint64_t fileId) const {
+    if (fileId >= strings_.size())
+        throw LoadError("corrupt .vscap: string " + std::to_string(fileId) + " used before it is defined");
+    return strings_[fileId];
+}
+
+StackId Records::stackId(uint64_t fileId) const {
+    if (fileId >= stacks_.size()) [[unlikely]]
+        throw LoadError("corrupt .vscap: stack " + std::to_string(fileId) + " used before it is defined");
+    return stacks_[fileId];
+}
+
+void Records::string(Body& b) {
+    strings_.push_back(c_.strings.intern(b.rest()));
+}
+
+void Records::frame(Body& b) {
+    Frame f;
+    f.name = stringId(b.varint());
+    f.filename = stringId(b.varint());
+    f.line = static_cast<uint32_t>(std::min<uint64_t>(b.varint(), UINT32_MAX));
+    frames_.push_back(c_.frames.intern(f));
+}
+
+void Records::stack(Body& b) {
+    const uint64_t n = b.count(1);
+    frameScratch_.clear();
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t f = b.varint();
+        if (f >= frames_.size()) b.fail("frame used before it is defined");
+        frameScratch_.push_back(frames_[f]);
+    }
+    stacks_.push_back(c_.stacks.intern(frameScratch_));
+}
+
+DeviceTrace& Records::trace(int ordinal) {
+    for (auto& d : c_.devices)
+        if (d.device == ordinal) return d;
+    if (c_.devices.size() >= 1024) throw LoadError("corrupt .vscap: more than 1024 devices");
+    c_.devices.emplace_back().device = ordinal;
+    return c_.devices.back();
+}
+
+void Records::device(Body& b) {
+    DeviceInfo info;
+    info.device = deviceOrdinal(b.svarint());
+    info.totalMemory = b.varint();
+    info.name = std::string(b.rest());
+    c_.deviceInfo.push_back(std::move(info));
+}
+
+void Records::meta(Body& b) {
+    const auto key = b.text(b.varint());
+    c_.meta.emplace_back(std::string(key), std::string(b.rest()));
+}
+
+void Records::settings(Body& b) {
+    auto& s = c_.settings;
+    s.present = true;
+    s.expandableSegments = b.u8() != 0;
+    s.maxSplitSize = b.varint();
+    s.maxNonSplitRounding = b.varint();
+    s.garbageCollectionThreshold = b.f64();
+    for (auto& div : s.roundupPower2Divisions)
+        div = static_cast<uint32_t>(std::min<uint64_t>(b.varint(), UINT32_MAX));
+    s.allocConf = std::string(b.text(b.varint()));
+    const uint64_t n = b.count(2);
+    s.raw.clear();
+    for (uint64_t i = 0; i < n; ++i) {
+        auto k = b.text(b.varint());
+        auto v = b.text(b.varint());
+        s.raw.emplace_back(std::string(k), std::string(v));
+    }
+}
+
+void Records::events(Body& b) {
+    DeviceTrace& d = trace(deviceOrdinal(b.svarint()));
+    const uint64_t n = b.count(6); // action byte + five varints of at least one byte each
+    const size_t first = d.eventCount();
+    int64_t t = b.svarint();
+    const auto actions = b.take(n);
+    d.timeUs.resize(first + n), d.addr.resize(first + n), d.size.resize(first + n);
+    d.action.resize(first + n), d.stream.resize(first + n), d.stack.resize(first + n);
+    for (uint64_t i = 0; i < n; ++i)
+        d.action[first + i] = static_cast<Action>(std::min<uint8_t>(actions[i], uint8_t(Action::Unknown)));
+    int64_t* times = d.timeUs.data() + first;
+    uint64_t tu = static_cast<uint64_t>(t); // wrapping arithmetic: hostile deltas must not be UB
+    b.column(n, [&](uint64_t i, uint64_t v) {
+        times[i] = static_cast<int64_t>(tu += static_cast<uint64_t>(unzigzag(v)));
+    });
+    uint64_t a = 0;
+    uint64_t* addrs = d.addr.data() + first;
+    b.column(n, [&](uint64_t i, uint64_t v) { addrs[i] = a += static_cast<uint64_t>(unzigzag(v)); });
+    uint64_t* sizes = d.size.data() + first;
+    uint64_t tooBig = 0; // the same plausibility bound as snapshots: sums of sizes stay far from overflow
+    b.column(n, [&](uint64_t i, uint64_t v) {
+        tooBig |= (v > kMaxPlausibleBytes) & (actions[i] != uint8_t(Action::Oom));
+        sizes[i] = v;
+    });
+    if (tooBig) b.fail("an event size is larger than any device memory");
+    // Ids out of range are remembered and reported after the loop, keeping it branch-light.
+    uint64_t bad = 0;
+    const uint64_t streamCount = streams_.size(), stackCount = stacks_.size();
+    if (n && !streamCount) b.fail("events before any stream is defined");
+    StreamId* streams = d.stream.data() + first;
+    b.column(n, [&](uint64_t i, uint64_t v) {
+        bad |= v >= streamCount;
+        streams[i] = streams_[v < streamCount ? v : 0];
+    });
+    StackId* stacks = d.stack.data() + first;
+    b.column(n, [&](uint64_t i, uint64_t v) {
+        bad |= v >= stackCount;
+        stacks[i] = stacks_[v < stackCount ? v : 0];
+    });
+    if (bad) b.fail("event names a stream or stack that is not defined");
+}
+
+void Records::annotation(Body& b, bool mark) {
+    Annotation a;
+    a.device = deviceOrdinal(b.svarint());
+    a.timeUs = b.svarint();
+    a.start = mark || b.u8() == 0;
+    a.name = stringId(b.varint());
+    if (mark && !b.rest().empty()) {
+        // the mark's value (the step number) is implied by its order; not kept
+    }
+    c_.annotations.push_back(a);
+}
+
+void Records::eventText(Body& b) {
+    DeviceTrace& d = trace(deviceOrdinal(b.svarint()));
+    const uint64_t index = b.varint();
+    const uint8_t kind = b.u8();
+    const StringId text = stringId(b.varint());
+    if (index >= UINT32_MAX) b.fail("event index out of range");
+    (kind == 0 ? d.compileContext : d.userMetadata).emplace_back(static_cast<uint32_t>(index), text);
+}
+
+void Records::segments(Body& b) {
+    DeviceTrace& d = trace(deviceOrdinal(b.svarint()));
+    const uint64_t n = b.count(9);
+    d.finalSegments.clear();
+    for (uint64_t i = 0; i < n; ++i) {
+        SnapshotSegment s;
+        s.address = b.varint(), s.totalSize = b.varint(), s.stream = b.varint();
+        if (s.totalSize > kMaxPlausibleBytes) b.fail("segment size larger than any device memory");
+        const uint8_t flags = b.u8();
+        s.expandable = flags & 1, s.smallPool = flags & 2;
+        s.poolId[0] = b.varint(), s.poolId[1] = b.varint();
+        s.stack = stackId(b.varint());
+        const uint64_t blocks = b.count(5);
+        for (uint64_t k = 0; k < blocks; ++k) {
+            SnapshotBlock blk;
+            blk.address = s.address + b.varint(), blk.size = b.varint(), blk.requestedSize = b.varint();
+            if (blk.size > s.totalSize || blk.requestedSize > kMaxPlausibleBytes)
+                b.fail("a block is larger than its segment");
+            blk.state =
+                static_cast<BlockState>(std::min<uint8_t>(b.u8(), uint8_t(BlockState::ActivePendingFree)));
+            blk.stack = stackId(b.varint());
+            s.blocks.push_back(blk);
+        }
+        d.finalSegments.push_back(std::move(s));
+    }
+    std::sort(d.finalSegments.begin(), d.finalSegments.end(),
+              [](const auto& x, const auto& y) { return x.address < y.address; });
+}
+
+} // namespace vs::vscap

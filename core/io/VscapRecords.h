@@ -1,0 +1,52 @@
+#pragma once
+// Decodes the records of .vscap chunks into a Capture, mapping the file's string/frame/stack/stream
+// ids onto the capture's own tables. Every id and length is checked: records come from files.
+#include "model/Capture.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace vs::vscap {
+
+class Records {
+  public:
+    static constexpr size_t kPadding = 16; // readable bytes the caller guarantees after `raw`
+    explicit Records(Capture& c);
+    // Decodes one chunk's records; `raw` must be followed by kPadding readable bytes. `offset` is the chunk's
+    // position, for error messages.
+    void read(std::span<const uint8_t> raw, uint64_t offset);
+    // Event-count hints (Reserve records) are honoured up to this many events; 0 ignores them.
+    void setReserveLimit(uint64_t events) { reserveLimit_ = events; }
+    bool ended() const { return ended_; }
+    uint64_t dropped() const { return dropped_; }
+
+  private:
+    class Body;
+    void record(uint32_t kind, Body& b);
+    void string(Body& b);
+    void frame(Body& b);
+    void stack(Body& b);
+    void device(Body& b);
+    void settings(Body& b);
+    void events(Body& b);
+    void annotation(Body& b, bool mark);
+    void segments(Body& b);
+    void eventText(Body& b);
+    void meta(Body& b);
+    DeviceTrace& trace(int ordinal);
+    StringId stringId(uint64_t fileId) const;
+    StackId stackId(uint64_t fileId) const;
+
+    Capture& c_;
+    std::vector<StringId> strings_{StringId{0}};
+    std::vector<FrameId> frames_;
+    std::vector<StackId> stacks_{StackId{0}};
+    std::vector<StreamId> streams_;
+    std::vector<FrameId> frameScratch_;
+    uint64_t reserveLimit_ = 0;
+    bool ended_ = false;
+    uint64_t dropped_ = 0;
+};
+
+} // namespace vs::vscap
