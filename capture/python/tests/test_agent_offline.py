@@ -1,0 +1,171 @@
+"""The recorder's pure-Python parts, without torch or a GPU: the .vscap writer (checked by reading
+its output back with vramscope-cli against the same snapshot), the ring-buffer polling logic, and
+the live sink against real Unix sockets (a fast viewer, a stalled one, one that is gone)."""
+import gzip
+import json
+import os
+import pickle
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from vramscope import sources, vscap  # noqa: E402
+from vramscope.live import LiveSink  # noqa: E402
+
+CLI = os.environ.get("VRAMSCOPE_CLI", "build/app/vramscope-cli")
+SAMPLES = os.environ.get("VRAMSCOPE_SAMPLES_DIR", "samples/captures")
+
+
+def cli(*args):
+    p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def write_like_the_agent(snapshot, path, chunk_events=97):
+    """What the polling recorder writes: events in small batches, then settings and segments."""
+    interner = vscap.Interner()
+    with open(path, "wb") as f:
+        f.write(vscap.header())
+        f.write(vscap.chunk(vscap.meta_record("recorder", "test")))
+        for device, trace in enumerate(snapshot["device_traces"]):
+            for i in range(0, len(trace), chunk_events):
+                f.write(vscap.chunk(vscap.events_record(device, trace[i:i + chunk_events], interner)))
+        raw = vscap.settings_record(snapshot.get("allocator_settings", {}))
+        by_device = {}
+        for s in snapshot["segments"]:
+            by_device.setdefault(s["device"], []).append(s)
+        for device in range(len(snapshot["device_traces"])):
+            raw += vscap.segments_record(device, by_device.get(device, []), interner)
+        f.write(vscap.chunk(raw + vscap.end_record()))
+
+
+def strip(text):
+    return "\n".join(l for l in text.splitlines() if '"file"' not in l and '"format"' not in l)
+
+
+class WriterMatchesSnapshot(unittest.TestCase):
+    def check(self, name):
+        src = os.path.join(SAMPLES, name)
+        with gzip.open(src, "rb") as f:
+            snapshot = pickle.load(f)  # a trusted sample of this repository, not user input
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "x.vscap")
+            write_like_the_agent(snapshot, out)
+            for cmd in (["summary", "--json"], ["series", "--csv"], ["state", "--json"], ["leaks", "--json"]):
+                want = cli(cmd[0], src, *cmd[1:])
+                got = cli(cmd[0], out, *cmd[1:])
+                self.assertEqual(got[0], 0, got[2])
+                self.assertGreater(len(want[1]), 20)
+                self.assertEqual(strip(got[1]), strip(want[1]), cmd)
+
+    def test_leak_cut(self):
+        self.check("leak_cut.pickle.gz")
+
+    def test_side_stream(self):
+        self.check("side_stream.pickle.gz")
+
+    def test_oom(self):
+        self.check("oom.pickle.gz")
+
+    def test_marks_become_iterations(self):
+        interner = vscap.Interner()
+        entries = [{"action": "alloc", "addr": 4096, "size": 512, "stream": 0, "time_us": 1000, "frames": []}]
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "m.vscap")
+            with open(out, "wb") as f:
+                f.write(vscap.header())
+                raw = vscap.events_record(0, entries, interner)
+                step = interner.string("step")
+                raw += interner.take_records()
+                for i in range(3):
+                    raw += vscap.mark_record(0, 1000 + 10 * i, step, i)
+                f.write(vscap.chunk(raw))
+            code, text, err = cli("summary", "--json", out)
+            self.assertEqual(code, 0, err)
+            doc = json.loads(text)
+            self.assertIn("did not finish cleanly", " ".join(doc.get("warnings", [])))
+
+
+class RingPolling(unittest.TestCase):
+    def e(self, t):
+        return {"time_us": t, "action": "alloc", "addr": t, "size": 1, "stream": 0}
+
+    def test_first_poll_takes_all(self):
+        ring = [self.e(1), self.e(2)]
+        self.assertEqual(sources.new_entries(ring, None, 0), (ring, False))
+
+    def test_growing_ring(self):
+        ring = [self.e(i) for i in range(5)]
+        got, lost = sources.new_entries(ring, sources.entry_key(ring[2]), 3)
+        self.assertEqual(got, ring[3:])
+        self.assertFalse(lost)
+
+    def test_wrapped_ring(self):
+        ring = [self.e(i) for i in range(3, 8)]  # 0..2 fell out; 4 was the last seen
+        got, lost = sources.new_entries(ring, sources.entry_key(self.e(4)), 5)
+        self.assertEqual(got, ring[2:])
+        self.assertFalse(lost)
+
+    def test_overrun_is_reported(self):
+        ring = [self.e(i) for i in range(10, 15)]
+        got, lost = sources.new_entries(ring, sources.entry_key(self.e(4)), 5)
+        self.assertEqual(got, ring)
+        self.assertTrue(lost)
+
+
+class LiveSinkTest(unittest.TestCase):
+    def listen(self, d):
+        path = os.path.join(d, "s")
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(path)
+        srv.listen(1)
+        self.addCleanup(srv.close)
+        return srv, path
+
+    def test_viewer_receives_the_stream(self):
+        with tempfile.TemporaryDirectory() as d:
+            srv, path = self.listen(d)
+            got = bytearray()
+
+            def serve():
+                c, _ = srv.accept()
+                with c:
+                    while True:
+                        b = c.recv(65536)
+                        if not b:
+                            break
+                        got.extend(b)
+            t = threading.Thread(target=serve)
+            t.start()
+            sink = LiveSink(path)
+            payload = [os.urandom(1000) for _ in range(200)]
+            for p in payload:
+                sink.write(p)
+            sink.close()
+            t.join(5)
+            self.assertEqual(bytes(got), b"".join(payload))
+
+    def test_stalled_viewer_never_blocks_the_writer(self):
+        with tempfile.TemporaryDirectory() as d:
+            srv, path = self.listen(d)  # accepts nothing, reads nothing
+            sink = LiveSink(path, max_queued=1 << 20)
+            t0 = time.monotonic()
+            for _ in range(64):
+                sink.write(b"x" * 65536)  # 4 MiB: far more than the socket buffer and the queue
+            self.assertLess(time.monotonic() - t0, 1.0)
+            self.assertTrue(sink.closed)
+            sink.close(timeout=0.5)
+
+    def test_no_viewer_is_an_error_the_recorder_reports(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(OSError):
+                LiveSink(os.path.join(d, "nobody"))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,268 @@
+// vramscope's native allocator tracker, compiled on first use against the installed torch
+// (torch.utils.cpp_extension.load). The allocator calls on_trace() for every event while holding
+// its own lock: it copies the plain fields and a reference to the recorded stack into a bounded
+// buffer and returns - no GIL, no allocation beyond the buffer's, no I/O. drain(), called from the
+// recorder's writer thread, symbolizes the stacks (torch takes the GIL for Python frames there),
+// interns strings/frames/stacks/streams and encodes .vscap records (docs/vscap.md).
+#include <torch/extension.h>
+
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <torch/csrc/profiler/combined_traceback.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+#ifdef VRAMSCOPE_ZSTD
+#include <zstd.h>
+#endif
+
+namespace {
+
+using c10::CachingDeviceAllocator::TraceEntry;
+
+struct Event {
+    int64_t timeUs;
+    uint64_t addr, size, stream;
+    std::shared_ptr<c10::GatheredContext> context;
+    uint8_t action;
+    int8_t device;
+};
+
+std::mutex bufferMutex;
+std::vector<Event> buffer; // guarded by bufferMutex
+size_t capacity = 1 << 20;
+std::atomic<bool> enabled{false};
+std::atomic<uint64_t> dropped{0};
+bool attached = false;
+
+int64_t nowUs() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+void onTrace(const TraceEntry& te) {
+    if (!enabled.load(std::memory_order_relaxed)) return;
+    Event e{nowUs(), te.addr_, te.size_, reinterpret_cast<uint64_t>(te.stream_), te.context_,
+            static_cast<uint8_t>(te.action_), static_cast<int8_t>(te.device_)};
+    std::lock_guard<std::mutex> lock(bufferMutex);
+    if (buffer.size() >= capacity) {
+        dropped.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    buffer.push_back(std::move(e));
+}
+
+// ---- record encoding (the same layout as core/io/VscapFormat.h) ----
+void varint(std::string& out, uint64_t v) {
+    while (v >= 0x80) out.push_back(static_cast<char>(v | 0x80)), v >>= 7;
+    out.push_back(static_cast<char>(v));
+}
+void svarint(std::string& out, int64_t v) {
+    varint(out, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
+}
+void record(std::string& out, uint32_t kind, const std::string& body) {
+    varint(out, kind), varint(out, body.size()), out += body;
+}
+enum : uint32_t { kString = 1, kFrame = 2, kStack = 3, kStream = 4, kEvents = 7 };
+
+// File ids; new definitions go to `pending` ahead of the records that use them.
+struct Interner {
+    std::unordered_map<std::string, uint64_t> strings{{"", 0}};
+    std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> frames;
+    std::map<std::vector<uint64_t>, uint64_t> stacks{{{}, 0}};
+    std::unordered_map<uint64_t, uint64_t> streams;
+    std::string pending;
+
+    uint64_t string(const std::string& s) {
+        auto [it, fresh] = strings.emplace(s, strings.size());
+        if (fresh) record(pending, kString, s);
+        return it->second;
+    }
+    uint64_t frame(const std::string& file, const std::string& name, uint64_t line) {
+        const auto key = std::make_tuple(string(file), string(name), line);
+        auto [it, fresh] = frames.emplace(key, frames.size());
+        if (fresh) {
+            std::string b;
+            varint(b, std::get<1>(key)), varint(b, std::get<0>(key)), varint(b, line);
+            record(pending, kFrame, b);
+        }
+        return it->second;
+    }
+    uint64_t stack(const std::vector<uint64_t>& ids) {
+        auto [it, fresh] = stacks.emplace(ids, stacks.size());
+        if (fresh) {
+            std::string b;
+            varint(b, ids.size());
+            for (uint64_t f : ids) varint(b, f);
+            record(pending, kStack, b);
+        }
+        return it->second;
+    }
+    uint64_t stream(uint64_t raw) {
+        auto [it, fresh] = streams.emplace(raw, streams.size());
+        if (fresh) {
+            std::string b;
+            varint(b, raw);
+            record(pending, kStream, b);
+        }
+        return it->second;
+    }
+};
+
+Interner interner;
+std::mutex internMutex; // drain() and the Python-side intern calls
+
+// Stack ids for the events' contexts, symbolized in one batch (torch dedupes frames inside).
+std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
+    std::vector<torch::CapturedTraceback*> tbs;
+    std::vector<size_t> owner;
+    for (size_t i = 0; i < events.size(); ++i)
+        if (auto* tb = dynamic_cast<torch::CapturedTraceback*>(events[i].context.get())) tbs.push_back(tb), owner.push_back(i);
+    std::vector<uint64_t> ids(events.size(), 0);
+    if (tbs.empty()) return ids;
+    const auto sym = torch::symbolize(tbs);
+    std::vector<uint64_t> frameIds(sym.all_frames.size());
+    for (size_t f = 0; f < sym.all_frames.size(); ++f)
+        frameIds[f] = interner.frame(sym.all_frames[f].filename, sym.all_frames[f].funcname, sym.all_frames[f].lineno);
+    std::vector<uint64_t> stack;
+    for (size_t k = 0; k < tbs.size(); ++k) {
+        stack.clear();
+        for (uint64_t f : sym.tracebacks[k]) stack.push_back(frameIds[f]);
+        ids[owner[k]] = interner.stack(stack);
+    }
+    return ids;
+}
+
+// Encodes one device's events (in order) as an Events record.
+void encodeEvents(std::string& out, int device, const std::vector<const Event*>& evs,
+                  const std::vector<uint64_t>& stacks) {
+    std::string b, cols[6];
+    svarint(b, device), varint(b, evs.size()), svarint(b, evs.front()->timeUs);
+    int64_t prevT = evs.front()->timeUs;
+    uint64_t prevA = 0;
+    for (size_t i = 0; i < evs.size(); ++i) {
+        const Event& e = *evs[i];
+        cols[0].push_back(static_cast<char>(e.action));
+        svarint(cols[1], e.timeUs - prevT), prevT = e.timeUs;
+        svarint(cols[2], static_cast<int64_t>(e.addr - prevA)), prevA = e.addr;
+        varint(cols[3], e.size);
+        varint(cols[4], interner.stream(e.stream));
+        varint(cols[5], stacks[i]);
+    }
+    for (auto& c : cols) b += c;
+    out += interner.pending, interner.pending.clear();
+    record(out, kEvents, b);
+}
+
+py::bytes drain() {
+    std::vector<Event> events;
+    {
+        std::lock_guard<std::mutex> lock(bufferMutex);
+        events.swap(buffer);
+        buffer.reserve(std::min<size_t>(capacity, std::max<size_t>(1024, events.size())));
+    }
+    std::string out;
+    {
+        py::gil_scoped_release release; // symbolize() takes the GIL itself, only for Python frames
+        std::lock_guard<std::mutex> lock(internMutex);
+        const auto stacks = stackIds(events);
+        std::map<int, std::pair<std::vector<const Event*>, std::vector<uint64_t>>> byDevice;
+        for (size_t i = 0; i < events.size(); ++i) {
+            auto& d = byDevice[events[i].device];
+            d.first.push_back(&events[i]), d.second.push_back(stacks[i]);
+        }
+        for (auto& [device, d] : byDevice) encodeEvents(out, device, d.first, d.second);
+        out += interner.pending, interner.pending.clear();
+    }
+    return py::bytes(out); // `events` (and their Python frames) are released here, with the GIL held
+}
+
+void start(size_t maxBuffered) {
+    {
+        std::lock_guard<std::mutex> lock(bufferMutex);
+        capacity = std::max<size_t>(1024, maxBuffered);
+        buffer.reserve(std::min<size_t>(capacity, 1 << 16));
+    }
+    // There is no detach: attach once per process, and gate with `enabled`.
+    if (!attached) c10::cuda::CUDACachingAllocator::attachAllocatorTraceTracker(onTrace), attached = true;
+    enabled = true;
+}
+
+void stop() { enabled = false; }
+
+uint64_t internString(const std::string& s) {
+    py::gil_scoped_release release; // drain() holds internMutex while it waits for the GIL
+    std::lock_guard<std::mutex> lock(internMutex);
+    return interner.string(s);
+}
+
+uint64_t internStack(const std::vector<std::tuple<std::string, std::string, uint64_t>>& frames) {
+    py::gil_scoped_release release; // drain() holds internMutex while it waits for the GIL
+    std::lock_guard<std::mutex> lock(internMutex);
+    std::vector<uint64_t> ids;
+    for (const auto& [file, name, line] : frames) ids.push_back(interner.frame(file, name, line));
+    return interner.stack(ids);
+}
+
+uint64_t internStream(uint64_t raw) {
+    py::gil_scoped_release release; // drain() holds internMutex while it waits for the GIL
+    std::lock_guard<std::mutex> lock(internMutex);
+    return interner.stream(raw);
+}
+
+py::bytes takeRecords() {
+    std::string out;
+    {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(internMutex);
+        out.swap(interner.pending);
+    }
+    return py::bytes(out);
+}
+
+py::object compress(const std::string& raw, int level) {
+#ifdef VRAMSCOPE_ZSTD
+    std::string out;
+    {
+        py::gil_scoped_release release;
+        out.resize(ZSTD_compressBound(raw.size()));
+        const size_t n = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), level);
+        if (ZSTD_isError(n)) out.clear();
+        else out.resize(n);
+    }
+    if (out.empty() && !raw.empty()) return py::none();
+    return py::bytes(out);
+#else
+    (void)raw, (void)level;
+    return py::none();
+#endif
+}
+
+} // namespace
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+    m.def("start", &start, "attach (once) and enable recording; buffer at most N events between drains");
+    m.def("stop", &stop);
+    m.def("drain", &drain, "encode the buffered events (and new definitions) as .vscap records");
+    m.def("dropped", [] { return dropped.load(); });
+    m.def("buffered", [] {
+        std::lock_guard<std::mutex> lock(bufferMutex);
+        return buffer.size();
+    });
+    m.def("string", &internString);
+    m.def("stack", &internStack);
+    m.def("stream", &internStream);
+    m.def("take_records", &takeRecords);
+    m.def("compress", &compress, "zstd-compress (None when built without zstd)");
+    m.def("has_zstd", [] {
+#ifdef VRAMSCOPE_ZSTD
+        return true;
+#else
+        return false;
+#endif
+    });
+}

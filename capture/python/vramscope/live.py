@@ -1,0 +1,72 @@
+"""The live connection to a listening vramscope viewer: a Unix socket fed by a sender thread from a
+bounded queue. The program never waits for the viewer: when the queue is full (viewer slow or gone)
+the connection is dropped with one message, and the file goes on being written."""
+import collections
+import socket
+import sys
+import threading
+
+
+class LiveSink:
+    def __init__(self, path, max_queued=64 << 20, connect_timeout=2.0):
+        self.path = path
+        self.max_queued = max_queued
+        self.closed = False
+        self.sent = 0
+        self._queued = 0
+        self._queue = collections.deque()
+        self._cv = threading.Condition()
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._sock.settimeout(connect_timeout)
+        self._sock.connect(path)  # raises OSError: the caller says "no viewer listening"
+        self._sock.settimeout(None)
+        self._thread = threading.Thread(target=self._run, name="vramscope-live", daemon=True)
+        self._thread.start()
+
+    def write(self, data):
+        with self._cv:
+            if self.closed:
+                return
+            if self._queued + len(data) > self.max_queued:
+                self._give_up("the viewer is not keeping up (%d MiB queued)" % (self._queued >> 20))
+                return
+            self._queue.append(data)
+            self._queued += len(data)
+            self._cv.notify()
+
+    def _give_up(self, why):
+        if not self.closed:
+            self.closed = True
+            self._queue.clear()
+            self._cv.notify()
+            print("vramscope: live view disconnected: %s; recording continues to the file" % why, file=sys.stderr)
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def _run(self):
+        while True:
+            with self._cv:
+                while not self._queue and not self.closed:
+                    self._cv.wait()
+                if self.closed and not self._queue:
+                    break
+                data = self._queue.popleft()
+                self._queued -= len(data)
+            try:
+                self._sock.sendall(data)
+                self.sent += len(data)
+            except OSError as e:
+                with self._cv:
+                    self._give_up(str(e) or "connection lost")
+                break
+        self._sock.close()
+
+    def close(self, timeout=2.0):
+        """Sends what is queued (for at most `timeout` seconds), then closes."""
+        with self._cv:
+            if not self.closed:
+                self.closed = True
+                self._cv.notify()
+        self._thread.join(timeout)

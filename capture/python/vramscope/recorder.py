@@ -1,0 +1,179 @@
+"""The recorder: owns the .vscap file (and the live connection), a writer thread that turns
+buffered allocator events into compressed chunks every `interval` seconds, iteration marks, and
+the allocator's block list at exit and on OOM."""
+import atexit
+import os
+import socket
+import sys
+import threading
+import time
+
+from . import native, sources, vscap
+from .live import LiveSink
+
+
+class Recorder:
+    def __init__(self, path=None, live=None, stacks="python", interval=0.1, use_native=True,
+                 max_buffered=1 << 22):
+        self.path = path or "vramscope-%d.vscap" % os.getpid()
+        self.live_path = live if live is not None else os.environ.get("VRAMSCOPE_LIVE") or None
+        if stacks not in ("python", "all", "none"):
+            raise ValueError("stacks must be 'python', 'all' or 'none'")
+        self.stacks = stacks
+        self.interval = interval
+        self.use_native = use_native
+        self.max_buffered = max_buffered
+        self.source = None
+        self.live = None
+        self.chunks = 0
+        self.bytes_written = 0
+        self._lock = threading.Lock()  # one writer of chunks at a time
+        self._marks = []
+        self._dropped_reported = 0
+        self._stop = threading.Event()
+        self._thread = None
+        self._file = None
+        self._running = False
+
+    # ---- lifecycle
+    def start(self):
+        import torch
+        if not torch.cuda.is_available():
+            raise RuntimeError("vramscope: CUDA is not available in this process; nothing to record")
+        self.torch = torch
+        self.source = self._make_source()
+        self._file = open(self.path, "wb", buffering=0)
+        self._sinks = [self._file.write]
+        self._connect_live()
+        self._emit(vscap.header())
+        self._write_chunk(self._preamble())
+        ctx = None if self.stacks == "none" else "all"
+        torch.cuda.memory._record_memory_history(enabled="all", context=ctx,
+                                                 stacks="python" if self.stacks == "none" else self.stacks,
+                                                 max_entries=self.source.history_entries())
+        self.source.start()
+        self._attach_oom_observer()
+        self._running = True
+        self._thread = threading.Thread(target=self._loop, name="vramscope-writer", daemon=True)
+        self._thread.start()
+        atexit.register(self.stop)
+        return self
+
+    def stop(self):
+        if not self._running:
+            return
+        self._running = False
+        self._stop.set()
+        self._thread.join()
+        self._flush()
+        self._write_chunk(self._end_state())
+        self.source.stop()
+        self.torch.cuda.memory._record_memory_history(enabled=None)
+        self._flush()
+        self._write_chunk(vscap.end_record())
+        self._file.close()
+        if self.live:
+            self.live.close()
+        try:
+            atexit.unregister(self.stop)
+        except Exception:
+            pass
+
+    def mark(self, name, value):
+        with self._lock:
+            self._marks.append((time.time_ns() // 1000, str(name), int(value)))
+
+    # ---- internals
+    def _make_source(self):
+        if self.use_native:
+            module, reason = native.load()
+            if module is not None:
+                return sources.NativeSource(module, self.max_buffered)
+            print("vramscope: the native tracker could not be built (%s); falling back to polling "
+                  "torch.cuda.memory._snapshot() once a second: slower, and events can be lost when "
+                  "PyTorch's ring overruns" % reason, file=sys.stderr)
+        self.interval = max(self.interval, 1.0)
+        return sources.PollingSource(self.torch)
+
+    def _connect_live(self):
+        if not self.live_path:
+            return
+        try:
+            self.live = LiveSink(self.live_path)
+            self._sinks.append(self.live.write)
+        except OSError as e:
+            print("vramscope: no viewer listening at %s (%s); recording to %s only"
+                  % (self.live_path, e.strerror or e, self.path), file=sys.stderr)
+
+    def _emit(self, data):
+        self.bytes_written += len(data)
+        for sink in self._sinks:
+            sink(data)
+
+    def _write_chunk(self, raw):
+        if not raw:
+            return
+        compress = self.source.compress()
+        codec = vscap.CODEC_ZSTD if compress else vscap.CODEC_ZLIB
+        self._emit(vscap.chunk(raw, codec, compress))
+        self.chunks += 1
+
+    def _preamble(self):
+        t = self.torch
+        out = bytearray()
+        facts = {"recorder": "vramscope-python/" + self.source.mode, "pid": os.getpid(),
+                 "host": socket.gethostname(), "argv": " ".join(sys.argv), "torch": t.__version__,
+                 "stacks": self.stacks}
+        for k, v in facts.items():
+            out += vscap.meta_record(k, v)
+        for i in range(t.cuda.device_count()):
+            p = t.cuda.get_device_properties(i)
+            out += vscap.device_record(i, p.name, p.total_memory)
+        return bytes(out)
+
+    def _loop(self):
+        while not self._stop.wait(self.interval):
+            try:
+                self._flush()
+            except Exception as e:  # never take the program down; say why the recording stopped
+                print("vramscope: recording stopped: %s" % e, file=sys.stderr)
+                return
+
+    def _flush(self):
+        with self._lock:
+            raw = bytearray(self.source.drain())
+            marks, self._marks = self._marks, []
+            device = self.torch.cuda.current_device() if marks else 0
+            ids = [self.source.interner.string(name) for _, name, _ in marks]
+            raw += self.source.interner.take_records()
+            for (t, _, value), i in zip(marks, ids):
+                raw += vscap.mark_record(device, t, i, value)
+            dropped = self.source.dropped()
+            if dropped > self._dropped_reported:
+                raw += vscap.dropped_record(dropped - self._dropped_reported)
+                self._dropped_reported = dropped
+            self._write_chunk(bytes(raw))
+
+    def _end_state(self):
+        """The allocator's own block list and settings, as the final state to check replay against."""
+        snap = self.torch.cuda.memory._snapshot()
+        with self._lock:
+            raw = bytearray(vscap.settings_record(snap.get("allocator_settings", {})))
+            by_device = {}
+            for s in snap.get("segments", []):
+                by_device.setdefault(s.get("device", 0), []).append(s)
+            for device in range(self.torch.cuda.device_count()):
+                raw += vscap.segments_record(device, by_device.get(device, []), self.source.interner)
+            return bytes(raw)
+
+    def _attach_oom_observer(self):
+        def on_oom(device, alloc, device_allocated, device_free):
+            try:
+                self._flush()
+                self._write_chunk(self._end_state())
+            except Exception as e:
+                print("vramscope: could not record the state at the OOM: %s" % e, file=sys.stderr)
+        try:
+            self.torch._C._cuda_attach_out_of_memory_observer(on_oom)
+        except Exception:
+            pass  # older torch: the state at exit still comes

@@ -1,0 +1,86 @@
+"""Where allocator events come from. NativeSource: the compiled tracker (every event, as it happens).
+PollingSource: the pure-Python fallback, which reads new entries of PyTorch's own trace ring through
+`torch.cuda.memory._snapshot()` - no compiler needed, but each poll costs a snapshot."""
+from . import vscap
+
+
+class NativeSource:
+    mode = "native"
+
+    def __init__(self, module, max_buffered):
+        self.m = module
+        self.interner = module  # one numbering of ids per file: the tracker's
+        self.max_buffered = max_buffered
+
+    def history_entries(self):
+        return 1  # PyTorch's ring only has to exist for stacks to be gathered; the tracker sees all
+
+    def start(self):
+        self.m.start(self.max_buffered)
+
+    def stop(self):
+        self.m.stop()
+
+    def drain(self):
+        return self.m.drain()
+
+    def dropped(self):
+        return self.m.dropped()
+
+    def compress(self):
+        return self.m.compress if self.m.has_zstd() else None
+
+
+def entry_key(e):
+    return (e.get("time_us"), e.get("action"), e.get("addr"), e.get("size"), e.get("stream"))
+
+
+def new_entries(trace, last_key, last_count):
+    """Entries of `trace` (PyTorch's ring, oldest first) after the one seen last.
+    Returns (entries, lost): lost is True when the ring overran since the last poll."""
+    if last_key is None:
+        return list(trace), False
+    if last_count <= len(trace) and last_count > 0 and entry_key(trace[last_count - 1]) == last_key:
+        return list(trace[last_count:]), False  # the ring has not wrapped
+    for i in range(len(trace) - 1, -1, -1):
+        if entry_key(trace[i]) == last_key:
+            return list(trace[i + 1:]), False
+    return list(trace), True
+
+
+class PollingSource:
+    mode = "polling"
+
+    def __init__(self, torch, max_entries=1_000_000):
+        self.torch = torch
+        self.interner = vscap.Interner()
+        self.max_entries = max_entries
+        self._last = {}
+        self._lost = 0
+
+    def history_entries(self):
+        return self.max_entries
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
+
+    def drain(self):
+        snap = self.torch.cuda.memory._snapshot()
+        out = bytearray()
+        for device, trace in enumerate(snap.get("device_traces", [])):
+            key, count = self._last.get(device, (None, 0))
+            entries, lost = new_entries(trace, key, count)
+            self._lost += lost
+            if trace:
+                self._last[device] = (entry_key(trace[-1]), len(trace))
+            out += vscap.events_record(device, entries, self.interner)
+        return bytes(out)
+
+    def dropped(self):
+        return self._lost  # polls that found the ring overrun (events lost: unknown number)
+
+    def compress(self):
+        return None
