@@ -28,7 +28,9 @@ class NativeSource:
         return self.m.dropped()
 
     def compress(self):
-        return self.m.compress if self.m.has_zstd() else None
+        if not self.m.has_zstd():
+            return None
+        return lambda raw: self.m.compress(raw, 3)
 
 
 def entry_key(e):
