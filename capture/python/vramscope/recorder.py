@@ -41,6 +41,13 @@ class Recorder:
         if not torch.cuda.is_available():
             raise RuntimeError("vramscope: CUDA is not available in this process; nothing to record")
         self.torch = torch
+        # torch imports parts of itself lazily (torch._dynamo at an optimizer's first use); stack
+        # symbolization on the writer thread can import them too, and two threads importing the
+        # same modules cyclically get half-initialised modules. Import them here, once, first.
+        try:
+            import torch._dynamo  # noqa: F401
+        except Exception:
+            pass
         self.source = self._make_source()
         self._file = open(self.path, "wb", buffering=0)
         self._sinks = [self._file.write]
