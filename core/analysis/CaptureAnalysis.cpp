@@ -51,6 +51,10 @@ DeviceSummary CaptureAnalysis::summary(size_t i) const {
     if (s.events) s.firstTimeUs = t.timeUs.front(), s.lastTimeUs = t.timeUs.back();
     s.oomEvents = static_cast<uint32_t>(std::count(t.action.begin(), t.action.end(), Action::Oom));
     s.segments = t.finalSegments.size();
+    if (!t.hasFinalSnapshot && s.events) { // a killed recording: the replay's end is all there is
+        s.final = r.after(s.events - 1);
+        s.segments = stateAt(i, t.timeUs.back()).size();
+    }
     // The snapshot's own block list is the ground truth of the end state.
     for (const auto& g : t.finalSegments) {
         s.final.reserved += static_cast<int64_t>(g.totalSize);

@@ -141,6 +141,11 @@ std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& se
 ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams, const AllocatorRules& rules,
                          const std::atomic<bool>* cancel, uint32_t checkpointEvery) {
     ReplayResult r;
+    if (!t.hasFinalSnapshot) { // nothing to recover a baseline from: replay from empty, leniently
+        AllocatorState fromEmpty(rules);
+        forwardPass(t, streams, fromEmpty, r, false, cancel, checkpointEvery);
+        return r;
+    }
     const auto finalState = toStateSegments(t.finalSegments);
     AllocatorState optimistic(rules);
     if (forwardPass(t, streams, optimistic, r, true, cancel, checkpointEvery) &&

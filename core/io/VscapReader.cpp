@@ -101,6 +101,12 @@ void Decoder::finish(uint64_t leftover) {
         c_.warnings.push_back(
             "the recording did not finish cleanly (the program was killed or is still running); "
             "read up to its last complete chunk");
+    for (const auto& d : c_.devices)
+        if (!d.hasFinalSnapshot) {
+            c_.warnings.push_back("the file has no final allocator state (the recorder was killed before writing "
+                                  "it): memory allocated before recording started cannot be told apart");
+            break;
+        }
     if (dropped_)
         c_.warnings.push_back(
             "the recorder dropped " + std::to_string(dropped_) +

@@ -206,8 +206,10 @@ DeviceTrace& Records::trace(int ordinal) {
     for (auto& d : c_.devices)
         if (d.device == ordinal) return d;
     if (c_.devices.size() >= 1024) throw LoadError("corrupt .vscap: more than 1024 devices");
-    c_.devices.emplace_back().device = ordinal;
-    return c_.devices.back();
+    auto& d = c_.devices.emplace_back();
+    d.device = ordinal;
+    d.hasFinalSnapshot = false; // until a Segments record arrives
+    return d;
 }
 
 void Records::device(Body& b) {
@@ -309,6 +311,7 @@ void Records::segments(Body& b) {
     DeviceTrace& d = trace(deviceOrdinal(b.svarint()));
     const uint64_t n = b.count(9);
     d.finalSegments.clear();
+    d.hasFinalSnapshot = true;
     for (uint64_t i = 0; i < n; ++i) {
         SnapshotSegment s;
         s.address = b.varint(), s.totalSize = b.varint(), s.stream = b.varint();

@@ -23,6 +23,9 @@ struct DeviceTrace {
     std::vector<std::pair<uint32_t, StringId>> userMetadata;
 
     std::vector<SnapshotSegment> finalSegments; // the snapshot's `segments` of this device
+    // False when the recording ended without the allocator's final block list (a killed recorder):
+    // the replay then starts from empty and has nothing to check its end state against.
+    bool hasFinalSnapshot = true;
 
     size_t eventCount() const { return timeUs.size(); }
     void reserve(size_t n);
