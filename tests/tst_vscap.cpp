@@ -164,7 +164,14 @@ void TestVscap::everyCutReadsThePrefix() {
             QVERIFY_THROWS_EXCEPTION(LoadError, loadVscapBytes(part));
             continue;
         }
-        const auto b = loadVscapBytes(part);
+        std::unique_ptr<Capture> b;
+        try {
+            b = loadVscapBytes(part);
+        } catch (const LoadError& e) { // before the first events: a clear message, not an empty capture
+            QVERIFY2(std::string(e.what()).find("no allocator events") != std::string::npos, e.what());
+            QCOMPARE(previous, size_t(0));
+            continue;
+        }
         size_t n = 0;
         for (const auto& d : b->devices) n += d.eventCount();
         QVERIFY(n >= previous); // more bytes never lose events

@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 
+#include "LiveController.h"
+
 #include "BlockMapPanel.h"
 #include "ByteAxisTicker.h"
 #include "EventTableModel.h"
@@ -35,6 +37,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("vramscope"));
     setAcceptDrops(true);
     loader_ = new CaptureLoader(this);
+    live_ = new LiveController(
+        this, [this](const QString& label, AnalysisPtr a) { setAnalysis(label, std::move(a)); });
+    connect(live_, &LiveController::status, this,
+            [this](const QString& text) { statusBar()->showMessage(text); });
     timeline_ = new TimelinePlot(this);
     timeline_->setMinimumHeight(120);
     model_ = new EventTableModel(this);

@@ -22,6 +22,7 @@ namespace vs::ui {
 class BlockMapPanel;
 class EventTableModel;
 class LeaksPanel;
+class LiveController;
 class MemoryMapView;
 class StackPane;
 class TimelinePlot;
@@ -43,6 +44,7 @@ class MainWindow : public QMainWindow {
     BlockMapPanel* blockMap() const { return blockMap_; }
     CaptureLoader* loader() const { return loader_; }
     QString summaryMarkdown() const;
+    AnalysisPtr analysis() const { return analysis_; }
 
   protected:
     void closeEvent(QCloseEvent* e) override;
@@ -77,9 +79,11 @@ class MainWindow : public QMainWindow {
     MemoryMapView* memoryMap() const { return memoryMap_; }
     // Waits for the leak analysis and the fragmentation series and shows them (headless use, tests).
     void waitForBackgroundWork();
+    LiveController* live() const { return live_; }
 
   private:
     CaptureLoader* loader_;
+    LiveController* live_;
     TimelinePlot* timeline_;
     EventTableModel* model_;
     QTableView* table_;

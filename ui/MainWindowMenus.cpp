@@ -2,6 +2,8 @@
 #include "EventTableModel.h"
 #include "Exporter.h"
 #include "MainWindow.h"
+
+#include "LiveController.h"
 #include "StackPane.h"
 #include "TimelinePlot.h"
 
@@ -96,6 +98,9 @@ void MainWindow::buildMenus() {
     internal->setChecked(QSettings().value(QStringLiteral("showInternalFrames"), false).toBool());
     connect(internal, &QAction::toggled, stack_, &StackPane::setShowInternal);
     connect(stack_, &StackPane::showInternalChanged, internal, &QAction::setChecked);
+
+    QMenu* capture = menuBar()->addMenu(tr("&Capture"));
+    live_->addActions(capture);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About vramscope"), QKeySequence::HelpContents, this, &MainWindow::showAbout);

@@ -115,7 +115,7 @@ class CaptureEncoder {
     }
 
     void segments(const DeviceTrace& d) {
-        if (d.finalSegments.empty()) return;
+        if (!d.hasFinalSnapshot) return; // an empty list is a real final state (after empty_cache)
         auto& b = w_.beginRecord(Record::Segments);
         b.svarint(d.device), b.varint(d.finalSegments.size());
         for (const auto& s : d.finalSegments) {

@@ -103,8 +103,9 @@ void Decoder::finish(uint64_t leftover) {
             "read up to its last complete chunk");
     for (const auto& d : c_.devices)
         if (!d.hasFinalSnapshot) {
-            c_.warnings.push_back("the file has no final allocator state (the recorder was killed before writing "
-                                  "it): memory allocated before recording started cannot be told apart");
+            c_.warnings.push_back(
+                "the file has no final allocator state (the recorder was killed before writing "
+                "it): memory allocated before recording started cannot be told apart");
             break;
         }
     if (dropped_)
@@ -140,6 +141,8 @@ static std::unique_ptr<Capture> decodeAll(std::span<const uint8_t> bytes, const 
         if (options.progress.report && !options.progress.report(pos, bytes.size())) throw Cancelled();
     }
     decoder.finish(bytes.size() - pos);
+    if (capture->devices.empty())
+        throw LoadError("the recording holds no allocator events (it ended before the program used the GPU)");
     capture->format = "vscap";
     return capture;
 }

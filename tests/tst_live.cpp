@@ -1,0 +1,231 @@
+// Capture > Listen against a fake producer on a real Unix socket: the stream arrives and decodes,
+// the window follows it (and stops following when frozen), the session saves as .vscap; hostile or
+// broken producers (garbage, bad lengths, early disconnect, another user, a second program) are
+// refused with a message and never crash or corrupt what was received.
+#include "LiveController.h"
+#include "LiveSession.h"
+#include "MainWindow.h"
+#include "TestData.h"
+#include "analysis/CaptureAnalysis.h"
+#include "io/CaptureFile.h"
+#include "io/VscapExport.h"
+#include "io/VscapReader.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+using namespace vs;
+
+namespace {
+// A producer: a plain POSIX client socket, as the Python recorder uses.
+class Producer {
+  public:
+    explicit Producer(const QString& path) {
+        fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        const QByteArray p = QFile::encodeName(path);
+        std::memcpy(a.sun_path, p.constData(), std::min<size_t>(p.size(), sizeof a.sun_path - 1));
+        ok_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    }
+    ~Producer() { close(); }
+    bool ok() const { return ok_; }
+    // Sends in small pieces, letting the GUI's event loop run in between.
+    void send(std::string_view bytes, size_t piece = 37) {
+        for (size_t i = 0; i < bytes.size(); i += piece) {
+            const size_t n = std::min(piece, bytes.size() - i);
+            if (::send(fd_, bytes.data() + i, n, MSG_NOSIGNAL) != ssize_t(n)) return;
+            if ((i / piece) % 16 == 0) QCoreApplication::processEvents();
+        }
+        QCoreApplication::processEvents();
+    }
+    void close() {
+        if (fd_ >= 0) ::close(fd_), fd_ = -1;
+    }
+
+  private:
+    int fd_ = -1;
+    bool ok_ = false;
+};
+
+std::string sampleBytes(const QString& name, size_t chunkBytes = 400) {
+    vscap::Writer::Options o;
+    o.chunkBytes = chunkBytes;
+    o.eventsPerRecord = 64;
+    return encodeVscap(*loadCaptureFile(test::samplePath(name), {}), o);
+}
+
+size_t eventCount(const CaptureAnalysis& a) {
+    size_t n = 0;
+    for (size_t i = 0; i < a.deviceCount(); ++i) n += a.trace(i).eventCount();
+    return n;
+}
+
+// The byte offset just after the k-th chunk (0-based) of a .vscap stream.
+size_t afterChunk(const std::string& s, size_t k) {
+    size_t pos = vscap::kHeaderSize;
+    for (size_t i = 0; i <= k; ++i) {
+        uint32_t stored;
+        std::memcpy(&stored, s.data() + pos + 8, 4);
+        pos += vscap::kChunkHeaderSize + stored;
+    }
+    return pos;
+}
+} // namespace
+
+class TestLive : public QObject {
+    Q_OBJECT
+  private slots:
+    void init() { QVERIFY(dir_.isValid()); }
+    void streamArrivesAndDecodes();
+    void socketIsPrivate();
+    void hostileProducers_data();
+    void hostileProducers();
+    void earlyDisconnectKeepsCompleteChunks();
+    void anotherUserIsRefused();
+    void secondProgramIsRefused();
+    void windowFollowsFreezesAndSaves();
+
+  private:
+    QString socketPath(const char* name) { return dir_.filePath(QString::fromLatin1(name)); }
+    QTemporaryDir dir_;
+};
+
+void TestLive::streamArrivesAndDecodes() {
+    ui::LiveSession s;
+    QVERIFY(s.listen(socketPath("a.sock")));
+    const std::string bytes = sampleBytes("leak_list");
+    Producer p(s.socketPath());
+    QVERIFY(p.ok());
+    p.send(bytes);
+    QTRY_COMPARE(s.bytes().size(), qsizetype(bytes.size()));
+    QVERIFY(s.bytes() == QByteArray(bytes.data(), qsizetype(bytes.size())));
+    const auto want = loadCaptureFile(test::samplePath("leak_list"), {});
+    QCOMPARE(s.events(), uint64_t(want->devices[0].eventCount()));
+    QSignalSpy status(&s, &ui::LiveSession::statusChanged);
+    p.close();
+    QTRY_VERIFY(!status.isEmpty());
+    QVERIFY2(status.last()[0].toString().contains("finished"), qPrintable(status.last()[0].toString()));
+}
+
+void TestLive::socketIsPrivate() {
+    ui::LiveSession s;
+    QVERIFY(s.listen(socketPath("b.sock")));
+    struct stat st {};
+    QCOMPARE(::stat(QFile::encodeName(s.socketPath()).constData(), &st), 0);
+    QCOMPARE(st.st_mode & 0777, mode_t(0600));
+    QVERIFY(s.command().contains("VRAMSCOPE_LIVE=" + s.socketPath()));
+    QVERIFY(s.command().contains("python -m vramscope record"));
+}
+
+void TestLive::hostileProducers_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("message");
+    const std::string good = sampleBytes("oom");
+    const QByteArray header(good.data(), vscap::kHeaderSize);
+    QTest::newRow("not vscap") << QByteArray("GET / HTTP/1.1\r\nHost: x\r\n\r\n") << "not a .vscap";
+    QByteArray damaged(good.data(), qsizetype(good.size()));
+    damaged[qsizetype(vscap::kHeaderSize + vscap::kChunkHeaderSize + 5)] ^= 1;
+    QTest::newRow("damaged chunk") << damaged << "checksum";
+    QTest::newRow("huge length") << header +
+                                        QByteArray("VSCK\x01\0\0\0\xff\xff\xff\xff\x10\0\0\0\0\0\0\0", 20)
+                                 << "size out of range";
+    QTest::newRow("garbage after header") << header + QByteArray(64, 'z') << "no chunk starts here";
+}
+
+void TestLive::hostileProducers() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, message);
+    ui::LiveSession s;
+    QVERIFY(s.listen(socketPath("h.sock")));
+    QSignalSpy status(&s, &ui::LiveSession::statusChanged);
+    Producer p(s.socketPath());
+    p.send(std::string_view(bytes.constData(), size_t(bytes.size())));
+    QTRY_VERIFY(!status.isEmpty() && status.last()[0].toString().contains(message));
+    QVERIFY(!s.connected());
+    QVERIFY(s.isListening()); // the next program can still connect
+}
+
+void TestLive::earlyDisconnectKeepsCompleteChunks() {
+    ui::LiveSession s;
+    QVERIFY(s.listen(socketPath("e.sock")));
+    const std::string bytes = sampleBytes("leak_list");
+    const size_t two = afterChunk(bytes, 1), cut = two + (afterChunk(bytes, 2) - two) / 2;
+    QSignalSpy status(&s, &ui::LiveSession::statusChanged);
+    Producer p(s.socketPath());
+    p.send(std::string_view(bytes).substr(0, cut));
+    QTRY_COMPARE(s.bytes().size(), qsizetype(two));
+    p.close();
+    QTRY_VERIFY(!status.isEmpty() && status.last()[0].toString().contains("incomplete last chunk"));
+    // What was kept is the stream's prefix of whole chunks: it decodes to the last byte.
+    const QByteArray kept = s.bytes();
+    QVERIFY(kept == QByteArray(bytes.data(), qsizetype(two)));
+    Capture c;
+    vscap::Decoder d(c);
+    QCOMPARE(d.consume({reinterpret_cast<const uint8_t*>(kept.constData()), size_t(kept.size())}, 0),
+             size_t(two));
+}
+
+void TestLive::anotherUserIsRefused() {
+    ui::LiveSession s;
+    QVERIFY(s.listen(socketPath("u.sock")));
+    s.setAllowedUid(geteuid() + 1); // as if this peer (us) were another user: SO_PEERCRED is real
+    QSignalSpy status(&s, &ui::LiveSession::statusChanged);
+    Producer p(s.socketPath());
+    p.send(sampleBytes("oom"));
+    QTRY_VERIFY(!status.isEmpty() && status.last()[0].toString().contains("another user"));
+    QCOMPARE(s.bytes().size(), qsizetype(0));
+}
+
+void TestLive::secondProgramIsRefused() {
+    ui::LiveSession s;
+    QVERIFY(s.listen(socketPath("2.sock")));
+    Producer first(s.socketPath());
+    first.send(sampleBytes("oom").substr(0, 100));
+    QTRY_VERIFY(s.connected());
+    QSignalSpy status(&s, &ui::LiveSession::statusChanged);
+    Producer second(s.socketPath());
+    second.send("x");
+    QTRY_VERIFY(!status.isEmpty() && status.last()[0].toString().contains("second program"));
+    QVERIFY(s.connected()); // the first one is still being received
+}
+
+void TestLive::windowFollowsFreezesAndSaves() {
+    ui::MainWindow w;
+    QVERIFY(w.live()->listen(socketPath("w.sock")));
+    const std::string bytes = sampleBytes("clean_loop", 300);
+    size_t chunks = 0;
+    while (afterChunk(bytes, chunks) < bytes.size()) ++chunks;
+    const size_t half = afterChunk(bytes, chunks * 3 / 4); // tables come first, events after
+    Producer p(w.live()->session()->socketPath());
+    p.send(std::string_view(bytes).substr(0, half));
+    QTRY_COMPARE(w.live()->session()->bytes().size(), qsizetype(half));
+    w.live()->waitForRefresh();
+    QVERIFY(w.analysis());
+    const size_t partial = eventCount(*w.analysis());
+    QVERIFY(partial > 0);
+    QVERIFY(partial < loadCaptureFile(test::samplePath("clean_loop"), {})->devices[0].eventCount());
+    w.live()->setFrozen(true);
+    p.send(std::string_view(bytes).substr(half));
+    QTRY_COMPARE(w.live()->session()->bytes().size(), qsizetype(bytes.size()));
+    w.live()->waitForRefresh();
+    QCOMPARE(eventCount(*w.analysis()), partial); // frozen: the view did not move
+    w.live()->setFrozen(false);
+    w.live()->waitForRefresh();
+    const auto full = loadCaptureFile(test::samplePath("clean_loop"), {});
+    QCOMPARE(eventCount(*w.analysis()), full->devices[0].eventCount());
+    QVERIFY(w.analysis()->warnings().empty()); // a complete stream: nothing to warn about
+    const QString saved = dir_.filePath("saved.vscap");
+    QVERIFY(w.live()->save(saved));
+    QCOMPARE(CaptureAnalysis::open(saved.toStdString())->trace(0).eventCount(),
+             full->devices[0].eventCount());
+}
+
+QTEST_MAIN(TestLive)
+#include "tst_live.moc"

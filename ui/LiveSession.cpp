@@ -1,0 +1,149 @@
+#include "LiveSession.h"
+
+#include "io/LoadError.h"
+#include "io/VscapReader.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QStandardPaths>
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace vs::ui {
+
+namespace {
+// The uid of the process at the other end of a Unix socket; -1 when it cannot be known.
+int64_t peerUid(qintptr fd) {
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    return cred.uid;
+}
+} // namespace
+
+LiveSession::LiveSession(QObject* parent) : QObject(parent), allowedUid_(geteuid()) {}
+
+LiveSession::~LiveSession() {
+    stop();
+}
+
+QString LiveSession::defaultSocketPath() {
+    // A private directory: XDG_RUNTIME_DIR is per user and 0700; else one made 0700 under /tmp.
+    QString base = qEnvironmentVariable("XDG_RUNTIME_DIR");
+    if (base.isEmpty())
+        base = QDir::tempPath() + QStringLiteral("/vramscope-%1").arg(geteuid());
+    else
+        base += QStringLiteral("/vramscope");
+    QDir().mkpath(base);
+    ::chmod(QFile::encodeName(base).constData(), 0700);
+    return base + QStringLiteral("/live-%1.sock").arg(QCoreApplication::applicationPid());
+}
+
+bool LiveSession::listen(const QString& path) {
+    stop();
+    server_ = new QLocalServer(this);
+    server_->setSocketOptions(QLocalServer::UserAccessOption);
+    QLocalServer::removeServer(path); // a stale socket of a crashed session
+    if (!server_->listen(path)) {
+        error_ = server_->errorString();
+        delete server_, server_ = nullptr;
+        return false;
+    }
+    ::chmod(QFile::encodeName(path).constData(), 0600);
+    path_ = path;
+    connect(server_, &QLocalServer::newConnection, this, &LiveSession::onNewConnection);
+    emit statusChanged(tr("Listening on %1 \u2014 waiting for a program").arg(path));
+    return true;
+}
+
+void LiveSession::stop() {
+    if (socket_) socket_->disconnect(this), socket_->abort(), socket_->deleteLater(), socket_ = nullptr;
+    if (server_) server_->close(), delete server_, server_ = nullptr;
+}
+
+bool LiveSession::isListening() const {
+    return server_ && server_->isListening();
+}
+
+QString LiveSession::command() const {
+    return QStringLiteral("VRAMSCOPE_LIVE=%1 python -m vramscope record -o run.vscap -- your_script.py")
+        .arg(path_);
+}
+
+uint64_t LiveSession::events() const {
+    uint64_t n = 0;
+    if (scratch_)
+        for (const auto& d : scratch_->devices) n += d.eventCount();
+    return n;
+}
+
+void LiveSession::reject(QLocalSocket* s, const QString& why) {
+    emit statusChanged(why);
+    s->abort();
+    s->deleteLater();
+}
+
+void LiveSession::onNewConnection() {
+    while (QLocalSocket* s = server_->nextPendingConnection()) {
+        if (peerUid(s->socketDescriptor()) != int64_t(allowedUid_)) {
+            reject(s, tr("Refused a connection from another user"));
+            continue;
+        }
+        if (socket_) {
+            reject(s, tr("Refused a second program: this session is already receiving one"));
+            continue;
+        }
+        socket_ = s;
+        pending_.clear(), complete_.clear();
+        scratch_ = std::make_unique<Capture>();
+        decoder_ = std::make_unique<vscap::Decoder>(*scratch_);
+        connect(s, &QLocalSocket::readyRead, this, &LiveSession::onReadyRead);
+        connect(s, &QLocalSocket::disconnected, this, &LiveSession::onDisconnected);
+        emit statusChanged(tr("Receiving a live recording"));
+        onReadyRead();
+    }
+}
+
+void LiveSession::onReadyRead() {
+    if (!socket_) return;
+    pending_ += socket_->readAll();
+    size_t used = 0;
+    try {
+        used = decoder_->consume(
+            {reinterpret_cast<const uint8_t*>(pending_.constData()), size_t(pending_.size())},
+            uint64_t(complete_.size()));
+    } catch (const std::exception& e) { // LoadError from the stream, or memory: never trust a producer
+        QLocalSocket* s = socket_;
+        socket_ = nullptr;
+        s->disconnect(this);
+        reject(s, tr("Disconnected the program: %1").arg(QString::fromStdString(e.what())));
+        return;
+    }
+    if (!used) return;
+    complete_ += pending_.left(qsizetype(used));
+    pending_.remove(0, qsizetype(used));
+    emit dataArrived();
+}
+
+void LiveSession::onDisconnected() {
+    onReadyRead(); // whatever arrived with the close
+    QLocalSocket* s = socket_;
+    socket_ = nullptr;
+    if (s) s->deleteLater();
+    const bool clean = decoder_ && decoder_->ended();
+    emit statusChanged(
+        clean
+            ? tr("The program finished: %L1 events received").arg(events())
+            : tr("The program disconnected (%L1 events received%2)")
+                  .arg(events())
+                  .arg(pending_.isEmpty()
+                           ? QString()
+                           : tr("; an incomplete last chunk of %L1 bytes was dropped").arg(pending_.size())));
+}
+
+} // namespace vs::ui
