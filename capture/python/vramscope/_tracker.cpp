@@ -116,13 +116,57 @@ struct Interner {
 Interner interner;
 std::mutex internMutex; // drain() and the Python-side intern calls
 
-// Stack ids for the events' contexts, symbolized in one batch (torch dedupes frames inside).
+// The raw Python frames (code object, instruction) of a CapturedTraceback are private. An explicit
+// template instantiation may name a private member (C++ [temp.spec]/6), which gives a member
+// pointer to read them without the GIL - the key of the symbolization cache below.
+using PyFrames = std::vector<torch::CapturedTraceback::PyFrame>;
+using FramesPtr = PyFrames torch::CapturedTraceback::*;
+FramesPtr framesMember();
+template <FramesPtr P> struct FramesAccess {
+    friend FramesPtr framesMember() { return P; }
+};
+template struct FramesAccess<&torch::CapturedTraceback::frames_>;
+
+bool cacheStacks = false;                            // only for Python-only stacks (stacks="python")
+std::unordered_map<std::string, uint64_t> stackCache; // raw frames -> stack id
+
+std::string rawKey(torch::CapturedTraceback* tb) {
+    std::string key;
+    for (const auto& f : tb->*framesMember()) {
+        key.append(reinterpret_cast<const char*>(&f.code), sizeof f.code);
+        key.append(reinterpret_cast<const char*>(&f.lasti), sizeof f.lasti);
+    }
+    return key;
+}
+
+// Stack ids for the events' contexts. Symbolizing takes the GIL (about 1 µs per event, stolen from
+// the program's threads), so each distinct raw stack is symbolized once and cached; the cached
+// code objects are kept alive so that their addresses cannot be reused by other code.
 std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
+    std::vector<uint64_t> ids(events.size(), 0);
     std::vector<torch::CapturedTraceback*> tbs;
     std::vector<size_t> owner;
-    for (size_t i = 0; i < events.size(); ++i)
-        if (auto* tb = dynamic_cast<torch::CapturedTraceback*>(events[i].context.get())) tbs.push_back(tb), owner.push_back(i);
-    std::vector<uint64_t> ids(events.size(), 0);
+    std::vector<std::string> keys;
+    std::unordered_map<std::string, size_t> missed; // key -> index in tbs, within this batch
+    std::vector<std::pair<size_t, size_t>> sameAs;  // (event, index in tbs)
+    for (size_t i = 0; i < events.size(); ++i) {
+        auto* tb = dynamic_cast<torch::CapturedTraceback*>(events[i].context.get());
+        if (!tb) continue;
+        if (cacheStacks) {
+            std::string key = rawKey(tb);
+            if (auto it = stackCache.find(key); it != stackCache.end()) {
+                ids[i] = it->second;
+                continue;
+            }
+            if (auto it = missed.find(key); it != missed.end()) {
+                sameAs.emplace_back(i, it->second);
+                continue;
+            }
+            missed.emplace(key, tbs.size());
+            keys.push_back(std::move(key));
+        }
+        tbs.push_back(tb), owner.push_back(i);
+    }
     if (tbs.empty()) return ids;
     const auto sym = torch::symbolize(tbs);
     std::vector<uint64_t> frameIds(sym.all_frames.size());
@@ -133,6 +177,14 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
         stack.clear();
         for (uint64_t f : sym.tracebacks[k]) stack.push_back(frameIds[f]);
         ids[owner[k]] = interner.stack(stack);
+    }
+    for (auto [i, k] : sameAs) ids[i] = ids[owner[k]];
+    if (cacheStacks) {
+        py::gil_scoped_acquire gil;
+        for (size_t k = 0; k < tbs.size(); ++k) {
+            stackCache.emplace(std::move(keys[k]), ids[owner[k]]);
+            for (const auto& f : tbs[k]->*framesMember()) Py_INCREF(reinterpret_cast<PyObject*>(f.code));
+        }
     }
     return ids;
 }
@@ -181,7 +233,8 @@ py::bytes drain() {
     return py::bytes(out); // `events` (and their Python frames) are released here, with the GIL held
 }
 
-void start(size_t maxBuffered) {
+void start(size_t maxBuffered, bool pythonStacksOnly) {
+    cacheStacks = pythonStacksOnly;
     {
         std::lock_guard<std::mutex> lock(bufferMutex);
         capacity = std::max<size_t>(1024, maxBuffered);

@@ -95,7 +95,7 @@ class Recorder:
         if self.use_native:
             module, reason = native.load()
             if module is not None:
-                return sources.NativeSource(module, self.max_buffered)
+                return sources.NativeSource(module, self.max_buffered, self.stacks != "all")
             print("vramscope: the native tracker could not be built (%s); falling back to polling "
                   "torch.cuda.memory._snapshot() once a second: slower, and events can be lost when "
                   "PyTorch's ring overruns" % reason, file=sys.stderr)

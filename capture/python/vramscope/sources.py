@@ -7,8 +7,9 @@ from . import vscap
 class NativeSource:
     mode = "native"
 
-    def __init__(self, module, max_buffered):
+    def __init__(self, module, max_buffered, python_stacks_only=True):
         self.m = module
+        self.python_stacks_only = python_stacks_only
         self.interner = module  # one numbering of ids per file: the tracker's
         self.max_buffered = max_buffered
 
@@ -16,7 +17,7 @@ class NativeSource:
         return 1  # PyTorch's ring only has to exist for stacks to be gathered; the tracker sees all
 
     def start(self):
-        self.m.start(self.max_buffered)
+        self.m.start(self.max_buffered, self.python_stacks_only)
 
     def stop(self):
         self.m.stop()
