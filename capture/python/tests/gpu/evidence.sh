@@ -5,7 +5,9 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCEN=${SCEN:?path to scenarios.py}
 cd "$HERE"
-export PYTHONPATH="$HERE/../.."
+# Installed as a user would (offline: no build isolation, torch is already there).
+pip install -q --no-deps --no-build-isolation --target /tmp/vramscope-pkg "$HERE/../.." && echo "pip install: ok"
+export PYTHONPATH=/tmp/vramscope-pkg
 mkdir -p "$OUT/scen" "$OUT/poll"
 t0=$(date +%s)
 python -c "import vramscope.native as n; m, r = n.load(); print('native tracker:', 'built' if m else r)"
@@ -19,11 +21,12 @@ python run_scenario.py "$SCEN" leak_global_cache "$OUT/poll" --no-native 2>&1 | 
 for m in off history agent-nostack agent-python; do python overhead.py $m "$OUT" 2>&1 | grep -v Warning; done
 # SIGKILL mid-run
 python -m vramscope record -o "$OUT/killed.vscap" -- train_loop.py 100000 > /dev/null 2>&1 &
-pid=$!; sleep 12; kill -9 $pid; wait $pid 2>/dev/null; ls -la "$OUT/killed.vscap"
+pid=$!; sleep 25; kill -9 $pid; wait $pid 2>/dev/null; ls -la "$OUT/killed.vscap"
 # live stream to a listening stand-in viewer
 python live_viewer.py /tmp/vs.sock "$OUT/live_stream.vscap" "$OUT/live_arrivals.txt" &
 vpid=$!; sleep 1
 VRAMSCOPE_LIVE=/tmp/vs.sock python -m vramscope record -o "$OUT/live_file.vscap" -- train_loop.py 300 --print-times > "$OUT/live_steps.txt"
 wait $vpid
 cmp "$OUT/live_stream.vscap" "$OUT/live_file.vscap" && echo "live stream == file"
+tar -C "$OUT" -cf "$OUT/runs.tar" scen poll && rm -rf "$OUT/scen" "$OUT/poll"
 echo "total $(( $(date +%s) - t0 )) s"

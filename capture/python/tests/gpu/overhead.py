@@ -8,7 +8,6 @@ import time
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 import vramscope  # noqa: E402
 import train_loop  # noqa: E402
 

@@ -6,7 +6,6 @@ import time
 import torch
 from torch import nn
 
-sys.path.insert(0, __file__.rsplit("/", 3)[0])
 try:
     import vramscope
 except ImportError:
