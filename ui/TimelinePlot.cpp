@@ -34,8 +34,8 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
         rememberRange(rangeBeforeWheel_);
     });
     plotLayout()->clear();
-    auto* empty = new QCPTextElement(
-        this, tr("Open a capture (File \u2192 Open, or drop a file here), or watch a running program (Capture \u2192 Listen, Ctrl+L)"));
+    auto* empty = new QCPTextElement(this, tr("Open a capture (File \u2192 Open, or drop a file here), or "
+                                              "watch a running program (Capture \u2192 Listen, Ctrl+L)"));
     plotLayout()->addElement(0, 0, empty);
 }
 

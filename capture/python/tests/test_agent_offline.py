@@ -111,6 +111,9 @@ class RingPolling(unittest.TestCase):
         self.assertEqual(got, ring[2:])
         self.assertFalse(lost)
 
+    def test_history_switched_off_is_not_a_loss(self):
+        self.assertEqual(sources.new_entries([], sources.entry_key(self.e(4)), 5), ([], False))
+
     def test_overrun_is_reported(self):
         ring = [self.e(i) for i in range(10, 15)]
         got, lost = sources.new_entries(ring, sources.entry_key(self.e(4)), 5)

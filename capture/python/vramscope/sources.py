@@ -41,8 +41,8 @@ def entry_key(e):
 def new_entries(trace, last_key, last_count):
     """Entries of `trace` (PyTorch's ring, oldest first) after the one seen last.
     Returns (entries, lost): lost is True when the ring overran since the last poll."""
-    if last_key is None:
-        return list(trace), False
+    if last_key is None or not trace:
+        return list(trace), False  # an empty ring (history switched off at the end) loses nothing
     if last_count <= len(trace) and last_count > 0 and entry_key(trace[last_count - 1]) == last_key:
         return list(trace[last_count:]), False  # the ring has not wrapped
     for i in range(len(trace) - 1, -1, -1):
