@@ -42,7 +42,10 @@ std::string seconds(double s) {
 
 std::string siteText(const Capture& c, StackId s) {
     const uint32_t at = firstUserFrame(c, s);
-    if (at == kNoFrame) return "an allocation without a recorded stack";
+    // Typically a thread without Python frames (autograd's backward) under stacks="python".
+    if (at == kNoFrame)
+        return "an allocation without a recorded stack (made on a thread with no Python frames, such as "
+               "autograd's backward; record with stacks=\"all\" for its C++ frames)";
     const Frame& f = c.frames[c.stacks.frames(s)[at]];
     std::string file(c.strings.text(f.filename));
     if (auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
