@@ -3,11 +3,17 @@
 // rejected with a message, never a crash.
 #include "TestData.h"
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/LeakDiagnosis.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
 
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -28,6 +34,8 @@ class TestVscap : public QObject {
     void hostileRecords_data();
     void hostileRecords();
     void incrementalFeedEqualsWholeFile();
+    void recorderCapturesEqualTruth_data();
+    void recorderCapturesEqualTruth();
 };
 
 namespace {
@@ -316,6 +324,42 @@ void TestVscap::incrementalFeedEqualsWholeFile() {
     QVERIFY(d.ended());
     compareEvents(*a, live);
     compareSegments(*a, live);
+}
+
+// Files written by the PyTorch recorder on the H200 (samples/recorded): PyTorch's own figures.
+void TestVscap::recorderCapturesEqualTruth_data() {
+    QTest::addColumn<QString>("path");
+    const QDir dir(test::samplesDir() + "/../recorded");
+    const auto files = dir.entryList({"*.vscap"}, QDir::Files, QDir::Name);
+    QVERIFY(files.size() >= 6);
+    for (const QString& f : files) QTest::newRow(qPrintable(f)) << dir.filePath(f);
+}
+
+void TestVscap::recorderCapturesEqualTruth() {
+    QFETCH(QString, path);
+    QFile tf(QString(path).replace(".vscap", ".truth.json"));
+    QVERIFY(tf.open(QIODevice::ReadOnly));
+    const QJsonObject truth = QJsonDocument::fromJson(tf.readAll()).object();
+    const auto a = CaptureAnalysis::open(path.toStdString());
+    QVERIFY(a->warnings().empty());
+    const DeviceTrace& t = a->trace(0);
+    const auto steps = truth["steps"].toArray();
+    QVERIFY(steps.size() >= 20);
+    for (const auto& v : steps) {
+        const auto step = v.toObject();
+        const auto tUs = static_cast<int64_t>(step["t_us"].toDouble());
+        const size_t n = size_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), tUs) - t.timeUs.begin());
+        QVERIFY(n > 0);
+        QCOMPARE(a->replay(0).after(n - 1).allocated, static_cast<int64_t>(step["allocated"].toDouble()));
+        QCOMPARE(a->replay(0).after(n - 1).reserved, static_cast<int64_t>(step["reserved"].toDouble()));
+    }
+    const auto s = a->summary(0);
+    QCOMPARE(s.final.allocated, static_cast<int64_t>(truth["final_allocated"].toDouble()));
+    QCOMPARE(s.final.reserved, static_cast<int64_t>(truth["final_reserved"].toDouble()));
+    const auto stats = truth["final_stats"].toObject();
+    QCOMPARE(s.peak.allocated, static_cast<int64_t>(stats["allocated_bytes.all.peak"].toDouble()));
+    QCOMPARE(s.peak.reserved, static_cast<int64_t>(stats["reserved_bytes.all.peak"].toDouble()));
+    QCOMPARE(QString::fromUtf8(leakKindName(diagnoseLeaks(*a, 0).kind).data()), truth["kind"].toString());
 }
 
 QTEST_GUILESS_MAIN(TestVscap)
