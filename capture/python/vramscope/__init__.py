@@ -11,7 +11,7 @@ import contextlib
 
 from .recorder import Recorder
 
-__all__ = ["record", "start", "stop", "mark", "Recorder"]
+__all__ = ["record", "start", "stop", "mark", "collect_retention", "Recorder"]
 __version__ = "0.1.0"
 
 _active = None
@@ -49,3 +49,9 @@ def mark(name, value):
     """An iteration marker ("step", i): vramscope uses it to tell per-iteration growth apart."""
     if _active is not None:
         _active.mark(name, value)
+
+
+def collect_retention():
+    """Records now which Python objects keep the allocated GPU blocks alive (also done at exit)."""
+    if _active is not None:
+        _active.collect_retention("request")

@@ -14,7 +14,7 @@ from .live import LiveSink
 
 class Recorder:
     def __init__(self, path=None, live=None, stacks="python", interval=0.1, use_native=True,
-                 max_buffered=1 << 22):
+                 max_buffered=1 << 22, retention=True, retention_budget_s=30.0):
         self.path = path or "vramscope-%d.vscap" % os.getpid()
         self.live_path = live if live is not None else os.environ.get("VRAMSCOPE_LIVE") or None
         if stacks not in ("python", "all", "none"):
@@ -23,6 +23,9 @@ class Recorder:
         self.interval = interval
         self.use_native = use_native
         self.max_buffered = max_buffered
+        self.retention = retention
+        self.retention_budget_s = retention_budget_s
+        self.retention_stats = []
         self.source = None
         self.live = None
         self.chunks = 0
@@ -73,6 +76,8 @@ class Recorder:
         self._stop.set()
         self._thread.join()
         self._flush()
+        if self.retention:
+            self.collect_retention("exit")
         self._write_chunk(self._end_state())
         self.source.stop()
         self.torch.cuda.memory._record_memory_history(enabled=None)
@@ -85,6 +90,22 @@ class Recorder:
             atexit.unregister(self.stop)
         except Exception:
             pass
+
+    def collect_retention(self, trigger="request", budget_s=None):
+        """Records which Python objects keep the allocated blocks alive, now (a Retention record)."""
+        from . import retention
+        snap = self.torch.cuda.memory._snapshot()
+        by_device = {}
+        for s in snap.get("segments", []):
+            for b in s.get("blocks", []):
+                if b.get("state") == "active_allocated":
+                    by_device.setdefault(s.get("device", 0), []).append((b["address"], b["size"]))
+        for device, blocks in sorted(by_device.items()):
+            g = retention.collect(blocks, self.torch, budget_s or self.retention_budget_s)
+            self.retention_stats.append((trigger, len(blocks), g.objects, len(g.nodes), g.seconds, g.truncated))
+            with self._lock:
+                raw = vscap.retention_record(device, time.time_ns() // 1000, trigger, g, self.source.interner)
+                self._write_chunk(raw)
 
     def mark(self, name, value):
         with self._lock:
@@ -178,6 +199,8 @@ class Recorder:
             try:
                 self._flush()
                 self._write_chunk(self._end_state())
+                if self.retention:
+                    self.collect_retention("oom", budget_s=min(10.0, self.retention_budget_s))
             except Exception as e:
                 print("vramscope: could not record the state at the OOM: %s" % e, file=sys.stderr)
         try:

@@ -192,3 +192,17 @@ def dropped_record(count):
 
 def end_record():
     return record(END, b"")
+
+
+def retention_record(device, time_us, trigger, graph, interner):
+    """A Retention record (kind 16) for a retention.Graph; strings go through the interner."""
+    body = bytearray(varint(1) + svarint(device) + svarint(time_us) + varint(interner.string(trigger)))
+    body += varint(1 if graph.truncated else 0) + varint(graph.objects) + varint(int(graph.seconds * 1000))
+    body += varint(len(graph.nodes))
+    for kind, tname, label, gpu, addr in graph.nodes:
+        body += bytes([kind]) + varint(interner.string(tname)) + varint(interner.string(label))
+        body += varint(gpu) + varint(addr)
+    body += varint(len(graph.edges))
+    for src, dst, kind, label in graph.edges:
+        body += varint(src) + varint(dst) + bytes([kind]) + varint(interner.string(label))
+    return interner.take_records() + record(RETENTION, bytes(body))

@@ -21,10 +21,13 @@ def main():
     def step(self, i):
         plain_step(self, i)
         vramscope.mark("step", i)
+        if i == 29 and "--retention" in sys.argv:
+            vramscope.collect_retention()  # while the scenario's own frames are still alive
     sc.Truth.step = step
     torch.cuda.init()
     t = sc.Truth(name)
-    with vramscope.record(os.path.join(outdir, name + ".vscap"), use_native="--no-native" not in sys.argv) as rec:
+    with vramscope.record(os.path.join(outdir, name + ".vscap"), use_native="--no-native" not in sys.argv,
+                          retention="--retention" in sys.argv) as rec:
         sc.SCENARIOS[name](t)
         torch.cuda.synchronize()
         t.d["final_allocated"] = torch.cuda.memory_allocated()
@@ -32,6 +35,7 @@ def main():
         t.d["final_stats"] = {k: v for k, v in torch.cuda.memory_stats().items()
                               if k.startswith(("allocated_bytes.all", "reserved_bytes.all"))}
     t.d["recorder"] = rec.source.mode
+    t.d["retention_stats"] = rec.retention_stats
     with open(os.path.join(outdir, name + ".truth.json"), "w") as f:
         json.dump(t.d, f, indent=1)
 
