@@ -24,6 +24,8 @@ const char* kUsage =
     "  check FILE --max-growth BYTES [--device N] [--json] [--junit OUT.xml]\n"
     "                                           CI gate: exit 1 when steady growth exceeds BYTES\n"
     "  convert IN OUT.vscap [--level N]         rewrite a capture as .vscap (zstd level N, default 3)\n"
+    "  retention FILE [--json] [--groups K]     which Python objects keep the blocks alive (.vscap\n"
+    "                                           recorded with retention): paths, groups, hints\n"
     "\n"
     "exit status: 0 success, 1 check failed, 2 bad input or usage (one line on stderr)\n";
 
@@ -58,6 +60,8 @@ int main(int argc, char** argv) {
             rc = vs::cli::runCheck(args, std::cout);
         else if (cmd == "convert")
             rc = vs::cli::runConvert(args, std::cout);
+        else if (cmd == "retention")
+            rc = vs::cli::runRetention(args, std::cout);
         else
             return fail("unknown command '" + cmd + "' (try --help)");
         std::cout.flush();

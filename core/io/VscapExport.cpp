@@ -20,6 +20,7 @@ class CaptureEncoder {
         tables();
         for (const auto& d : c_.devices) events(d);
         annotations();
+        for (const auto& g : c_.retention) retention(g);
         for (const auto& d : c_.devices) segments(d);
         w_.finish();
     }
@@ -112,6 +113,19 @@ class CaptureEncoder {
             b.svarint(a.device), b.svarint(a.timeUs), b.u8(a.start ? 0 : 1), b.varint(a.name.value);
             w_.endRecord();
         }
+    }
+
+    void retention(const RetentionGraph& g) {
+        auto& b = w_.beginRecord(Record::Retention);
+        b.varint(1), b.svarint(g.device), b.svarint(g.timeUs), b.varint(g.trigger.value);
+        b.varint(g.truncated ? 1 : 0), b.varint(g.objectsScanned), b.varint(g.millis);
+        b.varint(g.nodes.size());
+        for (const auto& n : g.nodes)
+            b.u8(uint8_t(n.kind)), b.varint(n.type.value), b.varint(n.label.value), b.varint(n.gpuBytes),
+                b.varint(n.address);
+        b.varint(g.edges.size());
+        for (const auto& e : g.edges) b.varint(e.src), b.varint(e.dst), b.u8(uint8_t(e.kind)), b.varint(e.label.value);
+        w_.endRecord();
     }
 
     void segments(const DeviceTrace& d) {

@@ -160,8 +160,8 @@ void Records::record(uint32_t kind, Body& b) {
         d.reserve(std::min<uint64_t>(b.varint(), reserveLimit_)); // a hint: a hostile one is capped
         return;
     }
+    case Record::Retention: return retention(b);
     case Record::ClockSync:
-    case Record::Retention:
         return;
     }
     // An unknown kind comes from a newer writer: skipping it is the compatibility rule.
@@ -296,6 +296,41 @@ void Records::annotation(Body& b, bool mark) {
         // the mark's value (the step number) is implied by its order; not kept
     }
     c_.annotations.push_back(a);
+}
+
+void Records::retention(Body& b) {
+    if (b.varint() != 1) return; // a newer layout of this record: skip it like an unknown kind
+    RetentionGraph g;
+    g.device = deviceOrdinal(b.svarint());
+    g.timeUs = b.svarint();
+    g.trigger = stringId(b.varint());
+    g.truncated = b.varint() & 1;
+    g.objectsScanned = b.varint();
+    g.millis = static_cast<uint32_t>(std::min<uint64_t>(b.varint(), UINT32_MAX));
+    const uint64_t n = b.count(5);
+    g.nodes.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) {
+        RetentionNode node;
+        const uint8_t kind = b.u8();
+        node.kind = (kind <= 3 || (kind >= 10 && kind <= 12)) ? RetentionNodeKind(kind) : RetentionNodeKind::Object;
+        node.type = stringId(b.varint()), node.label = stringId(b.varint());
+        node.gpuBytes = b.varint(), node.address = b.varint();
+        if (node.gpuBytes > kMaxPlausibleBytes) b.fail("retention block larger than any device memory");
+        g.nodes.push_back(node);
+    }
+    const uint64_t m = b.count(4);
+    g.edges.reserve(m);
+    for (uint64_t i = 0; i < m; ++i) {
+        RetentionEdge e;
+        const uint64_t src = b.varint(), dst = b.varint();
+        if (src >= n || dst >= n) b.fail("retention edge names a node that does not exist");
+        e.src = static_cast<uint32_t>(src), e.dst = static_cast<uint32_t>(dst);
+        const uint8_t kind = b.u8();
+        e.kind = kind <= 6 ? RetentionEdgeKind(kind) : RetentionEdgeKind::Ref;
+        e.label = stringId(b.varint());
+        g.edges.push_back(e);
+    }
+    c_.retention.push_back(std::move(g));
 }
 
 void Records::eventText(Body& b) {

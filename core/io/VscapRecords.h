@@ -34,6 +34,7 @@ class Records {
     void segments(Body& b);
     void eventText(Body& b);
     void meta(Body& b);
+    void retention(Body& b);
     DeviceTrace& trace(int ordinal);
     StringId stringId(uint64_t fileId) const;
     StackId stackId(uint64_t fileId) const;

@@ -3,6 +3,7 @@
 #include "AllocatorSettings.h"
 #include "DeviceTrace.h"
 #include "FrameTable.h"
+#include "RetentionGraph.h"
 #include "StringTable.h"
 
 #include <cstdint>
@@ -35,6 +36,7 @@ struct Capture {
     StackTable stacks;
     AllocatorSettings settings;
     std::vector<Annotation> annotations;
+    std::vector<RetentionGraph> retention; // in recording order
     std::vector<DeviceInfo> deviceInfo;                    // from recorders; snapshots have none
     std::vector<std::pair<std::string, std::string>> meta; // recorder facts: program, host, torch...
     std::vector<std::string> warnings; // reader-level warnings (unknown actions, clamped integers...)

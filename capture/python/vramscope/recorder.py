@@ -93,6 +93,19 @@ class Recorder:
 
     def collect_retention(self, trigger="request", budget_s=None):
         """Records which Python objects keep the allocated blocks alive, now (a Retention record)."""
+        import gc
+        from . import retention
+        # _snapshot() allocates thousands of objects: an automatic collection then would free the
+        # very cycles that may be the leak before we look at them
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._collect_retention(trigger, budget_s)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _collect_retention(self, trigger, budget_s):
         from . import retention
         snap = self.torch.cuda.memory._snapshot()
         by_device = {}

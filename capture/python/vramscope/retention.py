@@ -203,7 +203,9 @@ def _edge_label(idx, src, dst, label):
         if isinstance(r, dict):
             for k, v in r.items():
                 if v is o:
-                    return "[%r]" % (k,)
+                    if isinstance(k, (int, str)):
+                        return "[%r]" % (k,)
+                    return "[<%s>]" % type(k).__name__  # e.g. optimizer.state[<Parameter>]
         elif isinstance(r, (list, tuple)):
             for n, v in enumerate(r):
                 if v is o:
@@ -226,6 +228,9 @@ def collect(blocks, torch=None, budget_s=30.0, max_nodes=50000, storage_of=None)
     starts = [b[0] for b in blocks]
     was_enabled = gc.isenabled()
     gc.disable()  # no collection while we hold the heap (and never collect for the user)
+    caught = warnings.catch_warnings()
+    caught.__enter__()
+    warnings.simplefilter("ignore")  # isinstance() on lazy modules' objects warns about deprecations
     try:
         objs = gc.get_objects()
         g.objects = len(objs)
@@ -258,6 +263,7 @@ def collect(blocks, torch=None, budget_s=30.0, max_nodes=50000, storage_of=None)
                 break
         _emit(g, idx, blocks, block_node, module_roots, frame_roots, max_nodes, t0, budget_s)
     finally:
+        caught.__exit__(None, None, None)
         if was_enabled:
             gc.enable()
     g.seconds = time.monotonic() - t0

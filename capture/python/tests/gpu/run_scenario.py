@@ -15,6 +15,7 @@ def main():
     scenarios_py, name, outdir = sys.argv[1:4]
     spec = importlib.util.spec_from_file_location("scenarios", scenarios_py)
     sc = importlib.util.module_from_spec(spec)
+    sys.modules["scenarios"] = sc  # imported as a program would: a module, a retention root
     spec.loader.exec_module(sc)
     plain_step = sc.Truth.step
 
