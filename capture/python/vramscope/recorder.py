@@ -2,13 +2,14 @@
 buffered allocator events into compressed chunks every `interval` seconds, iteration marks, and
 the allocator's block list at exit and on OOM."""
 import atexit
+import gc
 import os
 import socket
 import sys
 import threading
 import time
 
-from . import native, sources, vscap
+from . import native, retention, sources, vscap
 from .live import LiveSink
 
 
@@ -93,8 +94,6 @@ class Recorder:
 
     def collect_retention(self, trigger="request", budget_s=None):
         """Records which Python objects keep the allocated blocks alive, now (a Retention record)."""
-        import gc
-        from . import retention
         # _snapshot() allocates thousands of objects: an automatic collection then would free the
         # very cycles that may be the leak before we look at them
         was_enabled = gc.isenabled()
@@ -106,7 +105,6 @@ class Recorder:
                 gc.enable()
 
     def _collect_retention(self, trigger, budget_s):
-        from . import retention
         snap = self.torch.cuda.memory._snapshot()
         by_device = {}
         for s in snap.get("segments", []):
