@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "LiveController.h"
+#include "RetentionPanel.h"
 
 #include "BlockMapPanel.h"
 #include "ByteAxisTicker.h"
@@ -71,6 +72,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     memoryMap_->setToolTip(
         tr("Reserved address space (up) over time (right): allocated blue, pending amber, free grey"));
     details_->addTab(memoryMap_, tr("&Memory map"));
+    retention_ = new RetentionPanel(this);
+    details_->addTab(retention_, tr("&Retention"));
     lower_ = new QSplitter(Qt::Horizontal, this);
     lower_->addWidget(table_);
     lower_->addWidget(details_);
@@ -263,7 +266,12 @@ void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
     timeline_->setGrowthRegion(std::nullopt);
     leaks_->analyse(analysis_, device); // the growth region, found in the background
     blockMap_->setAnalysis(analysis_, device, timeline_->originUs());
+    retention_->setAnalysis(analysis_);
     computeFragmentation();
+}
+
+void MainWindow::showRetentionTab() {
+    details_->setCurrentWidget(retention_);
 }
 
 void MainWindow::showLeaksTab() {

@@ -24,6 +24,7 @@ class EventTableModel;
 class LeaksPanel;
 class LiveController;
 class MemoryMapView;
+class RetentionPanel;
 class StackPane;
 class TimelinePlot;
 
@@ -42,6 +43,8 @@ class MainWindow : public QMainWindow {
     void showLeaksTab();
     void showBlockMapTab();
     BlockMapPanel* blockMap() const { return blockMap_; }
+    RetentionPanel* retentionPanel() const { return retention_; }
+    void showRetentionTab();
     CaptureLoader* loader() const { return loader_; }
     QString summaryMarkdown() const;
     AnalysisPtr analysis() const { return analysis_; }
@@ -90,6 +93,7 @@ class MainWindow : public QMainWindow {
     StackPane* stack_;
     LeaksPanel* leaks_;
     BlockMapPanel* blockMap_;
+    RetentionPanel* retention_;
     class QTabWidget* details_;
     QSplitter *outer_, *lower_;
     QLabel *warnings_, *fileLabel_, *cursorLabel_, *selectionLabel_;

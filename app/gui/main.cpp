@@ -4,6 +4,7 @@
 #include "Exporter.h"
 #include "LeaksPanel.h"
 #include "MainWindow.h"
+#include "RetentionPanel.h"
 #include "TimelinePlot.h"
 #include "io/LoadError.h"
 
@@ -76,12 +77,14 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
     } else if (view == QLatin1String("leaks")) {
         window.leaksPanel()->waitForResult();
         error = renderAlone(window.leaksPanel(), &window, size, out);
+    } else if (view == QLatin1String("retention")) {
+        error = renderAlone(window.retentionPanel(), &window, size, out);
     } else if (view == QLatin1String("blockmap")) {
         if (at >= 0)
             window.blockMap()->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
         error = renderAlone(window.blockMap(), &window, size, out);
     } else {
-        return fail(QStringLiteral("--view must be timeline, window, blockmap or leaks"));
+        return fail(QStringLiteral("--view must be timeline, window, blockmap, leaks or retention"));
     }
     return error.isEmpty() ? 0 : fail(error);
 }
@@ -110,7 +113,7 @@ int main(int argc, char** argv) {
                             QStringLiteral("Render a view of FILE to OUT (png, svg, pdf) and exit."),
                             QStringLiteral("OUT"));
     QCommandLineOption view(QStringLiteral("view"),
-                            QStringLiteral("View for --screenshot: timeline, window, blockmap, leaks."),
+                            QStringLiteral("View for --screenshot: timeline, window, blockmap, leaks, retention."),
                             QStringLiteral("VIEW"), QStringLiteral("timeline"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --screenshot."),
                             QStringLiteral("WxH"), QStringLiteral("1600x900"));

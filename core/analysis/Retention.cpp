@@ -132,6 +132,17 @@ std::string_view retentionVerdictText(RetentionVerdict v) {
     return "held by a module global";
 }
 
+std::string_view retentionVerdictShort(RetentionVerdict v) {
+    switch (v) {
+    case RetentionVerdict::LocalVariable: return "local variable";
+    case RetentionVerdict::HeldFromCpp: return "C/C++";
+    case RetentionVerdict::UnreachableCycle: return "unreachable cycle";
+    case RetentionVerdict::NoPythonOwner: return "no Python owner";
+    case RetentionVerdict::ModuleGlobal: break;
+    }
+    return "module global";
+}
+
 std::string retentionNodeText(const Capture& c, const RetentionGraph& g, uint32_t node) {
     if (node == g.nodes.size()) return "roots";
     if (node == g.nodes.size() + 1) return "unreachable cycle (collected at the next gc.collect())";

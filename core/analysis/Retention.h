@@ -46,6 +46,7 @@ std::vector<uint32_t> retentionPath(const RetentionGraph& g, const RetentionResu
 // "module scenarios → .FEATURE_CACHE (dict len=40) → [17] → Tensor[256, 1024] float32 → block 0x.. (1 MiB)"
 std::string retentionPathText(const Capture& c, const RetentionGraph& g, const RetentionResult& r, uint32_t node);
 std::string_view retentionVerdictText(RetentionVerdict v);
+std::string_view retentionVerdictShort(RetentionVerdict v); // for a table column
 // A node's display text (virtual roots included).
 std::string retentionNodeText(const Capture& c, const RetentionGraph& g, uint32_t node);
 

@@ -1,0 +1,45 @@
+#pragma once
+// A layered drawing of retention paths: roots on top, blocks at the bottom, one layer per step,
+// labelled edges; the union of a group's shortest paths (up to 6 blocks; the rest folded into
+// "+N more"). Layers come free: a node's layer is its distance from the root on its path.
+#include "analysis/Retention.h"
+
+#include <QColor>
+#include <QWidget>
+
+#include <vector>
+
+namespace vs {
+struct Capture;
+}
+
+namespace vs::ui {
+
+class RetentionGraphView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit RetentionGraphView(QWidget* parent = nullptr);
+    void setPaths(const Capture* c, const RetentionGraph* g, const RetentionResult* r, const std::vector<uint32_t>& blocks);
+    QSize sizeHint() const override { return {600, 320}; }
+    int nodeCount() const { return static_cast<int>(nodes_.size()); }
+
+  protected:
+    void paintEvent(QPaintEvent*) override;
+
+  private:
+    struct DrawNode {
+        uint32_t node;
+        int layer;
+        QString text;
+        QColor colour;
+    };
+    struct DrawEdge {
+        int from, to;
+        QString label;
+    };
+    std::vector<DrawNode> nodes_;
+    std::vector<DrawEdge> edges_;
+    int folded_ = 0;
+};
+
+} // namespace vs::ui
