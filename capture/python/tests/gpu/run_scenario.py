@@ -22,7 +22,7 @@ def main():
     def step(self, i):
         plain_step(self, i)
         vramscope.mark("step", i)
-        if i == 29 and "--retention" in sys.argv:
+        if i == 25 and "--retention" in sys.argv:
             vramscope.collect_retention()  # while the scenario's own frames are still alive
     sc.Truth.step = step
     torch.cuda.init()
