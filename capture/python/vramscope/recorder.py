@@ -79,10 +79,19 @@ class Recorder:
         self._flush()
         if self.retention:
             self.collect_retention("exit")
-        self._write_chunk(self._end_state())
-        self.source.stop()
+        # The final block list must be the state after the last recorded event: stop the tracker,
+        # then snapshot, with gc off in between (a collection would free tensors unrecorded).
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self.source.stop()
+            end_state = self._end_state()
+            self._flush()  # everything up to the stop (the polling source reads the ring here)
+        finally:
+            if was_enabled:
+                gc.enable()
         self.torch.cuda.memory._record_memory_history(enabled=None)
-        self._flush()
+        self._write_chunk(end_state)
         self._write_chunk(vscap.end_record())
         self._file.close()
         if self.live:
