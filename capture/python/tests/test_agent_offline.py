@@ -14,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from vramscope import sources, vscap  # noqa: E402
+from vramscope import retention, sources, vscap  # noqa: E402
 from vramscope.live import LiveSink  # noqa: E402
 
 CLI = os.environ.get("VRAMSCOPE_CLI", "build/app/vramscope-cli")
@@ -89,6 +89,91 @@ class WriterMatchesSnapshot(unittest.TestCase):
             self.assertEqual(code, 0, err)
             doc = json.loads(text)
             self.assertIn("did not finish cleanly", " ".join(doc.get("warnings", [])))
+
+
+class FakeTensor:
+    """Stands in for a CUDA tensor: owns the block starting at `ptr`."""
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class Holder:
+    pass
+
+
+class Node:
+    pass
+
+
+FAKE_CACHE = {}
+
+
+class RetentionCollector(unittest.TestCase):
+    """The collector on a pure-Python heap, its record, and vramscope-cli's analysis of it."""
+
+    def test_holders_are_found_and_named(self):
+        import ctypes
+        import types
+        mod = types.ModuleType("fake_training")
+        mod.CACHE = FAKE_CACHE
+        sys.modules["fake_training"] = mod
+        self.addCleanup(sys.modules.pop, "fake_training")
+        for k in range(3):
+            FAKE_CACHE[1000 + k] = FakeTensor(0x10000 + k * 0x1000)
+        held = Holder()
+        held.t = FakeTensor(0x20000)
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(held))  # as if C++ held it
+        self.addCleanup(ctypes.pythonapi.Py_DecRef, ctypes.py_object(held))
+        del held
+        a, b = Node(), Node()
+        a.sibling, b.sibling, a.data = b, a, FakeTensor(0x40000)
+        del a, b
+        blocks = [(0x10000, 0x1000), (0x11000, 0x1000), (0x12000, 0x1000), (0x20000, 0x1000),
+                  (0x30000, 0x1000), (0x40000, 0x1000), (0x50000, 0x1000)]
+        import gc
+        gc.disable()  # the cycle must survive until the collector looks
+        self.addCleanup(gc.enable)
+
+        def training_step():
+            outputs = [FakeTensor(0x30000)]  # noqa: F841 (held by this frame)
+            return retention.collect(blocks, None, storage_of=lambda o: o.ptr if type(o) is FakeTensor else None)
+        g = training_step()
+        self.assertFalse(g.truncated)
+        self.assertGreater(g.objects, 1000)
+        interner = vscap.Interner()
+        entries = [{"action": "alloc", "addr": a, "size": s, "stream": 0, "time_us": 1000 + i, "frames": []}
+                   for i, (a, s) in enumerate(blocks)]
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.vscap")
+            with open(out, "wb") as f:
+                f.write(vscap.header())
+                raw = vscap.events_record(0, entries, interner)
+                raw += vscap.retention_record(0, 2000, "request", g, interner)
+                f.write(vscap.chunk(raw + vscap.end_record()))
+            code, text, err = cli("retention", out, "--json")
+            self.assertEqual(code, 0, err)
+        groups = json.loads(text)["graphs"][0]["groups"]
+        by_verdict = {}
+        for grp in groups:
+            by_verdict.setdefault(grp["verdict"], []).append(grp)
+        cache = by_verdict["held by a module global"][0]
+        self.assertEqual(cache["blocks"], 3)
+        self.assertIn("module fake_training", cache["path"])
+        self.assertIn(".CACHE", cache["path"])
+        self.assertIn("[*]", cache["signature"])
+        self.assertTrue(cache["suspicious"])
+        local = by_verdict["held by a local variable"][0]
+        self.assertIn("frame training_step", local["path"])
+        self.assertIn("local 'outputs'", local["path"])
+        cpp = by_verdict["held from C/C++"][0]
+        self.assertIn("Holder", cpp["path"])
+        self.assertIn(".t", cpp["path"])
+        cycle = by_verdict["held only by an unreachable reference cycle"][0]
+        self.assertIn(".data", cycle["path"])
+        unowned = [g for g in groups if g["verdict"].startswith("no Python object")]
+        self.assertEqual(unowned[0]["blocks"], 1)  # 0x50000: nothing refers to it
+        self.assertFalse(unowned[0]["suspicious"])
 
 
 class RingPolling(unittest.TestCase):

@@ -18,7 +18,11 @@ class LiveSink:
         self._cv = threading.Condition()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.settimeout(connect_timeout)
-        self._sock.connect(path)  # raises OSError: the caller says "no viewer listening"
+        try:
+            self._sock.connect(path)  # raises OSError: the caller says "no viewer listening"
+        except OSError:
+            self._sock.close()
+            raise
         self._sock.settimeout(None)
         self._thread = threading.Thread(target=self._run, name="vramscope-live", daemon=True)
         self._thread.start()
