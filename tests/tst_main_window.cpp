@@ -6,11 +6,13 @@
 #include "LeaksPanel.h"
 #include "MainWindow.h"
 #include "MemoryMapView.h"
+#include "RetentionPanel.h"
 #include "Sparkline.h"
 #include "StackPane.h"
 #include "TestData.h"
 #include "TimelinePlot.h"
 
+#include <QCheckBox>
 #include <QImage>
 #include <QJsonArray>
 #include <QProcess>
@@ -18,6 +20,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QtTest>
 
 using namespace vs;
@@ -28,6 +31,7 @@ class TestMainWindow : public QObject {
     Q_OBJECT
   private slots:
     void initTestCase();
+    void retentionTabNamesTheHolder();
     void plottedExtremesEqualTruth();
     void wheelZoomsAroundTheMouse();
     void dragPansAndHistoryGoesBack();
@@ -438,4 +442,40 @@ void TestMainWindow::screenshotWritesAskedSize() {
 }
 
 QTEST_MAIN(TestMainWindow)
+
+// A capture the recorder made on the H200 with a retention graph at step 25 of leak_eval_no_grad:
+// outputs kept in a local list, each holding its autograd graph.
+void TestMainWindow::retentionTabNamesTheHolder() {
+    ui::MainWindow w;
+    const QString path = vs::test::samplesDir() + "/../recorded/leak_eval_no_grad.vscap";
+    w.setAnalysis(path, ui::CaptureLoader::openNow(path));
+    w.showRetentionTab();
+    ui::RetentionPanel* p = w.retentionPanel();
+    QCOMPARE(p->graphCount(), 2); // at step 25 and at exit
+    QVERIFY(!p->result().groups.empty());
+    // Opens on the graph with suspicious memory: the one taken while the list was alive.
+    const auto& top = p->result().groups.front();
+    QVERIFY(top.suspicious);
+    QCOMPARE(top.verdict, RetentionVerdict::LocalVariable);
+    QVERIFY2(p->pathText().contains("local 'outputs'"), qPrintable(p->pathText()));
+    QVERIFY(p->pathText().contains(".grad_fn"));
+    QVERIFY2(p->hintText().contains("autograd graphs"), qPrintable(p->hintText()));
+    // The dominator tree: the frame, then the list retaining the bulk of the memory.
+    QTreeWidgetItem* frame = p->dominatorTree()->topLevelItem(0);
+    QVERIFY2(frame->text(0).contains("frame leak_eval_no_grad"), qPrintable(frame->text(0)));
+    QTreeWidgetItem* list = frame->child(0);
+    QVERIFY(list->text(0).startsWith("list"));
+    const uint32_t listNode = list->data(0, Qt::UserRole + 1).toUInt();
+    QVERIFY(p->result().retained[listNode] > 400ull << 20); // 25 outputs of 20 MiB each with their graphs
+    // Ignoring the list leaves its blocks unexplained by any root: they fall to the cycle root.
+    p->ignoreNode(listNode);
+    QVERIFY(!p->pathText().contains("local 'outputs'"));
+    p->clearIgnored();
+    QVERIFY(p->pathText().contains("local 'outputs'"));
+    // Suspicious-only keeps the leak and hides allocator-internal blocks.
+    const int all = p->groupsTree()->topLevelItemCount();
+    p->findChild<QCheckBox*>()->setChecked(true);
+    QVERIFY(p->groupsTree()->topLevelItemCount() < all);
+}
+
 #include "tst_main_window.moc"

@@ -72,8 +72,10 @@ void TestRetention::dominatorsAndRetainedBytes() {
     b.node("d", RetentionNodeKind::Object, "dict");
     b.node("t1", RetentionNodeKind::Tensor, "Tensor"), b.node("t2", RetentionNodeKind::Tensor, "Tensor");
     b.block("b1", 100), b.block("b2", 200);
-    b.edge("module m", "d", ".D"), b.edge("d", "t1", "[1]"), b.edge("d", "t2", "[2]"), b.edge("frame f", "t2", "local 'x'");
-    b.edge("t1", "b1", "storage", RetentionEdgeKind::Storage), b.edge("t2", "b2", "storage", RetentionEdgeKind::Storage);
+    b.edge("module m", "d", ".D"), b.edge("d", "t1", "[1]"), b.edge("d", "t2", "[2]"),
+        b.edge("frame f", "t2", "local 'x'");
+    b.edge("t1", "b1", "storage", RetentionEdgeKind::Storage),
+        b.edge("t2", "b2", "storage", RetentionEdgeKind::Storage);
     const auto r = analyseRetention(b.c, b.g);
     QCOMPARE(r.idom[b.ids["t1"]], b.ids["d"]);
     QCOMPARE(r.idom[b.ids["t2"]], r.superRoot); // two roots reach it
@@ -161,11 +163,14 @@ void TestRetention::hintsForUsualMistakes() {
     b.edge("held from C/C++: LeakyBackward", "out", ".out", RetentionEdgeKind::Attr);
     b.edge("out", "blk", "storage", RetentionEdgeKind::Storage);
     // a list of outputs that keep their graphs: frame -> list -> [i] -> tensor -> grad_fn -> saved
-    b.node("frame g", RetentionNodeKind::RootFrame, "frame"), b.node("outs", RetentionNodeKind::Object, "list");
-    b.node("y", RetentionNodeKind::Tensor, "Tensor"), b.node("fn", RetentionNodeKind::Autograd, "MulBackward0");
+    b.node("frame g", RetentionNodeKind::RootFrame, "frame"),
+        b.node("outs", RetentionNodeKind::Object, "list");
+    b.node("y", RetentionNodeKind::Tensor, "Tensor"),
+        b.node("fn", RetentionNodeKind::Autograd, "MulBackward0");
     b.node("act", RetentionNodeKind::Tensor, "Tensor"), b.block("blk2", 16);
     b.edge("frame g", "outs", "local 'outs'", RetentionEdgeKind::Local), b.edge("outs", "y", "[0]");
-    b.edge("y", "fn", ".grad_fn", RetentionEdgeKind::Autograd), b.edge("fn", "act", "._saved_self", RetentionEdgeKind::Saved);
+    b.edge("y", "fn", ".grad_fn", RetentionEdgeKind::Autograd),
+        b.edge("fn", "act", "._saved_self", RetentionEdgeKind::Saved);
     b.edge("act", "blk2", "storage", RetentionEdgeKind::Storage);
     const auto r = analyseRetention(b.c, b.g);
     QVERIFY(QString::fromStdString(b.groupOf(r, "blk")->hint).contains("save_for_backward"));

@@ -360,6 +360,27 @@ void TestVscap::recorderCapturesEqualTruth() {
     QCOMPARE(s.peak.allocated, static_cast<int64_t>(stats["allocated_bytes.all.peak"].toDouble()));
     QCOMPARE(s.peak.reserved, static_cast<int64_t>(stats["reserved_bytes.all.peak"].toDouble()));
     QCOMPARE(QString::fromUtf8(leakKindName(diagnoseLeaks(*a, 0).kind).data()), truth["kind"].toString());
+
+    // Retention graphs survive a rewrite node for node and edge for edge.
+    const Capture& c1 = a->capture();
+    const auto c2 = loadVscapBytes(span(encodeVscap(c1)));
+    QCOMPARE(c2->retention.size(), c1.retention.size());
+    for (size_t k = 0; k < c1.retention.size(); ++k) {
+        const auto &x = c1.retention[k], &y = c2->retention[k];
+        QCOMPARE(y.nodes.size(), x.nodes.size());
+        QCOMPARE(y.edges.size(), x.edges.size());
+        QCOMPARE(y.objectsScanned, x.objectsScanned);
+        for (size_t i = 0; i < x.nodes.size(); ++i) {
+            QCOMPARE(y.nodes[i].kind, x.nodes[i].kind);
+            QCOMPARE(y.nodes[i].gpuBytes, x.nodes[i].gpuBytes);
+            QCOMPARE(c2->strings.text(y.nodes[i].label), c1.strings.text(x.nodes[i].label));
+        }
+        for (size_t i = 0; i < x.edges.size(); ++i) {
+            QCOMPARE(y.edges[i].src, x.edges[i].src);
+            QCOMPARE(y.edges[i].dst, x.edges[i].dst);
+            QCOMPARE(c2->strings.text(y.edges[i].label), c1.strings.text(x.edges[i].label));
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestVscap)

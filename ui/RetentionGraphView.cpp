@@ -15,13 +15,19 @@ constexpr size_t kMaxBlocks = 6; // a fan-out beyond this is folded into "+N mor
 QColor colourOf(const RetentionGraph& g, uint32_t node) {
     if (node >= g.nodes.size()) return QColor(0xd9, 0x53, 0x4f); // the unreachable-cycle root
     switch (g.nodes[node].kind) {
-    case RetentionNodeKind::Block: return QColor(0x2a, 0x6f, 0xdb);
-    case RetentionNodeKind::Tensor: return QColor(0x5b, 0x9b, 0xd5);
-    case RetentionNodeKind::Autograd: return QColor(0x9b, 0x6b, 0xc9);
+    case RetentionNodeKind::Block:
+        return QColor(0x2a, 0x6f, 0xdb);
+    case RetentionNodeKind::Tensor:
+        return QColor(0x5b, 0x9b, 0xd5);
+    case RetentionNodeKind::Autograd:
+        return QColor(0x9b, 0x6b, 0xc9);
     case RetentionNodeKind::RootModule:
-    case RetentionNodeKind::RootFrame: return QColor(0x3c, 0x9d, 0x5a);
-    case RetentionNodeKind::RootExternal: return QColor(0xe0, 0x8a, 0x1e);
-    case RetentionNodeKind::Object: break;
+    case RetentionNodeKind::RootFrame:
+        return QColor(0x3c, 0x9d, 0x5a);
+    case RetentionNodeKind::RootExternal:
+        return QColor(0xe0, 0x8a, 0x1e);
+    case RetentionNodeKind::Object:
+        break;
     }
     return QColor(0x8a, 0x8f, 0x98);
 }
@@ -52,9 +58,10 @@ void RetentionGraphView::setPaths(const Capture* c, const RetentionGraph* g, con
             if (previous >= 0) {
                 const uint32_t e = r->parentEdge[path[i]];
                 const QString label =
-                    e < g->edges.size() ? QString::fromUtf8(c->strings.text(g->edges[e].label).data(),
-                                                            qsizetype(c->strings.text(g->edges[e].label).size()))
-                                        : QString();
+                    e < g->edges.size()
+                        ? QString::fromUtf8(c->strings.text(g->edges[e].label).data(),
+                                            qsizetype(c->strings.text(g->edges[e].label).size()))
+                        : QString();
                 bool known = false;
                 for (const auto& de : edges_) known |= de.from == previous && de.to == it->second;
                 if (!known) edges_.push_back({previous, it->second, label});
@@ -99,7 +106,8 @@ void RetentionGraphView::paintEvent(QPaintEvent*) {
     for (size_t i = 0; i < nodes_.size(); ++i) {
         const QPointF c = centre(int(i));
         const double slotW = double(width()) / (perLayer[nodes_[i].layer] + 1) - 6;
-        const QString text = fm.elidedText(nodes_[i].text, Qt::ElideMiddle, int(std::max(40.0, std::min(slotW, 260.0))));
+        const QString text =
+            fm.elidedText(nodes_[i].text, Qt::ElideMiddle, int(std::max(40.0, std::min(slotW, 260.0))));
         QRectF box(0, 0, fm.horizontalAdvance(text) + 12, fm.height() + 6);
         box.moveCenter(c);
         QPainterPath path;
@@ -112,7 +120,8 @@ void RetentionGraphView::paintEvent(QPaintEvent*) {
     }
     if (folded_) {
         p.setPen(palette().color(QPalette::Text));
-        p.drawText(rect().adjusted(0, 0, -8, -4), Qt::AlignRight | Qt::AlignBottom, tr("+%1 more blocks").arg(folded_));
+        p.drawText(rect().adjusted(0, 0, -8, -4), Qt::AlignRight | Qt::AlignBottom,
+                   tr("+%1 more blocks").arg(folded_));
     }
 }
 

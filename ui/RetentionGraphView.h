@@ -19,7 +19,8 @@ class RetentionGraphView : public QWidget {
     Q_OBJECT
   public:
     explicit RetentionGraphView(QWidget* parent = nullptr);
-    void setPaths(const Capture* c, const RetentionGraph* g, const RetentionResult* r, const std::vector<uint32_t>& blocks);
+    void setPaths(const Capture* c, const RetentionGraph* g, const RetentionResult* r,
+                  const std::vector<uint32_t>& blocks);
     QSize sizeHint() const override { return {600, 320}; }
     int nodeCount() const { return static_cast<int>(nodes_.size()); }
 

@@ -19,8 +19,12 @@
 namespace vs::ui {
 
 namespace {
-QString bytesText(uint64_t b) { return QString::fromStdString(humanBytes(static_cast<int64_t>(b))); }
-QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+QString bytesText(uint64_t b) {
+    return QString::fromStdString(humanBytes(static_cast<int64_t>(b)));
+}
+QString text(std::string_view s) {
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
 constexpr int kNodeRole = Qt::UserRole + 1;
 constexpr int kGroupRole = Qt::UserRole + 2;
 constexpr int kMaxDominatorChildren = 200; // a fan-out beyond this is folded into "+N more"
@@ -30,7 +34,8 @@ RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
     graphs_ = new QComboBox(this);
     graphs_->setToolTip(tr("Retention graphs the recorder collected (at exit, at an OOM, or on request)"));
     suspiciousOnly_ = new QCheckBox(tr("Suspicious holders only"), this);
-    suspiciousOnly_->setToolTip(tr("Hide groups whose holders look intended (model parameters, optimizer state)"));
+    suspiciousOnly_->setToolTip(
+        tr("Hide groups whose holders look intended (model parameters, optimizer state)"));
     summary_ = new QLabel(this);
     path_ = new QLabel(this);
     path_->setWordWrap(true);
@@ -44,7 +49,8 @@ RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
     dominators_ = new QTreeWidget(this);
     dominators_->setHeaderLabels({tr("Holder (dominator tree)"), tr("Retained GPU bytes")});
     dominators_->setContextMenuPolicy(Qt::CustomContextMenu);
-    dominators_->setToolTip(tr("Each holder with the GPU memory only it keeps alive; right-click to ignore one"));
+    dominators_->setToolTip(
+        tr("Each holder with the GPU memory only it keeps alive; right-click to ignore one"));
     drawing_ = new RetentionGraphView(this);
 
     auto* top = new QHBoxLayout;
@@ -73,11 +79,14 @@ RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
 }
 
 const RetentionGraph* RetentionPanel::graph() const {
-    if (!analysis_ || graphIndex_ < 0 || size_t(graphIndex_) >= analysis_->capture().retention.size()) return nullptr;
+    if (!analysis_ || graphIndex_ < 0 || size_t(graphIndex_) >= analysis_->capture().retention.size())
+        return nullptr;
     return &analysis_->capture().retention[size_t(graphIndex_)];
 }
 
-int RetentionPanel::graphCount() const { return analysis_ ? int(analysis_->capture().retention.size()) : 0; }
+int RetentionPanel::graphCount() const {
+    return analysis_ ? int(analysis_->capture().retention.size()) : 0;
+}
 
 void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
     analysis_ = std::move(analysis);
@@ -103,9 +112,10 @@ void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
         result_ = {};
         groups_->clear(), dominators_->clear();
         drawing_->setPaths(nullptr, nullptr, nullptr, {});
-        summary_->setText(tr("No retention graph in this capture. Record with the vramscope agent "
-                             "(<code>python -m vramscope record</code>): it collects one at exit and at an OOM, "
-                             "and <code>vramscope.collect_retention()</code> collects one on request."));
+        summary_->setText(
+            tr("No retention graph in this capture. Record with the vramscope agent "
+               "(<code>python -m vramscope record</code>): it collects one at exit and at an OOM, "
+               "and <code>vramscope.collect_retention()</code> collects one on request."));
         path_->clear(), hint_->clear();
         return;
     }
@@ -114,7 +124,8 @@ void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
     uint64_t bestBytes = 0;
     for (int i = 0; i < n; ++i) {
         uint64_t bytes = 0;
-        for (const auto& grp : analyseRetention(analysis_->capture(), analysis_->capture().retention[size_t(i)]).groups)
+        for (const auto& grp :
+             analyseRetention(analysis_->capture(), analysis_->capture().retention[size_t(i)]).groups)
             bytes += grp.suspicious ? grp.bytes : 0;
         if (bytes > bestBytes || (bytes == bestBytes && i > best)) best = i, bestBytes = bytes;
     }
@@ -139,7 +150,9 @@ void RetentionPanel::recompute() {
                           .arg(bytesText(result_.totalBytes))
                           .arg(result_.groups.size())
                           .arg(suspicious)
-                          .arg(ignored_.empty() ? QString() : tr(" \u2014 %n retainer(s) ignored", nullptr, int(ignored_.size()))));
+                          .arg(ignored_.empty()
+                                   ? QString()
+                                   : tr(" \u2014 %n retainer(s) ignored", nullptr, int(ignored_.size()))));
     fillGroups();
     fillDominators();
 }
@@ -164,8 +177,10 @@ void RetentionPanel::fillGroups() {
         }
     }
     groups_->header()->resizeSections(QHeaderView::ResizeToContents);
-    if (groups_->topLevelItemCount()) groups_->setCurrentItem(groups_->topLevelItem(0));
-    else showGroup(-1);
+    if (groups_->topLevelItemCount())
+        groups_->setCurrentItem(groups_->topLevelItem(0));
+    else
+        showGroup(-1);
 }
 
 void RetentionPanel::fillDominators() {
@@ -184,7 +199,8 @@ void RetentionPanel::fillDominators() {
         auto [v, parentItem] = stack.back();
         stack.pop_back();
         auto& kids = children[v];
-        std::sort(kids.begin(), kids.end(), [&](uint32_t a, uint32_t b) { return result_.retained[a] > result_.retained[b]; });
+        std::sort(kids.begin(), kids.end(),
+                  [&](uint32_t a, uint32_t b) { return result_.retained[a] > result_.retained[b]; });
         int shown = 0;
         for (uint32_t k : kids) {
             if (result_.retained[k] == 0) continue;
@@ -219,13 +235,20 @@ void RetentionPanel::showGroup(int group) {
     const auto& grp = result_.groups[size_t(group)];
     const auto& c = analysis_->capture();
     path_->setText(tr("<b>Shortest path:</b> %1")
-                       .arg(QString::fromStdString(retentionPathText(c, *g, result_, grp.blocks.front())).toHtmlEscaped()));
-    hint_->setText(grp.hint.empty() ? QString() : tr("<b>Hint:</b> %1").arg(QString::fromStdString(grp.hint).toHtmlEscaped()));
+                       .arg(QString::fromStdString(retentionPathText(c, *g, result_, grp.blocks.front()))
+                                .toHtmlEscaped()));
+    hint_->setText(grp.hint.empty()
+                       ? QString()
+                       : tr("<b>Hint:</b> %1").arg(QString::fromStdString(grp.hint).toHtmlEscaped()));
     drawing_->setPaths(&c, g, &result_, grp.blocks);
 }
 
-QString RetentionPanel::pathText() const { return path_->text(); }
-QString RetentionPanel::hintText() const { return hint_->text(); }
+QString RetentionPanel::pathText() const {
+    return path_->text();
+}
+QString RetentionPanel::hintText() const {
+    return hint_->text();
+}
 
 void RetentionPanel::ignoreNode(uint32_t node) {
     ignored_.push_back(node);
@@ -245,7 +268,8 @@ void RetentionPanel::dominatorMenu(const QPoint& pos) {
         if (graph() && node < graph()->nodes.size())
             menu.addAction(tr("Ignore This Retainer"), this, [this, node] { ignoreNode(node); });
     }
-    if (!ignored_.empty()) menu.addAction(tr("Show All Retainers Again"), this, &RetentionPanel::clearIgnored);
+    if (!ignored_.empty())
+        menu.addAction(tr("Show All Retainers Again"), this, &RetentionPanel::clearIgnored);
     if (!menu.isEmpty()) menu.exec(dominators_->viewport()->mapToGlobal(pos));
 }
 

@@ -47,13 +47,15 @@ void writeJson(const Capture& c, size_t maxGroups, std::ostream& out) {
 void writeText(const Capture& c, size_t maxGroups, std::ostream& out) {
     for (const auto& g : c.retention) {
         const auto r = analyseRetention(c, g);
-        out << "retention at " << c.strings.text(g.trigger) << " (device " << g.device << "): "
-            << humanBytes(int64_t(r.totalBytes)) << " in " << g.nodes.size() << " nodes, " << g.objectsScanned
-            << " objects scanned in " << g.millis << " ms" << (g.truncated ? " (truncated)" : "") << '\n';
+        out << "retention at " << c.strings.text(g.trigger) << " (device " << g.device
+            << "): " << humanBytes(int64_t(r.totalBytes)) << " in " << g.nodes.size() << " nodes, "
+            << g.objectsScanned << " objects scanned in " << g.millis << " ms"
+            << (g.truncated ? " (truncated)" : "") << '\n';
         for (size_t k = 0; k < std::min(maxGroups, r.groups.size()); ++k) {
             const auto& grp = r.groups[k];
             out << "  #" << k + 1 << "  " << humanBytes(int64_t(grp.bytes)) << " in " << grp.blocks.size()
-                << " blocks, " << retentionVerdictText(grp.verdict) << (grp.suspicious ? "  [suspicious]" : "") << '\n'
+                << " blocks, " << retentionVerdictText(grp.verdict)
+                << (grp.suspicious ? "  [suspicious]" : "") << '\n'
                 << "      " << retentionPathText(c, g, r, grp.blocks.front()) << '\n';
             if (!grp.hint.empty()) out << "      hint: " << grp.hint << '\n';
         }
@@ -67,7 +69,8 @@ int runRetention(const std::vector<std::string>& args, std::ostream& out) {
     const auto analysis = openCapture(a.file());
     const auto& c = analysis->capture();
     if (c.retention.empty())
-        throw UsageError("the capture holds no retention graph (record with the vramscope agent, retention=True)");
+        throw UsageError(
+            "the capture holds no retention graph (record with the vramscope agent, retention=True)");
     const size_t groups = static_cast<size_t>(a.integer("--groups").value_or(10));
     a.has("--json") ? writeJson(c, groups, out) : writeText(c, groups, out);
     return 0;

@@ -112,9 +112,10 @@ int main(int argc, char** argv) {
     QCommandLineOption shot(QStringLiteral("screenshot"),
                             QStringLiteral("Render a view of FILE to OUT (png, svg, pdf) and exit."),
                             QStringLiteral("OUT"));
-    QCommandLineOption view(QStringLiteral("view"),
-                            QStringLiteral("View for --screenshot: timeline, window, blockmap, leaks, retention."),
-                            QStringLiteral("VIEW"), QStringLiteral("timeline"));
+    QCommandLineOption view(
+        QStringLiteral("view"),
+        QStringLiteral("View for --screenshot: timeline, window, blockmap, leaks, retention."),
+        QStringLiteral("VIEW"), QStringLiteral("timeline"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --screenshot."),
                             QStringLiteral("WxH"), QStringLiteral("1600x900"));
     QCommandLineOption atOption(

@@ -16,7 +16,8 @@ struct Adjacency {
     std::vector<std::pair<uint32_t, uint32_t>> virtualEdges; // (src, dst) of virtual edges
 };
 
-Adjacency adjacency(const RetentionGraph& g, const std::vector<char>& cut, const std::vector<std::pair<uint32_t, uint32_t>>& extra) {
+Adjacency adjacency(const RetentionGraph& g, const std::vector<char>& cut,
+                    const std::vector<std::pair<uint32_t, uint32_t>>& extra) {
     const uint32_t n = static_cast<uint32_t>(g.nodes.size()) + 2;
     Adjacency a;
     a.virtualEdges = extra;
@@ -39,7 +40,8 @@ uint32_t edgeDst(const RetentionGraph& g, const Adjacency& a, uint32_t e) {
 }
 
 // BFS from `from`, recording the edge each node was first reached by.
-void bfs(const RetentionGraph& g, const Adjacency& a, uint32_t from, std::vector<uint32_t>& parent, std::vector<char>& seen) {
+void bfs(const RetentionGraph& g, const Adjacency& a, uint32_t from, std::vector<uint32_t>& parent,
+         std::vector<char>& seen) {
     std::vector<uint32_t> queue{from};
     seen[from] = 1;
     for (size_t h = 0; h < queue.size(); ++h)
@@ -52,7 +54,8 @@ void bfs(const RetentionGraph& g, const Adjacency& a, uint32_t from, std::vector
 }
 
 // Cooper, Harvey, Kennedy: "A Simple, Fast Dominance Algorithm" (2001), over reverse postorder.
-std::vector<uint32_t> dominators(const RetentionGraph& g, const Adjacency& a, uint32_t root, std::vector<uint32_t>& rpo) {
+std::vector<uint32_t> dominators(const RetentionGraph& g, const Adjacency& a, uint32_t root,
+                                 std::vector<uint32_t>& rpo) {
     const uint32_t n = static_cast<uint32_t>(a.offset.size() - 1);
     std::vector<uint32_t> post, order(n, kNone), idom(n, kNone);
     std::vector<std::pair<uint32_t, uint32_t>> stack{{root, a.offset[root]}};
@@ -122,23 +125,33 @@ bool hasParent(const RetentionGraph& g, uint32_t node, const std::vector<char>& 
 
 std::string_view retentionVerdictText(RetentionVerdict v) {
     switch (v) {
-    case RetentionVerdict::LocalVariable: return "held by a local variable";
-    case RetentionVerdict::HeldFromCpp: return "held from C/C++";
-    case RetentionVerdict::UnreachableCycle: return "held only by an unreachable reference cycle";
+    case RetentionVerdict::LocalVariable:
+        return "held by a local variable";
+    case RetentionVerdict::HeldFromCpp:
+        return "held from C/C++";
+    case RetentionVerdict::UnreachableCycle:
+        return "held only by an unreachable reference cycle";
     case RetentionVerdict::NoPythonOwner:
-        return "no Python object owns it (allocator-internal: cuBLAS/cuDNN workspace, graph pool, C++ tensor)";
-    case RetentionVerdict::ModuleGlobal: break;
+        return "no Python object owns it (allocator-internal: cuBLAS/cuDNN workspace, graph pool, C++ "
+               "tensor)";
+    case RetentionVerdict::ModuleGlobal:
+        break;
     }
     return "held by a module global";
 }
 
 std::string_view retentionVerdictShort(RetentionVerdict v) {
     switch (v) {
-    case RetentionVerdict::LocalVariable: return "local variable";
-    case RetentionVerdict::HeldFromCpp: return "C/C++";
-    case RetentionVerdict::UnreachableCycle: return "unreachable cycle";
-    case RetentionVerdict::NoPythonOwner: return "no Python owner";
-    case RetentionVerdict::ModuleGlobal: break;
+    case RetentionVerdict::LocalVariable:
+        return "local variable";
+    case RetentionVerdict::HeldFromCpp:
+        return "C/C++";
+    case RetentionVerdict::UnreachableCycle:
+        return "unreachable cycle";
+    case RetentionVerdict::NoPythonOwner:
+        return "no Python owner";
+    case RetentionVerdict::ModuleGlobal:
+        break;
     }
     return "module global";
 }
@@ -167,7 +180,8 @@ std::vector<uint32_t> retentionPath(const RetentionGraph& g, const RetentionResu
     return path;
 }
 
-std::string retentionPathText(const Capture& c, const RetentionGraph& g, const RetentionResult& r, uint32_t node) {
+std::string retentionPathText(const Capture& c, const RetentionGraph& g, const RetentionResult& r,
+                              uint32_t node) {
     const auto path = retentionPath(g, r, node);
     std::string out;
     for (size_t i = 0; i < path.size(); ++i) {
@@ -187,9 +201,12 @@ namespace {
 RetentionVerdict verdictOf(const RetentionGraph& g, const RetentionResult& r, uint32_t root) {
     if (root == r.cycleRoot) return RetentionVerdict::UnreachableCycle;
     switch (g.nodes[root].kind) {
-    case RetentionNodeKind::RootFrame: return RetentionVerdict::LocalVariable;
-    case RetentionNodeKind::RootExternal: return RetentionVerdict::HeldFromCpp;
-    default: return RetentionVerdict::ModuleGlobal;
+    case RetentionNodeKind::RootFrame:
+        return RetentionVerdict::LocalVariable;
+    case RetentionNodeKind::RootExternal:
+        return RetentionVerdict::HeldFromCpp;
+    default:
+        return RetentionVerdict::ModuleGlobal;
     }
 }
 
@@ -200,33 +217,39 @@ std::string hintFor(const Capture& c, const RetentionGraph& g, const std::vector
     for (size_t i = 1; i < path.size(); ++i) {
         const uint32_t e = r.parentEdge[path[i]];
         if (e >= g.edges.size()) continue;
-        graphKept |= g.edges[e].kind == RetentionEdgeKind::Saved || g.edges[e].kind == RetentionEdgeKind::Autograd;
+        graphKept |=
+            g.edges[e].kind == RetentionEdgeKind::Saved || g.edges[e].kind == RetentionEdgeKind::Autograd;
         const auto& src = g.nodes[g.edges[e].src];
         ctxAttr |= g.edges[e].kind == RetentionEdgeKind::Attr && src.kind != RetentionNodeKind::Tensor &&
                    c.strings.text(src.type).find("Backward") != std::string_view::npos;
     }
     if (ctxAttr)
-        return "An attribute on a custom autograd Function's ctx keeps a tensor, in a reference cycle through the "
+        return "An attribute on a custom autograd Function's ctx keeps a tensor, in a reference cycle "
+               "through the "
                "autograd graph (freed only when gc happens to run): use ctx.save_for_backward() instead.";
     if (v == RetentionVerdict::NoPythonOwner) return {};
     if (v == RetentionVerdict::UnreachableCycle)
-        return "A reference cycle keeps these tensors until the next gc.collect(): break it (weakref, or clear "
+        return "A reference cycle keeps these tensors until the next gc.collect(): break it (weakref, or "
+               "clear "
                "the back-reference) or do not disable gc.";
     if (indexed && graphKept)
         return "Stored tensors keep their autograd graphs (saved activations): store loss.item() or "
                "out.detach(), or compute them under torch.no_grad().";
     if (indexed && v == RetentionVerdict::ModuleGlobal)
-        return "A module-level list/dict keeps growing: bound it or clear it, store .item() or .detach().cpu(); "
+        return "A module-level list/dict keeps growing: bound it or clear it, store .item() or "
+               ".detach().cpu(); "
                "if a hook appends to it, remove the hook (handle.remove()).";
     if (indexed && v == RetentionVerdict::LocalVariable)
-        return "A local list/dict keeps these tensors until its function returns: append .item() or .detach() "
+        return "A local list/dict keeps these tensors until its function returns: append .item() or "
+               ".detach() "
                "instead, or clear it.";
     return {};
 }
 
 } // namespace
 
-RetentionResult analyseRetention(const Capture& c, const RetentionGraph& g, const std::vector<uint32_t>& ignored) {
+RetentionResult analyseRetention(const Capture& c, const RetentionGraph& g,
+                                 const std::vector<uint32_t>& ignored) {
     const uint32_t n = static_cast<uint32_t>(g.nodes.size());
     RetentionResult r;
     r.superRoot = n, r.cycleRoot = n + 1;
@@ -245,7 +268,8 @@ RetentionResult analyseRetention(const Capture& c, const RetentionGraph& g, cons
     bfs(g, a, r.superRoot, parent, seen);
     for (uint32_t i = n; i-- > 0;) {
         if (seen[i] || cut[i]) continue;
-        if (g.nodes[i].kind == RetentionNodeKind::Block && a.offset[i] == a.offset[i + 1] && !hasParent(g, i, cut))
+        if (g.nodes[i].kind == RetentionNodeKind::Block && a.offset[i] == a.offset[i + 1] &&
+            !hasParent(g, i, cut))
             continue; // nothing in Python refers to it at all
         extra.emplace_back(r.cycleRoot, i);
         std::vector<uint32_t> sub(n + 2, kNone);
@@ -273,8 +297,10 @@ RetentionResult analyseRetention(const Capture& c, const RetentionGraph& g, cons
         if (g.nodes[b].kind != RetentionNodeKind::Block || cut[b]) continue;
         auto path = retentionPath(g, r, b);
         if (path.empty()) path = {b}; // no owner in Python
-        std::string sig = path.size() == 1                 ? std::string("no Python owner")
-                          : path.front() == r.cycleRoot ? "unreachable cycle" : std::string(c.strings.text(g.nodes[path.front()].label));
+        std::string sig = path.size() == 1 ? std::string("no Python owner")
+                          : path.front() == r.cycleRoot
+                              ? "unreachable cycle"
+                              : std::string(c.strings.text(g.nodes[path.front()].label));
         bool indexed = false;
         for (size_t i = 1; i < path.size(); ++i) {
             const uint32_t e = r.parentEdge[path[i]];
@@ -296,7 +322,8 @@ RetentionResult analyseRetention(const Capture& c, const RetentionGraph& g, cons
         grp.bytes += g.nodes[b].gpuBytes;
     }
     for (auto& [sig, grp] : bySignature) r.groups.push_back(std::move(grp));
-    std::sort(r.groups.begin(), r.groups.end(), [](const auto& x, const auto& y) { return x.bytes > y.bytes; });
+    std::sort(r.groups.begin(), r.groups.end(),
+              [](const auto& x, const auto& y) { return x.bytes > y.bytes; });
     return r;
 }
 

@@ -38,13 +38,15 @@ struct RetentionResult {
 };
 
 // `ignored` nodes (a retainer the user chose to ignore) are cut out with all their edges.
-RetentionResult analyseRetention(const Capture& c, const RetentionGraph& g, const std::vector<uint32_t>& ignored = {});
+RetentionResult analyseRetention(const Capture& c, const RetentionGraph& g,
+                                 const std::vector<uint32_t>& ignored = {});
 
 // Node indices from a root (first) to `node` (last), following the shortest-path tree; the virtual
 // roots are left out. Empty when unreached.
 std::vector<uint32_t> retentionPath(const RetentionGraph& g, const RetentionResult& r, uint32_t node);
 // "module scenarios → .FEATURE_CACHE (dict len=40) → [17] → Tensor[256, 1024] float32 → block 0x.. (1 MiB)"
-std::string retentionPathText(const Capture& c, const RetentionGraph& g, const RetentionResult& r, uint32_t node);
+std::string retentionPathText(const Capture& c, const RetentionGraph& g, const RetentionResult& r,
+                              uint32_t node);
 std::string_view retentionVerdictText(RetentionVerdict v);
 std::string_view retentionVerdictShort(RetentionVerdict v); // for a table column
 // A node's display text (virtual roots included).

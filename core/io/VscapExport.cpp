@@ -124,7 +124,8 @@ class CaptureEncoder {
             b.u8(uint8_t(n.kind)), b.varint(n.type.value), b.varint(n.label.value), b.varint(n.gpuBytes),
                 b.varint(n.address);
         b.varint(g.edges.size());
-        for (const auto& e : g.edges) b.varint(e.src), b.varint(e.dst), b.u8(uint8_t(e.kind)), b.varint(e.label.value);
+        for (const auto& e : g.edges)
+            b.varint(e.src), b.varint(e.dst), b.u8(uint8_t(e.kind)), b.varint(e.label.value);
         w_.endRecord();
     }
 

@@ -160,7 +160,8 @@ void Records::record(uint32_t kind, Body& b) {
         d.reserve(std::min<uint64_t>(b.varint(), reserveLimit_)); // a hint: a hostile one is capped
         return;
     }
-    case Record::Retention: return retention(b);
+    case Record::Retention:
+        return retention(b);
     case Record::ClockSync:
         return;
     }
@@ -312,7 +313,8 @@ void Records::retention(Body& b) {
     for (uint64_t i = 0; i < n; ++i) {
         RetentionNode node;
         const uint8_t kind = b.u8();
-        node.kind = (kind <= 3 || (kind >= 10 && kind <= 12)) ? RetentionNodeKind(kind) : RetentionNodeKind::Object;
+        node.kind =
+            (kind <= 3 || (kind >= 10 && kind <= 12)) ? RetentionNodeKind(kind) : RetentionNodeKind::Object;
         node.type = stringId(b.varint()), node.label = stringId(b.varint());
         node.gpuBytes = b.varint(), node.address = b.varint();
         if (node.gpuBytes > kMaxPlausibleBytes) b.fail("retention block larger than any device memory");

@@ -36,7 +36,7 @@ struct Capture {
     StackTable stacks;
     AllocatorSettings settings;
     std::vector<Annotation> annotations;
-    std::vector<RetentionGraph> retention; // in recording order
+    std::vector<RetentionGraph> retention;                 // in recording order
     std::vector<DeviceInfo> deviceInfo;                    // from recorders; snapshots have none
     std::vector<std::pair<std::string, std::string>> meta; // recorder facts: program, host, torch...
     std::vector<std::string> warnings; // reader-level warnings (unknown actions, clamped integers...)

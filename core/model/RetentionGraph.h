@@ -17,9 +17,19 @@ enum class RetentionNodeKind : uint8_t {
     RootFrame = 11,
     RootExternal = 12, // held from C/C++: referenced, but by no tracked Python object
 };
-constexpr bool isRoot(RetentionNodeKind k) { return static_cast<uint8_t>(k) >= 10; }
+constexpr bool isRoot(RetentionNodeKind k) {
+    return static_cast<uint8_t>(k) >= 10;
+}
 
-enum class RetentionEdgeKind : uint8_t { Ref = 0, Local = 1, Grad = 2, Autograd = 3, Saved = 4, Storage = 5, Attr = 6 };
+enum class RetentionEdgeKind : uint8_t {
+    Ref = 0,
+    Local = 1,
+    Grad = 2,
+    Autograd = 3,
+    Saved = 4,
+    Storage = 5,
+    Attr = 6
+};
 
 struct RetentionNode {
     RetentionNodeKind kind = RetentionNodeKind::Object;
