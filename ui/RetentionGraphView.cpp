@@ -34,7 +34,7 @@ QColor colourOf(const RetentionGraph& g, uint32_t node) {
 } // namespace
 
 RetentionGraphView::RetentionGraphView(QWidget* parent) : QWidget(parent) {
-    setMinimumHeight(160);
+    setMinimumHeight(80);
     setToolTip(tr("Shortest retention paths of the selected group: roots on top, blocks at the bottom"));
 }
 

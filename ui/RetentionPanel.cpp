@@ -33,10 +33,13 @@ constexpr int kMaxDominatorChildren = 200; // a fan-out beyond this is folded in
 RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
     graphs_ = new QComboBox(this);
     graphs_->setToolTip(tr("Retention graphs the recorder collected (at exit, at an OOM, or on request)"));
+    graphs_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    graphs_->setMinimumContentsLength(16); // long entries must not widen the window
     suspiciousOnly_ = new QCheckBox(tr("Suspicious holders only"), this);
     suspiciousOnly_->setToolTip(
         tr("Hide groups whose holders look intended (model parameters, optimizer state)"));
     summary_ = new QLabel(this);
+    summary_->setWordWrap(true);
     path_ = new QLabel(this);
     path_->setWordWrap(true);
     path_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -52,6 +55,7 @@ RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
     dominators_->setToolTip(
         tr("Each holder with the GPU memory only it keeps alive; right-click to ignore one"));
     drawing_ = new RetentionGraphView(this);
+    groups_->setMinimumSize(80, 60), dominators_->setMinimumSize(80, 60);
 
     auto* top = new QHBoxLayout;
     top->addWidget(graphs_, 1);
