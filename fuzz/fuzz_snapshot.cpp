@@ -3,6 +3,7 @@
 // starts with "RAW!" is fed to the .vscap record decoder as one chunk's payload, past the checksum
 // that would otherwise reject nearly every mutation.
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/Retention.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/VscapRecords.h"
@@ -20,6 +21,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             padded.resize(padded.size() + vs::vscap::Records::kPadding);
             auto capture = std::make_unique<vs::Capture>();
             vs::vscap::Records(*capture).read({padded.data(), size - 4}, 0);
+            for (const auto& g : capture->retention) { // hostile graphs: any shape must be analysable
+                const auto r = vs::analyseRetention(*capture, g);
+                for (const auto& grp : r.groups)
+                    (void)vs::retentionPathText(*capture, g, r, grp.blocks.front());
+            }
             (void)vs::CaptureAnalysis::analyse(std::move(capture));
             return 0;
         }
