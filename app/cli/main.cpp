@@ -26,6 +26,8 @@ const char* kUsage =
     "  convert IN OUT.vscap [--level N]         rewrite a capture as .vscap (zstd level N, default 3)\n"
     "  retention FILE [--json] [--groups K]     which Python objects keep the blocks alive (.vscap\n"
     "                                           recorded with retention): paths, groups, hints\n"
+    "  run [-o FILE] -- PROGRAM ARGS            run any CUDA program with the CUPTI agent: its device\n"
+    "                                           memory (cudaMalloc, pools, VMM) with native stacks\n"
     "\n"
     "exit status: 0 success, 1 check failed, 2 bad input or usage (one line on stderr)\n";
 
@@ -62,6 +64,8 @@ int main(int argc, char** argv) {
             rc = vs::cli::runConvert(args, std::cout);
         else if (cmd == "retention")
             rc = vs::cli::runRetention(args, std::cout);
+        else if (cmd == "run")
+            rc = vs::cli::runRun(args, std::cout);
         else
             return fail("unknown command '" + cmd + "' (try --help)");
         std::cout.flush();

@@ -1,0 +1,57 @@
+// `run [-o FILE] -- PROGRAM ARGS`: runs any CUDA program with the CUPTI agent injected
+// (CUDA_INJECTION64_PATH) and its device memory recorded to FILE; exits with the program's status.
+#include "Commands.h"
+
+#include <filesystem>
+#include <iostream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace vs::cli {
+
+namespace {
+std::string agentLibrary() {
+    if (const char* env = std::getenv("VRAMSCOPE_CUPTI_LIB")) return env;
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return (self.parent_path() / "libvramscope_cupti.so").string();
+}
+} // namespace
+
+int runRun(const std::vector<std::string>& args, std::ostream& out) {
+    std::string output = "vramscope-" + std::to_string(getpid()) + ".vscap";
+    size_t i = 0;
+    for (; i < args.size() && args[i] != "--"; ++i) {
+        if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) output = args[++i];
+        else throw UsageError("unknown option " + args[i] + " (run [-o FILE] -- PROGRAM ARGS)");
+    }
+    if (i + 1 >= args.size()) throw UsageError("run needs a program after --");
+    const std::string lib = agentLibrary();
+    if (!std::filesystem::exists(lib))
+        throw UsageError(lib + " not found: it is built when the CUDA toolkit's CUPTI is installed "
+                               "(or set VRAMSCOPE_CUPTI_LIB)");
+    std::vector<char*> argv;
+    for (size_t k = i + 1; k < args.size(); ++k) argv.push_back(const_cast<char*>(args[k].c_str()));
+    argv.push_back(nullptr);
+    out.flush();
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("cannot start the program (fork failed)");
+    if (pid == 0) {
+        setenv("CUDA_INJECTION64_PATH", std::filesystem::absolute(lib).c_str(), 1);
+        setenv("VRAMSCOPE_OUTPUT", output.c_str(), 1);
+        execvp(argv[0], argv.data());
+        std::cerr << "vramscope-cli: error: cannot run " << argv[0] << '\n';
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (std::filesystem::exists(output))
+        std::cerr << "vramscope-cli: recorded " << argv[0] << " to " << output << '\n';
+    else
+        std::cerr << "vramscope-cli: " << argv[0] << " made no CUDA call: nothing recorded\n";
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+} // namespace vs::cli

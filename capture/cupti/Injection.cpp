@@ -1,0 +1,135 @@
+// libvramscope_cupti.so: loaded into any CUDA program through CUDA_INJECTION64_PATH (vramscope-cli
+// run sets it up). CUPTI's driver-domain callbacks report every device allocation, free, map and
+// unmap on the calling thread; the callback takes a raw backtrace and hands both to the
+// NativeRecorder, which writes the .vscap file ($VRAMSCOPE_OUTPUT) from its own thread.
+#include "NativeRecorder.h"
+
+#include <cuda.h>
+#include <cupti.h> // includes generated_cuda_meta.h (the *_params structs)
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace {
+
+vs::cupti::NativeRecorder* recorder = nullptr;
+CUpti_SubscriberHandle subscriber;
+
+constexpr int kSkip = 1; // this callback's own frame
+
+template <class P> const P& params(const CUpti_CallbackData* d) { return *static_cast<const P*>(d->functionParams); }
+
+void onDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
+    void* pcs[vs::cupti::NativeRecorder::kMaxFrames + kSkip];
+    const int n = backtrace(pcs, vs::cupti::NativeRecorder::kMaxFrames + kSkip);
+    void* const* at = pcs + kSkip;
+    const int depth = n > kSkip ? n - kSkip : 0;
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: {
+        const auto& p = params<cuMemAlloc_v2_params>(d);
+        return recorder->allocated(*p.dptr, p.bytesize, 0, at, depth);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged: {
+        const auto& p = params<cuMemAllocManaged_params>(d);
+        return recorder->allocated(*p.dptr, p.bytesize, 0, at, depth);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: {
+        const auto& p = params<cuMemAllocAsync_params>(d);
+        return recorder->allocated(*p.dptr, p.bytesize, reinterpret_cast<uint64_t>(p.hStream), at, depth);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz: {
+        const auto& p = params<cuMemAllocFromPoolAsync_params>(d);
+        return recorder->allocated(*p.dptr, p.bytesize, reinterpret_cast<uint64_t>(p.hStream), at, depth);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+        return recorder->freed(params<cuMemFree_v2_params>(d).dptr, 0, at, depth);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz: {
+        const auto& p = params<cuMemFreeAsync_params>(d);
+        return recorder->freed(p.dptr, reinterpret_cast<uint64_t>(p.hStream), at, depth);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemMap: {
+        const auto& p = params<cuMemMap_params>(d);
+        return recorder->mapped(p.ptr, p.size, at, depth);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap: {
+        const auto& p = params<cuMemUnmap_params>(d);
+        return recorder->unmapped(p.ptr, p.size, at, depth);
+    }
+    default:
+        return;
+    }
+}
+
+void CUPTIAPI callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+        if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) recorder->flush();
+        return;
+    }
+    const auto* d = static_cast<const CUpti_CallbackData*>(data);
+    if (d->callbackSite != CUPTI_API_EXIT || *static_cast<const CUresult*>(d->functionReturnValue) != CUDA_SUCCESS)
+        return;
+    onDriverExit(cbid, d);
+}
+
+std::string commandLine() {
+    std::ifstream f("/proc/self/cmdline", std::ios::binary);
+    std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    for (char& c : s)
+        if (c == '\0') c = ' ';
+    return s;
+}
+
+void closeAtExit() {
+    if (recorder) recorder->close();
+}
+
+bool check(CUptiResult r, const char* what) {
+    if (r == CUPTI_SUCCESS) return true;
+    const char* text = "?";
+    cuptiGetResultString(r, &text);
+    std::fprintf(stderr, "vramscope: CUPTI %s failed: %s%s; this program is not recorded\n", what, text,
+                 r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                     ? " (another CUPTI client - Nsight Systems, torch.profiler/Kineto - already holds the process)"
+                     : "");
+    return false;
+}
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+    if (recorder) return 1;
+    std::string path = std::getenv("VRAMSCOPE_OUTPUT") ? std::getenv("VRAMSCOPE_OUTPUT") : "";
+    if (path.empty()) path = "vramscope-cupti-" + std::to_string(getpid()) + ".vscap";
+    FILE* out = std::fopen(path.c_str(), "wb");
+    if (!out) {
+        std::fprintf(stderr, "vramscope: cannot write %s; this program is not recorded\n", path.c_str());
+        return 0;
+    }
+    if (!check(cuptiSubscribe(&subscriber, callback, nullptr), "subscribe")) {
+        std::fclose(out);
+        return 0;
+    }
+    recorder = new vs::cupti::NativeRecorder(out);
+    recorder->meta("recorder", "vramscope-cupti");
+    recorder->meta("pid", std::to_string(getpid()));
+    recorder->meta("argv", commandLine());
+    for (CUpti_CallbackId id :
+         {CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
+          CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync, CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
+          CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemMap, CUPTI_DRIVER_TRACE_CBID_cuMemUnmap})
+        check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id), "enable callback");
+    check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
+          "enable context callback");
+    std::atexit(closeAtExit);
+    std::fprintf(stderr, "vramscope: recording device memory to %s\n", path.c_str());
+    return 1;
+}
