@@ -22,8 +22,10 @@ int runRun(const std::vector<std::string>& args, std::ostream& out) {
     std::string output = "vramscope-" + std::to_string(getpid()) + ".vscap";
     size_t i = 0;
     for (; i < args.size() && args[i] != "--"; ++i) {
-        if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) output = args[++i];
-        else throw UsageError("unknown option " + args[i] + " (run [-o FILE] -- PROGRAM ARGS)");
+        if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size())
+            output = args[++i];
+        else
+            throw UsageError("unknown option " + args[i] + " (run [-o FILE] -- PROGRAM ARGS)");
     }
     if (i + 1 >= args.size()) throw UsageError("run needs a program after --");
     const std::string lib = agentLibrary();

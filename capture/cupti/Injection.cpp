@@ -21,7 +21,9 @@ CUpti_SubscriberHandle subscriber;
 
 constexpr int kSkip = 1; // this callback's own frame
 
-template <class P> const P& params(const CUpti_CallbackData* d) { return *static_cast<const P*>(d->functionParams); }
+template <class P> const P& params(const CUpti_CallbackData* d) {
+    return *static_cast<const P*>(d->functionParams);
+}
 
 void onDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
     void* pcs[vs::cupti::NativeRecorder::kMaxFrames + kSkip];
@@ -73,7 +75,8 @@ void CUPTIAPI callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid
         return;
     }
     const auto* d = static_cast<const CUpti_CallbackData*>(data);
-    if (d->callbackSite != CUPTI_API_EXIT || *static_cast<const CUresult*>(d->functionReturnValue) != CUDA_SUCCESS)
+    if (d->callbackSite != CUPTI_API_EXIT ||
+        *static_cast<const CUresult*>(d->functionReturnValue) != CUDA_SUCCESS)
         return;
     onDriverExit(cbid, d);
 }
@@ -94,10 +97,11 @@ bool check(CUptiResult r, const char* what) {
     if (r == CUPTI_SUCCESS) return true;
     const char* text = "?";
     cuptiGetResultString(r, &text);
-    std::fprintf(stderr, "vramscope: CUPTI %s failed: %s%s; this program is not recorded\n", what, text,
-                 r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                     ? " (another CUPTI client - Nsight Systems, torch.profiler/Kineto - already holds the process)"
-                     : "");
+    std::fprintf(
+        stderr, "vramscope: CUPTI %s failed: %s%s; this program is not recorded\n", what, text,
+        r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+            ? " (another CUPTI client - Nsight Systems, torch.profiler/Kineto - already holds the process)"
+            : "");
     return false;
 }
 
@@ -117,17 +121,18 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         return 0;
     }
     recorder = new vs::cupti::NativeRecorder(out);
-    recorder->meta("recorder", "vramscope-cupti");
     recorder->meta("pid", std::to_string(getpid()));
     recorder->meta("argv", commandLine());
     for (CUpti_CallbackId id :
          {CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
           CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
-          CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync, CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
-          CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
-          CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemMap, CUPTI_DRIVER_TRACE_CBID_cuMemUnmap})
+          CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
+          CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
+          CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
+          CUPTI_DRIVER_TRACE_CBID_cuMemMap, CUPTI_DRIVER_TRACE_CBID_cuMemUnmap})
         check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id), "enable callback");
-    check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
+    check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                              CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
           "enable context callback");
     std::atexit(closeAtExit);
     std::fprintf(stderr, "vramscope: recording device memory to %s\n", path.c_str());

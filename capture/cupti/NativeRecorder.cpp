@@ -10,10 +10,13 @@ using vscap::Record;
 
 namespace {
 int64_t nowUs() {
-    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
-uint64_t round512(uint64_t n) { return (n + 511) & ~uint64_t(511); }
+uint64_t round512(uint64_t n) {
+    return (n + 511) & ~uint64_t(511);
+}
 } // namespace
 
 NativeFrame symbolize(void* pc) {
@@ -33,15 +36,20 @@ NativeFrame symbolize(void* pc) {
 }
 
 NativeRecorder::NativeRecorder(FILE* out, size_t maxBuffered)
-    : out_(out), writer_([this](std::string_view s) { std::fwrite(s.data(), 1, s.size(), out_), std::fflush(out_); }),
+    : out_(out),
+      writer_([this](std::string_view s) { std::fwrite(s.data(), 1, s.size(), out_), std::fflush(out_); }),
       max_(maxBuffered) {
     buffer_.reserve(1024);
+    meta("recorder", "vramscope-cupti"); // tells the viewer these are native allocations, not tensors
     thread_ = std::thread([this] { run(); });
 }
 
-NativeRecorder::~NativeRecorder() { close(); }
+NativeRecorder::~NativeRecorder() {
+    close();
+}
 
-void NativeRecorder::push(Action a, uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth) {
+void NativeRecorder::push(Action a, uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs,
+                          int depth) {
     Op op;
     op.timeUs = nowUs(), op.addr = addr, op.size = size, op.stream = stream, op.action = a;
     op.depth = std::min(depth, kMaxFrames);
@@ -128,6 +136,7 @@ int64_t NativeRecorder::frameOf(void* pc) {
     if (auto it = frames_.find(pc); it != frames_.end()) return it->second;
     const NativeFrame f = symbolize(pc);
     if (internalModule(f.module)) return frames_[pc] = -1;
+    if (f.function == "??") unnamed_.insert(uint64_t(nextFrame_));
     char offset[32];
     std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(f.offset));
     const uint64_t name = string(f.function), file = string(f.module + offset);
@@ -141,6 +150,10 @@ uint64_t NativeRecorder::stackOf(const Op& op) {
     std::vector<uint64_t> ids;
     for (int i = 0; i < op.depth; ++i)
         if (const int64_t f = frameOf(op.pcs[i]); f >= 0) ids.push_back(uint64_t(f));
+    // A statically linked CUDA runtime leaves unnamed frames above the caller: drop them.
+    size_t lead = 0;
+    while (lead + 1 < ids.size() && unnamed_.count(ids[lead])) ++lead;
+    ids.erase(ids.begin(), ids.begin() + long(lead));
     auto [it, fresh] = stacks_.emplace(ids, stacks_.size());
     if (fresh) {
         auto& b = writer_.beginRecord(Record::Stack);
@@ -208,14 +221,21 @@ void NativeRecorder::close() {
 // final state the viewer checks its replay against.
 void NativeRecorder::writeFinalState() {
     std::lock_guard lock(mutex_);
+    // The viewer joins adjacent mappings into one expandable segment, as PyTorch reports them.
+    std::vector<std::pair<uint64_t, uint64_t>> joined;
+    for (const auto& [addr, size] : mappedRanges_)
+        if (!joined.empty() && joined.back().first + joined.back().second == addr)
+            joined.back().second += size;
+        else
+            joined.emplace_back(addr, size);
     auto& b = writer_.beginRecord(Record::Segments);
-    b.svarint(0), b.varint(live_.size() + mappedRanges_.size());
-    std::map<uint64_t, uint64_t> sorted(live_.begin(), live_.end());
-    for (const auto& [addr, size] : sorted) {
+    b.svarint(0), b.varint(live_.size() + joined.size());
+    const std::map<uint64_t, uint64_t> sorted(live_.begin(), live_.end());
+    for (const auto& [addr, size] : sorted) { // one allocated block filling its segment
         b.varint(addr), b.varint(round512(size)), b.varint(0), b.u8(0), b.varint(0), b.varint(0), b.varint(0);
         b.varint(1), b.varint(0), b.varint(round512(size)), b.varint(size), b.u8(1), b.varint(0);
     }
-    for (const auto& [addr, size] : mappedRanges_) {
+    for (const auto& [addr, size] : joined) { // mapped and free, like an idle expandable segment
         b.varint(addr), b.varint(size), b.varint(0), b.u8(1), b.varint(0), b.varint(0), b.varint(0);
         b.varint(1), b.varint(0), b.varint(size), b.varint(size), b.u8(0), b.varint(0);
     }

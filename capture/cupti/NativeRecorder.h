@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -59,15 +60,16 @@ class NativeRecorder {
     std::mutex mutex_;
     std::condition_variable wake_;
     std::vector<Op> buffer_;
-    std::unordered_map<uint64_t, uint64_t> live_;   // addr -> size (frees carry no size)
-    std::map<uint64_t, uint64_t> mappedRanges_;     // addr -> size of cuMemMap'd ranges
+    std::unordered_map<uint64_t, uint64_t> live_; // addr -> size (frees carry no size)
+    std::map<uint64_t, uint64_t> mappedRanges_;   // addr -> size of cuMemMap'd ranges
     void writeFinalState();
-    std::mutex writeMutex_;                       // the tables below and the writer
+    std::mutex writeMutex_; // the tables below and the writer
     std::unordered_map<std::string, uint64_t> strings_{{"", 0}};
     std::unordered_map<void*, int64_t> frames_; // -1: a frame of CUDA or the agent itself, left out
     std::map<std::vector<uint64_t>, uint64_t> stacks_{{{}, 0}};
     std::unordered_map<uint64_t, uint64_t> streams_;
     uint64_t nextFrame_ = 0;
+    std::set<uint64_t> unnamed_; // frames dladdr could not name
     uint64_t droppedWritten_ = 0;
     uint64_t dropped_ = 0;
     bool stop_ = false;

@@ -40,6 +40,13 @@ std::string seconds(double s) {
     return buf;
 }
 
+// Captured at the CUDA driver level (the CUPTI agent): native code, no tensors.
+bool recordedNatively(const Capture& c) {
+    for (const auto& [k, v] : c.meta)
+        if (k == "recorder" && v.rfind("vramscope-cupti", 0) == 0) return true;
+    return false;
+}
+
 std::string siteText(const Capture& c, StackId s) {
     const uint32_t at = firstUserFrame(c, s);
     // Typically a thread without Python frames (autograd's backward) under stacks="python".
@@ -348,9 +355,14 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
             "; allocated " + humanBytes(r.allocated[rep.first]) + " at " + seconds(secondsAt(rep.first)) +
             " and " + humanBytes(r.allocated[rep.last]) + " at " + seconds(secondsAt(rep.last)) + ".";
         rep.nextStep =
-            "Find what keeps these tensors alive: a list, dict or attribute that only grows, a hook that "
-            "appends, a tensor stored on an autograd ctx (use save_for_backward). Store loss.item() rather "
-            "than the loss tensor, detach() what you keep, and evaluate under torch.no_grad().";
+            recordedNatively(a.capture())
+                ? "Find the missing free: these device allocations (cudaMalloc, pools, VMM) are never "
+                  "released; follow the stack to the code that keeps the pointers (a container that "
+                  "only grows, an error path that skips cudaFree)."
+                : "Find what keeps these tensors alive: a list, dict or attribute that only grows, a "
+                  "hook that appends, a tensor stored on an autograd ctx (use save_for_backward). Store "
+                  "loss.item() rather than the loss tensor, detach() what you keep, and evaluate under "
+                  "torch.no_grad(). The Retention tab names the holder when the recording has one.";
     } else if (std::any_of(rep.groups.begin(), rep.groups.end(), cycled)) {
         std::stable_partition(rep.groups.begin(), rep.groups.end(), cycled);
         const SurvivorGroup& g = rep.groups.front();

@@ -307,7 +307,8 @@ RetentionResult analyseRetention(const Capture& c, const RetentionGraph& g,
             if (e < g.edges.size()) {
                 const std::string label = normalised(c.strings.text(g.edges[e].label));
                 // an indexed container (list, int-keyed dict), not autograd's next_functions[i]
-                indexed |= g.edges[e].kind == RetentionEdgeKind::Ref && label.find("[*]") != std::string::npos;
+                indexed |=
+                    g.edges[e].kind == RetentionEdgeKind::Ref && label.find("[*]") != std::string::npos;
                 sig.append(" \u2192 ").append(label);
             }
             if (path[i] < n) sig.append(" ").append(c.strings.text(g.nodes[path[i]].type));

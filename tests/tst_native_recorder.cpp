@@ -1,0 +1,130 @@
+// The CUPTI agent's recorder without a GPU: operations with real backtraces go in, a .vscap comes out
+// that vramscope reads exactly (replay == the agent's own final book), names the leaking function,
+// joins mappings like PyTorch's expandable segments, counts drops; the injection library refuses
+// clearly when it cannot record.
+#include "NativeRecorder.h"
+#include "analysis/CaptureAnalysis.h"
+#include "analysis/LeakDiagnosis.h"
+#include "io/CaptureFile.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <dlfcn.h>
+#include <execinfo.h>
+
+using namespace vs;
+
+extern "C" __attribute__((noinline, visibility("default"))) void leakyAllocation(cupti::NativeRecorder& r,
+                                                                                 uint64_t addr) {
+    void* pcs[cupti::NativeRecorder::kMaxFrames];
+    const int n = backtrace(pcs, cupti::NativeRecorder::kMaxFrames);
+    r.allocated(addr, 1 << 20, 0, pcs, n);
+}
+
+extern "C" __attribute__((noinline, visibility("default"))) void temporaryAllocation(cupti::NativeRecorder& r,
+                                                                                     uint64_t addr) {
+    void* pcs[cupti::NativeRecorder::kMaxFrames];
+    const int n = backtrace(pcs, cupti::NativeRecorder::kMaxFrames);
+    r.allocated(addr, 3 << 20, 0, pcs, n);
+    r.freed(addr, 0, pcs, n);
+}
+
+class TestNativeRecorder : public QObject {
+    Q_OBJECT
+  private slots:
+    void leakIsReadExactlyAndNamed();
+    void symbolizeNamesExportedFunctions();
+    void mappingsJoinLikeExpandableSegments();
+    void fullBufferDropsAreReported();
+    void injectionRefusesUnwritableOutput();
+
+  private:
+    std::unique_ptr<Capture> record(const std::function<void(cupti::NativeRecorder&)>& f,
+                                    size_t maxBuffered = 1 << 20) {
+        const QString path = dir_.filePath("r.vscap");
+        FILE* out = std::fopen(path.toLocal8Bit().constData(), "wb");
+        {
+            cupti::NativeRecorder r(out, maxBuffered);
+            f(r);
+            r.close();
+        }
+        std::fclose(out);
+        return loadCaptureFile(path.toStdString(), {});
+    }
+    QTemporaryDir dir_;
+};
+
+void TestNativeRecorder::leakIsReadExactlyAndNamed() {
+    auto c = record([](cupti::NativeRecorder& r) {
+        for (uint64_t i = 0; i < 30; ++i) {
+            temporaryAllocation(r, 0x7f0000000000 + i * (8 << 20));
+            leakyAllocation(r, 0x7f1000000000 + i * (2 << 20));
+        }
+    });
+    QCOMPARE(c->devices.size(), size_t(1));
+    QCOMPARE(c->devices[0].eventCount(), size_t(30 * (5 + 2))); // temp: 2 + 3 events; leak: 2
+    const auto a = CaptureAnalysis::analyse(std::move(c));
+    QVERIFY2(a->warnings().empty(), a->warnings().empty() ? "" : a->warnings().front().c_str());
+    const auto s = a->summary(0);
+    QCOMPARE(s.final.allocated, int64_t(30) << 20);
+    QCOMPARE(s.final.reserved, int64_t(30) << 20);
+    QCOMPARE(s.peak.allocated,
+             (int64_t(29) << 20) + (int64_t(3) << 20)); // the 30th temporary beside 29 leaks
+    const auto rep = diagnoseLeaks(*a, 0);
+    QCOMPARE(rep.kind, LeakKind::Leak);
+    const auto& frames = a->capture().stacks.frames(rep.groups.front().stack);
+    QVERIFY(!frames.empty());
+    QCOMPARE(QString::fromUtf8(a->capture().strings.text(a->capture().frames[frames[0]].name).data()),
+             QString("leakyAllocation"));
+    QVERIFY(QString::fromStdString(rep.nextStep).contains("missing free"));
+}
+
+void TestNativeRecorder::symbolizeNamesExportedFunctions() {
+    const auto f =
+        cupti::symbolize(reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(&leakyAllocation) + 8));
+    QCOMPARE(QString::fromStdString(f.function), QString("leakyAllocation"));
+    QVERIFY(QString::fromStdString(f.module).contains("tst_native_recorder"));
+    QVERIFY(f.offset > 0);
+    QCOMPARE(QString::fromStdString(cupti::symbolize(reinterpret_cast<void*>(0x10)).function), QString("??"));
+}
+
+void TestNativeRecorder::mappingsJoinLikeExpandableSegments() {
+    auto c = record([](cupti::NativeRecorder& r) {
+        void* pcs[1] = {reinterpret_cast<void*>(&leakyAllocation)};
+        for (uint64_t i = 0; i < 4; ++i) r.mapped(0x300000000 + i * (20 << 20), 20 << 20, pcs, 1);
+        r.unmapped(0x300000000 + 3 * (20 << 20), 20 << 20, pcs, 1);
+    });
+    QCOMPARE(c->devices[0].finalSegments.size(), size_t(1));
+    QCOMPARE(c->devices[0].finalSegments[0].totalSize, uint64_t(60) << 20);
+    QVERIFY(c->devices[0].finalSegments[0].expandable);
+    const auto a = CaptureAnalysis::analyse(std::move(c));
+    QVERIFY2(a->warnings().empty(), a->warnings().empty() ? "" : a->warnings().front().c_str());
+    QCOMPARE(a->summary(0).final.reserved, int64_t(60) << 20);
+    QCOMPARE(a->summary(0).peak.reserved, int64_t(80) << 20);
+}
+
+void TestNativeRecorder::fullBufferDropsAreReported() {
+    auto c = record(
+        [](cupti::NativeRecorder& r) {
+            void* pcs[1] = {reinterpret_cast<void*>(&leakyAllocation)};
+            for (uint64_t i = 0; i < 5000; ++i) r.allocated(0x1000000 + i * 4096, 512, 0, pcs, 1);
+        },
+        1024); // far fewer than 10,000 events between two flushes
+    bool warned = false;
+    for (const auto& w : c->warnings) warned |= w.find("dropped") != std::string::npos;
+    QVERIFY(warned);
+}
+
+void TestNativeRecorder::injectionRefusesUnwritableOutput() {
+    void* lib = dlopen(VRAMSCOPE_CUPTI_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) QSKIP("libvramscope_cupti.so is not built here (no CUPTI) or cannot load libcupti");
+    auto init = reinterpret_cast<int (*)()>(dlsym(lib, "InitializeInjection"));
+    QVERIFY(init);
+    qputenv("VRAMSCOPE_OUTPUT", "/nonexistent-dir/x.vscap");
+    QCOMPARE(init(), 0); // refused with a message on stderr, the program runs unrecorded
+    qunsetenv("VRAMSCOPE_OUTPUT");
+}
+
+QTEST_GUILESS_MAIN(TestNativeRecorder)
+#include "tst_native_recorder.moc"
