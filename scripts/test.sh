@@ -13,13 +13,13 @@ cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 echo "== Core tests under ASan + UBSan"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVRAMSCOPE_GUI=OFF -DVRAMSCOPE_BENCH=OFF \
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVRAMSCOPE_GUI=OFF -DVRAMSCOPE_BENCH=OFF -DVRAMSCOPE_CUDA_SAMPLES=OFF \
   -DVRAMSCOPE_SANITIZE=address,undefined >/dev/null
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan -L core --output-on-failure -j "$jobs"
 
 echo "== Fuzzing the snapshot reader for ${FUZZ_SECONDS:-60} s"
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DVRAMSCOPE_FUZZ=ON \
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DVRAMSCOPE_FUZZ=ON -DVRAMSCOPE_CUDA_SAMPLES=OFF \
   -DVRAMSCOPE_GUI=OFF -DVRAMSCOPE_TESTS=OFF -DVRAMSCOPE_BENCH=OFF -DVRAMSCOPE_SANITIZE=address,undefined >/dev/null
 cmake --build build-fuzz -j "$jobs" --target fuzz_snapshot
 work=$(mktemp -d)

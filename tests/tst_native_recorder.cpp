@@ -38,6 +38,7 @@ class TestNativeRecorder : public QObject {
     void mappingsJoinLikeExpandableSegments();
     void fullBufferDropsAreReported();
     void injectionRefusesUnwritableOutput();
+    void gpuCapturesShowTheLeakAndPyTorchsReserved();
 
   private:
     std::unique_ptr<Capture> record(const std::function<void(cupti::NativeRecorder&)>& f,
@@ -124,6 +125,22 @@ void TestNativeRecorder::injectionRefusesUnwritableOutput() {
     qputenv("VRAMSCOPE_OUTPUT", "/nonexistent-dir/x.vscap");
     QCOMPARE(init(), 0); // refused with a message on stderr, the program runs unrecorded
     qunsetenv("VRAMSCOPE_OUTPUT");
+}
+
+// Recorded by the agent on the H200 (samples/cuda/README.md).
+void TestNativeRecorder::gpuCapturesShowTheLeakAndPyTorchsReserved() {
+    const std::string dir = VRAMSCOPE_SAMPLES_DIR "/../cuda/";
+    const auto leak = CaptureAnalysis::open(dir + "leak.vscap");
+    const auto rep = diagnoseLeaks(*leak, 0);
+    QCOMPARE(rep.kind, LeakKind::Leak);
+    QCOMPARE(rep.groups.front().count, uint64_t(49)); // the 50th is the window's edge
+    std::string names;
+    for (FrameId f : leak->capture().stacks.frames(rep.groups.front().stack))
+        names.append(leak->capture().strings.text(leak->capture().frames[f].name)).append(" ");
+    QVERIFY2(names.find("cache_result work_step main") != std::string::npos, names.c_str());
+    QCOMPARE(CaptureAnalysis::open(dir + "torch_plain.vscap")->summary(0).final.reserved, int64_t(440401920));
+    QCOMPARE(CaptureAnalysis::open(dir + "torch_expandable.vscap")->summary(0).final.reserved, int64_t(419430400));
+    QCOMPARE(diagnoseLeaks(*CaptureAnalysis::open(dir + "pool.vscap"), 0).kind, LeakKind::Leak);
 }
 
 QTEST_GUILESS_MAIN(TestNativeRecorder)
