@@ -2,6 +2,7 @@
 // the window follows it (and stops following when frozen), the session saves as .vscap; hostile or
 // broken producers (garbage, bad lengths, early disconnect, another user, a second program) are
 // refused with a message and never crash or corrupt what was received.
+#include "FileFollower.h"
 #include "LiveController.h"
 #include "LiveSession.h"
 #include "MainWindow.h"
@@ -91,6 +92,7 @@ class TestLive : public QObject {
     void anotherUserIsRefused();
     void secondProgramIsRefused();
     void windowFollowsFreezesAndSaves();
+    void launchedProgramIsFollowed();
 
   private:
     QString socketPath(const char* name) { return dir_.filePath(QString::fromLatin1(name)); }
@@ -225,6 +227,34 @@ void TestLive::windowFollowsFreezesAndSaves() {
     QVERIFY(w.live()->save(saved));
     QCOMPARE(CaptureAnalysis::open(saved.toStdString())->trace(0).eventCount(),
              full->devices[0].eventCount());
+}
+
+// Capture > Launch Program: the program (here a shell standing in for a CUDA program, which would
+// have the agent injected) writes $VRAMSCOPE_OUTPUT in two steps; the window follows the file.
+void TestLive::launchedProgramIsFollowed() {
+    const std::string bytes = sampleBytes("leak_list", 300);
+    const QString sample = dir_.filePath("sample.vscap"), output = dir_.filePath("launched.vscap");
+    QFile f(sample);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes.data(), qsizetype(bytes.size()));
+    f.close();
+    qputenv("VRAMSCOPE_CUPTI_LIB", QFile::encodeName(sample)); // any existing file: sh ignores it
+    ui::MainWindow w;
+    const size_t half = afterChunk(bytes, 6);
+    const QString script = QStringLiteral("head -c %1 '%2' > \"$VRAMSCOPE_OUTPUT\"; sleep 1; "
+                                          "tail -c +%3 '%2' >> \"$VRAMSCOPE_OUTPUT\"")
+                               .arg(half)
+                               .arg(sample)
+                               .arg(half + 1);
+    QVERIFY(w.live()->launch("/bin/sh", {"-c", script}, output));
+    QTRY_COMPARE_WITH_TIMEOUT(w.live()->follower()->bytes().size(), qsizetype(half), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.live()->follower()->bytes().size(), qsizetype(bytes.size()), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.live()->follower()->active(), 5000); // the program exited
+    w.live()->waitForRefresh();
+    QVERIFY(w.analysis());
+    QCOMPARE(eventCount(*w.analysis()),
+             loadCaptureFile(test::samplePath("leak_list"), {})->devices[0].eventCount());
+    qunsetenv("VRAMSCOPE_CUPTI_LIB");
 }
 
 QTEST_MAIN(TestLive)

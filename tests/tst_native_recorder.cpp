@@ -139,7 +139,8 @@ void TestNativeRecorder::gpuCapturesShowTheLeakAndPyTorchsReserved() {
         names.append(leak->capture().strings.text(leak->capture().frames[f].name)).append(" ");
     QVERIFY2(names.find("cache_result work_step main") != std::string::npos, names.c_str());
     QCOMPARE(CaptureAnalysis::open(dir + "torch_plain.vscap")->summary(0).final.reserved, int64_t(440401920));
-    QCOMPARE(CaptureAnalysis::open(dir + "torch_expandable.vscap")->summary(0).final.reserved, int64_t(419430400));
+    QCOMPARE(CaptureAnalysis::open(dir + "torch_expandable.vscap")->summary(0).final.reserved,
+             int64_t(419430400));
     QCOMPARE(diagnoseLeaks(*CaptureAnalysis::open(dir + "pool.vscap"), 0).kind, LeakKind::Leak);
 }
 

@@ -1,5 +1,6 @@
 #include "LiveController.h"
 
+#include "FileFollower.h"
 #include "LiveSession.h"
 #include "analysis/CaptureAnalysis.h"
 #include "io/VscapReader.h"
@@ -7,14 +8,18 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QDateTime>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QVBoxLayout>
@@ -42,7 +47,8 @@ AnalysisPtr decode(const QByteArray& bytes) {
 } // namespace
 
 LiveController::LiveController(QWidget* window, Show show)
-    : QObject(window), window_(window), show_(std::move(show)), session_(new LiveSession(this)) {
+    : QObject(window), window_(window), show_(std::move(show)), session_(new LiveSession(this)),
+      follower_(new FileFollower(this)) {
     timer_.setInterval(kRefreshMs);
     connect(&timer_, &QTimer::timeout, this, &LiveController::refresh);
     connect(&job_, &QFutureWatcher<AnalysisPtr>::finished, this, [this] {
@@ -57,6 +63,7 @@ LiveController::LiveController(QWidget* window, Show show)
     });
     connect(session_, &LiveSession::statusChanged, this, &LiveController::status);
     connect(session_, &LiveSession::statusChanged, this, &LiveController::updateActions);
+    connect(follower_, &FileFollower::statusChanged, this, &LiveController::status);
 }
 
 LiveController::~LiveController() {
@@ -83,18 +90,79 @@ void LiveController::addActions(QMenu* menu) {
             if (!p.isEmpty() && !save(p))
                 QMessageBox::warning(window_, tr("Save failed"), tr("Cannot write %1").arg(p));
         });
+    menu->addSeparator();
+    launchAct_ = menu->addAction(tr("Launch &Program\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L),
+                                 this, &LiveController::askAndLaunch);
+    launchAct_->setToolTip(tr("Run any CUDA program with the CUPTI agent and follow its device memory live"));
     updateActions();
+}
+
+QString LiveController::agentLibrary() {
+    const QString env = qEnvironmentVariable("VRAMSCOPE_CUPTI_LIB");
+    return env.isEmpty() ? QCoreApplication::applicationDirPath() + QStringLiteral("/libvramscope_cupti.so")
+                         : env;
+}
+
+void LiveController::askAndLaunch() {
+    bool ok = false;
+    const QString line = QInputDialog::getText(window_, tr("Launch a CUDA program"),
+                                               tr("Command line (the program runs with the CUPTI agent):"),
+                                               QLineEdit::Normal, QString(), &ok);
+    const QStringList words = QProcess::splitCommand(line);
+    if (!ok || words.isEmpty()) return;
+    const QString output =
+        QDir::temp().filePath(QStringLiteral("vramscope-launch-%1.vscap")
+                                  .arg(QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")));
+    launch(words.front(), words.mid(1), output);
+}
+
+bool LiveController::launch(const QString& program, const QStringList& arguments, const QString& output) {
+    if (!QFile::exists(agentLibrary())) {
+        QMessageBox::warning(window_, tr("No CUPTI agent"),
+                             tr("%1 was not found: it is built when the CUDA toolkit's CUPTI is installed "
+                                "(or set VRAMSCOPE_CUPTI_LIB).")
+                                 .arg(agentLibrary()));
+        return false;
+    }
+    if (process_) process_->kill(), process_->waitForFinished(2000), process_->deleteLater();
+    process_ = new QProcess(this);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("CUDA_INJECTION64_PATH"), agentLibrary());
+    env.insert(QStringLiteral("VRAMSCOPE_OUTPUT"), output);
+    process_->setProcessEnvironment(env);
+    process_->setProcessChannelMode(QProcess::ForwardedChannels);
+    connect(process_, &QProcess::finished, this, [this](int code) {
+        follower_->stop();
+        refresh();
+        emit status(
+            tr("The program exited with status %1; its recording is %2").arg(code).arg(follower_->path()));
+    });
+    connect(process_, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart) emit status(tr("Cannot start %1").arg(program));
+    });
+    QFile::remove(output);
+    following_ = true, shownBytes_ = -1;
+    follower_->follow(output);
+    timer_.start();
+    process_->start(program, arguments);
+    emit status(tr("Running %1 with the CUPTI agent, following %2").arg(program, output));
+    return true;
+}
+
+QByteArray LiveController::currentBytes() const {
+    return following_ ? follower_->bytes() : session_->bytes();
 }
 
 void LiveController::updateActions() {
     if (!listenAct_) return;
     const bool on = session_->isListening();
     stopAct_->setEnabled(on);
-    freezeAct_->setEnabled(on || !session_->bytes().isEmpty());
-    saveAct_->setEnabled(!session_->bytes().isEmpty());
+    freezeAct_->setEnabled(on || following_ || !currentBytes().isEmpty());
+    saveAct_->setEnabled(!currentBytes().isEmpty());
 }
 
 bool LiveController::listen(const QString& path) {
+    following_ = false;
     if (!session_->listen(path.isEmpty() ? LiveSession::defaultSocketPath() : path)) {
         QMessageBox::warning(window_, tr("Cannot listen"), session_->errorString());
         return false;
@@ -121,7 +189,7 @@ void LiveController::setFrozen(bool frozen) {
 }
 
 void LiveController::refresh() {
-    const QByteArray bytes = session_->bytes();
+    const QByteArray bytes = currentBytes();
     if (frozen_ || job_.isRunning() || bytes.size() == shownBytes_ || bytes.isEmpty()) return;
     shownBytes_ = bytes.size();
     job_.setFuture(QtConcurrent::run([bytes] { return decode(bytes); }));
@@ -137,7 +205,7 @@ void LiveController::waitForRefresh() {
 bool LiveController::save(const QString& path) {
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly)) return false;
-    f.write(session_->bytes());
+    f.write(currentBytes());
     return f.commit();
 }
 

@@ -11,11 +11,13 @@
 #include <functional>
 
 class QAction;
+class QProcess;
 class QMenu;
 class QWidget;
 
 namespace vs::ui {
 
+class FileFollower;
 class LiveSession;
 
 class LiveController : public QObject {
@@ -32,6 +34,11 @@ class LiveController : public QObject {
     bool frozen() const { return frozen_; }
     bool save(const QString& path);
     LiveSession* session() const { return session_; }
+    FileFollower* follower() const { return follower_; }
+    // Capture > Launch Program: runs `program` with the CUPTI agent injected, writing `output`, and
+    // follows that file. False (with a message box) when the agent library is missing.
+    bool launch(const QString& program, const QStringList& arguments, const QString& output);
+    static QString agentLibrary();
     void waitForRefresh(); // tests: the decode in flight, if any, has been shown
 
   signals:
@@ -40,11 +47,16 @@ class LiveController : public QObject {
   private:
     void refresh();
     void showCommand();
+    void askAndLaunch();
+    QByteArray currentBytes() const;
     void updateActions();
 
     QWidget* window_;
     Show show_;
     LiveSession* session_;
+    FileFollower* follower_;
+    QProcess* process_ = nullptr;
+    bool following_ = false; // the view shows the launched program's file, not the socket
     QTimer timer_;
     QFutureWatcher<AnalysisPtr> job_;
     qsizetype shownBytes_ = -1;
@@ -53,6 +65,7 @@ class LiveController : public QObject {
     QAction* stopAct_ = nullptr;
     QAction* freezeAct_ = nullptr;
     QAction* saveAct_ = nullptr;
+    QAction* launchAct_ = nullptr;
 };
 
 } // namespace vs::ui

@@ -1,7 +1,7 @@
 #include "LiveSession.h"
 
 #include "io/LoadError.h"
-#include "io/VscapReader.h"
+#include "io/VscapStream.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -75,11 +75,12 @@ QString LiveSession::command() const {
         .arg(path_);
 }
 
+QByteArray LiveSession::bytes() const {
+    return stream_ ? QByteArray::fromStdString(stream_->complete()) : QByteArray();
+}
+
 uint64_t LiveSession::events() const {
-    uint64_t n = 0;
-    if (scratch_)
-        for (const auto& d : scratch_->devices) n += d.eventCount();
-    return n;
+    return stream_ ? stream_->events() : 0;
 }
 
 void LiveSession::reject(QLocalSocket* s, const QString& why) {
@@ -99,9 +100,7 @@ void LiveSession::onNewConnection() {
             continue;
         }
         socket_ = s;
-        pending_.clear(), complete_.clear();
-        scratch_ = std::make_unique<Capture>();
-        decoder_ = std::make_unique<vscap::Decoder>(*scratch_);
+        stream_ = std::make_unique<vscap::StreamAssembler>();
         connect(s, &QLocalSocket::readyRead, this, &LiveSession::onReadyRead);
         connect(s, &QLocalSocket::disconnected, this, &LiveSession::onDisconnected);
         emit statusChanged(tr("Receiving a live recording"));
@@ -111,12 +110,10 @@ void LiveSession::onNewConnection() {
 
 void LiveSession::onReadyRead() {
     if (!socket_) return;
-    pending_ += socket_->readAll();
+    const QByteArray data = socket_->readAll();
     size_t used = 0;
     try {
-        used = decoder_->consume(
-            {reinterpret_cast<const uint8_t*>(pending_.constData()), size_t(pending_.size())},
-            uint64_t(complete_.size()));
+        used = stream_->feed({data.constData(), size_t(data.size())});
     } catch (const std::exception& e) { // LoadError from the stream, or memory: never trust a producer
         QLocalSocket* s = socket_;
         socket_ = nullptr;
@@ -124,10 +121,7 @@ void LiveSession::onReadyRead() {
         reject(s, tr("Disconnected the program: %1").arg(QString::fromStdString(e.what())));
         return;
     }
-    if (!used) return;
-    complete_ += pending_.left(qsizetype(used));
-    pending_.remove(0, qsizetype(used));
-    emit dataArrived();
+    if (used) emit dataArrived();
 }
 
 void LiveSession::onDisconnected() {
@@ -135,15 +129,15 @@ void LiveSession::onDisconnected() {
     QLocalSocket* s = socket_;
     socket_ = nullptr;
     if (s) s->deleteLater();
-    const bool clean = decoder_ && decoder_->ended();
+    const bool clean = stream_ && stream_->ended();
+    const size_t pending = stream_ ? stream_->pendingBytes() : 0;
     emit statusChanged(
-        clean
-            ? tr("The program finished: %L1 events received").arg(events())
-            : tr("The program disconnected (%L1 events received%2)")
-                  .arg(events())
-                  .arg(pending_.isEmpty()
-                           ? QString()
-                           : tr("; an incomplete last chunk of %L1 bytes was dropped").arg(pending_.size())));
+        clean ? tr("The program finished: %L1 events received").arg(events())
+              : tr("The program disconnected (%L1 events received%2)")
+                    .arg(events())
+                    .arg(pending == 0
+                             ? QString()
+                             : tr("; an incomplete last chunk of %L1 bytes was dropped").arg(pending)));
 }
 
 } // namespace vs::ui

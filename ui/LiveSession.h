@@ -15,7 +15,7 @@ class QLocalServer;
 class QLocalSocket;
 
 namespace vs::vscap {
-class Decoder;
+class StreamAssembler;
 }
 
 namespace vs::ui {
@@ -35,7 +35,7 @@ class LiveSession : public QObject {
     // The command that records a program into this session (for the user to copy).
     QString command() const;
 
-    QByteArray bytes() const { return complete_; } // header + complete chunks, a valid .vscap prefix
+    QByteArray bytes() const; // header + complete chunks: a valid .vscap prefix
     bool connected() const { return socket_ != nullptr; }
     uint64_t events() const;
     QString errorString() const { return error_; }
@@ -56,10 +56,7 @@ class LiveSession : public QObject {
     QLocalSocket* socket_ = nullptr;
     QString path_;
     QString error_;
-    QByteArray pending_;  // bytes not yet forming a complete chunk
-    QByteArray complete_; // everything decoded so far
-    std::unique_ptr<Capture> scratch_;
-    std::unique_ptr<vscap::Decoder> decoder_;
+    std::unique_ptr<vscap::StreamAssembler> stream_; // header + complete chunks so far
     uint32_t allowedUid_;
 };
 

@@ -17,6 +17,8 @@ bool endsWith(std::string_view s, std::string_view tail) {
 
 FrameKind classifyFrame(std::string_view name, std::string_view filename) {
     // C++ frames from stacks="all": '??' or a bare source basename, line 0 in release builds.
+    // Native frames the CUPTI agent could not name ("??" in "module+0xoffset") are runtime internals.
+    if (name == "??") return FrameKind::Internal;
     if (filename == "??" || filename.empty() || endsWith(filename, ".cpp") || endsWith(filename, ".cc") ||
         endsWith(filename, ".h") || endsWith(filename, ".c") || endsWith(filename, ".cu"))
         return FrameKind::Internal;
