@@ -101,7 +101,7 @@ bool check(CUptiResult r, const char* what) {
         stderr, "vramscope: CUPTI %s failed: %s%s; this program is not recorded\n", what, text,
         r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
             ? " (another CUPTI client - Nsight Systems, torch.profiler/Kineto - already holds the process)"
-            : "");
+            : " (is the NVIDIA driver loaded?)");
     return false;
 }
 
@@ -116,8 +116,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         std::fprintf(stderr, "vramscope: cannot write %s; this program is not recorded\n", path.c_str());
         return 0;
     }
-    if (!check(cuptiSubscribe(&subscriber, callback, nullptr), "subscribe")) {
+    if (!check(cuptiSubscribe(&subscriber, callback, nullptr), "subscribe")) { // no driver, or taken
         std::fclose(out);
+        std::remove(path.c_str()); // no empty file to mistake for a recording
         return 0;
     }
     recorder = new vs::cupti::NativeRecorder(out);
