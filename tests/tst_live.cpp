@@ -49,6 +49,12 @@ class Producer {
     void close() {
         if (fd_ >= 0) ::close(fd_), fd_ = -1;
     }
+    // What the viewer sent back (requests), without waiting.
+    std::string received() {
+        char buf[64];
+        const ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
+        return n > 0 ? std::string(buf, size_t(n)) : std::string();
+    }
 
   private:
     int fd_ = -1;
@@ -91,6 +97,7 @@ class TestLive : public QObject {
     void earlyDisconnectKeepsCompleteChunks();
     void anotherUserIsRefused();
     void secondProgramIsRefused();
+    void retentionIsRequestedFromTheProgram();
     void windowFollowsFreezesAndSaves();
     void launchedProgramIsFollowed();
 
@@ -196,6 +203,18 @@ void TestLive::secondProgramIsRefused() {
     second.send("x");
     QTRY_VERIFY(!status.isEmpty() && status.last()[0].toString().contains("second program"));
     QVERIFY(s.connected()); // the first one is still being received
+}
+
+void TestLive::retentionIsRequestedFromTheProgram() {
+    ui::LiveSession s;
+    QVERIFY(!s.requestRetention()); // nobody to ask
+    QVERIFY(s.listen(socketPath("r.sock")));
+    Producer p(s.socketPath());
+    p.send(sampleBytes("oom").substr(0, 64));
+    QTRY_VERIFY(s.connected());
+    QVERIFY(s.requestRetention());
+    std::string got;
+    QTRY_VERIFY((got += p.received()) == "R");
 }
 
 void TestLive::windowFollowsFreezesAndSaves() {

@@ -123,7 +123,7 @@ void TestNativeRecorder::injectionRefusesUnwritableOutput() {
     auto init = reinterpret_cast<int (*)()>(dlsym(lib, "InitializeInjection"));
     QVERIFY(init);
     qputenv("VRAMSCOPE_OUTPUT", "/nonexistent-dir/x.vscap");
-    QCOMPARE(init(), 0); // refused with a message on stderr, the program runs unrecorded
+    QCOMPARE(init(), 0);                    // refused with a message on stderr, the program runs unrecorded
     if (!QFile::exists("/dev/nvidiactl")) { // no driver (CI): CUPTI cannot subscribe; no empty file left
         const QString out = dir_.filePath("nodriver.vscap");
         qputenv("VRAMSCOPE_OUTPUT", QFile::encodeName(out));

@@ -90,6 +90,14 @@ void LiveController::addActions(QMenu* menu) {
             if (!p.isEmpty() && !save(p))
                 QMessageBox::warning(window_, tr("Save failed"), tr("Cannot write %1").arg(p));
         });
+    retentionAct_ =
+        menu->addAction(tr("Collect &Retention Graph Now"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
+            if (session_->requestRetention())
+                emit status(
+                    tr("Asked the program for a retention graph: it pauses while its heap is walked"));
+        });
+    retentionAct_->setToolTip(
+        tr("Which Python objects keep the GPU memory alive, collected now in the running program"));
     menu->addSeparator();
     launchAct_ = menu->addAction(tr("Launch &Program\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L),
                                  this, &LiveController::askAndLaunch);
@@ -157,6 +165,7 @@ void LiveController::updateActions() {
     if (!listenAct_) return;
     const bool on = session_->isListening();
     stopAct_->setEnabled(on);
+    retentionAct_->setEnabled(session_->connected());
     freezeAct_->setEnabled(on || following_ || !currentBytes().isEmpty());
     saveAct_->setEnabled(!currentBytes().isEmpty());
 }

@@ -66,6 +66,7 @@ class LiveController : public QObject {
     QAction* freezeAct_ = nullptr;
     QAction* saveAct_ = nullptr;
     QAction* launchAct_ = nullptr;
+    QAction* retentionAct_ = nullptr;
 };
 
 } // namespace vs::ui

@@ -83,6 +83,12 @@ uint64_t LiveSession::events() const {
     return stream_ ? stream_->events() : 0;
 }
 
+bool LiveSession::requestRetention() {
+    if (!socket_) return false;
+    socket_->write("R", 1); // the protocol's only request: see capture/python/vramscope/live.py
+    return socket_->flush() || socket_->bytesToWrite() == 0;
+}
+
 void LiveSession::reject(QLocalSocket* s, const QString& why) {
     emit statusChanged(why);
     s->abort();

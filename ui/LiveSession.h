@@ -37,6 +37,8 @@ class LiveSession : public QObject {
 
     QByteArray bytes() const; // header + complete chunks: a valid .vscap prefix
     bool connected() const { return socket_ != nullptr; }
+    // Asks the connected recorder for a retention graph now (it arrives as a Retention record).
+    bool requestRetention();
     uint64_t events() const;
     QString errorString() const { return error_; }
     // Tests only: accept a different peer uid than our own.

@@ -249,6 +249,19 @@ class LiveSinkTest(unittest.TestCase):
             self.assertTrue(sink.closed)
             sink.close(timeout=0.5)
 
+    def test_viewer_requests_a_retention_graph(self):
+        with tempfile.TemporaryDirectory() as d:
+            srv, path = self.listen(d)
+            sink = LiveSink(path)
+            conn, _ = srv.accept()
+            with conn:
+                conn.sendall(b"R")
+                deadline = time.monotonic() + 5
+                while not sink.requests and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                self.assertEqual(list(sink.requests), ["retention"])
+            sink.close(timeout=1)
+
     def test_no_viewer_is_an_error_the_recorder_reports(self):
         with tempfile.TemporaryDirectory() as d:
             with self.assertRaises(OSError):

@@ -26,6 +26,22 @@ class LiveSink:
         self._sock.settimeout(None)
         self._thread = threading.Thread(target=self._run, name="vramscope-live", daemon=True)
         self._thread.start()
+        self.requests = collections.deque()  # what the viewer asked for: b"R" = a retention graph
+        self._reader = threading.Thread(target=self._read, name="vramscope-live-requests", daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        """The viewer's requests, one byte each ("R": collect a retention graph now)."""
+        while not self.closed:
+            try:
+                b = self._sock.recv(64)
+            except OSError:
+                return
+            if not b:
+                return
+            for c in b:
+                if c == ord("R"):
+                    self.requests.append("retention")
 
     def write(self, data):
         with self._cv:
@@ -65,6 +81,10 @@ class LiveSink:
                 with self._cv:
                     self._give_up(str(e) or "connection lost")
                 break
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)  # EOF for the viewer; wakes the request reader
+        except OSError:
+            pass
         self._sock.close()
 
     def close(self, timeout=2.0):

@@ -183,6 +183,10 @@ class Recorder:
         while not self._stop.wait(self.interval):
             try:
                 self._flush()
+                if self.live and self.live.requests:
+                    self.live.requests.clear()
+                    # asked for by the viewer: collected here, holding the GIL (the program pauses)
+                    self.collect_retention("request from the viewer")
             except Exception as e:  # never take the program down; say why the recording stopped
                 print("vramscope: recording stopped: %s" % e, file=sys.stderr)
                 return
