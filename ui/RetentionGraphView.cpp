@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include <algorithm>
 #include <map>
 
 namespace vs::ui {
@@ -53,8 +54,10 @@ void RetentionGraphView::setPaths(const Capture* c, const RetentionGraph* g, con
         for (size_t i = 0; i < path.size(); ++i) {
             auto [it, fresh] = index.emplace(path[i], int(nodes_.size()));
             if (fresh)
-                nodes_.push_back({path[i], int(i), QString::fromStdString(retentionNodeText(*c, *g, path[i])),
-                                  colourOf(*g, path[i])});
+                nodes_.push_back(
+                    {path[i], int(i), QString::fromStdString(retentionNodeText(*c, *g, path[i])),
+                     colourOf(*g, path[i]),
+                     path[i] < g->nodes.size() && g->nodes[path[i]].kind == RetentionNodeKind::Block});
             if (previous >= 0) {
                 const uint32_t e = r->parentEdge[path[i]];
                 const QString label =
@@ -69,7 +72,47 @@ void RetentionGraphView::setPaths(const Capture* c, const RetentionGraph* g, con
             previous = it->second;
         }
     }
+    collapseChains();
     update();
+}
+
+// A node with one edge in and one edge out (not a root, not a block) becomes part of an edge's label,
+// so long chains (tensor -> grad_fn -> next_functions -> ...) take one step of the drawing.
+void RetentionGraphView::collapseChains() {
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t n = 0; n < nodes_.size(); ++n) {
+            if (nodes_[n].layer == 0 || nodes_[n].removed) continue;
+            int in = -1, out = -1, ins = 0, outs = 0;
+            for (size_t e = 0; e < edges_.size(); ++e) {
+                if (edges_[e].to == int(n)) in = int(e), ++ins;
+                if (edges_[e].from == int(n)) out = int(e), ++outs;
+            }
+            if (ins != 1 || outs != 1 || nodes_[edges_[out].to].isBlock) continue;
+            QStringList parts;
+            for (const QString& p : {edges_[in].label, nodes_[n].text, edges_[out].label})
+                if (!p.isEmpty()) parts << p;
+            edges_[in].to = edges_[out].to;
+            edges_[in].label = parts.join(QStringLiteral(" \u2192 "));
+            edges_.erase(edges_.begin() + out);
+            nodes_[n].removed = true;
+            changed = true;
+        }
+    }
+    // Layers again: the distance from the root along the collapsed edges.
+    for (auto& n : nodes_)
+        if (n.layer != 0) n.layer = -1;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (const auto& e : edges_)
+            if (nodes_[e.from].layer >= 0 && nodes_[e.to].layer < nodes_[e.from].layer + 1 &&
+                !nodes_[e.to].removed)
+                nodes_[e.to].layer = nodes_[e.from].layer + 1, moved = true;
+    }
+}
+
+int RetentionGraphView::nodeCount() const {
+    return int(std::count_if(nodes_.begin(), nodes_.end(), [](const DrawNode& n) { return !n.removed; }));
 }
 
 void RetentionGraphView::paintEvent(QPaintEvent*) {
@@ -81,9 +124,11 @@ void RetentionGraphView::paintEvent(QPaintEvent*) {
         return;
     }
     int layers = 0;
-    for (const auto& n : nodes_) layers = std::max(layers, n.layer + 1);
-    std::vector<int> perLayer(layers, 0), slot(nodes_.size());
-    for (size_t i = 0; i < nodes_.size(); ++i) slot[i] = perLayer[nodes_[i].layer]++;
+    for (const auto& n : nodes_)
+        if (!n.removed) layers = std::max(layers, n.layer + 1);
+    std::vector<int> perLayer(layers, 0), slot(nodes_.size(), 0);
+    for (size_t i = 0; i < nodes_.size(); ++i)
+        if (!nodes_[i].removed) slot[i] = perLayer[nodes_[i].layer]++;
     const double rowH = double(height() - 20) / std::max(1, layers);
     auto centre = [&](int i) {
         const double w = double(width()) / (perLayer[nodes_[i].layer] + 1);
@@ -93,17 +138,25 @@ void RetentionGraphView::paintEvent(QPaintEvent*) {
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     p.setFont(small);
+    const QFontMetrics fm(small);
     for (const auto& e : edges_) {
         const QPointF a = centre(e.from), b = centre(e.to);
         p.setPen(QPen(palette().color(QPalette::Mid), 1.2));
         p.drawLine(a, b);
-        if (!e.label.isEmpty()) {
-            p.setPen(palette().color(QPalette::Text));
-            p.drawText((a + b) / 2 + QPointF(4, 0), e.label);
-        }
+        if (e.label.isEmpty()) continue;
+        // a label gets the width of its target's slot: siblings' labels never overlap
+        const int room = int(double(width()) / (perLayer[nodes_[e.to].layer] + 1)) - 10;
+        p.setPen(palette().color(QPalette::Text));
+        // near the target, where siblings are as far apart as their boxes
+        const QPointF at = a + (b - a) * 0.72;
+        const QString text = fm.elidedText(e.label, Qt::ElideMiddle, std::max(30, room));
+        QRectF box(0, 0, fm.horizontalAdvance(text) + 6, fm.height());
+        box.moveCenter(at);
+        p.fillRect(box, palette().base());
+        p.drawText(box, Qt::AlignCenter, text);
     }
-    const QFontMetrics fm(small);
     for (size_t i = 0; i < nodes_.size(); ++i) {
+        if (nodes_[i].removed) continue;
         const QPointF c = centre(int(i));
         const double slotW = double(width()) / (perLayer[nodes_[i].layer] + 1) - 6;
         const QString text =

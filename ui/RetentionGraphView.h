@@ -22,7 +22,7 @@ class RetentionGraphView : public QWidget {
     void setPaths(const Capture* c, const RetentionGraph* g, const RetentionResult* r,
                   const std::vector<uint32_t>& blocks);
     QSize sizeHint() const override { return {600, 320}; }
-    int nodeCount() const { return static_cast<int>(nodes_.size()); }
+    int nodeCount() const; // nodes drawn, after chains were collapsed
 
   protected:
     void paintEvent(QPaintEvent*) override;
@@ -33,7 +33,10 @@ class RetentionGraphView : public QWidget {
         int layer;
         QString text;
         QColor colour;
+        bool isBlock = false;
+        bool removed = false; // folded into an edge by collapseChains()
     };
+    void collapseChains();
     struct DrawEdge {
         int from, to;
         QString label;
