@@ -27,6 +27,8 @@ QColor colourOf(const RetentionGraph& g, uint32_t node) {
         return QColor(0x3c, 0x9d, 0x5a);
     case RetentionNodeKind::RootExternal:
         return QColor(0xe0, 0x8a, 0x1e);
+    case RetentionNodeKind::RootPool:
+        return QColor(0x1e, 0xa0, 0xa0);
     case RetentionNodeKind::Object:
         break;
     }

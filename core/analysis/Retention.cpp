@@ -134,6 +134,8 @@ std::string_view retentionVerdictText(RetentionVerdict v) {
     case RetentionVerdict::NoPythonOwner:
         return "no Python object owns it (allocator-internal: cuBLAS/cuDNN workspace, graph pool, C++ "
                "tensor)";
+    case RetentionVerdict::GraphPool:
+        return "held by a CUDA graph's private pool (freed with the graph)";
     case RetentionVerdict::ModuleGlobal:
         break;
     }
@@ -150,6 +152,8 @@ std::string_view retentionVerdictShort(RetentionVerdict v) {
         return "unreachable cycle";
     case RetentionVerdict::NoPythonOwner:
         return "no Python owner";
+    case RetentionVerdict::GraphPool:
+        return "CUDA graph pool";
     case RetentionVerdict::ModuleGlobal:
         break;
     }
@@ -205,6 +209,8 @@ RetentionVerdict verdictOf(const RetentionGraph& g, const RetentionResult& r, ui
         return RetentionVerdict::LocalVariable;
     case RetentionNodeKind::RootExternal:
         return RetentionVerdict::HeldFromCpp;
+    case RetentionNodeKind::RootPool:
+        return RetentionVerdict::GraphPool;
     default:
         return RetentionVerdict::ModuleGlobal;
     }
@@ -227,7 +233,7 @@ std::string hintFor(const Capture& c, const RetentionGraph& g, const std::vector
         return "An attribute on a custom autograd Function's ctx keeps a tensor, in a reference cycle "
                "through the "
                "autograd graph (freed only when gc happens to run): use ctx.save_for_backward() instead.";
-    if (v == RetentionVerdict::NoPythonOwner) return {};
+    if (v == RetentionVerdict::NoPythonOwner || v == RetentionVerdict::GraphPool) return {};
     if (v == RetentionVerdict::UnreachableCycle)
         return "A reference cycle keeps these tensors until the next gc.collect(): break it (weakref, or "
                "clear "

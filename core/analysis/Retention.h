@@ -13,7 +13,14 @@
 
 namespace vs {
 
-enum class RetentionVerdict { ModuleGlobal, LocalVariable, HeldFromCpp, UnreachableCycle, NoPythonOwner };
+enum class RetentionVerdict {
+    ModuleGlobal,
+    LocalVariable,
+    HeldFromCpp,
+    UnreachableCycle,
+    NoPythonOwner,
+    GraphPool
+};
 
 struct RetentionGroup {
     std::string signature;        // root kind, then edge labels and node types; indices as [*]

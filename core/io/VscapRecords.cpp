@@ -314,7 +314,7 @@ void Records::retention(Body& b) {
         RetentionNode node;
         const uint8_t kind = b.u8();
         node.kind =
-            (kind <= 3 || (kind >= 10 && kind <= 12)) ? RetentionNodeKind(kind) : RetentionNodeKind::Object;
+            (kind <= 3 || (kind >= 10 && kind <= 13)) ? RetentionNodeKind(kind) : RetentionNodeKind::Object;
         node.type = stringId(b.varint()), node.label = stringId(b.varint());
         node.gpuBytes = b.varint(), node.address = b.varint();
         if (node.gpuBytes > kMaxPlausibleBytes) b.fail("retention block larger than any device memory");

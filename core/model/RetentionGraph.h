@@ -16,6 +16,7 @@ enum class RetentionNodeKind : uint8_t {
     RootModule = 10,
     RootFrame = 11,
     RootExternal = 12, // held from C/C++: referenced, but by no tracked Python object
+    RootPool = 13,     // a CUDA graph's private memory pool
 };
 constexpr bool isRoot(RetentionNodeKind k) {
     return static_cast<uint8_t>(k) >= 10;

@@ -130,20 +130,23 @@ class RetentionCollector(unittest.TestCase):
         a.sibling, b.sibling, a.data = b, a, FakeTensor(0x40000)
         del a, b
         blocks = [(0x10000, 0x1000), (0x11000, 0x1000), (0x12000, 0x1000), (0x20000, 0x1000),
-                  (0x30000, 0x1000), (0x40000, 0x1000), (0x50000, 0x1000)]
+                  (0x30000, 0x1000), (0x40000, 0x1000), (0x50000, 0x1000), (0x60000, 0x1000, (1, 7))]
         import gc
         gc.disable()  # the cycle must survive until the collector looks
         self.addCleanup(gc.enable)
 
+        progress = []
+
         def training_step():
             outputs = [FakeTensor(0x30000)]  # noqa: F841 (held by this frame)
-            return retention.collect(blocks, None, storage_of=lambda o: o.ptr if type(o) is FakeTensor else None)
+            return retention.collect(blocks, None, storage_of=lambda o: o.ptr if type(o) is FakeTensor else None,
+                                     progress=lambda done, total: progress.append((done, total)))
         g = training_step()
         self.assertFalse(g.truncated)
         self.assertGreater(g.objects, 1000)
         interner = vscap.Interner()
-        entries = [{"action": "alloc", "addr": a, "size": s, "stream": 0, "time_us": 1000 + i, "frames": []}
-                   for i, (a, s) in enumerate(blocks)]
+        entries = [{"action": "alloc", "addr": b[0], "size": b[1], "stream": 0, "time_us": 1000 + i, "frames": []}
+                   for i, b in enumerate(blocks)]
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.vscap")
             with open(out, "wb") as f:
@@ -174,6 +177,10 @@ class RetentionCollector(unittest.TestCase):
         unowned = [g for g in groups if g["verdict"].startswith("no Python object")]
         self.assertEqual(unowned[0]["blocks"], 1)  # 0x50000: nothing refers to it
         self.assertFalse(unowned[0]["suspicious"])
+        pool = by_verdict["held by a CUDA graph's private pool (freed with the graph)"][0]
+        self.assertIn("CUDA graph pool (1, 7)", pool["path"])
+        self.assertFalse(pool["suspicious"])
+        self.assertTrue(progress and progress[0][1] == g.objects)  # progress reported over the scan
 
 
 class RingPolling(unittest.TestCase):

@@ -119,9 +119,13 @@ class Recorder:
         for s in snap.get("segments", []):
             for b in s.get("blocks", []):
                 if b.get("state") == "active_allocated":
-                    by_device.setdefault(s.get("device", 0), []).append((b["address"], b["size"]))
+                    pool = tuple(s.get("segment_pool_id") or (0, 0))
+                    by_device.setdefault(s.get("device", 0), []).append((b["address"], b["size"], pool))
         for device, blocks in sorted(by_device.items()):
-            g = retention.collect(blocks, self.torch, budget_s or self.retention_budget_s)
+            def progress(done, total, t0=time.monotonic()):
+                if time.monotonic() - t0 > 2:  # only say something when it takes a while
+                    print("vramscope: retention (%s): %d/%d objects" % (trigger, done, total), file=sys.stderr)
+            g = retention.collect(blocks, self.torch, budget_s or self.retention_budget_s, progress=progress)
             self.retention_stats.append((trigger, len(blocks), g.objects, len(g.nodes), g.seconds, g.truncated))
             with self._lock:
                 raw = vscap.retention_record(device, time.time_ns() // 1000, trigger, g, self.source.interner)

@@ -16,7 +16,7 @@ import warnings
 from bisect import bisect_right
 
 # node kinds (docs/vscap.md, Retention record)
-OBJECT, TENSOR, BLOCK, AUTOGRAD, ROOT_MODULE, ROOT_FRAME, ROOT_EXTERNAL = 0, 1, 2, 3, 10, 11, 12
+OBJECT, TENSOR, BLOCK, AUTOGRAD, ROOT_MODULE, ROOT_FRAME, ROOT_EXTERNAL, ROOT_POOL = 0, 1, 2, 3, 10, 11, 12, 13
 # edge kinds
 REF, LOCAL, GRAD, AUTOGRAD_EDGE, SAVED, STORAGE, ATTR = 0, 1, 2, 3, 4, 5, 6
 
@@ -81,10 +81,12 @@ def _owner_dict(o):
     return d if type(d) is dict else None
 
 
-def _build(idx, objs, frames_to_skip):
+def _build(idx, objs, frames_to_skip, progress=None):
     for o in objs:
         idx.add(o)
     for i in range(len(objs)):
+        if progress is not None and i % 100000 == 0:
+            progress(i, len(objs))
         o = objs[i]
         if isinstance(o, types.FrameType) or id(o) in idx.skip:
             continue
@@ -136,7 +138,12 @@ def _synthetic(idx, i, o, torch, queue):
                 fn = o.grad_fn
             except Exception:
                 return
-            for child, kind, label in ((g, GRAD, ".grad"), (fn, AUTOGRAD_EDGE, ".grad_fn")):
+            try:
+                hooks = o._backward_hooks  # held by the C++ tensor, invisible to gc
+            except Exception:
+                hooks = None
+            for child, kind, label in ((g, GRAD, ".grad"), (fn, AUTOGRAD_EDGE, ".grad_fn"),
+                                       (hooks, ATTR, "._backward_hooks")):
                 if child is not None:
                     new = id(child) not in idx.pos
                     j = idx.add(child)
@@ -217,9 +224,11 @@ def _edge_label(idx, src, dst, label):
     return ""
 
 
-def collect(blocks, torch=None, budget_s=30.0, max_nodes=50000, storage_of=None):
-    """blocks: [(address, size)] of one device. Returns a Graph of their ancestors up to roots.
-    storage_of(o) -> address or None says which objects own block memory (default: CUDA tensors)."""
+def collect(blocks, torch=None, budget_s=30.0, max_nodes=50000, storage_of=None, progress=None):
+    """blocks: [(address, size)] or [(address, size, pool)] of one device; a pool other than None
+    or (0, 0) is a CUDA graph's private pool. Returns a Graph of the blocks' ancestors up to roots.
+    storage_of(o) -> address or None says which objects own block memory (default: CUDA tensors).
+    progress(done, total) is called every 100k objects scanned."""
     if storage_of is None and torch is not None:
         storage_of = torch_storage(torch)
     t0 = time.monotonic()
@@ -241,11 +250,19 @@ def collect(blocks, torch=None, budget_s=30.0, max_nodes=50000, storage_of=None)
         while here is not None and here.f_code.co_filename == __file__:
             skip_frames.add(id(here))  # the collector's own frames
             here = here.f_back
-        _build(idx, objs, skip_frames)
+        _build(idx, objs, skip_frames, progress)
         module_roots = [(idx.pos[id(m)], "module %s" % name) for name, m in list(sys.modules.items())
                         if id(m) in idx.pos]
         frame_roots = _frames(idx, skip_frames)
         block_node = [idx.add(("block", b[0])) for b in blocks]
+        pool_roots = []
+        for k, b in enumerate(blocks):  # a CUDA graph's private pool keeps its blocks by itself
+            pool = tuple(b[2]) if len(b) > 2 and b[2] else (0, 0)
+            if pool != (0, 0):
+                r = idx.add(("pool", pool))
+                idx.rev[block_node[k]].append((r, REF, "private pool"))
+                pool_roots.append((r, "CUDA graph pool (%d, %d)" % pool))
+        frame_roots = frame_roots + pool_roots
         queue = []
         for i in range(len(objs)):
             o = idx.objs[i]
@@ -300,8 +317,10 @@ def _emit(g, idx, blocks, block_node, module_roots, frame_roots, max_nodes, t0, 
             addr, size = blocks[block_at[j]][:2]
             g.nodes.append([BLOCK, "block", "block 0x%x" % addr, size, addr])
         elif j in roots:
-            g.nodes.append([ROOT_MODULE if roots[j].startswith("module") else ROOT_FRAME,
-                            "module" if roots[j].startswith("module") else "frame", roots[j], 0, 0])
+            kind = ROOT_MODULE if roots[j].startswith("module") else \
+                ROOT_POOL if roots[j].startswith("CUDA graph pool") else ROOT_FRAME
+            tname = "pool" if kind == ROOT_POOL else roots[j].split(" ", 1)[0]
+            g.nodes.append([kind, tname, roots[j], 0, 0])
         else:
             tname, label = describe(o)
             kind = TENSOR if tname == "Tensor" else AUTOGRAD if hasattr(o, "next_functions") else OBJECT
