@@ -12,6 +12,10 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace vs;
 
@@ -39,6 +43,8 @@ class TestNativeRecorder : public QObject {
     void fullBufferDropsAreReported();
     void injectionRefusesUnwritableOutput();
     void gpuCapturesShowTheLeakAndPyTorchsReserved();
+    void liveViewerGetsTheFileBytes();
+    void stalledViewerIsDroppedNotWaitedFor();
 
   private:
     std::unique_ptr<Capture> record(const std::function<void(cupti::NativeRecorder&)>& f,
@@ -148,6 +154,72 @@ void TestNativeRecorder::gpuCapturesShowTheLeakAndPyTorchsReserved() {
     QCOMPARE(CaptureAnalysis::open(dir + "torch_expandable.vscap")->summary(0).final.reserved,
              int64_t(419430400));
     QCOMPARE(diagnoseLeaks(*CaptureAnalysis::open(dir + "pool.vscap"), 0).kind, LeakKind::Leak);
+}
+
+namespace {
+// A listening Unix socket, as Capture > Listen opens; accept() on demand.
+struct Listener {
+    int fd = -1;
+    std::string path;
+    explicit Listener(const std::string& p) : path(p) {
+        fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::memcpy(a.sun_path, p.c_str(), p.size() + 1);
+        ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+        ::listen(fd, 1);
+    }
+    ~Listener() { ::close(fd); }
+};
+} // namespace
+
+void TestNativeRecorder::liveViewerGetsTheFileBytes() {
+    Listener l(dir_.filePath("live.sock").toStdString());
+    std::string received;
+    std::thread viewer([&] {
+        const int c = ::accept(l.fd, nullptr, nullptr);
+        char buf[4096];
+        for (ssize_t n; (n = ::recv(c, buf, sizeof buf, 0)) > 0;) received.append(buf, size_t(n));
+        ::close(c);
+    });
+    std::string error;
+    auto live = cupti::LiveSocket::connect(l.path, error);
+    QVERIFY2(live, error.c_str());
+    const QString path = dir_.filePath("live.vscap");
+    FILE* out = std::fopen(path.toLocal8Bit().constData(), "wb");
+    {
+        cupti::NativeRecorder r(out, 1 << 20, std::move(live));
+        for (uint64_t i = 0; i < 100; ++i) leakyAllocation(r, 0x7f2000000000 + i * (2 << 20));
+        r.close();
+    } // the recorder (and its socket) is gone: the viewer sees the end of the stream
+    std::fclose(out);
+    viewer.join();
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QByteArray::fromStdString(received), f.readAll());
+}
+
+void TestNativeRecorder::stalledViewerIsDroppedNotWaitedFor() {
+    Listener l(dir_.filePath("stalled.sock").toStdString()); // never accepts, never reads
+    std::string error;
+    auto live = cupti::LiveSocket::connect(l.path, error, 4096);
+    QVERIFY(live);
+    auto* socket = live.get();
+    const QString path = dir_.filePath("stalled.vscap");
+    FILE* out = std::fopen(path.toLocal8Bit().constData(), "wb");
+    cupti::NativeRecorder r(out, 1 << 20, std::move(live));
+    std::string noise(1 << 20, '\0'); // incompressible megabytes: far beyond the socket's buffers
+    uint64_t x = 88172645463325252ull;
+    for (char& ch : noise) x ^= x << 13, x ^= x >> 7, x ^= x << 17, ch = char(x);
+    for (uint64_t i = 0; i < 20000; ++i) {
+        void* pcs[1] = {reinterpret_cast<void*>(&leakyAllocation)};
+        r.allocated(0x7f3000000000 + i * 4096, 512, 0, pcs, 1);
+        if (i % 4000 == 0) r.meta("noise", noise), r.flush();
+    }
+    r.close();
+    QVERIFY(!socket->open()); // dropped, while the file got everything
+    std::fclose(out);
+    QCOMPARE(loadCaptureFile(path.toStdString(), {})->devices[0].eventCount(), size_t(40000));
 }
 
 QTEST_GUILESS_MAIN(TestNativeRecorder)

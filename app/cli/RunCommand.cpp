@@ -1,4 +1,4 @@
-// `run [-o FILE] -- PROGRAM ARGS`: runs any CUDA program with the CUPTI agent injected
+// `run [-o FILE] [--live SOCKET] -- PROGRAM ARGS`: runs any CUDA program with the CUPTI agent injected
 // (CUDA_INJECTION64_PATH) and its device memory recorded to FILE; exits with the program's status.
 #include "Commands.h"
 
@@ -19,7 +19,7 @@ std::string agentLibrary() {
 } // namespace
 
 int runRun(const std::vector<std::string>& args, std::ostream& out) {
-    std::string output = "vramscope-" + std::to_string(getpid()) + ".vscap";
+    std::string output = "vramscope-" + std::to_string(getpid()) + ".vscap", live;
     size_t i = 0;
     for (; i < args.size() && args[i] != "--"; ++i) {
         if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size())
@@ -41,6 +41,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out) {
     if (pid == 0) {
         setenv("CUDA_INJECTION64_PATH", std::filesystem::absolute(lib).c_str(), 1);
         setenv("VRAMSCOPE_OUTPUT", output.c_str(), 1);
+        if (!live.empty()) setenv("VRAMSCOPE_LIVE", live.c_str(), 1); // Capture > Listen's socket
         execvp(argv[0], argv.data());
         std::cerr << "vramscope-cli: error: cannot run " << argv[0] << '\n';
         _exit(127);

@@ -26,7 +26,8 @@ const char* kUsage =
     "  convert IN OUT.vscap [--level N]         rewrite a capture as .vscap (zstd level N, default 3)\n"
     "  retention FILE [--json] [--groups K]     which Python objects keep the blocks alive (.vscap\n"
     "                                           recorded with retention): paths, groups, hints\n"
-    "  run [-o FILE] -- PROGRAM ARGS            run any CUDA program with the CUPTI agent: its device\n"
+    "  run [-o FILE] [--live SOCKET] -- PROGRAM ARGS\n"
+    "                                           run any CUDA program with the CUPTI agent: its device\n"
     "                                           memory (cudaMalloc, pools, VMM) with native stacks\n"
     "\n"
     "exit status: 0 success, 1 check failed, 2 bad input or usage (one line on stderr)\n";

@@ -121,7 +121,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
         std::remove(path.c_str()); // no empty file to mistake for a recording
         return 0;
     }
-    recorder = new vs::cupti::NativeRecorder(out);
+    std::unique_ptr<vs::cupti::LiveSocket> live;
+    if (const char* sock = std::getenv("VRAMSCOPE_LIVE"); sock && *sock) {
+        std::string error;
+        live = vs::cupti::LiveSocket::connect(sock, error);
+        if (!live)
+            std::fprintf(stderr, "vramscope: no viewer listening at %s (%s); recording to %s only\n", sock,
+                         error.c_str(), path.c_str());
+    }
+    recorder = new vs::cupti::NativeRecorder(out, 1 << 20, std::move(live));
     recorder->meta("pid", std::to_string(getpid()));
     recorder->meta("argv", commandLine());
     for (CUpti_CallbackId id :

@@ -35,9 +35,11 @@ NativeFrame symbolize(void* pc) {
     return f;
 }
 
-NativeRecorder::NativeRecorder(FILE* out, size_t maxBuffered)
-    : out_(out),
-      writer_([this](std::string_view s) { std::fwrite(s.data(), 1, s.size(), out_), std::fflush(out_); }),
+NativeRecorder::NativeRecorder(FILE* out, size_t maxBuffered, std::unique_ptr<LiveSocket> live)
+    : out_(out), viewer_(std::move(live)), writer_([this](std::string_view s) {
+          std::fwrite(s.data(), 1, s.size(), out_), std::fflush(out_);
+          if (viewer_) viewer_->send(s);
+      }),
       max_(maxBuffered) {
     buffer_.reserve(1024);
     meta("recorder", "vramscope-cupti"); // tells the viewer these are native allocations, not tensors

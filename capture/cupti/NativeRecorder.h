@@ -3,6 +3,7 @@
 // device-memory operations with raw return addresses; a writer thread interns stacks, symbolizes new
 // addresses (deferred: never in the CUDA call), encodes .vscap records and writes zstd chunks
 // every 100 ms. The file is readable up to its last chunk if the program dies.
+#include "LiveSocket.h"
 #include "io/VscapWriter.h"
 #include "model/Action.h"
 
@@ -22,7 +23,9 @@ namespace vs::cupti {
 class NativeRecorder {
   public:
     static constexpr int kMaxFrames = 32;
-    explicit NativeRecorder(FILE* out, size_t maxBuffered = 1 << 20);
+    // `live` (optional) receives the same bytes as `out`.
+    explicit NativeRecorder(FILE* out, size_t maxBuffered = 1 << 20,
+                            std::unique_ptr<LiveSocket> live = nullptr);
     ~NativeRecorder();
     NativeRecorder(const NativeRecorder&) = delete;
     NativeRecorder& operator=(const NativeRecorder&) = delete;
@@ -55,6 +58,7 @@ class NativeRecorder {
     void encode(const std::vector<Op>& ops);
 
     FILE* out_;
+    std::unique_ptr<LiveSocket> viewer_;
     vscap::Writer writer_;
     size_t max_;
     std::mutex mutex_;

@@ -5,7 +5,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=/tmp/vcupti && mkdir -p $B
 g++ -std=c++20 -O2 -fPIC -shared -fvisibility=hidden -I$ROOT/core -I$ROOT/capture/cupti -I/usr/local/cuda/include \
-  $ROOT/capture/cupti/Injection.cpp $ROOT/capture/cupti/NativeRecorder.cpp $ROOT/core/io/VscapWriter.cpp \
+  $ROOT/capture/cupti/Injection.cpp $ROOT/capture/cupti/NativeRecorder.cpp $ROOT/capture/cupti/LiveSocket.cpp $ROOT/core/io/VscapWriter.cpp \
   -L/usr/local/cuda/lib64 -L/usr/local/cuda/lib -lcupti -lzstd -lz -ldl -pthread -o $B/libvramscope_cupti.so && echo "agent built"
 nvcc -O2 -Xlinker -export-dynamic -o $B/leak $ROOT/samples/cuda/leak.cu && nvcc -O2 -Xlinker -export-dynamic -o $B/pool $ROOT/samples/cuda/pool.cu && echo "samples built"
 export CUDA_INJECTION64_PATH=$B/libvramscope_cupti.so
