@@ -362,7 +362,10 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
                 : "Find what keeps these tensors alive: a list, dict or attribute that only grows, a "
                   "hook that appends, a tensor stored on an autograd ctx (use save_for_backward). Store "
                   "loss.item() rather than the loss tensor, detach() what you keep, and evaluate under "
-                  "torch.no_grad(). The Retention tab names the holder when the recording has one.";
+                  "torch.no_grad().";
+        if (!a.capture().retention.empty())
+            rep.nextStep +=
+                " This recording names the holders: see the Retention tab (vramscope-cli retention).";
     } else if (std::any_of(rep.groups.begin(), rep.groups.end(), cycled)) {
         std::stable_partition(rep.groups.begin(), rep.groups.end(), cycled);
         const SurvivorGroup& g = rep.groups.front();
