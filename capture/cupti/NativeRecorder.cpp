@@ -1,5 +1,7 @@
 #include "NativeRecorder.h"
 
+#include "io/VscapEvents.h"
+
 #include <chrono>
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -173,18 +175,12 @@ uint64_t NativeRecorder::stream(uint64_t raw) {
 }
 
 void NativeRecorder::encode(const std::vector<Op>& ops) {
-    std::vector<uint64_t> stacks, streams;
+    std::vector<uint64_t> stacks, streams; // interned first: their definitions precede the events
     for (const Op& op : ops) stacks.push_back(stackOf(op)), streams.push_back(stream(op.stream));
-    auto& b = writer_.beginRecord(Record::Events);
-    b.svarint(0), b.varint(ops.size()), b.svarint(ops.front().timeUs);
-    for (const Op& op : ops) b.u8(uint8_t(op.action));
-    int64_t t = ops.front().timeUs;
-    for (const Op& op : ops) b.svarint(op.timeUs - t), t = op.timeUs;
-    uint64_t a = 0;
-    for (const Op& op : ops) b.svarint(int64_t(op.addr - a)), a = op.addr;
-    for (const Op& op : ops) b.varint(op.size);
-    for (uint64_t s : streams) b.varint(s);
-    for (uint64_t s : stacks) b.varint(s);
+    vscap::writeEventsBody(writer_.beginRecord(Record::Events), 0, ops.size(), [&](size_t i) {
+        const Op& op = ops[i];
+        return vscap::EventFields{op.timeUs, op.addr, op.size, op.action, streams[i], stacks[i]};
+    });
     writer_.endRecord();
 }
 

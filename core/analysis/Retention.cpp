@@ -116,11 +116,6 @@ std::string normalised(std::string_view label) {
     return out;
 }
 
-bool hasParent(const RetentionGraph& g, uint32_t node, const std::vector<char>& cut) {
-    return std::any_of(g.edges.begin(), g.edges.end(),
-                       [&](const RetentionEdge& e) { return e.dst == node && !cut[e.src]; });
-}
-
 } // namespace
 
 std::string_view retentionVerdictText(RetentionVerdict v) {
@@ -272,16 +267,16 @@ RetentionResult analyseRetention(const Capture& c, const RetentionGraph& g,
     std::vector<uint32_t> parent(n + 2, kNone);
     std::vector<char> seen(n + 2, 0);
     bfs(g, a, r.superRoot, parent, seen);
+    std::vector<char> referenced(n, 0);
+    for (const auto& e : g.edges)
+        if (!cut[e.src]) referenced[e.dst] = 1;
     for (uint32_t i = n; i-- > 0;) {
         if (seen[i] || cut[i]) continue;
-        if (g.nodes[i].kind == RetentionNodeKind::Block && a.offset[i] == a.offset[i + 1] &&
-            !hasParent(g, i, cut))
+        if (g.nodes[i].kind == RetentionNodeKind::Block && !referenced[i])
             continue; // nothing in Python refers to it at all
         extra.emplace_back(r.cycleRoot, i);
-        std::vector<uint32_t> sub(n + 2, kNone);
-        bfs(g, a, i, sub, seen); // the real edges are enough to reach the rest of the cluster
-        for (uint32_t v = 0; v < n + 2; ++v)
-            if (sub[v] != kNone && parent[v] == kNone) parent[v] = sub[v];
+        // the real edges reach the rest of the cluster; bfs only sets parents of unseen nodes
+        bfs(g, a, i, parent, seen);
         parent[i] = uint32_t(g.edges.size() + extra.size() - 1);
     }
     a = adjacency(g, cut, extra);

@@ -1,5 +1,7 @@
 #include "VscapExport.h"
 
+#include "VscapEvents.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -88,16 +90,11 @@ class CaptureEncoder {
     }
 
     void eventBatch(const DeviceTrace& d, size_t first, size_t last) {
-        auto& b = w_.beginRecord(Record::Events);
-        b.svarint(d.device), b.varint(last - first), b.svarint(d.timeUs[first]);
-        for (size_t i = first; i < last; ++i) b.u8(static_cast<uint8_t>(d.action[i]));
-        for (size_t i = first; i < last; ++i) b.svarint(d.timeUs[i] - d.timeUs[i == first ? i : i - 1]);
-        uint64_t prev = 0;
-        for (size_t i = first; i < last; ++i)
-            b.svarint(static_cast<int64_t>(d.addr[i] - prev)), prev = d.addr[i];
-        for (size_t i = first; i < last; ++i) b.varint(d.size[i]);
-        for (size_t i = first; i < last; ++i) b.varint(d.stream[i].value);
-        for (size_t i = first; i < last; ++i) b.varint(d.stack[i].value);
+        vscap::writeEventsBody(w_.beginRecord(Record::Events), d.device, last - first, [&](size_t k) {
+            const size_t i = first + k;
+            return vscap::EventFields{d.timeUs[i], d.addr[i],         d.size[i],
+                                      d.action[i], d.stream[i].value, d.stack[i].value};
+        });
         w_.endRecord();
     }
 

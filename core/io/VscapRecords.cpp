@@ -293,9 +293,7 @@ void Records::annotation(Body& b, bool mark) {
     a.timeUs = b.svarint();
     a.start = mark || b.u8() == 0;
     a.name = stringId(b.varint());
-    if (mark && !b.rest().empty()) {
-        // the mark's value (the step number) is implied by its order; not kept
-    }
+    // A Mark's trailing value (the step number) is implied by its order and not kept.
     c_.annotations.push_back(a);
 }
 
