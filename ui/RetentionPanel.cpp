@@ -181,10 +181,15 @@ void RetentionPanel::fillGroups() {
         }
     }
     groups_->header()->resizeSections(QHeaderView::ResizeToContents);
-    if (groups_->topLevelItemCount())
-        groups_->setCurrentItem(groups_->topLevelItem(0));
-    else
-        showGroup(-1);
+    if (!groups_->topLevelItemCount()) return showGroup(-1);
+    // Open on the largest suspicious group: allocator workspaces are often larger and say nothing.
+    QTreeWidgetItem* first = groups_->topLevelItem(0);
+    for (int i = 0; i < groups_->topLevelItemCount(); ++i)
+        if (result_.groups[size_t(groups_->topLevelItem(i)->data(0, kGroupRole).toInt())].suspicious) {
+            first = groups_->topLevelItem(i);
+            break;
+        }
+    groups_->setCurrentItem(first);
 }
 
 void RetentionPanel::fillDominators() {
