@@ -6,7 +6,9 @@
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/LeakDiagnosis.h"
 #include "io/CaptureFile.h"
+#include "io/LoadError.h"
 
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -34,11 +36,35 @@ extern "C" __attribute__((noinline, visibility("default"))) void temporaryAlloca
     r.freed(addr, 0, pcs, n);
 }
 
+// Internal linkage, not exported: only the full symbol table (libdwfl) names it.
+static __attribute__((noinline)) int hiddenCaller(void** pcs) {
+    const int n = backtrace(pcs, cupti::NativeRecorder::kMaxFrames); // HIDDEN-CALLER-LINE
+    asm volatile("" ::: "memory");                                   // not a tail call
+    return n;
+}
+
+// An inlined helper: DWARF keeps it as its own frame, called from its caller's line.
+static inline __attribute__((always_inline)) int inlinedHelper(void** pcs) {
+    return backtrace(pcs, cupti::NativeRecorder::kMaxFrames -
+                              1); // INLINED-HELPER-LINE (a body unlike hiddenCaller's: no folding)
+}
+static __attribute__((noinline)) int inliningCaller(void** pcs) {
+    const int n = inlinedHelper(pcs); // INLINING-CALLER-LINE
+    asm volatile("" ::: "memory");
+    return n;
+}
+
 class TestNativeRecorder : public QObject {
     Q_OBJECT
   private slots:
     void leakIsReadExactlyAndNamed();
     void symbolizeNamesExportedFunctions();
+    void symbolizeNamesStaticFunctionsWithSourceLines();
+    void inlinedFunctionsAreFramesOfTheirOwn();
+    void modulesAreDescribedWithBuildIds();
+    void poolCacheMakesReservedThePoolSize();
+    void poolOperationsWaitForTheirSample();
+    void unmappedPhysicalMemoryIsReported();
     void mappingsJoinLikeExpandableSegments();
     void fullBufferDropsAreReported();
     void injectionRefusesUnwritableOutput();
@@ -94,6 +120,139 @@ void TestNativeRecorder::symbolizeNamesExportedFunctions() {
     QVERIFY(QString::fromStdString(f.module).contains("tst_native_recorder"));
     QVERIFY(f.offset > 0);
     QCOMPARE(QString::fromStdString(cupti::symbolize(reinterpret_cast<void*>(0x10)).function), QString("??"));
+}
+
+namespace {
+int lineOf(const std::string& file, const char* marker) {
+    QFile src(QString::fromStdString(file));
+    if (!src.open(QIODevice::ReadOnly)) return -1;
+    const auto lines = src.readAll().split('\n');
+    for (int i = 0; i < lines.size(); ++i)
+        if (lines[i].contains(marker)) return i + 1;
+    return -1;
+}
+} // namespace
+
+void TestNativeRecorder::symbolizeNamesStaticFunctionsWithSourceLines() {
+    if (!cupti::Symbolizer::hasDebugInfoSupport()) QSKIP("built without libdw");
+    void* pcs[cupti::NativeRecorder::kMaxFrames];
+    QVERIFY(hiddenCaller(pcs) > 1);
+    const auto f = cupti::symbolize(pcs[0]); // the return address into hiddenCaller
+    QVERIFY2(QString::fromStdString(f.function).startsWith("hiddenCaller("), f.function.c_str());
+    QVERIFY2(QString::fromStdString(f.file).endsWith("tst_native_recorder.cpp"), f.file.c_str());
+    QCOMPARE(f.line, lineOf(f.file, "HIDDEN-CALLER-LINE"));
+}
+
+void TestNativeRecorder::inlinedFunctionsAreFramesOfTheirOwn() {
+    if (!cupti::Symbolizer::hasDebugInfoSupport()) QSKIP("built without libdw");
+    void* pcs[cupti::NativeRecorder::kMaxFrames];
+    QVERIFY(inliningCaller(pcs) > 1);
+    cupti::Symbolizer s;
+    const auto frames = s.resolveAll(pcs[0]);
+    QCOMPARE(frames.size(), size_t(2));
+    QVERIFY2(QString::fromStdString(frames[0].function).startsWith("inlinedHelper"),
+             frames[0].function.c_str());
+    QCOMPARE(frames[0].line, lineOf(frames[0].file, "INLINED-HELPER-LINE"));
+    QVERIFY2(QString::fromStdString(frames[1].function).startsWith("inliningCaller"),
+             frames[1].function.c_str());
+    QCOMPARE(frames[1].line, lineOf(frames[1].file, "INLINING-CALLER-LINE"));
+    QVERIFY(frames[1].file.ends_with("tst_native_recorder.cpp"));
+}
+
+void TestNativeRecorder::modulesAreDescribedWithBuildIds() {
+    auto c = record([](cupti::NativeRecorder& r) { leakyAllocation(r, 0x7f4000000000); });
+    bool self = false;
+    for (const auto& [k, v] : c->meta)
+        if (k == "module" && v.find("tst_native_recorder") != std::string::npos) {
+            const auto parts = QString::fromStdString(v).split(' ');
+            QCOMPARE(parts.size(), 3);
+            QVERIFY(parts[0].startsWith("0x"));
+            if (cupti::Symbolizer::hasDebugInfoSupport()) // gcc links with --build-id: a 160-bit SHA-1
+                QVERIFY2(QRegularExpression("^[0-9a-f]{40}$").match(parts[1]).hasMatch(), v.c_str());
+            self = true;
+        }
+    QVERIFY(self);
+}
+
+namespace {
+constexpr uint64_t kPool = 0x7f5000000000;
+void poolAlloc(cupti::NativeRecorder& r, uint64_t addr, uint64_t size, uint32_t corr, uint64_t poolSize) {
+    void* pcs[1] = {reinterpret_cast<void*>(&leakyAllocation)};
+    r.allocated(addr, size, 0x99, pcs, 1, corr);
+    r.poolSample({corr, kPool, poolSize});
+}
+void poolFree(cupti::NativeRecorder& r, uint64_t addr, uint32_t corr, uint64_t poolSize) {
+    void* pcs[1] = {reinterpret_cast<void*>(&leakyAllocation)};
+    r.freed(addr, 0x99, pcs, 1, corr);
+    r.poolSample({corr, kPool, poolSize});
+}
+} // namespace
+
+// A pool that keeps what is freed (release threshold above use): reserved follows the pool's size.
+void TestNativeRecorder::poolCacheMakesReservedThePoolSize() {
+    auto c = record([](cupti::NativeRecorder& r) {
+        poolAlloc(r, kPool, 8 << 20, 1, 32 << 20);                             // the pool maps 32 MiB for 8
+        poolAlloc(r, kPool + (8 << 20), 1000, 2, 32 << 20);                    // 1000 -> a 1024-byte segment
+        poolFree(r, kPool, 3, 32 << 20);                                       // freed into the pool's cache
+        poolAlloc(r, kPool + (16 << 20), 40 << 20, 4, 64 << 20);               // grows
+        r.poolChanged({std::numeric_limits<int64_t>::max(), kPool, 48 << 20}); // trimmed at the end
+    });
+    const auto a = CaptureAnalysis::analyse(std::move(c));
+    QVERIFY2(a->warnings().empty(), a->warnings().empty() ? "" : a->warnings().front().c_str());
+    const auto& t = a->capture().devices[0];
+    const auto& rep = a->replay(0);
+    std::vector<int64_t> afterEachSample; // reserved once each pool operation is complete
+    for (size_t i = 0; i < t.eventCount(); ++i)
+        if (t.action[i] == Action::Alloc || t.action[i] == Action::SegmentFree) {
+            const bool grown = i + 1 < t.eventCount() && t.action[i + 1] == Action::SegmentMap;
+            afterEachSample.push_back(rep.reserved[grown ? i + 1 : i]);
+        }
+    afterEachSample.push_back(a->summary(0).final.reserved);
+    QCOMPARE(afterEachSample, (std::vector<int64_t>{32 << 20, 32 << 20, 32 << 20, 64 << 20, 48 << 20}));
+    QCOMPARE(a->summary(0).final.reserved, int64_t(48) << 20);
+    QCOMPARE(a->summary(0).final.allocated, int64_t(1024) + (int64_t(40) << 20)); // whole blocks
+    QCOMPARE(rep.peak.reserved, int64_t(64) << 20);
+    bool cacheSegment = false; // the pool's cache is a free segment at a synthetic address
+    for (const auto& s : t.finalSegments)
+        cacheSegment |= s.address == cupti::NativeRecorder::kPoolCacheBase &&
+                        s.totalSize == (uint64_t(48) << 20) - 1024 - (uint64_t(40) << 20) &&
+                        s.blocks.size() == 1 && s.blocks[0].state == BlockState::Inactive;
+    QVERIFY(cacheSegment);
+}
+
+// A pool operation is written only once its activity record has come (or at the end).
+void TestNativeRecorder::poolOperationsWaitForTheirSample() {
+    const QString path = dir_.filePath("wait.vscap");
+    FILE* out = std::fopen(path.toLocal8Bit().constData(), "wb");
+    cupti::NativeRecorder r(out);
+    void* pcs[1] = {reinterpret_cast<void*>(&leakyAllocation)};
+    r.allocated(kPool, 4 << 20, 0x99, pcs, 1, 11);
+    r.allocated(0x7f6000000000, 1 << 20, 0, pcs, 1); // behind it: waits too, order is kept
+    r.flush();
+    QVERIFY_THROWS_EXCEPTION(vs::LoadError, loadCaptureFile(path.toStdString(), {})); // no events yet
+    r.poolSample({11, kPool, 16 << 20});
+    r.flush();
+    const auto partial = loadCaptureFile(path.toStdString(), {});
+    QCOMPARE(partial->devices[0].eventCount(), size_t(2 + 1 + 2)); // the pool pair, its cache, the plain pair
+    r.close();
+    std::fclose(out);
+    const auto a = CaptureAnalysis::open(path.toStdString());
+    QCOMPARE(a->summary(0).final.reserved, (int64_t(16) << 20) + (int64_t(1) << 20));
+}
+
+void TestNativeRecorder::unmappedPhysicalMemoryIsReported() {
+    auto c = record([](cupti::NativeRecorder& r) {
+        void* pcs[1] = {reinterpret_cast<void*>(&leakyAllocation)};
+        r.physicalCreated(1, 2 << 20), r.physicalCreated(2, 2 << 20), r.physicalCreated(3, 2 << 20);
+        r.mapped(0x400000000, 2 << 20, pcs, 1, 1); // mapped: shown as reserved
+        r.mapped(0x400200000, 2 << 20, pcs, 1, 2);
+        r.unmapped(0x400200000, 2 << 20, pcs, 1);
+        r.physicalReleased(2); // unmapped and released: gone
+        // 3: created, never mapped, never released
+    });
+    QCOMPARE(c->warnings.size(), size_t(1));
+    QVERIFY2(c->warnings[0].find("2097152 bytes of physical memory in 1 cuMemCreate handle") == 0,
+             c->warnings[0].c_str());
 }
 
 void TestNativeRecorder::mappingsJoinLikeExpandableSegments() {

@@ -1,7 +1,9 @@
 // libvramscope_cupti.so: loaded into any CUDA program through CUDA_INJECTION64_PATH (vramscope-cli
 // run sets it up). CUPTI's driver-domain callbacks report every device allocation, free, map and
 // unmap on the calling thread; the callback takes a raw backtrace and hands both to the
-// NativeRecorder, which writes the .vscap file ($VRAMSCOPE_OUTPUT) from its own thread.
+// NativeRecorder, which writes the .vscap file ($VRAMSCOPE_OUTPUT) from its own thread. Activity
+// records (MEMORY2, MEMORY_POOL) add the sizes of stream-ordered memory pools.
+#include "ActivityWalker.h"
 #include "NativeRecorder.h"
 
 #include <cuda.h>
@@ -9,6 +11,7 @@
 #include <execinfo.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -20,9 +23,26 @@ vs::cupti::NativeRecorder* recorder = nullptr;
 CUpti_SubscriberHandle subscriber;
 
 constexpr int kSkip = 1; // this callback's own frame
+bool poolSizes = false;  // activity records are on: pool operations await their sample
+int64_t clockOffsetUs = 0;
 
 template <class P> const P& params(const CUpti_CallbackData* d) {
     return *static_cast<const P*>(d->functionParams);
+}
+
+// Physical handles: created, released; which are mapped tells memory no segment shows. Address
+// reservations hold no memory.
+void onVirtualMemory(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
+    switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemCreate: {
+        const auto& p = params<cuMemCreate_params>(d);
+        return recorder->physicalCreated(*p.handle, p.size);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemRelease:
+        return recorder->physicalReleased(params<cuMemRelease_params>(d).handle);
+    default:
+        return;
+    }
 }
 
 void onDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
@@ -30,6 +50,7 @@ void onDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
     const int n = backtrace(pcs, vs::cupti::NativeRecorder::kMaxFrames + kSkip);
     void* const* at = pcs + kSkip;
     const int depth = n > kSkip ? n - kSkip : 0;
+    const uint32_t pooled = poolSizes ? d->correlationId : 0;
     switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: {
         const auto& p = params<cuMemAlloc_v2_params>(d);
@@ -42,30 +63,32 @@ void onDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: {
         const auto& p = params<cuMemAllocAsync_params>(d);
-        return recorder->allocated(*p.dptr, p.bytesize, reinterpret_cast<uint64_t>(p.hStream), at, depth);
+        return recorder->allocated(*p.dptr, p.bytesize, reinterpret_cast<uint64_t>(p.hStream), at, depth,
+                                   pooled);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz: {
         const auto& p = params<cuMemAllocFromPoolAsync_params>(d);
-        return recorder->allocated(*p.dptr, p.bytesize, reinterpret_cast<uint64_t>(p.hStream), at, depth);
+        return recorder->allocated(*p.dptr, p.bytesize, reinterpret_cast<uint64_t>(p.hStream), at, depth,
+                                   pooled);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
         return recorder->freed(params<cuMemFree_v2_params>(d).dptr, 0, at, depth);
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz: {
         const auto& p = params<cuMemFreeAsync_params>(d);
-        return recorder->freed(p.dptr, reinterpret_cast<uint64_t>(p.hStream), at, depth);
+        return recorder->freed(p.dptr, reinterpret_cast<uint64_t>(p.hStream), at, depth, pooled);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemMap: {
         const auto& p = params<cuMemMap_params>(d);
-        return recorder->mapped(p.ptr, p.size, at, depth);
+        return recorder->mapped(p.ptr, p.size, at, depth, p.handle);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap: {
         const auto& p = params<cuMemUnmap_params>(d);
         return recorder->unmapped(p.ptr, p.size, at, depth);
     }
     default:
-        return;
+        return onVirtualMemory(cbid, d);
     }
 }
 
@@ -87,6 +110,41 @@ std::string commandLine() {
     for (char& c : s)
         if (c == '\0') c = ' ';
     return s;
+}
+
+// Activity buffers: CUPTI asks for one, fills it, hands it back (on its thread or in a flush).
+void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
+    constexpr size_t kBytes = 1 << 20;
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBytes));
+    *size = *buffer ? kBytes : 0;
+    *maxRecords = 0;
+}
+
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t validSize) {
+    if (recorder) vs::cupti::walkActivityBuffer(buffer, validSize, clockOffsetUs, *recorder);
+    std::free(buffer);
+}
+
+// Pool sizes come from activity records; without them pool allocations still show, as their own
+// segments, and the pools' cached bytes are missing from reserved.
+void enablePoolSizes() {
+    uint64_t cuptiNow = 0;
+    cuptiGetTimestamp(&cuptiNow);
+    clockOffsetUs = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count() -
+                    int64_t(cuptiNow / 1000);
+    poolSizes = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted) == CUPTI_SUCCESS &&
+                cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2) == CUPTI_SUCCESS &&
+                cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL) == CUPTI_SUCCESS;
+    if (!poolSizes) {
+        std::fprintf(stderr,
+                     "vramscope: CUPTI memory activity unavailable; memory pools' cached bytes are not "
+                     "counted as reserved\n");
+        return;
+    }
+    recorder->setBeforeFlush(
+        [](bool final) { cuptiActivityFlushAll(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); });
 }
 
 void closeAtExit() {
@@ -138,11 +196,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
           CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
           CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
           CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
-          CUPTI_DRIVER_TRACE_CBID_cuMemMap, CUPTI_DRIVER_TRACE_CBID_cuMemUnmap})
+          CUPTI_DRIVER_TRACE_CBID_cuMemMap, CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
+          CUPTI_DRIVER_TRACE_CBID_cuMemCreate, CUPTI_DRIVER_TRACE_CBID_cuMemRelease})
         check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id), "enable callback");
     check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                               CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
           "enable context callback");
+    enablePoolSizes();
     std::atexit(closeAtExit);
     std::fprintf(stderr, "vramscope: recording device memory to %s\n", path.c_str());
     return 1;

@@ -2,9 +2,9 @@
 
 #include "io/VscapEvents.h"
 
+#include <algorithm>
 #include <chrono>
-#include <cxxabi.h>
-#include <dlfcn.h>
+#include <optional>
 
 namespace vs::cupti {
 
@@ -20,22 +20,6 @@ uint64_t round512(uint64_t n) {
     return (n + 511) & ~uint64_t(511);
 }
 } // namespace
-
-NativeFrame symbolize(void* pc) {
-    NativeFrame f;
-    Dl_info info{};
-    // A return address points after the call: look up pc-1 so the call's own function is named.
-    void* at = static_cast<char*>(pc) - 1;
-    if (!dladdr(at, &info)) return f.function = "??", f;
-    f.module = info.dli_fname ? info.dli_fname : "";
-    f.offset = reinterpret_cast<uint64_t>(pc) - reinterpret_cast<uint64_t>(info.dli_fbase);
-    if (!info.dli_sname) return f.function = "??", f;
-    int status = 0;
-    char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
-    f.function = status == 0 && demangled ? demangled : info.dli_sname;
-    std::free(demangled);
-    return f;
-}
 
 NativeRecorder::NativeRecorder(FILE* out, size_t maxBuffered, std::unique_ptr<LiveSocket> live)
     : out_(out), viewer_(std::move(live)), writer_([this](std::string_view s) {
@@ -53,9 +37,10 @@ NativeRecorder::~NativeRecorder() {
 }
 
 void NativeRecorder::push(Action a, uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs,
-                          int depth) {
+                          int depth, uint32_t poolCorrelation) {
     Op op;
     op.timeUs = nowUs(), op.addr = addr, op.size = size, op.stream = stream, op.action = a;
+    op.poolCorrelation = poolCorrelation;
     op.depth = std::min(depth, kMaxFrames);
     for (int i = 0; i < op.depth; ++i) op.pcs[i] = pcs[i];
     std::lock_guard lock(mutex_);
@@ -67,16 +52,18 @@ void NativeRecorder::push(Action a, uint64_t addr, uint64_t size, uint64_t strea
 }
 
 // A raw allocation is its own segment holding one block: reserved and allocated move together.
-void NativeRecorder::allocated(uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth) {
+void NativeRecorder::allocated(uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth,
+                               uint32_t poolCorrelation) {
     {
         std::lock_guard lock(mutex_);
         live_[addr] = size;
     }
-    push(Action::SegmentAlloc, addr, round512(size), stream, pcs, depth);
+    push(Action::SegmentAlloc, addr, round512(size), stream, pcs, depth, poolCorrelation);
     push(Action::Alloc, addr, size, stream, pcs, depth);
 }
 
-void NativeRecorder::freed(uint64_t addr, uint64_t stream, void* const* pcs, int depth) {
+void NativeRecorder::freed(uint64_t addr, uint64_t stream, void* const* pcs, int depth,
+                           uint32_t poolCorrelation) {
     uint64_t size;
     {
         std::lock_guard lock(mutex_);
@@ -87,13 +74,15 @@ void NativeRecorder::freed(uint64_t addr, uint64_t stream, void* const* pcs, int
     }
     push(Action::FreeRequested, addr, size, stream, pcs, depth);
     push(Action::FreeCompleted, addr, size, stream, pcs, depth);
-    push(Action::SegmentFree, addr, round512(size), stream, pcs, depth);
+    push(Action::SegmentFree, addr, round512(size), stream, pcs, depth, poolCorrelation);
 }
 
-void NativeRecorder::mapped(uint64_t addr, uint64_t size, void* const* pcs, int depth) {
+void NativeRecorder::mapped(uint64_t addr, uint64_t size, void* const* pcs, int depth, uint64_t handle) {
     {
         std::lock_guard lock(mutex_);
         mappedRanges_[addr] = size;
+        mappedHandles_[addr] = handle;
+        if (auto it = handles_.find(handle); it != handles_.end()) ++it->second.second;
     }
     push(Action::SegmentMap, addr, size, 0, pcs, depth);
 }
@@ -102,12 +91,40 @@ void NativeRecorder::unmapped(uint64_t addr, uint64_t size, void* const* pcs, in
     {
         std::lock_guard lock(mutex_);
         mappedRanges_.erase(addr);
+        if (auto m = mappedHandles_.find(addr); m != mappedHandles_.end()) {
+            if (auto it = handles_.find(m->second); it != handles_.end()) --it->second.second;
+            mappedHandles_.erase(m);
+        }
     }
     push(Action::SegmentUnmap, addr, size, 0, pcs, depth);
 }
 
+void NativeRecorder::physicalCreated(uint64_t handle, uint64_t size) {
+    std::lock_guard lock(mutex_);
+    handles_[handle] = {size, 0};
+}
+
+void NativeRecorder::physicalReleased(uint64_t handle) {
+    std::lock_guard lock(mutex_);
+    handles_.erase(handle);
+}
+
+void NativeRecorder::poolSample(const PoolSample& s) {
+    std::lock_guard lock(mutex_);
+    samples_[s.correlation] = s;
+}
+
+void NativeRecorder::poolChanged(const PoolChange& c) {
+    std::lock_guard lock(mutex_);
+    poolChanges_.push_back(c);
+}
+
 void NativeRecorder::meta(const std::string& key, const std::string& value) {
     std::lock_guard lock(writeMutex_);
+    writeMeta(key, value);
+}
+
+void NativeRecorder::writeMeta(const std::string& key, const std::string& value) {
     auto& b = writer_.beginRecord(Record::Meta);
     b.varint(key.size()), b.bytes(key), b.bytes(value);
     writer_.endRecord();
@@ -118,6 +135,7 @@ void NativeRecorder::run() {
     while (!stop_) {
         wake_.wait_for(lock, std::chrono::milliseconds(100));
         lock.unlock();
+        if (beforeFlush_) beforeFlush_(false);
         flush();
         lock.lock();
     }
@@ -136,24 +154,49 @@ static bool internalModule(const std::string& module) {
     return false;
 }
 
-int64_t NativeRecorder::frameOf(void* pc) {
+// The frames of one return address: the functions inlined there, then its own; none for frames
+// inside CUDA, CUPTI or the agent.
+const std::vector<uint64_t>& NativeRecorder::framesOf(void* pc) {
     if (auto it = frames_.find(pc); it != frames_.end()) return it->second;
-    const NativeFrame f = symbolize(pc);
-    if (internalModule(f.module)) return frames_[pc] = -1;
-    if (f.function == "??") unnamed_.insert(uint64_t(nextFrame_));
-    char offset[32];
-    std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(f.offset));
-    const uint64_t name = string(f.function), file = string(f.module + offset);
+    auto& ids = frames_[pc];
+    const std::vector<NativeFrame> resolved = symbolizer_.resolveAll(pc);
+    if (internalModule(resolved.back().module)) return ids;
+    for (const NativeFrame& f : resolved) ids.push_back(frameId(f));
+    return ids;
+}
+
+uint64_t NativeRecorder::frameId(const NativeFrame& f) {
+    if (f.function == "??") unnamed_.insert(nextFrame_);
+    describeModule(f);
+    // With DWARF the frame points at its source line; without, at module+offset (the module map in
+    // the "module" Meta records lets a later tool symbolize it offline).
+    std::string where = f.file;
+    if (where.empty()) {
+        char offset[32];
+        std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(f.offset));
+        where = f.module + offset;
+    }
+    const uint64_t name = string(f.function), file = string(where);
     auto& b = writer_.beginRecord(Record::Frame);
-    b.varint(name), b.varint(file), b.varint(0);
+    b.varint(name), b.varint(file), b.varint(uint64_t(std::max(f.line, 0)));
     writer_.endRecord();
-    return frames_[pc] = int64_t(nextFrame_++);
+    return nextFrame_++;
+}
+
+// "module" Meta: "<load address hex> <build id hex or -> <path>", once per module.
+void NativeRecorder::describeModule(const NativeFrame& f) {
+    if (f.module.empty() || !modules_.insert(f.module).second) return;
+    char base[32];
+    std::snprintf(base, sizeof base, "0x%llx ", static_cast<unsigned long long>(f.base));
+    std::string value = base;
+    value.append(f.buildId.empty() ? "-" : f.buildId).append(" ").append(f.module);
+    writeMeta("module", value);
 }
 
 uint64_t NativeRecorder::stackOf(const Op& op) {
     std::vector<uint64_t> ids;
     for (int i = 0; i < op.depth; ++i)
-        if (const int64_t f = frameOf(op.pcs[i]); f >= 0) ids.push_back(uint64_t(f));
+        for (uint64_t f : framesOf(op.pcs[i])) ids.push_back(f);
     // A statically linked CUDA runtime leaves unnamed frames above the caller: drop them.
     size_t lead = 0;
     while (lead + 1 < ids.size() && unnamed_.count(ids[lead])) ++lead;
@@ -184,15 +227,111 @@ void NativeRecorder::encode(const std::vector<Op>& ops) {
     writer_.endRecord();
 }
 
+// How many of `ops` can be written now: those before the first pool operation whose activity record
+// has not arrived (CUPTI delivers it with a later buffer), unless it has been awaited too long (the
+// record was lost) or this is the last write. Called with mutex_ held.
+size_t NativeRecorder::ready(const std::vector<Op>& ops, bool final) const {
+    if (final) return ops.size();
+    const int64_t givenUp = nowUs() - kPoolSampleWaitUs;
+    for (size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].poolCorrelation && !samples_.count(ops[i].poolCorrelation) && ops[i].timeUs > givenUp)
+            return i;
+    return ops.size();
+}
+
+// The first `n` ops, with the pool-cache segments' changes woven in at their moments.
+std::vector<NativeRecorder::Op>
+NativeRecorder::withPoolCaches(const std::vector<Op>& ops, size_t n, std::vector<PoolChange>& changes,
+                               const std::unordered_map<uint32_t, PoolSample>& samples) {
+    std::stable_sort(changes.begin(), changes.end(),
+                     [](const PoolChange& a, const PoolChange& b) { return a.timeUs < b.timeUs; });
+    std::vector<Op> out;
+    out.reserve(n);
+    auto change = [&](const PoolChange& c) {
+        if (auto op = resizeCache(c.pool, c.poolSize, c.timeUs)) out.push_back(*op);
+    };
+    size_t c = 0;
+    for (size_t i = 0; i < n; ++i) {
+        for (; c < changes.size() && changes[c].timeUs <= ops[i].timeUs; ++c) change(changes[c]);
+        std::optional<Op> cache;
+        if (auto s = samples.find(ops[i].poolCorrelation); ops[i].poolCorrelation && s != samples.end())
+            cache = applyPoolSample(ops[i], s->second);
+        // The cache shrinks before the segment appears and grows after it goes: no false peak.
+        if (cache && cache->action == Action::SegmentUnmap) out.push_back(*cache), cache.reset();
+        out.push_back(ops[i]);
+        if (cache) out.push_back(*cache);
+    }
+    // Later changes wait for the ops they follow, unless nothing is waiting.
+    for (; c < changes.size() && (n == ops.size() || changes[c].timeUs <= ops[n].timeUs); ++c)
+        change(changes[c]);
+    changes.erase(changes.begin(), changes.begin() + long(c));
+    return out;
+}
+
+// A pool allocation is its own segment (as every raw allocation); what the pool holds beyond its live
+// allocations is its cache segment, so that reserved memory equals the pool's size at each sample.
+// The sample rides on the allocation's SegmentAlloc and the release's SegmentFree.
+std::optional<NativeRecorder::Op> NativeRecorder::applyPoolSample(const Op& op, const PoolSample& s) {
+    auto& book = poolBook(s.pool);
+    if (op.action == Action::SegmentAlloc) {
+        book.bytes += op.size;
+        pooled_[op.addr] = {s.pool, op.size};
+    } else if (auto it = pooled_.find(op.addr); it != pooled_.end()) {
+        poolBook(it->second.first).bytes -= it->second.second;
+        pooled_.erase(it);
+    }
+    return resizeCache(s.pool, s.poolSize, op.timeUs);
+}
+
+NativeRecorder::PoolBook& NativeRecorder::poolBook(uint64_t pool) {
+    const uint64_t base = kPoolCacheBase + (uint64_t(pools_.size()) << 40);
+    return pools_.try_emplace(pool, PoolBook{base}).first->second;
+}
+
+std::optional<NativeRecorder::Op> NativeRecorder::resizeCache(uint64_t pool, uint64_t poolSize,
+                                                              int64_t timeUs) {
+    auto& book = poolBook(pool);
+    const uint64_t target = poolSize > book.bytes ? poolSize - book.bytes : 0;
+    if (target == book.cache) return std::nullopt;
+    Op op{};
+    op.timeUs = timeUs;
+    if (target > book.cache)
+        op.action = Action::SegmentMap, op.addr = book.base + book.cache, op.size = target - book.cache;
+    else
+        op.action = Action::SegmentUnmap, op.addr = book.base + target, op.size = book.cache - target;
+    book.cache = target;
+    return op;
+}
+
 void NativeRecorder::flush() {
+    write(false);
+}
+
+void NativeRecorder::write(bool final) {
+    std::lock_guard writeLock(writeMutex_);
+    if (closed_) return;
     std::vector<Op> ops;
+    std::vector<PoolChange> changes;
+    std::unordered_map<uint32_t, PoolSample> samples;
+    size_t n;
     {
         std::lock_guard lock(mutex_);
-        ops.swap(buffer_);
+        ops.swap(pending_);
+        ops.insert(ops.end(), buffer_.begin(), buffer_.end());
+        buffer_.clear();
+        changes.swap(pendingChanges_);
+        changes.insert(changes.end(), poolChanges_.begin(), poolChanges_.end());
+        poolChanges_.clear();
+        n = ready(ops, final);
+        pending_.assign(ops.begin() + long(n), ops.end());
+        for (size_t i = 0; i < n; ++i)
+            if (auto s = samples_.find(ops[i].poolCorrelation); ops[i].poolCorrelation && s != samples_.end())
+                samples.insert(samples_.extract(s));
+        if (samples_.size() > kMaxUnclaimedSamples) samples_.clear(); // records of dropped operations
     }
-    std::lock_guard lock(writeMutex_);
-    if (closed_) return;
-    if (!ops.empty()) encode(ops);
+    const std::vector<Op> out = withPoolCaches(ops, n, changes, samples);
+    pendingChanges_ = std::move(changes);
+    if (!out.empty()) encode(out);
     if (dropped_ > droppedWritten_) {
         writer_.beginRecord(Record::Dropped).varint(dropped_ - droppedWritten_), writer_.endRecord();
         droppedWritten_ = dropped_;
@@ -208,9 +347,11 @@ void NativeRecorder::close() {
     }
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
-    flush();
+    if (beforeFlush_) beforeFlush_(true);
+    write(true);
     std::lock_guard lock(writeMutex_);
     writeFinalState();
+    writeUnmappedPhysicalWarning();
     writer_.finish();
     closed_ = true;
 }
@@ -226,6 +367,8 @@ void NativeRecorder::writeFinalState() {
             joined.back().second += size;
         else
             joined.emplace_back(addr, size);
+    for (const auto& [pool, book] : pools_)
+        if (book.cache) joined.emplace_back(book.base, book.cache);
     auto& b = writer_.beginRecord(Record::Segments);
     b.svarint(0), b.varint(live_.size() + joined.size());
     const std::map<uint64_t, uint64_t> sorted(live_.begin(), live_.end());
@@ -238,6 +381,20 @@ void NativeRecorder::writeFinalState() {
         b.varint(1), b.varint(0), b.varint(size), b.varint(size), b.u8(0), b.varint(0);
     }
     writer_.endRecord();
+}
+
+// Physical memory created with cuMemCreate but mapped nowhere is device memory no segment shows.
+void NativeRecorder::writeUnmappedPhysicalWarning() {
+    uint64_t bytes = 0, count = 0;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& [handle, h] : handles_)
+            if (h.second <= 0) bytes += h.first, ++count;
+    }
+    if (bytes)
+        writeMeta("warning", std::to_string(bytes) + " bytes of physical memory in " + std::to_string(count) +
+                                 " cuMemCreate handle(s) were neither mapped nor released at the end: "
+                                 "not counted as reserved");
 }
 
 } // namespace vs::cupti

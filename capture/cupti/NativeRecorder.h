@@ -4,14 +4,17 @@
 // addresses (deferred: never in the CUDA call), encodes .vscap records and writes zstd chunks
 // every 100 ms. The file is readable up to its last chunk if the program dies.
 #include "LiveSocket.h"
+#include "Symbolizer.h"
 #include "io/VscapWriter.h"
 #include "model/Action.h"
 
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -20,22 +23,57 @@
 
 namespace vs::cupti {
 
-class NativeRecorder {
+// What CUPTI's activity records add to the callbacks: the size of the stream-ordered memory pool an
+// allocation came from (MEMORY2), and pool trims and destruction (MEMORY_POOL).
+struct PoolSample {
+    uint32_t correlation = 0; // the driver call's correlation id (CUpti_CallbackData::correlationId)
+    uint64_t pool = 0;        // the pool's base address
+    uint64_t poolSize = 0;    // bytes the pool holds from the device after the operation
+};
+struct PoolChange {
+    int64_t timeUs = 0;
+    uint64_t pool = 0, poolSize = 0; // a destroyed pool has size 0
+};
+
+// Where the activity walker hands what it found.
+class PoolSink {
+  public:
+    virtual ~PoolSink() = default;
+    virtual void poolSample(const PoolSample& s) = 0;
+    virtual void poolChanged(const PoolChange& c) = 0;
+};
+
+class NativeRecorder final : public PoolSink {
   public:
     static constexpr int kMaxFrames = 32;
     // `live` (optional) receives the same bytes as `out`.
     explicit NativeRecorder(FILE* out, size_t maxBuffered = 1 << 20,
                             std::unique_ptr<LiveSocket> live = nullptr);
-    ~NativeRecorder();
+    ~NativeRecorder() override;
     NativeRecorder(const NativeRecorder&) = delete;
     NativeRecorder& operator=(const NativeRecorder&) = delete;
 
     // Called on the CUDA-calling thread: copies and returns. A full buffer drops (and counts).
-    void allocated(uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth);
-    void freed(uint64_t addr, uint64_t stream, void* const* pcs, int depth);
-    void mapped(uint64_t addr, uint64_t size, void* const* pcs, int depth);
+    // `poolCorrelation` (non-zero) marks a stream-ordered pool operation whose PoolSample is awaited
+    // before it is written, so that the pool's size is known at that moment.
+    void allocated(uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth,
+                   uint32_t poolCorrelation = 0);
+    void freed(uint64_t addr, uint64_t stream, void* const* pcs, int depth, uint32_t poolCorrelation = 0);
+    void mapped(uint64_t addr, uint64_t size, void* const* pcs, int depth, uint64_t handle = 0);
     void unmapped(uint64_t addr, uint64_t size, void* const* pcs, int depth);
     void meta(const std::string& key, const std::string& value);
+    // Virtual memory management: physical handles (cuMemCreate/cuMemRelease) and which are mapped.
+    void physicalCreated(uint64_t handle, uint64_t size);
+    void physicalReleased(uint64_t handle);
+    // From the activity walker (any thread).
+    void poolSample(const PoolSample& s) override;
+    void poolChanged(const PoolChange& c) override;
+    // Called before each write (and at close) on the writer thread: the injection flushes CUPTI's
+    // activity buffers there, so that the samples for the buffered operations have arrived.
+    void setBeforeFlush(std::function<void(bool final)> f) { beforeFlush_ = std::move(f); }
+    // Pool caches are drawn as free segments at these addresses, which are never device addresses
+    // (the kernel half of the address space): pool i at kPoolCacheBase + i * 2^40.
+    static constexpr uint64_t kPoolCacheBase = 0xffff800000000000ull;
 
     void flush(); // writes what is buffered now (the writer thread does this every 100 ms)
     void close(); // flush, End record, stop the thread; idempotent
@@ -46,13 +84,32 @@ class NativeRecorder {
         int64_t timeUs;
         uint64_t addr, size, stream;
         Action action;
+        uint32_t poolCorrelation; // on the op whose pool sample updates the pool (SegmentAlloc/Free)
         int depth;
         void* pcs[kMaxFrames];
     };
-    void push(Action a, uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth);
+    struct PoolBook {
+        uint64_t base;      // of its cache segment
+        uint64_t bytes = 0; // the segments of its live allocations
+        uint64_t cache = 0; // the cache segment's mapped size
+    };
+    void push(Action a, uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth,
+              uint32_t poolCorrelation = 0);
     void run();
+    static constexpr int64_t kPoolSampleWaitUs = 2'000'000;
+    static constexpr size_t kMaxUnclaimedSamples = 1 << 16;
+    void write(bool final);
+    void writeMeta(const std::string& key, const std::string& value);
+    size_t ready(const std::vector<Op>& ops, bool final) const;
+    std::vector<Op> withPoolCaches(const std::vector<Op>& ops, size_t n, std::vector<PoolChange>& changes,
+                                   const std::unordered_map<uint32_t, PoolSample>& samples);
+    std::optional<Op> applyPoolSample(const Op& op, const PoolSample& s);
+    PoolBook& poolBook(uint64_t pool);
+    std::optional<Op> resizeCache(uint64_t pool, uint64_t poolSize, int64_t timeUs);
     uint64_t stackOf(const Op& op);
-    int64_t frameOf(void* pc);
+    const std::vector<uint64_t>& framesOf(void* pc);
+    uint64_t frameId(const NativeFrame& f);
+    void describeModule(const NativeFrame& f);
     uint64_t string(const std::string& s);
     uint64_t stream(uint64_t raw);
     void encode(const std::vector<Op>& ops);
@@ -64,12 +121,24 @@ class NativeRecorder {
     std::mutex mutex_;
     std::condition_variable wake_;
     std::vector<Op> buffer_;
-    std::unordered_map<uint64_t, uint64_t> live_; // addr -> size (frees carry no size)
-    std::map<uint64_t, uint64_t> mappedRanges_;   // addr -> size of cuMemMap'd ranges
+    std::unordered_map<uint64_t, uint64_t> live_;                    // addr -> size (frees carry no size)
+    std::map<uint64_t, uint64_t> mappedRanges_;                      // addr -> size of cuMemMap'd ranges
+    std::unordered_map<uint64_t, uint64_t> mappedHandles_;           // addr -> the handle mapped there
+    std::unordered_map<uint64_t, std::pair<uint64_t, int>> handles_; // cuMemCreate'd: size, mappings
+    std::unordered_map<uint32_t, PoolSample> samples_;               // by correlation id
+    std::vector<PoolChange> poolChanges_;
     void writeFinalState();
-    std::mutex writeMutex_; // the tables below and the writer
+    void writeUnmappedPhysicalWarning();
+    std::function<void(bool)> beforeFlush_;
+    std::vector<Op> pending_; // written once their pool samples arrive
+    std::vector<PoolChange> pendingChanges_;
+    std::map<uint64_t, PoolBook> pools_;                                 // by pool base address
+    std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> pooled_; // addr -> pool, segment bytes
+    std::mutex writeMutex_;                                              // the tables below and the writer
     std::unordered_map<std::string, uint64_t> strings_{{"", 0}};
-    std::unordered_map<void*, int64_t> frames_; // -1: a frame of CUDA or the agent itself, left out
+    Symbolizer symbolizer_;
+    std::unordered_map<void*, std::vector<uint64_t>> frames_; // empty: inside CUDA or the agent, left out
+    std::set<std::string> modules_;                           // already described in a "module" Meta record
     std::map<std::vector<uint64_t>, uint64_t> stacks_{{{}, 0}};
     std::unordered_map<uint64_t, uint64_t> streams_;
     uint64_t nextFrame_ = 0;
@@ -80,14 +149,5 @@ class NativeRecorder {
     bool closed_ = false;
     std::thread thread_;
 };
-
-// "function (module+0xoffset)" for a return address, from the dynamic symbol table (dladdr);
-// functions need to be exported (-rdynamic) or in a shared library to be named.
-struct NativeFrame {
-    std::string function; // demangled; "??" when unknown
-    std::string module;   // path of the shared object or executable
-    uint64_t offset = 0;  // pc - module base
-};
-NativeFrame symbolize(void* pc);
 
 } // namespace vs::cupti

@@ -10,9 +10,12 @@ namespace vs {
 enum class FrameKind { User, Python, Internal };
 
 FrameKind classifyFrame(std::string_view name, std::string_view filename);
+// Frames of a program recorded at the CUDA level: its own C/C++/CUDA code is the user's.
+FrameKind classifyNativeFrame(std::string_view name, std::string_view filename);
 
 inline FrameKind classifyFrame(const Capture& c, FrameId f) {
-    return classifyFrame(c.strings.text(c.frames[f].name), c.strings.text(c.frames[f].filename));
+    const auto name = c.strings.text(c.frames[f].name), file = c.strings.text(c.frames[f].filename);
+    return c.nativeStacks ? classifyNativeFrame(name, file) : classifyFrame(name, file);
 }
 
 // The allocation site: the innermost frame of the user's own code; failing that, of library Python

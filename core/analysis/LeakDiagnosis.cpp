@@ -40,13 +40,6 @@ std::string seconds(double s) {
     return buf;
 }
 
-// Captured at the CUDA driver level (the CUPTI agent): native code, no tensors.
-bool recordedNatively(const Capture& c) {
-    for (const auto& [k, v] : c.meta)
-        if (k == "recorder" && v.rfind("vramscope-cupti", 0) == 0) return true;
-    return false;
-}
-
 std::string siteText(const Capture& c, StackId s) {
     const uint32_t at = firstUserFrame(c, s);
     // Typically a thread without Python frames (autograd's backward) under stacks="python".
@@ -355,7 +348,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
             "; allocated " + humanBytes(r.allocated[rep.first]) + " at " + seconds(secondsAt(rep.first)) +
             " and " + humanBytes(r.allocated[rep.last]) + " at " + seconds(secondsAt(rep.last)) + ".";
         rep.nextStep =
-            recordedNatively(a.capture())
+            a.capture().nativeStacks
                 ? "Find the missing free: these device allocations (cudaMalloc, pools, VMM) are never "
                   "released; follow the stack to the code that keeps the pointers (a container that "
                   "only grows, an error path that skips cudaFree)."

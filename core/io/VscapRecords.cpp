@@ -223,7 +223,10 @@ void Records::device(Body& b) {
 
 void Records::meta(Body& b) {
     const auto key = b.text(b.varint());
-    c_.meta.emplace_back(std::string(key), std::string(b.rest()));
+    const auto value = b.rest();
+    c_.meta.emplace_back(std::string(key), std::string(value));
+    if (key == "warning") c_.warnings.emplace_back(value); // a recorder's own finding
+    if (key == "recorder" && value.substr(0, 15) == "vramscope-cupti") c_.nativeStacks = true;
 }
 
 void Records::settings(Body& b) {

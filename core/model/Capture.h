@@ -40,6 +40,7 @@ struct Capture {
     std::vector<DeviceInfo> deviceInfo;                    // from recorders; snapshots have none
     std::vector<std::pair<std::string, std::string>> meta; // recorder facts: program, host, torch...
     std::vector<std::string> warnings; // reader-level warnings (unknown actions, clamped integers...)
+    bool nativeStacks = false; // recorded at the CUDA driver level (the CUPTI agent): C/C++/CUDA frames
 
     StreamId internStream(uint64_t raw);
     const DeviceTrace* device(int ordinal) const;
