@@ -4,10 +4,13 @@
 // clearly when it cannot record.
 #include "NativeRecorder.h"
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/FrameFilter.h"
 #include "analysis/LeakDiagnosis.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -43,10 +46,10 @@ static __attribute__((noinline)) int hiddenCaller(void** pcs) {
     return n;
 }
 
-// An inlined helper: DWARF keeps it as its own frame, called from its caller's line.
+// An inlined helper: DWARF keeps it as its own frame, called from its caller's line. (A depth
+// unlike hiddenCaller's, so that the linker does not fold the two identical bodies into one.)
 static inline __attribute__((always_inline)) int inlinedHelper(void** pcs) {
-    return backtrace(pcs, cupti::NativeRecorder::kMaxFrames -
-                              1); // INLINED-HELPER-LINE (a body unlike hiddenCaller's: no folding)
+    return backtrace(pcs, 31); // INLINED-HELPER-LINE
 }
 static __attribute__((noinline)) int inliningCaller(void** pcs) {
     const int n = inlinedHelper(pcs); // INLINING-CALLER-LINE
@@ -62,6 +65,7 @@ class TestNativeRecorder : public QObject {
     void symbolizeNamesStaticFunctionsWithSourceLines();
     void inlinedFunctionsAreFramesOfTheirOwn();
     void modulesAreDescribedWithBuildIds();
+    void nativeFramesOfCudaAreInternal();
     void poolCacheMakesReservedThePoolSize();
     void poolOperationsWaitForTheirSample();
     void unmappedPhysicalMemoryIsReported();
@@ -157,6 +161,23 @@ void TestNativeRecorder::inlinedFunctionsAreFramesOfTheirOwn() {
              frames[1].function.c_str());
     QCOMPARE(frames[1].line, lineOf(frames[1].file, "INLINING-CALLER-LINE"));
     QVERIFY(frames[1].file.ends_with("tst_native_recorder.cpp"));
+}
+
+void TestNativeRecorder::nativeFramesOfCudaAreInternal() {
+    const auto internal = FrameKind::Internal, user = FrameKind::User;
+    QCOMPARE(classifyNativeFrame("cudaMalloc<float>",
+                                 "/usr/local/cuda/targets/x86_64-linux/include/cuda_runtime.h"),
+             internal); // inlined from the toolkit's header
+    QCOMPARE(classifyNativeFrame("cudaMallocAsync", "/opt/app/bin/app+0x736cd"), internal); // static runtime
+    QCOMPARE(classifyNativeFrame("cuMemAlloc_v2", "/usr/lib/x86_64-linux-gnu/libcuda.so.1+0x1234"), internal);
+    QCOMPARE(classifyNativeFrame("libcudart_static_5382377d", "/opt/app/bin/app+0x3dcee"), internal);
+    QCOMPARE(classifyNativeFrame("??", "/opt/app/bin/app+0x10"), internal);
+    QCOMPARE(classifyNativeFrame("__libc_start_call_main", "/lib/x86_64-linux-gnu/libc.so.6+0x271ca"),
+             internal);
+    QCOMPARE(classifyNativeFrame("cache_result", "/src/leak.cu"), user);
+    QCOMPARE(classifyNativeFrame("cudaHelpersOfMine", "/src/mine.cu"), user); // the user's own source
+    QCOMPARE(classifyNativeFrame("c10::cuda::CUDACachingAllocator::malloc", "/torch/lib/libc10_cuda.so+0x99"),
+             user); // a library's own code above the CUDA call
 }
 
 void TestNativeRecorder::modulesAreDescribedWithBuildIds() {
@@ -298,21 +319,52 @@ void TestNativeRecorder::injectionRefusesUnwritableOutput() {
     qunsetenv("VRAMSCOPE_OUTPUT");
 }
 
-// Recorded by the agent on the H200 (samples/cuda/README.md).
+// Recorded by the agent on the H200 (samples/cuda/README.md); truth.json holds what the programs
+// themselves printed meanwhile.
 void TestNativeRecorder::gpuCapturesShowTheLeakAndPyTorchsReserved() {
     const std::string dir = VRAMSCOPE_SAMPLES_DIR "/../cuda/";
+    QFile truthFile(QString::fromStdString(dir + "truth.json"));
+    QVERIFY(truthFile.open(QIODevice::ReadOnly));
+    const QJsonObject truth = QJsonDocument::fromJson(truthFile.readAll()).object();
+    auto want = [&](const char* program, const char* key) {
+        return int64_t(truth[program].toObject()[key].toDouble());
+    };
+
     const auto leak = CaptureAnalysis::open(dir + "leak.vscap");
     const auto rep = diagnoseLeaks(*leak, 0);
     QCOMPARE(rep.kind, LeakKind::Leak);
-    QCOMPARE(rep.groups.front().count, uint64_t(49)); // the 50th is the window's edge
+    QCOMPARE(int64_t(rep.groups.front().count), want("leak", "leaked") - 1); // the 50th is the window's edge
     std::string names;
     for (FrameId f : leak->capture().stacks.frames(rep.groups.front().stack))
         names.append(leak->capture().strings.text(leak->capture().frames[f].name)).append(" ");
-    QVERIFY2(names.find("cache_result work_step main") != std::string::npos, names.c_str());
-    QCOMPARE(CaptureAnalysis::open(dir + "torch_plain.vscap")->summary(0).final.reserved, int64_t(440401920));
-    QCOMPARE(CaptureAnalysis::open(dir + "torch_expandable.vscap")->summary(0).final.reserved,
-             int64_t(419430400));
-    QCOMPARE(diagnoseLeaks(*CaptureAnalysis::open(dir + "pool.vscap"), 0).kind, LeakKind::Leak);
+    QVERIFY2(names.find("cudaMalloc<float> cache_result work_step main") != std::string::npos, names.c_str());
+    // The site is the LEAK-SITE line, from DWARF through the inlined cudaMalloc<T> wrapper.
+    const std::string site =
+        "cache_result (leak.cu:" +
+        std::to_string(lineOf(VRAMSCOPE_SAMPLES_DIR "/../cuda/leak.cu", "; // LEAK-SITE")) + ")";
+    QVERIFY2(rep.summary.find(site) != std::string::npos, rep.summary.c_str());
+
+    const auto pool = CaptureAnalysis::open(dir + "pool.vscap"); // reserved == the pool's own figure
+    QVERIFY(pool->warnings().empty());
+    QCOMPARE(pool->summary(0).peak.reserved, want("pool", "after_loop_reserved"));
+    QCOMPARE(pool->summary(0).final.reserved, want("pool", "after_trim_reserved"));
+    QCOMPARE(pool->summary(0).final.allocated, want("pool", "after_loop_used"));
+    const auto poolRep = diagnoseLeaks(*pool, 0);
+    QCOMPARE(poolRep.kind, LeakKind::Leak);
+    QVERIFY2(poolRep.summary.find("keep_async") != std::string::npos, poolRep.summary.c_str());
+
+    for (const char* torch : {"torch_plain", "torch_expandable", "torch_async"}) {
+        const auto a = CaptureAnalysis::open(dir + torch + ".vscap");
+        QVERIFY2(a->warnings().empty(), torch);
+        QCOMPARE(a->summary(0).final.reserved, want(torch, "memory_reserved"));
+    }
+
+    const auto vmm = CaptureAnalysis::open(dir + "vmm.vscap");
+    QCOMPARE(vmm->summary(0).final.reserved, want("vmm", "mapped_at_end"));
+    QCOMPARE(vmm->summary(0).peak.reserved, want("vmm", "peak_mapped"));
+    QCOMPARE(vmm->warnings().size(), size_t(1));
+    QVERIFY(vmm->warnings()[0].starts_with(std::to_string(want("vmm", "created_unmapped_unreleased")) +
+                                           " bytes"));
 }
 
 namespace {

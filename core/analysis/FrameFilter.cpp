@@ -38,12 +38,15 @@ FrameKind classifyFrame(std::string_view name, std::string_view filename) {
 
 FrameKind classifyNativeFrame(std::string_view name, std::string_view filename) {
     if (name == "??" || name.starts_with("libcudart_static_")) return FrameKind::Internal;
-    // Frames without a source line ("module+0xoffset"): CUDA API entry points linked into the program
-    // (cudaMalloc, cuMemAlloc...) and the C runtime's start-up are plumbing, not the caller.
+    // CUDA API entry points linked into the program (cudaMalloc, cuMemAlloc: no source line, only
+    // "module+0xoffset") or inlined from the toolkit's headers (cudaMalloc<T>), and the C runtime's
+    // start-up are plumbing, not the caller.
     const bool noSource = contains(filename, "+0x");
     const bool cudaApi = name.starts_with("cuda") ||
                          (name.size() > 2 && name.starts_with("cu") && name[2] >= 'A' && name[2] <= 'Z');
-    if (noSource && (cudaApi || name == "_start" || name.starts_with("__libc_start")))
+    const bool toolkitHeader = contains(filename, "/targets/") || contains(filename, "cuda_runtime");
+    if ((cudaApi && (noSource || toolkitHeader)) ||
+        (noSource && (name == "_start" || name.starts_with("__libc_start"))))
         return FrameKind::Internal;
     if (contains(filename, "/libc.so") || contains(filename, "/libstdc++.so")) return FrameKind::Internal;
     return FrameKind::User;
