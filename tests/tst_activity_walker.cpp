@@ -96,13 +96,16 @@ void TestActivityWalker::recordsBecomeSamplesAndChanges() {
     Collected got;
     const auto n = cupti::walkActivityBuffer(b.bytes, b.used, 100, got);
     QCOMPARE(n.records, uint64_t(8));
-    QCOMPARE(n.poolSamples, uint64_t(2));
+    QCOMPARE(n.poolSamples, uint64_t(3));
     QCOMPARE(n.poolChanges, uint64_t(2));
-    QCOMPARE(got.samples.size(), size_t(2));
+    QCOMPARE(got.samples.size(), size_t(3));
     QCOMPARE(got.samples[0].correlation, uint32_t(1));
-    QCOMPARE(got.samples[1].correlation, uint32_t(4));
-    QCOMPARE(got.samples[1].pool, kPool);
-    QCOMPARE(got.samples[1].poolSize, uint64_t(32) << 20);
+    QVERIFY(got.samples[0].sized);
+    QCOMPARE(got.samples[1].correlation, uint32_t(3)); // imported: releases its operation, no size
+    QVERIFY(!got.samples[1].sized);
+    QCOMPARE(got.samples[2].correlation, uint32_t(4));
+    QCOMPARE(got.samples[2].pool, kPool);
+    QCOMPARE(got.samples[2].poolSize, uint64_t(32) << 20);
     QCOMPARE(got.changes.size(), size_t(2));
     QCOMPARE(got.changes[0].timeUs, int64_t(5000 + 100)); // ns -> us, plus the clock offset
     QCOMPARE(got.changes[0].poolSize, uint64_t(2) << 20);

@@ -255,10 +255,17 @@ void TestNativeRecorder::poolOperationsWaitForTheirSample() {
     r.flush();
     const auto partial = loadCaptureFile(path.toStdString(), {});
     QCOMPARE(partial->devices[0].eventCount(), size_t(2 + 1 + 2)); // the pool pair, its cache, the plain pair
+    r.allocated(0x7f6100000000, 2 << 20, 0x99, pcs, 1, 12); // from an imported pool: no size to know
+    r.poolSample({12, 0x7f6200000000, 0, false});
+    r.poolChanged({1, kPool, 0}); // destroyed; stamped long before what is already written
     r.close();
     std::fclose(out);
     const auto a = CaptureAnalysis::open(path.toStdString());
-    QCOMPARE(a->summary(0).final.reserved, (int64_t(16) << 20) + (int64_t(1) << 20));
+    QVERIFY2(a->warnings().empty(), a->warnings().empty() ? "" : a->warnings().front().c_str());
+    QCOMPARE(a->summary(0).final.reserved, int64_t(4 + 1 + 2) << 20); // the cache went with the pool
+    QCOMPARE(a->summary(0).peak.reserved, int64_t(16 + 1) << 20); // the older destruction came first
+    const auto& times = a->capture().devices[0].timeUs;
+    QVERIFY(std::is_sorted(times.begin(), times.end()));
 }
 
 void TestNativeRecorder::unmappedPhysicalMemoryIsReported() {

@@ -6,12 +6,15 @@ namespace vs::cupti {
 namespace {
 
 void memory(const CUpti_ActivityMemory4& r, ActivityCounts& n, PoolSink& recorder) {
-    // Plain cuMemAlloc records add nothing to the callbacks; imported pools have no size.
-    if (r.memoryPoolConfig.memoryPoolType != CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL) return;
     if (r.memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION &&
         r.memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
         return;
-    recorder.poolSample({r.correlationId, r.memoryPoolConfig.address, r.memoryPoolConfig.pool.size});
+    const bool local = r.memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+    // Plain cuMemAlloc records add nothing to the callbacks. An imported pool has no size here, but
+    // its operation waits for this record all the same: an unsized sample releases it.
+    if (!local && !r.isAsync) return;
+    recorder.poolSample(
+        {r.correlationId, r.memoryPoolConfig.address, local ? r.memoryPoolConfig.pool.size : 0, local});
     ++n.poolSamples;
 }
 

@@ -220,9 +220,12 @@ uint64_t NativeRecorder::stream(uint64_t raw) {
 void NativeRecorder::encode(const std::vector<Op>& ops) {
     std::vector<uint64_t> stacks, streams; // interned first: their definitions precede the events
     for (const Op& op : ops) stacks.push_back(stackOf(op)), streams.push_back(stream(op.stream));
+    // Threads stamp their operations before taking the lock, and pool records come late: times are
+    // clamped so that they never go back.
     vscap::writeEventsBody(writer_.beginRecord(Record::Events), 0, ops.size(), [&](size_t i) {
         const Op& op = ops[i];
-        return vscap::EventFields{op.timeUs, op.addr, op.size, op.action, streams[i], stacks[i]};
+        lastTimeUs_ = std::max(lastTimeUs_, op.timeUs);
+        return vscap::EventFields{lastTimeUs_, op.addr, op.size, op.action, streams[i], stacks[i]};
     });
     writer_.endRecord();
 }
@@ -272,6 +275,7 @@ NativeRecorder::withPoolCaches(const std::vector<Op>& ops, size_t n, std::vector
 // allocations is its cache segment, so that reserved memory equals the pool's size at each sample.
 // The sample rides on the allocation's SegmentAlloc and the release's SegmentFree.
 std::optional<NativeRecorder::Op> NativeRecorder::applyPoolSample(const Op& op, const PoolSample& s) {
+    if (!s.sized) return std::nullopt;
     auto& book = poolBook(s.pool);
     if (op.action == Action::SegmentAlloc) {
         book.bytes += op.size;

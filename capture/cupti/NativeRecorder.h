@@ -29,6 +29,7 @@ struct PoolSample {
     uint32_t correlation = 0; // the driver call's correlation id (CUpti_CallbackData::correlationId)
     uint64_t pool = 0;        // the pool's base address
     uint64_t poolSize = 0;    // bytes the pool holds from the device after the operation
+    bool sized = true;        // false: an imported pool, whose size this process cannot see
 };
 struct PoolChange {
     int64_t timeUs = 0;
@@ -131,6 +132,7 @@ class NativeRecorder final : public PoolSink {
     void writeUnmappedPhysicalWarning();
     std::function<void(bool)> beforeFlush_;
     std::vector<Op> pending_; // written once their pool samples arrive
+    int64_t lastTimeUs_ = 0;  // of the last event written: the file's times never go back
     std::vector<PoolChange> pendingChanges_;
     std::map<uint64_t, PoolBook> pools_;                                 // by pool base address
     std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> pooled_; // addr -> pool, segment bytes
