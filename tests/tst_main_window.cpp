@@ -42,6 +42,7 @@ class TestMainWindow : public QObject {
     void leaksPanelShowsTheLeak();
     void darkPaletteGivesDarkPlot();
     void blockMapFollowsAndSelects();
+    void blockMapNamesAPoolCache();
     void fragmentationOnTheTimeline();
     void memoryMapClickMovesTheBlockMap();
     void blockMapExpandableRangesGrowAndZoom();
@@ -445,6 +446,24 @@ QTEST_MAIN(TestMainWindow)
 
 // A capture the recorder made on the H200 with a retention graph at step 25 of leak_eval_no_grad:
 // outputs kept in a local list, each holding its autograd graph.
+// A CUDA program's stream-ordered pool, recorded by the CUPTI agent on the H200: the bytes the pool
+// holds beyond its allocations are a segment of their own, named as such.
+void TestMainWindow::blockMapNamesAPoolCache() {
+    ui::MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    const QString path = vs::test::samplesDir() + "/../cuda/pool.vscap";
+    w.setAnalysis(path, ui::CaptureLoader::openNow(path));
+    w.showBlockMapTab();
+    QApplication::processEvents();
+    ui::BlockMapView* view = w.blockMap()->view();
+    QString cache;
+    for (int y = 2; y < view->viewport()->height() && cache.isEmpty(); y += 3)
+        for (int x = 2; x < view->viewport()->width() && cache.isEmpty(); x += 3)
+            if (const QString d = view->describe(view->hitTest({x, y})); d.contains("cache")) cache = d;
+    QVERIFY2(cache.contains("memory pool #0's cache") && cache.contains("12.0 MiB"), qPrintable(cache));
+}
+
 void TestMainWindow::retentionTabNamesTheHolder() {
     ui::MainWindow w;
     const QString path = vs::test::samplesDir() + "/../recorded/leak_eval_no_grad.vscap";

@@ -2,6 +2,7 @@
 
 #include "ByteAxisTicker.h"
 #include "analysis/FrameFilter.h"
+#include "model/PoolCache.h"
 #include "util/Format.h"
 
 #include <QHelpEvent>
@@ -153,6 +154,11 @@ BlockLayout::Hit BlockMapView::hitTest(QPoint pos) const {
 QString BlockMapView::describe(const BlockLayout::Hit& h) const {
     if (h.segment < 0) return {};
     const StateSegment& g = segments_[size_t(h.segment)];
+    if (isPoolCache(g.address))
+        return tr("<b>memory pool #%1's cache</b>, %2: device memory a stream-ordered pool (cudaMallocAsync) "
+                  "holds beyond its live allocations")
+            .arg(poolCacheIndex(g.address))
+            .arg(formatBytes(double(g.size)));
     QString s = tr("<b>segment</b> %1, %2%3, stream %4")
                     .arg(QString::fromStdString(hexAddress(g.address)), formatBytes(double(g.size)))
                     .arg(g.expandable ? tr(", expandable") : QString())

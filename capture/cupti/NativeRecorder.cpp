@@ -288,7 +288,7 @@ std::optional<NativeRecorder::Op> NativeRecorder::applyPoolSample(const Op& op, 
 }
 
 NativeRecorder::PoolBook& NativeRecorder::poolBook(uint64_t pool) {
-    const uint64_t base = kPoolCacheBase + (uint64_t(pools_.size()) << 40);
+    const uint64_t base = kPoolCacheBase + (uint64_t(pools_.size()) << kPoolCacheShift);
     return pools_.try_emplace(pool, PoolBook{base}).first->second;
 }
 

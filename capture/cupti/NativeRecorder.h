@@ -7,6 +7,7 @@
 #include "Symbolizer.h"
 #include "io/VscapWriter.h"
 #include "model/Action.h"
+#include "model/PoolCache.h"
 
 #include <condition_variable>
 #include <cstdint>
@@ -72,9 +73,7 @@ class NativeRecorder final : public PoolSink {
     // Called before each write (and at close) on the writer thread: the injection flushes CUPTI's
     // activity buffers there, so that the samples for the buffered operations have arrived.
     void setBeforeFlush(std::function<void(bool final)> f) { beforeFlush_ = std::move(f); }
-    // Pool caches are drawn as free segments at these addresses, which are never device addresses
-    // (the kernel half of the address space): pool i at kPoolCacheBase + i * 2^40.
-    static constexpr uint64_t kPoolCacheBase = 0xffff800000000000ull;
+    static constexpr uint64_t kPoolCacheBase = vs::kPoolCacheBase; // model/PoolCache.h
 
     void flush(); // writes what is buffered now (the writer thread does this every 100 ms)
     void close(); // flush, End record, stop the thread; idempotent
