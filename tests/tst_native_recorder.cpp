@@ -255,6 +255,7 @@ void TestNativeRecorder::poolOperationsWaitForTheirSample() {
     r.flush();
     const auto partial = loadCaptureFile(path.toStdString(), {});
     QCOMPARE(partial->devices[0].eventCount(), size_t(2 + 1 + 2)); // the pool pair, its cache, the plain pair
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
     r.allocated(0x7f6100000000, 2 << 20, 0x99, pcs, 1, 12); // from an imported pool: no size to know
     r.poolSample({12, 0x7f6200000000, 0, false});
     r.poolChanged({1, kPool, 0}); // destroyed; stamped long before what is already written
@@ -266,6 +267,7 @@ void TestNativeRecorder::poolOperationsWaitForTheirSample() {
     QCOMPARE(a->summary(0).peak.reserved, int64_t(16 + 1) << 20); // the older destruction came first
     const auto& times = a->capture().devices[0].timeUs;
     QVERIFY(std::is_sorted(times.begin(), times.end()));
+    QVERIFY(times.back() - times.front() >= 3000); // the operations' own moments, not one for all
 }
 
 void TestNativeRecorder::unmappedPhysicalMemoryIsReported() {
@@ -338,6 +340,8 @@ void TestNativeRecorder::gpuCapturesShowTheLeakAndPyTorchsReserved() {
     };
 
     const auto leak = CaptureAnalysis::open(dir + "leak.vscap");
+    const auto& times = leak->capture().devices[0].timeUs;
+    QVERIFY(times.back() - times.front() > 1000); // 50 steps with a kernel each: milliseconds
     const auto rep = diagnoseLeaks(*leak, 0);
     QCOMPARE(rep.kind, LeakKind::Leak);
     QCOMPARE(int64_t(rep.groups.front().count), want("leak", "leaked") - 1); // the 50th is the window's edge

@@ -222,10 +222,12 @@ void NativeRecorder::encode(const std::vector<Op>& ops) {
     for (const Op& op : ops) stacks.push_back(stackOf(op)), streams.push_back(stream(op.stream));
     // Threads stamp their operations before taking the lock, and pool records come late: times are
     // clamped so that they never go back.
+    std::vector<int64_t> times;
+    times.reserve(ops.size());
+    for (const Op& op : ops) times.push_back(lastTimeUs_ = std::max(lastTimeUs_, op.timeUs));
     vscap::writeEventsBody(writer_.beginRecord(Record::Events), 0, ops.size(), [&](size_t i) {
         const Op& op = ops[i];
-        lastTimeUs_ = std::max(lastTimeUs_, op.timeUs);
-        return vscap::EventFields{lastTimeUs_, op.addr, op.size, op.action, streams[i], stacks[i]};
+        return vscap::EventFields{times[i], op.addr, op.size, op.action, streams[i], stacks[i]};
     });
     writer_.endRecord();
 }
