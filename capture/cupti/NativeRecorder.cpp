@@ -147,6 +147,12 @@ uint64_t NativeRecorder::string(const std::string& s) {
     return it->second;
 }
 
+// A sanitizer's interceptor (backtrace() itself, under ASan) is not the program's code.
+static bool sanitizerFrame(const std::string& function) {
+    return function.starts_with("__interceptor_") || function.starts_with("__sanitizer_") ||
+           function.starts_with("__asan_");
+}
+
 // Frames inside the driver, CUPTI, the runtime or this agent say nothing about who allocated.
 static bool internalModule(const std::string& module) {
     for (const char* lib : {"libcuda.so", "libcupti", "libcudart", "libvramscope_cupti"})
@@ -160,7 +166,7 @@ const std::vector<uint64_t>& NativeRecorder::framesOf(void* pc) {
     if (auto it = frames_.find(pc); it != frames_.end()) return it->second;
     auto& ids = frames_[pc];
     const std::vector<NativeFrame> resolved = symbolizer_.resolveAll(pc);
-    if (internalModule(resolved.back().module)) return ids;
+    if (internalModule(resolved.back().module) || sanitizerFrame(resolved.back().function)) return ids;
     for (const NativeFrame& f : resolved) ids.push_back(frameId(f));
     return ids;
 }
