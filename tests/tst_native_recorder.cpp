@@ -286,8 +286,14 @@ void TestNativeRecorder::unmappedPhysicalMemoryIsReported() {
         r.unmapped(0x400200000, 2 << 20, pcs, 1);
         r.physicalReleased(2); // unmapped and released: gone
         // 3: created, never mapped, never released
+        r.addressReserved(0x400000000, 16 << 20), r.addressReserved(0x500000000, 8 << 20);
+        r.addressFreed(0x500000000);
     });
     QCOMPARE(c->warnings.size(), size_t(1));
+    bool addressSpace = false; // reported, but as address space: no warning, no reserved bytes
+    for (const auto& [k, v] : c->meta)
+        addressSpace |= k == "address_space_reserved" && v.starts_with("16777216 bytes in 1 range(s)");
+    QVERIFY(addressSpace);
     QVERIFY2(c->warnings[0].find("2097152 bytes of physical memory in 1 cuMemCreate handle") == 0,
              c->warnings[0].c_str());
 }

@@ -40,6 +40,12 @@ void onVirtualMemory(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemRelease:
         return recorder->physicalReleased(params<cuMemRelease_params>(d).handle);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAddressReserve: {
+        const auto& p = params<cuMemAddressReserve_params>(d);
+        return recorder->addressReserved(*p.ptr, p.size);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAddressFree:
+        return recorder->addressFreed(params<cuMemAddressFree_params>(d).ptr);
     default:
         return;
     }
@@ -197,7 +203,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
           CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
           CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
           CUPTI_DRIVER_TRACE_CBID_cuMemMap, CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
-          CUPTI_DRIVER_TRACE_CBID_cuMemCreate, CUPTI_DRIVER_TRACE_CBID_cuMemRelease})
+          CUPTI_DRIVER_TRACE_CBID_cuMemCreate, CUPTI_DRIVER_TRACE_CBID_cuMemRelease,
+          CUPTI_DRIVER_TRACE_CBID_cuMemAddressReserve, CUPTI_DRIVER_TRACE_CBID_cuMemAddressFree})
         check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id), "enable callback");
     check(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                               CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),

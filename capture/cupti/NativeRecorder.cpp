@@ -109,6 +109,16 @@ void NativeRecorder::physicalReleased(uint64_t handle) {
     handles_.erase(handle);
 }
 
+void NativeRecorder::addressReserved(uint64_t addr, uint64_t size) {
+    std::lock_guard lock(mutex_);
+    addressRanges_[addr] = size;
+}
+
+void NativeRecorder::addressFreed(uint64_t addr) {
+    std::lock_guard lock(mutex_);
+    addressRanges_.erase(addr);
+}
+
 void NativeRecorder::poolSample(const PoolSample& s) {
     std::lock_guard lock(mutex_);
     samples_[s.correlation] = s;
@@ -363,7 +373,7 @@ void NativeRecorder::close() {
     write(true);
     std::lock_guard lock(writeMutex_);
     writeFinalState();
-    writeUnmappedPhysicalWarning();
+    writeVirtualMemoryFindings();
     writer_.finish();
     closed_ = true;
 }
@@ -395,18 +405,25 @@ void NativeRecorder::writeFinalState() {
     writer_.endRecord();
 }
 
-// Physical memory created with cuMemCreate but mapped nowhere is device memory no segment shows.
-void NativeRecorder::writeUnmappedPhysicalWarning() {
-    uint64_t bytes = 0, count = 0;
+// Physical memory created with cuMemCreate but mapped nowhere is device memory no segment shows;
+// address ranges still reserved are address space only.
+void NativeRecorder::writeVirtualMemoryFindings() {
+    uint64_t bytes = 0, count = 0, reserved = 0;
+    size_t ranges = 0;
     {
         std::lock_guard lock(mutex_);
         for (const auto& [handle, h] : handles_)
             if (h.second <= 0) bytes += h.first, ++count;
+        for (const auto& [addr, size] : addressRanges_) reserved += size;
+        ranges = addressRanges_.size();
     }
     if (bytes)
         writeMeta("warning", std::to_string(bytes) + " bytes of physical memory in " + std::to_string(count) +
                                  " cuMemCreate handle(s) were neither mapped nor released at the end: "
                                  "not counted as reserved");
+    if (ranges)
+        writeMeta("address_space_reserved", std::to_string(reserved) + " bytes in " + std::to_string(ranges) +
+                                                " range(s) (cuMemAddressReserve; no device memory)");
 }
 
 } // namespace vs::cupti

@@ -67,6 +67,10 @@ class NativeRecorder final : public PoolSink {
     // Virtual memory management: physical handles (cuMemCreate/cuMemRelease) and which are mapped.
     void physicalCreated(uint64_t handle, uint64_t size);
     void physicalReleased(uint64_t handle);
+    // Address ranges (cuMemAddressReserve/cuMemAddressFree) hold no device memory; what is still
+    // reserved at the end is described in a Meta record.
+    void addressReserved(uint64_t addr, uint64_t size);
+    void addressFreed(uint64_t addr);
     // From the activity walker (any thread).
     void poolSample(const PoolSample& s) override;
     void poolChanged(const PoolChange& c) override;
@@ -125,10 +129,11 @@ class NativeRecorder final : public PoolSink {
     std::map<uint64_t, uint64_t> mappedRanges_;                      // addr -> size of cuMemMap'd ranges
     std::unordered_map<uint64_t, uint64_t> mappedHandles_;           // addr -> the handle mapped there
     std::unordered_map<uint64_t, std::pair<uint64_t, int>> handles_; // cuMemCreate'd: size, mappings
+    std::unordered_map<uint64_t, uint64_t> addressRanges_;           // cuMemAddressReserve'd: size
     std::unordered_map<uint32_t, PoolSample> samples_;               // by correlation id
     std::vector<PoolChange> poolChanges_;
     void writeFinalState();
-    void writeUnmappedPhysicalWarning();
+    void writeVirtualMemoryFindings();
     std::function<void(bool)> beforeFlush_;
     std::vector<Op> pending_; // written once their pool samples arrive
     int64_t lastTimeUs_ = 0;  // of the last event written: the file's times never go back
