@@ -66,6 +66,7 @@ class TestNativeRecorder : public QObject {
     void inlinedFunctionsAreFramesOfTheirOwn();
     void modulesAreDescribedWithBuildIds();
     void nativeFramesOfCudaAreInternal();
+    void compilerClonesReadAsTheirFunction();
     void poolCacheMakesReservedThePoolSize();
     void poolOperationsWaitForTheirSample();
     void unmappedPhysicalMemoryIsReported();
@@ -185,6 +186,16 @@ void TestNativeRecorder::nativeFramesOfCudaAreInternal() {
     QCOMPARE(classifyNativeFrame("cudaHelpersOfMine", "/src/mine.cu"), user); // the user's own source
     QCOMPARE(classifyNativeFrame("c10::cuda::CUDACachingAllocator::malloc", "/torch/lib/libc10_cuda.so+0x99"),
              user); // a library's own code above the CUDA call
+}
+
+void TestNativeRecorder::compilerClonesReadAsTheirFunction() {
+    QCOMPARE(cupti::withoutCloneSuffixes("keep_async.constprop.0"), std::string("keep_async"));
+    QCOMPARE(cupti::withoutCloneSuffixes("work.part.0.isra.0"), std::string("work"));
+    QCOMPARE(cupti::withoutCloneSuffixes("main.cold"), std::string("main"));
+    QCOMPARE(cupti::withoutCloneSuffixes("ns::f(int) [clone .isra.0] [clone .constprop.1]"),
+             std::string("ns::f(int)"));
+    QCOMPARE(cupti::withoutCloneSuffixes("plain_function"), std::string("plain_function"));
+    QCOMPARE(cupti::withoutCloneSuffixes(".part.0"), std::string(".part.0")); // nothing left to name: kept
 }
 
 void TestNativeRecorder::modulesAreDescribedWithBuildIds() {

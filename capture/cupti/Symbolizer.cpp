@@ -19,7 +19,7 @@ std::string demangle(const char* name) {
     char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
     std::string out = status == 0 && d ? d : name;
     std::free(d);
-    return out;
+    return withoutCloneSuffixes(out);
 }
 
 // The dynamic symbol table only: what the loader knows.
@@ -36,6 +36,18 @@ NativeFrame fromDladdr(void* pc) {
 }
 
 } // namespace
+
+// The compiler's clones of a function (constant propagation, split-off parts, cold paths) are the
+// function the user wrote: "keep_async.constprop.0" and "f(int) [clone .isra.0]" read as the source.
+std::string withoutCloneSuffixes(std::string name) {
+    for (size_t at; (at = name.find(" [clone .")) != std::string::npos;) {
+        const size_t end = name.find(']', at);
+        name.erase(at, end == std::string::npos ? std::string::npos : end + 1 - at);
+    }
+    for (const char* suffix : {".constprop.", ".isra.", ".part.", ".cold", ".lto_priv.", ".localalias"})
+        if (const size_t at = name.find(suffix); at != std::string::npos && at > 0) name.erase(at);
+    return name;
+}
 
 #ifdef VRAMSCOPE_HAVE_LIBDW
 struct Symbolizer::Dwarf {

@@ -37,6 +37,9 @@ class Symbolizer {
     std::unique_ptr<Dwarf> dwarf_; // null without libdw
 };
 
+// "keep_async.constprop.0" -> "keep_async", "f(int) [clone .isra.0]" -> "f(int)".
+std::string withoutCloneSuffixes(std::string name);
+
 // One-off lookup (tests, diagnostics): a process-wide symbolizer behind a lock.
 NativeFrame symbolize(void* pc);
 
