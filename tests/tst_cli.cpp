@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QtTest>
 
@@ -17,14 +18,18 @@ class TestCli : public QObject {
     void stateAtTime();
     void badInput_data();
     void badInput();
+    void runPassesTheAgentItsSettings();
+    void runRefusesBadUsage();
 
   private:
     struct Run {
         int code;
         QByteArray out, err;
     };
-    static Run cli(const QStringList& args) {
+    static Run cli(const QStringList& args,
+                   const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
         QProcess p;
+        p.setProcessEnvironment(env);
         p.start(QStringLiteral(VRAMSCOPE_CLI), args);
         p.waitForFinished(60000);
         return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
@@ -32,6 +37,41 @@ class TestCli : public QObject {
     }
     static QString sample(const QString& n) { return QString::fromStdString(vs::test::samplePath(n)); }
 };
+
+// `run` sets up the injection and gets out of the way: the program (here a shell, which makes no CUDA
+// call) sees the agent's settings in its environment, and its exit status is the command's.
+void TestCli::runPassesTheAgentItsSettings() {
+    QTemporaryDir dir;
+    const QString agent = dir.filePath("libagent.so"), seen = dir.filePath("env.txt");
+    QFile(agent).open(QIODevice::WriteOnly); // any file: the shell never loads it
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("VRAMSCOPE_CUPTI_LIB", agent);
+    const QString script = QString("printf '%s|%s|%s|%s' \"$CUDA_INJECTION64_PATH\" \"$VRAMSCOPE_OUTPUT\" "
+                                   "\"$VRAMSCOPE_LIVE\" \"$VRAMSCOPE_STACKS\" > '%1'; exit 3")
+                               .arg(seen);
+    const Run r = cli({"run", "-o", dir.filePath("out.vscap"), "--live", "/tmp/v.sock", "--stacks", "none",
+                       "--", "sh", "-c", script},
+                      env);
+    QCOMPARE(r.code, 3);
+    QFile f(seen);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(f.readAll()), agent + "|" + dir.filePath("out.vscap") + "|/tmp/v.sock|none");
+    QVERIFY2(r.err.contains("made no CUDA call: nothing recorded"), r.err.constData());
+    QCOMPARE(cli({"run", "--", "sh", "-c", "test \"$VRAMSCOPE_STACKS\" = native"}, env).code,
+             0); // the default
+}
+
+void TestCli::runRefusesBadUsage() {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("VRAMSCOPE_CUPTI_LIB", "/nonexistent/libvramscope_cupti.so");
+    for (const QStringList& args :
+         {QStringList{"run", "--", "true"}, QStringList{"run", "--stacks", "some", "--", "true"},
+          QStringList{"run", "--live"}, QStringList{"run", "-o", "x.vscap"}}) {
+        const Run r = cli(args, env);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.startsWith("vramscope-cli: error: ") && r.err.count('\n') == 1, r.err.constData());
+    }
+}
 
 void TestCli::summaryJsonFields() {
     const Run r = cli({"summary", sample("leak_list"), "--json"});

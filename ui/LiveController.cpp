@@ -22,6 +22,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QSettings>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
@@ -113,11 +114,13 @@ QString LiveController::agentLibrary() {
 
 void LiveController::askAndLaunch() {
     bool ok = false;
-    const QString line = QInputDialog::getText(window_, tr("Launch a CUDA program"),
-                                               tr("Command line (the program runs with the CUPTI agent):"),
-                                               QLineEdit::Normal, QString(), &ok);
+    QSettings settings;
+    const QString line = QInputDialog::getText(
+        window_, tr("Launch a CUDA program"), tr("Command line (the program runs with the CUPTI agent):"),
+        QLineEdit::Normal, settings.value(QStringLiteral("launch/commandLine")).toString(), &ok);
     const QStringList words = QProcess::splitCommand(line);
     if (!ok || words.isEmpty()) return;
+    settings.setValue(QStringLiteral("launch/commandLine"), line); // offered again next time
     const QString output =
         QDir::temp().filePath(QStringLiteral("vramscope-launch-%1.vscap")
                                   .arg(QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")));

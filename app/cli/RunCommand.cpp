@@ -1,5 +1,6 @@
-// `run [-o FILE] [--live SOCKET] -- PROGRAM ARGS`: runs any CUDA program with the CUPTI agent injected
-// (CUDA_INJECTION64_PATH) and its device memory recorded to FILE; exits with the program's status.
+// `run [-o FILE] [--live SOCKET] [--stacks native|none] -- PROGRAM ARGS`: runs any CUDA program with
+// the CUPTI agent injected (CUDA_INJECTION64_PATH) and its device memory recorded to FILE (and
+// streamed to a viewer listening at SOCKET); exits with the program's status.
 #include "Commands.h"
 
 #include <filesystem>
@@ -19,13 +20,19 @@ std::string agentLibrary() {
 } // namespace
 
 int runRun(const std::vector<std::string>& args, std::ostream& out) {
-    std::string output = "vramscope-" + std::to_string(getpid()) + ".vscap", live;
+    std::string output = "vramscope-" + std::to_string(getpid()) + ".vscap", live, stacks = "native";
     size_t i = 0;
     for (; i < args.size() && args[i] != "--"; ++i) {
-        if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size())
+        const bool value = i + 1 < args.size() && args[i + 1] != "--";
+        if ((args[i] == "-o" || args[i] == "--output") && value)
             output = args[++i];
+        else if (args[i] == "--live" && value)
+            live = args[++i];
+        else if (args[i] == "--stacks" && value && (args[i + 1] == "native" || args[i + 1] == "none"))
+            stacks = args[++i];
         else
-            throw UsageError("unknown option " + args[i] + " (run [-o FILE] -- PROGRAM ARGS)");
+            throw UsageError("bad option " + args[i] +
+                             " (run [-o FILE] [--live SOCKET] [--stacks native|none] -- PROGRAM ARGS)");
     }
     if (i + 1 >= args.size()) throw UsageError("run needs a program after --");
     const std::string lib = agentLibrary();
@@ -42,6 +49,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out) {
         setenv("CUDA_INJECTION64_PATH", std::filesystem::absolute(lib).c_str(), 1);
         setenv("VRAMSCOPE_OUTPUT", output.c_str(), 1);
         if (!live.empty()) setenv("VRAMSCOPE_LIVE", live.c_str(), 1); // Capture > Listen's socket
+        setenv("VRAMSCOPE_STACKS", stacks.c_str(), 1);
         execvp(argv[0], argv.data());
         std::cerr << "vramscope-cli: error: cannot run " << argv[0] << '\n';
         _exit(127);

@@ -26,9 +26,10 @@ const char* kUsage =
     "  convert IN OUT.vscap [--level N]         rewrite a capture as .vscap (zstd level N, default 3)\n"
     "  retention FILE [--json] [--groups K]     which Python objects keep the blocks alive (.vscap\n"
     "                                           recorded with retention): paths, groups, hints\n"
-    "  run [-o FILE] [--live SOCKET] -- PROGRAM ARGS\n"
+    "  run [-o FILE] [--live SOCKET] [--stacks native|none] -- PROGRAM ARGS\n"
     "                                           run any CUDA program with the CUPTI agent: its device\n"
     "                                           memory (cudaMalloc, pools, VMM) with native stacks\n"
+    "                                           (none: cheaper, without call sites)\n"
     "\n"
     "exit status: 0 success, 1 check failed, 2 bad input or usage (one line on stderr)\n";
 

@@ -24,6 +24,7 @@ CUpti_SubscriberHandle subscriber;
 
 constexpr int kSkip = 1; // this callback's own frame
 bool poolSizes = false;  // activity records are on: pool operations await their sample
+bool stacks = true;      // VRAMSCOPE_STACKS=none: no backtrace, a cheaper recording without call sites
 int64_t clockOffsetUs = 0;
 
 template <class P> const P& params(const CUpti_CallbackData* d) {
@@ -53,7 +54,7 @@ void onVirtualMemory(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
 
 void onDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
     void* pcs[vs::cupti::NativeRecorder::kMaxFrames + kSkip];
-    const int n = backtrace(pcs, vs::cupti::NativeRecorder::kMaxFrames + kSkip);
+    const int n = stacks ? backtrace(pcs, vs::cupti::NativeRecorder::kMaxFrames + kSkip) : 0;
     void* const* at = pcs + kSkip;
     const int depth = n > kSkip ? n - kSkip : 0;
     const uint32_t pooled = poolSizes ? d->correlationId : 0;
@@ -196,6 +197,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     recorder = new vs::cupti::NativeRecorder(out, 1 << 20, std::move(live));
     recorder->meta("pid", std::to_string(getpid()));
     recorder->meta("argv", commandLine());
+    const char* stackMode = std::getenv("VRAMSCOPE_STACKS");
+    stacks = !stackMode || std::string(stackMode) != "none";
+    recorder->meta("stacks", stacks ? "native" : "none");
     for (CUpti_CallbackId id :
          {CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
           CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
