@@ -100,6 +100,7 @@ class TestLive : public QObject {
     void retentionIsRequestedFromTheProgram();
     void windowFollowsFreezesAndSaves();
     void launchedProgramIsFollowed();
+    void launchedProgramWithoutCudaSaysSo();
 
   private:
     QString socketPath(const char* name) { return dir_.filePath(QString::fromLatin1(name)); }
@@ -273,6 +274,17 @@ void TestLive::launchedProgramIsFollowed() {
     QVERIFY(w.analysis());
     QCOMPARE(eventCount(*w.analysis()),
              loadCaptureFile(test::samplePath("leak_list"), {})->devices[0].eventCount());
+    qunsetenv("VRAMSCOPE_CUPTI_LIB");
+}
+
+void TestLive::launchedProgramWithoutCudaSaysSo() {
+    qputenv("VRAMSCOPE_CUPTI_LIB", QFile::encodeName(QCoreApplication::applicationFilePath()));
+    ui::MainWindow w;
+    QSignalSpy status(w.live(), &ui::LiveController::status);
+    QVERIFY(w.live()->launch("/bin/sh", {"-c", "exit 4"}, dir_.filePath("never.vscap")));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !status.isEmpty() && status.last().at(0).toString().contains("nothing was recorded"), 5000);
+    QVERIFY(status.last().at(0).toString().contains("status 4"));
     qunsetenv("VRAMSCOPE_CUPTI_LIB");
 }
 

@@ -145,8 +145,13 @@ bool LiveController::launch(const QString& program, const QStringList& arguments
     connect(process_, &QProcess::finished, this, [this](int code) {
         follower_->stop();
         refresh();
-        emit status(
-            tr("The program exited with status %1; its recording is %2").arg(code).arg(follower_->path()));
+        if (QFile::exists(follower_->path()))
+            emit status(tr("The program exited with status %1; its recording is %2")
+                            .arg(code)
+                            .arg(follower_->path()));
+        else
+            emit status(
+                tr("The program exited with status %1 without a CUDA call: nothing was recorded").arg(code));
     });
     connect(process_, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart) emit status(tr("Cannot start %1").arg(program));
