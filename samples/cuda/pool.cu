@@ -3,8 +3,12 @@
 // The pool keeps what is freed (release threshold: all), so it holds more than is allocated; it
 // prints the pool's own figures (cudaMemPoolAttrReservedMemCurrent / UsedMemCurrent), which the
 // agent's reserved memory must equal, before and after a trim.
+//   pool [--bench N]: also times N cudaMallocAsync+cudaFreeAsync pairs (the agent's cost per pair)
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 #include <vector>
 
@@ -23,7 +27,19 @@ static void report(cudaMemPool_t pool, const char* when) {
                 static_cast<unsigned long long>(used));
 }
 
-int main() {
+static void bench(cudaStream_t s, int n) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) {
+        void* p = nullptr;
+        cudaMallocAsync(&p, 1 << 20, s);
+        cudaFreeAsync(p, s);
+    }
+    cudaStreamSynchronize(s);
+    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("cudaMallocAsync+cudaFreeAsync: %.2f us per pair\n", us / n);
+}
+
+int main(int argc, char** argv) {
     cudaStream_t s;
     cudaStreamCreate(&s);
     cudaMemPool_t pool;
@@ -42,5 +58,6 @@ int main() {
     std::printf("kept %zu buffers\n", g_kept.size());
     cudaMemPoolTrimTo(pool, 0);
     report(pool, "after trim");
+    if (argc > 2 && std::strcmp(argv[1], "--bench") == 0) bench(s, std::atoi(argv[2]));
     return 0;
 }
