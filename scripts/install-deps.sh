@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config ccache git
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libzstd-dev zlib1g-dev
-  libdw-dev                   # the CUPTI agent's symbolizer (DWARF file:line, inlined frames)
+  libdw-dev libunwind-dev     # the CUPTI agent: symbolizer (DWARF file:line, inlined frames), unwinder
   clang libclang-rt-14-dev   # the libFuzzer target and the sanitizer build
   fonts-dejavu-core           # text in headless renders
   zstd python3                # sample tooling

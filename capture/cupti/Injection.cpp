@@ -10,6 +10,10 @@
 #include <cupti.h> // includes generated_cuda_meta.h (the *_params structs)
 #include <execinfo.h>
 #include <unistd.h>
+#ifdef VRAMSCOPE_HAVE_LIBUNWIND
+#define UNW_LOCAL_ONLY // this process's own stack: the _UL* functions of libunwind.so
+#include <libunwind.h>
+#endif
 
 #include <chrono>
 #include <cstdio>
@@ -26,6 +30,25 @@ constexpr int kSkip = 1; // this callback's own frame
 bool poolSizes = false;  // activity records are on: pool operations await their sample
 bool stacks = true;      // VRAMSCOPE_STACKS=none: no backtrace, a cheaper recording without call sites
 int64_t clockOffsetUs = 0;
+
+// The call stack on the calling thread. libunwind's unw_backtrace keeps a per-thread cache of how to
+// step through each return address, which glibc's backtrace re-derives from the unwind tables on
+// every call; VRAMSCOPE_UNWINDER=glibc picks the latter.
+bool useLibunwind = false;
+int unwind(void** pcs, int n) {
+#ifdef VRAMSCOPE_HAVE_LIBUNWIND
+    if (useLibunwind) return unw_backtrace(pcs, n);
+#endif
+    return backtrace(pcs, n);
+}
+
+void chooseUnwinder() {
+#ifdef VRAMSCOPE_HAVE_LIBUNWIND
+    const char* choice = std::getenv("VRAMSCOPE_UNWINDER");
+    useLibunwind = !choice || std::string(choice) != "glibc";
+    if (useLibunwind) unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+#endif
+}
 
 template <class P> const P& params(const CUpti_CallbackData* d) {
     return *static_cast<const P*>(d->functionParams);
@@ -54,7 +77,7 @@ void onVirtualMemory(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
 
 void onDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
     void* pcs[vs::cupti::NativeRecorder::kMaxFrames + kSkip];
-    const int n = stacks ? backtrace(pcs, vs::cupti::NativeRecorder::kMaxFrames + kSkip) : 0;
+    const int n = stacks ? unwind(pcs, vs::cupti::NativeRecorder::kMaxFrames + kSkip) : 0;
     void* const* at = pcs + kSkip;
     const int depth = n > kSkip ? n - kSkip : 0;
     const uint32_t pooled = poolSizes ? d->correlationId : 0;
@@ -200,6 +223,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     const char* stackMode = std::getenv("VRAMSCOPE_STACKS");
     stacks = !stackMode || std::string(stackMode) != "none";
     recorder->meta("stacks", stacks ? "native" : "none");
+    chooseUnwinder();
+    recorder->meta("unwinder", useLibunwind ? "libunwind" : "glibc");
     for (CUpti_CallbackId id :
          {CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
           CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
