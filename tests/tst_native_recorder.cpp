@@ -64,6 +64,7 @@ class TestNativeRecorder : public QObject {
     void symbolizeNamesExportedFunctions();
     void symbolizeNamesStaticFunctionsWithSourceLines();
     void inlinedFunctionsAreFramesOfTheirOwn();
+    void moduleLoadedLaterIsSymbolized();
     void modulesAreDescribedWithBuildIds();
     void nativeFramesOfCudaAreInternal();
     void compilerClonesReadAsTheirFunction();
@@ -196,6 +197,26 @@ void TestNativeRecorder::compilerClonesReadAsTheirFunction() {
              std::string("ns::f(int)"));
     QCOMPARE(cupti::withoutCloneSuffixes("plain_function"), std::string("plain_function"));
     QCOMPARE(cupti::withoutCloneSuffixes(".part.0"), std::string(".part.0")); // nothing left to name: kept
+}
+
+// A shared library built by this test's build and loaded after the symbolizer read the module map
+// (as a program dlopens a CUDA library mid-run): the symbolizer reads the map again on the miss.
+void TestNativeRecorder::moduleLoadedLaterIsSymbolized() {
+    if (!cupti::Symbolizer::hasDebugInfoSupport()) QSKIP("built without libdw");
+    cupti::Symbolizer s;
+    void* pcs[cupti::NativeRecorder::kMaxFrames];
+    QVERIFY(s.resolve(reinterpret_cast<char*>(&leakyAllocation) + 4).function == "leakyAllocation"); // map read
+    void* plugin = dlopen(VRAMSCOPE_SYMBOLIZER_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    QVERIFY2(plugin, dlerror());
+    auto entry = reinterpret_cast<int (*)(void**, int)>(dlsym(plugin, "pluginEntry"));
+    QVERIFY(entry);
+    const int n = entry(pcs, cupti::NativeRecorder::kMaxFrames);
+    const auto f = s.resolve(ownFrame(pcs, n));
+    QVERIFY2(f.function.starts_with("pluginInner"), f.function.c_str());
+    QVERIFY2(f.module.ends_with("symbolizer_plugin.so"), f.module.c_str());
+    QCOMPARE(f.line, lineOf(f.file, "PLUGIN-LINE"));
+    QVERIFY(QRegularExpression("^[0-9a-f]{40}$").match(QString::fromStdString(f.buildId)).hasMatch());
+    dlclose(plugin);
 }
 
 void TestNativeRecorder::modulesAreDescribedWithBuildIds() {

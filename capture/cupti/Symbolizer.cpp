@@ -9,6 +9,8 @@
 #ifdef VRAMSCOPE_HAVE_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <link.h>
+#include <set>
 #endif
 
 namespace vs::cupti {
@@ -52,23 +54,40 @@ std::string withoutCloneSuffixes(std::string name) {
 #ifdef VRAMSCOPE_HAVE_LIBDW
 struct Symbolizer::Dwarf {
     Dwfl_Callbacks callbacks{dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr, nullptr};
-    Dwfl* dwfl = nullptr;
+    Dwfl* dwfl = dwfl_begin(&callbacks);
+    std::set<uint64_t> reported; // load biases of the objects already reported
 
     Dwarf() { report(); }
     ~Dwarf() { dwfl_end(dwfl); }
-    // Reads this process's module map (/proc/self/maps); again when a module loaded since is hit.
-    bool report() {
-        if (dwfl) dwfl_end(dwfl);
-        dwfl = dwfl_begin(&callbacks);
-        if (!dwfl) return false;
-        dwfl_report_begin(dwfl);
-        const bool ok = dwfl_linux_proc_report(dwfl, getpid()) == 0;
+    // The loaded objects as the dynamic linker lists them, added to those reported before. Not
+    // /proc/self/maps (dwfl_linux_proc_report): libelf maps the files it reads into this very
+    // process, and a second reading of the maps takes those mappings for parts of the modules.
+    void report() {
+        if (!dwfl) return;
+        dwfl_report_begin_add(dwfl);
+        dl_iterate_phdr(
+            [](dl_phdr_info* info, size_t, void* self) {
+                static_cast<Dwarf*>(self)->reportObject(info);
+                return 0;
+            },
+            this);
         dwfl_report_end(dwfl, nullptr, nullptr);
-        return ok;
+    }
+    void reportObject(const dl_phdr_info* info) {
+        std::string path = info->dlpi_name ? info->dlpi_name : "";
+        if (path.empty() && reported.empty()) { // the main program comes first, unnamed
+            char exe[4096];
+            const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+            if (n > 0) path.assign(exe, size_t(n));
+        }
+        if (path.empty() || path.front() != '/' || !reported.insert(info->dlpi_addr).second) return; // vdso
+        dwfl_report_elf(dwfl, path.c_str(), path.c_str(), -1, info->dlpi_addr, true);
     }
     Dwfl_Module* module(Dwarf_Addr at) {
+        if (!dwfl) return nullptr;
         if (Dwfl_Module* m = dwfl_addrmodule(dwfl, at)) return m;
-        return report() ? dwfl_addrmodule(dwfl, at) : nullptr;
+        report(); // loaded since (dlopen)
+        return dwfl_addrmodule(dwfl, at);
     }
     static std::string buildId(Dwfl_Module* m) {
         GElf_Addr bias = 0;
