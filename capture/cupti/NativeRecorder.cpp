@@ -268,61 +268,17 @@ NativeRecorder::withPoolCaches(const std::vector<Op>& ops, size_t n, std::vector
                      [](const PoolChange& a, const PoolChange& b) { return a.timeUs < b.timeUs; });
     std::vector<Op> out;
     out.reserve(n);
-    auto change = [&](const PoolChange& c) {
-        if (auto op = resizeCache(c.pool, c.poolSize, c.timeUs)) out.push_back(*op);
-    };
     size_t c = 0;
     for (size_t i = 0; i < n; ++i) {
-        for (; c < changes.size() && changes[c].timeUs <= ops[i].timeUs; ++c) change(changes[c]);
-        std::optional<Op> cache;
-        if (auto s = samples.find(ops[i].poolCorrelation); ops[i].poolCorrelation && s != samples.end())
-            cache = applyPoolSample(ops[i], s->second);
-        // The cache shrinks before the segment appears and grows after it goes: no false peak.
-        if (cache && cache->action == Action::SegmentUnmap) out.push_back(*cache), cache.reset();
-        out.push_back(ops[i]);
-        if (cache) out.push_back(*cache);
+        for (; c < changes.size() && changes[c].timeUs <= ops[i].timeUs; ++c) pools_.change(changes[c], out);
+        const auto s = ops[i].poolCorrelation ? samples.find(ops[i].poolCorrelation) : samples.end();
+        pools_.apply(ops[i], s == samples.end() ? nullptr : &s->second, out);
     }
     // Later changes wait for the ops they follow, unless nothing is waiting.
     for (; c < changes.size() && (n == ops.size() || changes[c].timeUs <= ops[n].timeUs); ++c)
-        change(changes[c]);
+        pools_.change(changes[c], out);
     changes.erase(changes.begin(), changes.begin() + long(c));
     return out;
-}
-
-// A pool allocation is its own segment (as every raw allocation); what the pool holds beyond its live
-// allocations is its cache segment, so that reserved memory equals the pool's size at each sample.
-// The sample rides on the allocation's SegmentAlloc and the release's SegmentFree.
-std::optional<NativeRecorder::Op> NativeRecorder::applyPoolSample(const Op& op, const PoolSample& s) {
-    if (!s.sized) return std::nullopt;
-    auto& book = poolBook(s.pool);
-    if (op.action == Action::SegmentAlloc) {
-        book.bytes += op.size;
-        pooled_[op.addr] = {s.pool, op.size};
-    } else if (auto it = pooled_.find(op.addr); it != pooled_.end()) {
-        poolBook(it->second.first).bytes -= it->second.second;
-        pooled_.erase(it);
-    }
-    return resizeCache(s.pool, s.poolSize, op.timeUs);
-}
-
-NativeRecorder::PoolBook& NativeRecorder::poolBook(uint64_t pool) {
-    const uint64_t base = kPoolCacheBase + (uint64_t(pools_.size()) << kPoolCacheShift);
-    return pools_.try_emplace(pool, PoolBook{base}).first->second;
-}
-
-std::optional<NativeRecorder::Op> NativeRecorder::resizeCache(uint64_t pool, uint64_t poolSize,
-                                                              int64_t timeUs) {
-    auto& book = poolBook(pool);
-    const uint64_t target = poolSize > book.bytes ? poolSize - book.bytes : 0;
-    if (target == book.cache) return std::nullopt;
-    Op op{};
-    op.timeUs = timeUs;
-    if (target > book.cache)
-        op.action = Action::SegmentMap, op.addr = book.base + book.cache, op.size = target - book.cache;
-    else
-        op.action = Action::SegmentUnmap, op.addr = book.base + target, op.size = book.cache - target;
-    book.cache = target;
-    return op;
 }
 
 void NativeRecorder::flush() {
@@ -389,19 +345,20 @@ void NativeRecorder::writeFinalState() {
             joined.back().second += size;
         else
             joined.emplace_back(addr, size);
-    for (const auto& [pool, book] : pools_)
-        if (book.cache) joined.emplace_back(book.base, book.cache);
+    const auto poolFree = pools_.freeSegments(); // kept allocations and pool caches
     auto& b = writer_.beginRecord(Record::Segments);
-    b.svarint(0), b.varint(live_.size() + joined.size());
+    b.svarint(0), b.varint(live_.size() + joined.size() + poolFree.size());
     const std::map<uint64_t, uint64_t> sorted(live_.begin(), live_.end());
     for (const auto& [addr, size] : sorted) { // one allocated block filling its segment
         b.varint(addr), b.varint(round512(size)), b.varint(0), b.u8(0), b.varint(0), b.varint(0), b.varint(0);
         b.varint(1), b.varint(0), b.varint(round512(size)), b.varint(size), b.u8(1), b.varint(0);
     }
-    for (const auto& [addr, size] : joined) { // mapped and free, like an idle expandable segment
-        b.varint(addr), b.varint(size), b.varint(0), b.u8(1), b.varint(0), b.varint(0), b.varint(0);
+    auto freeSegment = [&b](uint64_t addr, uint64_t size, bool expandable) { // one free block
+        b.varint(addr), b.varint(size), b.varint(0), b.u8(expandable), b.varint(0), b.varint(0), b.varint(0);
         b.varint(1), b.varint(0), b.varint(size), b.varint(size), b.u8(0), b.varint(0);
-    }
+    };
+    for (const auto& [addr, size] : joined) freeSegment(addr, size, true); // like idle expandable segments
+    for (const auto& f : poolFree) freeSegment(f.addr, f.size, f.expandable);
     writer_.endRecord();
 }
 

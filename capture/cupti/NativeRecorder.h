@@ -4,6 +4,8 @@
 // addresses (deferred: never in the CUDA call), encodes .vscap records and writes zstd chunks
 // every 100 ms. The file is readable up to its last chunk if the program dies.
 #include "LiveSocket.h"
+#include "NativeOp.h"
+#include "PoolLedger.h"
 #include "Symbolizer.h"
 #include "io/VscapWriter.h"
 #include "model/Action.h"
@@ -47,7 +49,7 @@ class PoolSink {
 
 class NativeRecorder final : public PoolSink {
   public:
-    static constexpr int kMaxFrames = 32;
+    static constexpr int kMaxFrames = cupti::kMaxFrames;
     // `live` (optional) receives the same bytes as `out`.
     explicit NativeRecorder(FILE* out, size_t maxBuffered = 1 << 20,
                             std::unique_ptr<LiveSocket> live = nullptr);
@@ -84,19 +86,7 @@ class NativeRecorder final : public PoolSink {
     uint64_t dropped() const { return dropped_; }
 
   private:
-    struct Op {
-        int64_t timeUs;
-        uint64_t addr, size, stream;
-        Action action;
-        uint32_t poolCorrelation; // on the op whose pool sample updates the pool (SegmentAlloc/Free)
-        int depth;
-        void* pcs[kMaxFrames];
-    };
-    struct PoolBook {
-        uint64_t base;      // of its cache segment
-        uint64_t bytes = 0; // the segments of its live allocations
-        uint64_t cache = 0; // the cache segment's mapped size
-    };
+    using Op = NativeOp;
     void push(Action a, uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth,
               uint32_t poolCorrelation = 0);
     void run();
@@ -107,9 +97,6 @@ class NativeRecorder final : public PoolSink {
     size_t ready(const std::vector<Op>& ops, bool final) const;
     std::vector<Op> withPoolCaches(const std::vector<Op>& ops, size_t n, std::vector<PoolChange>& changes,
                                    const std::unordered_map<uint32_t, PoolSample>& samples);
-    std::optional<Op> applyPoolSample(const Op& op, const PoolSample& s);
-    PoolBook& poolBook(uint64_t pool);
-    std::optional<Op> resizeCache(uint64_t pool, uint64_t poolSize, int64_t timeUs);
     uint64_t stackOf(const Op& op);
     const std::vector<uint64_t>& framesOf(void* pc);
     uint64_t frameId(const NativeFrame& f);
@@ -138,9 +125,8 @@ class NativeRecorder final : public PoolSink {
     std::vector<Op> pending_; // written once their pool samples arrive
     int64_t lastTimeUs_ = 0;  // of the last event written: the file's times never go back
     std::vector<PoolChange> pendingChanges_;
-    std::map<uint64_t, PoolBook> pools_;                                 // by pool base address
-    std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> pooled_; // addr -> pool, segment bytes
-    std::mutex writeMutex_;                                              // the tables below and the writer
+    PoolLedger pools_;
+    std::mutex writeMutex_; // the tables below and the writer
     std::unordered_map<std::string, uint64_t> strings_{{"", 0}};
     Symbolizer symbolizer_;
     std::unordered_map<void*, std::vector<uint64_t>> frames_; // empty: inside CUDA or the agent, left out

@@ -1,0 +1,21 @@
+#pragma once
+// One device-memory operation as the CUPTI agent's callbacks hand it to the writer thread: the
+// allocator action it becomes in the .vscap file, and the raw return addresses of its stack.
+#include "model/Action.h"
+
+#include <cstdint>
+
+namespace vs::cupti {
+
+constexpr int kMaxFrames = 32;
+
+struct NativeOp {
+    int64_t timeUs = 0;
+    uint64_t addr = 0, size = 0, stream = 0;
+    Action action = Action::Unknown;
+    uint32_t poolCorrelation = 0; // on the op whose pool sample updates the pool (SegmentAlloc/Free)
+    int depth = 0;
+    void* pcs[kMaxFrames];
+};
+
+} // namespace vs::cupti
