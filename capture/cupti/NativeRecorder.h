@@ -5,8 +5,8 @@
 // every 100 ms. The file is readable up to its last chunk if the program dies.
 #include "LiveSocket.h"
 #include "NativeOp.h"
+#include "NativeStacks.h"
 #include "PoolLedger.h"
-#include "Symbolizer.h"
 #include "io/VscapWriter.h"
 #include "model/Action.h"
 #include "model/PoolCache.h"
@@ -83,32 +83,33 @@ class NativeRecorder final : public PoolSink {
 
     void flush(); // writes what is buffered now (the writer thread does this every 100 ms)
     void close(); // flush, End record, stop the thread; idempotent
-    uint64_t dropped() const { return dropped_; }
 
   private:
     using Op = NativeOp;
+    static constexpr int64_t kPoolSampleWaitUs = 2'000'000;
+    static constexpr size_t kMaxUnclaimedSamples = 1 << 16;
+
     void push(Action a, uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth,
               uint32_t poolCorrelation = 0);
     void run();
-    static constexpr int64_t kPoolSampleWaitUs = 2'000'000;
-    static constexpr size_t kMaxUnclaimedSamples = 1 << 16;
     void write(bool final);
-    void writeMeta(const std::string& key, const std::string& value);
     size_t ready(const std::vector<Op>& ops, bool final) const;
     std::vector<Op> withPoolCaches(const std::vector<Op>& ops, size_t n, std::vector<PoolChange>& changes,
                                    const std::unordered_map<uint32_t, PoolSample>& samples);
-    uint64_t stackOf(const Op& op);
-    const std::vector<uint64_t>& framesOf(void* pc);
-    uint64_t frameId(const NativeFrame& f);
-    void describeModule(const NativeFrame& f);
-    uint64_t string(const std::string& s);
-    uint64_t stream(uint64_t raw);
     void encode(const std::vector<Op>& ops);
+    uint64_t stream(uint64_t raw);
+    void writeMeta(const std::string& key, const std::string& value);
+    void writeFinalState();
+    void writeVirtualMemoryFindings();
 
     FILE* out_;
     std::unique_ptr<LiveSocket> viewer_;
     vscap::Writer writer_;
     size_t max_;
+    std::function<void(bool)> beforeFlush_;
+    std::thread thread_;
+
+    // What the callbacks touch, under mutex_.
     std::mutex mutex_;
     std::condition_variable wake_;
     std::vector<Op> buffer_;
@@ -119,27 +120,19 @@ class NativeRecorder final : public PoolSink {
     std::unordered_map<uint64_t, uint64_t> addressRanges_;           // cuMemAddressReserve'd: size
     std::unordered_map<uint32_t, PoolSample> samples_;               // by correlation id
     std::vector<PoolChange> poolChanges_;
-    void writeFinalState();
-    void writeVirtualMemoryFindings();
-    std::function<void(bool)> beforeFlush_;
-    std::vector<Op> pending_; // written once their pool samples arrive
-    int64_t lastTimeUs_ = 0;  // of the last event written: the file's times never go back
-    std::vector<PoolChange> pendingChanges_;
-    PoolLedger pools_;
-    std::mutex writeMutex_; // the tables below and the writer
-    std::unordered_map<std::string, uint64_t> strings_{{"", 0}};
-    Symbolizer symbolizer_;
-    std::unordered_map<void*, std::vector<uint64_t>> frames_; // empty: inside CUDA or the agent, left out
-    std::set<std::string> modules_;                           // already described in a "module" Meta record
-    std::map<std::vector<uint64_t>, uint64_t> stacks_{{{}, 0}};
-    std::unordered_map<uint64_t, uint64_t> streams_;
-    uint64_t nextFrame_ = 0;
-    std::set<uint64_t> unnamed_; // frames dladdr could not name
-    uint64_t droppedWritten_ = 0;
     uint64_t dropped_ = 0;
     bool stop_ = false;
+
+    // What the writer touches, under writeMutex_ (taken before mutex_ when both are needed).
+    std::mutex writeMutex_;
+    NativeStacks stacks_{writer_};
+    PoolLedger pools_;
+    std::unordered_map<uint64_t, uint64_t> streams_;
+    std::vector<Op> pending_; // written once their pool samples arrive
+    std::vector<PoolChange> pendingChanges_;
+    int64_t lastTimeUs_ = 0; // of the last event written: the file's times never go back
+    uint64_t droppedWritten_ = 0;
     bool closed_ = false;
-    std::thread thread_;
 };
 
 } // namespace vs::cupti
