@@ -15,7 +15,6 @@
 #include <libunwind.h>
 #endif
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -55,23 +54,23 @@ template <class P> const P& params(const CUpti_CallbackData* d) {
 }
 
 // Physical handles: created, released; which are mapped tells memory no segment shows. Address
-// reservations hold no memory.
-void onVirtualMemory(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
+// reservations hold no memory. No stack: these are bookkeeping, not allocations to attribute.
+bool onVirtualMemory(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
     switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemCreate: {
         const auto& p = params<cuMemCreate_params>(d);
-        return recorder->physicalCreated(*p.handle, p.size);
+        return recorder->physicalCreated(*p.handle, p.size), true;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemRelease:
-        return recorder->physicalReleased(params<cuMemRelease_params>(d).handle);
+        return recorder->physicalReleased(params<cuMemRelease_params>(d).handle), true;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAddressReserve: {
         const auto& p = params<cuMemAddressReserve_params>(d);
-        return recorder->addressReserved(*p.ptr, p.size);
+        return recorder->addressReserved(*p.ptr, p.size), true;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAddressFree:
-        return recorder->addressFreed(params<cuMemAddressFree_params>(d).ptr);
+        return recorder->addressFreed(params<cuMemAddressFree_params>(d).ptr), true;
     default:
-        return;
+        return false;
     }
 }
 
@@ -118,7 +117,7 @@ void onDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
         return recorder->unmapped(p.ptr, p.size, at, depth);
     }
     default:
-        return onVirtualMemory(cbid, d);
+        return;
     }
 }
 
@@ -131,7 +130,7 @@ void CUPTIAPI callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid
     if (d->callbackSite != CUPTI_API_EXIT ||
         *static_cast<const CUresult*>(d->functionReturnValue) != CUDA_SUCCESS)
         return;
-    onDriverExit(cbid, d);
+    if (!onVirtualMemory(cbid, d)) onDriverExit(cbid, d);
 }
 
 std::string commandLine() {
@@ -160,10 +159,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
 void enablePoolSizes() {
     uint64_t cuptiNow = 0;
     cuptiGetTimestamp(&cuptiNow);
-    clockOffsetUs = std::chrono::duration_cast<std::chrono::microseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count() -
-                    int64_t(cuptiNow / 1000);
+    clockOffsetUs = vs::cupti::nowUs() - int64_t(cuptiNow / 1000);
     poolSizes = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted) == CUPTI_SUCCESS &&
                 cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2) == CUPTI_SUCCESS &&
                 cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL) == CUPTI_SUCCESS;

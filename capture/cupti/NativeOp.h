@@ -3,11 +3,19 @@
 // allocator action it becomes in the .vscap file, and the raw return addresses of its stack.
 #include "model/Action.h"
 
+#include <chrono>
 #include <cstdint>
 
 namespace vs::cupti {
 
 constexpr int kMaxFrames = 32;
+
+// The recording's clock: Unix epoch microseconds, as in every .vscap file.
+inline int64_t nowUs() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 
 struct NativeOp {
     int64_t timeUs = 0;

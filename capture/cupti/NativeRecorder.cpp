@@ -11,11 +11,6 @@ namespace vs::cupti {
 using vscap::Record;
 
 namespace {
-int64_t nowUs() {
-    return std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 uint64_t round512(uint64_t n) {
     return (n + 511) & ~uint64_t(511);
 }
