@@ -70,6 +70,7 @@ class TestNativeRecorder : public QObject {
     void compilerClonesReadAsTheirFunction();
     void poolCacheMakesReservedThePoolSize();
     void poolKeptSegmentsReachTheFinalState();
+    void poolLedgerHoldsOnRandomWorkloads();
     void poolOperationsWaitForTheirSample();
     void unmappedPhysicalMemoryIsReported();
     void mappingsJoinLikeExpandableSegments();
@@ -305,6 +306,50 @@ void TestNativeRecorder::poolKeptSegmentsReachTheFinalState() {
         kept += s.address == kPool && s.totalSize == (uint64_t(8) << 20) && !s.expandable &&
                 s.blocks[0].state == BlockState::Inactive;
     QCOMPARE(kept, size_t(1));
+}
+
+// Random pool workloads (seeded): allocations of a few sizes at a few slots, so that blocks are kept,
+// reused in place, overlapped by other sizes and released by shrinking pools. Whatever the order, the
+// replay stays exact, never peaks above the largest pool size reported (no false peak), and ends at
+// the last one.
+void TestNativeRecorder::poolLedgerHoldsOnRandomWorkloads() {
+    for (uint32_t seed = 1; seed <= 20; ++seed) {
+        uint64_t x = seed * 0x9E3779B97F4A7C15ull;
+        auto next = [&x](uint64_t n) { return x ^= x << 13, x ^= x >> 7, x ^= x << 17, x % n; };
+        uint64_t maxPool = 0, lastPool = 0;
+        auto c = record([&](cupti::NativeRecorder& r) {
+            std::map<uint64_t, uint64_t> live; // addr -> segment bytes
+            uint64_t liveBytes = 0;
+            uint32_t corr = 0;
+            for (int i = 0; i < 2000; ++i) {
+                const uint64_t slot = kPool + next(16) * (4 << 20), size = (next(8) + 1) << 19; // 0.5-4 MiB
+                auto overlaps = [&] {
+                    auto it = live.upper_bound(slot + size - 1);
+                    return it != live.begin() && std::prev(it)->first + std::prev(it)->second > slot;
+                };
+                // the pool holds at least what is live, sometimes more
+                const bool freeOne = !live.empty() && next(2);
+                if (freeOne) {
+                    auto it = std::next(live.begin(), long(next(live.size())));
+                    liveBytes -= it->second;
+                    lastPool = liveBytes + next(4) * (2 << 20);
+                    poolFree(r, it->first, ++corr, lastPool);
+                    live.erase(it);
+                } else if (!overlaps()) {
+                    liveBytes += size;
+                    lastPool = liveBytes + next(4) * (2 << 20);
+                    poolAlloc(r, slot, size, ++corr, lastPool);
+                    live[slot] = size;
+                }
+                maxPool = std::max(maxPool, lastPool);
+            }
+        });
+        const auto a = CaptureAnalysis::analyse(std::move(c));
+        QVERIFY2(a->warnings().empty(), a->warnings().empty() ? "" : a->warnings().front().c_str());
+        QVERIFY(a->replay(0).finalMatchesSnapshot);
+        QCOMPARE(a->summary(0).final.reserved, int64_t(lastPool));
+        QCOMPARE(a->replay(0).peak.reserved, int64_t(maxPool));
+    }
 }
 
 // A pool operation is written only once its activity record has come (or at the end).

@@ -35,8 +35,7 @@ void PoolLedger::apply(const NativeOp& op, const PoolSample* sample, std::vector
             it->second.pool == sample->pool) { // the pool hands out a kept block again: no segment event
             book(sample->pool).kept.erase(it->second.keptAt);
             it->second.keptAt = 0;
-            if (auto cache = resizeCache(sample->pool, sample->poolSize, op.timeUs)) out.push_back(*cache);
-            return;
+            return shrinkTo(sample->pool, sample->poolSize, op.timeUs, out);
         }
     }
     if (op.action == Action::SegmentAlloc || op.action == Action::SegmentMap)
@@ -44,6 +43,7 @@ void PoolLedger::apply(const NativeOp& op, const PoolSample* sample, std::vector
     if (op.action == Action::SegmentAlloc && sized) {
         book(sample->pool).bytes += op.size;
         segments_[op.addr] = {sample->pool, op.size};
+        releaseKept(sample->pool, sample->poolSize, op.timeUs, out); // the pool reused them elsewhere
         return around(op, resizeCache(sample->pool, sample->poolSize, op.timeUs), out);
     }
     auto it = op.action == Action::SegmentFree ? segments_.find(op.addr) : segments_.end();
@@ -88,10 +88,16 @@ void PoolLedger::releaseOverlapping(uint64_t addr, uint64_t size, int64_t timeUs
 
 // The pool holds `poolSize` now: kept segments go, most recently kept first, then the cache follows.
 void PoolLedger::shrinkTo(uint64_t pool, uint64_t poolSize, int64_t timeUs, std::vector<NativeOp>& out) {
+    releaseKept(pool, poolSize, timeUs, out);
+    if (auto cache = resizeCache(pool, poolSize, timeUs)) out.push_back(*cache);
+}
+
+// While the pool's segments exceed what it holds, its kept blocks went back or to other uses: the
+// most recently kept go first.
+void PoolLedger::releaseKept(uint64_t pool, uint64_t poolSize, int64_t timeUs, std::vector<NativeOp>& out) {
     Book& b = book(pool);
     while (b.bytes > poolSize && !b.kept.empty())
         release(segments_.find(b.kept.rbegin()->second), timeUs, out);
-    if (auto cache = resizeCache(pool, poolSize, timeUs)) out.push_back(*cache);
 }
 
 std::optional<NativeOp> PoolLedger::resizeCache(uint64_t pool, uint64_t poolSize, int64_t timeUs) {

@@ -50,6 +50,7 @@ class PoolLedger {
     void releaseOverlapping(uint64_t addr, uint64_t size, int64_t timeUs, std::vector<NativeOp>& out);
     void release(std::map<uint64_t, Segment>::iterator it, int64_t timeUs, std::vector<NativeOp>& out);
     void shrinkTo(uint64_t pool, uint64_t poolSize, int64_t timeUs, std::vector<NativeOp>& out);
+    void releaseKept(uint64_t pool, uint64_t poolSize, int64_t timeUs, std::vector<NativeOp>& out);
     std::optional<NativeOp> resizeCache(uint64_t pool, uint64_t poolSize, int64_t timeUs);
 
     std::map<uint64_t, Book> pools_;       // by pool base address
