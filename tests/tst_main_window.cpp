@@ -1,6 +1,7 @@
 // The GUI, offscreen: plotted series against PyTorch's truth, mouse interactions on the timeline,
 // the event list and stack pane in sync, and headless --screenshot.
 #include "BlockMapPanel.h"
+#include "CapturePropertiesDialog.h"
 #include "EventTableModel.h"
 #include "FlameGraph.h"
 #include "LeaksPanel.h"
@@ -16,6 +17,7 @@
 #include <QImage>
 #include <QJsonArray>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -43,6 +45,7 @@ class TestMainWindow : public QObject {
     void darkPaletteGivesDarkPlot();
     void blockMapFollowsAndSelects();
     void blockMapNamesAPoolCache();
+    void propertiesDescribeTheRecording();
     void fragmentationOnTheTimeline();
     void memoryMapClickMovesTheBlockMap();
     void blockMapExpandableRangesGrowAndZoom();
@@ -462,6 +465,36 @@ void TestMainWindow::blockMapNamesAPoolCache() {
         for (int x = 2; x < view->viewport()->width() && cache.isEmpty(); x += 3)
             if (const QString d = view->describe(view->hitTest({x, y})); d.contains("cache")) cache = d;
     QVERIFY2(cache.contains("memory pool #0's cache") && cache.contains("12.0 MiB"), qPrintable(cache));
+}
+
+// File > Capture Properties on a CUDA program recorded by the CUPTI agent: the program, the agent's
+// settings and the modules its frames come from, with their build ids; closed when another loads.
+void TestMainWindow::propertiesDescribeTheRecording() {
+    ui::MainWindow w;
+    const QString path = vs::test::samplesDir() + "/../cuda/vmm.vscap";
+    w.setAnalysis(path, ui::CaptureLoader::openNow(path));
+    w.showProperties();
+    ui::CapturePropertiesDialog* d = w.properties();
+    QVERIFY(d && d->isVisible());
+    QStringList sections;
+    for (int i = 0; i < d->tree()->topLevelItemCount(); ++i) sections << d->tree()->topLevelItem(i)->text(0);
+    QCOMPARE(sections, (QStringList{"File", "Device 0", "Recorder", "Modules (native frames)", "Warnings"}));
+    const QString text = d->text();
+    QVERIFY2(text.contains("recorder: vramscope-cupti") && text.contains("stacks: native") &&
+                 text.contains("unwinder: libunwind") && text.contains("argv: ") && text.contains("vmm"),
+             qPrintable(text));
+    QVERIFY(text.contains("Final state in the file: yes") && text.contains("Replay matches it: exactly"));
+    QVERIFY(text.contains("address_space_reserved: 16777216 bytes"));
+    QVERIFY(text.contains("2097152 bytes of physical memory")); // the warning
+    const QTreeWidgetItem* modules = d->tree()->topLevelItem(3);
+    bool program = false; // the program itself, with its build id
+    for (int i = 0; i < modules->childCount(); ++i)
+        program |= modules->child(i)->text(0).endsWith("/vmm") &&
+                   QRegularExpression("build id [0-9a-f]{40}$").match(modules->child(i)->text(1)).hasMatch();
+    QVERIFY(program);
+    const QString other = vs::test::samplesDir() + "/../cuda/leak.vscap";
+    w.setAnalysis(other, ui::CaptureLoader::openNow(other));
+    QTRY_VERIFY(!w.properties()); // it described the previous capture
 }
 
 void TestMainWindow::retentionTabNamesTheHolder() {

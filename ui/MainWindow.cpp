@@ -5,6 +5,7 @@
 
 #include "BlockMapPanel.h"
 #include "ByteAxisTicker.h"
+#include "CapturePropertiesDialog.h"
 #include "EventTableModel.h"
 #include "LeaksPanel.h"
 #include "MemoryMapView.h"
@@ -238,6 +239,7 @@ void MainWindow::onFailed(const QString& path, const QString& message) {
 }
 
 void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
+    if (properties_) properties_->close(); // it described the previous capture
     analysis_ = std::move(analysis);
     path_ = path;
     timeline_->setAnalysis(analysis_);

@@ -7,6 +7,7 @@
 
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <QPointer>
 
 #include <functional>
 
@@ -20,6 +21,7 @@ class QTableView;
 namespace vs::ui {
 
 class BlockMapPanel;
+class CapturePropertiesDialog;
 class EventTableModel;
 class LeaksPanel;
 class LiveController;
@@ -83,6 +85,8 @@ class MainWindow : public QMainWindow {
     // Waits for the leak analysis and the fragmentation series and shows them (headless use, tests).
     void waitForBackgroundWork();
     LiveController* live() const { return live_; }
+    void showProperties();                       // File > Capture Properties (non-modal)
+    CapturePropertiesDialog* properties() const; // the open one, or null
 
   private:
     CaptureLoader* loader_;
@@ -107,6 +111,8 @@ class MainWindow : public QMainWindow {
     QFutureWatcher<std::vector<std::vector<FragmentationSample>>> fragmentation_;
     QFutureWatcher<OccupancyGrid> memoryMapJob_;
     MemoryMapView* memoryMap_;
+    QAction* propertiesAct_ = nullptr;
+    QPointer<CapturePropertiesDialog> properties_;
 };
 
 } // namespace vs::ui

@@ -1,9 +1,9 @@
 // MainWindow's menus and the actions behind them; every menu entry has a shortcut.
+#include "CapturePropertiesDialog.h"
 #include "EventTableModel.h"
 #include "Exporter.h"
-#include "MainWindow.h"
-
 #include "LiveController.h"
+#include "MainWindow.h"
 #include "StackPane.h"
 #include "TimelinePlot.h"
 
@@ -55,6 +55,11 @@ void MainWindow::buildMenus() {
                         QApplication::clipboard()->setText(summaryMarkdown());
                         statusBar()->showMessage(tr("Summary copied as Markdown"), 3000);
                     });
+    file->addSeparator();
+    propertiesAct_ = file->addAction(tr("Capture &Properties\u2026"), QKeySequence(Qt::CTRL | Qt::Key_I),
+                                     this, &MainWindow::showProperties);
+    propertiesAct_->setToolTip(
+        tr("The file, devices, allocator settings, recorder and modules of this capture"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -175,6 +180,18 @@ void MainWindow::chooseEditor() {
                                  "Leave empty to use the desktop's default application."),
                               QLineEdit::Normal, current, &ok);
     if (ok) QSettings().setValue(QStringLiteral("editorCommand"), command);
+}
+
+void MainWindow::showProperties() {
+    if (!analysis_) return;
+    auto* d = new CapturePropertiesDialog(captureFacts(*analysis_, uint64_t(QFileInfo(path_).size())), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->show();
+    properties_ = d;
+}
+
+CapturePropertiesDialog* MainWindow::properties() const {
+    return properties_;
 }
 
 void MainWindow::showAbout() {
