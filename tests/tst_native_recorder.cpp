@@ -74,6 +74,7 @@ class TestNativeRecorder : public QObject {
     void poolOperationsWaitForTheirSample();
     void unmappedPhysicalMemoryIsReported();
     void mappingsJoinLikeExpandableSegments();
+    void devicesAreRecordedApart();
     void fullBufferDropsAreReported();
     void injectionRefusesUnwritableOutput();
     void gpuCapturesShowTheLeakAndPyTorchsReserved();
@@ -400,6 +401,31 @@ void TestNativeRecorder::unmappedPhysicalMemoryIsReported() {
     QVERIFY(addressSpace);
     QVERIFY2(c->warnings[0].find("2097152 bytes of physical memory in 1 cuMemCreate handle") == 0,
              c->warnings[0].c_str());
+}
+
+// A multi-GPU program: each device its own trace, final state and Device record.
+void TestNativeRecorder::devicesAreRecordedApart() {
+    auto c = record([](cupti::NativeRecorder& r) {
+        void* pcs[1] = {reinterpret_cast<void*>(&leakyAllocation)};
+        r.deviceInfo(0, "GPU zero", 80ull << 30);
+        r.deviceInfo(1, "GPU one", 141ull << 30);
+        for (uint64_t i = 0; i < 4; ++i) {
+            r.allocated(0x7f0000000000 + i * (4 << 20), 3 << 20, 0, pcs, 1, 0, 0);
+            r.allocated(0x7f8000000000 + i * (8 << 20), 5 << 20, 0, pcs, 1, 0, 1);
+        }
+        r.freed(0x7f0000000000, 0, pcs, 1, 0, 0);
+        r.mapped(0x7fa000000000, 2 << 20, pcs, 1, 0, 1);
+    });
+    QCOMPARE(c->devices.size(), size_t(2));
+    QCOMPARE(c->deviceInfo.size(), size_t(2));
+    QCOMPARE(QString::fromStdString(c->deviceInfo[1].name), QString("GPU one"));
+    const auto a = CaptureAnalysis::analyse(std::move(c));
+    QVERIFY2(a->warnings().empty(), a->warnings().empty() ? "" : a->warnings().front().c_str());
+    for (size_t i = 0; i < 2; ++i) QVERIFY(a->replay(i).finalMatchesSnapshot);
+    const size_t d0 = a->capture().devices[0].device == 0 ? 0 : 1, d1 = 1 - d0;
+    QCOMPARE(a->summary(d0).final.allocated, int64_t(3) * (3 << 20));
+    QCOMPARE(a->summary(d1).final.allocated, int64_t(4) * (5 << 20));
+    QCOMPARE(a->summary(d1).final.reserved, int64_t(4) * (5 << 20) + (2 << 20));
 }
 
 void TestNativeRecorder::mappingsJoinLikeExpandableSegments() {

@@ -8,6 +8,7 @@
 
 #include <cuda.h>
 #include <cupti.h> // includes generated_cuda_meta.h (the *_params structs)
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <unistd.h>
 #ifdef VRAMSCOPE_HAVE_LIBUNWIND
@@ -18,6 +19,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <string>
 
 namespace {
@@ -47,6 +50,39 @@ void chooseUnwinder() {
     useLibunwind = !choice || std::string(choice) != "glibc";
     if (useLibunwind) unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 #endif
+}
+
+// The device's name and memory for the Device record. The driver is already loaded in any process the
+// agent runs in; looked up there rather than linked, so that the agent loads without one (tests).
+void describeDevice(int ordinal) {
+    using GetFn = CUresult (*)(CUdevice*, int);
+    using NameFn = CUresult (*)(char*, int, CUdevice);
+    using MemFn = CUresult (*)(size_t*, CUdevice);
+    const auto get = reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "cuDeviceGet"));
+    const auto name = reinterpret_cast<NameFn>(dlsym(RTLD_DEFAULT, "cuDeviceGetName"));
+    const auto mem = reinterpret_cast<MemFn>(dlsym(RTLD_DEFAULT, "cuDeviceTotalMem_v2"));
+    CUdevice dev;
+    char text[256] = "";
+    size_t bytes = 0;
+    if (get && name && mem && get(&dev, ordinal) == CUDA_SUCCESS &&
+        name(text, sizeof text, dev) == CUDA_SUCCESS && mem(&bytes, dev) == CUDA_SUCCESS)
+        recorder->deviceInfo(ordinal, text, bytes);
+}
+
+// The ordinal of the device the calling context belongs to; its name and memory are written the first
+// time it is seen. A per-thread cache of the last context keeps this off the hot path.
+int deviceOf(CUcontext context) {
+    thread_local CUcontext lastContext = nullptr;
+    thread_local int lastDevice = 0;
+    if (context == lastContext) return lastDevice;
+    uint32_t id = 0;
+    if (!context || cuptiGetDeviceId(context, &id) != CUPTI_SUCCESS) return 0;
+    lastContext = context, lastDevice = int(id);
+    static std::mutex mutex;
+    static std::set<int> described;
+    std::lock_guard lock(mutex);
+    if (described.insert(lastDevice).second) describeDevice(lastDevice);
+    return lastDevice;
 }
 
 template <class P> const P& params(const CUpti_CallbackData* d) {
@@ -80,41 +116,42 @@ void onDriverExit(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
     void* const* at = pcs + kSkip;
     const int depth = n > kSkip ? n - kSkip : 0;
     const uint32_t pooled = poolSizes ? d->correlationId : 0;
+    const int device = deviceOf(d->context);
     switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: {
         const auto& p = params<cuMemAlloc_v2_params>(d);
-        return recorder->allocated(*p.dptr, p.bytesize, 0, at, depth);
+        return recorder->allocated(*p.dptr, p.bytesize, 0, at, depth, 0, device);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged: {
         const auto& p = params<cuMemAllocManaged_params>(d);
-        return recorder->allocated(*p.dptr, p.bytesize, 0, at, depth);
+        return recorder->allocated(*p.dptr, p.bytesize, 0, at, depth, 0, device);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: {
         const auto& p = params<cuMemAllocAsync_params>(d);
         return recorder->allocated(*p.dptr, p.bytesize, reinterpret_cast<uint64_t>(p.hStream), at, depth,
-                                   pooled);
+                                   pooled, device);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz: {
         const auto& p = params<cuMemAllocFromPoolAsync_params>(d);
         return recorder->allocated(*p.dptr, p.bytesize, reinterpret_cast<uint64_t>(p.hStream), at, depth,
-                                   pooled);
+                                   pooled, device);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
-        return recorder->freed(params<cuMemFree_v2_params>(d).dptr, 0, at, depth);
+        return recorder->freed(params<cuMemFree_v2_params>(d).dptr, 0, at, depth, 0, device);
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz: {
         const auto& p = params<cuMemFreeAsync_params>(d);
-        return recorder->freed(p.dptr, reinterpret_cast<uint64_t>(p.hStream), at, depth, pooled);
+        return recorder->freed(p.dptr, reinterpret_cast<uint64_t>(p.hStream), at, depth, pooled, device);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemMap: {
         const auto& p = params<cuMemMap_params>(d);
-        return recorder->mapped(p.ptr, p.size, at, depth, p.handle);
+        return recorder->mapped(p.ptr, p.size, at, depth, p.handle, device);
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap: {
         const auto& p = params<cuMemUnmap_params>(d);
-        return recorder->unmapped(p.ptr, p.size, at, depth);
+        return recorder->unmapped(p.ptr, p.size, at, depth, device);
     }
     default:
         return;

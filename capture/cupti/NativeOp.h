@@ -22,6 +22,7 @@ struct NativeOp {
     uint64_t addr = 0, size = 0, stream = 0;
     Action action = Action::Unknown;
     uint32_t poolCorrelation = 0; // on the op whose pool sample updates the pool (SegmentAlloc/Free)
+    int device = 0;               // the ordinal of the calling context's device
     int depth = 0;
     void* pcs[kMaxFrames];
 };

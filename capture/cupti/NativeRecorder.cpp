@@ -32,10 +32,10 @@ NativeRecorder::~NativeRecorder() {
 }
 
 void NativeRecorder::push(Action a, uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs,
-                          int depth, uint32_t poolCorrelation) {
+                          int depth, uint32_t poolCorrelation, int device) {
     Op op;
     op.timeUs = nowUs(), op.addr = addr, op.size = size, op.stream = stream, op.action = a;
-    op.poolCorrelation = poolCorrelation;
+    op.poolCorrelation = poolCorrelation, op.device = device;
     op.depth = std::min(depth, kMaxFrames);
     for (int i = 0; i < op.depth; ++i) op.pcs[i] = pcs[i];
     std::lock_guard lock(mutex_);
@@ -48,41 +48,42 @@ void NativeRecorder::push(Action a, uint64_t addr, uint64_t size, uint64_t strea
 
 // A raw allocation is its own segment holding one block: reserved and allocated move together.
 void NativeRecorder::allocated(uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth,
-                               uint32_t poolCorrelation) {
+                               uint32_t poolCorrelation, int device) {
     {
         std::lock_guard lock(mutex_);
-        live_[addr] = size;
+        live_[addr] = {size, device};
     }
-    push(Action::SegmentAlloc, addr, round512(size), stream, pcs, depth, poolCorrelation);
-    push(Action::Alloc, addr, size, stream, pcs, depth);
+    push(Action::SegmentAlloc, addr, round512(size), stream, pcs, depth, poolCorrelation, device);
+    push(Action::Alloc, addr, size, stream, pcs, depth, 0, device);
 }
 
 void NativeRecorder::freed(uint64_t addr, uint64_t stream, void* const* pcs, int depth,
-                           uint32_t poolCorrelation) {
+                           uint32_t poolCorrelation, int device) {
     uint64_t size;
     {
         std::lock_guard lock(mutex_);
         auto it = live_.find(addr);
         if (it == live_.end()) return; // allocated before the agent started: nothing to undo
-        size = it->second;
+        size = it->second.size;
         live_.erase(it);
     }
-    push(Action::FreeRequested, addr, size, stream, pcs, depth);
-    push(Action::FreeCompleted, addr, size, stream, pcs, depth);
-    push(Action::SegmentFree, addr, round512(size), stream, pcs, depth, poolCorrelation);
+    push(Action::FreeRequested, addr, size, stream, pcs, depth, 0, device);
+    push(Action::FreeCompleted, addr, size, stream, pcs, depth, 0, device);
+    push(Action::SegmentFree, addr, round512(size), stream, pcs, depth, poolCorrelation, device);
 }
 
-void NativeRecorder::mapped(uint64_t addr, uint64_t size, void* const* pcs, int depth, uint64_t handle) {
+void NativeRecorder::mapped(uint64_t addr, uint64_t size, void* const* pcs, int depth, uint64_t handle,
+                            int device) {
     {
         std::lock_guard lock(mutex_);
-        mappedRanges_[addr] = size;
+        mappedRanges_[addr] = {size, device};
         mappedHandles_[addr] = handle;
         if (auto it = handles_.find(handle); it != handles_.end()) ++it->second.second;
     }
-    push(Action::SegmentMap, addr, size, 0, pcs, depth);
+    push(Action::SegmentMap, addr, size, 0, pcs, depth, 0, device);
 }
 
-void NativeRecorder::unmapped(uint64_t addr, uint64_t size, void* const* pcs, int depth) {
+void NativeRecorder::unmapped(uint64_t addr, uint64_t size, void* const* pcs, int depth, int device) {
     {
         std::lock_guard lock(mutex_);
         mappedRanges_.erase(addr);
@@ -91,7 +92,14 @@ void NativeRecorder::unmapped(uint64_t addr, uint64_t size, void* const* pcs, in
             mappedHandles_.erase(m);
         }
     }
-    push(Action::SegmentUnmap, addr, size, 0, pcs, depth);
+    push(Action::SegmentUnmap, addr, size, 0, pcs, depth, 0, device);
+}
+
+void NativeRecorder::deviceInfo(int device, const std::string& name, uint64_t totalMemory) {
+    std::lock_guard lock(writeMutex_);
+    auto& b = writer_.beginRecord(Record::Device);
+    b.svarint(device), b.varint(totalMemory), b.bytes(name);
+    writer_.endRecord();
 }
 
 void NativeRecorder::physicalCreated(uint64_t handle, uint64_t size) {
@@ -150,19 +158,29 @@ uint64_t NativeRecorder::stream(uint64_t raw) {
     return it->second;
 }
 
+// One Events record per device, each with its operations in order.
 void NativeRecorder::encode(const std::vector<Op>& ops) {
-    std::vector<uint64_t> stacks, streams; // interned first: their definitions precede the events
-    for (const Op& op : ops) stacks.push_back(stacks_.stackOf(op)), streams.push_back(stream(op.stream));
     // Threads stamp their operations before taking the lock, and pool records come late: times are
     // clamped so that they never go back.
     std::vector<int64_t> times;
     times.reserve(ops.size());
     for (const Op& op : ops) times.push_back(lastTimeUs_ = std::max(lastTimeUs_, op.timeUs));
-    vscap::writeEventsBody(writer_.beginRecord(Record::Events), 0, ops.size(), [&](size_t i) {
-        const Op& op = ops[i];
-        return vscap::EventFields{times[i], op.addr, op.size, op.action, streams[i], stacks[i]};
-    });
-    writer_.endRecord();
+    std::set<int> devices;
+    for (const Op& op : ops) devices.insert(op.device);
+    for (int device : devices) {
+        devices_.insert(device);
+        std::vector<size_t> mine;
+        std::vector<uint64_t> stacks, streams; // interned first: their definitions precede the events
+        for (size_t i = 0; i < ops.size(); ++i)
+            if (ops[i].device == device)
+                mine.push_back(i), stacks.push_back(stacks_.stackOf(ops[i])),
+                    streams.push_back(stream(ops[i].stream));
+        vscap::writeEventsBody(writer_.beginRecord(Record::Events), device, mine.size(), [&](size_t k) {
+            const Op& op = ops[mine[k]];
+            return vscap::EventFields{times[mine[k]], op.addr, op.size, op.action, streams[k], stacks[k]};
+        });
+        writer_.endRecord();
+    }
 }
 
 // How many of `ops` can be written now: those before the first pool operation whose activity record
@@ -254,21 +272,31 @@ void NativeRecorder::close() {
 }
 
 // The driver keeps no block list: the agent's own book of what is still allocated and mapped is the
-// final state the viewer checks its replay against.
+// final state the viewer checks its replay against, one Segments record per device.
 void NativeRecorder::writeFinalState() {
     std::lock_guard lock(mutex_);
+    const auto poolFree = pools_.freeSegments(); // kept allocations and pool caches
+    for (int device : devices_) writeFinalState(device, poolFree);
+}
+
+void NativeRecorder::writeFinalState(int device, const std::vector<PoolLedger::FreeSegment>& poolFree) {
     // The viewer joins adjacent mappings into one expandable segment, as PyTorch reports them.
     std::vector<std::pair<uint64_t, uint64_t>> joined;
-    for (const auto& [addr, size] : mappedRanges_)
-        if (!joined.empty() && joined.back().first + joined.back().second == addr)
-            joined.back().second += size;
+    for (const auto& [addr, r] : mappedRanges_)
+        if (r.device != device)
+            continue;
+        else if (!joined.empty() && joined.back().first + joined.back().second == addr)
+            joined.back().second += r.size;
         else
-            joined.emplace_back(addr, size);
-    const auto poolFree = pools_.freeSegments(); // kept allocations and pool caches
+            joined.emplace_back(addr, r.size);
+    std::map<uint64_t, uint64_t> live; // sorted
+    for (const auto& [addr, r] : live_)
+        if (r.device == device) live.emplace(addr, r.size);
+    size_t pooled = 0;
+    for (const auto& f : poolFree) pooled += f.device == device;
     auto& b = writer_.beginRecord(Record::Segments);
-    b.svarint(0), b.varint(live_.size() + joined.size() + poolFree.size());
-    const std::map<uint64_t, uint64_t> sorted(live_.begin(), live_.end());
-    for (const auto& [addr, size] : sorted) { // one allocated block filling its segment
+    b.svarint(device), b.varint(live.size() + joined.size() + pooled);
+    for (const auto& [addr, size] : live) { // one allocated block filling its segment
         b.varint(addr), b.varint(round512(size)), b.varint(0), b.u8(0), b.varint(0), b.varint(0), b.varint(0);
         b.varint(1), b.varint(0), b.varint(round512(size)), b.varint(size), b.u8(1), b.varint(0);
     }
@@ -277,7 +305,8 @@ void NativeRecorder::writeFinalState() {
         b.varint(1), b.varint(0), b.varint(size), b.varint(size), b.u8(0), b.varint(0);
     };
     for (const auto& [addr, size] : joined) freeSegment(addr, size, true); // like idle expandable segments
-    for (const auto& f : poolFree) freeSegment(f.addr, f.size, f.expandable);
+    for (const auto& f : poolFree)
+        if (f.device == device) freeSegment(f.addr, f.size, f.expandable);
     writer_.endRecord();
 }
 

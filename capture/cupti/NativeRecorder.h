@@ -61,10 +61,14 @@ class NativeRecorder final : public PoolSink {
     // `poolCorrelation` (non-zero) marks a stream-ordered pool operation whose PoolSample is awaited
     // before it is written, so that the pool's size is known at that moment.
     void allocated(uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth,
-                   uint32_t poolCorrelation = 0);
-    void freed(uint64_t addr, uint64_t stream, void* const* pcs, int depth, uint32_t poolCorrelation = 0);
-    void mapped(uint64_t addr, uint64_t size, void* const* pcs, int depth, uint64_t handle = 0);
-    void unmapped(uint64_t addr, uint64_t size, void* const* pcs, int depth);
+                   uint32_t poolCorrelation = 0, int device = 0);
+    void freed(uint64_t addr, uint64_t stream, void* const* pcs, int depth, uint32_t poolCorrelation = 0,
+               int device = 0);
+    void mapped(uint64_t addr, uint64_t size, void* const* pcs, int depth, uint64_t handle = 0,
+                int device = 0);
+    void unmapped(uint64_t addr, uint64_t size, void* const* pcs, int depth, int device = 0);
+    // A device's name and memory, written once (the Device record) when it is first seen.
+    void deviceInfo(int device, const std::string& name, uint64_t totalMemory);
     void meta(const std::string& key, const std::string& value);
     // Virtual memory management: physical handles (cuMemCreate/cuMemRelease) and which are mapped.
     void physicalCreated(uint64_t handle, uint64_t size);
@@ -90,7 +94,7 @@ class NativeRecorder final : public PoolSink {
     static constexpr size_t kMaxUnclaimedSamples = 1 << 16;
 
     void push(Action a, uint64_t addr, uint64_t size, uint64_t stream, void* const* pcs, int depth,
-              uint32_t poolCorrelation = 0);
+              uint32_t poolCorrelation, int device);
     void run();
     void write(bool final);
     size_t ready(const std::vector<Op>& ops, bool final) const;
@@ -100,6 +104,7 @@ class NativeRecorder final : public PoolSink {
     uint64_t stream(uint64_t raw);
     void writeMeta(const std::string& key, const std::string& value);
     void writeFinalState();
+    void writeFinalState(int device, const std::vector<PoolLedger::FreeSegment>& poolFree);
     void writeVirtualMemoryFindings();
 
     FILE* out_;
@@ -113,8 +118,12 @@ class NativeRecorder final : public PoolSink {
     std::mutex mutex_;
     std::condition_variable wake_;
     std::vector<Op> buffer_;
-    std::unordered_map<uint64_t, uint64_t> live_;                    // addr -> size (frees carry no size)
-    std::map<uint64_t, uint64_t> mappedRanges_;                      // addr -> size of cuMemMap'd ranges
+    struct Range {
+        uint64_t size;
+        int device;
+    };
+    std::unordered_map<uint64_t, Range> live_;                       // by address (frees carry no size)
+    std::map<uint64_t, Range> mappedRanges_;                         // cuMemMap'd, by address
     std::unordered_map<uint64_t, uint64_t> mappedHandles_;           // addr -> the handle mapped there
     std::unordered_map<uint64_t, std::pair<uint64_t, int>> handles_; // cuMemCreate'd: size, mappings
     std::unordered_map<uint64_t, uint64_t> addressRanges_;           // cuMemAddressReserve'd: size
@@ -131,6 +140,7 @@ class NativeRecorder final : public PoolSink {
     std::vector<Op> pending_; // written once their pool samples arrive
     std::vector<PoolChange> pendingChanges_;
     int64_t lastTimeUs_ = 0; // of the last event written: the file's times never go back
+    std::set<int> devices_;  // those with events: each gets its final state
     uint64_t droppedWritten_ = 0;
     bool closed_ = false;
 };

@@ -5,9 +5,9 @@
 namespace vs::cupti {
 namespace {
 
-NativeOp segmentEvent(Action a, uint64_t addr, uint64_t size, int64_t timeUs) {
+NativeOp segmentEvent(Action a, uint64_t addr, uint64_t size, int64_t timeUs, int device) {
     NativeOp op;
-    op.timeUs = timeUs, op.action = a, op.addr = addr, op.size = size;
+    op.timeUs = timeUs, op.action = a, op.addr = addr, op.size = size, op.device = device;
     return op;
 }
 
@@ -20,10 +20,11 @@ void around(const NativeOp& op, std::optional<NativeOp> cache, std::vector<Nativ
 
 } // namespace
 
-PoolLedger::Book& PoolLedger::book(uint64_t pool) {
+PoolLedger::Book& PoolLedger::book(uint64_t pool, int device) {
     const uint64_t base = kPoolCacheBase + (uint64_t(pools_.size()) << kPoolCacheShift);
     auto [it, fresh] = pools_.try_emplace(pool);
     if (fresh) it->second.base = base;
+    if (device >= 0) it->second.device = device;
     return it->second;
 }
 
@@ -41,7 +42,7 @@ void PoolLedger::apply(const NativeOp& op, const PoolSample* sample, std::vector
     if (op.action == Action::SegmentAlloc || op.action == Action::SegmentMap)
         releaseOverlapping(op.addr, op.size, op.timeUs, out); // memory the pool gave back, reused
     if (op.action == Action::SegmentAlloc && sized) {
-        book(sample->pool).bytes += op.size;
+        book(sample->pool, op.device).bytes += op.size;
         segments_[op.addr] = {sample->pool, op.size};
         releaseKept(sample->pool, sample->poolSize, op.timeUs, out); // the pool reused them elsewhere
         return around(op, resizeCache(sample->pool, sample->poolSize, op.timeUs), out);
@@ -71,7 +72,7 @@ void PoolLedger::release(std::map<uint64_t, Segment>::iterator it, int64_t timeU
     Book& b = book(it->second.pool);
     b.kept.erase(it->second.keptAt);
     b.bytes -= it->second.size;
-    out.push_back(segmentEvent(Action::SegmentFree, it->first, it->second.size, timeUs));
+    out.push_back(segmentEvent(Action::SegmentFree, it->first, it->second.size, timeUs, b.device));
     segments_.erase(it);
 }
 
@@ -104,9 +105,10 @@ std::optional<NativeOp> PoolLedger::resizeCache(uint64_t pool, uint64_t poolSize
     Book& b = book(pool);
     const uint64_t target = poolSize > b.bytes ? poolSize - b.bytes : 0;
     if (target == b.cache) return std::nullopt;
-    const NativeOp op = target > b.cache
-                            ? segmentEvent(Action::SegmentMap, b.base + b.cache, target - b.cache, timeUs)
-                            : segmentEvent(Action::SegmentUnmap, b.base + target, b.cache - target, timeUs);
+    const NativeOp op =
+        target > b.cache
+            ? segmentEvent(Action::SegmentMap, b.base + b.cache, target - b.cache, timeUs, b.device)
+            : segmentEvent(Action::SegmentUnmap, b.base + target, b.cache - target, timeUs, b.device);
     b.cache = target;
     return op;
 }
@@ -114,9 +116,9 @@ std::optional<NativeOp> PoolLedger::resizeCache(uint64_t pool, uint64_t poolSize
 std::vector<PoolLedger::FreeSegment> PoolLedger::freeSegments() const {
     std::vector<FreeSegment> out;
     for (const auto& [addr, s] : segments_)
-        if (s.keptAt) out.push_back({addr, s.size, false});
+        if (s.keptAt) out.push_back({addr, s.size, false, pools_.at(s.pool).device});
     for (const auto& [pool, b] : pools_)
-        if (b.cache) out.push_back({b.base, b.cache, true});
+        if (b.cache) out.push_back({b.base, b.cache, true, b.device});
     return out;
 }
 

@@ -32,12 +32,14 @@ class PoolLedger {
     struct FreeSegment {
         uint64_t addr, size;
         bool expandable; // the cache segments are mapped ranges; kept segments are allocations
+        int device;
     };
     std::vector<FreeSegment> freeSegments() const; // for the final state
 
   private:
     struct Book {
         uint64_t base = 0;                 // of its cache segment
+        int device = 0;                    // a pool belongs to one device
         uint64_t bytes = 0;                // its segments, live and kept
         uint64_t cache = 0;                // the cache segment's mapped size
         std::map<uint64_t, uint64_t> kept; // order kept in -> address
@@ -46,7 +48,7 @@ class PoolLedger {
         uint64_t pool, size;
         uint64_t keptAt = 0; // 0: live; else the order it was kept in
     };
-    Book& book(uint64_t pool);
+    Book& book(uint64_t pool, int device = -1); // device: known when the pool is first seen
     void releaseOverlapping(uint64_t addr, uint64_t size, int64_t timeUs, std::vector<NativeOp>& out);
     void release(std::map<uint64_t, Segment>::iterator it, int64_t timeUs, std::vector<NativeOp>& out);
     void shrinkTo(uint64_t pool, uint64_t poolSize, int64_t timeUs, std::vector<NativeOp>& out);
