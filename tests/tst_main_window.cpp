@@ -484,6 +484,8 @@ void TestMainWindow::propertiesDescribeTheRecording() {
                  text.contains("unwinder: libunwind") && text.contains("argv: ") && text.contains("vmm"),
              qPrintable(text));
     QVERIFY(text.contains("Final state in the file: yes") && text.contains("Replay matches it: exactly"));
+    QVERIFY(text.contains("Name: NVIDIA H200") &&
+            text.contains("Memory: 139.80 GiB")); // the agent's Device record
     QVERIFY(text.contains("address_space_reserved: 16777216 bytes"));
     QVERIFY(text.contains("2097152 bytes of physical memory")); // the warning
     const QTreeWidgetItem* modules = d->tree()->topLevelItem(3);

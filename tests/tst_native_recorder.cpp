@@ -517,6 +517,20 @@ void TestNativeRecorder::gpuCapturesShowTheLeakAndPyTorchsReserved() {
         QCOMPARE(a->summary(0).final.reserved, want(torch, "memory_reserved"));
     }
 
+    for (const char* two : {"torch_two_devices", "torch_two_devices_async"}) { // on a two-GPU machine
+        const auto a = CaptureAnalysis::open(dir + two + ".vscap");
+        QVERIFY2(a->warnings().empty(), two);
+        QCOMPARE(a->capture().devices.size(), size_t(2));
+        QCOMPARE(a->capture().deviceInfo.size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) {
+            const int ordinal = a->capture().devices[i].device;
+            QCOMPARE(a->summary(i).final.reserved,
+                     want(two, ("memory_reserved_" + std::to_string(ordinal)).c_str()));
+            QVERIFY(a->replay(i).finalMatchesSnapshot);
+        }
+        QCOMPARE(QString::fromStdString(a->capture().deviceInfo[0].name), QString("NVIDIA H200"));
+    }
+
     const auto vmm = CaptureAnalysis::open(dir + "vmm.vscap");
     QCOMPARE(vmm->summary(0).final.reserved, want("vmm", "mapped_at_end"));
     QCOMPARE(vmm->summary(0).peak.reserved, want("vmm", "peak_mapped"));

@@ -58,9 +58,11 @@ void describeDevice(int ordinal) {
     using GetFn = CUresult (*)(CUdevice*, int);
     using NameFn = CUresult (*)(char*, int, CUdevice);
     using MemFn = CUresult (*)(size_t*, CUdevice);
-    const auto get = reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "cuDeviceGet"));
-    const auto name = reinterpret_cast<NameFn>(dlsym(RTLD_DEFAULT, "cuDeviceGetName"));
-    const auto mem = reinterpret_cast<MemFn>(dlsym(RTLD_DEFAULT, "cuDeviceTotalMem_v2"));
+    void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD); // loaded locally by the runtime
+    if (!driver) return;
+    const auto get = reinterpret_cast<GetFn>(dlsym(driver, "cuDeviceGet"));
+    const auto name = reinterpret_cast<NameFn>(dlsym(driver, "cuDeviceGetName"));
+    const auto mem = reinterpret_cast<MemFn>(dlsym(driver, "cuDeviceTotalMem_v2"));
     CUdevice dev;
     char text[256] = "";
     size_t bytes = 0;
