@@ -68,6 +68,7 @@ class TestNativeRecorder : public QObject {
     void modulesAreDescribedWithBuildIds();
     void nativeFramesOfCudaAreInternal();
     void compilerClonesReadAsTheirFunction();
+    void signaturesShortenForSentences();
     void poolCacheMakesReservedThePoolSize();
     void poolKeptSegmentsReachTheFinalState();
     void poolLedgerHoldsOnRandomWorkloads();
@@ -190,6 +191,18 @@ void TestNativeRecorder::nativeFramesOfCudaAreInternal() {
     QCOMPARE(classifyNativeFrame("cudaHelpersOfMine", "/src/mine.cu"), user); // the user's own source
     QCOMPARE(classifyNativeFrame("c10::cuda::CUDACachingAllocator::malloc", "/torch/lib/libc10_cuda.so+0x99"),
              user); // a library's own code above the CUDA call
+}
+
+void TestNativeRecorder::signaturesShortenForSentences() {
+    QCOMPARE(
+        withoutParameters(
+            "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::alloc_block("
+            "c10::cuda::CUDACachingAllocator::Native::(anonymous namespace)::AllocParams&, bool)"),
+        std::string_view("c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::alloc_block"));
+    QCOMPARE(withoutParameters("ns::A::f(std::function<void (int)>) const"), std::string_view("ns::A::f"));
+    QCOMPARE(withoutParameters("cache_result"), std::string_view("cache_result"));
+    QCOMPARE(withoutParameters("(anonymous namespace)::g()"), std::string_view("(anonymous namespace)::g"));
+    QCOMPARE(withoutParameters("leak_hook"), std::string_view("leak_hook")); // Python names as they are
 }
 
 void TestNativeRecorder::compilerClonesReadAsTheirFunction() {

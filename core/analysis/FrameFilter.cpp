@@ -52,6 +52,18 @@ FrameKind classifyNativeFrame(std::string_view name, std::string_view filename) 
     return FrameKind::User;
 }
 
+std::string_view withoutParameters(std::string_view name) {
+    size_t end = name.size();
+    while (end > 0 && name[end - 1] != ')') --end; // past " const", " &&"...
+    if (end == 0 || end + 8 < name.size()) return name;
+    int depth = 0;
+    for (size_t i = end; i-- > 0;) { // back to the '(' that opens the parameter list
+        depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
+        if (depth == 0) return i > 0 ? name.substr(0, i) : name;
+    }
+    return name;
+}
+
 uint32_t firstUserFrame(const Capture& c, StackId s) {
     auto frames = c.stacks.frames(s);
     // the user's own code, else library Python code, else the first C++ frame that is not the

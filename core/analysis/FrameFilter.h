@@ -18,6 +18,10 @@ inline FrameKind classifyFrame(const Capture& c, FrameId f) {
     return c.nativeStacks ? classifyNativeFrame(name, file) : classifyFrame(name, file);
 }
 
+// A demangled C++ signature without its parameter list and trailing qualifiers, for sentences:
+// "ns::A::f(int, std::vector<int> const&) const" -> "ns::A::f"; other names unchanged.
+std::string_view withoutParameters(std::string_view name);
+
 // The allocation site: the innermost frame of the user's own code; failing that, of library Python
 // code; failing that, the first C++ frame past the unwinder and the allocator (kNoFrame: no stack).
 constexpr uint32_t kNoFrame = UINT32_MAX;

@@ -49,7 +49,8 @@ std::string siteText(const Capture& c, StackId s) {
     const Frame& f = c.frames[c.stacks.frames(s)[at]];
     std::string file(c.strings.text(f.filename));
     if (auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
-    return std::string(c.strings.text(f.name)) + " (" + file + ":" + std::to_string(f.line) + ")";
+    if (f.line > 0) file.append(":").append(std::to_string(f.line)); // native frames without DWARF have none
+    return std::string(withoutParameters(c.strings.text(f.name))) + " (" + file + ")";
 }
 
 // Bulk releases of one stack's allocations (three or more make a pattern): a run of at least 3 frees with no
