@@ -1,6 +1,8 @@
 #include "LeakDiagnosis.h"
 
 #include "FrameFilter.h"
+#include "RegionDiagnosis.h"
+#include "SiteText.h"
 #include "util/Format.h"
 
 #include <algorithm>
@@ -16,6 +18,8 @@ std::string_view leakKindName(LeakKind k) {
     switch (k) {
     case LeakKind::Leak:
         return "leak";
+    case LeakKind::Accumulation:
+        return "accumulation";
     case LeakKind::Cycle:
         return "cycle";
     case LeakKind::Cache:
@@ -38,19 +42,6 @@ std::string seconds(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f s", s);
     return buf;
-}
-
-std::string siteText(const Capture& c, StackId s) {
-    const uint32_t at = firstUserFrame(c, s);
-    // Typically a thread without Python frames (autograd's backward) under stacks="python".
-    if (at == kNoFrame)
-        return "an allocation without a recorded stack (made on a thread with no Python frames, such as "
-               "autograd's backward; record with stacks=\"all\" for its C++ frames)";
-    const Frame& f = c.frames[c.stacks.frames(s)[at]];
-    std::string file(c.strings.text(f.filename));
-    if (auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
-    if (f.line > 0) file.append(":").append(std::to_string(f.line)); // native frames without DWARF have none
-    return std::string(withoutParameters(c.strings.text(f.name))) + " (" + file + ")";
 }
 
 // Bulk releases of one stack's allocations (three or more make a pattern): a run of at least 3 frees with no
@@ -164,64 +155,6 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
     return out;
 }
 
-// Iteration boundaries from the data: the starts of the record_function annotation that repeats
-// most often on this device (three times or more) inside the window, as event indices.
-std::vector<uint32_t> iterationStarts(const Capture& c, const DeviceTrace& t, uint32_t first, uint32_t last,
-                                      std::string& marker) {
-    std::unordered_map<uint32_t, std::vector<int64_t>> byName;
-    for (const auto& a : c.annotations)
-        if (a.start && a.device == t.device) byName[a.name.value].push_back(a.timeUs);
-    const std::vector<int64_t>* best = nullptr;
-    for (auto& [name, times] : byName)
-        if (times.size() >= 3 && (!best || times.size() > best->size()))
-            best = &times, marker = std::string(c.strings.text(StringId{name}));
-    std::vector<uint32_t> out;
-    if (!best) return out;
-    for (int64_t when : *best) {
-        const auto e = static_cast<uint32_t>(std::lower_bound(t.timeUs.begin(), t.timeUs.end(), when) -
-                                             t.timeUs.begin());
-        if (e >= first && e <= last && (out.empty() || out.back() != e)) out.push_back(e);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-// Iteration boundaries from repeating allocations, when nothing is annotated: among the stacks
-// whose allocations are all freed again (per-iteration temporaries), the most common allocation
-// count is the number of iterations (ties: the smaller); one such stack's allocations mark them.
-std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Allocation>& all, uint32_t first,
-                                       uint32_t last, std::string& marker) {
-    struct Stat {
-        uint32_t count = 0, firstAlloc = UINT32_MAX;
-        bool churn = true;
-    };
-    std::unordered_map<uint32_t, Stat> stats;
-    for (const auto& a : all) {
-        if (a.stack.value == 0) continue;
-        Stat& s = stats[a.stack.value];
-        ++s.count, s.firstAlloc = std::min(s.firstAlloc, a.alloc);
-        s.churn &= a.freeRequested != kNoEvent;
-    }
-    std::map<uint32_t, uint32_t> stacksWithCount; // allocation count -> churn stacks with it
-    for (const auto& [k, s] : stats)
-        if (s.churn && s.count >= 3) ++stacksWithCount[s.count];
-    uint32_t best = 0, votes = 0;
-    for (const auto& [count, n] : stacksWithCount)
-        if (n > votes) best = count, votes = n; // ascending counts: ties keep the smaller
-    if (votes == 0) return {};
-    uint32_t heartbeat = 0, earliest = UINT32_MAX;
-    for (const auto& [k, s] : stats)
-        if (s.churn && s.count == best && s.firstAlloc < earliest) heartbeat = k, earliest = s.firstAlloc;
-    std::vector<uint32_t> out;
-    for (const auto& a : all)
-        if (a.stack.value == heartbeat && a.alloc >= first && a.alloc <= last) out.push_back(a.alloc);
-    const uint32_t site = firstUserFrame(c, StackId{heartbeat});
-    marker = site == kNoFrame
-                 ? std::string("repeating allocation")
-                 : std::string(c.strings.text(c.frames[c.stacks.frames(StackId{heartbeat})[site]].name));
-    return out;
-}
-
 // The share of iterations in which a group left survivors, scaled to kSlices like slice coverage.
 uint32_t iterationCoverage(const std::vector<Allocation>& all, const SurvivorGroup& g,
                            const std::vector<uint32_t>& starts) {
@@ -280,8 +213,10 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     auto secondsAt = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
 
     // The window: asked for, or from the start to the OOM, or to the highest point of allocated.
-    rep.autoWindow = q.autoWindow;
-    if (!q.autoWindow) {
+    rep.autoWindow = q.autoWindow && !q.region;
+    if (q.region) {
+        rep.first = std::min(q.region->first, n - 1), rep.last = std::min(q.region->last, n - 1);
+    } else if (!q.autoWindow) {
         rep.first = std::min(q.first, n - 1), rep.last = std::min(std::max(q.last, rep.first), n - 1);
     } else if (oom != kNoEvent) {
         rep.first = 0, rep.last = oom;
@@ -295,9 +230,9 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     }
     rep.aliveAtEnd = q.aliveAtEnd;
     rep.groups = survivors(all, {rep.first, rep.last, q.aliveAtEnd}, n);
-    auto iterations = iterationStarts(c, t, rep.first, rep.last, rep.iterationMarker);
-    if (iterations.size() < 3)
-        iterations = repeatingPattern(c, all, rep.first, rep.last, rep.iterationMarker);
+    rep.regions = findGrowthRegions(a, device, all);
+    const auto iterations = startsWithin(rep.regions.iterations, rep.first, rep.last);
+    rep.iterationMarker = rep.regions.iterations.marker;
     rep.iterations = iterations.size();
     if (iterations.size() >= 3) // steadiness counted in iterations rather than in equal slices of the window
         for (auto& g : rep.groups) g.coverage = iterationCoverage(all, g, iterations);
@@ -426,9 +361,28 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     } else {
         rep.kind = LeakKind::None;
         rep.summary = "No steady growth: memory allocated in the window is released again.";
+        rep.evidence = flatEvidence(a, device, rep);
         rep.nextStep = "Nothing to fix here; select a range on the timeline to inspect what survives it.";
     }
+    if (rep.kind == LeakKind::DeferredFree) rep.evidence = flatEvidence(a, device, rep);
     rep.growthBytesPerSecond = double(rep.growthBytes) / duration;
+    // A region explains itself (a click on a ramp); otherwise the worst accumulation, unless the
+    // memory is leaked for good or ran out (more serious), or a leak the window missed.
+    if (q.region) {
+        rep.region = q.region;
+        explainRegion(a, device, all, *q.region, rep);
+    } else if (q.autoWindow && rep.kind != LeakKind::Leak && rep.kind != LeakKind::Oom) {
+        if (const GrowthRegion* acc = worstRegion(rep.regions, RegionKind::Accumulation)) {
+            rep.region = *acc;
+            explainRegion(a, device, all, *acc, rep);
+        } else if (const GrowthRegion* leak = worstRegion(rep.regions, RegionKind::Leak);
+                   leak && rep.kind == LeakKind::None) {
+            LeakQuery again = q;
+            again.region = *leak;
+            LeakReport viaRegion = diagnoseLeaks(a, device, again);
+            if (viaRegion.kind == LeakKind::Leak) viaRegion.autoWindow = true, rep = std::move(viaRegion);
+        }
+    }
     return rep;
 }
 

@@ -4,6 +4,7 @@
 // outranks gigabytes of churn), and what kind of problem it is, in plain words with the evidence
 // and the next step.
 #include "CaptureAnalysis.h"
+#include "GrowthRegions.h"
 #include "Survivors.h"
 
 #include <string>
@@ -11,7 +12,7 @@
 
 namespace vs {
 
-enum class LeakKind { None, Leak, Cycle, Cache, Fragmentation, DeferredFree, Oom };
+enum class LeakKind { None, Leak, Accumulation, Cycle, Cache, Fragmentation, DeferredFree, Oom };
 std::string_view leakKindName(LeakKind k);
 
 struct LeakReport {
@@ -28,12 +29,15 @@ struct LeakReport {
     size_t steadyGroups = 0;           // how many of the first groups accumulate steadily
     size_t iterations = 0;             // iterations found in the window (record_function annotations)
     std::string iterationMarker;       // the annotation that marks them
+    GrowthRegions regions;             // every growth region of the device, most costly first
+    std::optional<GrowthRegion> region; // the region this report explains, when it explains one
 };
 
 struct LeakQuery {
     bool autoWindow = true;
     uint32_t first = 0, last = 0; // used when !autoWindow
     bool aliveAtEnd = false;      // survivors still alive at the end of the capture, not at the window's end
+    std::optional<GrowthRegion> region; // explain this region (a click on a ramp): its window and kind
 };
 
 LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuery& q = {});

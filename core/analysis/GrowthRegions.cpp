@@ -1,0 +1,270 @@
+#include "GrowthRegions.h"
+
+#include "ReleaseCause.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace vs {
+
+std::string_view regionKindName(RegionKind k) {
+    switch (k) {
+    case RegionKind::Leak:
+        return "leak";
+    case RegionKind::Accumulation:
+        return "accumulation";
+    case RegionKind::Cycle:
+        return "cycle";
+    case RegionKind::Cache:
+        return "cache";
+    case RegionKind::Transient:
+        break;
+    }
+    return "transient";
+}
+
+std::string_view regionScaleName(RegionScale s) {
+    switch (s) {
+    case RegionScale::Run:
+        return "run";
+    case RegionScale::Phase:
+        return "phase";
+    case RegionScale::Iteration:
+        break;
+    }
+    return "iteration";
+}
+
+namespace {
+
+constexpr size_t kNever = SIZE_MAX; // the iteration of a free that never happened
+
+// Without iterations, equal slices of the trace stand in for them (coarser, but a ramp over the
+// run still spans many of them).
+Iterations slicesOf(uint32_t events) {
+    Iterations its;
+    constexpr uint32_t kSlicesWithoutIterations = 32;
+    if (events < 2 * kSlicesWithoutIterations) return its;
+    for (uint32_t s = 1; s < kSlicesWithoutIterations; ++s)
+        its.starts.push_back(uint32_t(uint64_t(events) * s / kSlicesWithoutIterations));
+    return its;
+}
+
+// One stack's allocations that outlived the iteration they were made in.
+struct Kept {
+    struct Item {
+        uint32_t allocation;
+        size_t born, freed; // iterations
+    };
+    std::vector<Item> items;
+};
+
+size_t distinctBirths(const std::vector<Kept::Item>& items) {
+    std::unordered_set<size_t> s;
+    for (const auto& i : items) s.insert(i.born);
+    return s.size();
+}
+
+// Made steadily: in three or more iterations, and in at least a third of those its births span
+// (a list appended to every step, not three bursts far apart).
+bool steady(const std::vector<Kept::Item>& items) {
+    if (items.empty()) return false;
+    const size_t births = distinctBirths(items);
+    size_t lo = SIZE_MAX, hi = 0;
+    for (const auto& i : items) lo = std::min(lo, i.born), hi = std::max(hi, i.born);
+    return births >= 3 && 3 * births >= hi - lo + 1;
+}
+
+struct Builder {
+    const CaptureAnalysis& a;
+    const DeviceTrace& t;
+    const std::vector<Allocation>& all;
+    const Iterations& its; // real iterations or slices
+    bool realIterations;
+    uint64_t peak;
+
+    GrowthRegion make(RegionKind kind, const std::vector<Kept::Item>& items) const {
+        GrowthRegion r;
+        r.kind = kind;
+        r.first = UINT32_MAX;
+        std::unordered_map<uint32_t, uint64_t> byStack;
+        for (const auto& i : items) {
+            const Allocation& x = all[i.allocation];
+            r.first = std::min(r.first, x.alloc), r.last = std::max(r.last, x.alloc);
+            r.growthBytes += x.bytes;
+            byStack[x.stack.value] += x.bytes;
+            r.allocations.push_back(i.allocation);
+        }
+        std::sort(r.allocations.begin(), r.allocations.end());
+        std::vector<std::pair<uint64_t, uint32_t>> stacks;
+        for (auto [s, b] : byStack) stacks.emplace_back(b, s);
+        std::sort(stacks.rbegin(), stacks.rend());
+        for (auto [b, s] : stacks) r.stacks.push_back(StackId{s});
+        const size_t births = distinctBirths(items);
+        r.perIterationBytes = r.growthBytes / std::max<size_t>(1, births);
+        const size_t span = its.indexOf(r.last) - its.indexOf(r.first) + 1;
+        r.iterations = realIterations ? uint32_t(span) : 0;
+        r.significant = r.growthBytes * 100 >= peak;
+        return r;
+    }
+};
+
+// The kept allocations of every stack, in stack order.
+std::map<uint32_t, Kept> keptByStack(const std::vector<Allocation>& all, const Iterations& its, bool skipWarmUp) {
+    std::map<uint32_t, Kept> out;
+    for (uint32_t i = 0; i < all.size(); ++i) {
+        const Allocation& x = all[i];
+        const size_t born = its.indexOf(x.alloc);
+        if (skipWarmUp && born == 0) continue; // the model and its buffers: the baseline
+        const size_t freed = x.freeRequested == kNoEvent ? kNever : its.indexOf(x.freeRequested);
+        if (freed > born) out[x.stack.value].items.push_back({i, born, freed});
+    }
+    return out;
+}
+
+void addCacheRegion(const CaptureAnalysis& a, size_t device, std::vector<GrowthRegion>& out) {
+    const ReplayResult& r = a.replay(device);
+    const DeviceSummary sum = a.summary(device);
+    const int64_t excess = sum.peak.reserved - sum.peak.allocated;
+    if (!(sum.peak.reserved > sum.peak.allocated * 3 / 2 && excess >= (64 << 20)) || r.reserved.empty()) return;
+    const auto top = uint32_t(std::max_element(r.reserved.begin(), r.reserved.end()) - r.reserved.begin());
+    uint32_t from = top; // back to where reserved last held no more than allocated ever needs
+    while (from > 0 && r.reserved[from - 1] > sum.peak.allocated) --from;
+    GrowthRegion g;
+    g.kind = RegionKind::Cache;
+    g.first = from, g.last = top;
+    g.growthBytes = uint64_t(excess);
+    g.cost = double(excess);
+    g.significant = true;
+    out.push_back(std::move(g));
+}
+
+} // namespace
+
+GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all) {
+    GrowthRegions out;
+    const DeviceTrace& t = a.trace(device);
+    const Capture& c = a.capture();
+    if (t.eventCount() == 0) return out;
+    out.iterations = findIterations(c, t, all);
+    const bool real = out.iterations.count() >= 3;
+    const Iterations its = real ? out.iterations : slicesOf(uint32_t(t.eventCount()));
+    const DeviceSummary sum = a.summary(device);
+    const Builder b{a, t, all, its, real, uint64_t(std::max<int64_t>(1, sum.peak.allocated))};
+    ReleaseCauses causes(c, t, all);
+
+    std::map<size_t, std::vector<Kept::Item>> releases; // release iteration -> accumulated items
+    std::vector<Kept::Item> leaked, pending;            // alive at the end: leaks, unfinished phases
+    for (auto& [stack, kept] : keptByStack(all, its, real)) {
+        std::map<size_t, std::vector<Kept::Item>> byFree;
+        for (const auto& i : kept.items) byFree[i.freed].push_back(i);
+        // Bulk releases of memory made over several iterations, against memory freed a fixed number
+        // of iterations after it was made (a bounded cache trimmed as it goes: its teardown is no
+        // accumulation).
+        size_t fifo = 0, bulk = 0, lastRelease = 0;
+        for (auto& [freed, items] : byFree)
+            if (freed != kNever) (stack != 0 && steady(items) ? bulk : fifo) += items.size();
+        const bool released = bulk > 0 && bulk >= fifo;
+        for (auto& [freed, items] : byFree) {
+            if (!released || freed == kNever || !steady(items)) continue;
+            auto& r = releases[freed];
+            r.insert(r.end(), items.begin(), items.end());
+            lastRelease = freed;
+        }
+        auto end = byFree.find(kNever);
+        if (end == byFree.end() || !steady(end->second)) continue;
+        if (released && std::all_of(end->second.begin(), end->second.end(),
+                                    [&](const Kept::Item& i) { return i.born >= lastRelease; }))
+            pending.insert(pending.end(), end->second.begin(), end->second.end());
+        else if (end->second.size() >= fifo)
+            leaked.insert(leaked.end(), end->second.begin(), end->second.end());
+    }
+
+    if (!leaked.empty()) {
+        GrowthRegion r = b.make(RegionKind::Leak, leaked);
+        r.scale = RegionScale::Run;
+        r.releasedBy = "not released: still alive when the capture ends";
+        r.cost = double(r.perIterationBytes) * double(std::max<size_t>(its.count(), 1));
+        out.regions.push_back(std::move(r));
+    }
+    std::vector<size_t> releaseIterations;
+    for (auto& [freed, items] : releases) {
+        GrowthRegion r = b.make(RegionKind::Accumulation, items);
+        const ReleaseCause cause = causes.of(r.allocations, its);
+        r.kind = cause.garbageCollector ? RegionKind::Cycle : RegionKind::Accumulation;
+        r.releasedAt = cause.event;
+        r.releasedBy = cause.text;
+        r.last = std::max(r.last, cause.event > 0 ? cause.event - 1 : 0);
+        r.scale = RegionScale::Phase;
+        r.cost = double(r.perIterationBytes) * double(freed - its.indexOf(r.first));
+        releaseIterations.push_back(freed);
+        out.regions.push_back(std::move(r));
+    }
+    // Releases of the same memory at varying places are the garbage collector's doing.
+    if (causes.variedSites()) // only when no free stack said so directly
+        for (auto& r : out.regions)
+            if (r.kind == RegionKind::Accumulation && r.releasedAt != kNoEvent) r.kind = RegionKind::Cycle;
+    if (!pending.empty()) {
+        GrowthRegion r = b.make(RegionKind::Accumulation, pending);
+        r.scale = RegionScale::Phase;
+        r.last = uint32_t(t.eventCount() - 1);
+        r.releasedBy = "not yet released when the capture ends (the earlier ones were)";
+        r.cost = double(r.perIterationBytes) * double(its.count() + 1 - its.indexOf(r.first));
+        out.regions.push_back(std::move(r));
+    }
+    addCacheRegion(a, device, out.regions);
+    std::stable_sort(out.regions.begin(), out.regions.end(),
+                     [](const GrowthRegion& x, const GrowthRegion& y) { return x.cost > y.cost; });
+    return out;
+}
+
+std::optional<GrowthRegion> iterationRamp(const CaptureAnalysis& a, size_t device,
+                                          const std::vector<Allocation>& all, const Iterations& its,
+                                          uint32_t event) {
+    const DeviceTrace& t = a.trace(device);
+    const auto& allocated = a.replay(device).allocated;
+    if (its.count() < 3 || event >= t.eventCount()) return std::nullopt;
+    const size_t k = its.indexOf(event);
+    const uint32_t from = k == 0 ? 0 : its.starts[k - 1];
+    const uint32_t to = k < its.count() ? its.starts[k] : uint32_t(t.eventCount());
+    const auto lo = uint32_t(std::min_element(allocated.begin() + from, allocated.begin() + event + 1) -
+                             allocated.begin());
+    const auto hi = uint32_t(std::max_element(allocated.begin() + event, allocated.begin() + to) -
+                             allocated.begin());
+    if (allocated[hi] <= allocated[lo]) return std::nullopt;
+    GrowthRegion r;
+    r.kind = RegionKind::Transient;
+    r.scale = RegionScale::Iteration;
+    r.first = lo, r.last = hi;
+    r.iterations = 1;
+    r.growthBytes = r.perIterationBytes = uint64_t(allocated[hi] - allocated[lo]);
+    r.cost = double(r.growthBytes);
+    r.releasedBy = "freed within the iteration";
+    std::unordered_map<uint32_t, uint64_t> byStack;
+    auto it = std::lower_bound(all.begin(), all.end(), lo, [](const Allocation& x, uint32_t e) { return x.alloc < e; });
+    for (; it != all.end() && it->alloc <= hi; ++it)
+        if (it->aliveAt(hi)) {
+            r.allocations.push_back(uint32_t(it - all.begin()));
+            byStack[it->stack.value] += it->bytes;
+        }
+    std::vector<std::pair<uint64_t, uint32_t>> stacks;
+    for (auto [s, bytes] : byStack) stacks.emplace_back(bytes, s);
+    std::sort(stacks.rbegin(), stacks.rend());
+    for (auto [bytes, s] : stacks) r.stacks.push_back(StackId{s});
+    return r;
+}
+
+size_t regionAt(const GrowthRegions& r, uint32_t event) {
+    size_t best = kNoRegion;
+    for (size_t i = 0; i < r.regions.size(); ++i) {
+        const auto& g = r.regions[i];
+        if (event < g.first || event > g.last) continue;
+        if (best == kNoRegion || g.last - g.first < r.regions[best].last - r.regions[best].first) best = i;
+    }
+    return best;
+}
+
+} // namespace vs

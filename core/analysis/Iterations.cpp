@@ -1,0 +1,131 @@
+#include "Iterations.h"
+
+#include "FrameFilter.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace vs {
+
+size_t Iterations::indexOf(uint32_t event) const {
+    return size_t(std::upper_bound(starts.begin(), starts.end(), event) - starts.begin());
+}
+
+std::vector<uint32_t> startsWithin(const Iterations& its, uint32_t first, uint32_t last) {
+    auto lo = std::lower_bound(its.starts.begin(), its.starts.end(), first);
+    auto hi = std::upper_bound(its.starts.begin(), its.starts.end(), last);
+    return {lo, hi};
+}
+
+std::string_view withoutNumber(std::string_view name) {
+    size_t end = name.size();
+    while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
+    return end < name.size() && end > 0 ? name.substr(0, end) : name;
+}
+
+namespace {
+
+struct Candidate {
+    std::string name;
+    std::vector<uint32_t> starts;
+    bool numbered = false;
+};
+
+// A step marker comes once per step, so the gaps between its starts are alike; a marker that
+// comes several times per step (DDP's `nccl:all_reduce` per gradient bucket, a per-layer
+// annotation) has short gaps inside a step and a long one between steps.
+bool regular(const std::vector<uint32_t>& starts) {
+    if (starts.size() < 3) return starts.size() == 2;
+    std::vector<uint32_t> gaps;
+    for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
+    std::sort(gaps.begin(), gaps.end());
+    const uint64_t median = gaps[gaps.size() / 2], p90 = gaps[gaps.size() * 9 / 10];
+    return median > 0 && p90 <= 3 * median;
+}
+
+std::vector<Candidate> annotationCandidates(const Capture& c, const DeviceTrace& t) {
+    std::unordered_map<std::string_view, Candidate> byName;
+    for (const auto& a : c.annotations) {
+        if (!a.start || a.device != t.device) continue;
+        const auto full = c.strings.text(a.name);
+        if (full == kGcAnnotation) continue;
+        const auto base = withoutNumber(full);
+        Candidate& k = byName[base];
+        k.name = std::string(base), k.numbered |= base.size() != full.size();
+        const auto e = static_cast<uint32_t>(std::lower_bound(t.timeUs.begin(), t.timeUs.end(), a.timeUs) -
+                                             t.timeUs.begin());
+        if (e < t.eventCount()) k.starts.push_back(e);
+    }
+    std::vector<Candidate> out;
+    for (auto& [name, k] : byName) {
+        std::sort(k.starts.begin(), k.starts.end());
+        k.starts.erase(std::unique(k.starts.begin(), k.starts.end()), k.starts.end());
+        if (k.starts.size() >= 2 && regular(k.starts)) out.push_back(std::move(k));
+    }
+    // numbered step markers first (the program counts its steps), then the most frequent
+    std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
+        if (a.numbered != b.numbered) return a.numbered;
+        if (a.starts.size() != b.starts.size()) return a.starts.size() > b.starts.size();
+        return a.name < b.name;
+    });
+    return out;
+}
+
+// Iteration boundaries from repeating allocations, when nothing is annotated: among the stacks
+// whose allocations are all freed again (per-iteration temporaries), the most common allocation
+// count is the number of iterations (ties: the smaller); one such stack's allocations mark them.
+std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Allocation>& all, std::string& marker) {
+    struct Stat {
+        uint32_t count = 0, firstAlloc = UINT32_MAX;
+        bool churn = true;
+    };
+    std::unordered_map<uint32_t, Stat> stats;
+    for (const auto& a : all) {
+        if (a.stack.value == 0) continue;
+        Stat& s = stats[a.stack.value];
+        ++s.count, s.firstAlloc = std::min(s.firstAlloc, a.alloc);
+        s.churn &= a.freeRequested != kNoEvent;
+    }
+    std::map<uint32_t, uint32_t> stacksWithCount; // allocation count -> churn stacks with it
+    for (const auto& [k, s] : stats)
+        if (s.churn && s.count >= 3) ++stacksWithCount[s.count];
+    uint32_t best = 0, votes = 0;
+    for (const auto& [count, n] : stacksWithCount)
+        if (n > votes) best = count, votes = n; // ascending counts: ties keep the smaller
+    if (votes == 0) return {};
+    uint32_t heartbeat = 0, earliest = UINT32_MAX;
+    for (const auto& [k, s] : stats)
+        if (s.churn && s.count == best && s.firstAlloc < earliest) heartbeat = k, earliest = s.firstAlloc;
+    std::vector<uint32_t> out;
+    for (const auto& a : all)
+        if (a.stack.value == heartbeat) out.push_back(a.alloc);
+    const uint32_t site = firstUserFrame(c, StackId{heartbeat});
+    marker = site == kNoFrame
+                 ? std::string("repeating allocation")
+                 : std::string(c.strings.text(c.frames[c.stacks.frames(StackId{heartbeat})[site]].name));
+    return out;
+}
+
+} // namespace
+
+Iterations findIterations(const Capture& c, const DeviceTrace& t, const std::vector<Allocation>& all) {
+    Iterations it;
+    auto candidates = annotationCandidates(c, t);
+    auto step = std::find_if(candidates.begin(), candidates.end(),
+                             [](const Candidate& k) { return k.starts.size() >= 3; });
+    if (step != candidates.end()) {
+        it.starts = step->starts, it.marker = step->name, it.fromAnnotations = true;
+        // a phase marker comes at most every other iteration (epochs, evaluation rounds)
+        for (const auto& k : candidates)
+            if (&k != &*step && 2 * k.starts.size() <= it.starts.size() &&
+                k.starts.size() > it.phaseStarts.size())
+                it.phaseStarts = k.starts, it.phaseMarker = k.name;
+        return it;
+    }
+    it.starts = repeatingPattern(c, all, it.marker);
+    if (it.starts.size() < 3) it.starts.clear(), it.marker.clear();
+    return it;
+}
+
+} // namespace vs

@@ -1,0 +1,172 @@
+#include "RegionDiagnosis.h"
+
+#include "SiteText.h"
+#include "util/Format.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace vs {
+namespace {
+
+std::string secondsText(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+    return buf;
+}
+
+// How many regions release the same stack's memory (the teeth of one sawtooth).
+size_t releasesOfSameStack(const GrowthRegions& all, const GrowthRegion& r) {
+    if (r.stacks.empty()) return 0;
+    return size_t(std::count_if(all.regions.begin(), all.regions.end(), [&](const GrowthRegion& g) {
+        return g.kind == r.kind && g.releasedAt != kNoEvent && !g.stacks.empty() && g.stacks.front() == r.stacks.front();
+    }));
+}
+
+// Puts the region's stacks first, in its order, marked as steady with their share of its iterations.
+void rankRegionGroups(const std::vector<Allocation>& all, const GrowthRegion& region, const Iterations& its,
+                      LeakReport& rep) {
+    std::unordered_map<uint32_t, size_t> rank;
+    for (size_t i = 0; i < region.stacks.size(); ++i) rank.emplace(region.stacks[i].value, i);
+    std::stable_sort(rep.groups.begin(), rep.groups.end(), [&](const SurvivorGroup& x, const SurvivorGroup& y) {
+        auto rx = rank.find(x.stack.value), ry = rank.find(y.stack.value);
+        const size_t a = rx == rank.end() ? SIZE_MAX : rx->second, b = ry == rank.end() ? SIZE_MAX : ry->second;
+        return a < b;
+    });
+    const size_t from = its.indexOf(region.first), to = its.indexOf(region.last);
+    rep.steadyGroups = 0;
+    for (auto& g : rep.groups) {
+        if (!rank.count(g.stack.value)) break;
+        std::unordered_set<size_t> births;
+        for (uint32_t a : g.allocations) births.insert(its.indexOf(all[a].alloc));
+        const size_t span = std::max<size_t>(1, to - from + 1);
+        g.coverage = uint32_t(std::min<size_t>(kSlices, (births.size() * kSlices + span / 2) / span));
+        g.growing = true;
+        ++rep.steadyGroups;
+    }
+}
+
+std::string spanText(const GrowthRegion& r, const Iterations& its, size_t releases) {
+    if (!its.phaseMarker.empty()) return "each '" + its.phaseMarker + "'";
+    if (r.iterations == 0) return "the region";
+    const std::string n = std::to_string(r.iterations) + " iterations";
+    return releases >= 2 ? "each phase of about " + n : n;
+}
+
+void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
+    const Capture& c = a.capture();
+    const DeviceTrace& t = a.trace(device);
+    const ReplayResult& r = a.replay(device);
+    const Iterations& its = rep.regions.iterations;
+    auto at = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
+    const size_t releases = releasesOfSameStack(rep.regions, region);
+    const SurvivorGroup* top = rep.groups.empty() ? nullptr : &rep.groups.front();
+    const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
+    const bool cycle = region.kind == RegionKind::Cycle;
+    const bool released = region.releasedAt != kNoEvent;
+    rep.kind = cycle ? LeakKind::Cycle : LeakKind::Accumulation;
+    rep.growthBytes = region.growthBytes;
+    rep.summary = humanBytes(int64_t(region.growthBytes)) + " from " + site + " accumulate over " +
+                  spanText(region, its, releases) + ": " + std::to_string(region.allocations.size()) +
+                  " blocks kept " + (released ? "until " + region.releasedBy + ", then released together"
+                                              : std::string("and ") + region.releasedBy) +
+                  (releases >= 2 ? " (" + std::to_string(releases) + " times in this capture)" : std::string()) + ".";
+    rep.evidence = std::to_string(region.allocations.size()) + " blocks, " + humanBytes(int64_t(region.growthBytes));
+    if (region.iterations > 0)
+        rep.evidence += ", " + humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration over " +
+                        std::to_string(region.iterations) + " '" + its.marker + "' iterations";
+    rep.evidence += "; allocated " + humanBytes(r.allocated[region.first]) + " at " + secondsText(at(region.first)) +
+                    " and " + humanBytes(r.allocated[region.last]) + " at " + secondsText(at(region.last));
+    if (released) rep.evidence += "; released at " + secondsText(at(region.releasedAt));
+    if (top) rep.evidence += "; top group " + std::to_string(top->count) + " blocks";
+    rep.evidence += ".";
+    if (cycle) {
+        rep.nextStep = "Break the reference cycle holding these tensors (a back-reference, a closure, a tensor "
+                       "stored on an autograd ctx: use ctx.save_for_backward or weakref) so they die at once.";
+    } else {
+        rep.nextStep = "Something keeps every step's tensors until then, usually an output or loss collected "
+                       "with its autograd graph: collect .detach() (or .item() for scalars) instead, or reduce as "
+                       "you go; the peak grows with the length of the phase.";
+    }
+    if (!c.retention.empty()) rep.nextStep += " The Retention tab names what holds them.";
+}
+
+void explainTransient(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
+    const Capture& c = a.capture();
+    const DeviceTrace& t = a.trace(device);
+    const ReplayResult& r = a.replay(device);
+    auto at = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
+    rep.kind = LeakKind::None;
+    rep.growthBytes = 0;
+    const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
+    rep.summary = "Allocated rises by " + humanBytes(int64_t(region.growthBytes)) +
+                  " inside one iteration and falls back: " + std::to_string(region.allocations.size()) +
+                  " blocks alive at its top, the most from " + site + ", freed within the iteration.";
+    rep.evidence = "from " + humanBytes(r.allocated[region.first]) + " at " + secondsText(at(region.first)) + " to " +
+                   humanBytes(r.allocated[region.last]) + " at " + secondsText(at(region.last)) + ".";
+    rep.nextStep = "Normal for a training step (activations kept for the backward pass); to lower this peak use "
+                   "activation checkpointing, a smaller batch or mixed precision.";
+    rep.steadyGroups = 0;
+}
+
+} // namespace
+
+const GrowthRegion* worstRegion(const GrowthRegions& r, RegionKind kind) {
+    for (const auto& g : r.regions)
+        if (g.kind == kind && g.significant) return &g;
+    return nullptr;
+}
+
+void explainRegion(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
+                   const GrowthRegion& region, LeakReport& rep) {
+    rankRegionGroups(all, region, rep.regions.iterations, rep);
+    switch (region.kind) {
+    case RegionKind::Accumulation:
+    case RegionKind::Cycle:
+        explainAccumulation(a, device, region, rep);
+        break;
+    case RegionKind::Transient:
+        explainTransient(a, device, region, rep);
+        break;
+    case RegionKind::Leak:
+    case RegionKind::Cache:
+        break; // the window's own diagnosis says it
+    }
+}
+
+std::string flatEvidence(const CaptureAnalysis& a, size_t device, const LeakReport& rep) {
+    const auto& allocated = a.replay(device).allocated;
+    const auto [lo, hi] = std::minmax_element(allocated.begin() + rep.first, allocated.begin() + rep.last + 1);
+    std::string s = "allocated between " + humanBytes(*lo) + " and " + humanBytes(*hi) + " in the window";
+    if (rep.iterations >= 3)
+        s += " over " + std::to_string(rep.iterations) + " '" + rep.iterationMarker + "' iterations";
+    const GrowthRegion* biggest = nullptr;
+    for (const auto& g : rep.regions.regions)
+        if (g.kind != RegionKind::Cache && (!biggest || g.growthBytes > biggest->growthBytes)) biggest = &g;
+    if (biggest)
+        s += "; the largest region keeps " + humanBytes(int64_t(biggest->growthBytes)) + " (" +
+             std::string(regionKindName(biggest->kind)) + ", under 1 % of the peak)";
+    else
+        s += "; no allocation outlives its iteration steadily";
+    return s + ".";
+}
+
+std::vector<SurvivorGroup> regionGroups(const std::vector<Allocation>& all, const GrowthRegion& region) {
+    std::unordered_map<uint32_t, size_t> index;
+    std::vector<SurvivorGroup> out;
+    for (uint32_t i : region.allocations) {
+        const Allocation& x = all[i];
+        auto [pos, fresh] = index.try_emplace(x.stack.value, out.size());
+        if (fresh) out.push_back({x.stack, 0, 0, x.alloc, x.alloc, 0, true, {}});
+        SurvivorGroup& g = out[pos->second];
+        g.bytes += x.bytes, ++g.count;
+        g.firstEvent = std::min(g.firstEvent, x.alloc), g.lastEvent = std::max(g.lastEvent, x.alloc);
+        g.allocations.push_back(i);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.bytes > y.bytes; });
+    return out;
+}
+
+} // namespace vs
