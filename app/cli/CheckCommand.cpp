@@ -3,6 +3,7 @@
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/FrameFilter.h"
 #include "analysis/LeakDiagnosis.h"
+#include "analysis/PhasePeaks.h"
 #include "util/Format.h"
 
 #include <fstream>
@@ -48,21 +49,65 @@ void writeJunit(const std::string& path, const std::string& file, bool failed, c
       << "</system-out>\n  </testcase>\n</testsuite></testsuites>\n";
 }
 
+
+
+double nonNegative(const CliArgs& a, const std::string& name, const char* what) {
+    const auto text = a.option(name);
+    char* end = nullptr;
+    const double v = std::strtod(text->c_str(), &end);
+    if (text->empty() || *end || !(v >= 0)) throw UsageError(name + " needs " + what);
+    return v;
+}
+
+void writeSites(std::ostream& report, const Capture& c, const LeakReport& rep) {
+    for (size_t i = 0; i < rep.steadyGroups && i < 3; ++i) {
+        const auto frames = c.stacks.frames(rep.groups[i].stack);
+        const uint32_t site = firstUserFrame(c, rep.groups[i].stack);
+        report << "  " << humanBytes(int64_t(rep.groups[i].bytes)) << " from ";
+        if (site == kNoFrame)
+            report << "(no stack)\n";
+        else
+            report << c.strings.text(c.frames[frames[site]].name) << " " << c.strings.text(c.frames[frames[site]].filename)
+                   << ":" << c.frames[frames[site]].line << "\n";
+    }
+}
+
+// The per-phase peak gate: the largest rise of a phase's peak over the previous one.
+bool peakGrowthOver(const CaptureAnalysis& a, size_t d, const LeakReport& rep, double limitPercent,
+                    std::ostream& report) {
+    const PhasePeaks p = phasePeaks(a.replay(d), rep.regions.iterations);
+    size_t at = 0;
+    const double rise = p.worstRisePercent(&at);
+    const bool over = rise > limitPercent;
+    const std::string unit = p.epochs ? "'" + p.marker + "' phase" : "iteration";
+    report << (over ? "FAIL" : "ok") << ": device " << a.trace(d).device << ": peak per " << unit << " ";
+    if (rise < 0) {
+        report << "not checked (fewer than three " << unit << "s)\n";
+        return false;
+    }
+    report << "rises by at most " << rise << " % (limit " << limitPercent << " %)";
+    if (over)
+        report << ": " << humanBytes(p.peaks[at - 1]) << " in " << unit << " " << at - p.firstMarked + 1 << ", "
+               << humanBytes(p.peaks[at]) << " in the next";
+    report << "\n";
+    return over;
+}
+
 } // namespace
 
 LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args);
 void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, std::ostream& out,
                     size_t maxGroups);
 
-// `check FILE --max-growth BYTES [--device N] [--json] [--junit OUT.xml]`: the CI gate. Exit 1 when
-// the steady growth exceeds BYTES (on any device unless --device), 0 when not.
+// `check FILE [--max-growth BYTES] [--max-peak-growth PCT] [--device N] [--json] [--junit OUT.xml]`:
+// the CI gate. Exit 1 when the growth (a leak or an accumulation) exceeds BYTES, or the peak of a
+// phase rises by more than PCT over the previous phase (on any device unless --device), 0 when not.
 int runCheck(const std::vector<std::string>& args, std::ostream& out) {
-    CliArgs a(args, {"--json", "--alive-at-end"}, {"--max-growth", "--device", "--junit"});
-    const auto limitText = a.option("--max-growth");
-    if (!limitText) throw UsageError("check needs --max-growth BYTES");
-    char* end = nullptr;
-    const double limit = std::strtod(limitText->c_str(), &end);
-    if (limitText->empty() || *end || !(limit >= 0)) throw UsageError("--max-growth needs a number of bytes");
+    CliArgs a(args, {"--json", "--alive-at-end"}, {"--max-growth", "--max-peak-growth", "--device", "--junit"});
+    const bool growthGate = a.option("--max-growth").has_value(), peakGate = a.option("--max-peak-growth").has_value();
+    if (!growthGate && !peakGate) throw UsageError("check needs --max-growth BYTES or --max-peak-growth PCT");
+    const double limit = growthGate ? nonNegative(a, "--max-growth", "a number of bytes") : 0;
+    const double peakLimit = peakGate ? nonNegative(a, "--max-peak-growth", "a percentage") : 0;
     auto capture = openCapture(a.file());
     std::vector<size_t> devices;
     if (a.option("--device"))
@@ -73,31 +118,24 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out) {
     std::ostringstream report;
     for (size_t d : devices) {
         const LeakReport rep = leakReport(*capture, d, a);
-        const bool over = double(rep.growthBytes) > limit;
-        failed |= over;
+        const bool over = growthGate && double(rep.growthBytes) > limit;
+        const bool peakOver = peakGate && peakGrowthOver(*capture, d, rep, peakLimit, report);
+        failed |= over || peakOver;
         if (a.has("--json")) {
             writeLeaksJson(*capture, d, rep, report, 5);
             continue;
         }
-        report << (over ? "FAIL" : "ok") << ": device " << capture->trace(d).device << ": steady growth "
+        if (!growthGate) continue;
+        report << (over ? "FAIL" : "ok") << ": device " << capture->trace(d).device << ": growth "
                << humanBytes(int64_t(rep.growthBytes)) << " (limit " << humanBytes(int64_t(limit)) << "), "
                << leakKindName(rep.kind) << ": " << rep.summary << "\n";
-        const Capture& c = capture->capture();
-        for (size_t i = 0; i < rep.steadyGroups && i < 3; ++i) {
-            const auto frames = c.stacks.frames(rep.groups[i].stack);
-            const uint32_t site = firstUserFrame(c, rep.groups[i].stack);
-            report << "  " << humanBytes(int64_t(rep.groups[i].bytes)) << " from ";
-            if (site == kNoFrame)
-                report << "(no stack)\n";
-            else
-                report << c.strings.text(c.frames[frames[site]].name) << " "
-                       << c.strings.text(c.frames[frames[site]].filename) << ":"
-                       << c.frames[frames[site]].line << "\n";
-        }
+        writeSites(report, capture->capture(), rep);
     }
     out << report.str();
     if (auto junit = a.option("--junit"))
-        writeJunit(*junit, a.file(), failed, "steady GPU memory growth above " + humanBytes(int64_t(limit)),
+        writeJunit(*junit, a.file(), failed,
+                   growthGate ? "GPU memory growth above " + humanBytes(int64_t(limit))
+                              : "GPU memory peak per phase rising above " + std::to_string(peakLimit) + " %",
                    report.str());
     return failed ? 1 : 0;
 }

@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "RegionsJson.h"
 
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/FrameFilter.h"
@@ -28,6 +29,8 @@ void frameJson(JsonWriter& j, const Capture& c, FrameId f) {
         .endObject();
 }
 
+} // namespace
+
 // The allocation site of a stack as {name, filename, line}; {} when it has no frames.
 void siteJson(JsonWriter& j, const Capture& c, StackId s) {
     const uint32_t at = firstUserFrame(c, s);
@@ -36,8 +39,6 @@ void siteJson(JsonWriter& j, const Capture& c, StackId s) {
     else
         frameJson(j, c, c.stacks.frames(s)[at]);
 }
-
-} // namespace
 
 LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
     const DeviceTrace& t = a.trace(d);
@@ -69,9 +70,13 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
     j.key("diagnosis").beginObject().field("kind", leakKindName(rep.kind)).field("summary", rep.summary);
     j.field("growth_bytes", rep.growthBytes).field("growth_bytes_per_s", rep.growthBytesPerSecond);
     j.field("evidence", rep.evidence).field("next_step", rep.nextStep);
-    j.field("iterations", uint64_t(rep.iterations))
-        .field("iteration_marker", rep.iterationMarker)
-        .endObject();
+    j.field("iterations", uint64_t(rep.iterations)).field("iteration_marker", rep.iterationMarker);
+    j.key("region");
+    const int64_t explained = explainedRegion(rep);
+    explained < 0 ? j.null() : j.value(explained);
+    j.endObject();
+    const auto all = pairAllocations(t, a.replay(d));
+    writeRegionsJson(j, a, d, rep, all);
     j.key("groups").beginArray();
     for (size_t i = 0; i < rep.groups.size() && i < maxGroups; ++i) {
         const SurvivorGroup& g = rep.groups[i];
@@ -96,7 +101,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
     j.endArray();
     if (!rep.autoWindow) { // the net change per stack between the window's edges
         j.key("net_delta").beginArray();
-        const auto deltas = netDelta(pairAllocations(t, a.replay(d)), rep.first, rep.last);
+        const auto deltas = netDelta(all, rep.first, rep.last);
         for (size_t i = 0; i < deltas.size() && i < maxGroups; ++i) {
             j.beginObject().field("bytes", deltas[i].bytes).field("count", deltas[i].count).key("site");
             siteJson(j, c, deltas[i].stack);

@@ -125,6 +125,40 @@ std::map<uint32_t, Kept> keptByStack(const std::vector<Allocation>& all, const I
     return out;
 }
 
+// The last allocation before a release is often made in the release's own iteration (an epoch's
+// last step): it did not outlive its iteration, but it is freed with the rest, so it belongs.
+constexpr uint32_t kReleaseSlack = 64; // events between frees of one release
+
+void joinFreedTogether(const std::vector<Allocation>& all, const Iterations& its,
+                       std::map<size_t, std::vector<Kept::Item>>& releases) {
+    struct Span {
+        uint32_t from = UINT32_MAX, to = 0;
+        std::vector<Kept::Item>* items = nullptr;
+    };
+    std::unordered_map<uint32_t, std::vector<Span>> byStack;
+    for (auto& [freed, items] : releases) {
+        std::unordered_map<uint32_t, Span> spans;
+        for (const auto& i : items) {
+            const Allocation& x = all[i.allocation];
+            Span& s = spans[x.stack.value];
+            s.from = std::min(s.from, x.freeRequested), s.to = std::max(s.to, x.freeRequested), s.items = &items;
+        }
+        for (auto& [stack, span] : spans) byStack[stack].push_back(span);
+    }
+    for (uint32_t i = 0; i < all.size(); ++i) {
+        const Allocation& x = all[i];
+        if (x.freeRequested == kNoEvent) continue;
+        auto it = byStack.find(x.stack.value);
+        if (it == byStack.end()) continue;
+        const size_t born = its.indexOf(x.alloc);
+        for (Span& s : it->second)
+            // a container frees its items back to front: the newest goes just before the rest
+            if (x.freeRequested + kReleaseSlack >= s.from && x.freeRequested <= s.to && born == its.indexOf(x.freeRequested) &&
+                born == its.indexOf(s.from))
+                s.items->push_back({i, born, born});
+    }
+}
+
 void addCacheRegion(const CaptureAnalysis& a, size_t device, std::vector<GrowthRegion>& out) {
     const ReplayResult& r = a.replay(device);
     const DeviceSummary sum = a.summary(device);
@@ -190,7 +224,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
         r.cost = double(r.perIterationBytes) * double(std::max<size_t>(its.count(), 1));
         out.regions.push_back(std::move(r));
     }
-    std::vector<size_t> releaseIterations;
+    joinFreedTogether(all, its, releases);
     for (auto& [freed, items] : releases) {
         GrowthRegion r = b.make(RegionKind::Accumulation, items);
         const ReleaseCause cause = causes.of(r.allocations, its);
@@ -200,7 +234,6 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
         r.last = std::max(r.last, cause.event > 0 ? cause.event - 1 : 0);
         r.scale = RegionScale::Phase;
         r.cost = double(r.perIterationBytes) * double(freed - its.indexOf(r.first));
-        releaseIterations.push_back(freed);
         out.regions.push_back(std::move(r));
     }
     // Releases of the same memory at varying places are the garbage collector's doing.

@@ -1,6 +1,7 @@
 #include "Iterations.h"
 
 #include "FrameFilter.h"
+#include "SiteText.h"
 
 #include <algorithm>
 #include <map>
@@ -73,38 +74,39 @@ std::vector<Candidate> annotationCandidates(const Capture& c, const DeviceTrace&
 }
 
 // Iteration boundaries from repeating allocations, when nothing is annotated: among the stacks
-// whose allocations are all freed again (per-iteration temporaries), the most common allocation
-// count is the number of iterations (ties: the smaller); one such stack's allocations mark them.
+// whose allocations are all freed again (per-iteration temporaries) and come at regular intervals
+// (once per step: a stack that allocates for several layers of one step is not), the most common
+// allocation count is the number of iterations (ties: the smaller); the earliest such stack's
+// allocations mark them.
 std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Allocation>& all, std::string& marker) {
     struct Stat {
-        uint32_t count = 0, firstAlloc = UINT32_MAX;
+        std::vector<uint32_t> allocs;
         bool churn = true;
     };
     std::unordered_map<uint32_t, Stat> stats;
     for (const auto& a : all) {
         if (a.stack.value == 0) continue;
         Stat& s = stats[a.stack.value];
-        ++s.count, s.firstAlloc = std::min(s.firstAlloc, a.alloc);
+        s.allocs.push_back(a.alloc);
         s.churn &= a.freeRequested != kNoEvent;
     }
-    std::map<uint32_t, uint32_t> stacksWithCount; // allocation count -> churn stacks with it
-    for (const auto& [k, s] : stats)
-        if (s.churn && s.count >= 3) ++stacksWithCount[s.count];
-    uint32_t best = 0, votes = 0;
+    std::map<size_t, uint32_t> stacksWithCount; // allocation count -> regular churn stacks with it
+    for (auto& [k, s] : stats) {
+        s.churn &= s.allocs.size() >= 3 && regular(s.allocs);
+        if (s.churn) ++stacksWithCount[s.allocs.size()];
+    }
+    size_t best = 0;
+    uint32_t votes = 0;
     for (const auto& [count, n] : stacksWithCount)
         if (n > votes) best = count, votes = n; // ascending counts: ties keep the smaller
     if (votes == 0) return {};
     uint32_t heartbeat = 0, earliest = UINT32_MAX;
     for (const auto& [k, s] : stats)
-        if (s.churn && s.count == best && s.firstAlloc < earliest) heartbeat = k, earliest = s.firstAlloc;
-    std::vector<uint32_t> out;
-    for (const auto& a : all)
-        if (a.stack.value == heartbeat) out.push_back(a.alloc);
+        if (s.churn && s.allocs.size() == best && s.allocs.front() < earliest) heartbeat = k, earliest = s.allocs.front();
     const uint32_t site = firstUserFrame(c, StackId{heartbeat});
-    marker = site == kNoFrame
-                 ? std::string("repeating allocation")
-                 : std::string(c.strings.text(c.frames[c.stacks.frames(StackId{heartbeat})[site]].name));
-    return out;
+    marker = site == kNoFrame ? std::string("repeating allocation")
+                              : frameText(c, c.stacks.frames(StackId{heartbeat})[site]);
+    return stats[heartbeat].allocs;
 }
 
 } // namespace

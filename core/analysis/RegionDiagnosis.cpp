@@ -52,7 +52,7 @@ std::string spanText(const GrowthRegion& r, const Iterations& its, size_t releas
     if (!its.phaseMarker.empty()) return "each '" + its.phaseMarker + "'";
     if (r.iterations == 0) return "the region";
     const std::string n = std::to_string(r.iterations) + " iterations";
-    return releases >= 2 ? "each phase of about " + n : n;
+    return releases >= 2 ? "each phase of " + n + " (between releases)" : n;
 }
 
 void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
@@ -70,7 +70,7 @@ void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRe
     rep.growthBytes = region.growthBytes;
     rep.summary = humanBytes(int64_t(region.growthBytes)) + " from " + site + " accumulate over " +
                   spanText(region, its, releases) + ": " + std::to_string(region.allocations.size()) +
-                  " blocks kept " + (released ? "until " + region.releasedBy + ", then released together"
+                  " blocks kept " + (released ? "until " + region.releasedBy + ", released together"
                                               : std::string("and ") + region.releasedBy) +
                   (releases >= 2 ? " (" + std::to_string(releases) + " times in this capture)" : std::string()) + ".";
     rep.evidence = std::to_string(region.allocations.size()) + " blocks, " + humanBytes(int64_t(region.growthBytes));

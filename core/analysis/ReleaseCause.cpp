@@ -60,7 +60,7 @@ std::string ReleaseCauses::returningFunction(StackId allocStack, StackId freeSta
     if (onFreeStack(made.front())) return {};
     for (size_t i = 1; i < made.size(); ++i)
         if (onFreeStack(made[i]))
-            return std::string(withoutParameters(c_.strings.text(c_.frames[made[i - 1]].name))) + "() returning";
+            return std::string(withoutParameters(c_.strings.text(c_.frames[made[i - 1]].name))) + "() returned";
     return {};
 }
 
@@ -95,18 +95,18 @@ ReleaseCause ReleaseCauses::of(const std::vector<uint32_t>& allocations, const I
         sitesByStack_[top->first].push_back(at == kNoFrame ? UINT32_MAX : c_.stacks.frames(freeStack)[at].value);
     }
     if (r.garbageCollector) {
-        r.text = "Python's garbage collector" + (where.empty() ? std::string() : " (collecting at " + where + ")");
+        r.text = "Python's garbage collector ran" + (where.empty() ? std::string() : " (at " + where + ")");
         return r;
     }
     if (auto phase = phaseEnd(r.event, its); !phase.empty()) {
-        r.text = phase + (where.empty() ? std::string() : " (freed at " + where + ")");
+        r.text = phase + (where.empty() ? std::string() : " (at " + where + ")");
         return r;
     }
     if (auto fn = returningFunction(StackId{madeBy}, freeStack); !fn.empty()) {
-        r.text = fn + (where.empty() ? std::string() : " (freed at " + where + ")");
+        r.text = fn + (where.empty() ? std::string() : " (at " + where + ")");
         return r;
     }
-    r.text = where.empty() ? std::string("one release") : "the program at " + where;
+    r.text = where.empty() ? std::string("the program let go of them") : "the program let go of them at " + where;
     return r;
 }
 

@@ -16,7 +16,7 @@ namespace vs {
 struct ReleaseCause {
     uint32_t event = kNoEvent; // the first free of the release
     bool garbageCollector = false;
-    std::string text; // "the garbage collector", "the end of 'epoch'", "evaluate() returning (...)"
+    std::string text; // "Python's garbage collector ran", "the end of a 'epoch'", "evaluate() returned (at ...)"
 };
 
 class ReleaseCauses {

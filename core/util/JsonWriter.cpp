@@ -76,6 +76,12 @@ JsonWriter& JsonWriter::value(double v) {
     return *this;
 }
 
+JsonWriter& JsonWriter::null() {
+    separate();
+    out_ << "null";
+    return *this;
+}
+
 JsonWriter& JsonWriter::value(bool b) {
     separate();
     out_ << (b ? "true" : "false");

@@ -25,6 +25,7 @@ class JsonWriter {
     JsonWriter& value(unsigned v) { return value(static_cast<uint64_t>(v)); }
     JsonWriter& value(double v);
     JsonWriter& value(bool b);
+    JsonWriter& null();
     template <class T> JsonWriter& field(std::string_view k, const T& v) { return key(k).value(v); }
 
   private:

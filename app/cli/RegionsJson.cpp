@@ -1,0 +1,47 @@
+#include "RegionsJson.h"
+
+#include "analysis/FrameFilter.h"
+#include "analysis/RegionDiagnosis.h"
+
+namespace vs::cli {
+
+void siteJson(JsonWriter& j, const Capture& c, StackId s); // LeaksCommand.cpp
+
+int64_t explainedRegion(const LeakReport& rep) {
+    if (!rep.region) return -1;
+    for (size_t i = 0; i < rep.regions.regions.size(); ++i) {
+        const GrowthRegion& g = rep.regions.regions[i];
+        if (g.first == rep.region->first && g.last == rep.region->last && g.kind == rep.region->kind)
+            return int64_t(i);
+    }
+    return -1;
+}
+
+void writeRegionsJson(JsonWriter& j, const CaptureAnalysis& a, size_t device, const LeakReport& rep,
+                      const std::vector<Allocation>& all) {
+    const DeviceTrace& t = a.trace(device);
+    auto secondsAt = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
+    constexpr size_t kMaxRegions = 200, kTopGroups = 3;
+    j.key("regions").beginArray();
+    for (size_t i = 0; i < rep.regions.regions.size() && i < kMaxRegions; ++i) {
+        const GrowthRegion& g = rep.regions.regions[i];
+        j.beginObject().field("from_s", secondsAt(g.first)).field("to_s", secondsAt(g.last));
+        j.field("kind", regionKindName(g.kind)).field("scale", regionScaleName(g.scale));
+        j.field("growth_bytes", g.growthBytes).field("per_iteration_bytes", g.perIterationBytes);
+        j.field("iterations", uint64_t(g.iterations)).field("blocks", uint64_t(g.allocations.size()));
+        j.key("released_at_s");
+        g.releasedAt == kNoEvent ? j.null() : j.value(secondsAt(g.releasedAt));
+        j.field("released_by", g.releasedBy).field("cost_bytes", g.cost).field("significant", g.significant);
+        j.key("top_groups").beginArray();
+        const auto groups = regionGroups(all, g);
+        for (size_t k = 0; k < groups.size() && k < kTopGroups; ++k) {
+            j.beginObject().field("bytes", groups[k].bytes).field("count", groups[k].count).key("site");
+            siteJson(j, a.capture(), groups[k].stack);
+            j.endObject();
+        }
+        j.endArray().endObject();
+    }
+    j.endArray();
+}
+
+} // namespace vs::cli
