@@ -70,6 +70,8 @@ std::string ReleaseCauses::phaseEnd(uint32_t event, const Iterations& its) const
     const size_t k = its.indexOf(event);
     for (uint32_t p : its.phaseStarts)
         if (const size_t q = its.indexOf(p); q + 1 >= k && q <= k + 1) return "the end of a '" + its.phaseMarker + "'";
+    // the last phase ends with the run
+    if (k >= its.count() && its.phaseStarts.back() < event) return "the end of the last '" + its.phaseMarker + "'";
     return {};
 }
 

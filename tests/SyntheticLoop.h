@@ -1,0 +1,63 @@
+#pragma once
+// Builds small training-loop-shaped captures for tests: one device, a segment per block (so reserved
+// follows allocated and no cache shows), a heartbeat temporary every step, allocations kept,
+// released or leaked with the stacks given, annotations.
+#include "model/Capture.h"
+
+#include <initializer_list>
+#include <memory>
+#include <utility>
+
+namespace vs::test {
+
+class SyntheticLoop {
+  public:
+    SyntheticLoop() : c_(std::make_unique<Capture>()) {
+        c_->internStream(0);
+        t().hasFinalSnapshot = false; // replayed from empty
+        heartbeat_ = stack({{"train_step", 20}, {"main", 50}});
+    }
+    // A stack from frames given innermost first: {function, line} in /home/me/train.py.
+    StackId stack(std::initializer_list<std::pair<const char*, uint32_t>> frames) {
+        std::vector<FrameId> ids;
+        for (auto [fn, line] : frames)
+            ids.push_back(c_->frames.intern({c_->strings.intern(fn), c_->strings.intern("/home/me/train.py"), line}));
+        return c_->stacks.intern(ids);
+    }
+    uint64_t alloc(uint64_t bytes, StackId s) {
+        const uint64_t at = next_;
+        next_ += bytes;
+        event(Action::SegmentAlloc, at, bytes, s);
+        event(Action::Alloc, at, bytes, s);
+        return at;
+    }
+    void free(uint64_t addr, uint64_t bytes, StackId s) {
+        event(Action::FreeRequested, addr, bytes, s);
+        event(Action::FreeCompleted, addr, bytes, s);
+        event(Action::SegmentFree, addr, bytes, s);
+    }
+    // One iteration's heartbeat: a temporary made and freed (the forward pass of a real loop).
+    void step(uint64_t bytes = 1 << 20) { free(alloc(bytes, heartbeat_), bytes, heartbeat_); }
+    void annotate(const char* name, bool start = true) {
+        c_->annotations.push_back({0, now_ + 1, start, c_->strings.intern(name)});
+        now_ += 2;
+    }
+    DeviceTrace& t() { return c_->devices.empty() ? c_->devices.emplace_back() : c_->devices.front(); }
+    std::unique_ptr<Capture> take() { return std::move(c_); }
+
+    static constexpr uint64_t kBase = 0x7f0000000000;
+
+  private:
+    void event(Action a, uint64_t addr, uint64_t size, StackId s) {
+        DeviceTrace& d = t();
+        d.timeUs.push_back(now_ += 10), d.addr.push_back(addr), d.size.push_back(size);
+        d.action.push_back(a), d.stream.push_back(StreamId{0}), d.stack.push_back(s);
+    }
+
+    std::unique_ptr<Capture> c_;
+    StackId heartbeat_;
+    int64_t now_ = 1'000'000;
+    uint64_t next_ = kBase;
+};
+
+} // namespace vs::test
