@@ -148,7 +148,31 @@ void TestLeaks::checkGatesGrowth() {
     QVERIFY(x.readAll().contains("<failure"));
     QCOMPARE(run({"check", leak, "--max-growth", "1e12"}).first, 0);
     QCOMPARE(run({"check", clean, "--max-growth", "0"}).first, 0);
-    QCOMPARE(run({"check", clean}).first, 2); // --max-growth is required
+    QCOMPARE(run({"check", clean}).first, 2); // a limit is required
+    // accumulations count as growth; the peak gate compares consecutive iterations' peaks
+    const QString acc = QString::fromStdString(vs::test::samplePath("expandable"));
+    auto [accCode, accOut] = run({"check", acc, "--max-growth", "1000000"});
+    QCOMPARE(accCode, 1);
+    QVERIFY(accOut.contains("accumulation"));
+    QCOMPARE(run({"check", acc, "--max-peak-growth", "0.5"}).first, 1); // 81.2 -> 83.8 MiB: 3.1 %
+    QCOMPARE(run({"check", acc, "--max-peak-growth", "5"}).first, 0);
+    QCOMPARE(run({"check", clean, "--max-peak-growth", "0"}).first, 0);
+    QCOMPARE(run({"check", clean, "--max-peak-growth", "-1"}).first, 2);
+    // regions: the accumulation, released at the step that clears the list, explained by the diagnosis
+    const auto accJson = QJsonDocument::fromJson(run({"leaks", acc, "--json"}).second).object();
+    const auto regions = accJson["regions"].toArray();
+    QCOMPARE(regions.size(), 1);
+    const auto r0 = regions[0].toObject();
+    QCOMPARE(r0["kind"].toString(), QString("accumulation"));
+    QCOMPARE(r0["blocks"].toInt(), 7);
+    QVERIFY(r0["released_at_s"].toDouble() >= r0["to_s"].toDouble());
+    QCOMPARE(r0["top_groups"].toArray()[0].toObject()["site"].toObject()["line"].toInt(), 139);
+    for (const char* k : {"from_s", "scale", "growth_bytes", "per_iteration_bytes", "iterations", "released_by", "cost_bytes"})
+        QVERIFY2(r0.contains(k), k);
+    QCOMPARE(accJson["diagnosis"].toObject()["region"].toInt(), 0);
+    const auto leakRegions = QJsonDocument::fromJson(run({"leaks", leak, "--json"}).second).object()["regions"].toArray();
+    QCOMPARE(leakRegions[0].toObject()["kind"].toString(), QString("leak"));
+    QVERIFY(leakRegions[0].toObject()["released_at_s"].isNull());
     auto [code, json] = run({"leaks", leak, "--json"});
     QCOMPARE(code, 0);
     const auto doc = QJsonDocument::fromJson(json).object();
