@@ -3,7 +3,9 @@
 // collector, by a function returning and at an annotated phase end, and step markers among DDP's
 // per-bucket annotations.
 #include "SyntheticLoop.h"
+#include "TestData.h"
 #include "analysis/LeakDiagnosis.h"
+#include "analysis/NativeOwner.h"
 #include "analysis/PhasePeaks.h"
 #include "analysis/RegionDiagnosis.h"
 
@@ -28,6 +30,7 @@ class TestGrowthRegions : public QObject {
     void functionReturnAndPhaseEnd();
     void numberedStepMarkersBeatPerBucketAnnotations();
     void peakPerPhaseGate();
+    void cudaLevelPyTorchIsNoLeak();
 };
 
 namespace {
@@ -321,6 +324,27 @@ void TestGrowthRegions::peakPerPhaseGate() {
     // 124 -> 136 is the largest rise counted; 164 -> 124 is not counted
     QVERIFY2(std::abs(rise - 100.0 * 12 / 124) < 0.001, std::to_string(rise).c_str());
     QCOMPARE(at, size_t(2));
+}
+
+void TestGrowthRegions::cudaLevelPyTorchIsNoLeak() {
+    // PyTorch recorded by the CUPTI agent on the H200: its caching allocator's segments stay, by design
+    for (const char* name : {"torch_plain.vscap", "torch_two_devices.vscap", "torch_async.vscap"}) {
+        const auto a = CaptureAnalysis::open((vs::test::samplesDir() + "/../cuda/" + name).toStdString());
+        for (size_t d = 0; d < a->deviceCount(); ++d) {
+            const LeakReport rep = diagnoseLeaks(*a, d);
+            QVERIFY2(rep.kind == LeakKind::None, rep.summary.c_str());
+            QVERIFY2(rep.summary.find("PyTorch's") != std::string::npos, rep.summary.c_str());
+            QVERIFY(!rep.groups.empty());
+            const NativeOwner owner = nativeOwner(a->capture(), rep.groups.front().stack);
+            QVERIFY(owner == NativeOwner::TorchCache || owner == NativeOwner::TorchAsync);
+            QCOMPARE(rep.growthBytes, uint64_t(0));
+        }
+    }
+    // the program's own cudaMalloc that is never freed is still the user's leak
+    const auto leak = CaptureAnalysis::open((vs::test::samplesDir() + "/../cuda/leak.vscap").toStdString());
+    const LeakReport rep = diagnoseLeaks(*leak, 0);
+    QCOMPARE(rep.kind, LeakKind::Leak);
+    QCOMPARE(nativeOwner(leak->capture(), rep.groups.front().stack), NativeOwner::User);
 }
 
 QTEST_GUILESS_MAIN(TestGrowthRegions)

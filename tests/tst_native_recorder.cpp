@@ -189,8 +189,11 @@ void TestNativeRecorder::nativeFramesOfCudaAreInternal() {
              internal);
     QCOMPARE(classifyNativeFrame("cache_result", "/src/leak.cu"), user);
     QCOMPARE(classifyNativeFrame("cudaHelpersOfMine", "/src/mine.cu"), user); // the user's own source
+    // a framework's or library's own code above the CUDA call: library code, not the user's
     QCOMPARE(classifyNativeFrame("c10::cuda::CUDACachingAllocator::malloc", "/torch/lib/libc10_cuda.so+0x99"),
-             user); // a library's own code above the CUDA call
+             FrameKind::Python);
+    QCOMPARE(classifyNativeFrame("cublasCreate_v2", "/usr/lib/libcublas.so.13+0x99"), FrameKind::Python);
+    QCOMPARE(classifyNativeFrame("my_op", "/home/me/ext/build/my_ext.so+0x10"), user);
 }
 
 void TestNativeRecorder::signaturesShortenForSentences() {

@@ -1,5 +1,7 @@
 #include "FrameFilter.h"
 
+#include "NativeOwner.h"
+
 #include <array>
 
 namespace vs {
@@ -49,6 +51,8 @@ FrameKind classifyNativeFrame(std::string_view name, std::string_view filename) 
         (noSource && (name == "_start" || name.starts_with("__libc_start"))))
         return FrameKind::Internal;
     if (contains(filename, "/libc.so") || contains(filename, "/libstdc++.so")) return FrameKind::Internal;
+    // PyTorch, the CUDA libraries and the interpreter: library code, the way site-packages is for Python
+    if (isLibraryModule(filename)) return FrameKind::Python;
     return FrameKind::User;
 }
 

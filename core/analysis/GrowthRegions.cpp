@@ -1,5 +1,6 @@
 #include "GrowthRegions.h"
 
+#include "NativeOwner.h"
 #include "ReleaseCause.h"
 
 #include <algorithm>
@@ -113,10 +114,18 @@ struct Builder {
 };
 
 // The kept allocations of every stack, in stack order.
-std::map<uint32_t, Kept> keptByStack(const std::vector<Allocation>& all, const Iterations& its, bool skipWarmUp) {
+// At the CUDA level, what a framework's allocator or a library keeps is its cache, not growth.
+std::map<uint32_t, Kept> keptByStack(const Capture& c, const std::vector<Allocation>& all, const Iterations& its,
+                                     bool skipWarmUp) {
     std::map<uint32_t, Kept> out;
+    std::unordered_map<uint32_t, bool> library;
     for (uint32_t i = 0; i < all.size(); ++i) {
         const Allocation& x = all[i];
+        if (c.nativeStacks) {
+            auto [it, fresh] = library.try_emplace(x.stack.value, false);
+            if (fresh) it->second = nativeOwner(c, x.stack) != NativeOwner::User;
+            if (it->second) continue;
+        }
         const size_t born = its.indexOf(x.alloc);
         if (skipWarmUp && born == 0) continue; // the model and its buffers: the baseline
         const size_t freed = x.freeRequested == kNoEvent ? kNever : its.indexOf(x.freeRequested);
@@ -192,7 +201,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
 
     std::map<size_t, std::vector<Kept::Item>> releases; // release iteration -> accumulated items
     std::vector<Kept::Item> leaked, pending;            // alive at the end: leaks, unfinished phases
-    for (auto& [stack, kept] : keptByStack(all, its, real)) {
+    for (auto& [stack, kept] : keptByStack(c, all, its, real)) {
         std::map<size_t, std::vector<Kept::Item>> byFree;
         for (const auto& i : kept.items) byFree[i.freed].push_back(i);
         // Bulk releases of memory made over several iterations, against memory freed a fixed number
