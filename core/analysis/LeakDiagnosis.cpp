@@ -212,7 +212,18 @@ std::string libraryHoldings(const Capture& c, const std::vector<SurvivorGroup>& 
 
 } // namespace
 
+LeakInputs prepareLeakInputs(const CaptureAnalysis& a, size_t device) {
+    LeakInputs in;
+    in.lifetimes = pairAllocations(a.trace(device), a.replay(device));
+    in.regions = findGrowthRegions(a, device, in.lifetimes);
+    return in;
+}
+
 LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuery& q) {
+    return diagnoseLeaks(a, device, q, prepareLeakInputs(a, device));
+}
+
+LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuery& q, const LeakInputs& in) {
     const DeviceTrace& t = a.trace(device);
     const ReplayResult& r = a.replay(device);
     const Capture& c = a.capture();
@@ -223,7 +234,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         return rep;
     }
     const auto n = static_cast<uint32_t>(t.eventCount());
-    const auto all = pairAllocations(t, r);
+    const auto& all = in.lifetimes;
     const uint32_t oom = firstOom(t);
     auto secondsAt = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
 
@@ -245,12 +256,18 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     }
     rep.aliveAtEnd = q.aliveAtEnd;
     rep.groups = survivors(all, {rep.first, rep.last, q.aliveAtEnd}, n);
-    rep.regions = findGrowthRegions(a, device, all);
+    rep.regions = in.regions;
     const auto iterations = startsWithin(rep.regions.iterations, rep.first, rep.last);
     rep.iterationMarker = rep.regions.iterations.marker;
     rep.iterations = iterations.size();
     if (iterations.size() >= 3) // steadiness counted in iterations rather than in equal slices of the window
         for (auto& g : rep.groups) g.coverage = iterationCoverage(all, g, iterations);
+    // A clicked accumulation, cycle or one iteration's rise explains itself: what the region holds.
+    if (q.region && q.region->kind != RegionKind::Leak && q.region->kind != RegionKind::Cache) {
+        rep.region = q.region;
+        explainRegion(a, device, all, *q.region, rep);
+        return rep;
+    }
     for (size_t i = 0; i < rep.groups.size() && i < 32;
          ++i) // the largest candidates; the rest stay as they are
         if (isSteady(rep.groups[i]))
@@ -405,7 +422,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
                    leak && rep.kind == LeakKind::None) {
             LeakQuery again = q;
             again.region = *leak;
-            LeakReport viaRegion = diagnoseLeaks(a, device, again);
+            LeakReport viaRegion = diagnoseLeaks(a, device, again, in);
             if (viaRegion.kind == LeakKind::Leak) viaRegion.autoWindow = true, rep = std::move(viaRegion);
         }
     }

@@ -40,6 +40,15 @@ struct LeakQuery {
     std::optional<GrowthRegion> region; // explain this region (a click on a ramp): its window and kind
 };
 
+// What every diagnosis of a device starts from, computed once per device (a session keeps it, so a
+// click on a ramp only finds that region's survivors).
+struct LeakInputs {
+    std::vector<Allocation> lifetimes;
+    GrowthRegions regions;
+};
+LeakInputs prepareLeakInputs(const CaptureAnalysis& a, size_t device);
+
+LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuery& q, const LeakInputs& in);
 LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuery& q = {});
 
 // A group accumulates steadily when its survivors are spread over most of the window.

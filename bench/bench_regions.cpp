@@ -1,0 +1,61 @@
+// Growth-region benchmark: on a loaded capture, the time to pair allocations, find the regions and
+// the full diagnosis (what opening a capture adds on top of the load), and the time to explain one
+// region as a click on its ramp does (diagnosis + survivors of that region). Prints seconds; not a
+// test, it asserts nothing about time.
+//   bench_regions FILE [REPEATS]
+#include "analysis/CaptureAnalysis.h"
+#include "analysis/LeakDiagnosis.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: bench_regions FILE [REPEATS]\n");
+        return 2;
+    }
+    const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
+    const double t0 = now();
+    const auto a = vs::CaptureAnalysis::open(argv[1]);
+    std::printf("load %.3f s\n", now() - t0);
+    size_t device = 0;
+    for (size_t d = 1; d < a->deviceCount(); ++d)
+        if (a->trace(d).eventCount() > a->trace(device).eventCount()) device = d;
+    std::printf("device %d: %zu events\n", a->trace(device).device, a->trace(device).eventCount());
+    for (int r = 0; r < repeats; ++r) {
+        const double p0 = now();
+        const auto all = vs::pairAllocations(a->trace(device), a->replay(device));
+        const double p1 = now();
+        const auto regions = vs::findGrowthRegions(*a, device, all);
+        const double p2 = now();
+        const auto rep = vs::diagnoseLeaks(*a, device);
+        const double p3 = now();
+        std::printf("  pair %.1f ms, regions %.1f ms (%zu regions, %zu iterations), whole diagnosis %.1f ms (%s)\n",
+                    (p1 - p0) * 1e3, (p2 - p1) * 1e3, regions.regions.size(), regions.iterations.count(),
+                    (p3 - p2) * 1e3, vs::leakKindName(rep.kind).data());
+        // a click on a ramp: the costliest region, else one iteration's rise in the middle
+        std::optional<vs::GrowthRegion> clicked;
+        if (!regions.regions.empty())
+            clicked = regions.regions.front();
+        else
+            clicked = vs::iterationRamp(*a, device, all, regions.iterations,
+                                        uint32_t(a->trace(device).eventCount() / 2));
+        if (!clicked) continue;
+        vs::LeakQuery q;
+        q.region = clicked;
+        const vs::LeakInputs in{all, regions}; // what a session keeps per device
+        const double c0 = now();
+        const auto explained = vs::diagnoseLeaks(*a, device, q, in);
+        std::printf("  click on a %s region: %.1f ms (%zu groups)\n", vs::regionKindName(clicked->kind).data(),
+                    (now() - c0) * 1e3, explained.groups.size());
+    }
+    return 0;
+}
