@@ -1,6 +1,7 @@
 // Leak hunting: survivors of a range at its edges on hand-built allocations, ranking by steadiness,
 // and the diagnosis of every bundled sample against what its scenario does (kind, leaking line).
 #include "TestData.h"
+#include "analysis/CallTree.h"
 #include "analysis/LeakDiagnosis.h"
 
 #include <QJsonArray>
@@ -20,6 +21,7 @@ class TestLeaks : public QObject {
     void samplesDiagnosis();
     void checkGatesGrowth();
     void iterationsFromAnnotationsExcludeWarmUp();
+    void callTreeFoldsLibraryFrames();
 };
 
 namespace {
@@ -263,6 +265,39 @@ void TestLeaks::iterationsFromAnnotationsExcludeWarmUp() {
     QCOMPARE(rep.iterationMarker, std::string("ProfilerStep"));
     QCOMPARE(rep.kind, LeakKind::None);
     QCOMPARE(rep.growthBytes, uint64_t(0));
+}
+
+void TestLeaks::callTreeFoldsLibraryFrames() {
+    Capture c;
+    auto frame = [&](const char* fn, const char* file) {
+        return c.frames.intern({c.strings.intern(fn), c.strings.intern(file), 1});
+    };
+    const FrameId empty = frame("empty", "/venv/lib/python3.12/site-packages/torch/nn/functional.py");
+    const FrameId step = frame("training_step", "/home/me/lit.py");
+    const FrameId loop = frame("fit_loop", "/venv/lib/python3.12/site-packages/lightning/fit.py");
+    const FrameId runpy = frame("_run_code", "<frozen runpy>");
+    const FrameId hook = frame("hook", "/venv/lib/python3.12/site-packages/transformers/trainer.py");
+    const StackId mine = c.stacks.intern(std::vector<FrameId>{empty, step, loop, runpy});
+    const StackId theirs = c.stacks.intern(std::vector<FrameId>{empty, hook, runpy}); // no user frame
+    const std::vector<SurvivorGroup> groups{{mine, 300, 3, 0, 0, 0, true, {}}, {theirs, 100, 1, 0, 0, 0, true, {}}};
+    auto pathsOf = [&](const CallTree& t) {
+        QStringList out; // every leaf's path from the root, bottom-up order of the tree
+        for (uint32_t i = 1; i < t.size(); ++i) {
+            if (!t.node(i).children.empty()) continue;
+            QStringList path;
+            for (uint32_t at = i; at != 0; at = t.node(at).parent)
+                path.prepend(QString::fromUtf8(c.strings.text(c.frames[t.node(at).frame].name).data()));
+            out << path.join('>');
+        }
+        out.sort();
+        return out;
+    };
+    const auto all = CallTree::build(c, groups, CallTree::Direction::TopDown, true);
+    QCOMPARE(pathsOf(all), (QStringList{"_run_code>fit_loop>training_step>empty", "_run_code>hook>empty"}));
+    const auto folded = CallTree::build(c, groups, CallTree::Direction::TopDown, true, true);
+    // the user's frame alone; a stack without one keeps its allocation site (the innermost library frame)
+    QCOMPARE(pathsOf(folded), (QStringList{"empty", "training_step"}));
+    QCOMPARE(folded.node(0).bytes, uint64_t(400));
 }
 
 QTEST_GUILESS_MAIN(TestLeaks)

@@ -7,14 +7,20 @@
 namespace vs {
 
 CallTree CallTree::build(const Capture& c, const std::vector<SurvivorGroup>& groups, Direction d,
-                         bool hideInternal) {
+                         bool hideInternal, bool hideLibraries) {
     CallTree t;
     t.nodes_.push_back({});
     std::vector<FrameId> path;
     for (const SurvivorGroup& g : groups) {
         path.clear();
-        for (FrameId f : c.stacks.frames(g.stack)) // innermost first
-            if (!hideInternal || classifyFrame(c, f) != FrameKind::Internal) path.push_back(f);
+        const auto frames = c.stacks.frames(g.stack);
+        const uint32_t site = hideLibraries ? firstUserFrame(c, g.stack) : kNoFrame;
+        for (size_t i = 0; i < frames.size(); ++i) { // innermost first
+            const FrameKind k = classifyFrame(c, frames[i]);
+            const bool hidden = (hideInternal && k == FrameKind::Internal) ||
+                                (hideLibraries && k == FrameKind::Python && i != site);
+            if (!hidden) path.push_back(frames[i]);
+        }
         if (d == Direction::TopDown) std::reverse(path.begin(), path.end());
         uint32_t at = 0;
         t.nodes_[0].bytes += g.bytes, t.nodes_[0].count += g.count;

@@ -21,9 +21,11 @@ class CallTree {
   public:
     enum class Direction { TopDown, BottomUp };
     // `hideInternal`: PyTorch/CPython/C++ runtime frames are skipped (their cost goes to the
-    // nearest shown frame). Node 0 is the root (no frame) and holds the total.
+    // nearest shown frame). `hideLibraries`: library frames too (torch, lightning, transformers,
+    // runpy; PyTorch's and CUDA's modules at the CUDA level), except a stack's allocation site when
+    // it has no frame of the user's own. Node 0 is the root (no frame) and holds the total.
     static CallTree build(const Capture& c, const std::vector<SurvivorGroup>& groups, Direction d,
-                          bool hideInternal);
+                          bool hideInternal, bool hideLibraries = false);
 
     const CallNode& node(uint32_t i) const { return nodes_[i]; }
     size_t size() const { return nodes_.size(); }
