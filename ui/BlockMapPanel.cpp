@@ -64,6 +64,16 @@ void BlockMapPanel::setMoment(size_t eventsApplied) {
     updateLabel();
 }
 
+void BlockMapPanel::markAllocations(std::vector<uint32_t> allocEvents) {
+    view_->setMarkedAllocations(std::move(allocEvents));
+    updateLabel();
+}
+
+void BlockMapPanel::markAddresses(std::vector<uint64_t> addresses) {
+    view_->setMarkedAddresses(std::move(addresses));
+    updateLabel();
+}
+
 void BlockMapPanel::setPlaying(bool on) {
     if (on && analysis_ && view_->moment() >= analysis_->trace(device_).eventCount()) view_->setMoment(0);
     on ? timer_.start() : timer_.stop();
@@ -85,9 +95,11 @@ void BlockMapPanel::updateLabel() {
                                 : tr("after event #%1 (%2 s)")
                                       .arg(m - 1)
                                       .arg(double(t.timeUs[m - 1] - originUs_) / 1e6, 0, 'f', 6);
+    const size_t marked = view_->markedAlive();
     label_->setText(
         tr("%1 \u2022 %n segment(s), reserved %2, allocated %3", nullptr, int(view_->segments().size()))
-            .arg(when, formatBytes(double(reserved)), formatBytes(double(allocated))));
+            .arg(when, formatBytes(double(reserved)), formatBytes(double(allocated))) +
+        (marked ? tr(" \u2022 %n marked block(s) (red)", nullptr, int(marked)) : QString()));
 }
 
 } // namespace vs::ui

@@ -20,6 +20,9 @@ class BlockMapPanel : public QWidget {
     void setMoment(size_t eventsApplied);
     BlockMapView* view() const { return view_; }
     void setPlaying(bool on);
+    // Marks blocks in the map (see BlockMapView) and counts the marked ones in the label.
+    void markAllocations(std::vector<uint32_t> allocEvents);
+    void markAddresses(std::vector<uint64_t> addresses);
 
   signals:
     void momentChanged(size_t device, size_t eventsApplied);

@@ -11,6 +11,7 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 
 namespace vs::ui {
@@ -43,6 +44,31 @@ void BlockMapView::setHighlightedAddress(std::optional<uint64_t> address) {
     viewport()->update();
 }
 
+void BlockMapView::setMarkedAllocations(std::vector<uint32_t> allocEvents) {
+    std::sort(allocEvents.begin(), allocEvents.end());
+    markedEvents_ = std::move(allocEvents);
+    viewport()->update();
+}
+
+void BlockMapView::setMarkedAddresses(std::vector<uint64_t> addresses) {
+    std::sort(addresses.begin(), addresses.end());
+    markedAddresses_ = std::move(addresses);
+    viewport()->update();
+}
+
+bool BlockMapView::isMarked(const StateBlock& b) const {
+    if (b.state == BlockState::Inactive) return false;
+    return (b.allocEvent != kNoEvent && std::binary_search(markedEvents_.begin(), markedEvents_.end(), b.allocEvent)) ||
+           std::binary_search(markedAddresses_.begin(), markedAddresses_.end(), b.address);
+}
+
+size_t BlockMapView::markedAlive() const {
+    size_t n = 0;
+    for (const auto& s : segments_)
+        for (const auto& b : s.blocks) n += isMarked(b);
+    return n;
+}
+
 void BlockMapView::setColourBy(ColourBy c) {
     colourBy_ = c;
     viewport()->update();
@@ -68,6 +94,7 @@ void BlockMapView::updateScroll() {
 
 QColor BlockMapView::colourOf(const StateBlock& b) const {
     const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    if (isMarked(b)) return dark ? QColor(255, 105, 105) : QColor(214, 39, 40); // the selection's blocks
     if (b.state == BlockState::ActivePendingFree) return dark ? QColor(230, 190, 60) : QColor(220, 160, 0);
     if (colourBy_ == ColourBy::State || b.allocEvent == kNoEvent) {
         if (b.allocEvent == kNoEvent && colourBy_ != ColourBy::State)

@@ -24,6 +24,12 @@ class BlockMapView : public QAbstractScrollArea {
     void setColourBy(ColourBy c);
     void setZoom(double factor);                                 // 1 = everything fits the view
     void setHighlightedAddress(std::optional<uint64_t> address); // outlines the block holding it
+    // Blocks drawn in the mark colour, at any moment they are alive: those made by these alloc events
+    // (a growth region's or a group's allocations) or at these addresses (a retention group's).
+    void setMarkedAllocations(std::vector<uint32_t> allocEvents);
+    void setMarkedAddresses(std::vector<uint64_t> addresses);
+    size_t markedAlive() const; // marked blocks alive at the moment shown
+    bool isMarked(const StateBlock& b) const;
     void zoomToSegment(size_t segment); // the segment fills the visible rows, scrolled into view
     double zoom() const { return zoom_; }
     const std::vector<StateSegment>& segments() const { return segments_; }
@@ -54,6 +60,8 @@ class BlockMapView : public QAbstractScrollArea {
     ColourBy colourBy_ = ColourBy::State;
     double zoom_ = 1;
     std::optional<uint64_t> highlight_;
+    std::vector<uint32_t> markedEvents_;   // ascending
+    std::vector<uint64_t> markedAddresses_; // ascending
 };
 
 } // namespace vs::ui

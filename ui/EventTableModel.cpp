@@ -18,7 +18,25 @@ void EventTableModel::setDevice(AnalysisPtr analysis, size_t device, int64_t ori
     analysis_ = std::move(analysis);
     device_ = device;
     originUs_ = originUs;
+    marked_.clear();
     endResetModel();
+}
+
+void EventTableModel::setMarkedEvents(std::vector<uint32_t> events) {
+    std::sort(events.begin(), events.end());
+    marked_ = std::move(events);
+    if (rowCount()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::BackgroundRole});
+}
+
+int EventTableModel::nextMarked(int row, bool forward) const {
+    if (marked_.empty()) return -1;
+    if (forward) {
+        if (row < 0) return int(marked_.front());
+        const auto it = std::upper_bound(marked_.begin(), marked_.end(), uint32_t(row));
+        return int(it == marked_.end() ? marked_.front() : *it);
+    }
+    const auto it = std::lower_bound(marked_.begin(), marked_.end(), uint32_t(std::max(row, 0)));
+    return int(it == marked_.begin() ? marked_.back() : *(it - 1));
 }
 
 int EventTableModel::rowCount(const QModelIndex& parent) const {
@@ -70,6 +88,9 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
         return index.column() == Action || index.column() == Site
                    ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::BackgroundRole)
+        return std::binary_search(marked_.begin(), marked_.end(), uint32_t(i)) ? QVariant(QColor(214, 39, 40, 45))
+                                                                             : QVariant();
     if (role == Qt::ForegroundRole && index.column() == Action) {
         const bool dark = QGuiApplication::palette().color(QPalette::Window).lightness() < 128;
         switch (t.action[i]) {

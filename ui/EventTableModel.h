@@ -4,6 +4,8 @@
 
 #include <QAbstractTableModel>
 
+#include <vector>
+
 namespace vs::ui {
 
 class EventTableModel : public QAbstractTableModel {
@@ -23,12 +25,18 @@ class EventTableModel : public QAbstractTableModel {
     // Row of the last event at or before `seconds` (0 if none).
     int rowAtTime(double seconds) const;
     double timeOfRow(int row) const;
+    // Rows tinted as marked (a group's allocations); ascending event indices.
+    void setMarkedEvents(std::vector<uint32_t> events);
+    const std::vector<uint32_t>& markedEvents() const { return marked_; }
+    // The next (or previous) marked row after `row`, wrapping around; -1 when none is marked.
+    int nextMarked(int row, bool forward) const;
 
   private:
     QString siteOf(size_t event) const;
     AnalysisPtr analysis_;
     size_t device_ = 0;
     int64_t originUs_ = 0;
+    std::vector<uint32_t> marked_;
 };
 
 } // namespace vs::ui

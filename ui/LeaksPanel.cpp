@@ -3,6 +3,7 @@
 #include "ByteAxisTicker.h"
 #include "CallTreeModel.h"
 #include "FlameGraph.h"
+#include "RegionListView.h"
 #include "Sparkline.h"
 #include "analysis/FrameFilter.h"
 
@@ -11,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPainter>
 #include <QSortFilterProxyModel>
 #include <QStyledItemDelegate>
@@ -81,7 +83,8 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     atEnd_->setToolTip(
         tr("Survivors still alive when the capture ends, instead of at the end of the window"));
     connect(atEnd_, &QCheckBox::toggled, this, [this] {
-        if (analysis_) analyse(analysis_, device_, first_, last_);
+        if (!analysis_) return;
+        region_ ? analyseRegion(analysis_, device_, *region_) : analyse(analysis_, device_, first_, last_);
     });
 
     groups_ = new QTreeWidget(this);
@@ -94,6 +97,8 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     groups_->setToolTip(
         tr("Allocations made in the window and still alive at its end, grouped by call stack. "
            "Steady groups gained blocks across most of the window: look at them first."));
+    groups_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(groups_, &QTreeWidget::customContextMenuRequested, this, &LeaksPanel::groupMenu);
     connect(groups_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
         while (it && it->parent()) it = it->parent();
         onGroupSelected(it ? groups_->indexOfTopLevelItem(it) : -1);
@@ -110,6 +115,9 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     views_->addTab(topDown_, tr("Top-down"));
     views_->addTab(bottomUp_, tr("Bottom-up"));
     views_->addTab(flame_, tr("Flame graph"));
+    regions_ = new RegionListView(this);
+    views_->addTab(regions_, tr("Regions"));
+    views_->setTabToolTip(4, tr("Every growth region of this device; select one to explain it (Ctrl+] / Ctrl+[)"));
     views_->setTabToolTip(1, tr("From the program's entry point down to the allocating frames"));
     views_->setTabToolTip(2, tr("From the allocating frames up to their callers"));
     views_->setTabToolTip(3, tr("Click a frame to zoom into it, Escape to zoom out"));
@@ -129,18 +137,39 @@ LeaksPanel::~LeaksPanel() {
 }
 
 void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int64_t last) {
-    watcher_.waitForFinished();
     analysis_ = std::move(analysis);
     device_ = device;
-    diagnosis_->setText(tr("Analysing\u2026"));
     first_ = first, last_ = last;
+    region_.reset();
     LeakQuery q;
     if (first >= 0 && last >= first) q.autoWindow = false, q.first = uint32_t(first), q.last = uint32_t(last);
+    run(q);
+}
+
+void LeaksPanel::analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region) {
+    analysis_ = std::move(analysis);
+    device_ = device;
+    first_ = last_ = -1;
+    region_ = region;
+    LeakQuery q;
+    q.region = region;
+    run(q);
+}
+
+void LeaksPanel::run(LeakQuery q) {
+    watcher_.waitForFinished();
+    diagnosis_->setText(tr("Analysing\u2026"));
     q.aliveAtEnd = atEnd_->isChecked();
     auto a = analysis_;
+    const size_t device = device_;
     watcher_.setFuture(QtConcurrent::run([a, device, q] {
         return Result{diagnoseLeaks(*a, device, q), pairAllocations(a->trace(device), a->replay(device))};
     }));
+}
+
+double LeaksPanel::secondsAt(uint32_t event) const {
+    const DeviceTrace& t = analysis_->trace(device_);
+    return event < t.eventCount() ? double(t.timeUs[event] - originUs_) / 1e6 : 0.0;
 }
 
 void LeaksPanel::waitForResult() {
@@ -152,11 +181,7 @@ void LeaksPanel::present(Result result) {
     result_ = std::move(result);
     if (!analysis_) return;
     const LeakReport& report = result_.report;
-    const DeviceTrace& t = analysis_->trace(device_);
     const Capture& c = analysis_->capture();
-    auto secondsAt = [&](uint32_t e) {
-        return t.eventCount() ? double(t.timeUs[e] - t.timeUs.front()) / 1e6 : 0.0;
-    };
     diagnosis_->setText(
         tr("<b>%1</b> &nbsp;<span style='color:gray'>window %2 s \u2013 %3 s%4</span><br>%5<br>"
            "<i>Evidence:</i> %6<br><i>Next step:</i> %7")
@@ -239,12 +264,12 @@ void LeaksPanel::onGroupSelected(int row) {
     const auto& groups = result_.report.groups;
     if (!analysis_ || row < 0 || size_t(row) >= groups.size()) {
         spark_->setSeries({}, 1, 0, 0, {});
-        emit groupHighlighted(device_, {});
+        emit groupHighlighted(device_, {}, {});
         return;
     }
     const DeviceTrace& t = analysis_->trace(device_);
     const SurvivorGroup& g = groups[size_t(row)];
-    auto seconds = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
+    auto seconds = [&](uint32_t e) { return secondsAt(e); };
     // the stack's live bytes over the whole capture: +bytes at each alloc, -bytes at each free
     std::vector<std::pair<uint32_t, int64_t>> steps;
     for (const auto& a : result_.lifetimes) {
@@ -259,9 +284,34 @@ void LeaksPanel::onGroupSelected(int row) {
     const LeakReport& r = result_.report;
     spark_->setSeries(std::move(points), seconds(uint32_t(t.eventCount() - 1)), seconds(r.first),
                       seconds(r.last), tr("group #%1 live bytes").arg(row + 1));
+    const QVector<quint32> events = groupEvents(row);
     QVector<double> times;
-    for (uint32_t a : g.allocations) times.push_back(seconds(result_.lifetimes[a].alloc));
-    emit groupHighlighted(device_, times);
+    for (quint32 e : events) times.push_back(seconds(e));
+    emit groupHighlighted(device_, times, events);
+}
+
+// The alloc events of a group's allocations, ascending.
+QVector<quint32> LeaksPanel::groupEvents(int row) const {
+    const auto& groups = result_.report.groups;
+    if (row < 0 || size_t(row) >= groups.size()) return {};
+    QVector<quint32> events;
+    for (uint32_t a : groups[size_t(row)].allocations) events.push_back(result_.lifetimes[a].alloc);
+    std::sort(events.begin(), events.end());
+    return events;
+}
+
+void LeaksPanel::groupMenu(const QPoint& pos) {
+    QTreeWidgetItem* it = groups_->itemAt(pos);
+    while (it && it->parent()) it = it->parent();
+    if (!it) return;
+    const int row = groups_->indexOfTopLevelItem(it);
+    QMenu menu(this);
+    QAction* show = menu.addAction(tr("Show Allocations in the Event List"), this, [this, row] {
+        emit showAllocationsRequested(device_, groupEvents(row));
+    });
+    show->setToolTip(tr("Mark this group's allocation events in the event list and select the first; "
+                        "F3 / Shift+F3 step through them"));
+    menu.exec(groups_->viewport()->mapToGlobal(pos));
 }
 
 void LeaksPanel::setSearch(const QString& text) {

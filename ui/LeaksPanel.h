@@ -22,6 +22,7 @@ namespace vs::ui {
 
 class CallTreeModel;
 class FlameGraph;
+class RegionListView;
 class Sparkline;
 
 class LeaksPanel : public QWidget {
@@ -31,11 +32,18 @@ class LeaksPanel : public QWidget {
     ~LeaksPanel() override;
     // Computes in the background; `first`/`last` < 0: the automatically detected region.
     void analyse(AnalysisPtr analysis, size_t device, int64_t first = -1, int64_t last = -1);
+    // Explains one growth region (a click on its ramp, a row of the Regions list), in the background.
+    void analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region);
+    // Times shown and emitted are seconds from this moment (the timeline's origin).
+    void setOrigin(int64_t originUs) { originUs_ = originUs; }
     const LeakReport& report() const { return result_.report; }
+    const std::vector<Allocation>& lifetimes() const { return result_.lifetimes; } // of the last result
+    size_t device() const { return device_; }
+    RegionListView* regionList() const { return regions_; }
     int groupRows() const;
     void selectGroup(int row);
     void setSearch(const QString& text);
-    void showView(int tab); // 0 groups, 1 top-down, 2 bottom-up, 3 flame graph
+    void showView(int tab); // 0 groups, 1 top-down, 2 bottom-up, 3 flame graph, 4 regions
     void waitForResult();   // tests and --screenshot
     FlameGraph* flameGraph() const { return flame_; }
     QTreeView* topDownView() const { return topDown_; }
@@ -44,7 +52,10 @@ class LeaksPanel : public QWidget {
   signals:
     void reportReady();
     void windowChanged(double fromSeconds, double toSeconds, bool automatic);
-    void groupHighlighted(size_t device, const QVector<double>& allocSeconds); // empty: none
+    // The selected group's allocations: their times and alloc event indices (ascending); empty: none.
+    void groupHighlighted(size_t device, const QVector<double>& allocSeconds, const QVector<quint32>& allocEvents);
+    // "Show allocations in the event list" on a group.
+    void showAllocationsRequested(size_t device, const QVector<quint32>& allocEvents);
 
   private:
     struct Result {
@@ -55,6 +66,10 @@ class LeaksPanel : public QWidget {
     void fillGroups();
     void onGroupSelected(int row);
     void applyFilter(const QString& text);
+    void run(LeakQuery q);
+    void groupMenu(const QPoint& pos);
+    QVector<quint32> groupEvents(int row) const;
+    double secondsAt(uint32_t event) const;
 
     AnalysisPtr analysis_;
     size_t device_ = 0;
@@ -63,6 +78,8 @@ class LeaksPanel : public QWidget {
     QLineEdit* search_;
     QCheckBox* atEnd_;
     int64_t first_ = -1, last_ = -1; // the window asked for (-1: detected)
+    std::optional<GrowthRegion> region_; // the region asked for
+    int64_t originUs_ = 0;
     QTabWidget* views_;
     QTreeWidget* groups_;
     QTreeView *topDown_, *bottomUp_;
@@ -70,6 +87,7 @@ class LeaksPanel : public QWidget {
     QSortFilterProxyModel *topDownFilter_, *bottomUpFilter_;
     FlameGraph* flame_;
     Sparkline* spark_;
+    RegionListView* regions_;
     QFutureWatcher<Result> watcher_;
 };
 

@@ -9,6 +9,7 @@
 #include "EventTableModel.h"
 #include "LeaksPanel.h"
 #include "MemoryMapView.h"
+#include "RegionSelector.h"
 #include "StackPane.h"
 #include "TimelinePlot.h"
 #include "analysis/SummaryReport.h"
@@ -93,8 +94,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     layout->addWidget(outer_, 1);
     setCentralWidget(central);
 
+    regions_ = new RegionSelector(timeline_, leaks_, blockMap_, this);
     buildMenus();
     buildStatusBar();
+    linkViews();
     connect(loader_, &CaptureLoader::progress, progress_, &QProgressBar::setValue);
     connect(loader_, &CaptureLoader::loaded, this, &MainWindow::onLoaded);
     connect(loader_, &CaptureLoader::failed, this, &MainWindow::onFailed);
@@ -103,48 +106,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         statusBar()->showMessage(tr("Opening %1 was cancelled").arg(QFileInfo(p).fileName()), 5000);
     });
     connect(timeline_, &TimelinePlot::cursorMoved, this, &MainWindow::onCursor);
-    connect(timeline_, &TimelinePlot::timeClicked, this, &MainWindow::selectEventAt);
     connect(timeline_, &TimelinePlot::selectionChanged, this, &MainWindow::onSelection);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& i) { onEventSelected(i.row()); });
-    connect(leaks_, &LeaksPanel::windowChanged, this, [this](double from, double to, bool automatic) {
-        if (automatic) timeline_->setGrowthRegion(QCPRange(from, to));
-    });
-    connect(blockMap_->view(), &BlockMapView::blockClicked, this, [this](size_t, uint32_t allocEvent) {
-        const DeviceTrace& t = analysis_->trace(model_->device());
-        size_t freed = t.eventCount() - 1; // the block's lifetime: to its free, or to the end
-        for (size_t i = allocEvent + 1; i < t.eventCount(); ++i)
-            if ((t.action[i] == Action::FreeRequested || t.action[i] == Action::FreeCompleted) &&
-                t.addr[i] == t.addr[allocEvent]) {
-                freed = i;
-                break;
-            }
-        auto seconds = [&](size_t e) { return double(t.timeUs[e] - timeline_->originUs()) / 1e6; };
-        timeline_->setLifetime(model_->device(), QCPRange(seconds(allocEvent), seconds(freed)));
-        fromBlockMap_ = true;               // show where it was allocated, without moving the map away
-        table_->selectRow(int(allocEvent)); // its alloc event: stack and timeline marker
-        table_->scrollTo(model_->index(int(allocEvent), 0), QAbstractItemView::PositionAtCenter);
-        fromBlockMap_ = false;
-    });
-    connect(memoryMap_, &MemoryMapView::cellClicked, this, [this](uint32_t applied, uint64_t address) {
-        if (!analysis_ || applied == 0) return;
-        table_->selectRow(int(applied - 1)); // moves the cursor and the block map to that moment
-        table_->scrollTo(model_->index(int(applied - 1), 0), QAbstractItemView::PositionAtCenter);
-        blockMap_->view()->setHighlightedAddress(address);
-        showBlockMapTab();
-    });
-    connect(blockMap_, &BlockMapPanel::momentChanged, this, [this](size_t d, size_t applied) {
-        if (applied) timeline_->setHighlightedEvent(analysis_->trace(d).device, applied - 1, true);
-    });
     connect(&fragmentation_, &QFutureWatcher<std::vector<std::vector<FragmentationSample>>>::finished, this,
             &MainWindow::showFragmentation);
     connect(&memoryMapJob_, &QFutureWatcher<OccupancyGrid>::finished, this, &MainWindow::showMemoryMap);
-    connect(leaks_, &LeaksPanel::reportReady, this, [this] { // a finding comes first
-        if (leaks_->report().kind != LeakKind::None && leaks_->report().autoWindow) showLeaksTab();
-    });
-    connect(leaks_, &LeaksPanel::groupHighlighted, this, [this](size_t device, const QVector<double>& times) {
-        timeline_->setMarkedTimes(device, times);
-    });
     connect(stack_, &StackPane::showInternalChanged, this,
             [](bool on) { QSettings().setValue(QStringLiteral("showInternalFrames"), on); });
     restoreSettings();
@@ -156,6 +123,8 @@ void MainWindow::buildStatusBar() {
     fileLabel_ = new QLabel(tr("No capture open"), this);
     cursorLabel_ = new QLabel(this);
     selectionLabel_ = new QLabel(this);
+    regionLabel_ = new QLabel(this);
+    regionLabel_->setToolTip(tr("The selected growth region; Ctrl+] and Ctrl+[ step through the regions"));
     progress_ = new QProgressBar(this);
     progress_->setRange(0, 100);
     progress_->setMaximumWidth(220);
@@ -164,7 +133,8 @@ void MainWindow::buildStatusBar() {
     cancel_->setToolTip(tr("Stop opening this file (Esc)"));
     cancel_->setVisible(false);
     connect(cancel_, &QPushButton::clicked, loader_, &CaptureLoader::cancel);
-    statusBar()->addWidget(fileLabel_, 1);
+    statusBar()->addWidget(fileLabel_);
+    statusBar()->addWidget(regionLabel_, 1);
     statusBar()->addWidget(selectionLabel_);
     statusBar()->addPermanentWidget(cursorLabel_);
     statusBar()->addPermanentWidget(progress_);
@@ -266,7 +236,10 @@ void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
     warnings_->setVisible(!warnings.isEmpty());
     selectionLabel_->clear();
     timeline_->setGrowthRegion(std::nullopt);
-    leaks_->analyse(analysis_, device); // the growth region, found in the background
+    regionLabel_->clear();
+    regions_->reset(analysis_, device);
+    leaks_->setOrigin(timeline_->originUs()); // one clock for the timeline and the Leaks tab
+    leaks_->analyse(analysis_, device); // the growth regions, found in the background
     blockMap_->setAnalysis(analysis_, device, timeline_->originUs());
     retention_->setAnalysis(analysis_);
     computeFragmentation();
@@ -351,6 +324,7 @@ void MainWindow::onSelection(double from, double to) {
         return;
     }
     const size_t d = model_->device();
+    regions_->clear(); // the Leaks tab explains the range now, not a region
     leaks_->analyse(analysis_, d,
                     model_->rowAtTime(from) + (model_->timeOfRow(model_->rowAtTime(from)) < from),
                     model_->rowAtTime(to)); // what survives the selected range
@@ -377,8 +351,8 @@ void MainWindow::onEventSelected(int row) {
     if (!analysis_ || row < 0) return;
     const size_t d = model_->device();
     stack_->showEvent(analysis_, d, size_t(row), timeline_->originUs());
-    if (!fromBlockMap_) blockMap_->setMoment(size_t(row) + 1); // the block map follows the selected moment
-    if (details_->currentWidget() != blockMap_) details_->setCurrentWidget(stack_);
+    if (!fromBlockMap_ && !keepDetails_) blockMap_->setMoment(size_t(row) + 1); // follows the selected moment
+    if (!keepDetails_ && details_->currentWidget() != blockMap_) details_->setCurrentWidget(stack_);
     timeline_->setHighlightedEvent(analysis_->trace(d).device, size_t(row), !clickedOnTimeline_);
 }
 

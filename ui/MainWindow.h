@@ -26,6 +26,7 @@ class EventTableModel;
 class LeaksPanel;
 class LiveController;
 class MemoryMapView;
+class RegionSelector;
 class RetentionPanel;
 class StackPane;
 class TimelinePlot;
@@ -48,6 +49,8 @@ class MainWindow : public QMainWindow {
     RetentionPanel* retentionPanel() const { return retention_; }
     void showRetentionTab();
     CaptureLoader* loader() const { return loader_; }
+    RegionSelector* regionSelector() const { return regions_; }
+    QString regionStatus() const; // the selected region's sentence in the status bar
     QString summaryMarkdown() const;
     AnalysisPtr analysis() const { return analysis_; }
 
@@ -58,6 +61,10 @@ class MainWindow : public QMainWindow {
 
   private:
     void buildMenus();
+    void buildGoMenu();
+    void linkViews(); // selections that follow each other across views (MainWindowLinks.cpp)
+    void linkBlockMap();
+    void stepMarkedEvent(bool forward);
     void buildStatusBar();
     void restoreSettings();
     void updateRecentMenu();
@@ -98,9 +105,10 @@ class MainWindow : public QMainWindow {
     LeaksPanel* leaks_;
     BlockMapPanel* blockMap_;
     RetentionPanel* retention_;
+    RegionSelector* regions_;
     class QTabWidget* details_;
     QSplitter *outer_, *lower_;
-    QLabel *warnings_, *fileLabel_, *cursorLabel_, *selectionLabel_;
+    QLabel *warnings_, *fileLabel_, *cursorLabel_, *selectionLabel_, *regionLabel_;
     QProgressBar* progress_;
     QPushButton* cancel_;
     QMenu* recentMenu_;
@@ -108,6 +116,7 @@ class MainWindow : public QMainWindow {
     QString path_;
     bool clickedOnTimeline_ = false;
     bool fromBlockMap_ = false;
+    bool keepDetails_ = false; // an event selected by a click on a ramp: leave the details tabs alone
     QFutureWatcher<std::vector<std::vector<FragmentationSample>>> fragmentation_;
     QFutureWatcher<OccupancyGrid> memoryMapJob_;
     MemoryMapView* memoryMap_;

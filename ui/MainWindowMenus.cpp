@@ -4,6 +4,7 @@
 #include "Exporter.h"
 #include "LiveController.h"
 #include "MainWindow.h"
+#include "RegionSelector.h"
 #include "StackPane.h"
 #include "TimelinePlot.h"
 
@@ -104,11 +105,33 @@ void MainWindow::buildMenus() {
     connect(internal, &QAction::toggled, stack_, &StackPane::setShowInternal);
     connect(stack_, &StackPane::showInternalChanged, internal, &QAction::setChecked);
 
+    buildGoMenu();
     QMenu* capture = menuBar()->addMenu(tr("&Capture"));
     live_->addActions(capture);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About vramscope"), QKeySequence::HelpContents, this, &MainWindow::showAbout);
+}
+
+// Stepping through what the analyses found: growth regions in time order, marked events.
+void MainWindow::buildGoMenu() {
+    QMenu* go = menuBar()->addMenu(tr("&Go"));
+    go->setToolTipsVisible(true);
+    QAction* next = go->addAction(tr("&Next Growth Region"), QKeySequence(Qt::CTRL | Qt::Key_BracketRight),
+                                  regions_, &RegionSelector::selectNext);
+    next->setToolTip(tr("Select the next growth region in time: shaded, explained in the Leaks tab, its "
+                        "blocks marked in the block map"));
+    QAction* previous = go->addAction(tr("&Previous Growth Region"),
+                                      QKeySequence(Qt::CTRL | Qt::Key_BracketLeft), regions_,
+                                      &RegionSelector::selectPrevious);
+    previous->setToolTip(tr("Select the previous growth region in time"));
+    go->addSeparator();
+    QAction* nextMark = go->addAction(tr("Next &Marked Event"), QKeySequence(Qt::Key_F3), this,
+                                      [this] { stepMarkedEvent(true); });
+    nextMark->setToolTip(tr("The next allocation of the group shown with \"Show Allocations in the Event List\""));
+    QAction* prevMark = go->addAction(tr("Previous Marked &Event"), QKeySequence(Qt::SHIFT | Qt::Key_F3), this,
+                                      [this] { stepMarkedEvent(false); });
+    prevMark->setToolTip(tr("The previous marked allocation in the event list"));
 }
 
 void MainWindow::updateRecentMenu() {

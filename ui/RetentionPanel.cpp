@@ -189,7 +189,25 @@ void RetentionPanel::fillGroups() {
             first = groups_->topLevelItem(i);
             break;
         }
+    userChoice_ = false;
     groups_->setCurrentItem(first);
+    userChoice_ = true;
+}
+
+bool RetentionPanel::selectBlockAddress(uint64_t address) {
+    const RetentionGraph* g = graph();
+    if (!g) return false;
+    for (int i = 0; i < groups_->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = groups_->topLevelItem(i);
+        for (uint32_t b : result_.groups[size_t(item->data(0, kGroupRole).toInt())].blocks)
+            if (g->nodes[b].address == address) {
+                userChoice_ = false;
+                groups_->setCurrentItem(item);
+                userChoice_ = true;
+                return true;
+            }
+    }
+    return false;
 }
 
 void RetentionPanel::fillDominators() {
@@ -250,6 +268,10 @@ void RetentionPanel::showGroup(int group) {
                        ? QString()
                        : tr("<b>Hint:</b> %1").arg(QString::fromStdString(grp.hint).toHtmlEscaped()));
     drawing_->setPaths(&c, g, &result_, grp.blocks);
+    if (!userChoice_) return;
+    QVector<quint64> addresses;
+    for (uint32_t b : grp.blocks) addresses.push_back(g->nodes[b].address);
+    emit blocksChosen(g->device, g->timeUs, addresses);
 }
 
 QString RetentionPanel::pathText() const {

@@ -7,6 +7,7 @@
 
 #include "analysis/Retention.h"
 
+#include <QVector>
 #include <QWidget>
 
 #include <vector>
@@ -36,6 +37,13 @@ class RetentionPanel : public QWidget {
     QString hintText() const;
     QTreeWidget* groupsTree() const { return groups_; }
     QTreeWidget* dominatorTree() const { return dominators_; }
+    // Selects the group holding the block at `address` (a click in the block map), without emitting
+    // blocksChosen; false when no group of the shown graph holds it.
+    bool selectBlockAddress(uint64_t address);
+
+  signals:
+    // The user chose a group: its blocks' addresses, on the graph's device at the graph's moment.
+    void blocksChosen(int device, qint64 timeUs, const QVector<quint64>& addresses);
 
   private:
     void recompute();
@@ -46,6 +54,7 @@ class RetentionPanel : public QWidget {
     const RetentionGraph* graph() const;
 
     AnalysisPtr analysis_;
+    bool userChoice_ = true; // false while the panel picks a group itself
     int graphIndex_ = -1;
     std::vector<uint32_t> ignored_;
     RetentionResult result_;

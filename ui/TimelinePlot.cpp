@@ -47,6 +47,7 @@ void TimelinePlot::clearLanes() {
     lanes_.clear(); // graphs (marks included) were cleared above
     back_.clear(), forward_.clear();
     selection_.reset();
+    growth_.reset();
 }
 
 void TimelinePlot::setAnalysis(AnalysisPtr analysis) {
@@ -165,32 +166,17 @@ void TimelinePlot::buildLane(size_t device) {
     lane.cursor->setClipAxisRect(lane.rect);
     for (auto* p : {lane.cursor->point1, lane.cursor->point2}) p->setAxes(x, y);
     lane.cursor->setVisible(false);
-    lane.selection = new QCPItemRect(this);
-    lane.selection->setClipAxisRect(lane.rect);
-    for (auto* p : {lane.selection->topLeft, lane.selection->bottomRight}) {
-        p->setAxes(x, y);
-        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    }
-    lane.selection->setVisible(false);
-    lane.growth = new QCPItemRect(this);
-    lane.growth->setClipAxisRect(lane.rect);
+    lane.selection = makeBandItem(x, y);
+    lane.growth = makeBandItem(x, y);
     lane.growth->setLayer(QStringLiteral("grid")); // under the data, over the background
-    for (auto* p : {lane.growth->topLeft, lane.growth->bottomRight}) {
-        p->setAxes(x, y);
-        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    }
     lane.growth->setPen(Qt::NoPen);
     lane.growth->setBrush(QColor(220, 40, 40, 28));
-    lane.growth->setVisible(false);
-    lane.lifetime = new QCPItemRect(this);
-    lane.lifetime->setClipAxisRect(lane.rect);
-    for (auto* p : {lane.lifetime->topLeft, lane.lifetime->bottomRight}) {
-        p->setAxes(x, y);
-        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    }
+    lane.hover = makeBandItem(x, y);
+    lane.hover->setLayer(QStringLiteral("grid"));
+    lane.hover->setPen(Qt::NoPen); // its brush follows the palette (applyColours)
+    lane.lifetime = makeBandItem(x, y);
     lane.lifetime->setPen(QPen(QColor(40, 160, 90), 1, Qt::DashLine));
     lane.lifetime->setBrush(QColor(40, 160, 90, 40));
-    lane.lifetime->setVisible(false);
     lane.highlight = new QCPItemStraightLine(this);
     lane.highlight->setClipAxisRect(lane.rect);
     for (auto* p : {lane.highlight->point1, lane.highlight->point2}) p->setAxes(x, y);
@@ -223,6 +209,18 @@ TimelinePlot::Band TimelinePlot::makeBand(QCPAxis* x, QCPAxis* y, const QString&
     b.lo->setChannelFillGraph(b.hi); // the band between each column's minimum and maximum
     b.lod = std::make_unique<TimelineLod>(t.timeUs, values, initial, originUs_);
     return b;
+}
+
+// A hidden rectangle spanning a time range over the whole height of a lane.
+QCPItemRect* TimelinePlot::makeBandItem(QCPAxis* x, QCPAxis* y) {
+    auto* r = new QCPItemRect(this);
+    r->setClipAxisRect(x->axisRect());
+    for (auto* p : {r->topLeft, r->bottomRight}) {
+        p->setAxes(x, y);
+        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    r->setVisible(false);
+    return r;
 }
 
 QCPGraph* TimelinePlot::seriesGraph(size_t lane, Series s, bool upper) const {
@@ -262,6 +260,9 @@ void TimelinePlot::applyColours() {
         sel.setAlpha(50);
         l.selection->setBrush(sel);
         l.highlight->setPen(QPen(c.highlight, 2));
+        QColor hover = c.text;
+        hover.setAlpha(22);
+        l.hover->setBrush(hover);
     }
     if (!lanes_.empty()) {
         if (legend_) {
@@ -420,11 +421,35 @@ void TimelinePlot::setSelection(std::optional<QCPRange> r) {
 }
 
 void TimelinePlot::setGrowthRegion(std::optional<QCPRange> r) {
+    growth_ = r;
     for (auto& l : lanes_) {
         l.growth->setVisible(r.has_value());
         if (r) l.growth->topLeft->setCoords(r->lower, 0), l.growth->bottomRight->setCoords(r->upper, 1);
     }
     replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setRegions(size_t lane, const QVector<RegionSpan>& spans) {
+    if (lane >= lanes_.size()) return;
+    lanes_[lane].regions.set(spans);
+    lanes_[lane].hovered = -1;
+    lanes_[lane].hover->setVisible(false);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::optional<RegionSpan> TimelinePlot::regionAt(size_t lane, double seconds) const {
+    return lane < lanes_.size() ? lanes_[lane].regions.at(seconds) : std::nullopt;
+}
+
+// Bands the region under the mouse on its lane (one lookup in a small sorted vector per move).
+void TimelinePlot::hoverRegion(size_t lane, double seconds) {
+    for (size_t i = 0; i < lanes_.size(); ++i) {
+        Lane& l = lanes_[i];
+        const auto r = i == lane ? l.regions.at(seconds) : std::nullopt;
+        l.hovered = r ? r->id : -1;
+        l.hover->setVisible(r.has_value());
+        if (r) l.hover->topLeft->setCoords(r->from, 0), l.hover->bottomRight->setCoords(r->to, 1);
+    }
 }
 
 void TimelinePlot::setMarkedTimes(size_t lane, const QVector<double>& seconds) {
@@ -538,8 +563,13 @@ void TimelinePlot::mouseMoveEvent(QMouseEvent* e) {
     } else {
         QCustomPlot::mouseMoveEvent(e);
     }
+    const size_t lane = laneAt(e->position());
+    hoverRegion(selectAnchor_ ? SIZE_MAX : lane, t); // no band while a range is being dragged
     setCursorTime(t);
-    QToolTip::showText(e->globalPosition().toPoint(), tooltipAt(laneAt(e->position()), t), this);
+    QString tip = tooltipAt(lane, t);
+    if (const auto r = regionAt(lane, t); r && !selectAnchor_)
+        tip = tr("<b>%1</b> \u2014 click to select<br>").arg(r->label.toHtmlEscaped()) + tip;
+    QToolTip::showText(e->globalPosition().toPoint(), tip, this);
     emit cursorMoved(t);
 }
 
@@ -558,8 +588,12 @@ void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
     const QCPRange now = visibleRange();
     if (now.lower != rangeAtPress_.lower || now.upper != rangeAtPress_.upper)
         rememberRange(rangeAtPress_);
-    else if (!lanes_.empty() && e->button() == Qt::LeftButton)
-        emit timeClicked(timeAt(e->position()));
+    else if (!lanes_.empty() && e->button() == Qt::LeftButton) {
+        const size_t lane = laneAt(e->position());
+        const double t = timeAt(e->position());
+        if (const auto r = regionAt(lane, t)) emit regionClicked(lane, r->id); // a click on a ramp
+        emit timeClicked(t);
+    }
 }
 
 void TimelinePlot::mouseDoubleClickEvent(QMouseEvent* e) {
@@ -580,6 +614,7 @@ void TimelinePlot::resizeEvent(QResizeEvent* e) {
 
 void TimelinePlot::leaveEvent(QEvent* e) {
     for (auto& l : lanes_) l.cursor->setVisible(false);
+    hoverRegion(SIZE_MAX, 0);
     replot(QCustomPlot::rpQueuedReplot);
     QCustomPlot::leaveEvent(e);
 }

@@ -4,6 +4,7 @@
 // with a tooltip, wheel zoom, drag pan, Ctrl-drag rubber-band zoom, Shift-drag range selection,
 // double-click to fit and a zoom history.
 #include "CaptureLoader.h"
+#include "RegionSpans.h"
 #include "analysis/TimelineLod.h"
 
 #include <qcustomplot.h>
@@ -31,8 +32,13 @@ class TimelinePlot : public QCustomPlot {
     void setCursorTime(double seconds);
     std::optional<QCPRange> selection() const { return selection_; }
     void setSelection(std::optional<QCPRange> r);
-    // The automatically detected growth region, shaded on every lane.
+    // The selected growth region (or the detected window), shaded on every lane.
     void setGrowthRegion(std::optional<QCPRange> r);
+    std::optional<QCPRange> growthRegion() const { return growth_; }
+    // The growth regions of a lane: hovering one bands it and names it, clicking it emits regionClicked.
+    void setRegions(size_t lane, const QVector<RegionSpan>& spans);
+    std::optional<RegionSpan> regionAt(size_t lane, double seconds) const;
+    int hoveredRegion(size_t lane) const { return lane < lanes_.size() ? lanes_[lane].hovered : -1; }
     // Ticks along the bottom of a device's lane at these times (a group's allocations); empty clears.
     void setMarkedTimes(size_t lane, const QVector<double>& seconds);
     // Fragmentation on a lane: the largest free block over time (dotted), and red ticks along the
@@ -54,7 +60,8 @@ class TimelinePlot : public QCustomPlot {
 
   signals:
     void cursorMoved(double seconds);
-    void timeClicked(double seconds);
+    void regionClicked(size_t lane, int id); // a click on a region set with setRegions, before timeClicked
+    void timeClicked(double seconds);        // every click
     void selectionChanged(double from, double to); // from == to: cleared
     void visibleRangeChanged(double from, double to);
 
@@ -85,7 +92,12 @@ class TimelinePlot : public QCustomPlot {
         QCPGraph *largestFree = nullptr, *newSegment = nullptr, *fragments = nullptr;
         QCPItemRect* lifetime = nullptr;
         QCPItemStraightLine* highlight = nullptr;
+        QCPItemRect* hover = nullptr; // the region under the mouse
+        RegionSpans regions;
+        int hovered = -1;
     };
+    QCPItemRect* makeBandItem(QCPAxis* x, QCPAxis* y);
+    void hoverRegion(size_t lane, double seconds);
     void clearLanes();
     Band makeBand(QCPAxis* x, QCPAxis* y, const QString& name, const std::vector<int64_t>& values,
                   int64_t initial, const DeviceTrace& t);
@@ -104,6 +116,7 @@ class TimelinePlot : public QCustomPlot {
     bool fragmentationVisible_ = true;
     std::vector<QCPRange> back_, forward_;
     std::optional<QCPRange> selection_;
+    std::optional<QCPRange> growth_;
     std::optional<double> selectAnchor_;
     QCPRange rangeAtPress_;
     bool refreshing_ = false;
