@@ -4,6 +4,7 @@
 // test, it asserts nothing about time.
 //   bench_regions FILE [REPEATS]
 #include "analysis/CaptureAnalysis.h"
+#include "load/OpenAnalysis.h"
 #include "analysis/LeakDiagnosis.h"
 
 #include <algorithm>
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
     }
     const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
     const double t0 = now();
-    const auto a = vs::CaptureAnalysis::open(argv[1]);
+    const auto a = vs::openAnalysis(argv[1]);
     std::printf("load %.3f s\n", now() - t0);
     size_t device = 0;
     for (size_t d = 1; d < a->deviceCount(); ++d)

@@ -2,6 +2,7 @@
 // time to reopen the written file with analysis as vramscope does. Not a test: asserts nothing.
 //   bench_vscap CAPTURE [REPEATS]
 #include "analysis/CaptureAnalysis.h"
+#include "load/OpenAnalysis.h"
 #include "io/CaptureFile.h"
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
     const std::string path = "/tmp/bench_vscap.vscap";
     vs::writeVscapFile(*capture, path);
     t0 = now();
-    auto analysis = vs::CaptureAnalysis::open(path);
+    auto analysis = vs::openAnalysis(path);
     std::printf("reopen with analysis: %.3f s\n", now() - t0);
     std::remove(path.c_str());
     return 0;

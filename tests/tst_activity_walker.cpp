@@ -4,6 +4,7 @@
 // through the recorder the pool's size becomes the capture's reserved memory.
 #include "ActivityWalker.h"
 #include "analysis/CaptureAnalysis.h"
+#include "load/OpenAnalysis.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -138,7 +139,7 @@ void TestActivityWalker::poolSizeBecomesReserved() {
         r.close();
     }
     std::fclose(out);
-    const auto a = CaptureAnalysis::open(path.toStdString());
+    const auto a = openAnalysis(path.toStdString());
     QVERIFY2(a->warnings().empty(), a->warnings().empty() ? "" : a->warnings().front().c_str());
     QCOMPARE(a->summary(0).final.reserved, int64_t(32) << 20);
     QCOMPARE(a->summary(0).final.allocated, int64_t(4) << 20);

@@ -8,6 +8,7 @@
 #include "analysis/NativeOwner.h"
 #include "analysis/PhasePeaks.h"
 #include "analysis/RegionDiagnosis.h"
+#include "load/OpenAnalysis.h"
 
 #include <QtTest>
 
@@ -329,7 +330,7 @@ void TestGrowthRegions::peakPerPhaseGate() {
 void TestGrowthRegions::cudaLevelPyTorchIsNoLeak() {
     // PyTorch recorded by the CUPTI agent on the H200: its caching allocator's segments stay, by design
     for (const char* name : {"torch_plain.vscap", "torch_two_devices.vscap", "torch_async.vscap"}) {
-        const auto a = CaptureAnalysis::open((vs::test::samplesDir() + "/../cuda/" + name).toStdString());
+        const auto a = openAnalysis((vs::test::samplesDir() + "/../cuda/" + name).toStdString());
         for (size_t d = 0; d < a->deviceCount(); ++d) {
             const LeakReport rep = diagnoseLeaks(*a, d);
             QVERIFY2(rep.kind == LeakKind::None, rep.summary.c_str());
@@ -341,7 +342,7 @@ void TestGrowthRegions::cudaLevelPyTorchIsNoLeak() {
         }
     }
     // the program's own cudaMalloc that is never freed is still the user's leak
-    const auto leak = CaptureAnalysis::open((vs::test::samplesDir() + "/../cuda/leak.vscap").toStdString());
+    const auto leak = openAnalysis((vs::test::samplesDir() + "/../cuda/leak.vscap").toStdString());
     const LeakReport rep = diagnoseLeaks(*leak, 0);
     QCOMPARE(rep.kind, LeakKind::Leak);
     QCOMPARE(nativeOwner(leak->capture(), rep.groups.front().stack), NativeOwner::User);

@@ -3,6 +3,7 @@
 #include "TestData.h"
 #include "analysis/CallTree.h"
 #include "analysis/LeakDiagnosis.h"
+#include "load/OpenAnalysis.h"
 
 #include <QJsonArray>
 #include <QProcess>
@@ -107,7 +108,7 @@ void TestLeaks::samplesDiagnosis_data() {
 void TestLeaks::samplesDiagnosis() {
     QFETCH(QString, name);
     QFETCH(QStringList, kinds);
-    const auto a = CaptureAnalysis::open(vs::test::samplePath(name));
+    const auto a = openAnalysis(vs::test::samplePath(name));
     const LeakReport rep = diagnoseLeaks(*a, 0);
     QVERIFY2(kinds.contains(QString::fromLatin1(leakKindName(rep.kind).data())), rep.summary.c_str());
     QVERIFY(!rep.summary.empty() && !rep.nextStep.empty());

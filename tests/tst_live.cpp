@@ -8,6 +8,7 @@
 #include "MainWindow.h"
 #include "TestData.h"
 #include "analysis/CaptureAnalysis.h"
+#include "load/OpenAnalysis.h"
 #include "io/CaptureFile.h"
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
@@ -245,7 +246,7 @@ void TestLive::windowFollowsFreezesAndSaves() {
     QVERIFY(w.analysis()->warnings().empty()); // a complete stream: nothing to warn about
     const QString saved = dir_.filePath("saved.vscap");
     QVERIFY(w.live()->save(saved));
-    QCOMPARE(CaptureAnalysis::open(saved.toStdString())->trace(0).eventCount(),
+    QCOMPARE(openAnalysis(saved.toStdString())->trace(0).eventCount(),
              full->devices[0].eventCount());
 }
 

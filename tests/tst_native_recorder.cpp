@@ -4,6 +4,7 @@
 // clearly when it cannot record.
 #include "NativeRecorder.h"
 #include "analysis/CaptureAnalysis.h"
+#include "load/OpenAnalysis.h"
 #include "analysis/FrameFilter.h"
 #include "analysis/LeakDiagnosis.h"
 #include "io/CaptureFile.h"
@@ -389,7 +390,7 @@ void TestNativeRecorder::poolOperationsWaitForTheirSample() {
     r.poolChanged({1, kPool, 0}); // destroyed; stamped long before what is already written
     r.close();
     std::fclose(out);
-    const auto a = CaptureAnalysis::open(path.toStdString());
+    const auto a = openAnalysis(path.toStdString());
     QVERIFY2(a->warnings().empty(), a->warnings().empty() ? "" : a->warnings().front().c_str());
     QCOMPARE(a->summary(0).final.reserved, int64_t(4 + 1 + 2) << 20); // the cache went with the pool
     QCOMPARE(a->summary(0).peak.reserved, int64_t(16 + 1) << 20);     // the older destruction came first
@@ -499,7 +500,7 @@ void TestNativeRecorder::gpuCapturesShowTheLeakAndPyTorchsReserved() {
         return int64_t(truth[program].toObject()[key].toDouble());
     };
 
-    const auto leak = CaptureAnalysis::open(dir + "leak.vscap");
+    const auto leak = openAnalysis(dir + "leak.vscap");
     const auto& times = leak->capture().devices[0].timeUs;
     QVERIFY(times.back() - times.front() > 1000); // 50 steps with a kernel each: milliseconds
     const auto rep = diagnoseLeaks(*leak, 0);
@@ -515,7 +516,7 @@ void TestNativeRecorder::gpuCapturesShowTheLeakAndPyTorchsReserved() {
         std::to_string(lineOf(VRAMSCOPE_SAMPLES_DIR "/../cuda/leak.cu", "; // LEAK-SITE")) + ")";
     QVERIFY2(rep.summary.find(site) != std::string::npos, rep.summary.c_str());
 
-    const auto pool = CaptureAnalysis::open(dir + "pool.vscap"); // reserved == the pool's own figure
+    const auto pool = openAnalysis(dir + "pool.vscap"); // reserved == the pool's own figure
     QVERIFY(pool->warnings().empty());
     QCOMPARE(pool->summary(0).peak.reserved, want("pool", "after_loop_reserved"));
     QCOMPARE(pool->summary(0).final.reserved, want("pool", "after_trim_reserved"));
@@ -528,13 +529,13 @@ void TestNativeRecorder::gpuCapturesShowTheLeakAndPyTorchsReserved() {
     QVERIFY2(poolRep.summary.find(poolSite) != std::string::npos, poolRep.summary.c_str());
 
     for (const char* torch : {"torch_plain", "torch_expandable", "torch_async"}) {
-        const auto a = CaptureAnalysis::open(dir + torch + ".vscap");
+        const auto a = openAnalysis(dir + torch + ".vscap");
         QVERIFY2(a->warnings().empty(), torch);
         QCOMPARE(a->summary(0).final.reserved, want(torch, "memory_reserved"));
     }
 
     for (const char* two : {"torch_two_devices", "torch_two_devices_async"}) { // on a two-GPU machine
-        const auto a = CaptureAnalysis::open(dir + two + ".vscap");
+        const auto a = openAnalysis(dir + two + ".vscap");
         QVERIFY2(a->warnings().empty(), two);
         QCOMPARE(a->capture().devices.size(), size_t(2));
         QCOMPARE(a->capture().deviceInfo.size(), size_t(2));
@@ -547,7 +548,7 @@ void TestNativeRecorder::gpuCapturesShowTheLeakAndPyTorchsReserved() {
         QCOMPARE(QString::fromStdString(a->capture().deviceInfo[0].name), QString("NVIDIA H200"));
     }
 
-    const auto vmm = CaptureAnalysis::open(dir + "vmm.vscap");
+    const auto vmm = openAnalysis(dir + "vmm.vscap");
     QCOMPARE(vmm->summary(0).final.reserved, want("vmm", "mapped_at_end"));
     QCOMPARE(vmm->summary(0).peak.reserved, want("vmm", "peak_mapped"));
     QCOMPARE(vmm->warnings().size(), size_t(1));

@@ -3,6 +3,7 @@
 #include "TestData.h"
 #include "analysis/AllocatorState.h"
 #include "analysis/CaptureAnalysis.h"
+#include "load/OpenAnalysis.h"
 #include "analysis/Fragmentation.h"
 
 #include <QJsonArray>
@@ -32,7 +33,7 @@ class TestSamples : public QObject {
 
 namespace {
 std::shared_ptr<const CaptureAnalysis> open(const QString& name) {
-    return CaptureAnalysis::open(vs::test::samplePath(name));
+    return openAnalysis(vs::test::samplePath(name));
 }
 
 using Key = std::tuple<uint64_t, uint64_t, QString>;

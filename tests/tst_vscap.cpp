@@ -3,6 +3,7 @@
 // rejected with a message, never a crash.
 #include "TestData.h"
 #include "analysis/CaptureAnalysis.h"
+#include "load/OpenAnalysis.h"
 #include "analysis/LeakDiagnosis.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
@@ -340,7 +341,7 @@ void TestVscap::recorderCapturesEqualTruth() {
     QFile tf(QString(path).replace(".vscap", ".truth.json"));
     QVERIFY(tf.open(QIODevice::ReadOnly));
     const QJsonObject truth = QJsonDocument::fromJson(tf.readAll()).object();
-    const auto a = CaptureAnalysis::open(path.toStdString());
+    const auto a = openAnalysis(path.toStdString());
     QVERIFY(a->warnings().empty());
     const DeviceTrace& t = a->trace(0);
     const auto steps = truth["steps"].toArray();

@@ -1,4 +1,5 @@
 #include "CaptureLoader.h"
+#include "load/OpenAnalysis.h"
 
 #include "io/LoadError.h"
 
@@ -51,7 +52,7 @@ void CaptureLoader::open(const QString& path) {
             return !flag->load();
         };
         try {
-            return {CaptureAnalysis::open(path.toStdString(), options), {}, false};
+            return {openAnalysis(path.toStdString(), options), {}, false};
         } catch (const Cancelled&) {
             return {nullptr, {}, true};
         } catch (const LoadError& e) {
@@ -69,7 +70,7 @@ void CaptureLoader::cancel() {
 }
 
 AnalysisPtr CaptureLoader::openNow(const QString& path) {
-    return CaptureAnalysis::open(path.toStdString());
+    return openAnalysis(path.toStdString());
 }
 
 } // namespace vs::ui

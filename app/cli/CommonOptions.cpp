@@ -1,11 +1,12 @@
 #include "Commands.h"
 
 #include "analysis/CaptureAnalysis.h"
+#include "load/OpenAnalysis.h"
 
 namespace vs::cli {
 
 std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path) {
-    return CaptureAnalysis::open(path);
+    return openAnalysis(path);
 }
 
 size_t chooseDevice(const CaptureAnalysis& a, const CliArgs& args) {

@@ -1,24 +1,11 @@
 #include "CaptureAnalysis.h"
 
-#include "io/CaptureFile.h"
-#include "io/LoadError.h"
+#include "util/Cancelled.h"
 #include "util/Format.h"
 
 #include <algorithm>
 
 namespace vs {
-
-std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::open(const std::string& path,
-                                                             const Options& options) {
-    LoadOptions lo;
-    if (options.progress || options.cancel)
-        lo.progress.report = [&](uint64_t done, uint64_t total) {
-            if (options.cancel && options.cancel->load()) return false;
-            return !options.progress ||
-                   options.progress(0.8 * static_cast<double>(done) / static_cast<double>(total));
-        };
-    return analyse(loadCaptureFile(path, lo), options);
-}
 
 std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::analyse(std::unique_ptr<Capture> capture,
                                                                 const Options& options) {

@@ -32,8 +32,7 @@ struct AnalysisOptions {
 class CaptureAnalysis {
   public:
     using Options = AnalysisOptions;
-    // Loads and replays. Throws LoadError for bad input, Cancelled when cancelled.
-    static std::shared_ptr<const CaptureAnalysis> open(const std::string& path, const Options& options = {});
+    // Replays a loaded capture (load/OpenAnalysis.h reads a file and calls this). Throws Cancelled.
     static std::shared_ptr<const CaptureAnalysis> analyse(std::unique_ptr<Capture> capture,
                                                           const Options& options = {});
 

@@ -1,7 +1,7 @@
 #include "Fragmentation.h"
 
 #include "AllocatorState.h"
-#include "io/LoadError.h"
+#include "util/Cancelled.h"
 
 #include <algorithm>
 

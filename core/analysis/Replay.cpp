@@ -1,7 +1,7 @@
 #include "Replay.h"
 
 #include "AllocatorState.h"
-#include "io/LoadError.h"
+#include "util/Cancelled.h"
 #include "util/Format.h"
 
 #include <algorithm>

@@ -1,5 +1,7 @@
 #include "CaptureFile.h"
 
+#include "SnapshotLoader.h"
+
 #include "VscapReader.h"
 
 #include <cstdio>

@@ -1,7 +1,8 @@
 #pragma once
 // Opens any capture vramscope reads, choosing the reader by the file's first bytes, not its name:
 // .vscap recordings, and PyTorch snapshot pickles (plain, gzip or zstd).
-#include "SnapshotLoader.h"
+#include "LoadOptions.h"
+#include "model/Capture.h"
 
 #include <memory>
 #include <span>

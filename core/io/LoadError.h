@@ -1,5 +1,7 @@
 #pragma once
 // The one error type of every reader: a message a user can act on, and where in the input it arose.
+#include "util/Cancelled.h"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -16,12 +18,6 @@ class LoadError : public std::runtime_error {
 
   private:
     uint64_t offset_;
-};
-
-// Thrown when the caller asked to stop (Cancel in the GUI).
-class Cancelled : public std::runtime_error {
-  public:
-    Cancelled() : std::runtime_error("cancelled") {}
 };
 
 } // namespace vs

@@ -4,6 +4,7 @@
 // with their byte offset, and so is anything else outside the subset. Schema knowledge (what a trace
 // entry or a frame looks like) lives in a ContainerHooks implementation, which may turn a freshly
 // filled dict or list into a compact specialised object instead of keeping it generic.
+#include "util/Progress.h"
 #include "PickleValue.h"
 
 #include <cstdint>
@@ -34,11 +35,7 @@ class ContainerHooks {
     virtual bool listExtended(PickleMachine& m, uint32_t container, std::span<const Value> items) = 0;
 };
 
-struct Progress {
-    Progress() : report(nullptr) {} // user-provided: GCC 12 warns falsely on the aggregate's std::function
-    std::function<bool(uint64_t done, uint64_t total)> report; // return false to cancel
-    uint64_t every = 8 << 20;
-};
+using Progress = vs::Progress;
 
 class PickleMachine {
   public:

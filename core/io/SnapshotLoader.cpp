@@ -1,6 +1,7 @@
 #include "SnapshotLoader.h"
 
 #include "LoadError.h"
+#include "PickleMachine.h"
 #include "SnapshotSchema.h"
 
 #include <algorithm>

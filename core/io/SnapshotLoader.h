@@ -2,19 +2,13 @@
 // Reads a PyTorch memory snapshot (`torch.cuda.memory._dump_snapshot`: a pickle, optionally gzip or
 // zstd compressed) into a Capture. Tolerant of keys missing or added across PyTorch versions;
 // anything that is not a snapshot is rejected with a LoadError naming the byte offset.
-#include "InputBuffer.h"
-#include "PickleMachine.h"
+#include "LoadOptions.h"
 #include "model/Capture.h"
 
 #include <memory>
 #include <string>
 
 namespace vs {
-
-struct LoadOptions {
-    pickle::Progress progress; // report(done, total) on the decompressed bytes; false cancels
-    uint64_t maxDecompressed = InputBuffer::defaultLimit();
-};
 
 std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOptions& options);
 std::unique_ptr<Capture> loadSnapshotFile(const std::string& path);

@@ -2,7 +2,7 @@
 // Reads .vscap streams into a Capture. The Decoder is incremental (a live socket feeds it whatever
 // arrived); a file is one feed. A stream cut at any byte yields everything up to its last complete
 // chunk plus a warning; a complete chunk that does not decode is rejected with a LoadError.
-#include "SnapshotLoader.h"
+#include "LoadOptions.h"
 #include "VscapFormat.h"
 #include "VscapRecords.h"
 #include "model/Capture.h"

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Fails (exit 1, one line per offence) when a source file includes a header of a layer it must not
+depend on, or when the include graph between folders has a cycle. Run by the build (target
+check_layers) so a wrong dependency breaks it.   check-layers.py ROOT"""
+import re, sys
+from pathlib import Path
+
+# folder -> folders it may include (its own always allowed)
+ALLOWED = {
+    "core/util": set(),
+    "core/model": {"core/util"},
+    "core/io": {"core/model", "core/util"},
+    "core/analysis": {"core/model", "core/util"},
+    "core/load": {"core/io", "core/analysis", "core/model", "core/util"},
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+def folder_of(header, src, root):
+    local = src.parent / header
+    if local.exists():
+        return str(local.parent.relative_to(root))
+    top = root / "core" / header
+    return str(top.parent.relative_to(root)) if top.exists() else None
+
+def main():
+    root = Path(sys.argv[1]).resolve()
+    edges, bad = {}, []
+    for src in sorted(root.glob("core/**/*")):
+        if src.suffix not in (".h", ".cpp"):
+            continue
+        mine = str(src.parent.relative_to(root))
+        for header in INCLUDE.findall(src.read_text(errors="replace")):
+            dep = folder_of(header, src, root)
+            if dep is None or dep == mine:
+                continue
+            edges.setdefault(mine, set()).add(dep)
+            if mine in ALLOWED and dep not in ALLOWED[mine]:
+                bad.append(f"{src.relative_to(root)}: includes {header} ({mine} must not depend on {dep})")
+    # cycles between folders (depth-first search)
+    state = {}
+    def visit(n, path):
+        state[n] = 1
+        for m in sorted(edges.get(n, ())):
+            if state.get(m) == 1:
+                bad.append("include cycle: " + " -> ".join(path + [n, m]))
+            elif m not in state:
+                visit(m, path + [n])
+        state[n] = 2
+    for n in sorted(edges):
+        if n not in state:
+            visit(n, [])
+    for line in bad:
+        print(line)
+    return 1 if bad else 0
+
+if __name__ == "__main__":
+    sys.exit(main())
