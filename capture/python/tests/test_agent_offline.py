@@ -14,7 +14,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from vramscope import retention, sources, vscap  # noqa: E402
+from vramscope import auto, retention, sources, vscap  # noqa: E402
+from vramscope.recorder import Recorder  # noqa: E402
 from vramscope.live import LiveSink  # noqa: E402
 
 CLI = os.environ.get("VRAMSCOPE_CLI", "build/app/vramscope-cli")
@@ -181,6 +182,177 @@ class RetentionCollector(unittest.TestCase):
         self.assertIn("CUDA graph pool (1, 7)", pool["path"])
         self.assertFalse(pool["suspicious"])
         self.assertTrue(progress and progress[0][1] == g.objects)  # progress reported over the scan
+
+
+def read_records(path):
+    """(kind, body) of every record of a zlib/uncompressed .vscap (what the Python writer makes)."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    pos, out = 16, []
+    while pos < len(data):
+        codec, stored, _, _ = struct.unpack_from("<B3xIII", data, pos + 4)
+        raw = data[pos + 20:pos + 20 + stored]
+        pos += 20 + stored
+        raw = zlib.decompress(raw) if codec == vscap.CODEC_ZLIB else raw
+        i = 0
+        while i < len(raw):
+            kind, i = _varint(raw, i)
+            n, i = _varint(raw, i)
+            out.append((kind, raw[i:i + n]))
+            i += n
+    return out
+
+
+def _varint(b, i):
+    n = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        n |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return n, i
+
+
+def _svarint(b, i):
+    n, i = _varint(b, i)
+    return (n >> 1) ^ -(n & 1), i
+
+
+class FakeSource:
+    """The recorder's event source without torch: no events, a Python interner."""
+    mode = "test"
+
+    def __init__(self):
+        self.interner = vscap.Interner()
+
+    def drain(self):
+        return b""
+
+    def dropped(self):
+        return 0
+
+    def compress(self):
+        return None
+
+
+class Cyclic:
+    pass
+
+
+class GcAnnotationsTest(unittest.TestCase):
+    """Collections become Annotation START/END "gc.collect" pairs through the recorder's writer."""
+
+    def test_collections_are_annotated(self):
+        import gc
+        rec = Recorder(os.devnull)
+        rec.source = FakeSource()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "gc.vscap")
+            with open(path, "wb") as f:
+                f.write(vscap.header())
+                rec._sinks = [f.write]
+                rec._gc = auto.GcAnnotations(lambda: 3)
+                rec._gc.install()
+                self.addCleanup(rec._gc.remove)
+                gc.collect()
+                rec._flush()  # nothing collected yet (or whatever was garbage before): drained
+                before = auto.now_us()
+                a, b = Cyclic(), Cyclic()
+                a.other, b.other = b, a
+                del a, b
+                self.assertGreater(gc.collect(), 0)
+                after = auto.now_us()
+                gc.collect()  # nothing to collect: no annotation
+                rec._gc.remove()
+                self.assertNotIn(rec._gc, gc.callbacks)
+                rec._flush()
+            records = read_records(path)
+        strings = [""] + [body.decode() for kind, body in records if kind == vscap.STRING]
+        anns = []
+        for kind, body in records:
+            if kind == vscap.ANNOTATION:
+                dev, i = _svarint(body, 0)
+                t, i = _svarint(body, i)
+                stage = body[i]
+                name, _ = _varint(body, i + 1)
+                anns.append((dev, t, stage, strings[name]))
+        mine = [a for a in anns if a[1] >= before]
+        self.assertEqual([(a[0], a[2], a[3]) for a in mine], [(3, 0, "gc.collect"), (3, 1, "gc.collect")])
+        self.assertLessEqual(mine[0][1], mine[1][1])
+        self.assertLessEqual(mine[1][1], after)
+        self.assertEqual(len(anns) % 2, 0)
+
+    def test_nothing_collected_is_not_queued(self):
+        g = auto.GcAnnotations(clock=iter(range(100)).__next__)
+        g("start", {"generation": 0})
+        g("stop", {"generation": 0, "collected": 0, "uncollectable": 0})
+        g("start", {"generation": 2})
+        g("stop", {"generation": 2, "collected": 5, "uncollectable": 0})
+        self.assertEqual(g.drain(), [(0, 1, auto.START), (0, 2, auto.END)])
+        self.assertEqual(g.drain(), [])
+
+
+class AutoRetentionRule(unittest.TestCase):
+    """When memory growth asks for a retention graph: fed 10 samples a second, as the writer thread."""
+
+    MiB = 1 << 20
+
+    def run_loop(self, floor_at, seconds, trigger=None, peak=300):
+        """A training loop: every 100 ms sample alternates floor and floor + activations."""
+        trigger = trigger or auto.GrowthTrigger()
+        fired = []
+        for k in range(int(seconds * 10)):
+            t = k / 10.0
+            value = floor_at(t) + (peak * self.MiB if k % 2 else 0)
+            if trigger.sample(t, value):
+                fired.append(t)
+        return fired, trigger
+
+    def test_clean_loop_never_fires(self):
+        # model load (monotone, no frees), optimizer state at the first step, then a flat floor
+        fired, _ = self.run_loop(lambda t: min(t, 3) * 400 * self.MiB + (200 * self.MiB if t > 4 else 0), 300)
+        self.assertEqual(fired, [])
+
+    def test_loading_a_model_slowly_does_not_fire(self):
+        trigger = auto.GrowthTrigger()
+        fired = [t for t in range(200) if trigger.sample(t / 10.0, t * 10 * self.MiB)]  # no frees
+        self.assertEqual(fired, [])
+
+    def test_leak_fires_rate_limited_and_at_most_three_times(self):
+        fired, trigger = self.run_loop(lambda t: 1000 * self.MiB + int(t * 8 * self.MiB), 200)
+        self.assertEqual(len(fired), 3)
+        self.assertGreaterEqual(fired[0], 5.0)
+        self.assertLess(fired[0], 8.0)
+        self.assertTrue(all(b - a >= 30 for a, b in zip(fired, fired[1:])))
+        self.assertTrue(trigger.reason.startswith("auto: allocated floor rose"))
+
+    def test_accumulation_fires_once_per_new_height(self):
+        # an epoch of 10 s accumulates 10 MiB/s, released at its end; three equal epochs
+        fired, _ = self.run_loop(lambda t: 500 * self.MiB + int((t % 10) * 10 * self.MiB), 30,
+                                 auto.GrowthTrigger(every=0))
+        self.assertEqual(len(fired), 1)
+        self.assertLess(fired[0], 10)
+
+    def test_small_growth_is_ignored(self):
+        # warm-up growth of 10 MiB over 10 s (caches filling), then flat: under min_mb
+        fired, _ = self.run_loop(lambda t: 500 * self.MiB + int(min(t, 10) * self.MiB), 120)
+        self.assertEqual(fired, [])
+
+    def test_slow_leak_fires_once_it_is_large_enough(self):
+        fired, _ = self.run_loop(lambda t: 500 * self.MiB + int(t * 0.2 * self.MiB), 120)
+        self.assertEqual(len(fired), 1)
+        self.assertGreater(fired[0], 80)  # 16 MiB at 0.2 MiB/s
+
+    def test_setting(self):
+        self.assertIsNone(auto.parse_setting("0"))
+        self.assertEqual(auto.parse_setting(None), auto.DEFAULTS)
+        p = auto.parse_setting("window=0.5,rises=3,every=10,max=1,min_mb=4")
+        self.assertEqual((p["window"], p["rises"], p["every"], p["max"], p["min_mb"]), (0.5, 3, 10.0, 1, 4.0))
+        self.assertIsNone(Recorder(os.devnull, auto_retention=False).auto_params)
+        self.assertIsNone(Recorder(os.devnull, retention=False).auto_params)
+        self.assertEqual(Recorder(os.devnull, auto_retention={"window": 2.0}).auto_params, {"window": 2.0})
 
 
 class RingPolling(unittest.TestCase):

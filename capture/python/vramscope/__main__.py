@@ -3,6 +3,7 @@ import argparse
 import os
 import runpy
 import sys
+import types
 
 
 def main(argv=None):
@@ -29,18 +30,31 @@ def main(argv=None):
     import vramscope
     rec = vramscope.start(args.output, live=args.live, stacks=args.stacks, use_native=not args.no_native)
     code = 0
+    # The program's globals stay alive until the recorder stops, as module __main__, as they are at
+    # atexit time in a plain `python script.py` (runpy drops its module and hands back a copy):
+    # the final state and the retention graph at exit see what the program kept.
+    namespace, our_main = None, sys.modules.get("__main__")
     try:
         if args.module:
             sys.argv = [args.module] + program
-            runpy.run_module(args.module, run_name="__main__", alter_sys=True)
+            namespace = runpy.run_module(args.module, run_name="__main__", alter_sys=True)
         else:
             sys.argv = program
             sys.path.insert(0, os.path.dirname(os.path.abspath(program[0])))
-            runpy.run_path(program[0], run_name="__main__")
+            namespace = runpy.run_path(program[0], run_name="__main__")
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     finally:
-        vramscope.stop()
+        if namespace is not None:
+            program_main = types.ModuleType("__main__")
+            program_main.__dict__.update(namespace)
+            sys.modules["__main__"] = program_main
+        try:
+            vramscope.stop()
+        finally:
+            if our_main is not None:
+                sys.modules["__main__"] = our_main
+            namespace = program_main = None
         print("vramscope: wrote %s (%d chunks, %d bytes, recorder: %s)"
               % (rec.path, rec.chunks, rec.bytes_written, rec.source.mode), file=sys.stderr)
     return code

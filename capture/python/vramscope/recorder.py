@@ -1,6 +1,7 @@
 """The recorder: owns the .vscap file (and the live connection), a writer thread that turns
-buffered allocator events into compressed chunks every `interval` seconds, iteration marks, and
-the allocator's block list at exit and on OOM."""
+buffered allocator events into compressed chunks every `interval` seconds, iteration marks,
+garbage-collection annotations, automatic retention graphs when memory keeps growing (auto.py),
+and the allocator's block list at exit and on OOM."""
 import atexit
 import gc
 import os
@@ -9,13 +10,14 @@ import sys
 import threading
 import time
 
-from . import native, retention, sources, vscap
+from . import auto, native, retention, sources, vscap
 from .live import LiveSink
 
 
 class Recorder:
     def __init__(self, path=None, live=None, stacks="python", interval=0.1, use_native=True,
-                 max_buffered=1 << 22, retention=True, retention_budget_s=30.0):
+                 max_buffered=1 << 22, retention=True, retention_budget_s=30.0, auto_retention=None,
+                 gc_annotations=True):
         self.path = path or "vramscope-%d.vscap" % os.getpid()
         self.live_path = live if live is not None else os.environ.get("VRAMSCOPE_LIVE") or None
         if stacks not in ("python", "all", "none"):
@@ -27,6 +29,17 @@ class Recorder:
         self.retention = retention
         self.retention_budget_s = retention_budget_s
         self.retention_stats = []
+        self.retention_pauses = []  # (trigger, seconds the whole collection took)
+        # auto_retention: None = from $VRAMSCOPE_AUTO_RETENTION (on by default), False = off, or a
+        # dict of auto.DEFAULTS' keys
+        if auto_retention is None:
+            auto_retention = auto.parse_setting(os.environ.get("VRAMSCOPE_AUTO_RETENTION"))
+        elif auto_retention is True:
+            auto_retention = dict(auto.DEFAULTS)
+        self.auto_params = auto_retention if retention and auto_retention else None
+        self.auto_trigger = None
+        self.gc_annotations = gc_annotations
+        self._gc = None
         self.source = None
         self.live = None
         self.chunks = 0
@@ -64,6 +77,13 @@ class Recorder:
                                                  max_entries=self.source.history_entries())
         self.source.start()
         self._attach_oom_observer()
+        if self.auto_params is not None:
+            self.auto_trigger = auto.GrowthTrigger(**self.auto_params)
+        if self.gc_annotations:
+            get_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+            self._gc = auto.GcAnnotations(get_device)
+            self._gc.install()
+        self._devices = torch.cuda.device_count()
         self._running = True
         self._thread = threading.Thread(target=self._loop, name="vramscope-writer", daemon=True)
         self._thread.start()
@@ -76,6 +96,8 @@ class Recorder:
         self._running = False
         self._stop.set()
         self._thread.join()
+        if self._gc is not None:
+            self._gc.remove()
         self._flush()
         if self.retention:
             self.collect_retention("exit")
@@ -107,11 +129,22 @@ class Recorder:
         # very cycles that may be the leak before we look at them
         was_enabled = gc.isenabled()
         gc.disable()
+        # From the writer thread, the program must stand still while its heap is walked: no thread
+        # switch for the length of the collection (the interval is what a thread holding the GIL
+        # waits before handing it over; blocking calls still release it).
+        other_thread = threading.current_thread() is not threading.main_thread()
+        interval = sys.getswitchinterval()
+        if other_thread:
+            sys.setswitchinterval(max(interval, 1000.0))
+        t0 = time.perf_counter()
         try:
             self._collect_retention(trigger, budget_s)
         finally:
+            if other_thread:
+                sys.setswitchinterval(interval)
             if was_enabled:
                 gc.enable()
+        self.retention_pauses.append((trigger, time.perf_counter() - t0))
 
     def _collect_retention(self, trigger, budget_s):
         snap = self.torch.cuda.memory._snapshot()
@@ -191,9 +224,24 @@ class Recorder:
                     self.live.requests.clear()
                     # asked for by the viewer: collected here, holding the GIL (the program pauses)
                     self.collect_retention("request from the viewer")
+                    if self.auto_trigger is not None:
+                        self.auto_trigger.restart(time.monotonic())
+                elif self.auto_trigger is not None:
+                    self._auto_retention()
             except Exception as e:  # never take the program down; say why the recording stopped
                 print("vramscope: recording stopped: %s" % e, file=sys.stderr)
                 return
+
+    def _allocated(self):
+        """memory_allocated() of all devices (the writer thread has no current device of its own)."""
+        stats = self.torch.cuda.memory_stats_as_nested_dict
+        return sum(stats(d)["allocated_bytes"]["all"]["current"] for d in range(self._devices))
+
+    def _auto_retention(self):
+        if self.auto_trigger.sample(time.monotonic(), self._allocated()):
+            print("vramscope: collecting a retention graph (%s)" % self.auto_trigger.reason, file=sys.stderr)
+            self.collect_retention(self.auto_trigger.reason, budget_s=min(10.0, self.retention_budget_s))
+            self.auto_trigger.restart(time.monotonic())
 
     def _flush(self):
         with self._lock:
@@ -201,9 +249,13 @@ class Recorder:
             marks, self._marks = self._marks, []
             device = self.torch.cuda.current_device() if marks else 0
             ids = [self.source.interner.string(name) for _, name, _ in marks]
+            annotations = self._gc.drain() if self._gc is not None else []
+            gc_name = self.source.interner.string(auto.GC_NAME) if annotations else 0
             raw += self.source.interner.take_records()
             for (t, _, value), i in zip(marks, ids):
                 raw += vscap.mark_record(device, t, i, value)
+            for dev, t, stage in annotations:
+                raw += vscap.annotation_record(dev, t, stage, gc_name)
             dropped = self.source.dropped()
             if dropped > self._dropped_reported:
                 raw += vscap.dropped_record(dropped - self._dropped_reported)

@@ -186,6 +186,11 @@ def mark_record(device, time_us, name_id, value):
     return record(MARK, svarint(device) + svarint(time_us) + varint(name_id) + svarint(int(value)))
 
 
+def annotation_record(device, time_us, stage, name_id):
+    """An Annotation record: stage 0 START, 1 END (e.g. "gc.collect" around a garbage collection)."""
+    return record(ANNOTATION, svarint(device) + svarint(time_us) + bytes([stage]) + varint(name_id))
+
+
 def dropped_record(count):
     return record(DROPPED, varint(count))
 
