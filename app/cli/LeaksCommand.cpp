@@ -71,7 +71,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
     j.field("growth_bytes", rep.growthBytes).field("growth_bytes_per_s", rep.growthBytesPerSecond);
     j.field("evidence", rep.evidence).field("next_step", rep.nextStep);
     j.field("iterations", uint64_t(rep.iterations)).field("iteration_marker", rep.iterationMarker);
-    j.key("region");
+    j.field("holder", rep.holder).key("region");
     const int64_t explained = explainedRegion(rep);
     explained < 0 ? j.null() : j.value(explained);
     j.endObject();

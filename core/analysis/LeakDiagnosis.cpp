@@ -266,6 +266,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     if (q.region && q.region->kind != RegionKind::Leak && q.region->kind != RegionKind::Cache) {
         rep.region = q.region;
         explainRegion(a, device, all, *q.region, rep);
+        attachHolder(a, device, all, rep);
         return rep;
     }
     for (size_t i = 0; i < rep.groups.size() && i < 32;
@@ -424,8 +425,10 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
             again.region = *leak;
             LeakReport viaRegion = diagnoseLeaks(a, device, again, in);
             if (viaRegion.kind == LeakKind::Leak) viaRegion.autoWindow = true, rep = std::move(viaRegion);
+            return rep;
         }
     }
+    attachHolder(a, device, all, rep);
     return rep;
 }
 

@@ -31,6 +31,7 @@ struct LeakReport {
     std::string iterationMarker;       // the annotation that marks them
     GrowthRegions regions;             // every growth region of the device, most costly first
     std::optional<GrowthRegion> region; // the region this report explains, when it explains one
+    std::string holder;                 // what keeps the memory alive, from a retention graph, if any
 };
 
 struct LeakQuery {

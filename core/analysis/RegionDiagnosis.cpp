@@ -1,5 +1,6 @@
 #include "RegionDiagnosis.h"
 
+#include "RegionHolders.h"
 #include "SiteText.h"
 #include "util/Format.h"
 
@@ -134,6 +135,28 @@ void explainRegion(const CaptureAnalysis& a, size_t device, const std::vector<Al
     case RegionKind::Cache:
         break; // the window's own diagnosis says it
     }
+}
+
+void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all, LeakReport& rep) {
+    const Capture& c = a.capture();
+    if (c.retention.empty() || rep.kind == LeakKind::None) return;
+    GrowthRegion held;
+    if (rep.region) {
+        held = *rep.region;
+    } else { // the steady groups of the window
+        held.first = rep.first, held.last = rep.last;
+        for (size_t i = 0; i < rep.steadyGroups && i < rep.groups.size(); ++i)
+            held.allocations.insert(held.allocations.end(), rep.groups[i].allocations.begin(),
+                                    rep.groups[i].allocations.end());
+    }
+    const RegionHolders h = regionHolders(c, a.trace(device), all, held);
+    if (h.holders.empty()) return;
+    const RegionHolder& top = h.holders.front();
+    rep.holder = top.path;
+    rep.evidence += " Held by " + top.path + " (" + std::to_string(top.blocks) + " blocks, " +
+                    humanBytes(int64_t(top.bytes)) + ", retention graph at " +
+                    secondsText(double(c.retention[h.graph].timeUs - a.trace(device).timeUs.front()) / 1e6) + ").";
+    if (!top.hint.empty()) rep.nextStep = top.hint + " " + rep.nextStep;
 }
 
 std::string flatEvidence(const CaptureAnalysis& a, size_t device, const LeakReport& rep) {
