@@ -250,7 +250,11 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
         for (auto& r : out.regions)
             if (r.kind == RegionKind::Accumulation && r.releasedAt != kNoEvent) r.kind = RegionKind::Cycle;
     if (!pending.empty()) {
-        GrowthRegion r = b.make(RegionKind::Accumulation, pending);
+        // still held at the end, as the same memory was before: released the same way, later
+        const bool collected = std::any_of(out.regions.begin(), out.regions.end(), [&](const GrowthRegion& g) {
+            return g.kind == RegionKind::Cycle && !g.stacks.empty() && g.stacks.front() == all[pending.front().allocation].stack;
+        });
+        GrowthRegion r = b.make(collected ? RegionKind::Cycle : RegionKind::Accumulation, pending);
         r.scale = RegionScale::Phase;
         r.last = uint32_t(t.eventCount() - 1);
         r.releasedBy = "not yet released when the capture ends (the earlier ones were)";

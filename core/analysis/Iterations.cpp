@@ -4,6 +4,7 @@
 #include "SiteText.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 
@@ -73,11 +74,9 @@ std::vector<Candidate> annotationCandidates(const Capture& c, const DeviceTrace&
     return out;
 }
 
-// Iteration boundaries from repeating allocations, when nothing is annotated: among the stacks
-// whose allocations are all freed again (per-iteration temporaries) and come at regular intervals
-// (once per step: a stack that allocates for several layers of one step is not), the most common
-// allocation count is the number of iterations (ties: the smaller); the earliest such stack's
-// allocations mark them.
+// Iteration boundaries from repeating allocations, when nothing is annotated. Candidates: stacks
+// whose allocations are all freed again (per-iteration temporaries) and come at regular intervals;
+// their allocation count is the number of iterations. One such stack's allocations mark them.
 std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Allocation>& all, std::string& marker) {
     struct Stat {
         std::vector<uint32_t> allocs;
@@ -90,19 +89,26 @@ std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Alloc
         s.allocs.push_back(a.alloc);
         s.churn &= a.freeRequested != kNoEvent;
     }
-    std::map<size_t, uint32_t> stacksWithCount; // allocation count -> regular churn stacks with it
+    struct Count {
+        uint32_t stacks = 0, earliest = UINT32_MAX, heartbeat = 0;
+    };
+    std::map<size_t, Count> byCount; // allocation count -> regular churn stacks with it
     for (auto& [k, s] : stats) {
         s.churn &= s.allocs.size() >= 3 && regular(s.allocs);
-        if (s.churn) ++stacksWithCount[s.allocs.size()];
+        if (!s.churn || s.allocs.front() == 0) continue;
+        Count& n = byCount[s.allocs.size()];
+        ++n.stacks;
+        if (s.allocs.front() < n.earliest) n.earliest = s.allocs.front(), n.heartbeat = k;
     }
-    size_t best = 0;
-    uint32_t votes = 0;
-    for (const auto& [count, n] : stacksWithCount)
-        if (n > votes) best = count, votes = n; // ascending counts: ties keep the smaller
-    if (votes == 0) return {};
-    uint32_t heartbeat = 0, earliest = UINT32_MAX;
-    for (const auto& [k, s] : stats)
-        if (s.churn && s.allocs.size() == best && s.allocs.front() < earliest) heartbeat = k, earliest = s.allocs.front();
+    if (byCount.empty()) return {};
+    // The most stacks win (every op of a step has a stack of its own, while a loop over layers or
+    // parameters shares one), weighted by log2 of the count: a framework's per-epoch hooks can make
+    // as many distinct stacks as the few a step shows (Lightning's steps run partly on autograd's
+    // thread, without Python frames). Ties: the larger count.
+    uint32_t heartbeat = 0;
+    double best = 0;
+    for (const auto& [count, n] : byCount)
+        if (const double score = n.stacks * std::log2(double(count)); score >= best) best = score, heartbeat = n.heartbeat;
     const uint32_t site = firstUserFrame(c, StackId{heartbeat});
     marker = site == kNoFrame ? std::string("repeating allocation")
                               : frameText(c, c.stacks.frames(StackId{heartbeat})[site]);

@@ -416,7 +416,11 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         rep.region = q.region;
         explainRegion(a, device, all, *q.region, rep);
     } else if (q.autoWindow && rep.kind != LeakKind::Leak && rep.kind != LeakKind::Oom) {
-        if (const GrowthRegion* acc = worstRegion(rep.regions, RegionKind::Accumulation)) {
+        // memory the program keeps until a phase ends outranks what else the window shows; memory
+        // the collector frees in bulk is a cycle even when the window missed the sawtooth
+        const GrowthRegion* acc = worstRegion(rep.regions, RegionKind::Accumulation);
+        if (!acc && rep.kind != LeakKind::Cycle) acc = worstRegion(rep.regions, RegionKind::Cycle);
+        if (acc) {
             rep.region = *acc;
             explainRegion(a, device, all, *acc, rep);
         } else if (const GrowthRegion* leak = worstRegion(rep.regions, RegionKind::Leak);
