@@ -53,7 +53,7 @@ std::string spanText(const GrowthRegion& r, const Iterations& its, size_t releas
     if (!its.phaseMarker.empty()) return "each '" + its.phaseMarker + "'";
     if (r.iterations == 0) return "the region";
     const std::string n = std::to_string(r.iterations) + " iterations";
-    return releases >= 2 ? "each phase of " + n + " (between releases)" : n;
+    return releases >= 2 ? "each phase of " + n + " (a release every " + std::to_string(r.iterations) + ")" : n;
 }
 
 void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {

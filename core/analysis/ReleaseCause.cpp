@@ -40,8 +40,8 @@ bool ReleaseCauses::collectorFrames(StackId s) const {
     return false;
 }
 
-// The user function that made the memory, when it is no longer on the stack that frees it while
-// its caller is: the memory lived until that function returned.
+// The user function that made the memory, when it is no longer on the stack that frees it and its
+// caller is the innermost user frame there: the memory lived until that function returned.
 std::string ReleaseCauses::returningFunction(StackId allocStack, StackId freeStack) const {
     auto userFrames = [&](StackId s) {
         std::vector<FrameId> out;
@@ -57,10 +57,13 @@ std::string ReleaseCauses::returningFunction(StackId allocStack, StackId freeSta
     auto onFreeStack = [&](FrameId f) {
         return std::any_of(freed.begin(), freed.end(), [&](FrameId g) { return sameFunction(f, g); });
     };
+    // the free happens in the caller itself (its innermost user frame), right after the call
     if (onFreeStack(made.front())) return {};
     for (size_t i = 1; i < made.size(); ++i)
         if (onFreeStack(made[i]))
-            return std::string(withoutParameters(c_.strings.text(c_.frames[made[i - 1]].name))) + "() returned";
+            return sameFunction(made[i], freed.front())
+                       ? std::string(withoutParameters(c_.strings.text(c_.frames[made[i - 1]].name))) + "() returned"
+                       : std::string();
     return {};
 }
 
