@@ -7,9 +7,12 @@
 #include "LeaksPanel.h"
 #include "MainWindow.h"
 #include "MemoryMapView.h"
+#include "RegionListView.h"
+#include "RegionSelector.h"
 #include "RetentionPanel.h"
 #include "Sparkline.h"
 #include "StackPane.h"
+#include "SyntheticLoop.h"
 #include "TestData.h"
 #include "TimelinePlot.h"
 
@@ -50,9 +53,14 @@ class TestMainWindow : public QObject {
     void memoryMapClickMovesTheBlockMap();
     void blockMapExpandableRangesGrowAndZoom();
     void screenshotWritesAskedSize();
+    void coldOpenSelectsTheWorstRegion();
+    void clickOnARampSelectsItsRegion();
+    void zoomedInClickSelectsAnIterationsRise();
+    void groupMarksLineUpAcrossViews();
 
   private:
     std::unique_ptr<MainWindow> open(const QString& name);
+    std::unique_ptr<MainWindow> openAccumulation();
     static void mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons,
                       Qt::KeyboardModifiers mods = {});
 };
@@ -70,6 +78,43 @@ std::optional<std::pair<QPoint, StateBlock>> findAllocatedBlock(ui::BlockMapView
         }
     return std::nullopt;
 }
+// Three epochs of 10 steps after a model is built; every step makes a 4 MiB temporary and keeps
+// 1 MiB (a metric with its graph) that the epoch's end releases, then a tail where nothing is kept:
+// three accumulation teeth, then flat ground.
+ui::AnalysisPtr accumulationCapture() {
+    vs::test::SyntheticLoop loop;
+    const StackId keep = loop.stack({{"training_step", 17}, {"fit", 80}});
+    const StackId clear = loop.stack({{"on_epoch_end", 40}, {"fit", 85}});
+    loop.alloc(64 << 20, loop.stack({{"build_model", 10}}));
+    for (int steps : {10, 10, 10}) {
+        std::vector<uint64_t> held;
+        for (int i = 0; i < steps; ++i) loop.step(4 << 20), held.push_back(loop.alloc(1 << 20, keep));
+        for (auto it = held.rbegin(); it != held.rend(); ++it) loop.free(*it, 1 << 20, clear);
+    }
+    const StackId forward = loop.stack({{"forward", 30}, {"training_step", 12}, {"fit", 80}});
+    for (int i = 0; i < 6; ++i) { // the tail: a forward pass of two 2 MiB activations per step
+        loop.step(4 << 20);
+        const uint64_t a = loop.alloc(2 << 20, forward), b = loop.alloc(2 << 20, forward);
+        loop.free(b, 2 << 20, forward), loop.free(a, 2 << 20, forward);
+    }
+    return CaptureAnalysis::analyse(loop.take());
+}
+
+double secondsOf(const MainWindow& w, uint32_t event) {
+    return double(w.timeline()->analysis()->trace(0).timeUs[event] - w.timeline()->originUs()) / 1e6;
+}
+
+// A point in the top tenth of the first lane at a time: above the curves, on the shading.
+QPoint pixelAt(TimelinePlot* plot, double seconds) {
+    QCPAxisRect* rect = plot->axisRect(0);
+    return {int(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(seconds))), rect->top() + rect->height() / 10};
+}
+
+// Every background job of the Leaks panel done (a cold open explains its region in a second job).
+void settle(MainWindow& w) {
+    for (int i = 0; i < 3; ++i) w.leaksPanel()->waitForResult(), QApplication::processEvents();
+}
+
 } // namespace
 
 void TestMainWindow::initTestCase() {
@@ -83,6 +128,16 @@ std::unique_ptr<MainWindow> TestMainWindow::open(const QString& name) {
     w->show();
     w->setAnalysis(name, ui::CaptureLoader::openNow(QString::fromStdString(vs::test::samplePath(name))));
     QApplication::processEvents();
+    w->timeline()->replot();
+    return w;
+}
+
+std::unique_ptr<MainWindow> TestMainWindow::openAccumulation() {
+    auto w = std::make_unique<MainWindow>();
+    w->resize(1400, 900);
+    w->show();
+    w->setAnalysis("accumulation", accumulationCapture());
+    settle(*w);
     w->timeline()->replot();
     return w;
 }
@@ -443,6 +498,159 @@ void TestMainWindow::screenshotWritesAskedSize() {
     QVERIFY(bad.waitForFinished(30000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(bad.readAllStandardError().contains("cannot open"));
+}
+
+// Open a capture with a problem: its worst region is selected, shaded and explained without any input.
+void TestMainWindow::coldOpenSelectsTheWorstRegion() {
+    auto w = openAccumulation();
+    ui::RegionSelector* sel = w->regionSelector();
+    QCOMPARE(sel->regions().size(), size_t(3));
+    for (const auto& r : sel->regions()) QCOMPARE(r.kind, RegionKind::Accumulation);
+    QVERIFY2(sel->selected().has_value(), w->leaksPanel()->report().summary.c_str());
+    const GrowthRegion worst = *sel->selected();
+    for (const auto& r : sel->regions()) QVERIFY(r.cost <= worst.cost);
+    QCOMPARE(worst.allocations.size(), size_t(10)); // one epoch's
+    // shaded over exactly the region's times
+    const auto shade = w->timeline()->growthRegion();
+    QVERIFY(shade.has_value());
+    QCOMPARE(shade->lower, secondsOf(*w, worst.first));
+    QCOMPARE(shade->upper, secondsOf(*w, worst.last));
+    const QImage img = w->timeline()->toPixmap().toImage();
+    const QColor inside = img.pixelColor(pixelAt(w->timeline(), (shade->lower + shade->upper) / 2));
+    const QColor outside = img.pixelColor(pixelAt(w->timeline(), shade->upper + (shade->upper - shade->lower) * 0.6));
+    auto reddish = [](const QColor& c) { return c.red() > c.green() + 8 && c.red() > c.blue() + 8; };
+    QVERIFY2(reddish(inside) && !reddish(outside),
+             qPrintable(QString("inside %1, outside %2").arg(inside.name(), outside.name())));
+    // explained in the visible Leaks tab, listed as the current row, named in the status bar
+    const LeakReport& rep = w->leaksPanel()->report();
+    QCOMPARE(rep.kind, LeakKind::Accumulation);
+    QVERIFY(rep.region.has_value());
+    QCOMPARE(rep.region->first, worst.first);
+    QCOMPARE(rep.region->last, worst.last);
+    QVERIFY(w->leaksPanel()->isVisible());
+    QCOMPARE(w->leaksPanel()->regionList()->currentRegion(), sel->selectedIndex());
+    QVERIFY2(w->regionStatus().startsWith("accumulation: 10.0 MiB over"), qPrintable(w->regionStatus()));
+    // the block map at the region's top, its kept blocks marked
+    QCOMPARE(w->blockMap()->view()->moment(), size_t(worst.last) + 1);
+    QCOMPARE(w->blockMap()->view()->markedAlive(), worst.allocations.size());
+}
+
+// A click on another tooth selects it: the Leaks tab explains that region; Ctrl+] / Ctrl+[ step.
+void TestMainWindow::clickOnARampSelectsItsRegion() {
+    auto w = openAccumulation();
+    ui::RegionSelector* sel = w->regionSelector();
+    const int before = sel->selectedIndex();
+    const int other = before == 0 ? 1 : 0;
+    const GrowthRegion target = sel->regions()[size_t(other)];
+    const double at = (secondsOf(*w, target.first) + secondsOf(*w, target.last)) / 2;
+    const QPoint px = pixelAt(w->timeline(), at);
+    // hovering names it and bands it
+    mouse(w->timeline(), QEvent::MouseMove, px, Qt::NoButton);
+    QCOMPARE(w->timeline()->hoveredRegion(0), other);
+    QVERIFY(w->timeline()->regionAt(0, at)->label.startsWith("accumulation: "));
+    QTest::mouseClick(w->timeline(), Qt::LeftButton, {}, px);
+    settle(*w);
+    QCOMPARE(sel->selectedIndex(), other);
+    const LeakReport& rep = w->leaksPanel()->report();
+    QVERIFY(rep.region.has_value());
+    QCOMPARE(rep.region->first, target.first);
+    QCOMPARE(rep.region->last, target.last);
+    QCOMPARE(w->timeline()->growthRegion()->lower, secondsOf(*w, target.first));
+    QCOMPARE(w->blockMap()->view()->moment(), size_t(target.last) + 1);
+    QCOMPARE(w->leaksPanel()->regionList()->currentRegion(), other);
+    // the click also selected the event under it, without moving the block map away
+    auto* model = static_cast<ui::EventTableModel*>(w->eventTable()->model());
+    QCOMPARE(w->eventTable()->currentIndex().row(), model->rowAtTime(w->timeline()->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(px.x())));
+    // flat ground (the tail after the last release): no region, the event there is selected
+    const double flat = secondsOf(*w, uint32_t(w->timeline()->analysis()->trace(0).eventCount() - 4));
+    QVERIFY(!w->timeline()->regionAt(0, flat));
+    QTest::mouseClick(w->timeline(), Qt::LeftButton, {}, pixelAt(w->timeline(), flat));
+    QVERIFY(w->stackPane()->isVisible()); // flat ground: the event's stack, as before regions
+    const QPoint flatPx = pixelAt(w->timeline(), flat);
+    QCOMPARE(w->eventTable()->currentIndex().row(),
+             model->rowAtTime(w->timeline()->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(flatPx.x())));
+    QCOMPARE(sel->selectedIndex(), other); // still the region clicked before
+    // stepping in time order from the first tooth: Next gives the second, Previous the first again
+    std::vector<size_t> order = {0, 1, 2};
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sel->regions()[a].first < sel->regions()[b].first; });
+    sel->select(int(order[0]));
+    w->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QTest::keyClick(w.get(), Qt::Key_BracketRight, Qt::ControlModifier);
+    QCOMPARE(sel->selectedIndex(), int(order[1]));
+    QTest::keyClick(w.get(), Qt::Key_BracketLeft, Qt::ControlModifier);
+    QCOMPARE(sel->selectedIndex(), int(order[0]));
+    // the Regions list: one row per region; choosing a row selects it
+    ui::RegionListView* list = w->leaksPanel()->regionList();
+    QCOMPARE(list->model()->rowCount(), 3);
+    list->setCurrentIndex(list->model()->index(2, 0)); // sorted by start: the last tooth
+    QCOMPARE(sel->selectedIndex(), int(order[2]));
+    settle(*w);
+}
+
+// Zoomed in to about one iteration on flat ground, a click selects that iteration's rise.
+void TestMainWindow::zoomedInClickSelectsAnIterationsRise() {
+    auto w = openAccumulation();
+    const auto& t = w->timeline()->analysis()->trace(0);
+    // the last step of the tail: heartbeat (5 events), alloc a, alloc b (2 each), free b, free a (3 each)
+    const auto n = uint32_t(t.eventCount());
+    const uint32_t allocA = n - 9;
+    QCOMPARE(t.action[allocA], Action::Alloc);
+    const double from = secondsOf(*w, n - 15), to = secondsOf(*w, n - 1);
+    w->timeline()->setVisibleRange(QCPRange(from, to + (to - from) * 0.2));
+    w->timeline()->replot();
+    const double at = (secondsOf(*w, allocA) + secondsOf(*w, allocA + 1)) / 2; // between the two allocations
+    QVERIFY(!w->timeline()->regionAt(0, at));
+    QTest::mouseClick(w->timeline(), Qt::LeftButton, {}, pixelAt(w->timeline(), at));
+    const auto& sel = w->regionSelector()->selected();
+    QVERIFY(sel.has_value());
+    QCOMPARE(sel->kind, RegionKind::Transient);
+    QCOMPARE(sel->growthBytes, uint64_t(4 << 20)); // both activations: the rise of that forward pass
+    QCOMPARE(w->regionSelector()->selectedIndex(), -1); // not a listed region
+    settle(*w);
+    QVERIFY(w->leaksPanel()->report().region.has_value());
+    QCOMPARE(w->leaksPanel()->report().region->kind, RegionKind::Transient);
+}
+
+// A Leaks group marks its allocations on the timeline inside the lane and the region, in the block
+// map, and on request in the event list.
+void TestMainWindow::groupMarksLineUpAcrossViews() {
+    auto w = openAccumulation();
+    QVERIFY(w->regionSelector()->selected().has_value());
+    const GrowthRegion region = *w->regionSelector()->selected();
+    ui::LeaksPanel* panel = w->leaksPanel();
+    QVERIFY(panel->groupRows() > 0);
+    panel->selectGroup(0);
+    QCPGraph* marks = nullptr;
+    for (int i = 0; i < w->timeline()->graphCount(); ++i)
+        if (w->timeline()->graph(i)->name() == "selected group") marks = w->timeline()->graph(i);
+    QVERIFY(marks && marks->data()->size() > 0);
+    QCPAxisRect* rect = w->timeline()->axisRect(0);
+    const double lo = secondsOf(*w, region.first), hi = secondsOf(*w, region.last);
+    for (auto it = marks->data()->constBegin(); it != marks->data()->constEnd(); ++it) {
+        const double px = rect->axis(QCPAxis::atBottom)->coordToPixel(it->key);
+        QVERIFY2(px >= rect->left() && px <= rect->right(), qPrintable(QString::number(px)));
+        QVERIFY(it->key >= lo && it->key <= hi); // inside the shaded region: one clock for both
+    }
+    QCOMPARE(w->blockMap()->view()->markedAlive(), size_t(marks->data()->size()));
+    // "Show allocations in the event list": those rows marked, the first selected
+    const SurvivorGroup& g = panel->report().groups.front();
+    emit panel->showAllocationsRequested(0, [&] {
+        QVector<quint32> e;
+        for (uint32_t a : g.allocations) e.push_back(panel->lifetimes()[a].alloc);
+        std::sort(e.begin(), e.end());
+        return e;
+    }());
+    auto* model = static_cast<ui::EventTableModel*>(w->eventTable()->model());
+    QCOMPARE(model->markedEvents().size(), size_t(g.count));
+    const int first = w->eventTable()->currentIndex().row();
+    QCOMPARE(uint32_t(first), model->markedEvents().front());
+    QVERIFY(model->data(model->index(first, 0), Qt::BackgroundRole).isValid()); // tinted
+    QVERIFY(!model->data(model->index(first + 1, 0), Qt::BackgroundRole).isValid());
+    w->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QTest::keyClick(w.get(), Qt::Key_F3); // Go > Next Marked Event
+    QCOMPARE(uint32_t(w->eventTable()->currentIndex().row()), model->markedEvents()[1]);
 }
 
 QTEST_MAIN(TestMainWindow)

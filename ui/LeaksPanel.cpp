@@ -162,9 +162,17 @@ void LeaksPanel::run(LeakQuery q) {
     q.aliveAtEnd = atEnd_->isChecked();
     auto a = analysis_;
     const size_t device = device_;
-    watcher_.setFuture(QtConcurrent::run([a, device, q] {
-        return Result{diagnoseLeaks(*a, device, q), pairAllocations(a->trace(device), a->replay(device))};
+    // The lifetimes and regions of a device are found once; a click on a ramp reuses them (fast).
+    auto in = result_.analysis == analysis_ && result_.device == device_ ? result_.inputs : nullptr;
+    watcher_.setFuture(QtConcurrent::run([a, device, q, in] {
+        auto inputs = in ? in : std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
+        return Result{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device};
     }));
+}
+
+const std::vector<Allocation>& LeaksPanel::lifetimes() const {
+    static const std::vector<Allocation> none;
+    return result_.inputs ? result_.inputs->lifetimes : none;
 }
 
 double LeaksPanel::secondsAt(uint32_t event) const {
@@ -183,11 +191,12 @@ void LeaksPanel::present(Result result) {
     const LeakReport& report = result_.report;
     const Capture& c = analysis_->capture();
     diagnosis_->setText(
-        tr("<b>%1</b> &nbsp;<span style='color:gray'>window %2 s \u2013 %3 s%4</span><br>%5<br>"
-           "<i>Evidence:</i> %6<br><i>Next step:</i> %7")
+        tr("<b>%1</b> &nbsp;<span style='color:gray'>%2 %3 s \u2013 %4 s%5</span><br>%6<br>"
+           "<i>Evidence:</i> %7<br><i>Next step:</i> %8")
             .arg(QString::fromLatin1(leakKindName(report.kind).data()).toUpper())
-            .arg(secondsAt(report.first), 0, 'f', 3)
-            .arg(secondsAt(report.last), 0, 'f', 3)
+            .arg(report.region ? tr("region") : tr("window"))
+            .arg(secondsAt(report.region ? report.region->first : report.first), 0, 'f', 3)
+            .arg(secondsAt(report.region ? report.region->last : report.last), 0, 'f', 3)
             .arg(report.autoWindow ? tr(", detected") : QString())
             .arg(QString::fromStdString(report.summary).toHtmlEscaped(),
                  QString::fromStdString(report.evidence).toHtmlEscaped(),
@@ -272,7 +281,7 @@ void LeaksPanel::onGroupSelected(int row) {
     auto seconds = [&](uint32_t e) { return secondsAt(e); };
     // the stack's live bytes over the whole capture: +bytes at each alloc, -bytes at each free
     std::vector<std::pair<uint32_t, int64_t>> steps;
-    for (const auto& a : result_.lifetimes) {
+    for (const auto& a : lifetimes()) {
         if (a.stack != g.stack) continue;
         steps.emplace_back(a.alloc, int64_t(a.bytes));
         if (a.freeRequested != kNoEvent) steps.emplace_back(a.freeRequested, -int64_t(a.bytes));
@@ -295,7 +304,7 @@ QVector<quint32> LeaksPanel::groupEvents(int row) const {
     const auto& groups = result_.report.groups;
     if (row < 0 || size_t(row) >= groups.size()) return {};
     QVector<quint32> events;
-    for (uint32_t a : groups[size_t(row)].allocations) events.push_back(result_.lifetimes[a].alloc);
+    for (uint32_t a : groups[size_t(row)].allocations) events.push_back(lifetimes()[a].alloc);
     std::sort(events.begin(), events.end());
     return events;
 }

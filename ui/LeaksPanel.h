@@ -10,6 +10,8 @@
 #include <QVector>
 #include <QWidget>
 
+#include <memory>
+
 class QCheckBox;
 class QLabel;
 class QLineEdit;
@@ -37,7 +39,7 @@ class LeaksPanel : public QWidget {
     // Times shown and emitted are seconds from this moment (the timeline's origin).
     void setOrigin(int64_t originUs) { originUs_ = originUs; }
     const LeakReport& report() const { return result_.report; }
-    const std::vector<Allocation>& lifetimes() const { return result_.lifetimes; } // of the last result
+    const std::vector<Allocation>& lifetimes() const; // of the device analysed last (empty until ready)
     size_t device() const { return device_; }
     RegionListView* regionList() const { return regions_; }
     int groupRows() const;
@@ -60,7 +62,9 @@ class LeaksPanel : public QWidget {
   private:
     struct Result {
         LeakReport report;
-        std::vector<Allocation> lifetimes;
+        std::shared_ptr<const LeakInputs> inputs; // lifetimes and regions, once per device
+        AnalysisPtr analysis;                     // whose device `device` the inputs are of
+        size_t device = 0;
     };
     void present(Result result);
     void fillGroups();

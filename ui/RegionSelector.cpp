@@ -39,9 +39,10 @@ double RegionSelector::seconds(uint32_t event) const {
 void RegionSelector::onReport() {
     if (!analysis_ || leaks_->device() != device_) return;
     if (!loaded_) loadRegions();
-    // A report of the detected window that explains a region: the capture's problem, shown at once.
+    // A report of the detected window that explains a region: the capture's problem, shown at once,
+    // then explained on its own (its survivors by stack) as a click on it would.
     const LeakReport& rep = leaks_->report();
-    if (rep.autoWindow && rep.region) apply(*rep.region, indexOf(*rep.region), false, false);
+    if (rep.autoWindow && rep.region) apply(*rep.region, indexOf(*rep.region), true, false);
 }
 
 // The regions are the same in every report of a device: take them once, for hover, click and list.

@@ -71,6 +71,7 @@ void TimelinePlot::buildLane(size_t device) {
     const ReplayResult& r = analysis_->replay(device);
     Lane lane;
     lane.rect = new QCPAxisRect(this);
+    lane.rect->setLayer(QStringLiteral("background")); // its fill under the "grid" layer's shading bands
     plotLayout()->addElement(plotLayout()->rowCount(), 0, lane.rect);
     // A fixed left margin: the plot does not shift when y labels change width, and lanes align.
     lane.rect->setAutoMargins(QCP::msTop | QCP::msRight | QCP::msBottom);
