@@ -10,6 +10,9 @@
 #include "analysis/RegionDiagnosis.h"
 #include "load/OpenAnalysis.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
 #include <QtTest>
 
 #include <random>
@@ -32,6 +35,7 @@ class TestGrowthRegions : public QObject {
     void numberedStepMarkersBeatPerBucketAnnotations();
     void peakPerPhaseGate();
     void cudaLevelPyTorchIsNoLeak();
+    void oneTimeOriginAcrossDevices();
 };
 
 namespace {
@@ -346,6 +350,24 @@ void TestGrowthRegions::cudaLevelPyTorchIsNoLeak() {
     const LeakReport rep = diagnoseLeaks(*leak, 0);
     QCOMPARE(rep.kind, LeakKind::Leak);
     QCOMPARE(nativeOwner(leak->capture(), rep.groups.front().stack), NativeOwner::User);
+}
+
+void TestGrowthRegions::oneTimeOriginAcrossDevices() {
+    // two GPUs whose traces start 0.35 s apart: every time is seconds since the earlier one
+    const auto a = openAnalysis((vs::test::samplesDir() + "/../cuda/torch_two_devices.vscap").toStdString());
+    QCOMPARE(a->deviceCount(), size_t(2));
+    const int64_t first0 = a->trace(0).timeUs.front(), first1 = a->trace(1).timeUs.front();
+    QCOMPARE(a->originUs(), std::min(first0, first1));
+    const size_t later = first0 > first1 ? 0 : 1;
+    QVERIFY(a->secondsAt(later, 0) > 0.1);
+    QCOMPARE(a->secondsAt(1 - later, 0), 0.0);
+    // the CLI reports the later device's window on it (what the GUI's shading uses)
+    QProcess p;
+    p.start(QStringLiteral(VRAMSCOPE_CLI), {"leaks", vs::test::samplesDir() + "/../cuda/torch_two_devices.vscap",
+                                            "--device", QString::number(a->trace(later).device), "--json"});
+    QVERIFY(p.waitForFinished(30000));
+    const auto window = QJsonDocument::fromJson(p.readAllStandardOutput()).object()["window"].toObject();
+    QVERIFY2(window["from_s"].toDouble() >= a->secondsAt(later, 0) - 1e-6, qPrintable(QString::number(window["from_s"].toDouble())));
 }
 
 QTEST_GUILESS_MAIN(TestGrowthRegions)

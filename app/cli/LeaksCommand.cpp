@@ -13,8 +13,9 @@
 namespace vs::cli {
 namespace {
 
-uint32_t eventAtSeconds(const DeviceTrace& t, double s, bool last) {
-    const int64_t us = t.timeUs.front() + std::llround(s * 1e6);
+// S: seconds since the capture's first event (on any device), the origin of every time shown.
+uint32_t eventAtSeconds(const CaptureAnalysis& a, const DeviceTrace& t, double s, bool last) {
+    const int64_t us = a.originUs() + std::llround(s * 1e6);
     const auto it = last ? std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us)
                          : std::lower_bound(t.timeUs.begin(), t.timeUs.end(), us);
     const auto i = it - t.timeUs.begin() - (last ? 1 : 0);
@@ -48,8 +49,8 @@ LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
         if ((from && *from < 0) || (to && *to < 0))
             throw UsageError("--from and --to are seconds since the first event");
         q.autoWindow = false;
-        q.first = from ? eventAtSeconds(t, *from, false) : 0;
-        q.last = to ? eventAtSeconds(t, *to, true) : static_cast<uint32_t>(t.eventCount() - 1);
+        q.first = from ? eventAtSeconds(a, t, *from, false) : 0;
+        q.last = to ? eventAtSeconds(a, t, *to, true) : static_cast<uint32_t>(t.eventCount() - 1);
         if (from && to && *to < *from) throw UsageError("--to is before --from");
     }
     q.aliveAtEnd = args.has("--alive-at-end");
@@ -61,7 +62,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
     const DeviceTrace& t = a.trace(d);
     const Capture& c = a.capture();
     auto secondsAt = [&](uint32_t e) {
-        return t.eventCount() ? double(t.timeUs[e] - t.timeUs.front()) / 1e6 : 0.0;
+        return t.eventCount() ? a.secondsAt(d, e) : 0.0;
     };
     JsonWriter j(out);
     j.beginObject().field("device", t.device);

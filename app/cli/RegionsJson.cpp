@@ -19,8 +19,7 @@ int64_t explainedRegion(const LeakReport& rep) {
 
 void writeRegionsJson(JsonWriter& j, const CaptureAnalysis& a, size_t device, const LeakReport& rep,
                       const std::vector<Allocation>& all) {
-    const DeviceTrace& t = a.trace(device);
-    auto secondsAt = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
+    auto secondsAt = [&](uint32_t e) { return a.secondsAt(device, e); };
     constexpr size_t kMaxRegions = 200, kTopGroups = 3;
     j.key("regions").beginArray();
     for (size_t i = 0; i < rep.regions.regions.size() && i < kMaxRegions; ++i) {

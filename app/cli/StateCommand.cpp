@@ -18,7 +18,7 @@ int runState(const std::vector<std::string>& args, std::ostream& out) {
     int64_t at = t.eventCount() ? t.timeUs.back() : 0;
     if (auto s = a.number("--at")) {
         if (*s < 0) throw UsageError("--at needs seconds since the first event, not a negative number");
-        at = (t.eventCount() ? t.timeUs.front() : 0) + std::llround(*s * 1e6);
+        at = capture->originUs() + std::llround(*s * 1e6); // the capture's first event, on any device
     }
     const auto segments = a.option("--at") ? capture->stateAt(d, at) : toStateSegments(t.finalSegments);
     JsonWriter j(out);

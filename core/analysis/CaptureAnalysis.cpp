@@ -20,6 +20,9 @@ std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::analyse(std::unique_ptr<
             Replay::run(a->capture_->devices[i], a->capture_->streams, a->rules_, options.cancel));
     }
     a->collectWarnings();
+    bool any = false;
+    for (const auto& t : a->capture_->devices)
+        if (t.eventCount()) a->originUs_ = any ? std::min(a->originUs_, t.timeUs.front()) : t.timeUs.front(), any = true;
     return a;
 }
 

@@ -45,6 +45,13 @@ class CaptureAnalysis {
     int indexOfDevice(int ordinal) const;
     DeviceSummary summary(size_t i) const;
     const std::vector<std::string>& warnings() const { return warnings_; }
+    // The one time origin of every view and sentence: the earliest first event of any device (devices
+    // of one capture start at different moments; times on all of them are seconds since this).
+    int64_t originUs() const { return originUs_; }
+    double secondsAt(size_t device, uint32_t event) const {
+        return double(trace(device).timeUs[event] - originUs_) / 1e6;
+    }
+    double secondsOf(int64_t timeUs) const { return double(timeUs - originUs_) / 1e6; }
     // The segments and blocks after every event at or before `timeUs` (all events when INT64_MAX).
     std::vector<StateSegment> stateAt(size_t device, int64_t timeUs) const;
 
@@ -56,6 +63,7 @@ class CaptureAnalysis {
     AllocatorRules rules_;
     std::vector<ReplayResult> replays_;
     std::vector<std::string> warnings_;
+    int64_t originUs_ = 0;
 };
 
 } // namespace vs

@@ -236,7 +236,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     const auto n = static_cast<uint32_t>(t.eventCount());
     const auto& all = in.lifetimes;
     const uint32_t oom = firstOom(t);
-    auto secondsAt = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
+    auto secondsAt = [&](uint32_t e) { return a.secondsAt(device, e); };
 
     // The window: asked for, or from the start to the OOM, or to the highest point of allocated.
     rep.autoWindow = q.autoWindow && !q.region;

@@ -58,10 +58,9 @@ std::string spanText(const GrowthRegion& r, const Iterations& its, size_t releas
 
 void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
     const Capture& c = a.capture();
-    const DeviceTrace& t = a.trace(device);
     const ReplayResult& r = a.replay(device);
     const Iterations& its = rep.regions.iterations;
-    auto at = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
+    auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
     const size_t releases = releasesOfSameStack(rep.regions, region);
     const SurvivorGroup* top = rep.groups.empty() ? nullptr : &rep.groups.front();
     const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
@@ -96,9 +95,8 @@ void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRe
 
 void explainTransient(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
     const Capture& c = a.capture();
-    const DeviceTrace& t = a.trace(device);
     const ReplayResult& r = a.replay(device);
-    auto at = [&](uint32_t e) { return double(t.timeUs[e] - t.timeUs.front()) / 1e6; };
+    auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
     rep.kind = LeakKind::None;
     rep.growthBytes = 0;
     const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
@@ -155,7 +153,7 @@ void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<All
     rep.holder = top.path;
     rep.evidence += " Held by " + top.path + " (" + std::to_string(top.blocks) + " blocks, " +
                     humanBytes(int64_t(top.bytes)) + ", retention graph at " +
-                    secondsText(double(c.retention[h.graph].timeUs - a.trace(device).timeUs.front()) / 1e6) + ").";
+                    secondsText(a.secondsOf(c.retention[h.graph].timeUs)) + ").";
     if (!top.hint.empty()) rep.nextStep = top.hint + " " + rep.nextStep;
 }
 

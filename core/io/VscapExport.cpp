@@ -1,5 +1,6 @@
 #include "VscapExport.h"
 
+#include "VscapEncodeState.h"
 #include "VscapEvents.h"
 
 #include <algorithm>
@@ -8,7 +9,6 @@
 #include <stdexcept>
 
 namespace vs {
-using vscap::ByteWriter;
 using vscap::Record;
 using vscap::Writer;
 
@@ -29,64 +29,43 @@ class CaptureEncoder {
 
   private:
     void meta() {
-        for (const auto& [k, v] : c_.meta) {
-            auto& b = w_.beginRecord(Record::Meta);
-            b.varint(k.size()), b.bytes(k), b.bytes(v);
-            w_.endRecord();
-        }
-        for (const auto& d : c_.deviceInfo) {
-            auto& b = w_.beginRecord(Record::Device);
-            b.svarint(d.device), b.varint(d.totalMemory), b.bytes(d.name);
-            w_.endRecord();
-        }
+        for (const auto& [k, v] : c_.meta) w_.write(vscap::MetaRecord{k, v});
+        for (const auto& d : c_.deviceInfo) w_.write(vscap::DeviceRecord{d.device, d.totalMemory, d.name});
         if (c_.settings.present) settings();
     }
 
     void settings() {
         const auto& s = c_.settings;
-        auto& b = w_.beginRecord(Record::Settings);
-        b.u8(s.expandableSegments ? 1 : 0);
-        b.varint(s.maxSplitSize), b.varint(s.maxNonSplitRounding), b.f64(s.garbageCollectionThreshold);
-        for (uint32_t div : s.roundupPower2Divisions) b.varint(div);
-        b.varint(s.allocConf.size()), b.bytes(s.allocConf);
-        b.varint(s.raw.size());
-        for (const auto& [k, v] : s.raw) b.varint(k.size()), b.bytes(k), b.varint(v.size()), b.bytes(v);
-        w_.endRecord();
+        w_.write(vscap::SettingsRecord{s.expandableSegments, s.maxSplitSize, s.maxNonSplitRounding,
+                                       s.garbageCollectionThreshold, s.roundupPower2Divisions, s.allocConf,
+                                       s.raw});
     }
 
     // File ids equal the capture's ids: the tables are written whole, in id order.
     void tables() {
-        for (size_t i = 1; i < c_.strings.size(); ++i) {
-            w_.beginRecord(Record::String).bytes(c_.strings.text(StringId{uint32_t(i)}));
-            w_.endRecord();
-        }
+        for (size_t i = 1; i < c_.strings.size(); ++i)
+            w_.write(vscap::StringRecord{c_.strings.text(StringId{uint32_t(i)})});
         for (size_t i = 0; i < c_.frames.size(); ++i) {
             const Frame& f = c_.frames[FrameId{uint32_t(i)}];
-            auto& b = w_.beginRecord(Record::Frame);
-            b.varint(f.name.value), b.varint(f.filename.value), b.varint(f.line);
-            w_.endRecord();
+            w_.write(vscap::FrameRecord{f.name.value, f.filename.value, f.line});
         }
+        std::vector<uint64_t> ids;
         for (size_t i = 1; i < c_.stacks.size(); ++i) {
-            const auto frames = c_.stacks.frames(StackId{uint32_t(i)});
-            auto& b = w_.beginRecord(Record::Stack);
-            b.varint(frames.size());
-            for (FrameId f : frames) b.varint(f.value);
-            w_.endRecord();
+            ids.clear();
+            for (FrameId f : c_.stacks.frames(StackId{uint32_t(i)})) ids.push_back(f.value);
+            w_.write(vscap::StackRecord{ids});
         }
-        for (uint64_t raw : c_.streams) {
-            w_.beginRecord(Record::Stream).varint(raw);
-            w_.endRecord();
-        }
+        for (uint64_t raw : c_.streams) w_.write(vscap::StreamRecord{raw});
     }
 
     void events(const DeviceTrace& d) {
-        auto& b = w_.beginRecord(Record::Reserve);
-        b.svarint(d.device), b.varint(d.eventCount());
-        w_.endRecord();
+        w_.write(vscap::ReserveRecord{d.device, d.eventCount()});
         for (size_t first = 0; first < d.eventCount(); first += perRecord_)
             eventBatch(d, first, std::min(d.eventCount(), first + perRecord_));
-        for (const auto& [index, text] : d.compileContext) eventText(d.device, index, 0, text);
-        for (const auto& [index, text] : d.userMetadata) eventText(d.device, index, 1, text);
+        for (const auto& [index, text] : d.compileContext)
+            w_.write(vscap::EventTextRecord{d.device, index, 0, text.value});
+        for (const auto& [index, text] : d.userMetadata)
+            w_.write(vscap::EventTextRecord{d.device, index, 1, text.value});
     }
 
     void eventBatch(const DeviceTrace& d, size_t first, size_t last) {
@@ -98,49 +77,39 @@ class CaptureEncoder {
         w_.endRecord();
     }
 
-    void eventText(int device, uint32_t index, uint8_t kind, StringId text) {
-        auto& b = w_.beginRecord(Record::EventText);
-        b.svarint(device), b.varint(index), b.u8(kind), b.varint(text.value);
-        w_.endRecord();
-    }
-
     void annotations() {
-        for (const auto& a : c_.annotations) {
-            auto& b = w_.beginRecord(Record::Annotation);
-            b.svarint(a.device), b.svarint(a.timeUs), b.u8(a.start ? 0 : 1), b.varint(a.name.value);
-            w_.endRecord();
-        }
+        for (const auto& a : c_.annotations)
+            w_.write(vscap::AnnotationRecord{a.device, a.timeUs, a.start, a.name.value});
     }
 
     void retention(const RetentionGraph& g) {
-        auto& b = w_.beginRecord(Record::Retention);
-        b.varint(1), b.svarint(g.device), b.svarint(g.timeUs), b.varint(g.trigger.value);
-        b.varint(g.truncated ? 1 : 0), b.varint(g.objectsScanned), b.varint(g.millis);
-        b.varint(g.nodes.size());
+        std::vector<vscap::RetentionNodeFields> nodes;
+        nodes.reserve(g.nodes.size());
         for (const auto& n : g.nodes)
-            b.u8(uint8_t(n.kind)), b.varint(n.type.value), b.varint(n.label.value), b.varint(n.gpuBytes),
-                b.varint(n.address);
-        b.varint(g.edges.size());
-        for (const auto& e : g.edges)
-            b.varint(e.src), b.varint(e.dst), b.u8(uint8_t(e.kind)), b.varint(e.label.value);
-        w_.endRecord();
+            nodes.push_back({uint8_t(n.kind), n.type.value, n.label.value, n.gpuBytes, n.address});
+        std::vector<vscap::RetentionEdgeFields> edges;
+        edges.reserve(g.edges.size());
+        for (const auto& e : g.edges) edges.push_back({e.src, e.dst, uint8_t(e.kind), e.label.value});
+        w_.write(vscap::RetentionRecord{g.device, g.timeUs, g.trigger.value, g.truncated, g.objectsScanned,
+                                        g.millis, nodes, edges});
     }
 
     void segments(const DeviceTrace& d) {
         if (!d.hasFinalSnapshot) return; // an empty list is a real final state (after empty_cache)
-        auto& b = w_.beginRecord(Record::Segments);
-        b.svarint(d.device), b.varint(d.finalSegments.size());
+        std::vector<vscap::BlockFields> blocks;
+        for (const auto& s : d.finalSegments)
+            for (const auto& k : s.blocks)
+                blocks.push_back({k.address - s.address, k.size, k.requestedSize, uint8_t(k.state), k.stack.value});
+        std::vector<vscap::SegmentFields> segs;
+        segs.reserve(d.finalSegments.size());
+        size_t first = 0;
         for (const auto& s : d.finalSegments) {
-            b.varint(s.address), b.varint(s.totalSize), b.varint(s.stream);
-            b.u8(static_cast<uint8_t>((s.expandable ? 1 : 0) | (s.smallPool ? 2 : 0)));
-            b.varint(s.poolId[0]), b.varint(s.poolId[1]), b.varint(s.stack.value);
-            b.varint(s.blocks.size());
-            for (const auto& k : s.blocks) {
-                b.varint(k.address - s.address), b.varint(k.size), b.varint(k.requestedSize);
-                b.u8(static_cast<uint8_t>(k.state)), b.varint(k.stack.value);
-            }
+            const std::span<const vscap::BlockFields> mine(blocks.data() + first, s.blocks.size());
+            segs.push_back({s.address, s.totalSize, s.stream, s.expandable, s.smallPool, s.poolId[0], s.poolId[1],
+                            s.stack.value, mine});
+            first += s.blocks.size();
         }
-        w_.endRecord();
+        w_.write(vscap::SegmentsRecord{d.device, segs});
     }
 
     const Capture& c_;

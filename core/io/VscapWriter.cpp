@@ -22,9 +22,7 @@ ByteWriter& Writer::beginRecord(Record kind) {
 }
 
 void Writer::endRecord() {
-    chunk_.varint(static_cast<uint32_t>(kind_));
-    chunk_.varint(body_.size());
-    chunk_.bytes(body_.str());
+    appendRecord(chunk_, kind_, body_.str());
     if (chunk_.size() >= options_.chunkBytes) flush();
 }
 
@@ -66,8 +64,7 @@ void Writer::flush() {
 }
 
 void Writer::finish() {
-    beginRecord(Record::End);
-    endRecord();
+    write(EndRecord{});
     flush();
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Writes a .vscap stream: the header, then records gathered into compressed, checksummed chunks.
-// The caller appends records; a chunk is closed when it holds `chunkBytes` or on flush().
-#include "VscapFormat.h"
+// The caller appends records (the encoders of VscapEncode.h and VscapEvents.h write their bodies);
+// a chunk is closed when it holds `chunkBytes` or on flush(). Part of the codec library
+// (vramscope_vscap_codec) that the CUPTI agent links too.
+#include "VscapEncode.h"
 
 #include <functional>
 #include <string_view>
@@ -24,6 +26,11 @@ class Writer {
     // Starts a record: write its body into the returned writer, then call endRecord().
     ByteWriter& beginRecord(Record kind);
     void endRecord();
+    // One whole record from an encoder struct of VscapEncode.h / VscapEncodeState.h.
+    template <class R> void write(const R& r) {
+        r.encode(beginRecord(R::kRecord));
+        endRecord();
+    }
     void flush();  // closes the current chunk, if any
     void finish(); // writes the End record and flushes
 
