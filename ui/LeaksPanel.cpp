@@ -159,6 +159,7 @@ void LeaksPanel::analyseRegion(AnalysisPtr analysis, size_t device, const Growth
 void LeaksPanel::run(LeakQuery q) {
     watcher_.waitForFinished();
     diagnosis_->setText(tr("Analysing\u2026"));
+    pending_ = true;
     q.aliveAtEnd = atEnd_->isChecked();
     auto a = analysis_;
     const size_t device = device_;
@@ -181,11 +182,15 @@ double LeaksPanel::secondsAt(uint32_t event) const {
 }
 
 void LeaksPanel::waitForResult() {
-    watcher_.waitForFinished();
-    QCoreApplication::processEvents();
+    // A report can start another job (a cold open explains its worst region): wait for all of them.
+    for (int i = 0; i < 100 && pending_; ++i) { // bounded: a lost signal must not hang a screenshot
+        watcher_.waitForFinished();
+        QCoreApplication::processEvents();
+    }
 }
 
 void LeaksPanel::present(Result result) {
+    pending_ = false;
     result_ = std::move(result);
     if (!analysis_) return;
     const LeakReport& report = result_.report;

@@ -78,6 +78,7 @@ class LeaksPanel : public QWidget {
     AnalysisPtr analysis_;
     size_t device_ = 0;
     Result result_;
+    bool pending_ = false; // a job was started and its result not shown yet
     QLabel* diagnosis_;
     QLineEdit* search_;
     QCheckBox* atEnd_;

@@ -224,7 +224,8 @@ void MainWindow::showAbout() {
                           "Shift+drag selects a "
                           "range, double-click or Home fits, Alt+Left/Right walks the zoom history, Z zooms "
                           "to the selection, "
-                          "Esc clears it. Click to select the event at that moment.</p>")
+                          "Esc clears it. Click to select the event at that moment; a click on a ramp selects its "
+                          "growth region, Ctrl+] / Ctrl+[ step through the regions.</p>")
                            .arg(QApplication::applicationVersion()));
 }
 
