@@ -734,6 +734,10 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     QVERIFY(!p->pathText().contains("local 'outputs'"));
     p->clearIgnored();
     QVERIFY(p->pathText().contains("local 'outputs'"));
+    // Choosing a group marks its blocks in the block map at the graph's moment, where they are alive.
+    p->selectGroup(1);
+    p->selectGroup(0);
+    QCOMPARE(w.blockMap()->view()->markedAlive(), p->result().groups.front().blocks.size());
     // Suspicious-only keeps the leak and hides allocator-internal blocks.
     const int all = p->groupsTree()->topLevelItemCount();
     p->findChild<QCheckBox*>()->setChecked(true);
