@@ -1,5 +1,6 @@
 #include "NativeRecorder.h"
 
+#include "io/VscapEncodeState.h"
 #include "io/VscapEvents.h"
 
 #include <algorithm>
@@ -97,9 +98,7 @@ void NativeRecorder::unmapped(uint64_t addr, uint64_t size, void* const* pcs, in
 
 void NativeRecorder::deviceInfo(int device, const std::string& name, uint64_t totalMemory) {
     std::lock_guard lock(writeMutex_);
-    auto& b = writer_.beginRecord(Record::Device);
-    b.svarint(device), b.varint(totalMemory), b.bytes(name);
-    writer_.endRecord();
+    writer_.write(vscap::DeviceRecord{device, totalMemory, name});
 }
 
 void NativeRecorder::physicalCreated(uint64_t handle, uint64_t size) {
@@ -154,7 +153,7 @@ void NativeRecorder::run() {
 
 uint64_t NativeRecorder::stream(uint64_t raw) {
     auto [it, fresh] = streams_.emplace(raw, streams_.size());
-    if (fresh) writer_.beginRecord(Record::Stream).varint(raw), writer_.endRecord();
+    if (fresh) writer_.write(vscap::StreamRecord{raw});
     return it->second;
 }
 
@@ -248,7 +247,7 @@ void NativeRecorder::write(bool final) {
     pendingChanges_ = std::move(changes);
     if (!out.empty()) encode(out);
     if (dropped > droppedWritten_) {
-        writer_.beginRecord(Record::Dropped).varint(dropped - droppedWritten_), writer_.endRecord();
+        writer_.write(vscap::DroppedRecord{dropped - droppedWritten_});
         droppedWritten_ = dropped;
     }
     writer_.flush();
@@ -292,22 +291,20 @@ void NativeRecorder::writeFinalState(int device, const std::vector<PoolLedger::F
     std::map<uint64_t, uint64_t> live; // sorted
     for (const auto& [addr, r] : live_)
         if (r.device == device) live.emplace(addr, r.size);
-    size_t pooled = 0;
-    for (const auto& f : poolFree) pooled += f.device == device;
-    auto& b = writer_.beginRecord(Record::Segments);
-    b.svarint(device), b.varint(live.size() + joined.size() + pooled);
-    for (const auto& [addr, size] : live) { // one allocated block filling its segment
-        b.varint(addr), b.varint(round512(size)), b.varint(0), b.u8(0), b.varint(0), b.varint(0), b.varint(0);
-        b.varint(1), b.varint(0), b.varint(round512(size)), b.varint(size), b.u8(1), b.varint(0);
-    }
-    auto freeSegment = [&b](uint64_t addr, uint64_t size, bool expandable) { // one free block
-        b.varint(addr), b.varint(size), b.varint(0), b.u8(expandable), b.varint(0), b.varint(0), b.varint(0);
-        b.varint(1), b.varint(0), b.varint(size), b.varint(size), b.u8(0), b.varint(0);
+    // Each segment holds one block: an allocation fills its segment; a mapping or a pool's kept
+    // memory is one free block.
+    std::vector<vscap::BlockFields> blocks;
+    std::vector<vscap::SegmentFields> segments;
+    auto add = [&](uint64_t addr, uint64_t size, uint64_t requested, bool expandable, uint8_t state) {
+        blocks.push_back({0, size, requested, state, 0});
+        segments.push_back({addr, size, 0, expandable, false, 0, 0, 0, {}});
     };
-    for (const auto& [addr, size] : joined) freeSegment(addr, size, true); // like idle expandable segments
+    for (const auto& [addr, size] : live) add(addr, round512(size), size, false, 1);
+    for (const auto& [addr, size] : joined) add(addr, size, size, true, 0); // like idle expandable segments
     for (const auto& f : poolFree)
-        if (f.device == device) freeSegment(f.addr, f.size, f.expandable);
-    writer_.endRecord();
+        if (f.device == device) add(f.addr, f.size, f.size, f.expandable, 0);
+    for (size_t i = 0; i < segments.size(); ++i) segments[i].blocks = {&blocks[i], 1}; // blocks is complete
+    writer_.write(vscap::SegmentsRecord{device, segments});
 }
 
 // Physical memory created with cuMemCreate but mapped nowhere is device memory no segment shows;

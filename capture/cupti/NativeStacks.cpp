@@ -5,11 +5,9 @@
 
 namespace vs::cupti {
 
-using vscap::Record;
-
 uint64_t NativeStacks::string(const std::string& s) {
     auto [it, fresh] = strings_.emplace(s, strings_.size());
-    if (fresh) writer_.beginRecord(Record::String).bytes(s), writer_.endRecord();
+    if (fresh) writer_.write(vscap::StringRecord{s});
     return it->second;
 }
 
@@ -53,9 +51,7 @@ uint64_t NativeStacks::frameId(const NativeFrame& f) {
         where = f.module + offset;
     }
     const uint64_t name = string(f.function), file = string(where);
-    auto& b = writer_.beginRecord(Record::Frame);
-    b.varint(name), b.varint(file), b.varint(uint64_t(std::max(f.line, 0)));
-    writer_.endRecord();
+    writer_.write(vscap::FrameRecord{name, file, uint64_t(std::max(f.line, 0))});
     return nextFrame_++;
 }
 
@@ -78,19 +74,12 @@ uint64_t NativeStacks::stackOf(const NativeOp& op) {
     while (lead + 1 < ids.size() && unnamed_.count(ids[lead])) ++lead;
     ids.erase(ids.begin(), ids.begin() + long(lead));
     auto [it, fresh] = stacks_.emplace(ids, stacks_.size());
-    if (fresh) {
-        auto& b = writer_.beginRecord(Record::Stack);
-        b.varint(ids.size());
-        for (uint64_t f : ids) b.varint(f);
-        writer_.endRecord();
-    }
+    if (fresh) writer_.write(vscap::StackRecord{ids});
     return it->second;
 }
 
 void NativeStacks::meta(const std::string& key, const std::string& value) {
-    auto& b = writer_.beginRecord(Record::Meta);
-    b.varint(key.size()), b.bytes(key), b.bytes(value);
-    writer_.endRecord();
+    writer_.write(vscap::MetaRecord{key, value});
 }
 
 } // namespace vs::cupti

@@ -83,7 +83,9 @@ struct MarkRecord {
     int64_t device, timeUs;
     uint64_t name; // string id
     int64_t value;
-    void encode(ByteWriter& b) const { b.svarint(device), b.svarint(timeUs), b.varint(name), b.svarint(value); }
+    void encode(ByteWriter& b) const {
+        b.svarint(device), b.svarint(timeUs), b.varint(name), b.svarint(value);
+    }
 };
 
 struct ClockSyncRecord {

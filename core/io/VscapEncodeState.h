@@ -36,7 +36,8 @@ struct SegmentsRecord { // a later one replaces an earlier one of the same devic
             b.varint(s.pool0), b.varint(s.pool1), b.varint(s.stack);
             b.varint(s.blocks.size());
             for (const BlockFields& k : s.blocks)
-                b.varint(k.offset), b.varint(k.size), b.varint(k.requestedSize), b.u8(k.state), b.varint(k.stack);
+                b.varint(k.offset), b.varint(k.size), b.varint(k.requestedSize), b.u8(k.state),
+                    b.varint(k.stack);
         }
     }
 };
@@ -47,8 +48,8 @@ struct SettingsRecord {
     uint64_t maxSplitSize; // 2^64-1: unlimited
     uint64_t maxNonSplitRounding;
     double garbageCollectionThreshold;
-    std::array<uint32_t, 16> roundupPower2Divisions; // interval k = [2^k, 2^(k+1)) MiB
-    std::string_view allocConf;                      // PYTORCH_CUDA_ALLOC_CONF
+    std::array<uint32_t, 16> roundupPower2Divisions;          // interval k = [2^k, 2^(k+1)) MiB
+    std::string_view allocConf;                               // PYTORCH_CUDA_ALLOC_CONF
     std::span<const std::pair<std::string, std::string>> raw; // every key, printed
     void encode(ByteWriter& b) const {
         b.u8(expandableSegments ? 1 : 0);
@@ -85,7 +86,8 @@ struct RetentionRecord {
         b.varint(kLayout), b.svarint(device), b.svarint(timeUs), b.varint(trigger);
         b.varint(truncated ? 1 : 0), b.varint(objectsScanned), b.varint(millis);
         b.varint(nodes.size());
-        for (const auto& n : nodes) b.u8(n.kind), b.varint(n.type), b.varint(n.label), b.varint(n.gpuBytes), b.varint(n.address);
+        for (const auto& n : nodes)
+            b.u8(n.kind), b.varint(n.type), b.varint(n.label), b.varint(n.gpuBytes), b.varint(n.address);
         b.varint(edges.size());
         for (const auto& e : edges) b.varint(e.src), b.varint(e.dst), b.u8(e.kind), b.varint(e.label);
     }

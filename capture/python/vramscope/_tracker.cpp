@@ -9,6 +9,8 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <torch/csrc/profiler/combined_traceback.h>
 
+#include "_vscap_encode.h" // varints, the interner, Events: checked against core's codec
+
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -56,63 +58,7 @@ void onTrace(const TraceEntry& te) {
     buffer.push_back(std::move(e));
 }
 
-// ---- record encoding (the same layout as core/io/VscapFormat.h) ----
-void varint(std::string& out, uint64_t v) {
-    while (v >= 0x80) out.push_back(static_cast<char>(v | 0x80)), v >>= 7;
-    out.push_back(static_cast<char>(v));
-}
-void svarint(std::string& out, int64_t v) {
-    varint(out, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
-}
-void record(std::string& out, uint32_t kind, const std::string& body) {
-    varint(out, kind), varint(out, body.size()), out += body;
-}
-enum : uint32_t { kString = 1, kFrame = 2, kStack = 3, kStream = 4, kEvents = 7 };
-
-// File ids; new definitions go to `pending` ahead of the records that use them.
-struct Interner {
-    std::unordered_map<std::string, uint64_t> strings{{"", 0}};
-    std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> frames;
-    std::map<std::vector<uint64_t>, uint64_t> stacks{{{}, 0}};
-    std::unordered_map<uint64_t, uint64_t> streams;
-    std::string pending;
-
-    uint64_t string(const std::string& s) {
-        auto [it, fresh] = strings.emplace(s, strings.size());
-        if (fresh) record(pending, kString, s);
-        return it->second;
-    }
-    uint64_t frame(const std::string& file, const std::string& name, uint64_t line) {
-        const auto key = std::make_tuple(string(file), string(name), line);
-        auto [it, fresh] = frames.emplace(key, frames.size());
-        if (fresh) {
-            std::string b;
-            varint(b, std::get<1>(key)), varint(b, std::get<0>(key)), varint(b, line);
-            record(pending, kFrame, b);
-        }
-        return it->second;
-    }
-    uint64_t stack(const std::vector<uint64_t>& ids) {
-        auto [it, fresh] = stacks.emplace(ids, stacks.size());
-        if (fresh) {
-            std::string b;
-            varint(b, ids.size());
-            for (uint64_t f : ids) varint(b, f);
-            record(pending, kStack, b);
-        }
-        return it->second;
-    }
-    uint64_t stream(uint64_t raw) {
-        auto [it, fresh] = streams.emplace(raw, streams.size());
-        if (fresh) {
-            std::string b;
-            varint(b, raw);
-            record(pending, kStream, b);
-        }
-        return it->second;
-    }
-};
-
+using vramscope_tracker::Interner;
 Interner interner;
 std::mutex internMutex; // drain() and the Python-side intern calls
 
@@ -192,22 +138,10 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
 // Encodes one device's events (in order) as an Events record.
 void encodeEvents(std::string& out, int device, const std::vector<const Event*>& evs,
                   const std::vector<uint64_t>& stacks) {
-    std::string b, cols[6];
-    svarint(b, device), varint(b, evs.size()), svarint(b, evs.front()->timeUs);
-    int64_t prevT = evs.front()->timeUs;
-    uint64_t prevA = 0;
-    for (size_t i = 0; i < evs.size(); ++i) {
+    vramscope_tracker::encodeEvents(out, interner, device, evs.size(), [&](size_t i) {
         const Event& e = *evs[i];
-        cols[0].push_back(static_cast<char>(e.action));
-        svarint(cols[1], e.timeUs - prevT), prevT = e.timeUs;
-        svarint(cols[2], static_cast<int64_t>(e.addr - prevA)), prevA = e.addr;
-        varint(cols[3], e.size);
-        varint(cols[4], interner.stream(e.stream));
-        varint(cols[5], stacks[i]);
-    }
-    for (auto& c : cols) b += c;
-    out += interner.pending, interner.pending.clear();
-    record(out, kEvents, b);
+        return vramscope_tracker::EventFields{e.timeUs, e.addr, e.size, e.action, e.stream, stacks[i]};
+    });
 }
 
 py::bytes drain() {

@@ -9,7 +9,9 @@ _cached = None
 
 
 def _cache_dir(torch, source):
-    digest = hashlib.sha1(open(source, "rb").read()).hexdigest()[:12]
+    sha = hashlib.sha1(open(source, "rb").read())
+    sha.update(open(os.path.join(os.path.dirname(source), "_vscap_encode.h"), "rb").read())  # its encoders
+    digest = sha.hexdigest()[:12]
     base = os.environ.get("VRAMSCOPE_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vramscope")
     tag = "torch%s-py%d%d-%s" % (torch.__version__.replace("+", "_"), sys.version_info[0], sys.version_info[1], digest)

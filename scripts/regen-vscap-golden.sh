@@ -1,0 +1,12 @@
+#!/bin/sh
+# Rewrites tests/golden/vscap/*.bin from core's .vscap encoder (tst_vscap_codec, built in BUILD_DIR),
+# then checks the Python writer against them. Run it only after a deliberate change of a record
+# layout (docs/vscap.md first), and commit the files with the change.
+#   scripts/regen-vscap-golden.sh [BUILD_DIR]   (default: build)
+set -e
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}
+cmake --build "$build" --target tst_vscap_codec
+VRAMSCOPE_WRITE_GOLDEN=1 "$build/tests/tst_vscap_codec" coreCodecMatchesGolden
+"$build/tests/tst_vscap_codec"
+python3 "$root/capture/python/tests/test_vscap_golden.py"
