@@ -210,6 +210,19 @@ std::string libraryHoldings(const Capture& c, const std::vector<SurvivorGroup>& 
     return out;
 }
 
+// When the window says "leak" but no region is kept to the end: the worst accumulation whose memory
+// the program releases two or more times. One release at the very end (a function that returns when
+// the run ends) is still a leak for the run's length; memory the collector frees at irregular
+// moments stays "a leak through a cycle".
+const GrowthRegion* repeatedRelease(const LeakReport& rep) {
+    if (rep.kind != LeakKind::Leak || worstRegion(rep.regions, RegionKind::Leak)) return nullptr;
+    for (const auto& g : rep.regions.regions)
+        if (g.kind == RegionKind::Accumulation && g.significant &&
+            g.releasedAt != kNoEvent && releasesOfSameStack(rep.regions, g) >= 2)
+            return &g;
+    return nullptr;
+}
+
 } // namespace
 
 LeakInputs prepareLeakInputs(const CaptureAnalysis& a, size_t device) {
@@ -415,6 +428,11 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     if (q.region) {
         rep.region = q.region;
         explainRegion(a, device, all, *q.region, rep);
+    } else if (const GrowthRegion* tooth = q.autoWindow && !q.aliveAtEnd ? repeatedRelease(rep) : nullptr) {
+        // the window saw memory piling up, but nothing is kept for good and the program releases
+        // the same memory again and again (phases of varying length): a sawtooth, not a leak
+        rep.region = *tooth;
+        explainRegion(a, device, all, *tooth, rep);
     } else if (q.autoWindow && rep.kind != LeakKind::Leak && rep.kind != LeakKind::Oom) {
         // memory the program keeps until a phase ends outranks what else the window shows; memory
         // the collector frees in bulk is a cycle even when the window missed the sawtooth

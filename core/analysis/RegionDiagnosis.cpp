@@ -18,13 +18,16 @@ std::string secondsText(double s) {
     return buf;
 }
 
-// How many regions release the same stack's memory (the teeth of one sawtooth).
+} // namespace
+
 size_t releasesOfSameStack(const GrowthRegions& all, const GrowthRegion& r) {
     if (r.stacks.empty()) return 0;
     return size_t(std::count_if(all.regions.begin(), all.regions.end(), [&](const GrowthRegion& g) {
         return g.kind == r.kind && g.releasedAt != kNoEvent && !g.stacks.empty() && g.stacks.front() == r.stacks.front();
     }));
 }
+
+namespace {
 
 // Puts the region's stacks first, in its order, marked as steady with their share of its iterations.
 void rankRegionGroups(const std::vector<Allocation>& all, const GrowthRegion& region, const Iterations& its,

@@ -8,6 +8,9 @@ namespace vs {
 // The most costly significant region of a kind (regions are ranked), or null.
 const GrowthRegion* worstRegion(const GrowthRegions& r, RegionKind kind);
 
+// How many regions release the same stack's memory (the teeth of one sawtooth).
+size_t releasesOfSameStack(const GrowthRegions& all, const GrowthRegion& r);
+
 // Rewrites `rep` (whose window is the region's) to explain the region: kind, sentences, the
 // region's stacks first among the groups.
 void explainRegion(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
