@@ -42,10 +42,17 @@ double measure(MainWindow& w, const std::function<void()>& input) {
     QElapsedTimer t;
     t.start();
     input();
+    const double a = t.nsecsElapsed() / 1e6;
     QCoreApplication::processEvents();
+    const double b = t.nsecsElapsed() / 1e6;
     w.waitForBackgroundWork();
+    const double c = t.nsecsElapsed() / 1e6;
     QCoreApplication::processEvents();
+    const double d = t.nsecsElapsed() / 1e6;
     w.timeline()->replot(QCustomPlot::rpImmediateRefresh);
+    if (qEnvironmentVariableIsSet("VS_BENCH_DETAIL"))
+        std::printf("    input %.1f, events %.1f, background %.1f, events %.1f, replot %.1f ms\n", a, b - a, c - b,
+                    d - c, t.nsecsElapsed() / 1e6 - d);
     return t.nsecsElapsed() / 1e6;
 }
 
@@ -88,6 +95,81 @@ int main(int argc, char** argv) {
     std::printf("%s: %zu events, open until idle %.2f s%s\n", argv[1], events, open.nsecsElapsed() / 1e9,
                 busy ? " (another core busy)" : "");
     TimelinePlot* plot = w.timeline();
+    if (qEnvironmentVariableIsSet("VS_BENCH_DETAIL")) {
+        QElapsedTimer t;
+        t.start();
+        for (int i = 0; i < 5; ++i) plot->replot(QCustomPlot::rpImmediateRefresh);
+        std::printf("  timeline replot in the window: %.1f ms (%dx%d)\n", t.nsecsElapsed() / 5e6, plot->width(),
+                    plot->height());
+        t.restart();
+        for (int i = 0; i < 5; ++i) plot->replot(QCustomPlot::rpQueuedRefresh);
+        std::printf("  timeline replot, queued refresh: %.1f ms\n", t.nsecsElapsed() / 5e6);
+        plot->setFragmentationVisible(false);
+        t.restart();
+        for (int i = 0; i < 5; ++i) plot->replot(QCustomPlot::rpQueuedRefresh);
+        std::printf("  timeline replot without fragmentation: %.1f ms\n", t.nsecsElapsed() / 5e6);
+        plot->setFragmentationVisible(true);
+        for (int i = 0; i < plot->itemCount(); ++i) plot->item(i)->setVisible(false);
+        t.restart();
+        plot->replot(QCustomPlot::rpQueuedRefresh);
+        std::printf("  without %d items: %.1f ms\n", plot->itemCount(), t.nsecsElapsed() / 1e6);
+        for (int i = 0; i < plot->itemCount(); ++i) plot->item(i)->setVisible(true);
+        for (int i = 0; i < plot->graphCount(); ++i) plot->graph(i)->setVisible(false);
+        t.restart();
+        plot->replot(QCustomPlot::rpQueuedRefresh);
+        std::printf("  no graphs: %.1f ms\n", t.nsecsElapsed() / 1e6);
+        for (int i = 0; i < plot->graphCount(); ++i) {
+            plot->graph(i)->setVisible(true);
+            t.restart();
+            plot->replot(QCustomPlot::rpQueuedRefresh);
+            std::printf("  only graph %d (%s, %d points, brush %d, pen %d): %.1f ms\n", i, qPrintable(plot->graph(i)->name()),
+                        plot->graph(i)->dataCount(), int(plot->graph(i)->brush().style()), int(plot->graph(i)->pen().style()),
+                        t.nsecsElapsed() / 1e6);
+            plot->graph(i)->setVisible(false);
+        }
+        for (int i = 0; i < plot->graphCount(); ++i) plot->graph(i)->setVisible(true);
+        for (auto el : {QCP::aeFills, QCP::aePlottables, QCP::aeAll}) {
+            plot->setNotAntialiasedElements(el);
+            t.restart();
+            plot->replot(QCustomPlot::rpQueuedRefresh);
+            std::printf("  not antialiased %d: %.1f ms\n", int(el), t.nsecsElapsed() / 1e6);
+        }
+        plot->setNotAntialiasedElements(QCP::aeNone);
+        for (int i = 0; i < plot->graphCount(); ++i) {
+            QPen p = plot->graph(i)->pen();
+            if (p.style() == Qt::SolidLine) p.setWidthF(1), p.setCosmetic(true);
+            plot->graph(i)->setPen(p);
+        }
+        t.restart();
+        plot->replot(QCustomPlot::rpQueuedRefresh);
+        std::printf("  cosmetic 1 px pens: %.1f ms\n", t.nsecsElapsed() / 1e6);
+        for (int i = 0; i < plot->graphCount(); ++i) {
+            QPen p = plot->graph(i)->pen();
+            if (p.style() == Qt::DashLine) p.setStyle(Qt::SolidLine), p.setCosmetic(true);
+            plot->graph(i)->setPen(p);
+        }
+        t.restart();
+        plot->replot(QCustomPlot::rpQueuedRefresh);
+        std::printf("  and no dashes: %.1f ms\n", t.nsecsElapsed() / 1e6);
+        plot->setNotAntialiasedElements(QCP::aeFills);
+        t.restart();
+        plot->replot(QCustomPlot::rpQueuedRefresh);
+        std::printf("  and fills not antialiased: %.1f ms\n", t.nsecsElapsed() / 1e6);
+        for (int i = 0; i < plot->graphCount(); ++i) plot->graph(i)->setBrush(Qt::NoBrush);
+        t.restart();
+        plot->replot(QCustomPlot::rpQueuedRefresh);
+        std::printf("  and no fills: %.1f ms\n", t.nsecsElapsed() / 1e6);
+        for (int l = 0; l < plot->layerCount(); ++l) {
+            QCPLayer* layer = plot->layer(l);
+            t.restart();
+            layer->replot();
+            std::printf("    layer %s: %zu children, %.1f ms\n", qPrintable(layer->name()), size_t(layer->children().size()),
+                        t.nsecsElapsed() / 1e6);
+        }
+        t.restart();
+        for (int i = 0; i < 5; ++i) (void)w.grab();
+        std::printf("  whole window grab: %.1f ms\n", t.nsecsElapsed() / 5e6);
+    }
     const QRect area = plot->axisRect(0)->rect();
     const int y = area.center().y();
     std::vector<double> ms;

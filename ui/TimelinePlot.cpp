@@ -9,6 +9,30 @@
 #include <algorithm>
 
 namespace vs::ui {
+namespace {
+
+// A step series (keys, values) read at other keys: the value of the last point at or before each.
+std::vector<double> sampleSteps(const std::vector<double>& keys, const std::vector<double>& values,
+                                const std::vector<double>& at) {
+    std::vector<double> out;
+    out.reserve(at.size());
+    size_t k = 0;
+    for (double t : at) {
+        while (k + 1 < keys.size() && keys[k + 1] <= t) ++k;
+        out.push_back(values.empty() ? 0.0 : values[k]);
+    }
+    return out;
+}
+
+// A translucent colour as it looks over an opaque background, made opaque: the raster engine fills
+// opaque spans with a plain memory fill, translucent ones pixel by pixel.
+QColor opaqueOver(const QColor& c, const QColor& bg) {
+    const double a = c.alphaF();
+    return QColor::fromRgbF(float(c.redF() * a + bg.redF() * (1 - a)), float(c.greenF() * a + bg.greenF() * (1 - a)),
+                            float(c.blueF() * a + bg.blueF() * (1 - a)));
+}
+
+} // namespace
 
 TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
     // Data depends on the pixel width: recompute it once the layout is known, just before drawing.
@@ -87,10 +111,9 @@ void TimelinePlot::buildLane(size_t device) {
     y->setNumberPrecision(3);
     // Draw order: light fills first, then reserved, active and allocated bands (allocated on top).
     auto fill = [&] {
-        QCPGraph* g = addGraph(x, y);
-        g->setPen(Qt::NoPen);
-        g->removeFromLegend();
-        return g;
+        auto* f = new ColumnFill(x, y);
+        f->removeFromLegend();
+        return f;
     };
     lane.allocatedBase = fill();
     lane.cachedFill = fill();
@@ -98,7 +121,6 @@ void TimelinePlot::buildLane(size_t device) {
     lane.bands[int(Series::Active)] =
         makeBand(x, y, tr("active (incl. pending free)"), r.active, r.initial.active, t);
     lane.bands[int(Series::Allocated)] = makeBand(x, y, tr("allocated"), r.allocated, r.initial.allocated, t);
-    lane.cachedFill->setChannelFillGraph(lane.bands[int(Series::Allocated)].hi); // reserved - allocated
     if (device == 0) { // one horizontal legend above the lanes, never over the data
         legend_ = new QCPLegend;
         auto* top = new QCPLayoutGrid;
@@ -112,8 +134,12 @@ void TimelinePlot::buildLane(size_t device) {
         legend_->setFillOrder(QCPLayoutGrid::foColumnsFirst);
         legend_->setLayer(QStringLiteral("legend"));
         legend_->setMargins(QMargins(0, 0, 0, 0));
-        for (Series k : {Series::Allocated, Series::Reserved, Series::Active})
-            lane.bands[int(k)].hi->addToLegend(legend_);
+        // the filled series by their fill (their lines are hidden when zoomed out), active by its line
+        for (Series k : {Series::Allocated, Series::Reserved}) {
+            lane.bands[int(k)].fill->setName(lane.bands[int(k)].hi->name());
+            lane.bands[int(k)].fill->addToLegend(legend_);
+        }
+        lane.bands[int(Series::Active)].hi->addToLegend(legend_);
         legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
     }
     auto marker = [&](double at, const QString& label, const QPen& pen) {
@@ -169,11 +195,11 @@ void TimelinePlot::buildLane(size_t device) {
     lane.cursor->setVisible(false);
     lane.selection = makeBandItem(x, y);
     lane.growth = makeBandItem(x, y);
-    lane.growth->setLayer(QStringLiteral("grid")); // under the data, over the background
+    // Shading bands are drawn over the data: the fills under the curves are opaque (a translucent
+    // fill per pixel column is 25x slower to rasterise), so a band under them would not show.
     lane.growth->setPen(Qt::NoPen);
     lane.growth->setBrush(QColor(220, 40, 40, 28));
     lane.hover = makeBandItem(x, y);
-    lane.hover->setLayer(QStringLiteral("grid"));
     lane.hover->setPen(Qt::NoPen); // its brush follows the palette (applyColours)
     lane.lifetime = makeBandItem(x, y);
     lane.lifetime->setPen(QPen(QColor(40, 160, 90), 1, Qt::DashLine));
@@ -203,11 +229,12 @@ TimelinePlot::Band TimelinePlot::makeBand(QCPAxis* x, QCPAxis* y, const QString&
                                           const std::vector<int64_t>& values, int64_t initial,
                                           const DeviceTrace& t) {
     Band b;
+    b.fill = new ColumnFill(x, y); // the band between each column's minimum and maximum, under its lines
+    b.fill->removeFromLegend();
     b.hi = addGraph(x, y);
     b.hi->setName(name);
     b.lo = addGraph(x, y);
     b.lo->removeFromLegend();
-    b.lo->setChannelFillGraph(b.hi); // the band between each column's minimum and maximum
     b.lod = std::make_unique<TimelineLod>(t.timeUs, values, initial, originUs_);
     return b;
 }
@@ -242,19 +269,21 @@ void TimelinePlot::applyColours() {
             axis->setLabelColor(c.text);
             axis->grid()->setPen(QPen(c.grid, 1, Qt::DotLine));
         }
-        auto paint = [](Band& b, const QPen& pen) {
+        // Cosmetic pens: Qt strokes them on its fast path (a 1.4 px pen went through the general
+        // stroker, several times slower on a band of thousands of points).
+        auto paint = [](Band& b, QPen pen, bool filled) {
+            pen.setCosmetic(true);
             b.hi->setPen(pen);
             b.lo->setPen(pen);
-            b.lo->setBrush(pen.color());
+            b.fill->setBrush(filled ? QBrush(pen.color()) : QBrush(Qt::NoBrush));
         };
-        paint(l.bands[int(Series::Allocated)], QPen(c.allocated, 1.4));
-        paint(l.bands[int(Series::Reserved)], QPen(c.reserved, 1.4));
-        paint(l.bands[int(Series::Active)], QPen(c.active, 1, Qt::DashLine));
-        l.bands[int(Series::Active)].lo->setBrush(Qt::NoBrush);
+        paint(l.bands[int(Series::Allocated)], QPen(c.allocated, 1.4), true);
+        paint(l.bands[int(Series::Reserved)], QPen(c.reserved, 1.4), true);
+        paint(l.bands[int(Series::Active)], QPen(c.active, 1, Qt::DashLine), false);
         QColor base = c.allocated;
         base.setAlpha(45);
-        l.allocatedBase->setBrush(base);
-        l.cachedFill->setBrush(c.cached);
+        l.allocatedBase->setBrush(opaqueOver(base, c.background));
+        l.cachedFill->setBrush(opaqueOver(c.cached, c.background));
         l.cursor->setPen(QPen(c.cursor, 1));
         l.selection->setPen(QPen(c.selection, 1));
         QColor sel = c.selection;
@@ -334,24 +363,30 @@ void TimelinePlot::refreshData(bool replotAfter) {
         const QCPRange r = l.rect->axis(QCPAxis::atBottom)->range();
         const int columns = std::max(1, l.rect->width());
         double top = 0;
+        TimelineLod::Band allocated, reserved;
         for (Band& b : l.bands) {
             const auto band = b.lod->band(r.lower, r.upper, columns);
             auto set = [&](QCPGraph* g, const std::vector<double>& v) {
                 QVector<QCPGraphData> points(static_cast<qsizetype>(v.size()));
                 for (size_t i = 0; i < v.size(); ++i) points[qsizetype(i)] = {band.t[i], v[i]};
                 g->data()->set(points, true);
-                g->setLineStyle(band.exact ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
+                // Zoomed out the column fill is the band; a polyline through thousands of per-column
+                // extremes would add ~15 ms of antialiased zigzag per series. Only the active series
+                // (no fill) keeps its upper line there.
+                const bool line = band.exact || (&b == &l.bands[int(Series::Active)] && g == b.hi);
+                g->setLineStyle(!line ? QCPGraph::lsNone : band.exact ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
                 pointsDrawn_ += v.size();
             };
             set(b.hi, band.hi);
             set(b.lo, band.lo);
+            b.fill->setData(band.t, band.lo, band.hi);
             for (double v : band.hi) top = std::max(top, v);
+            if (&b == &l.bands[int(Series::Allocated)]) allocated = std::move(band);
+            if (&b == &l.bands[int(Series::Reserved)]) reserved = std::move(band);
         }
-        // the light fills follow the allocated minima and the reserved minima
-        l.allocatedBase->setData(l.bands[int(Series::Allocated)].lo->data());
-        l.allocatedBase->setLineStyle(l.bands[int(Series::Allocated)].lo->lineStyle());
-        l.cachedFill->setData(l.bands[int(Series::Reserved)].lo->data());
-        l.cachedFill->setLineStyle(l.bands[int(Series::Reserved)].lo->lineStyle());
+        // the light fills: under the allocated minima, and from allocated up to the reserved minima
+        l.allocatedBase->setData(allocated.t, std::vector<double>(allocated.t.size(), 0.0), allocated.lo);
+        l.cachedFill->setData(reserved.t, sampleSteps(allocated.t, allocated.hi, reserved.t), reserved.lo);
         l.rect->axis(QCPAxis::atLeft)->setRange(0, std::max(top * 1.08, 1024.0 * 1024.0));
     }
     if (replotAfter) replot(QCustomPlot::rpQueuedReplot);

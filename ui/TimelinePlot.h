@@ -4,6 +4,7 @@
 // with a tooltip, wheel zoom, drag pan, Ctrl-drag rubber-band zoom, Shift-drag range selection,
 // double-click to fit and a zoom history.
 #include "CaptureLoader.h"
+#include "ColumnFill.h"
 #include "RegionSpans.h"
 #include "analysis/TimelineLod.h"
 
@@ -78,13 +79,14 @@ class TimelinePlot : public QCustomPlot {
   private:
     struct Band { // one series drawn as a min/max band per pixel column
         QCPGraph *hi = nullptr, *lo = nullptr;
+        ColumnFill* fill = nullptr; // between lo and hi, per pixel column
         std::unique_ptr<TimelineLod> lod;
     };
     struct Lane {
         QCPAxisRect* rect = nullptr;
         Band bands[3];                     // indexed by Series
-        QCPGraph* allocatedBase = nullptr; // light fill from 0 to allocated
-        QCPGraph* cachedFill = nullptr;    // light fill between allocated and reserved
+        ColumnFill* allocatedBase = nullptr; // light fill from 0 to allocated
+        ColumnFill* cachedFill = nullptr;    // light fill between allocated and reserved
         QCPItemStraightLine* cursor = nullptr;
         QCPItemRect* selection = nullptr;
         QCPItemRect* growth = nullptr;
