@@ -42,6 +42,15 @@ int main(int argc, char** argv) {
         std::printf("  pair %.1f ms, regions %.1f ms (%zu regions, %zu iterations), whole diagnosis %.1f ms (%s)\n",
                     (p1 - p0) * 1e3, (p2 - p1) * 1e3, regions.regions.size(), regions.iterations.count(),
                     (p3 - p2) * 1e3, vs::leakKindName(rep.kind).data());
+        // a full-width Shift+drag: the survivors of the whole capture and their diagnosis
+        {
+            const vs::LeakInputs in{all, regions};
+            vs::LeakQuery q;
+            q.autoWindow = false, q.first = 0, q.last = uint32_t(a->trace(device).eventCount() - 1);
+            const double s0 = now();
+            const auto range = vs::diagnoseLeaks(*a, device, q, in);
+            std::printf("  full-width range: %.1f ms (%zu groups)\n", (now() - s0) * 1e3, range.groups.size());
+        }
         // a click on a ramp: the costliest region, else one iteration's rise in the middle
         std::optional<vs::GrowthRegion> clicked;
         if (!regions.regions.empty())
