@@ -129,7 +129,10 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(row);
     layout->addWidget(views_, 1);
     layout->addWidget(spark_);
-    connect(&watcher_, &QFutureWatcher<Result>::finished, this, [this] { present(watcher_.result()); });
+    connect(&watcher_, &QFutureWatcher<Result>::finished, this, [this] {
+        if (auto next = std::exchange(queued_, std::nullopt)) return start(*next);
+        present(watcher_.result());
+    });
 }
 
 LeaksPanel::~LeaksPanel() {
@@ -157,10 +160,19 @@ void LeaksPanel::analyseRegion(AnalysisPtr analysis, size_t device, const Growth
 }
 
 void LeaksPanel::run(LeakQuery q) {
-    watcher_.waitForFinished();
     diagnosis_->setText(tr("Analysing\u2026"));
     pending_ = true;
     q.aliveAtEnd = atEnd_->isChecked();
+    // The newest request wins without blocking the GUI: while a job runs, the latest query waits
+    // and replaces the running one's (stale) result when it finishes.
+    if (watcher_.isRunning()) {
+        queued_ = q;
+        return;
+    }
+    start(q);
+}
+
+void LeaksPanel::start(const LeakQuery& q) {
     auto a = analysis_;
     const size_t device = device_;
     // The lifetimes and regions of a device are found once; a click on a ramp reuses them (fast).

@@ -71,6 +71,7 @@ class LeaksPanel : public QWidget {
     void onGroupSelected(int row);
     void applyFilter(const QString& text);
     void run(LeakQuery q);
+    void start(const LeakQuery& q);
     void groupMenu(const QPoint& pos);
     QVector<quint32> groupEvents(int row) const;
     double secondsAt(uint32_t event) const;
@@ -79,6 +80,7 @@ class LeaksPanel : public QWidget {
     size_t device_ = 0;
     Result result_;
     bool pending_ = false; // a job was started and its result not shown yet
+    std::optional<LeakQuery> queued_; // asked for while a job ran: started when it finishes
     QLabel* diagnosis_;
     QLineEdit* search_;
     QCheckBox* atEnd_;
