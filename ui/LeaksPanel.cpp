@@ -1,5 +1,6 @@
 #include "LeaksPanel.h"
 
+#include "QtText.h"
 #include "ByteAxisTicker.h"
 #include "CallTreeModel.h"
 #include "FlameGraph.h"
@@ -41,11 +42,6 @@ class CostBarDelegate : public QStyledItemDelegate {
         QStyledItemDelegate::paint(p, option, index);
     }
 };
-
-QString qtext(const Capture& c, StringId id) {
-    const auto s = c.strings.text(id);
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 QTreeView* makeTreeView(QWidget* parent, QSortFilterProxyModel* proxy) {
     auto* v = new QTreeView(parent);

@@ -1,18 +1,12 @@
 #include "RegionTableModel.h"
 
+#include "QtText.h"
 #include "ByteAxisTicker.h"
 #include "analysis/FrameFilter.h"
 
 #include <QFileInfo>
 
 namespace vs::ui {
-namespace {
-QString qtext(const Capture& c, StringId id) {
-    const auto s = c.strings.text(id);
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-} // namespace
-
 void RegionTableModel::setRegions(const Capture& c, const DeviceTrace& t, int64_t originUs,
                                   const std::vector<GrowthRegion>& regions) {
     beginResetModel();

@@ -1,5 +1,6 @@
 #include "StackPane.h"
 
+#include "QtText.h"
 #include "ByteAxisTicker.h"
 #include "analysis/FrameFilter.h"
 #include "util/Format.h"
@@ -21,13 +22,6 @@
 #include <QVBoxLayout>
 
 namespace vs::ui {
-
-namespace {
-QString text(const Capture& c, StringId id) {
-    const auto s = c.strings.text(id);
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-} // namespace
 
 StackPane::StackPane(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -119,14 +113,14 @@ void StackPane::rebuild() {
             continue;
         }
         flushFolded();
-        const QString file = text(c, c.frames[f].filename);
+        const QString file = qtext(c, c.frames[f].filename);
         auto* item = new QTreeWidgetItem(
-            frames_, {text(c, c.frames[f].name),
+            frames_, {qtext(c, c.frames[f].name),
                       QStringLiteral("%1:%2").arg(QFileInfo(file).fileName()).arg(c.frames[f].line)});
         item->setData(0, Qt::UserRole, file);
         item->setData(0, Qt::UserRole + 1, c.frames[f].line);
         item->setToolTip(1, QStringLiteral("%1:%2").arg(file).arg(c.frames[f].line));
-        item->setToolTip(0, text(c, c.frames[f].name));
+        item->setToolTip(0, qtext(c, c.frames[f].name));
         QFont font = item->font(0);
         font.setBold(kind == FrameKind::User);
         item->setFont(0, font), item->setFont(1, font);
@@ -147,7 +141,7 @@ QString StackPane::stackText() const {
     QString out;
     for (FrameId f : c.stacks.frames(analysis_->trace(device_).stack[event_]))
         out += QStringLiteral("%1 (%2:%3)\n")
-                   .arg(text(c, c.frames[f].name), text(c, c.frames[f].filename))
+                   .arg(qtext(c, c.frames[f].name), qtext(c, c.frames[f].filename))
                    .arg(c.frames[f].line);
     return out;
 }
