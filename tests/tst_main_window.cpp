@@ -1,6 +1,7 @@
 // The GUI, offscreen: plotted series against PyTorch's truth, mouse interactions on the timeline,
 // the event list and stack pane in sync, and headless --screenshot.
 #include "BlockMapPanel.h"
+#include "CallTreeModel.h"
 #include "CapturePropertiesDialog.h"
 #include "EventTableModel.h"
 #include "FlameGraph.h"
@@ -57,6 +58,7 @@ class TestMainWindow : public QObject {
     void clickOnARampSelectsItsRegion();
     void zoomedInClickSelectsAnIterationsRise();
     void groupMarksLineUpAcrossViews();
+    void leaksTreesFoldLibraryFrames();
 
   private:
     std::unique_ptr<MainWindow> open(const QString& name);
@@ -651,6 +653,43 @@ void TestMainWindow::groupMarksLineUpAcrossViews() {
     QVERIFY(QTest::qWaitForWindowActive(w.get()));
     QTest::keyClick(w.get(), Qt::Key_F3); // Go > Next Marked Event
     QCOMPARE(uint32_t(w->eventTable()->currentIndex().row()), model->markedEvents()[1]);
+}
+
+void TestMainWindow::leaksTreesFoldLibraryFrames() {
+    // A Lightning program: its steps run inside site-packages/lightning and torch frames
+    auto w = std::make_unique<MainWindow>();
+    w->resize(1400, 900);
+    w->show();
+    const QString path = vs::test::samplesDir() + "/../real/lightning_outputs_accumulation.vscap";
+    w->setAnalysis(path, ui::CaptureLoader::openNow(path));
+    settle(*w);
+    ui::LeaksPanel* panel = w->leaksPanel();
+    auto locations = [&] {
+        QStringList out; // every node's file, depth first
+        QAbstractItemModel* m = panel->topDownView()->model();
+        std::function<void(const QModelIndex&)> walk = [&](const QModelIndex& parent) {
+            for (int r = 0; r < m->rowCount(parent); ++r) {
+                out << m->index(r, ui::CallTreeModel::Location, parent).data().toString();
+                walk(m->index(r, 0, parent));
+            }
+        };
+        walk({});
+        return out;
+    };
+    auto fromLibraries = [](const QStringList& l) {
+        return std::count_if(l.begin(), l.end(), [](const QString& f) { return f.contains("site-packages/"); });
+    };
+    const QStringList folded = locations();
+    QVERIFY(!folded.isEmpty());
+    QCOMPARE(fromLibraries(folded), 0);
+    QVERIFY(folded.join(' ').contains("lightning_outputs.py:32")); // the user's own allocation site stays
+    const QList<QCheckBox*> boxes = panel->findChildren<QCheckBox*>();
+    auto it = std::find_if(boxes.begin(), boxes.end(), [](QCheckBox* b) { return b->text().contains("Library"); });
+    QVERIFY(it != boxes.end());
+    (*it)->setChecked(true);
+    QVERIFY(fromLibraries(locations()) > 0); // shown on request
+    QVERIFY(QSettings().value("leaks/libraryFrames").toBool()); // and remembered
+    (*it)->setChecked(false);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPainter>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStyledItemDelegate>
 #include <QTabWidget>
@@ -122,6 +123,16 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     auto* row = new QHBoxLayout;
     row->addWidget(search_, 1);
     row->addWidget(atEnd_);
+    libraries_ = new QCheckBox(tr("Library frames"), this);
+    libraries_->setToolTip(tr("Show the frames of libraries and runtimes (torch, lightning, transformers, runpy, "
+                              "CPython, PyTorch's and CUDA's modules) in the trees and the flame graph; folded "
+                              "into your own code's frames when off"));
+    libraries_->setChecked(QSettings().value(QStringLiteral("leaks/libraryFrames"), false).toBool());
+    connect(libraries_, &QCheckBox::toggled, this, [this](bool on) {
+        QSettings().setValue(QStringLiteral("leaks/libraryFrames"), on);
+        buildTrees();
+    });
+    row->addWidget(libraries_);
     layout->addLayout(row);
     layout->addWidget(views_, 1);
     layout->addWidget(spark_);
@@ -202,7 +213,6 @@ void LeaksPanel::present(Result result) {
     result_ = std::move(result);
     if (!analysis_) return;
     const LeakReport& report = result_.report;
-    const Capture& c = analysis_->capture();
     diagnosis_->setText(
         tr("<b>%1</b> &nbsp;<span style='color:gray'>%2 %3 s \u2013 %4 s%5</span><br>%6<br>"
            "<i>Evidence:</i> %7<br><i>Next step:</i> %8")
@@ -215,20 +225,30 @@ void LeaksPanel::present(Result result) {
                  QString::fromStdString(report.evidence).toHtmlEscaped(),
                  QString::fromStdString(report.nextStep).toHtmlEscaped()));
     fillGroups();
-    std::shared_ptr<const Capture> keep(analysis_, &c);
-    topDownModel_->setTree(keep, &c, CallTree::build(c, report.groups, CallTree::Direction::TopDown, true));
-    bottomUpModel_->setTree(keep, &c, CallTree::build(c, report.groups, CallTree::Direction::BottomUp, true));
-    flame_->setTree(&c, CallTree::build(c, report.groups, CallTree::Direction::TopDown, true));
-    topDown_->expandToDepth(4);
-    bottomUp_->expandToDepth(0);
-    for (auto* v : {topDown_, bottomUp_}) v->resizeColumnToContents(CallTreeModel::Bytes);
-    applyFilter(search_->text());
+    buildTrees();
     selectGroup(report.groups.empty() ? -1 : 0);
     // shade where the steady growth happens: from the first surviving block of the top steady group
     const bool steady = !report.groups.empty() && isSteady(report.groups.front());
     emit windowChanged(secondsAt(steady ? report.groups.front().firstEvent : report.first),
                        secondsAt(report.last), report.autoWindow);
     emit reportReady();
+}
+
+// The top-down and bottom-up trees and the flame graph of the report's groups; library frames
+// (torch, lightning, transformers, runpy, CPython, CUDA libraries) folded unless asked for.
+void LeaksPanel::buildTrees() {
+    if (!analysis_) return;
+    const Capture& c = analysis_->capture();
+    const auto& groups = result_.report.groups;
+    const bool fold = !libraries_->isChecked();
+    std::shared_ptr<const Capture> keep(analysis_, &c);
+    topDownModel_->setTree(keep, &c, CallTree::build(c, groups, CallTree::Direction::TopDown, true, fold));
+    bottomUpModel_->setTree(keep, &c, CallTree::build(c, groups, CallTree::Direction::BottomUp, true, fold));
+    flame_->setTree(&c, CallTree::build(c, groups, CallTree::Direction::TopDown, true, fold));
+    topDown_->expandToDepth(4);
+    bottomUp_->expandToDepth(0);
+    for (auto* v : {topDown_, bottomUp_}) v->resizeColumnToContents(CallTreeModel::Bytes);
+    applyFilter(search_->text());
 }
 
 void LeaksPanel::fillGroups() {

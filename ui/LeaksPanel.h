@@ -68,6 +68,7 @@ class LeaksPanel : public QWidget {
     };
     void present(Result result);
     void fillGroups();
+    void buildTrees();
     void onGroupSelected(int row);
     void applyFilter(const QString& text);
     void run(LeakQuery q);
@@ -84,6 +85,7 @@ class LeaksPanel : public QWidget {
     QLabel* diagnosis_;
     QLineEdit* search_;
     QCheckBox* atEnd_;
+    QCheckBox* libraries_;
     int64_t first_ = -1, last_ = -1; // the window asked for (-1: detected)
     std::optional<GrowthRegion> region_; // the region asked for
     int64_t originUs_ = 0;
