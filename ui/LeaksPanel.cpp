@@ -130,6 +130,8 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     libraries_->setChecked(QSettings().value(QStringLiteral("leaks/libraryFrames"), false).toBool());
     connect(libraries_, &QCheckBox::toggled, this, [this](bool on) {
         QSettings().setValue(QStringLiteral("leaks/libraryFrames"), on);
+        if (!analysis_) return;
+        fillGroups();
         buildTrees();
     });
     row->addWidget(libraries_);
@@ -277,8 +279,11 @@ void LeaksPanel::fillGroups() {
         QFont bold = item->font(3);
         bold.setBold(isSteady(g));
         item->setFont(3, bold);
-        for (FrameId f : frames) {
-            if (classifyFrame(c, f) == FrameKind::Internal) continue;
+        for (size_t k = 0; k < frames.size(); ++k) {
+            const FrameId f = frames[k];
+            const FrameKind kind = classifyFrame(c, f);
+            if (kind == FrameKind::Internal || (kind == FrameKind::Python && !libraries_->isChecked() && k != site))
+                continue; // library frames folded like the trees' (the site stays)
             auto* child = new QTreeWidgetItem(
                 item, {QString(), QString(), QString(),
                        QStringLiteral("%1  %2:%3")
