@@ -56,6 +56,7 @@ class CaptureAnalysis {
     std::vector<StateSegment> stateAt(size_t device, int64_t timeUs) const;
 
   private:
+    friend class LiveAnalysis; // grows snapshots that nobody else holds yet (see LiveAnalysis.h)
     CaptureAnalysis() = default;
     void collectWarnings();
 

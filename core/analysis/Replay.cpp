@@ -1,6 +1,7 @@
 #include "Replay.h"
 
 #include "AllocatorState.h"
+#include "ForwardReplay.h"
 #include "util/Cancelled.h"
 #include "util/Format.h"
 
@@ -83,42 +84,6 @@ std::string describeMismatch(const std::vector<StateSegment>& got, const std::ve
            " in the snapshot; first difference: " + show(g, i) + " where the snapshot has " + show(w, i);
 }
 
-// Forward pass recording series and checkpoints. Returns false at the first inconsistency when
-// `strict` (the optimistic attempt), leaving `out` partially filled.
-bool forwardPass(const DeviceTrace& t, std::span<const uint64_t> streams, AllocatorState& st,
-                 ReplayResult& out, bool strict, const std::atomic<bool>* cancel, uint32_t checkpointEvery) {
-    const size_t n = t.eventCount();
-    out.allocated.resize(n), out.active.resize(n), out.reserved.resize(n);
-    out.checkpoints.clear();
-    out.blockSize.clear();
-    out.inconsistencies = 0;
-    out.initial = out.peak = st.totals();
-    size_t nextCheckpoint = 0;
-    for (size_t i = 0; i < n; ++i) {
-        checkCancel(cancel, i);
-        if (i == nextCheckpoint) {
-            // Spacing grows with the state's size so that all checkpoints together stay within a
-            // few bytes per event, while rebuilding any moment replays at most one interval.
-            out.checkpoints.push_back({static_cast<uint32_t>(i), st.totals(), st.segments()});
-            nextCheckpoint = i + std::max<size_t>(checkpointEvery, 8 * st.blockCount() * checkpointEvery /
-                                                                       Replay::kCheckpointEvery);
-        }
-        uint64_t block = 0;
-        if (!applyForward(st, t, i, streams, &block)) {
-            if (strict) return false;
-            ++out.inconsistencies;
-        }
-        if (t.action[i] == Action::Alloc) out.blockSize.emplace_back(static_cast<uint32_t>(i), block);
-        const Totals& v = st.totals();
-        out.allocated[i] = v.allocated, out.active[i] = v.active, out.reserved[i] = v.reserved;
-        out.peak.allocated = std::max(out.peak.allocated, v.allocated);
-        out.peak.active = std::max(out.peak.active, v.active);
-        out.peak.reserved = std::max(out.peak.reserved, v.reserved);
-    }
-    out.final = st.totals();
-    return true;
-}
-
 } // namespace
 
 uint64_t ReplayResult::blockSizeOf(uint32_t allocEvent) const {
@@ -142,14 +107,13 @@ ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams
                          const std::atomic<bool>* cancel, uint32_t checkpointEvery) {
     ReplayResult r;
     if (!t.hasFinalSnapshot) { // nothing to recover a baseline from: replay from empty, leniently
-        AllocatorState fromEmpty(rules);
-        forwardPass(t, streams, fromEmpty, r, false, cancel, checkpointEvery);
+        ForwardReplay(AllocatorState(rules), checkpointEvery).extend(t, streams, r, false, cancel);
         return r;
     }
     const auto finalState = toStateSegments(t.finalSegments);
-    AllocatorState optimistic(rules);
-    if (forwardPass(t, streams, optimistic, r, true, cancel, checkpointEvery) &&
-        describeMismatch(optimistic.segments(), finalState).empty())
+    ForwardReplay optimistic(AllocatorState(rules), checkpointEvery);
+    if (optimistic.extend(t, streams, r, true, cancel) &&
+        describeMismatch(optimistic.state().segments(), finalState).empty())
         return r; // the recording saw every block from an empty allocator: no baseline
 
     AllocatorState back = AllocatorState::fromSegments(finalState, rules);
@@ -169,16 +133,17 @@ ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams
             r.baselineBytes += b.size;
             r.pendingFreeAtStart += b.state == BlockState::ActivePendingFree;
         }
-    AllocatorState fwd = AllocatorState::fromSegments(r.initialState, rules);
-    forwardPass(t, streams, fwd, r, false, cancel, checkpointEvery);
+    ForwardReplay fwd(AllocatorState::fromSegments(r.initialState, rules), checkpointEvery);
+    fwd.extend(t, streams, r, false, cancel);
     r.inconsistencies += backwardProblems;
-    r.finalMismatch = describeMismatch(fwd.segments(), finalState);
+    r.finalMismatch = describeMismatch(fwd.state().segments(), finalState);
     r.finalMatchesSnapshot = r.finalMismatch.empty();
     return r;
 }
 
-bool Replay::apply(AllocatorState& st, const DeviceTrace& t, size_t i, std::span<const uint64_t> streams) {
-    return applyForward(st, t, i, streams);
+bool Replay::apply(AllocatorState& st, const DeviceTrace& t, size_t i, std::span<const uint64_t> streams,
+                   uint64_t* blockSize) {
+    return applyForward(st, t, i, streams, blockSize);
 }
 
 std::vector<StateSegment> Replay::stateAfter(const DeviceTrace& t, std::span<const uint64_t> streams,

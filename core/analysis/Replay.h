@@ -57,8 +57,9 @@ class Replay {
                             const AllocatorRules& rules, const std::atomic<bool>* cancel = nullptr,
                             uint32_t checkpointEvery = kCheckpointEvery);
     // Applies event i of the trace to a state (forward); false when the trace contradicts it.
+    // `blockSize` receives the whole block an alloc handed out.
     static bool apply(class AllocatorState& st, const DeviceTrace& trace, size_t i,
-                      std::span<const uint64_t> streams);
+                      std::span<const uint64_t> streams, uint64_t* blockSize = nullptr);
     // The segments and blocks after the first `eventsApplied` events.
     static std::vector<StateSegment> stateAfter(const DeviceTrace& trace, std::span<const uint64_t> streams,
                                                 const ReplayResult& r, const AllocatorRules& rules,

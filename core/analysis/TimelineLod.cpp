@@ -7,24 +7,29 @@ namespace vs {
 
 TimelineLod::TimelineLod(std::span<const int64_t> times, std::span<const int64_t> values, int64_t initial,
                          int64_t originUs)
-    : times_(times), values_(values), initial_(initial), origin_(originUs) {
-    std::vector<MinMax> below;
-    for (size_t i = 0; i < values.size(); ++i) {
-        if (i % kFan == 0) below.push_back({values[i], values[i]});
-        below.back().min = std::min(below.back().min, values[i]);
-        below.back().max = std::max(below.back().max, values[i]);
-    }
-    while (below.size() > 1) {
-        levels_.push_back(below);
-        std::vector<MinMax> up;
-        for (size_t i = 0; i < below.size(); ++i) {
-            if (i % kFan == 0) up.push_back(below[i]);
-            up.back().min = std::min(up.back().min, below[i].min);
-            up.back().max = std::max(up.back().max, below[i].max);
+    : initial_(initial), origin_(originUs) {
+    extend(times, values);
+}
+
+void TimelineLod::extend(std::span<const int64_t> times, std::span<const int64_t> values) {
+    size_t changed = values_.size(); // the first entry of the level below that is new or grew
+    times_ = times, values_ = values;
+    if (values.empty()) return levels_.clear();
+    for (size_t k = 0;; ++k) {
+        const size_t belowSize = k == 0 ? values.size() : levels_[k - 1].size();
+        if (k > 0 && belowSize <= 1) return levels_.resize(k); // the top level has one entry
+        if (k == levels_.size()) levels_.emplace_back();
+        std::vector<MinMax>& level = levels_[k];
+        const size_t first = changed / kFan; // entries before it cover unchanged values only
+        level.resize(first);
+        for (size_t i = first * kFan; i < belowSize; ++i) {
+            const MinMax m = k == 0 ? MinMax{values[i], values[i]} : levels_[k - 1][i];
+            if (i % kFan == 0) level.push_back(m);
+            MinMax& last = level.back();
+            last.min = std::min(last.min, m.min), last.max = std::max(last.max, m.max);
         }
-        below.swap(up);
+        changed = first;
     }
-    if (!below.empty()) levels_.push_back(below);
 }
 
 TimelineLod::MinMax TimelineLod::range(size_t first, size_t last) const {

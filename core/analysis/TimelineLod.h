@@ -19,6 +19,10 @@ class TimelineLod {
     TimelineLod(std::span<const int64_t> times, std::span<const int64_t> values, int64_t initial,
                 int64_t originUs);
 
+    // The series grew (a live session): `values` starts with the values given before. Recomputes
+    // only the pyramid's last entry per level and the new ones: O(new values + levels).
+    void extend(std::span<const int64_t> times, std::span<const int64_t> values);
+
     // Points to draw [t0, t1] seconds at `columns` pixel columns. When the range holds few events
     // the exact steps come back (`exact` = true: draw as a step line); otherwise for each column
     // its minimum and maximum, in the order they occur, at most 2 * columns points.
@@ -41,7 +45,7 @@ class TimelineLod {
 
   private:
     static constexpr size_t kFan = 16;
-    std::span<const int64_t> times_, values_;
+    std::span<const int64_t> times_, values_; // the caller keeps them alive
     int64_t initial_, origin_;
     std::vector<std::vector<MinMax>> levels_; // levels_[k][j]: values[j*16^(k+1), (j+1)*16^(k+1))
 };

@@ -14,6 +14,7 @@ struct SnapshotBlock {
     uint64_t requestedSize = 0;
     BlockState state = BlockState::Inactive;
     StackId stack;
+    bool operator==(const SnapshotBlock&) const = default;
 };
 
 struct SnapshotSegment {
@@ -25,6 +26,7 @@ struct SnapshotSegment {
     uint64_t poolId[2] = {0, 0};
     StackId stack;
     std::vector<SnapshotBlock> blocks;
+    bool operator==(const SnapshotSegment&) const = default;
 };
 
 } // namespace vs

@@ -1,0 +1,127 @@
+#include "LiveAnalysis.h"
+
+#include "CaptureAppend.h"
+
+#include <algorithm>
+#include <atomic>
+#include <stdexcept>
+
+namespace vs {
+namespace {
+
+constexpr size_t kMaxPool = 3; // the GUI's snapshot, the one being built, one held by a slow job
+
+bool sameRules(const AllocatorRules& a, const AllocatorRules& b) {
+    return a.maxSplitSize == b.maxSplitSize && a.maxNonSplitRounding == b.maxNonSplitRounding &&
+           a.expandableSegments == b.expandableSegments &&
+           a.roundupPower2Divisions == b.roundupPower2Divisions;
+}
+
+} // namespace
+
+LiveAnalysis::LiveAnalysis(uint32_t checkpointEvery) : every_(checkpointEvery) {}
+
+std::shared_ptr<CaptureAnalysis> LiveAnalysis::takeFree() {
+    for (auto& p : pool_)
+        if (p != latest_ && p.use_count() == 1) {
+            // Its last other owner let it go with a release decrement after its last read; this
+            // fence, after reading that count, orders those reads before our writes.
+            std::atomic_thread_fence(std::memory_order_acquire);
+            return p;
+        }
+    std::shared_ptr<CaptureAnalysis> fresh(new CaptureAnalysis());
+    fresh->capture_ = std::make_unique<Capture>();
+    if (pool_.size() >= kMaxPool) { // all held elsewhere: forget one (its holders keep it alive)
+        auto old = std::find_if(pool_.begin(), pool_.end(), [&](const auto& p) { return p != latest_; });
+        *old = fresh;
+    } else {
+        pool_.push_back(fresh);
+    }
+    return fresh;
+}
+
+void LiveAnalysis::catchUp(CaptureAnalysis& s) const {
+    if (!latest_ || &s == latest_.get()) return;
+    const CaptureAnalysis& from = *latest_;
+    appendCaptureParts(*s.capture_, *from.capture_);
+    for (size_t d = 0; d < from.capture_->devices.size(); ++d)
+        catchUpEvents(s.capture_->devices[d], from.capture_->devices[d]);
+    s.replays_.resize(from.replays_.size());
+    for (size_t d = 0; d < from.replays_.size(); ++d) appendReplayTail(s.replays_[d], from.replays_[d]);
+}
+
+void LiveAnalysis::append(CaptureAnalysis& s, Capture& delta) {
+    appendCaptureParts(*s.capture_, delta);
+    for (size_t d = 0; d < delta.devices.size(); ++d) {
+        appendDelta(s.capture_->devices[d], delta.devices[d]);
+        delta.devices[d].clearEvents(); // keeps its capacity for the next chunks
+    }
+}
+
+void LiveAnalysis::finishSnapshot(CaptureAnalysis& s) {
+    s.collectWarnings();
+    bool any = false;
+    for (const auto& t : s.capture_->devices)
+        if (t.eventCount())
+            s.originUs_ = any ? std::min(s.originUs_, t.timeUs.front()) : t.timeUs.front(), any = true;
+}
+
+namespace {
+
+// Nothing arrived since the last full analysis (the End record follows the block list, often in
+// a chunk of its own): it still holds, and it took seconds on a long session.
+bool sameCapture(const Capture& a, const Capture& b) {
+    if (a.devices.size() != b.devices.size() || a.annotations.size() != b.annotations.size() ||
+        a.retention.size() != b.retention.size() || a.meta.size() != b.meta.size() ||
+        a.warnings != b.warnings)
+        return false;
+    for (size_t d = 0; d < a.devices.size(); ++d)
+        if (a.devices[d].eventCount() != b.devices[d].eventCount() ||
+            a.devices[d].finalSegments != b.devices[d].finalSegments)
+            return false;
+    return true;
+}
+
+} // namespace
+
+std::shared_ptr<const CaptureAnalysis> LiveAnalysis::fullAnalysis(const CaptureAnalysis& s) {
+    if (full_ && sameCapture(full_->capture(), *s.capture_)) return full_;
+    auto c = std::make_unique<Capture>();
+    appendCaptureParts(*c, *s.capture_);
+    for (size_t d = 0; d < s.capture_->devices.size(); ++d)
+        catchUpEvents(c->devices[d], s.capture_->devices[d]);
+    return full_ = CaptureAnalysis::analyse(std::move(c));
+}
+
+std::shared_ptr<const CaptureAnalysis> LiveAnalysis::publish(Capture& delta,
+                                                             const std::vector<std::string>& extraWarnings) {
+    if (delta.devices.empty()) return nullptr; // nothing to draw yet
+    std::shared_ptr<CaptureAnalysis> s = takeFree();
+    catchUp(*s);
+    append(*s, delta);
+    s->capture_->warnings = delta.warnings;
+    s->capture_->warnings.insert(s->capture_->warnings.end(), extraWarnings.begin(), extraWarnings.end());
+    const AllocatorRules rules = AllocatorRules::from(s->capture_->settings);
+    if (!replays_.empty() && !sameRules(rules, rules_)) {
+        // The settings changed after events were replayed (a late Settings record): a one-shot
+        // analysis replays everything under the final settings, so start over, once.
+        replays_.clear(), s->replays_.clear();
+        pool_.assign(1, s); // the others' series used the old settings: never catch up from them
+    }
+    rules_ = s->rules_ = rules;
+    const Capture& c = *s->capture_;
+    s->replays_.resize(c.devices.size());
+    while (replays_.size() < c.devices.size()) replays_.emplace_back(AllocatorState(rules_), every_);
+    for (size_t d = 0; d < c.devices.size(); ++d) {
+        if (s->replays_[d].eventCount() != replays_[d].applied())
+            throw std::logic_error("live analysis: a snapshot is out of step with the replay");
+        replays_[d].extend(c.devices[d], c.streams, s->replays_[d], false);
+    }
+    finishSnapshot(*s);
+    latest_ = s;
+    final_ = final_ || std::any_of(c.devices.begin(), c.devices.end(),
+                                   [](const DeviceTrace& t) { return t.hasFinalSnapshot; });
+    return final_ ? fullAnalysis(*s) : latest_;
+}
+
+} // namespace vs
