@@ -16,13 +16,16 @@
 #include "SyntheticLoop.h"
 #include "TestData.h"
 #include "TimelinePlot.h"
+#include "session/Session.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QImage>
 #include <QJsonArray>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -59,6 +62,8 @@ class TestMainWindow : public QObject {
     void zoomedInClickSelectsAnIterationsRise();
     void groupMarksLineUpAcrossViews();
     void leaksTreesFoldLibraryFrames();
+    void everyDeviceBrowsable();
+    void openingAnotherFileLeavesNoState();
 
   private:
     std::unique_ptr<MainWindow> open(const QString& name);
@@ -690,6 +695,72 @@ void TestMainWindow::leaksTreesFoldLibraryFrames() {
     QVERIFY(fromLibraries(locations()) > 0); // shown on request
     QVERIFY(QSettings().value("leaks/libraryFrames").toBool()); // and remembered
     (*it)->setChecked(false);
+}
+
+void TestMainWindow::everyDeviceBrowsable() {
+    // two H200s whose traces start 0.35 s apart (recorded by the CUPTI agent)
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    const QString path = vs::test::samplesDir() + "/../cuda/torch_two_devices.vscap";
+    w.setAnalysis(path, ui::CaptureLoader::openNow(path));
+    settle(w);
+    ui::Session* s = w.session();
+    const ui::AnalysisPtr a = s->analysis();
+    QCOMPARE(a->deviceCount(), size_t(2));
+    auto* box = w.findChild<QComboBox*>("deviceBox");
+    QVERIFY(box && box->isVisibleTo(&w));
+    QCOMPARE(box->count(), 2);
+    QVERIFY(box->itemText(0).contains("NVIDIA H200"));
+    const size_t first = s->device(), other = 1 - first;
+    auto followed = [&](size_t d) {
+        return s->device() == d && box->currentIndex() == int(d) && w.leaksPanel()->device() == d &&
+               w.blockMap()->device() == d && static_cast<ui::EventTableModel*>(w.eventTable()->model())->device() == d;
+    };
+    QVERIFY(followed(first));
+    // a click in the other device's lane selects that device, and an event of it
+    TimelinePlot* plot = w.timeline();
+    const QPoint at = plot->axisRect(int(other))->rect().center();
+    QTest::mouseClick(plot, Qt::LeftButton, {}, at);
+    settle(w);
+    QVERIFY(followed(other));
+    QVERIFY(s->selectedEvent().has_value());
+    QVERIFY(*s->selectedEvent() < a->trace(other).eventCount());
+    // one clock: the timeline's origin is the capture's; the Leaks window of the later device is
+    // shaded where its events are, not at 0
+    QCOMPARE(plot->originUs(), a->originUs());
+    const size_t later = a->trace(0).timeUs.front() > a->trace(1).timeUs.front() ? 0 : 1;
+    box->setCurrentIndex(int(later));
+    emit box->activated(int(later));
+    settle(w);
+    QVERIFY(followed(later));
+    const LeakReport& rep = w.leaksPanel()->report();
+    const double from = s->secondsAt(later, rep.first);
+    QVERIFY2(from > 0.3, qPrintable(QString::number(from)));
+    if (auto shade = plot->growthRegion()) QVERIFY(std::abs(shade->lower - from) < 0.05 || shade->lower > 0.3);
+}
+
+void TestMainWindow::openingAnotherFileLeavesNoState() {
+    auto w = open("leak_list");
+    settle(*w);
+    TimelinePlot* plot = w->timeline();
+    const QRect area = plot->axisRect(0)->rect();
+    mouse(plot, QEvent::MouseMove, area.center(), Qt::NoButton); // the cursor readout
+    QTest::mouseClick(plot, Qt::LeftButton, {}, area.center());   // an event
+    w->eventTable()->scrollToBottom();
+    settle(*w);
+    QVERIFY(w->session()->selectedEvent().has_value());
+    const QString second = QString::fromStdString(vs::test::samplePath("clean_loop"));
+    w->setAnalysis(second, ui::CaptureLoader::openNow(second));
+    settle(*w);
+    QVERIFY(!w->session()->selectedEvent().has_value());
+    QVERIFY(!w->session()->range().has_value());
+    QVERIFY(!w->eventTable()->currentIndex().isValid());
+    QCOMPARE(w->eventTable()->rowAt(0), 0); // scrolled back to the top
+    for (auto* label : w->statusBar()->findChildren<QLabel*>())
+        QVERIFY2(!label->text().startsWith("t = "), qPrintable(label->text())); // no cursor time of the first
+    QVERIFY(!w->findChild<QComboBox*>("deviceBox")->isVisibleTo(w.get())); // one device: no picker
+    QCOMPARE(w->session()->path(), second);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -17,6 +17,7 @@ class BlockMapPanel : public QWidget {
   public:
     explicit BlockMapPanel(QWidget* parent = nullptr);
     void setAnalysis(AnalysisPtr analysis, size_t device, int64_t originUs);
+    size_t device() const { return device_; }
     void setMoment(size_t eventsApplied);
     BlockMapView* view() const { return view_; }
     void setPlaying(bool on);

@@ -13,8 +13,10 @@
 #include "StackPane.h"
 #include "TimelinePlot.h"
 #include "analysis/SummaryReport.h"
+#include "session/Session.h"
 
-#include <QtConcurrent/QtConcurrentRun>
+#include <QComboBox>
+#include <QHBoxLayout>
 
 #include <QCloseEvent>
 #include <QDragEnterEvent>
@@ -39,6 +41,7 @@ namespace vs::ui {
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("vramscope"));
     setAcceptDrops(true);
+    session_ = new Session(this);
     loader_ = new CaptureLoader(this);
     live_ = new LiveController(
         this, [this](const QString& label, AnalysisPtr a) { setAnalysis(label, std::move(a)); });
@@ -76,8 +79,29 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     details_->addTab(memoryMap_, tr("&Memory map"));
     retention_ = new RetentionPanel(this);
     details_->addTab(retention_, tr("&Retention"));
+    // Which device the event list, Leaks, Block map and Stack show (a click on a lane picks it too).
+    deviceRow_ = new QWidget(this);
+    auto* deviceLayout = new QHBoxLayout(deviceRow_);
+    deviceLayout->setContentsMargins(4, 2, 4, 2);
+    deviceBox_ = new QComboBox(deviceRow_);
+    deviceBox_->setObjectName(QStringLiteral("deviceBox"));
+    deviceBox_->setToolTip(tr("The device shown in the event list, Leaks, Block map and Stack; a click on a "
+                              "device's lane on the timeline selects it too"));
+    auto* deviceLabel = new QLabel(tr("&Device:"), deviceRow_);
+    deviceLabel->setBuddy(deviceBox_);
+    deviceLayout->addWidget(deviceLabel);
+    deviceLayout->addWidget(deviceBox_);
+    deviceLayout->addStretch(1);
+    deviceRow_->setVisible(false);
+    connect(deviceBox_, &QComboBox::activated, this, [this](int i) { session_->setDevice(size_t(i)); });
+    auto* eventsPane = new QWidget(this);
+    auto* eventsLayout = new QVBoxLayout(eventsPane);
+    eventsLayout->setContentsMargins(0, 0, 0, 0);
+    eventsLayout->setSpacing(0);
+    eventsLayout->addWidget(deviceRow_);
+    eventsLayout->addWidget(table_, 1);
     lower_ = new QSplitter(Qt::Horizontal, this);
-    lower_->addWidget(table_);
+    lower_->addWidget(eventsPane);
     lower_->addWidget(details_);
     lower_->setStretchFactor(0, 3);
     lower_->setStretchFactor(1, 2);
@@ -109,9 +133,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(timeline_, &TimelinePlot::selectionChanged, this, &MainWindow::onSelection);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& i) { onEventSelected(i.row()); });
-    connect(&fragmentation_, &QFutureWatcher<std::vector<std::vector<FragmentationSample>>>::finished, this,
-            &MainWindow::showFragmentation);
-    connect(&memoryMapJob_, &QFutureWatcher<OccupancyGrid>::finished, this, &MainWindow::showMemoryMap);
+    connect(session_, &Session::opened, this, &MainWindow::onOpened);
+    connect(session_, &Session::deviceChanged, this, &MainWindow::onDeviceChanged);
+    connect(timeline_, &TimelinePlot::laneClicked, this, [this](size_t lane) { session_->setDevice(lane); });
     connect(stack_, &StackPane::showInternalChanged, this,
             [](bool on) { QSettings().setValue(QStringLiteral("showInternalFrames"), on); });
     restoreSettings();
@@ -198,9 +222,23 @@ void MainWindow::onLoaded(const QString& path, AnalysisPtr analysis) {
     addRecent(path);
 }
 
+AnalysisPtr MainWindow::analysis() const {
+    return session_->analysis();
+}
+
+// "run.vscap • 2 device(s) • 1,234 events", or that nothing is open.
+QString MainWindow::fileText() const {
+    const AnalysisPtr a = session_->analysis();
+    if (!a) return tr("No capture open");
+    size_t events = 0;
+    for (size_t i = 0; i < a->deviceCount(); ++i) events += a->trace(i).eventCount();
+    return tr("%1 \u2022 %n device(s)", nullptr, int(a->deviceCount())).arg(QFileInfo(session_->path()).fileName()) +
+           tr(" \u2022 %L1 events").arg(events);
+}
+
 void MainWindow::onFailed(const QString& path, const QString& message) {
     setBusy(false);
-    fileLabel_->setText(analysis_ ? QFileInfo(path_).fileName() : tr("No capture open"));
+    fileLabel_->setText(fileText()); // the capture still shown, with its event count
     QMessageBox box(QMessageBox::Critical, tr("Cannot open capture"),
                     tr("vramscope could not open %1.").arg(QFileInfo(path).fileName()), QMessageBox::Ok,
                     this);
@@ -209,40 +247,58 @@ void MainWindow::onFailed(const QString& path, const QString& message) {
 }
 
 void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
+    session_->open(path, std::move(analysis)); // onOpened, then onDeviceChanged
+}
+
+// A new capture: nothing of the previous one stays (selection, cursor, scroll, regions, dialogs).
+void MainWindow::onOpened() {
     if (properties_) properties_->close(); // it described the previous capture
-    analysis_ = std::move(analysis);
-    path_ = path;
-    timeline_->setAnalysis(analysis_);
-    size_t device = 0; // the longest trace first, as memory_viz does
-    for (size_t i = 1; i < analysis_->deviceCount(); ++i)
-        if (analysis_->trace(i).eventCount() > analysis_->trace(device).eventCount()) device = i;
-    model_->setDevice(analysis_, device, timeline_->originUs());
+    const AnalysisPtr a = session_->analysis();
+    timeline_->setAnalysis(a);
+    setWindowTitle(tr("%1 \u2014 vramscope").arg(QFileInfo(session_->path()).fileName()));
+    fileLabel_->setText(fileText());
+    fileLabel_->setToolTip(session_->path());
+    QStringList warnings;
+    for (const auto& w : a->warnings()) warnings << QString::fromStdString(w).toHtmlEscaped();
+    warnings_->setText(QStringLiteral("\u26a0 ") + warnings.join(QStringLiteral("<br>\u26a0 ")));
+    warnings_->setVisible(!warnings.isEmpty());
+    cursorLabel_->clear();
+    deviceBox_->clear();
+    for (size_t d = 0; d < a->deviceCount(); ++d) {
+        const DeviceTrace& t = a->trace(d);
+        QString name = tr("device %1").arg(t.device);
+        for (const auto& info : a->capture().deviceInfo)
+            if (info.device == t.device && !info.name.empty()) name += QStringLiteral(" (%1)").arg(QString::fromStdString(info.name));
+        deviceBox_->addItem(name + tr(" \u2014 %L1 events").arg(t.eventCount()));
+    }
+    deviceRow_->setVisible(a->deviceCount() > 1);
+    retention_->setAnalysis(a);
+    computeFragmentation();
+}
+
+// The device being browsed changed (or a capture was opened): every per-device view follows.
+void MainWindow::onDeviceChanged(size_t device) {
+    const AnalysisPtr a = session_->analysis();
+    const int64_t origin = session_->originUs();
+    deviceBox_->setCurrentIndex(int(device));
+    model_->setDevice(a, device, origin);
     table_->resizeColumnsToContents(); // from the first rows; the index column must fit the last one
     table_->setColumnWidth(EventTableModel::Index,
                            table_->fontMetrics().horizontalAdvance(QString::number(model_->rowCount())) + 16);
-    stack_->clear();
     table_->setCurrentIndex(QModelIndex()); // no event is selected until the user picks one
+    table_->scrollToTop();
+    stack_->clear();
     timeline_->setHighlightedEvent(-1, SIZE_MAX, false);
-    setWindowTitle(tr("%1 \u2014 vramscope").arg(QFileInfo(path).fileName()));
-    size_t events = 0;
-    for (size_t i = 0; i < analysis_->deviceCount(); ++i) events += analysis_->trace(i).eventCount();
-    fileLabel_->setText(
-        tr("%1 \u2022 %n device(s)", nullptr, int(analysis_->deviceCount())).arg(QFileInfo(path).fileName()) +
-        tr(" \u2022 %L1 events").arg(events));
-    fileLabel_->setToolTip(path);
-    QStringList warnings;
-    for (const auto& w : analysis_->warnings()) warnings << QString::fromStdString(w).toHtmlEscaped();
-    warnings_->setText(QStringLiteral("\u26a0 ") + warnings.join(QStringLiteral("<br>\u26a0 ")));
-    warnings_->setVisible(!warnings.isEmpty());
+    timeline_->setSelection(std::nullopt);
+    timeline_->setMarkedTimes(device, {});
     selectionLabel_->clear();
     timeline_->setGrowthRegion(std::nullopt);
     regionLabel_->clear();
-    regions_->reset(analysis_, device);
-    leaks_->setOrigin(timeline_->originUs()); // one clock for the timeline and the Leaks tab
-    leaks_->analyse(analysis_, device); // the growth regions, found in the background
-    blockMap_->setAnalysis(analysis_, device, timeline_->originUs());
-    retention_->setAnalysis(analysis_);
-    computeFragmentation();
+    regions_->reset(a, device);
+    leaks_->setOrigin(origin); // one clock for the timeline and the Leaks tab
+    leaks_->analyse(a, device); // the growth regions, found in the background
+    blockMap_->setAnalysis(a, device, origin);
+    computeMemoryMap();
 }
 
 void MainWindow::showRetentionTab() {
@@ -255,48 +311,49 @@ void MainWindow::showLeaksTab() {
 
 void MainWindow::waitForBackgroundWork() {
     leaks_->waitForResult();
-    fragmentation_.waitForFinished();
-    memoryMapJob_.waitForFinished();
+    session_->jobs().waitForAll();
     QCoreApplication::processEvents(); // delivers the finished signals
 }
 
 void MainWindow::computeFragmentation() {
     // Off the GUI thread: one more replay pass, sampled at 2000 moments per device.
-    fragmentation_.waitForFinished();
-    auto a = analysis_;
-    fragmentation_.setFuture(QtConcurrent::run([a] {
-        std::vector<std::vector<FragmentationSample>> all;
-        for (size_t d = 0; d < a->deviceCount(); ++d)
-            all.push_back(fragmentationSeries(a->trace(d), a->capture().streams, a->replay(d), a->rules()));
-        return all;
-    }));
-    memoryMapJob_.waitForFinished();
-    const size_t d = model_->device();
-    memoryMapJob_.setFuture(QtConcurrent::run([a, d] {
-        return occupancyGrid(a->trace(d), a->capture().streams, a->replay(d), a->rules(), 800, 300);
-    }));
+    using Series = std::vector<std::vector<FragmentationSample>>;
+    const AnalysisPtr a = session_->analysis();
+    session_->jobs().run<Series>(
+        QStringLiteral("fragmentation"),
+        [a](const std::atomic<bool>&) {
+            Series all;
+            for (size_t d = 0; d < a->deviceCount(); ++d)
+                all.push_back(fragmentationSeries(a->trace(d), a->capture().streams, a->replay(d), a->rules()));
+            return all;
+        },
+        [this](const Series& all) { showFragmentation(all); });
 }
 
-void MainWindow::showMemoryMap() {
-    if (!analysis_ || memoryMapJob_.isRunning()) return;
-    OccupancyGrid grid = memoryMapJob_.result();
-    const DeviceTrace& t = analysis_->trace(model_->device());
+void MainWindow::computeMemoryMap() {
+    const AnalysisPtr a = session_->analysis();
+    const size_t d = session_->device();
+    session_->jobs().run<OccupancyGrid>(
+        QStringLiteral("memory map"),
+        [a, d](const std::atomic<bool>&) {
+            return occupancyGrid(a->trace(d), a->capture().streams, a->replay(d), a->rules(), 800, 300);
+        },
+        [this](const OccupancyGrid& grid) { showMemoryMap(grid); });
+}
+
+void MainWindow::showMemoryMap(OccupancyGrid grid) {
+    const size_t d = session_->device();
     std::vector<double> seconds;
-    for (uint32_t e : grid.columnEvents)
-        seconds.push_back(e ? double(t.timeUs[e - 1] - timeline_->originUs()) / 1e6 : 0.0);
+    for (uint32_t e : grid.columnEvents) seconds.push_back(e ? session_->secondsAt(d, e - 1) : 0.0);
     memoryMap_->setGrid(std::move(grid), std::move(seconds));
 }
 
-void MainWindow::showFragmentation() {
-    if (!analysis_ || fragmentation_.isRunning()) return;
-    const auto all = fragmentation_.result();
+void MainWindow::showFragmentation(const std::vector<std::vector<FragmentationSample>>& all) {
+    const AnalysisPtr a = session_->analysis();
     const uint64_t request =
         uint64_t(QSettings().value(QStringLiteral("fragmentationRequestMiB"), 20).toDouble() * (1 << 20));
-    for (size_t d = 0; d < all.size() && d < analysis_->deviceCount(); ++d) {
-        const DeviceTrace& t = analysis_->trace(d);
-        auto seconds = [&](uint32_t events) {
-            return events ? double(t.timeUs[events - 1] - timeline_->originUs()) / 1e6 : 0.0;
-        };
+    for (size_t d = 0; d < all.size() && d < a->deviceCount(); ++d) {
+        auto seconds = [&](uint32_t events) { return events ? session_->secondsAt(d, events - 1) : 0.0; };
         QVector<QCPGraphData> largest, fragments;
         for (const auto& s : all[d]) {
             largest.push_back({seconds(s.events), double(s.largestFree)});
@@ -313,19 +370,22 @@ void MainWindow::showBlockMapTab() {
 }
 
 void MainWindow::onCursor(double seconds) {
-    if (!analysis_) return;
+    if (!session_->isOpen()) return;
     cursorLabel_->setText(tr("t = %1 s").arg(seconds, 0, 'f', 6));
 }
 
 void MainWindow::onSelection(double from, double to) {
-    if (!analysis_ || to <= from) {
+    const AnalysisPtr analysis = session_->analysis();
+    if (!analysis || to <= from) {
+        session_->setRange(std::nullopt);
         selectionLabel_->clear();
-        if (analysis_) leaks_->analyse(analysis_, model_->device()); // back to the detected region
+        if (analysis) leaks_->analyse(analysis, session_->device()); // back to the detected region
         return;
     }
-    const size_t d = model_->device();
+    session_->setRange(std::make_pair(from, to));
+    const size_t d = session_->device();
     regions_->clear(); // the Leaks tab explains the range now, not a region
-    leaks_->analyse(analysis_, d,
+    leaks_->analyse(analysis, d,
                     model_->rowAtTime(from) + (model_->timeOfRow(model_->rowAtTime(from)) < from),
                     model_->rowAtTime(to)); // what survives the selected range
     showLeaksTab();
@@ -339,7 +399,7 @@ void MainWindow::onSelection(double from, double to) {
 }
 
 void MainWindow::selectEventAt(double seconds) {
-    if (!analysis_ || model_->rowCount() == 0) return;
+    if (!session_->isOpen() || model_->rowCount() == 0) return;
     const int row = model_->rowAtTime(seconds);
     clickedOnTimeline_ = true; // the user is looking at that moment: do not move the view
     table_->selectRow(row);    // currentRowChanged updates the stack pane and the marker
@@ -348,16 +408,18 @@ void MainWindow::selectEventAt(double seconds) {
 }
 
 void MainWindow::onEventSelected(int row) {
-    if (!analysis_ || row < 0) return;
-    const size_t d = model_->device();
-    stack_->showEvent(analysis_, d, size_t(row), timeline_->originUs());
+    const AnalysisPtr analysis = session_->analysis();
+    if (!analysis || row < 0) return;
+    session_->selectEvent(size_t(row));
+    const size_t d = session_->device();
+    stack_->showEvent(analysis, d, size_t(row), session_->originUs());
     if (!fromBlockMap_ && !keepDetails_) blockMap_->setMoment(size_t(row) + 1); // follows the selected moment
     if (!keepDetails_ && details_->currentWidget() != blockMap_) details_->setCurrentWidget(stack_);
-    timeline_->setHighlightedEvent(analysis_->trace(d).device, size_t(row), !clickedOnTimeline_);
+    timeline_->setHighlightedEvent(analysis->trace(d).device, size_t(row), !clickedOnTimeline_);
 }
 
 QString MainWindow::summaryMarkdown() const {
-    return analysis_ ? QString::fromStdString(vs::summaryMarkdown(*analysis_)) : QString();
+    return session_->isOpen() ? QString::fromStdString(vs::summaryMarkdown(*session_->analysis())) : QString();
 }
 
 } // namespace vs::ui

@@ -5,12 +5,12 @@
 
 #include "analysis/Fragmentation.h"
 
-#include <QFutureWatcher>
 #include <QMainWindow>
 #include <QPointer>
 
 #include <functional>
 
+class QComboBox;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -27,6 +27,7 @@ class LeaksPanel;
 class LiveController;
 class MemoryMapView;
 class RegionSelector;
+class Session;
 class RetentionPanel;
 class StackPane;
 class TimelinePlot;
@@ -52,7 +53,8 @@ class MainWindow : public QMainWindow {
     RegionSelector* regionSelector() const { return regions_; }
     QString regionStatus() const; // the selected region's sentence in the status bar
     QString summaryMarkdown() const;
-    AnalysisPtr analysis() const { return analysis_; }
+    AnalysisPtr analysis() const;
+    Session* session() const { return session_; }
 
   protected:
     void closeEvent(QCloseEvent* e) override;
@@ -85,9 +87,14 @@ class MainWindow : public QMainWindow {
     void computeFragmentation();
     void chooseFragmentationRequest();
 
+    void onOpened();
+    void onDeviceChanged(size_t device);
+    void computeMemoryMap();
+    void showFragmentation(const std::vector<std::vector<FragmentationSample>>& all);
+    void showMemoryMap(OccupancyGrid grid);
+    QString fileText() const;
+
   public:
-    void showFragmentation(); // applies the computed series to the timeline (also used by tests)
-    void showMemoryMap();
     MemoryMapView* memoryMap() const { return memoryMap_; }
     // Waits for the leak analysis and the fragmentation series and shows them (headless use, tests).
     void waitForBackgroundWork();
@@ -112,13 +119,12 @@ class MainWindow : public QMainWindow {
     QProgressBar* progress_;
     QPushButton* cancel_;
     QMenu* recentMenu_;
-    AnalysisPtr analysis_;
-    QString path_;
+    Session* session_; // the open capture and what is selected in it: the one owner of that state
+    QComboBox* deviceBox_;
+    QWidget* deviceRow_;
     bool clickedOnTimeline_ = false;
     bool fromBlockMap_ = false;
     bool keepDetails_ = false; // an event selected by a click on a ramp: leave the details tabs alone
-    QFutureWatcher<std::vector<std::vector<FragmentationSample>>> fragmentation_;
-    QFutureWatcher<OccupancyGrid> memoryMapJob_;
     MemoryMapView* memoryMap_;
     QAction* propertiesAct_ = nullptr;
     QPointer<CapturePropertiesDialog> properties_;

@@ -10,6 +10,7 @@
 #include "RegionSelector.h"
 #include "RetentionPanel.h"
 #include "TimelinePlot.h"
+#include "session/Session.h"
 
 #include <QLabel>
 #include <QStatusBar>
@@ -56,7 +57,7 @@ void MainWindow::linkViews() {
 
 void MainWindow::linkBlockMap() {
     connect(blockMap_->view(), &BlockMapView::blockClicked, this, [this](size_t, uint32_t allocEvent) {
-        const DeviceTrace& t = analysis_->trace(model_->device());
+        const DeviceTrace& t = session_->analysis()->trace(model_->device());
         size_t freed = t.eventCount() - 1; // the block's lifetime: to its free, or to the end
         for (size_t i = allocEvent + 1; i < t.eventCount(); ++i)
             if ((t.action[i] == Action::FreeRequested || t.action[i] == Action::FreeCompleted) &&
@@ -74,7 +75,7 @@ void MainWindow::linkBlockMap() {
     });
     connect(retention_, &RetentionPanel::blocksChosen, this,
             [this](int device, qint64 timeUs, const QVector<quint64>& addresses) {
-                const DeviceTrace& t = analysis_->trace(model_->device());
+                const DeviceTrace& t = session_->analysis()->trace(model_->device());
                 if (t.device != device) return;
                 // the map at the graph's moment, where those blocks are alive
                 blockMap_->setMoment(size_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) -
@@ -82,14 +83,14 @@ void MainWindow::linkBlockMap() {
                 blockMap_->markAddresses({addresses.begin(), addresses.end()});
             });
     connect(memoryMap_, &MemoryMapView::cellClicked, this, [this](uint32_t applied, uint64_t address) {
-        if (!analysis_ || applied == 0) return;
+        if (!session_->isOpen() || applied == 0) return;
         table_->selectRow(int(applied - 1)); // moves the cursor and the block map to that moment
         table_->scrollTo(model_->index(int(applied - 1), 0), QAbstractItemView::PositionAtCenter);
         blockMap_->view()->setHighlightedAddress(address);
         showBlockMapTab();
     });
     connect(blockMap_, &BlockMapPanel::momentChanged, this, [this](size_t d, size_t applied) {
-        if (applied) timeline_->setHighlightedEvent(analysis_->trace(d).device, applied - 1, true);
+        if (applied) timeline_->setHighlightedEvent(session_->analysis()->trace(d).device, applied - 1, true);
     });
 }
 

@@ -7,6 +7,7 @@
 #include "RegionSelector.h"
 #include "StackPane.h"
 #include "TimelinePlot.h"
+#include "session/Session.h"
 
 #include <QAction>
 #include <QApplication>
@@ -40,7 +41,7 @@ void MainWindow::buildMenus() {
     });
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
-        if (!path_.isEmpty()) openFile(path_);
+        if (!session_->path().isEmpty()) openFile(session_->path());
     });
     file->addSeparator();
     file->addAction(tr("&Export Timeline\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
@@ -160,8 +161,8 @@ void MainWindow::addRecent(const QString& path) {
 }
 
 void MainWindow::exportTimeline() {
-    if (analysis_)
-        exportWith(tr("Export timeline"), QFileInfo(path_).completeBaseName() + "-timeline.png",
+    if (session_->isOpen())
+        exportWith(tr("Export timeline"), QFileInfo(session_->path()).completeBaseName() + "-timeline.png",
                    [this](const QString& path) { return exportPlot(timeline_, path); });
 }
 
@@ -190,7 +191,7 @@ void MainWindow::chooseFragmentationRequest() {
         QSettings().value(QStringLiteral("fragmentationRequestMiB"), 20).toDouble(), 0.001, 1e7, 3, &ok);
     if (!ok) return;
     QSettings().setValue(QStringLiteral("fragmentationRequestMiB"), mib);
-    showFragmentation();
+    if (session_->isOpen()) computeFragmentation(); // the marks follow the new request size
 }
 
 void MainWindow::chooseEditor() {
@@ -206,8 +207,8 @@ void MainWindow::chooseEditor() {
 }
 
 void MainWindow::showProperties() {
-    if (!analysis_) return;
-    auto* d = new CapturePropertiesDialog(captureFacts(*analysis_, uint64_t(QFileInfo(path_).size())), this);
+    if (!session_->isOpen()) return;
+    auto* d = new CapturePropertiesDialog(captureFacts(*session_->analysis(), uint64_t(QFileInfo(session_->path()).size())), this);
     d->setAttribute(Qt::WA_DeleteOnClose);
     d->show();
     properties_ = d;

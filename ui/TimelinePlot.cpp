@@ -77,11 +77,7 @@ void TimelinePlot::clearLanes() {
 void TimelinePlot::setAnalysis(AnalysisPtr analysis) {
     clearLanes();
     analysis_ = std::move(analysis);
-    originUs_ = INT64_MAX;
-    for (size_t d = 0; d < analysis_->deviceCount(); ++d)
-        if (analysis_->trace(d).eventCount())
-            originUs_ = std::min(originUs_, analysis_->trace(d).timeUs.front());
-    if (originUs_ == INT64_MAX) originUs_ = 0;
+    originUs_ = analysis_->originUs(); // the one origin of every view (core)
     for (size_t d = 0; d < analysis_->deviceCount(); ++d) buildLane(d);
     if (lanes_.empty())
         plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("This capture holds no device")));
@@ -627,6 +623,7 @@ void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
     else if (!lanes_.empty() && e->button() == Qt::LeftButton) {
         const size_t lane = laneAt(e->position());
         const double t = timeAt(e->position());
+        emit laneClicked(lane); // that device's events, regions and blocks are shown from now on
         if (const auto r = regionAt(lane, t)) emit regionClicked(lane, r->id); // a click on a ramp
         emit timeClicked(t);
     }

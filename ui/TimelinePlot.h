@@ -61,6 +61,7 @@ class TimelinePlot : public QCustomPlot {
 
   signals:
     void cursorMoved(double seconds);
+    void laneClicked(size_t lane);           // a click in a device's lane, first of the click's signals
     void regionClicked(size_t lane, int id); // a click on a region set with setRegions, before timeClicked
     void timeClicked(double seconds);        // every click
     void selectionChanged(double from, double to); // from == to: cleared

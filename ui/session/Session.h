@@ -1,0 +1,59 @@
+#pragma once
+// One opened capture and everything a user chose in it: the analysis, the device being browsed,
+// the selected event, the selected range, the moment the block map shows, the one time origin
+// (from core: the earliest first event of any device) and the background jobs. State lives here
+// once; the window and panels read it and follow its signals instead of keeping copies. Two
+// sessions can exist at once (a comparison).
+#include "CaptureLoader.h"
+#include "JobRunner.h"
+
+#include <QObject>
+#include <QString>
+
+#include <optional>
+#include <utility>
+
+namespace vs::ui {
+
+class Session : public QObject {
+    Q_OBJECT
+  public:
+    explicit Session(QObject* parent = nullptr);
+
+    // Replaces everything: the old capture's jobs are cancelled and its selection forgotten. The
+    // device shown first is the one with the longest trace.
+    void open(const QString& path, AnalysisPtr analysis);
+    AnalysisPtr analysis() const { return analysis_; }
+    const QString& path() const { return path_; }
+    bool isOpen() const { return analysis_ != nullptr; }
+
+    size_t device() const { return device_; } // index into the capture's devices
+    void setDevice(size_t index);             // clears the event and range selection
+
+    int64_t originUs() const { return analysis_ ? analysis_->originUs() : 0; }
+    double secondsAt(size_t device, uint32_t event) const;
+    double secondsOf(int64_t timeUs) const { return double(timeUs - originUs()) / 1e6; }
+
+    std::optional<size_t> selectedEvent() const { return event_; } // on device()
+    void selectEvent(std::optional<size_t> event);
+    std::optional<std::pair<double, double>> range() const { return range_; } // seconds
+    void setRange(std::optional<std::pair<double, double>> range);
+
+    JobRunner& jobs() { return jobs_; }
+
+  signals:
+    void opened();                       // a new analysis: everything changed
+    void deviceChanged(size_t device);   // after opened() too
+    void eventSelected(std::optional<size_t> event);
+    void rangeChanged(std::optional<std::pair<double, double>> range);
+
+  private:
+    AnalysisPtr analysis_;
+    QString path_;
+    size_t device_ = 0;
+    std::optional<size_t> event_;
+    std::optional<std::pair<double, double>> range_;
+    JobRunner jobs_;
+};
+
+} // namespace vs::ui
