@@ -134,6 +134,8 @@ int main(int argc, char** argv) {
     for (const Sample& x : samples) {
         if (x.seconds > worst) worst = x.seconds, worstAt = x.events;
         slow += x.seconds > 0.1;
+        if (std::getenv("BENCH_LIVE_SLOW") && x.seconds > 0.04)
+            std::printf("  slow: %zu events, %.1f ms\n", x.events, x.seconds * 1e3);
     }
     std::printf(
         "slowest refresh %.1f ms (at %zu events: the columns' storage doubled); %zu of %zu over 100 ms\n",

@@ -4,6 +4,7 @@
 // a snapshot handed out must never change while it is held.
 #include "TestData.h"
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/ColumnRegrow.h"
 #include "analysis/LeakDiagnosis.h"
 #include "analysis/TimelineLod.h"
 #include "io/CaptureFile.h"
@@ -109,6 +110,7 @@ class TestLiveAnalysis : public QObject {
     void equalsOneShotAfterEveryChunk();
     void heldSnapshotsNeverChange();
     void lodExtendsLikeARebuild();
+    void columnsNeverReallocateWhileAppending();
 };
 
 void TestLiveAnalysis::equalsOneShotAfterEveryChunk_data() {
@@ -243,6 +245,29 @@ void TestLiveAnalysis::lodExtendsLikeARebuild() {
         const auto q1 = grown.band(0, double(n) * 1e-5, 300), q2 = fresh.band(0, double(n) * 1e-5, 300);
         QVERIFY(q1.lo == q2.lo && q1.hi == q2.hi && q1.t == q2.t);
     }
+}
+
+// Past its small sizes a column never reallocates (a copy of everything at once) while a refresh
+// appends: ColumnRegrow made room beforehand, a slice at a time, and the values stay the same.
+void TestLiveAnalysis::columnsNeverReallocateWhileAppending() {
+    DeviceTrace t;
+    ReplayResult r;
+    ColumnRegrow grow;
+    std::vector<int64_t> want;
+    for (int step = 0; step < 400; ++step) {
+        constexpr size_t kIncoming = 5000;
+        grow.prepare(t, r, kIncoming);
+        const auto* before = t.timeUs.data();
+        const size_t cap = t.timeUs.capacity();
+        for (size_t i = 0; i < kIncoming; ++i) {
+            const auto v = int64_t(want.size() * 7 + 3);
+            t.timeUs.push_back(v), r.allocated.push_back(-v), want.push_back(v);
+        }
+        if (cap >= (1 << 16)) QVERIFY2(t.timeUs.data() == before, "reallocated while appending");
+    }
+    QVERIFY(t.timeUs == want);
+    for (size_t i = 0; i < want.size(); ++i) QCOMPARE(r.allocated[i], -want[i]);
+    QVERIFY(t.timeUs.capacity() >= want.size());
 }
 
 QTEST_GUILESS_MAIN(TestLiveAnalysis)

@@ -40,6 +40,20 @@ std::shared_ptr<CaptureAnalysis> LiveAnalysis::takeFree() {
     return fresh;
 }
 
+// Before the snapshot takes the events it lacks (the newest snapshot's and the new ones).
+void LiveAnalysis::prepareGrowth(CaptureAnalysis& s, const Capture& delta) {
+    std::erase_if(regrow_, [this](const auto& e) {
+        return std::none_of(pool_.begin(), pool_.end(), [&](const auto& p) { return p.get() == e.first; });
+    });
+    auto& regrow = regrow_[&s];
+    const auto& devices = s.capture_->devices;
+    regrow.resize(devices.size());
+    for (size_t d = 0; d < devices.size() && d < s.replays_.size(); ++d) {
+        const size_t target = (latest_ ? latest_->trace(d).eventCount() : 0) + delta.devices[d].eventCount();
+        regrow[d].prepare(s.capture_->devices[d], s.replays_[d], target - devices[d].eventCount());
+    }
+}
+
 void LiveAnalysis::catchUp(CaptureAnalysis& s) const {
     if (!latest_ || &s == latest_.get()) return;
     const CaptureAnalysis& from = *latest_;
@@ -97,6 +111,7 @@ std::shared_ptr<const CaptureAnalysis> LiveAnalysis::publish(Capture& delta,
                                                              const std::vector<std::string>& extraWarnings) {
     if (delta.devices.empty()) return nullptr; // nothing to draw yet
     std::shared_ptr<CaptureAnalysis> s = takeFree();
+    prepareGrowth(*s, delta);
     catchUp(*s);
     append(*s, delta);
     s->capture_->warnings = delta.warnings;

@@ -16,8 +16,10 @@
 // arrives, the one-shot analysis replays backward from it: a publish() then does that full
 // analysis, again only when something arrived after it (a stream normally ends right after it).
 #include "CaptureAnalysis.h"
+#include "ColumnRegrow.h"
 #include "ForwardReplay.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +42,7 @@ class LiveAnalysis {
 
   private:
     std::shared_ptr<CaptureAnalysis> takeFree();
+    void prepareGrowth(CaptureAnalysis& s, const Capture& delta);
     void catchUp(CaptureAnalysis& s) const;
     void append(CaptureAnalysis& s, Capture& delta);
     static void finishSnapshot(CaptureAnalysis& s);
@@ -51,6 +54,7 @@ class LiveAnalysis {
     std::vector<ForwardReplay> replays_;      // per device: the allocator after latest_'s events
     AllocatorRules rules_;
     bool final_ = false;
+    std::map<const CaptureAnalysis*, std::vector<ColumnRegrow>> regrow_; // per pooled snapshot, device
     std::shared_ptr<const CaptureAnalysis> full_; // the last full analysis (after the final block list)
 };
 
