@@ -2,6 +2,7 @@
 // the window follows it (and stops following when frozen), the session saves as .vscap; hostile or
 // broken producers (garbage, bad lengths, early disconnect, another user, a second program) are
 // refused with a message and never crash or corrupt what was received.
+#include "EventTableModel.h"
 #include "FileFollower.h"
 #include "LiveController.h"
 #include "LiveSession.h"
@@ -100,6 +101,7 @@ class TestLive : public QObject {
     void secondProgramIsRefused();
     void retentionIsRequestedFromTheProgram();
     void windowFollowsFreezesAndSaves();
+    void liveViewGrowsInPlace();
     void launchedProgramIsFollowed();
     void launchedProgramWithoutCudaSaysSo();
 
@@ -248,6 +250,51 @@ void TestLive::windowFollowsFreezesAndSaves() {
     QVERIFY(w.live()->save(saved));
     QCOMPARE(openAnalysis(saved.toStdString())->trace(0).eventCount(),
              full->devices[0].eventCount());
+}
+
+// Refreshes append: after the first snapshot, each one only adds events to the one shown, and a
+// view that can grow (here the event table) gets them through the Extend hook as inserted rows;
+// the final block list (the stream's end) brings a full analysis, shown whole.
+void TestLive::liveViewGrowsInPlace() {
+    QWidget window;
+    ui::EventTableModel table;
+    std::vector<ui::AnalysisPtr> shown;
+    std::vector<std::pair<size_t, size_t>> grown; // (events before, events now)
+    ui::AnalysisPtr current;                      // what the table shows
+    ui::LiveController c(&window, [&](const QString&, ui::AnalysisPtr a) {
+        table.setDevice(current = a, 0, a->originUs());
+        shown.push_back(std::move(a));
+    });
+    c.setExtend([&](const ui::AnalysisPtr& now, const ui::AnalysisPtr& before) {
+        if (before != current) return false; // it must grow what is shown; the check below catches it
+        current = now;
+        grown.emplace_back(eventCount(*before), eventCount(*now));
+        table.appendRows(now);
+        return true;
+    });
+    QSignalSpy inserted(&table, &QAbstractItemModel::rowsInserted);
+    QVERIFY(c.listen(socketPath("g.sock")));
+    const std::string bytes = sampleBytes("clean_loop", 300);
+    size_t chunks = 0;
+    while (afterChunk(bytes, chunks) < bytes.size()) ++chunks;
+    Producer p(c.session()->socketPath());
+    size_t sent = 0;
+    for (size_t part = 1; part <= 4; ++part) {
+        const size_t end = part == 4 ? bytes.size() : afterChunk(bytes, chunks * (part + 1) / 5);
+        p.send(std::string_view(bytes).substr(sent, end - sent));
+        sent = end;
+        QTRY_COMPARE(c.session()->bytes().size(), qsizetype(end));
+        c.waitForRefresh();
+        QVERIFY(current);
+        QCOMPARE(size_t(table.rowCount()), eventCount(*current));
+    }
+    QCOMPARE(shown.size(), size_t(2)); // the first snapshot and the final full analysis
+    QCOMPARE(grown.size(), size_t(2)); // the two refreshes between them only appended
+    for (const auto& [before, now] : grown) QVERIFY(now > before);
+    QCOMPARE(inserted.size(), 2);
+    const auto full = loadCaptureFile(test::samplePath("clean_loop"), {});
+    QCOMPARE(eventCount(*shown.back()), full->devices[0].eventCount());
+    QCOMPARE(size_t(table.rowCount()), full->devices[0].eventCount());
 }
 
 // Capture > Launch Program: the program (here a shell standing in for a CUDA program, which would

@@ -22,6 +22,16 @@ void EventTableModel::setDevice(AnalysisPtr analysis, size_t device, int64_t ori
     endResetModel();
 }
 
+void EventTableModel::appendRows(AnalysisPtr grown) {
+    const int before = rowCount();
+    const size_t n = grown && device_ < grown->deviceCount() ? grown->trace(device_).eventCount() : 0;
+    const int after = static_cast<int>(std::min<size_t>(n, INT32_MAX));
+    if (after <= before) return void(analysis_ = std::move(grown));
+    beginInsertRows({}, before, after - 1);
+    analysis_ = std::move(grown);
+    endInsertRows();
+}
+
 void EventTableModel::setMarkedEvents(std::vector<uint32_t> events) {
     std::sort(events.begin(), events.end());
     marked_ = std::move(events);

@@ -15,6 +15,8 @@ class EventTableModel : public QAbstractTableModel {
 
     explicit EventTableModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
     void setDevice(AnalysisPtr analysis, size_t device, int64_t originUs);
+    // A live session grew the capture shown (the same rows first, more after): inserts the new rows.
+    void appendRows(AnalysisPtr grown);
     size_t device() const { return device_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -3,7 +3,7 @@
 #include "FileFollower.h"
 #include "LiveSession.h"
 #include "analysis/CaptureAnalysis.h"
-#include "io/VscapReader.h"
+#include "load/LiveCapture.h"
 
 #include <QAction>
 #include <QApplication>
@@ -30,21 +30,6 @@ namespace vs::ui {
 
 namespace {
 constexpr int kRefreshMs = 250; // with the recorder's 100 ms flushes: well under 0.5 s end to end
-
-AnalysisPtr decode(const QByteArray& bytes) {
-    // A live stream is unfinished by nature: decode its complete chunks without the reader's
-    // end-of-file remarks ("cut off", "not closed"); only drops are worth a warning here.
-    auto capture = std::make_unique<Capture>();
-    vscap::Decoder d(*capture);
-    d.consume({reinterpret_cast<const uint8_t*>(bytes.constData()), size_t(bytes.size())}, 0);
-    if (capture->devices.empty()) return nullptr; // nothing to draw yet
-    if (d.dropped())
-        capture->warnings.push_back("the recorder dropped " + std::to_string(d.dropped()) +
-                                    " events (its buffer was full)");
-    capture->path = "live";
-    capture->format = "vscap";
-    return CaptureAnalysis::analyse(std::move(capture));
-}
 } // namespace
 
 LiveController::LiveController(QWidget* window, Show show)
@@ -52,19 +37,24 @@ LiveController::LiveController(QWidget* window, Show show)
       follower_(new FileFollower(this)) {
     timer_.setInterval(kRefreshMs);
     connect(&timer_, &QTimer::timeout, this, &LiveController::refresh);
-    connect(&job_, &QFutureWatcher<AnalysisPtr>::finished, this, [this] {
-        AnalysisPtr a;
+    connect(&job_, &QFutureWatcher<Update>::finished, this, [this] {
+        Update u;
         try {
-            a = job_.result();
-        } catch (const std::exception& e) {
+            u = job_.result();
+        } catch (const std::exception& e) { // the session validated these bytes: start over next time
             emit status(tr("Live data could not be read: %1").arg(QString::fromStdString(e.what())));
+            resetLive();
             return;
         }
-        if (a && !frozen_) show_(tr("live: %1").arg(session_->socketPath()), a);
+        if (!u.analysis) return;
+        appendsSinceShown_ = appendsSinceShown_ && u.appended;
+        latest_ = std::move(u.analysis);
+        if (!frozen_) showLatest();
     });
     connect(session_, &LiveSession::statusChanged, this, &LiveController::status);
     connect(session_, &LiveSession::statusChanged, this, &LiveController::updateActions);
     connect(follower_, &FileFollower::statusChanged, this, &LiveController::status);
+    resetLive();
 }
 
 LiveController::~LiveController() {
@@ -157,7 +147,8 @@ bool LiveController::launch(const QString& program, const QStringList& arguments
         if (e == QProcess::FailedToStart) emit status(tr("Cannot start %1").arg(program));
     });
     QFile::remove(output);
-    following_ = true, shownBytes_ = -1;
+    following_ = true;
+    resetLive();
     follower_->follow(output);
     timer_.start();
     process_->start(program, arguments);
@@ -174,8 +165,9 @@ void LiveController::updateActions() {
     const bool on = session_->isListening();
     stopAct_->setEnabled(on);
     retentionAct_->setEnabled(session_->connected());
-    freezeAct_->setEnabled(on || following_ || !currentBytes().isEmpty());
-    saveAct_->setEnabled(!currentBytes().isEmpty());
+    const bool any = following_ ? !follower_->bytes().isEmpty() : session_->byteCount() > 0;
+    freezeAct_->setEnabled(on || following_ || any);
+    saveAct_->setEnabled(any);
 }
 
 bool LiveController::listen(const QString& path) {
@@ -184,7 +176,7 @@ bool LiveController::listen(const QString& path) {
         QMessageBox::warning(window_, tr("Cannot listen"), session_->errorString());
         return false;
     }
-    shownBytes_ = -1;
+    resetLive();
     timer_.start();
     updateActions();
     return true;
@@ -202,14 +194,37 @@ void LiveController::setFrozen(bool frozen) {
     frozen_ = frozen;
     if (freezeAct_) freezeAct_->setChecked(frozen);
     emit status(frozen ? tr("Live view frozen (data keeps arriving)") : tr("Live view follows the program"));
-    if (!frozen) shownBytes_ = -1, refresh();
+    if (!frozen) showLatest(), refresh();
+}
+
+void LiveController::resetLive() {
+    job_.waitForFinished(); // a job of the old session must not outlive its LiveCapture's use
+    live_ = std::make_shared<LiveCapture>();
+    fedBytes_ = 0;
+    generation_ = session_->generation();
+    latest_.reset();
+    appendsSinceShown_ = false; // the next snapshot is another capture: shown whole
+}
+
+void LiveController::showLatest() {
+    if (!latest_ || latest_ == shown_) return;
+    const bool grown = appendsSinceShown_ && shown_ && extend_ && extend_(latest_, shown_);
+    if (!grown) show_(tr("live: %1").arg(following_ ? follower_->path() : session_->socketPath()), latest_);
+    shown_ = latest_;
+    appendsSinceShown_ = true;
 }
 
 void LiveController::refresh() {
-    const QByteArray bytes = currentBytes();
-    if (frozen_ || job_.isRunning() || bytes.size() == shownBytes_ || bytes.isEmpty()) return;
-    shownBytes_ = bytes.size();
-    job_.setFuture(QtConcurrent::run([bytes] { return decode(bytes); }));
+    if (frozen_ || job_.isRunning()) return;
+    if (!following_ && session_->generation() != generation_) resetLive(); // another program connected
+    // Only the bytes not yet given to the session's analysis travel to the worker.
+    const QByteArray fresh = following_ ? follower_->bytes().mid(fedBytes_) : session_->bytesFrom(fedBytes_);
+    if (fresh.isEmpty()) return;
+    fedBytes_ += fresh.size();
+    job_.setFuture(QtConcurrent::run([live = live_, fresh] {
+        const auto a = live->append({reinterpret_cast<const uint8_t*>(fresh.constData()), size_t(fresh.size())});
+        return Update{a, live->analysis().incremental()};
+    }));
     updateActions();
 }
 

@@ -1,7 +1,8 @@
 #pragma once
-// The Capture menu's live side: listens (LiveSession), re-decodes and re-analyses what arrived a few
-// times a second off the GUI thread, hands it to the window unless the view is frozen, and saves
-// the session as a .vscap file.
+// The Capture menu's live side: listens (LiveSession), and a few times a second, off the GUI
+// thread, appends what arrived to the session's growing analysis (core/load/LiveCapture: decoding
+// and replay continue where they stopped, O(new events)); hands each new immutable snapshot to the
+// window unless the view is frozen, and saves the session as a .vscap file.
 #include "CaptureLoader.h"
 
 #include <QFutureWatcher>
@@ -9,11 +10,16 @@
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 
 class QAction;
 class QProcess;
 class QMenu;
 class QWidget;
+
+namespace vs {
+class LiveCapture;
+}
 
 namespace vs::ui {
 
@@ -25,6 +31,11 @@ class LiveController : public QObject {
   public:
     using Show = std::function<void(const QString& label, AnalysisPtr analysis)>;
     LiveController(QWidget* window, Show show);
+    // Optional: views that can grow in place. Called instead of Show when `now` only appends events
+    // to `before` (the snapshot shown last; same events and values first, more after): a view
+    // extends its level of detail, a table inserts rows. Return false to get Show after all.
+    using Extend = std::function<bool(const AnalysisPtr& now, const AnalysisPtr& before)>;
+    void setExtend(Extend extend) { extend_ = std::move(extend); }
     ~LiveController() override;
 
     void addActions(QMenu* menu);
@@ -45,7 +56,13 @@ class LiveController : public QObject {
     void status(const QString& text);
 
   private:
+    struct Update {
+        AnalysisPtr analysis;
+        bool appended = false; // only events were appended to the previous snapshot of this session
+    };
     void refresh();
+    void resetLive();
+    void showLatest();
     void showCommand();
     void askAndLaunch();
     QByteArray currentBytes() const;
@@ -58,8 +75,13 @@ class LiveController : public QObject {
     QProcess* process_ = nullptr;
     bool following_ = false; // the view shows the launched program's file, not the socket
     QTimer timer_;
-    QFutureWatcher<AnalysisPtr> job_;
-    qsizetype shownBytes_ = -1;
+    Extend extend_;
+    QFutureWatcher<Update> job_;
+    std::shared_ptr<LiveCapture> live_; // the session's growing analysis; one job uses it at a time
+    qsizetype fedBytes_ = 0;            // of currentBytes(), given to live_
+    quint64 generation_ = 0;            // of the session's stream that live_ follows
+    AnalysisPtr latest_, shown_;        // the newest snapshot, and the one the window shows
+    bool appendsSinceShown_ = false;    // every snapshot after shown_ up to latest_ only appended
     bool frozen_ = false;
     QAction* listenAct_ = nullptr;
     QAction* stopAct_ = nullptr;

@@ -79,6 +79,16 @@ QByteArray LiveSession::bytes() const {
     return stream_ ? QByteArray::fromStdString(stream_->complete()) : QByteArray();
 }
 
+QByteArray LiveSession::bytesFrom(qsizetype offset) const {
+    if (!stream_ || offset >= byteCount()) return {};
+    const std::string& all = stream_->complete();
+    return QByteArray(all.data() + offset, qsizetype(all.size()) - offset);
+}
+
+qsizetype LiveSession::byteCount() const {
+    return stream_ ? qsizetype(stream_->complete().size()) : 0;
+}
+
 uint64_t LiveSession::events() const {
     return stream_ ? stream_->events() : 0;
 }
@@ -107,6 +117,7 @@ void LiveSession::onNewConnection() {
         }
         socket_ = s;
         stream_ = std::make_unique<vscap::StreamAssembler>();
+        ++generation_;
         connect(s, &QLocalSocket::readyRead, this, &LiveSession::onReadyRead);
         connect(s, &QLocalSocket::disconnected, this, &LiveSession::onDisconnected);
         emit statusChanged(tr("Receiving a live recording"));

@@ -36,6 +36,10 @@ class LiveSession : public QObject {
     QString command() const;
 
     QByteArray bytes() const; // header + complete chunks: a valid .vscap prefix
+    QByteArray bytesFrom(qsizetype offset) const; // bytes().mid(offset) without copying the rest
+    qsizetype byteCount() const;
+    // Counts the programs received: bytes() starts over with each (a live view must start over too).
+    quint64 generation() const { return generation_; }
     bool connected() const { return socket_ != nullptr; }
     // Asks the connected recorder for a retention graph now (it arrives as a Retention record).
     bool requestRetention();
@@ -60,6 +64,7 @@ class LiveSession : public QObject {
     QString error_;
     std::unique_ptr<vscap::StreamAssembler> stream_; // header + complete chunks so far
     uint32_t allowedUid_;
+    quint64 generation_ = 0;
 };
 
 } // namespace vs::ui
