@@ -823,6 +823,7 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     w.setAnalysis(path, ui::CaptureLoader::openNow(path));
     w.showRetentionTab();
     ui::RetentionPanel* p = w.retentionPanel();
+    w.waitForBackgroundWork(); // the graphs are analysed off the GUI thread
     QCOMPARE(p->graphCount(), 2); // at step 25 and at exit
     QVERIFY(!p->result().groups.empty());
     // Opens on the graph with suspicious memory: the one taken while the list was alive.
@@ -841,8 +842,10 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     QVERIFY(p->result().retained[listNode] > 400ull << 20); // 25 outputs of 20 MiB each with their graphs
     // Ignoring the list leaves its blocks unexplained by any root: they fall to the cycle root.
     p->ignoreNode(listNode);
+    w.waitForBackgroundWork();
     QVERIFY(!p->pathText().contains("local 'outputs'"));
     p->clearIgnored();
+    w.waitForBackgroundWork();
     QVERIFY(p->pathText().contains("local 'outputs'"));
     // Choosing a group marks its blocks in the block map at the graph's moment, where they are alive.
     p->selectGroup(1);

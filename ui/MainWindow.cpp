@@ -78,6 +78,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         tr("Reserved address space (up) over time (right): allocated blue, pending amber, free grey"));
     details_->addTab(memoryMap_, tr("&Memory map"));
     retention_ = new RetentionPanel(this);
+    retention_->setJobs(&session_->jobs());
     details_->addTab(retention_, tr("&Retention"));
     // Which device the event list, Leaks, Block map and Stack show (a click on a lane picks it too).
     deviceRow_ = new QWidget(this);

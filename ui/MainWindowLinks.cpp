@@ -39,7 +39,9 @@ void MainWindow::linkViews() {
     connect(leaks_, &LeaksPanel::groupHighlighted, this,
             [this](size_t device, const QVector<double>& times, const QVector<quint32>& events) {
                 timeline_->setMarkedTimes(device, times);
-                if (device == model_->device()) blockMap_->markAllocations({events.begin(), events.end()});
+                if (device != model_->device()) return;
+                blockMap_->markAddresses({}); // one set of marks at a time: the group's blocks
+                blockMap_->markAllocations({events.begin(), events.end()});
             });
     connect(leaks_, &LeaksPanel::showAllocationsRequested, this,
             [this](size_t device, const QVector<quint32>& events) {
@@ -80,6 +82,7 @@ void MainWindow::linkBlockMap() {
                 // the map at the graph's moment, where those blocks are alive
                 blockMap_->setMoment(size_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) -
                                             t.timeUs.begin()));
+                blockMap_->markAllocations({}); // one set of marks at a time: the chosen holder's blocks
                 blockMap_->markAddresses({addresses.begin(), addresses.end()});
             });
     connect(memoryMap_, &MemoryMapView::cellClicked, this, [this](uint32_t applied, uint64_t address) {

@@ -1,5 +1,7 @@
 #include "RetentionPanel.h"
 
+#include "session/JobRunner.h"
+
 #include "RetentionGraphView.h"
 #include "analysis/CaptureAnalysis.h"
 #include "util/Format.h"
@@ -97,9 +99,7 @@ void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
     const QSignalBlocker block(graphs_);
     graphs_->clear();
     const int n = graphCount();
-    const int64_t origin = analysis_ && analysis_->deviceCount() && analysis_->trace(0).eventCount()
-                               ? analysis_->trace(0).timeUs.front()
-                               : 0;
+    const int64_t origin = analysis_ ? analysis_->originUs() : 0; // the one origin of every view
     for (int i = 0; i < n; ++i) {
         const auto& g = analysis_->capture().retention[size_t(i)];
         graphs_->addItem(tr("%1 \u2014 device %2 \u2014 %3 s \u2014 %L4 objects scanned in %5 s%6")
@@ -123,18 +123,28 @@ void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
         path_->clear(), hint_->clear();
         return;
     }
-    // Open on the graph with the most suspicious memory (the newest among equals).
-    int best = n - 1;
-    uint64_t bestBytes = 0;
-    for (int i = 0; i < n; ++i) {
-        uint64_t bytes = 0;
-        for (const auto& grp :
-             analyseRetention(analysis_->capture(), analysis_->capture().retention[size_t(i)]).groups)
-            bytes += grp.suspicious ? grp.bytes : 0;
-        if (bytes > bestBytes || (bytes == bestBytes && i > best)) best = i, bestBytes = bytes;
-    }
-    graphs_->setCurrentIndex(best);
-    selectGraph(best);
+    // Open on the graph with the most suspicious memory (the newest among equals): every graph is
+    // analysed for that, off the GUI thread (a graph of 10^5 objects takes a while).
+    summary_->setText(tr("Analysing %n retention graph(s)\u2026", nullptr, n));
+    const AnalysisPtr a = analysis_;
+    jobs_->run<int>(
+        QStringLiteral("retention"),
+        [a, n](const std::atomic<bool>& cancel) {
+            int best = n - 1;
+            uint64_t bestBytes = 0;
+            for (int i = 0; i < n && !cancel; ++i) {
+                uint64_t bytes = 0;
+                for (const auto& grp : analyseRetention(a->capture(), a->capture().retention[size_t(i)]).groups)
+                    bytes += grp.suspicious ? grp.bytes : 0;
+                if (bytes > bestBytes || (bytes == bestBytes && i > best)) best = i, bestBytes = bytes;
+            }
+            return best;
+        },
+        [this](const int& best) {
+            const QSignalBlocker keep(graphs_);
+            graphs_->setCurrentIndex(best);
+            selectGraph(best);
+        });
 }
 
 void RetentionPanel::selectGraph(int index) {
@@ -147,7 +157,16 @@ void RetentionPanel::selectGraph(int index) {
 void RetentionPanel::recompute() {
     const RetentionGraph* g = graph();
     if (!g) return;
-    result_ = analyseRetention(analysis_->capture(), *g, ignored_);
+    const AnalysisPtr a = analysis_;
+    const auto ignored = ignored_;
+    jobs_->run<RetentionResult>(
+        QStringLiteral("retention"),
+        [a, g, ignored](const std::atomic<bool>&) { return analyseRetention(a->capture(), *g, ignored); },
+        [this](const RetentionResult& r) { showResult(r); });
+}
+
+void RetentionPanel::showResult(const RetentionResult& r) {
+    result_ = r;
     size_t suspicious = 0;
     for (const auto& grp : result_.groups) suspicious += grp.suspicious;
     summary_->setText(tr("<b>%1</b> of allocated blocks in %L2 groups, %L3 suspicious%4")

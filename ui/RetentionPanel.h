@@ -6,6 +6,7 @@
 #include "CaptureLoader.h"
 
 #include "analysis/Retention.h"
+#include "session/JobRunner.h"
 
 #include <QVector>
 #include <QWidget>
@@ -26,6 +27,8 @@ class RetentionPanel : public QWidget {
     Q_OBJECT
   public:
     explicit RetentionPanel(QWidget* parent = nullptr);
+    // Where the analyses run (the session's runner): results arrive later, on the GUI thread.
+    void setJobs(JobRunner* jobs) { jobs_ = jobs; }
     void setAnalysis(AnalysisPtr analysis);
     int graphCount() const;
     void selectGraph(int index);
@@ -47,6 +50,7 @@ class RetentionPanel : public QWidget {
 
   private:
     void recompute();
+    void showResult(const RetentionResult& r);
     void fillGroups();
     void fillDominators();
     void showGroup(int group);
@@ -54,6 +58,8 @@ class RetentionPanel : public QWidget {
     const RetentionGraph* graph() const;
 
     AnalysisPtr analysis_;
+    JobRunner ownJobs_;          // until a session lends its runner
+    JobRunner* jobs_ = &ownJobs_;
     bool userChoice_ = true; // false while the panel picks a group itself
     int graphIndex_ = -1;
     std::vector<uint32_t> ignored_;
