@@ -51,6 +51,7 @@ class LiveController : public QObject {
     bool launch(const QString& program, const QStringList& arguments, const QString& output);
     static QString agentLibrary();
     void waitForRefresh(); // tests: the decode in flight, if any, has been shown
+    const LiveCapture& liveCapture() const { return *live_; } // tests
 
   signals:
     void status(const QString& text);

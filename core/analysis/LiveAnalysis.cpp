@@ -31,6 +31,7 @@ std::shared_ptr<CaptureAnalysis> LiveAnalysis::takeFree() {
         }
     std::shared_ptr<CaptureAnalysis> fresh(new CaptureAnalysis());
     fresh->capture_ = std::make_unique<Capture>();
+    ++made_;
     if (pool_.size() >= kMaxPool) { // all held elsewhere: forget one (its holders keep it alive)
         auto old = std::find_if(pool_.begin(), pool_.end(), [&](const auto& p) { return p != latest_; });
         *old = fresh;

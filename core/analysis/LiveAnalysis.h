@@ -39,6 +39,9 @@ class LiveAnalysis {
     // False once a final block list arrived: every publish is then a full analysis.
     bool incremental() const { return !final_; }
     size_t poolSize() const { return pool_.size(); } // snapshots kept for reuse (tests, benchmarks)
+    // Snapshots built from nothing (a copy of everything): 2 or 3 in a session whose window lets
+    // go of what it showed; more means someone keeps old snapshots alive.
+    size_t snapshotsMade() const { return made_; }
 
   private:
     std::shared_ptr<CaptureAnalysis> takeFree();
@@ -54,6 +57,7 @@ class LiveAnalysis {
     std::vector<ForwardReplay> replays_;      // per device: the allocator after latest_'s events
     AllocatorRules rules_;
     bool final_ = false;
+    size_t made_ = 0;
     std::map<const CaptureAnalysis*, std::vector<ColumnRegrow>> regrow_; // per pooled snapshot, device
     std::shared_ptr<const CaptureAnalysis> full_; // the last full analysis (after the final block list)
 };
