@@ -6,7 +6,9 @@
 #include "BlockMapPanel.h"
 #include "ByteAxisTicker.h"
 #include "CapturePropertiesDialog.h"
+#include "DevicePicker.h"
 #include "EventTableModel.h"
+#include "FragmentationOverlay.h"
 #include "LeaksPanel.h"
 #include "MemoryMapView.h"
 #include "RegionSelector.h"
@@ -15,8 +17,6 @@
 #include "analysis/SummaryReport.h"
 #include "session/Session.h"
 
-#include <QComboBox>
-#include <QHBoxLayout>
 
 #include <QCloseEvent>
 #include <QDragEnterEvent>
@@ -74,32 +74,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     blockMap_ = new BlockMapPanel(this);
     details_->addTab(blockMap_, tr("&Block map"));
     memoryMap_ = new MemoryMapView(this);
+    memoryMap_->follow(session_);
     memoryMap_->setToolTip(
         tr("Reserved address space (up) over time (right): allocated blue, pending amber, free grey"));
     details_->addTab(memoryMap_, tr("&Memory map"));
     retention_ = new RetentionPanel(this);
     retention_->setJobs(&session_->jobs());
     details_->addTab(retention_, tr("&Retention"));
-    // Which device the event list, Leaks, Block map and Stack show (a click on a lane picks it too).
-    deviceRow_ = new QWidget(this);
-    auto* deviceLayout = new QHBoxLayout(deviceRow_);
-    deviceLayout->setContentsMargins(4, 2, 4, 2);
-    deviceBox_ = new QComboBox(deviceRow_);
-    deviceBox_->setObjectName(QStringLiteral("deviceBox"));
-    deviceBox_->setToolTip(tr("The device shown in the event list, Leaks, Block map and Stack; a click on a "
-                              "device's lane on the timeline selects it too"));
-    auto* deviceLabel = new QLabel(tr("&Device:"), deviceRow_);
-    deviceLabel->setBuddy(deviceBox_);
-    deviceLayout->addWidget(deviceLabel);
-    deviceLayout->addWidget(deviceBox_);
-    deviceLayout->addStretch(1);
-    deviceRow_->setVisible(false);
-    connect(deviceBox_, &QComboBox::activated, this, [this](int i) { session_->setDevice(size_t(i)); });
+    devices_ = new DevicePicker(session_, this);
     auto* eventsPane = new QWidget(this);
     auto* eventsLayout = new QVBoxLayout(eventsPane);
     eventsLayout->setContentsMargins(0, 0, 0, 0);
     eventsLayout->setSpacing(0);
-    eventsLayout->addWidget(deviceRow_);
+    eventsLayout->addWidget(devices_);
     eventsLayout->addWidget(table_, 1);
     lower_ = new QSplitter(Qt::Horizontal, this);
     lower_->addWidget(eventsPane);
@@ -120,6 +107,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setCentralWidget(central);
 
     regions_ = new RegionSelector(timeline_, leaks_, blockMap_, this);
+    fragmentation_ = new FragmentationOverlay(session_, timeline_, this);
     buildMenus();
     buildStatusBar();
     linkViews();
@@ -264,24 +252,13 @@ void MainWindow::onOpened() {
     warnings_->setText(QStringLiteral("\u26a0 ") + warnings.join(QStringLiteral("<br>\u26a0 ")));
     warnings_->setVisible(!warnings.isEmpty());
     cursorLabel_->clear();
-    deviceBox_->clear();
-    for (size_t d = 0; d < a->deviceCount(); ++d) {
-        const DeviceTrace& t = a->trace(d);
-        QString name = tr("device %1").arg(t.device);
-        for (const auto& info : a->capture().deviceInfo)
-            if (info.device == t.device && !info.name.empty()) name += QStringLiteral(" (%1)").arg(QString::fromStdString(info.name));
-        deviceBox_->addItem(name + tr(" \u2014 %L1 events").arg(t.eventCount()));
-    }
-    deviceRow_->setVisible(a->deviceCount() > 1);
     retention_->setAnalysis(a);
-    computeFragmentation();
 }
 
 // The device being browsed changed (or a capture was opened): every per-device view follows.
 void MainWindow::onDeviceChanged(size_t device) {
     const AnalysisPtr a = session_->analysis();
     const int64_t origin = session_->originUs();
-    deviceBox_->setCurrentIndex(int(device));
     model_->setDevice(a, device, origin);
     table_->resizeColumnsToContents(); // from the first rows; the index column must fit the last one
     table_->setColumnWidth(EventTableModel::Index,
@@ -299,7 +276,6 @@ void MainWindow::onDeviceChanged(size_t device) {
     leaks_->setOrigin(origin); // one clock for the timeline and the Leaks tab
     leaks_->analyse(a, device); // the growth regions, found in the background
     blockMap_->setAnalysis(a, device, origin);
-    computeMemoryMap();
 }
 
 void MainWindow::showRetentionTab() {
@@ -314,56 +290,6 @@ void MainWindow::waitForBackgroundWork() {
     leaks_->waitForResult();
     session_->jobs().waitForAll();
     QCoreApplication::processEvents(); // delivers the finished signals
-}
-
-void MainWindow::computeFragmentation() {
-    // Off the GUI thread: one more replay pass, sampled at 2000 moments per device.
-    using Series = std::vector<std::vector<FragmentationSample>>;
-    const AnalysisPtr a = session_->analysis();
-    session_->jobs().run<Series>(
-        QStringLiteral("fragmentation"),
-        [a](const std::atomic<bool>&) {
-            Series all;
-            for (size_t d = 0; d < a->deviceCount(); ++d)
-                all.push_back(fragmentationSeries(a->trace(d), a->capture().streams, a->replay(d), a->rules()));
-            return all;
-        },
-        [this](const Series& all) { showFragmentation(all); });
-}
-
-void MainWindow::computeMemoryMap() {
-    const AnalysisPtr a = session_->analysis();
-    const size_t d = session_->device();
-    session_->jobs().run<OccupancyGrid>(
-        QStringLiteral("memory map"),
-        [a, d](const std::atomic<bool>&) {
-            return occupancyGrid(a->trace(d), a->capture().streams, a->replay(d), a->rules(), 800, 300);
-        },
-        [this](const OccupancyGrid& grid) { showMemoryMap(grid); });
-}
-
-void MainWindow::showMemoryMap(OccupancyGrid grid) {
-    const size_t d = session_->device();
-    std::vector<double> seconds;
-    for (uint32_t e : grid.columnEvents) seconds.push_back(e ? session_->secondsAt(d, e - 1) : 0.0);
-    memoryMap_->setGrid(std::move(grid), std::move(seconds));
-}
-
-void MainWindow::showFragmentation(const std::vector<std::vector<FragmentationSample>>& all) {
-    const AnalysisPtr a = session_->analysis();
-    const uint64_t request =
-        uint64_t(QSettings().value(QStringLiteral("fragmentationRequestMiB"), 20).toDouble() * (1 << 20));
-    for (size_t d = 0; d < all.size() && d < a->deviceCount(); ++d) {
-        auto seconds = [&](uint32_t events) { return events ? session_->secondsAt(d, events - 1) : 0.0; };
-        QVector<QCPGraphData> largest, fragments;
-        for (const auto& s : all[d]) {
-            largest.push_back({seconds(s.events), double(s.largestFree)});
-            fragments.push_back({seconds(s.events), double(s.freeFragments)});
-        }
-        QVector<double> marks;
-        for (size_t i : wouldNeedNewSegment(all[d], request)) marks.push_back(seconds(all[d][i].events));
-        timeline_->setFragmentation(d, largest, marks, fragments);
-    }
 }
 
 void MainWindow::showBlockMapTab() {

@@ -3,14 +3,11 @@
 // drag and drop, background loading with progress and Cancel, export, persisted state.
 #include "CaptureLoader.h"
 
-#include "analysis/Fragmentation.h"
-
 #include <QMainWindow>
 #include <QPointer>
 
 #include <functional>
 
-class QComboBox;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -22,6 +19,8 @@ namespace vs::ui {
 
 class BlockMapPanel;
 class CapturePropertiesDialog;
+class DevicePicker;
+class FragmentationOverlay;
 class EventTableModel;
 class LeaksPanel;
 class LiveController;
@@ -84,14 +83,10 @@ class MainWindow : public QMainWindow {
     void chooseEditor();
     void showAbout();
     void setBusy(bool busy);
-    void computeFragmentation();
     void chooseFragmentationRequest();
 
     void onOpened();
     void onDeviceChanged(size_t device);
-    void computeMemoryMap();
-    void showFragmentation(const std::vector<std::vector<FragmentationSample>>& all);
-    void showMemoryMap(OccupancyGrid grid);
     QString fileText() const;
 
   public:
@@ -120,8 +115,8 @@ class MainWindow : public QMainWindow {
     QPushButton* cancel_;
     QMenu* recentMenu_;
     Session* session_; // the open capture and what is selected in it: the one owner of that state
-    QComboBox* deviceBox_;
-    QWidget* deviceRow_;
+    DevicePicker* devices_;
+    FragmentationOverlay* fragmentation_;
     bool clickedOnTimeline_ = false;
     bool fromBlockMap_ = false;
     bool keepDetails_ = false; // an event selected by a click on a ramp: leave the details tabs alone

@@ -3,6 +3,7 @@
 #include "EventTableModel.h"
 #include "Exporter.h"
 #include "LiveController.h"
+#include "FragmentationOverlay.h"
 #include "MainWindow.h"
 #include "RegionSelector.h"
 #include "StackPane.h"
@@ -191,7 +192,7 @@ void MainWindow::chooseFragmentationRequest() {
         QSettings().value(QStringLiteral("fragmentationRequestMiB"), 20).toDouble(), 0.001, 1e7, 3, &ok);
     if (!ok) return;
     QSettings().setValue(QStringLiteral("fragmentationRequestMiB"), mib);
-    if (session_->isOpen()) computeFragmentation(); // the marks follow the new request size
+    fragmentation_->recompute(); // the marks follow the new request size
 }
 
 void MainWindow::chooseEditor() {

@@ -1,5 +1,7 @@
 #include "MemoryMapView.h"
 
+#include "session/Session.h"
+
 #include "util/Format.h"
 
 #include <QHelpEvent>
@@ -12,6 +14,26 @@ namespace vs::ui {
 MemoryMapView::MemoryMapView(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
     setMinimumHeight(60);
+}
+
+void MemoryMapView::follow(Session* session) {
+    session_ = session;
+    connect(session_, &Session::deviceChanged, this, &MemoryMapView::compute);
+}
+
+void MemoryMapView::compute() {
+    const AnalysisPtr a = session_->analysis();
+    const size_t d = session_->device();
+    session_->jobs().run<OccupancyGrid>(
+        QStringLiteral("memory map"),
+        [a, d](const std::atomic<bool>&) {
+            return occupancyGrid(a->trace(d), a->capture().streams, a->replay(d), a->rules(), 800, 300);
+        },
+        [this, d](const OccupancyGrid& grid) {
+            std::vector<double> seconds;
+            for (uint32_t e : grid.columnEvents) seconds.push_back(e ? session_->secondsAt(d, e - 1) : 0.0);
+            setGrid(grid, std::move(seconds));
+        });
 }
 
 void MemoryMapView::setGrid(OccupancyGrid grid, std::vector<double> columnSeconds) {

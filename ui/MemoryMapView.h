@@ -10,11 +10,15 @@
 
 namespace vs::ui {
 
+class Session;
+
 class MemoryMapView : public QWidget {
     Q_OBJECT
   public:
     explicit MemoryMapView(QWidget* parent = nullptr);
     void setGrid(OccupancyGrid grid, std::vector<double> columnSeconds);
+    // Shows the session's device: its grid is computed by the session's runner at every device change.
+    void follow(Session* session);
     const OccupancyGrid& grid() const { return grid_; }
     // The grid cell under a widget point: column and row, or -1.
     std::pair<int, int> cellAt(QPoint p) const;
@@ -28,7 +32,9 @@ class MemoryMapView : public QWidget {
     bool event(QEvent* e) override;
 
   private:
+    void compute();
     QRect plotRect() const;
+    Session* session_ = nullptr;
     OccupancyGrid grid_;
     std::vector<double> seconds_;
     QImage image_;
