@@ -21,30 +21,31 @@ bool sameRules(const AllocatorRules& a, const AllocatorRules& b) {
 
 LiveAnalysis::LiveAnalysis(uint32_t checkpointEvery) : every_(checkpointEvery) {}
 
-std::shared_ptr<CaptureAnalysis> LiveAnalysis::takeFree() {
-    for (auto& p : pool_)
-        if (p != latest_ && p.use_count() == 1) {
-            // Its last other owner let it go with a release decrement after its last read; this
-            // fence, after reading that count, orders those reads before our writes.
-            std::atomic_thread_fence(std::memory_order_acquire);
-            return p;
-        }
-    std::shared_ptr<CaptureAnalysis> fresh(new CaptureAnalysis());
-    fresh->capture_ = std::make_unique<Capture>();
+LiveAnalysis::Slot& LiveAnalysis::takeFree() {
+    for (Slot& p : pool_)
+        if (p.snapshot != latest_ && !p.held->load(std::memory_order_acquire)) return p;
+    Slot fresh{std::shared_ptr<CaptureAnalysis>(new CaptureAnalysis()),
+               std::make_shared<std::atomic<bool>>(false)};
+    fresh.snapshot->capture_ = std::make_unique<Capture>();
     ++made_;
-    if (pool_.size() >= kMaxPool) { // all held elsewhere: forget one (its holders keep it alive)
-        auto old = std::find_if(pool_.begin(), pool_.end(), [&](const auto& p) { return p != latest_; });
-        *old = fresh;
-    } else {
-        pool_.push_back(fresh);
-    }
-    return fresh;
+    if (pool_.size() < kMaxPool) return pool_.emplace_back(std::move(fresh));
+    // All held elsewhere: forget one (its holders keep it alive through their pointers' deleter).
+    auto old = std::find_if(pool_.begin(), pool_.end(), [&](const Slot& p) { return p.snapshot != latest_; });
+    return *old = std::move(fresh);
+}
+
+std::shared_ptr<const CaptureAnalysis> LiveAnalysis::handOut(const Slot& slot) {
+    slot.held->store(true, std::memory_order_relaxed); // only this thread reads it before the handing out
+    return {slot.snapshot.get(), [owner = slot.snapshot, held = slot.held](const CaptureAnalysis*) {
+                held->store(false, std::memory_order_release);
+            }};
 }
 
 // Before the snapshot takes the events it lacks (the newest snapshot's and the new ones).
 void LiveAnalysis::prepareGrowth(CaptureAnalysis& s, const Capture& delta) {
     std::erase_if(regrow_, [this](const auto& e) {
-        return std::none_of(pool_.begin(), pool_.end(), [&](const auto& p) { return p.get() == e.first; });
+        return std::none_of(pool_.begin(), pool_.end(),
+                            [&](const Slot& p) { return p.snapshot.get() == e.first; });
     });
     auto& regrow = regrow_[&s];
     const auto& devices = s.capture_->devices;
@@ -111,7 +112,8 @@ std::shared_ptr<const CaptureAnalysis> LiveAnalysis::fullAnalysis(const CaptureA
 std::shared_ptr<const CaptureAnalysis> LiveAnalysis::publish(Capture& delta,
                                                              const std::vector<std::string>& extraWarnings) {
     if (delta.devices.empty()) return nullptr; // nothing to draw yet
-    std::shared_ptr<CaptureAnalysis> s = takeFree();
+    const Slot slot = takeFree();              // a copy: the pool may be replaced below
+    CaptureAnalysis* s = slot.snapshot.get();
     prepareGrowth(*s, delta);
     catchUp(*s);
     append(*s, delta);
@@ -122,7 +124,7 @@ std::shared_ptr<const CaptureAnalysis> LiveAnalysis::publish(Capture& delta,
         // The settings changed after events were replayed (a late Settings record): a one-shot
         // analysis replays everything under the final settings, so start over, once.
         replays_.clear(), s->replays_.clear();
-        pool_.assign(1, s); // the others' series used the old settings: never catch up from them
+        pool_ = {slot}; // the others' series used the old settings: never catch up from them
     }
     rules_ = s->rules_ = rules;
     const Capture& c = *s->capture_;
@@ -134,10 +136,10 @@ std::shared_ptr<const CaptureAnalysis> LiveAnalysis::publish(Capture& delta,
         replays_[d].extend(c.devices[d], c.streams, s->replays_[d], false);
     }
     finishSnapshot(*s);
-    latest_ = s;
+    latest_ = slot.snapshot;
     final_ = final_ || std::any_of(c.devices.begin(), c.devices.end(),
                                    [](const DeviceTrace& t) { return t.hasFinalSnapshot; });
-    return final_ ? fullAnalysis(*s) : latest_;
+    return final_ ? fullAnalysis(*s) : handOut(slot);
 }
 
 } // namespace vs

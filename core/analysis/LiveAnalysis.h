@@ -6,10 +6,12 @@
 //
 // Threads: one thread at a time calls publish() (the live worker); any thread may read the
 // snapshots it returned, while publish() runs. Snapshots are copy-on-write by recycling: a snapshot
-// is never changed while anyone but this object holds it. publish() takes a pooled snapshot that
-// nobody else holds any more (shared_ptr use count 1), appends to it the tail it lacks (copied from
-// the newest snapshot, which is only read) and the new events, and publishes it. With the GUI
-// holding one snapshot, two alternate, each catching up by the last two refreshes' events.
+// is never changed while anyone but this object holds it. Each publish hands out a pointer with a
+// control block of its own, whose deleter (run when its last holder, on any thread, lets go) marks
+// the snapshot free with a release store. publish() takes a free pooled snapshot (acquire load:
+// every read of its holders happened before), appends to it the tail it lacks (copied from the
+// newest snapshot, which is only read) and the new events, and hands it out. With the GUI holding
+// one snapshot, two alternate, each catching up by the last two refreshes' events.
 //
 // A recording without a final block list replays from an empty allocator, leniently, exactly as
 // CaptureAnalysis does for a killed recording. When the final block list (a Segments record)
@@ -19,6 +21,7 @@
 #include "ColumnRegrow.h"
 #include "ForwardReplay.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,7 +47,12 @@ class LiveAnalysis {
     size_t snapshotsMade() const { return made_; }
 
   private:
-    std::shared_ptr<CaptureAnalysis> takeFree();
+    struct Slot {
+        std::shared_ptr<CaptureAnalysis> snapshot;
+        std::shared_ptr<std::atomic<bool>> held; // a handed-out pointer to it is alive somewhere
+    };
+    Slot& takeFree();
+    static std::shared_ptr<const CaptureAnalysis> handOut(const Slot& slot);
     void prepareGrowth(CaptureAnalysis& s, const Capture& delta);
     void catchUp(CaptureAnalysis& s) const;
     void append(CaptureAnalysis& s, Capture& delta);
@@ -52,7 +60,7 @@ class LiveAnalysis {
     std::shared_ptr<const CaptureAnalysis> fullAnalysis(const CaptureAnalysis& s);
 
     uint32_t every_;
-    std::vector<std::shared_ptr<CaptureAnalysis>> pool_;
+    std::vector<Slot> pool_;
     std::shared_ptr<CaptureAnalysis> latest_; // the newest published snapshot (only read from now on)
     std::vector<ForwardReplay> replays_;      // per device: the allocator after latest_'s events
     AllocatorRules rules_;
