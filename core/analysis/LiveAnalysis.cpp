@@ -25,7 +25,7 @@ LiveAnalysis::Slot& LiveAnalysis::takeFree() {
     for (Slot& p : pool_)
         if (p.snapshot != latest_ && !p.held->load(std::memory_order_acquire)) return p;
     Slot fresh{std::shared_ptr<CaptureAnalysis>(new CaptureAnalysis()),
-               std::make_shared<std::atomic<bool>>(false)};
+               std::make_shared<std::atomic<bool>>(false), std::make_shared<std::vector<ColumnRegrow>>()};
     fresh.snapshot->capture_ = std::make_unique<Capture>();
     ++made_;
     if (pool_.size() < kMaxPool) return pool_.emplace_back(std::move(fresh));
@@ -42,17 +42,13 @@ std::shared_ptr<const CaptureAnalysis> LiveAnalysis::handOut(const Slot& slot) {
 }
 
 // Before the snapshot takes the events it lacks (the newest snapshot's and the new ones).
-void LiveAnalysis::prepareGrowth(CaptureAnalysis& s, const Capture& delta) {
-    std::erase_if(regrow_, [this](const auto& e) {
-        return std::none_of(pool_.begin(), pool_.end(),
-                            [&](const Slot& p) { return p.snapshot.get() == e.first; });
-    });
-    auto& regrow = regrow_[&s];
-    const auto& devices = s.capture_->devices;
-    regrow.resize(devices.size());
-    for (size_t d = 0; d < devices.size() && d < s.replays_.size(); ++d) {
+void LiveAnalysis::prepareGrowth(const Slot& slot, const Capture& delta) const {
+    CaptureAnalysis& s = *slot.snapshot;
+    slot.regrow->resize(s.capture_->devices.size());
+    for (size_t d = 0; d < s.capture_->devices.size() && d < s.replays_.size(); ++d) {
+        DeviceTrace& t = s.capture_->devices[d];
         const size_t target = (latest_ ? latest_->trace(d).eventCount() : 0) + delta.devices[d].eventCount();
-        regrow[d].prepare(s.capture_->devices[d], s.replays_[d], target - devices[d].eventCount());
+        (*slot.regrow)[d].prepare(t, s.replays_[d], target - t.eventCount());
     }
 }
 
@@ -114,7 +110,7 @@ std::shared_ptr<const CaptureAnalysis> LiveAnalysis::publish(Capture& delta,
     if (delta.devices.empty()) return nullptr; // nothing to draw yet
     const Slot slot = takeFree();              // a copy: the pool may be replaced below
     CaptureAnalysis* s = slot.snapshot.get();
-    prepareGrowth(*s, delta);
+    prepareGrowth(slot, delta);
     catchUp(*s);
     append(*s, delta);
     s->capture_->warnings = delta.warnings;

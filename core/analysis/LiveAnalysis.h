@@ -22,7 +22,6 @@
 #include "ForwardReplay.h"
 
 #include <atomic>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,11 +48,12 @@ class LiveAnalysis {
   private:
     struct Slot {
         std::shared_ptr<CaptureAnalysis> snapshot;
-        std::shared_ptr<std::atomic<bool>> held; // a handed-out pointer to it is alive somewhere
+        std::shared_ptr<std::atomic<bool>> held;           // a handed-out pointer to it is alive somewhere
+        std::shared_ptr<std::vector<ColumnRegrow>> regrow; // per device: its columns' next buffers
     };
     Slot& takeFree();
     static std::shared_ptr<const CaptureAnalysis> handOut(const Slot& slot);
-    void prepareGrowth(CaptureAnalysis& s, const Capture& delta);
+    void prepareGrowth(const Slot& slot, const Capture& delta) const;
     void catchUp(CaptureAnalysis& s) const;
     void append(CaptureAnalysis& s, Capture& delta);
     static void finishSnapshot(CaptureAnalysis& s);
@@ -66,7 +66,6 @@ class LiveAnalysis {
     AllocatorRules rules_;
     bool final_ = false;
     size_t made_ = 0;
-    std::map<const CaptureAnalysis*, std::vector<ColumnRegrow>> regrow_; // per pooled snapshot, device
     std::shared_ptr<const CaptureAnalysis> full_; // the last full analysis (after the final block list)
 };
 
