@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
             std::printf("  slow: %zu events, %.1f ms\n", x.events, x.seconds * 1e3);
     }
     std::printf(
-        "slowest refresh %.1f ms (at %zu events: the columns' storage doubled); %zu of %zu over 100 ms\n",
+        "slowest refresh %.1f ms (at %zu events); %zu of %zu over 100 ms\n",
         worst * 1e3, worstAt, slow, samples.size());
     for (size_t m : milestones) report(samples, m, bytes);
     return 0;

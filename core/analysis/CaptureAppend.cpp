@@ -1,7 +1,5 @@
 #include "CaptureAppend.h"
 
-#include <algorithm>
-
 namespace vs {
 namespace {
 
@@ -25,10 +23,6 @@ void appendTables(Capture& dst, const Capture& src) {
 }
 
 void appendEvents(DeviceTrace& dst, const DeviceTrace& src, size_t from) {
-    const size_t need = dst.eventCount() + (src.eventCount() - std::min(from, src.eventCount()));
-    // Doubling through DeviceTrace::reserve asks for huge pages: first-touch faults of the new
-    // storage otherwise cost as much as the copy.
-    if (need > dst.timeUs.capacity()) dst.reserve(std::max(need, 2 * dst.timeUs.capacity()));
     appendFrom(dst.timeUs, src.timeUs, from), appendFrom(dst.addr, src.addr, from);
     appendFrom(dst.size, src.size, from), appendFrom(dst.action, src.action, from);
     appendFrom(dst.stream, src.stream, from), appendFrom(dst.stack, src.stack, from);

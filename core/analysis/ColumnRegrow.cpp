@@ -1,7 +1,5 @@
 #include "ColumnRegrow.h"
 
-#include "model/HugeReserve.h"
-
 #include <algorithm>
 
 namespace vs {
@@ -12,8 +10,8 @@ constexpr size_t kSmall = 1 << 16; // below this a plain copy is too quick to ma
 // One column `v` and its bigger buffer `next`.
 template <class T> void regrow(std::vector<T>& v, std::vector<T>& next, size_t incoming) {
     const size_t cap = v.capacity(), need = v.size() + incoming;
-    if (next.capacity() == 0 && cap >= kSmall && need > cap / 2 && need <= 2 * cap)
-        reserveHuge(next, 2 * cap);
+    // Plain pages: MADV_HUGEPAGE made it slower on the development VM (synchronous compaction).
+    if (next.capacity() == 0 && cap >= kSmall && need > cap / 2 && need <= 2 * cap) next.reserve(2 * cap);
     if (next.capacity() == 0) return; // small, or a jump past any doubling: let the vector grow
     // Two elements copied per element appended: done by the time the column is full (from half).
     const size_t slice = std::min(v.size() - std::min(next.size(), v.size()), 2 * incoming + kSmall);
