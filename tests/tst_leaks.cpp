@@ -2,6 +2,7 @@
 // and the diagnosis of every bundled sample against what its scenario does (kind, leaking line).
 #include "TestData.h"
 #include "analysis/CallTree.h"
+#include "analysis/FrameFilter.h"
 #include "analysis/LeakDiagnosis.h"
 #include "load/OpenAnalysis.h"
 
@@ -299,6 +300,9 @@ void TestLeaks::callTreeFoldsLibraryFrames() {
     // the user's frame alone; a stack without one keeps its allocation site (the innermost library frame)
     QCOMPARE(pathsOf(folded), (QStringList{"empty", "training_step"}));
     QCOMPARE(folded.node(0).bytes, uint64_t(400));
+    // the recorder that ran the program is plumbing, wherever it is installed
+    QCOMPARE(classifyFrame("main", "/tmp/vramscope-pkg/vramscope/__main__.py"), FrameKind::Internal);
+    QCOMPARE(classifyFrame("main", "/home/me/train.py"), FrameKind::User);
 }
 
 QTEST_GUILESS_MAIN(TestLeaks)

@@ -32,6 +32,9 @@ FrameKind classifyFrame(std::string_view name, std::string_view filename) {
         "PyObject_",         "PyFunction_"};
     for (auto n : internalNames)
         if (contains(name, n)) return FrameKind::Internal;
+    // vramscope's own recorder running the program (python -m vramscope record): plumbing too
+    if (contains(filename, "vramscope/__main__.py") || contains(filename, "vramscope/recorder.py"))
+        return FrameKind::Internal;
     if (contains(filename, "/site-packages/") || contains(filename, "/dist-packages/") ||
         contains(filename, "/lib/python3") || contains(filename, "/torch/") || filename.front() == '<')
         return FrameKind::Python; // library Python code: shown, but not the user's own
