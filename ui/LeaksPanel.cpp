@@ -6,6 +6,7 @@
 #include "FlameGraph.h"
 #include "RegionListView.h"
 #include "Sparkline.h"
+#include "SurvivorGroupModel.h"
 #include "analysis/FrameFilter.h"
 
 #include <QCheckBox>
@@ -20,7 +21,6 @@
 #include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTreeView>
-#include <QTreeWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -84,21 +84,24 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
         region_ ? analyseRegion(analysis_, device_, *region_) : analyse(analysis_, device_, first_, last_);
     });
 
-    groups_ = new QTreeWidget(this);
-    groups_->setColumnCount(4);
-    groups_->setHeaderLabels(
-        {tr("Surviving bytes"), tr("Blocks"), tr("Steady"), tr("Allocation site / stack")});
-    groups_->setItemDelegateForColumn(0, new CostBarDelegate(groups_));
-    groups_->header()->setSectionResizeMode(3, QHeaderView::Stretch);
-    groups_->setUniformRowHeights(true);
-    groups_->setToolTip(
+    groupsModel_ = new SurvivorGroupModel(this);
+    groupsFilter_ = new QSortFilterProxyModel(this);
+    groupsFilter_->setSourceModel(groupsModel_);
+    groupsFilter_->setRecursiveFilteringEnabled(true); // a group stays when one of its frames matches
+    groupsFilter_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    groupsFilter_->setFilterKeyColumn(SurvivorGroupModel::Site);
+    groupsView_ = new QTreeView(this);
+    groupsView_->setModel(groupsFilter_);
+    groupsView_->setItemDelegateForColumn(SurvivorGroupModel::Bytes, new CostBarDelegate(groupsView_));
+    groupsView_->header()->setSectionResizeMode(SurvivorGroupModel::Site, QHeaderView::Stretch);
+    groupsView_->setUniformRowHeights(true);
+    groupsView_->setToolTip(
         tr("Allocations made in the window and still alive at its end, grouped by call stack. "
            "Steady groups gained blocks across most of the window: look at them first."));
-    groups_->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(groups_, &QTreeWidget::customContextMenuRequested, this, &LeaksPanel::groupMenu);
-    connect(groups_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
-        while (it && it->parent()) it = it->parent();
-        onGroupSelected(it ? groups_->indexOfTopLevelItem(it) : -1);
+    groupsView_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(groupsView_, &QTreeView::customContextMenuRequested, this, &LeaksPanel::groupMenu);
+    connect(groupsView_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& i) {
+        onGroupSelected(SurvivorGroupModel::groupRow(groupsFilter_->mapToSource(i)));
     });
     topDownModel_ = new CallTreeModel(this);
     bottomUpModel_ = new CallTreeModel(this);
@@ -108,7 +111,7 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     bottomUp_ = makeTreeView(this, bottomUpFilter_);
     flame_ = new FlameGraph(this);
     views_ = new QTabWidget(this);
-    views_->addTab(groups_, tr("Groups"));
+    views_->addTab(groupsView_, tr("Groups"));
     views_->addTab(topDown_, tr("Top-down"));
     views_->addTab(bottomUp_, tr("Bottom-up"));
     views_->addTab(flame_, tr("Flame graph"));
@@ -254,55 +257,18 @@ void LeaksPanel::buildTrees() {
 }
 
 void LeaksPanel::fillGroups() {
-    groups_->clear();
-    const Capture& c = analysis_->capture();
-    const auto& groups = result_.report.groups;
-    double biggest = 1;
-    for (const auto& g : groups) biggest = std::max(biggest, double(g.bytes));
-    for (size_t i = 0; i < groups.size() && i < 500; ++i) {
-        const SurvivorGroup& g = groups[i];
-        const auto frames = c.stacks.frames(g.stack);
-        const uint32_t site = firstUserFrame(c, g.stack);
-        QString siteText = tr("(no stack recorded)");
-        if (site != kNoFrame) {
-            const Frame& f = c.frames[frames[site]];
-            siteText = QStringLiteral("%1  (%2:%3)")
-                           .arg(qtext(c, f.name), qtext(c, f.filename).section('/', -1))
-                           .arg(f.line);
-        }
-        auto* item =
-            new QTreeWidgetItem(groups_, {formatBytes(double(g.bytes)), QString::number(g.count),
-                                          isSteady(g) ? tr("%1/10").arg(g.coverage) : QString(), siteText});
-        item->setData(0, kCostShareRole, double(g.bytes) / biggest);
-        item->setTextAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
-        item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
-        QFont bold = item->font(3);
-        bold.setBold(isSteady(g));
-        item->setFont(3, bold);
-        for (size_t k = 0; k < frames.size(); ++k) {
-            const FrameId f = frames[k];
-            const FrameKind kind = classifyFrame(c, f);
-            if (kind == FrameKind::Internal || (kind == FrameKind::Python && !libraries_->isChecked() && k != site))
-                continue; // library frames folded like the trees' (the site stays)
-            auto* child = new QTreeWidgetItem(
-                item, {QString(), QString(), QString(),
-                       QStringLiteral("%1  %2:%3")
-                           .arg(qtext(c, c.frames[f].name), qtext(c, c.frames[f].filename))
-                           .arg(c.frames[f].line)});
-            child->setToolTip(3, child->text(3));
-        }
-    }
-    if (groups_->topLevelItemCount()) groups_->topLevelItem(0)->setExpanded(true);
-    for (int col = 0; col < 3; ++col) groups_->resizeColumnToContents(col);
+    groupsModel_->setGroups(analysis_, result_.report.groups, libraries_->isChecked());
+    if (groupsFilter_->rowCount()) groupsView_->expand(groupsFilter_->index(0, 0));
+    for (int col = 0; col < SurvivorGroupModel::Site; ++col) groupsView_->resizeColumnToContents(col);
 }
 
 int LeaksPanel::groupRows() const {
-    return groups_->topLevelItemCount();
+    return groupsModel_->rowCount();
 }
 
 void LeaksPanel::selectGroup(int row) {
-    if (row >= 0 && row < groups_->topLevelItemCount())
-        groups_->setCurrentItem(groups_->topLevelItem(row));
+    if (row >= 0 && row < groupsModel_->rowCount())
+        groupsView_->setCurrentIndex(groupsFilter_->mapFromSource(groupsModel_->index(row, 0)));
     else
         onGroupSelected(-1);
 }
@@ -348,17 +314,15 @@ QVector<quint32> LeaksPanel::groupEvents(int row) const {
 }
 
 void LeaksPanel::groupMenu(const QPoint& pos) {
-    QTreeWidgetItem* it = groups_->itemAt(pos);
-    while (it && it->parent()) it = it->parent();
-    if (!it) return;
-    const int row = groups_->indexOfTopLevelItem(it);
+    const int row = SurvivorGroupModel::groupRow(groupsFilter_->mapToSource(groupsView_->indexAt(pos)));
+    if (row < 0) return;
     QMenu menu(this);
     QAction* show = menu.addAction(tr("Show Allocations in the Event List"), this, [this, row] {
         emit showAllocationsRequested(device_, groupEvents(row));
     });
     show->setToolTip(tr("Mark this group's allocation events in the event list and select the first; "
                         "F3 / Shift+F3 step through them"));
-    menu.exec(groups_->viewport()->mapToGlobal(pos));
+    menu.exec(groupsView_->viewport()->mapToGlobal(pos));
 }
 
 void LeaksPanel::setSearch(const QString& text) {
@@ -370,13 +334,7 @@ void LeaksPanel::showView(int tab) {
 }
 
 void LeaksPanel::applyFilter(const QString& text) {
-    for (int i = 0; i < groups_->topLevelItemCount(); ++i) {
-        QTreeWidgetItem* item = groups_->topLevelItem(i);
-        bool match = text.isEmpty() || item->text(3).contains(text, Qt::CaseInsensitive);
-        for (int k = 0; !match && k < item->childCount(); ++k)
-            match = item->child(k)->text(3).contains(text, Qt::CaseInsensitive);
-        item->setHidden(!match);
-    }
+    groupsFilter_->setFilterFixedString(text);
     topDownFilter_->setFilterFixedString(text);
     bottomUpFilter_->setFilterFixedString(text);
     if (!text.isEmpty()) topDown_->expandAll(), bottomUp_->expandAll();

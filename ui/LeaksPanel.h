@@ -17,13 +17,13 @@ class QLabel;
 class QLineEdit;
 class QTabWidget;
 class QTreeView;
-class QTreeWidget;
 class QSortFilterProxyModel;
 
 namespace vs::ui {
 
 class CallTreeModel;
 class FlameGraph;
+class SurvivorGroupModel;
 class RegionListView;
 class Sparkline;
 
@@ -90,7 +90,9 @@ class LeaksPanel : public QWidget {
     std::optional<GrowthRegion> region_; // the region asked for
     int64_t originUs_ = 0;
     QTabWidget* views_;
-    QTreeWidget* groups_;
+    QTreeView* groupsView_;
+    SurvivorGroupModel* groupsModel_;
+    QSortFilterProxyModel* groupsFilter_;
     QTreeView *topDown_, *bottomUp_;
     CallTreeModel *topDownModel_, *bottomUpModel_;
     QSortFilterProxyModel *topDownFilter_, *bottomUpFilter_;
