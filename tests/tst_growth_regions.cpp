@@ -90,6 +90,14 @@ void TestGrowthRegions::leakRampIsOneRunRegion() {
     const LeakReport rep = diagnoseLeaks(*a, 0);
     QCOMPARE(rep.kind, LeakKind::Leak);
     QVERIFY(!rep.evidence.empty());
+    // a click on it explains it from what the region analysis found
+    LeakQuery q;
+    q.region = g;
+    const LeakReport clicked = diagnoseLeaks(*a, 0, q);
+    QCOMPARE(clicked.kind, LeakKind::Leak);
+    QCOMPARE(clicked.growthBytes, g.growthBytes);
+    QCOMPARE(clicked.groups.front().stack, keep);
+    QVERIFY2(clicked.summary.find("cache_features (train.py:31)") != std::string::npos, clicked.summary.c_str());
 }
 
 void TestGrowthRegions::sawtoothWithTwoTeethIsAccumulation() {
