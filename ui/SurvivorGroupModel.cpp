@@ -27,15 +27,7 @@ void SurvivorGroupModel::setGroups(AnalysisPtr analysis, std::vector<SurvivorGro
         const Capture& c = analysis_->capture();
         for (const auto& g : groups_) {
             biggest_ = std::max(biggest_, double(g.bytes));
-            const auto frames = c.stacks.frames(g.stack);
-            const uint32_t site = firstUserFrame(c, g.stack);
-            auto& shown = frames_.emplace_back();
-            for (size_t k = 0; k < frames.size(); ++k) {
-                const FrameKind kind = classifyFrame(c, frames[k]);
-                // library frames folded like the trees' (the allocation site stays)
-                if (kind == FrameKind::Internal || (kind == FrameKind::Python && !showLibraries && k != site)) continue;
-                shown.push_back(frames[k]);
-            }
+            frames_.push_back(shownFrames(c, g.stack, true, !showLibraries)); // folded like the trees
         }
     }
     endResetModel();

@@ -12,15 +12,7 @@ CallTree CallTree::build(const Capture& c, const std::vector<SurvivorGroup>& gro
     t.nodes_.push_back({});
     std::vector<FrameId> path;
     for (const SurvivorGroup& g : groups) {
-        path.clear();
-        const auto frames = c.stacks.frames(g.stack);
-        const uint32_t site = hideLibraries ? firstUserFrame(c, g.stack) : kNoFrame;
-        for (size_t i = 0; i < frames.size(); ++i) { // innermost first
-            const FrameKind k = classifyFrame(c, frames[i]);
-            const bool hidden = (hideInternal && k == FrameKind::Internal) ||
-                                (hideLibraries && k == FrameKind::Python && i != site);
-            if (!hidden) path.push_back(frames[i]);
-        }
+        path = shownFrames(c, g.stack, hideInternal, hideLibraries); // innermost first
         if (d == Direction::TopDown) std::reverse(path.begin(), path.end());
         uint32_t at = 0;
         t.nodes_[0].bytes += g.bytes, t.nodes_[0].count += g.count;

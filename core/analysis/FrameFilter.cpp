@@ -87,4 +87,17 @@ uint32_t firstUserFrame(const Capture& c, StackId s) {
     return frames.empty() ? kNoFrame : 0;
 }
 
+std::vector<FrameId> shownFrames(const Capture& c, StackId s, bool hideInternal, bool hideLibraries) {
+    const auto frames = c.stacks.frames(s);
+    const uint32_t site = hideLibraries ? firstUserFrame(c, s) : kNoFrame;
+    std::vector<FrameId> out;
+    for (size_t i = 0; i < frames.size(); ++i) {
+        const FrameKind k = classifyFrame(c, frames[i]);
+        if ((hideInternal && k == FrameKind::Internal) || (hideLibraries && k == FrameKind::Python && i != site))
+            continue;
+        out.push_back(frames[i]);
+    }
+    return out;
+}
+
 } // namespace vs

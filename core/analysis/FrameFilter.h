@@ -4,6 +4,7 @@
 #include "model/Capture.h"
 
 #include <string_view>
+#include <vector>
 
 namespace vs {
 
@@ -26,5 +27,10 @@ std::string_view withoutParameters(std::string_view name);
 // code; failing that, the first C++ frame past the unwinder and the allocator (kNoFrame: no stack).
 constexpr uint32_t kNoFrame = UINT32_MAX;
 uint32_t firstUserFrame(const Capture& c, StackId s);
+
+// The frames of a stack a view shows, innermost first: internal ones left out when `hideInternal`,
+// library ones (torch, lightning, runpy, PyTorch's and CUDA's modules) when `hideLibraries`, except
+// the allocation site of a stack that has no frame of the user's own.
+std::vector<FrameId> shownFrames(const Capture& c, StackId s, bool hideInternal, bool hideLibraries);
 
 } // namespace vs

@@ -79,9 +79,17 @@ bool steady(const std::vector<Kept::Item>& items) {
     return births >= 3 && 3 * births >= hi - lo + 1;
 }
 
+// Stacks ordered by the bytes they hold, most first.
+std::vector<StackId> stacksByBytes(const std::unordered_map<uint32_t, uint64_t>& bytes) {
+    std::vector<std::pair<uint64_t, uint32_t>> order;
+    for (auto [s, b] : bytes) order.emplace_back(b, s);
+    std::sort(order.rbegin(), order.rend());
+    std::vector<StackId> out;
+    for (auto [b, s] : order) out.push_back(StackId{s});
+    return out;
+}
+
 struct Builder {
-    const CaptureAnalysis& a;
-    const DeviceTrace& t;
     const std::vector<Allocation>& all;
     const Iterations& its; // real iterations or slices
     bool realIterations;
@@ -100,10 +108,7 @@ struct Builder {
             r.allocations.push_back(i.allocation);
         }
         std::sort(r.allocations.begin(), r.allocations.end());
-        std::vector<std::pair<uint64_t, uint32_t>> stacks;
-        for (auto [s, b] : byStack) stacks.emplace_back(b, s);
-        std::sort(stacks.rbegin(), stacks.rend());
-        for (auto [b, s] : stacks) r.stacks.push_back(StackId{s});
+        r.stacks = stacksByBytes(byStack);
         const size_t births = distinctBirths(items);
         r.perIterationBytes = r.growthBytes / std::max<size_t>(1, births);
         const size_t span = its.indexOf(r.last) - its.indexOf(r.first) + 1;
@@ -113,8 +118,7 @@ struct Builder {
     }
 };
 
-// The kept allocations of every stack, in stack order.
-// At the CUDA level, what a framework's allocator or a library keeps is its cache, not growth.
+// The kept allocations of every stack, in stack order. At the CUDA level, what a framework's allocator or a library keeps is its cache, not growth.
 std::map<uint32_t, Kept> keptByStack(const Capture& c, const std::vector<Allocation>& all, const Iterations& its,
                                      bool skipWarmUp) {
     std::map<uint32_t, Kept> out;
@@ -196,7 +200,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     const bool real = out.iterations.count() >= 3;
     const Iterations its = real ? out.iterations : slicesOf(uint32_t(t.eventCount()));
     const DeviceSummary sum = a.summary(device);
-    const Builder b{a, t, all, its, real, uint64_t(std::max<int64_t>(1, sum.peak.allocated))};
+    const Builder b{all, its, real, uint64_t(std::max<int64_t>(1, sum.peak.allocated))};
     ReleaseCauses causes(c, t, all);
 
     std::map<size_t, std::vector<Kept::Item>> releases; // release iteration -> accumulated items
@@ -296,10 +300,7 @@ std::optional<GrowthRegion> iterationRamp(const CaptureAnalysis& a, size_t devic
             r.allocations.push_back(uint32_t(it - all.begin()));
             byStack[it->stack.value] += it->bytes;
         }
-    std::vector<std::pair<uint64_t, uint32_t>> stacks;
-    for (auto [s, bytes] : byStack) stacks.emplace_back(bytes, s);
-    std::sort(stacks.rbegin(), stacks.rend());
-    for (auto [bytes, s] : stacks) r.stacks.push_back(StackId{s});
+    r.stacks = stacksByBytes(byStack);
     return r;
 }
 
