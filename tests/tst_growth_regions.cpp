@@ -250,16 +250,23 @@ void TestGrowthRegions::garbageCollectorReleaseIsCycle() {
 
 void TestGrowthRegions::releaseVaryingPlacesIsCycle() {
     // no gc marks, but the same memory is let go at a different line each time: the collector
+    // ... while another stack's memory, let go at one line each time, stays an accumulation
     SyntheticLoop loop;
-    const StackId keep = loop.stack({{"make_cycle", 44}});
+    const StackId keep = loop.stack({{"make_cycle", 44}}), collect = loop.stack({{"collect_logits", 60}});
+    const StackId clear = loop.stack({{"on_epoch_end", 70}});
     for (int e = 0; e < 3; ++e) {
-        std::vector<uint64_t> held;
-        for (int i = 0; i < 10; ++i) loop.step(), held.push_back(loop.alloc(1 << 20, keep));
+        std::vector<uint64_t> held, logits;
+        for (int i = 0; i < 10; ++i)
+            loop.step(), held.push_back(loop.alloc(1 << 20, keep)), logits.push_back(loop.alloc(2 << 20, collect));
         const StackId somewhere = loop.stack({{"unrelated", uint32_t(100 + e)}});
         for (uint64_t v : held) loop.free(v, 1 << 20, somewhere);
+        for (uint64_t v : logits) loop.free(v, 2 << 20, clear);
     }
     auto a = analyse(loop);
-    QCOMPARE(countKind(regionsOf(*a), RegionKind::Cycle), size_t(3));
+    const auto r = regionsOf(*a);
+    QCOMPARE(countKind(r, RegionKind::Cycle), size_t(3));
+    QCOMPARE(countKind(r, RegionKind::Accumulation), size_t(3));
+    for (const auto& g : r.regions) QCOMPARE(g.kind == RegionKind::Cycle, g.stacks.front() == keep);
 }
 
 void TestGrowthRegions::functionReturnAndPhaseEnd() {

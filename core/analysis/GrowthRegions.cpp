@@ -1,5 +1,6 @@
 #include "GrowthRegions.h"
 
+#include "FrameFilter.h"
 #include "NativeOwner.h"
 #include "ReleaseCause.h"
 
@@ -138,12 +139,25 @@ std::map<uint32_t, Kept> keptByStack(const Capture& c, const std::vector<Allocat
     return out;
 }
 
+// Memory released together: in one iteration, by one line of code (the innermost user frame of the
+// first free). Two stacks let go of in the same step by different code are different releases.
+using ReleaseBuckets = std::map<std::pair<size_t, uint32_t>, std::vector<Kept::Item>>;
+
+uint32_t freeSite(const Capture& c, const DeviceTrace& t, const std::vector<Allocation>& all,
+                  const std::vector<Kept::Item>& items) {
+    uint32_t first = kNoEvent;
+    for (const auto& i : items) first = std::min(first, all[i.allocation].freeRequested);
+    if (first == kNoEvent) return UINT32_MAX;
+    const uint32_t at = firstUserFrame(c, t.stack[first]);
+    return at == kNoFrame ? UINT32_MAX : c.stacks.frames(t.stack[first])[at].value;
+}
+
 // The last allocation before a release is often made in the release's own iteration (an epoch's
 // last step): it did not outlive its iteration, but it is freed with the rest, so it belongs.
 constexpr uint32_t kReleaseSlack = 64; // events between frees of one release
 
 void joinFreedTogether(const std::vector<Allocation>& all, const Iterations& its,
-                       std::map<size_t, std::vector<Kept::Item>>& releases) {
+                       ReleaseBuckets& releases) {
     struct Span {
         uint32_t from = UINT32_MAX, to = 0;
         std::vector<Kept::Item>* items = nullptr;
@@ -203,7 +217,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     const Builder b{all, its, real, uint64_t(std::max<int64_t>(1, sum.peak.allocated))};
     ReleaseCauses causes(c, t, all);
 
-    std::map<size_t, std::vector<Kept::Item>> releases; // release iteration -> accumulated items
+    ReleaseBuckets releases; // (release iteration, releasing line) -> accumulated items
     std::vector<Kept::Item> leaked, pending;            // alive at the end: leaks, unfinished phases
     for (auto& [stack, kept] : keptByStack(c, all, its, real)) {
         std::map<size_t, std::vector<Kept::Item>> byFree;
@@ -217,7 +231,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
         const bool released = bulk > 0 && bulk >= fifo;
         for (auto& [freed, items] : byFree) {
             if (!released || freed == kNever || !steady(items)) continue;
-            auto& r = releases[freed];
+            auto& r = releases[{freed, freeSite(c, t, all, items)}];
             r.insert(r.end(), items.begin(), items.end());
             lastRelease = freed;
         }
@@ -238,7 +252,8 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
         out.regions.push_back(std::move(r));
     }
     joinFreedTogether(all, its, releases);
-    for (auto& [freed, items] : releases) {
+    for (auto& [key, items] : releases) {
+        const size_t freed = key.first;
         GrowthRegion r = b.make(RegionKind::Accumulation, items);
         const ReleaseCause cause = causes.of(r.allocations, its);
         r.kind = cause.garbageCollector ? RegionKind::Cycle : RegionKind::Accumulation;
@@ -250,9 +265,9 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
         out.regions.push_back(std::move(r));
     }
     // Releases of the same memory at varying places are the garbage collector's doing.
-    if (causes.variedSites()) // only when no free stack said so directly
-        for (auto& r : out.regions)
-            if (r.kind == RegionKind::Accumulation && r.releasedAt != kNoEvent) r.kind = RegionKind::Cycle;
+    for (auto& r : out.regions) // when no free stack said so directly
+        if (r.kind == RegionKind::Accumulation && r.releasedAt != kNoEvent && causes.variedSites(r.stacks.front()))
+            r.kind = RegionKind::Cycle;
     if (!pending.empty()) {
         // still held at the end, as the same memory was before: released the same way, later
         const bool collected = std::any_of(out.regions.begin(), out.regions.end(), [&](const GrowthRegion& g) {

@@ -115,15 +115,13 @@ ReleaseCause ReleaseCauses::of(const std::vector<uint32_t>& allocations, const I
     return r;
 }
 
-bool ReleaseCauses::variedSites() const {
-    for (const auto& [stack, sites] : sitesByStack_) {
-        if (sites.size() < 3) continue;
-        std::unordered_map<uint32_t, size_t> n;
-        size_t most = 0;
-        for (uint32_t s : sites) most = std::max(most, ++n[s]);
-        if (3 * most < 2 * sites.size()) return true;
-    }
-    return false;
+bool ReleaseCauses::variedSites(StackId stack) const {
+    const auto it = sitesByStack_.find(stack.value);
+    if (it == sitesByStack_.end() || it->second.size() < 3) return false;
+    std::unordered_map<uint32_t, size_t> n;
+    size_t most = 0;
+    for (uint32_t s : it->second) most = std::max(most, ++n[s]);
+    return 3 * most < 2 * it->second.size();
 }
 
 } // namespace vs

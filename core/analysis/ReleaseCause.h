@@ -24,9 +24,10 @@ class ReleaseCauses {
     ReleaseCauses(const Capture& c, const DeviceTrace& t, const std::vector<Allocation>& all);
     // The cause of releasing these allocations (indices into the lifetimes), all freed at about once.
     ReleaseCause of(const std::vector<uint32_t>& allocations, const Iterations& its);
-    // True when the same stack's memory was released three or more times at varying places (no one
-    // line of the program lets go of it: the garbage collector finding a cycle when it runs).
-    bool variedSites() const;
+    // True when this stack's memory (a release's top stack) was released three or more times at
+    // varying places (no one line of the program lets go of it: the garbage collector finding a
+    // cycle when it runs).
+    bool variedSites(StackId stack) const;
 
   private:
     bool inCollection(int64_t timeUs) const;
