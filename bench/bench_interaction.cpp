@@ -4,9 +4,9 @@
 // handled it, repainted the timeline and finished the background work it started (what a user waits
 // for). --busy keeps another core loaded as a user's machine often is. Prints figures, asserts
 // nothing.   QT_QPA_PLATFORM=offscreen bench_interaction FILE [--busy]
-#include "CaptureLoader.h"
-#include "MainWindow.h"
-#include "TimelinePlot.h"
+#include "session/CaptureLoader.h"
+#include "window/MainWindow.h"
+#include "timeline/TimelinePlot.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -5,6 +5,7 @@ check_layers) so a wrong dependency breaks it.   check-layers.py ROOT"""
 import re, sys
 from pathlib import Path
 
+CORE = {"core/util", "core/model", "core/io", "core/analysis", "core/load"}
 # folder -> folders it may include (its own always allowed)
 ALLOWED = {
     "core/util": set(),
@@ -12,6 +13,15 @@ ALLOWED = {
     "core/io": {"core/model", "core/util"},
     "core/analysis": {"core/model", "core/util"},
     "core/load": {"core/io", "core/analysis", "core/model", "core/util"},
+    # ui/ sits on core (any of it); inside ui the layers run common <- session <- models <- views
+    # and timeline; live feeds the session; only window knows every folder.
+    "ui/common": CORE,
+    "ui/session": CORE | {"ui/common"},
+    "ui/models": CORE | {"ui/common", "ui/session"},
+    "ui/timeline": CORE | {"ui/common", "ui/session", "ui/models"},
+    "ui/views": CORE | {"ui/common", "ui/session", "ui/models"},
+    "ui/live": CORE | {"ui/common", "ui/session"},
+    "ui/window": CORE | {"ui/common", "ui/session", "ui/models", "ui/timeline", "ui/views", "ui/live"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -19,13 +29,15 @@ def folder_of(header, src, root):
     local = src.parent / header
     if local.exists():
         return str(local.parent.relative_to(root))
-    top = root / "core" / header
-    return str(top.parent.relative_to(root)) if top.exists() else None
+    for top in (root / "core" / header, root / "ui" / header):
+        if top.exists():
+            return str(top.parent.relative_to(root))
+    return None
 
 def main():
     root = Path(sys.argv[1]).resolve()
     edges, bad = {}, []
-    for src in sorted(root.glob("core/**/*")):
+    for src in sorted([*root.glob("core/**/*"), *root.glob("ui/**/*")]):
         if src.suffix not in (".h", ".cpp"):
             continue
         mine = str(src.parent.relative_to(root))

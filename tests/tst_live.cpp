@@ -2,11 +2,11 @@
 // the window follows it (and stops following when frozen), the session saves as .vscap; hostile or
 // broken producers (garbage, bad lengths, early disconnect, another user, a second program) are
 // refused with a message and never crash or corrupt what was received.
-#include "EventTableModel.h"
-#include "FileFollower.h"
-#include "LiveController.h"
-#include "LiveSession.h"
-#include "MainWindow.h"
+#include "models/EventTableModel.h"
+#include "live/FileFollower.h"
+#include "live/LiveController.h"
+#include "live/LiveSession.h"
+#include "window/MainWindow.h"
 #include "TestData.h"
 #include "analysis/CaptureAnalysis.h"
 #include "load/LiveCapture.h"

@@ -1,11 +1,11 @@
 // vramscope: the desktop viewer. Also renders views headless: vramscope FILE --screenshot OUT.png
-#include "BlockMapPanel.h"
-#include "CaptureLoader.h"
-#include "Exporter.h"
-#include "LeaksPanel.h"
-#include "MainWindow.h"
-#include "RetentionPanel.h"
-#include "TimelinePlot.h"
+#include "views/BlockMapPanel.h"
+#include "session/CaptureLoader.h"
+#include "window/Exporter.h"
+#include "views/LeaksPanel.h"
+#include "window/MainWindow.h"
+#include "views/RetentionPanel.h"
+#include "timeline/TimelinePlot.h"
 #include "io/LoadError.h"
 
 #include <QApplication>

@@ -1,4 +1,4 @@
-#include "JobRunner.h"
+#include "session/JobRunner.h"
 
 #include <QCoreApplication>
 #include <QMetaObject>

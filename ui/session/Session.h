@@ -4,8 +4,8 @@
 // (from core: the earliest first event of any device) and the background jobs. State lives here
 // once; the window and panels read it and follow its signals instead of keeping copies. Two
 // sessions can exist at once (a comparison).
-#include "CaptureLoader.h"
-#include "JobRunner.h"
+#include "session/CaptureLoader.h"
+#include "session/JobRunner.h"
 
 #include <QObject>
 #include <QString>

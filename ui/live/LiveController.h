@@ -1,0 +1,95 @@
+#pragma once
+// The Capture menu's live side: listens (LiveSession), and a few times a second, off the GUI
+// thread, appends what arrived to the session's growing analysis (core/load/LiveCapture: decoding
+// and replay continue where they stopped, O(new events)); hands each new immutable snapshot to the
+// window unless the view is frozen, and saves the session as a .vscap file.
+#include "session/CaptureLoader.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+
+class QAction;
+class QProcess;
+class QMenu;
+class QWidget;
+
+namespace vs {
+class LiveCapture;
+}
+
+namespace vs::ui {
+
+class FileFollower;
+class LiveSession;
+
+class LiveController : public QObject {
+    Q_OBJECT
+  public:
+    using Show = std::function<void(const QString& label, AnalysisPtr analysis)>;
+    LiveController(QWidget* window, Show show);
+    // Optional: views that can grow in place. Called instead of Show when `now` only appends events
+    // to `before` (the snapshot shown last; same events and values first, more after): a view
+    // extends its level of detail, a table inserts rows. Return false to get Show after all.
+    using Extend = std::function<bool(const AnalysisPtr& now, const AnalysisPtr& before)>;
+    void setExtend(Extend extend) { extend_ = std::move(extend); }
+    ~LiveController() override;
+
+    void addActions(QMenu* menu);
+    bool listen(const QString& path = QString()); // default: a private per-user socket
+    void stopListening();
+    void setFrozen(bool frozen);
+    bool frozen() const { return frozen_; }
+    bool save(const QString& path);
+    LiveSession* session() const { return session_; }
+    FileFollower* follower() const { return follower_; }
+    // Capture > Launch Program: runs `program` with the CUPTI agent injected, writing `output`, and
+    // follows that file. False (with a message box) when the agent library is missing.
+    bool launch(const QString& program, const QStringList& arguments, const QString& output);
+    static QString agentLibrary();
+    void waitForRefresh(); // tests: the decode in flight, if any, has been shown
+    const LiveCapture& liveCapture() const { return *live_; } // tests
+
+  signals:
+    void status(const QString& text);
+
+  private:
+    struct Update {
+        AnalysisPtr analysis;
+        bool appended = false; // only events were appended to the previous snapshot of this session
+    };
+    void refresh();
+    void resetLive();
+    void showLatest();
+    void showCommand();
+    void askAndLaunch();
+    QByteArray currentBytes() const;
+    void updateActions();
+
+    QWidget* window_;
+    Show show_;
+    LiveSession* session_;
+    FileFollower* follower_;
+    QProcess* process_ = nullptr;
+    bool following_ = false; // the view shows the launched program's file, not the socket
+    QTimer timer_;
+    Extend extend_;
+    QFutureWatcher<Update> job_;
+    std::shared_ptr<LiveCapture> live_; // the session's growing analysis; one job uses it at a time
+    qsizetype fedBytes_ = 0;            // of currentBytes(), given to live_
+    quint64 generation_ = 0;            // of the session's stream that live_ follows
+    AnalysisPtr latest_, shown_;        // the newest snapshot, and the one the window shows
+    bool appendsSinceShown_ = false;    // every snapshot after shown_ up to latest_ only appended
+    bool frozen_ = false;
+    QAction* listenAct_ = nullptr;
+    QAction* stopAct_ = nullptr;
+    QAction* freezeAct_ = nullptr;
+    QAction* saveAct_ = nullptr;
+    QAction* launchAct_ = nullptr;
+    QAction* retentionAct_ = nullptr;
+};
+
+} // namespace vs::ui

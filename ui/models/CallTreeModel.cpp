@@ -1,0 +1,91 @@
+#include "models/CallTreeModel.h"
+
+#include "common/ByteAxisTicker.h"
+#include "analysis/FrameFilter.h"
+
+#include <QFont>
+
+namespace vs::ui {
+
+void CallTreeModel::setTree(std::shared_ptr<const Capture> keepAlive, const Capture* capture, CallTree tree) {
+    beginResetModel();
+    keep_ = std::move(keepAlive);
+    capture_ = capture;
+    tree_ = std::move(tree);
+    endResetModel();
+}
+
+QModelIndex CallTreeModel::index(int row, int column, const QModelIndex& parent) const {
+    if (!capture_ || row < 0 || column < 0 || column >= ColumnCount) return {};
+    const auto& children = tree_.node(nodeOf(parent)).children;
+    if (size_t(row) >= children.size()) return {};
+    return createIndex(row, column, quintptr(children[size_t(row)]));
+}
+
+QModelIndex CallTreeModel::parent(const QModelIndex& child) const {
+    if (!child.isValid()) return {};
+    const uint32_t p = tree_.node(nodeOf(child)).parent;
+    if (p == 0 || p == UINT32_MAX) return {};
+    const auto& siblings = tree_.node(tree_.node(p).parent).children;
+    const auto row = std::find(siblings.begin(), siblings.end(), p) - siblings.begin();
+    return createIndex(int(row), 0, quintptr(p));
+}
+
+int CallTreeModel::rowCount(const QModelIndex& parent) const {
+    if (!capture_ || parent.column() > 0) return 0;
+    return int(tree_.node(nodeOf(parent)).children.size());
+}
+
+QVariant CallTreeModel::headerData(int section, Qt::Orientation o, int role) const {
+    static const char* names[] = {"Function", "Surviving bytes", "Blocks", "Location"};
+    if (o == Qt::Horizontal && role == Qt::DisplayRole) return tr(names[section]);
+    return {};
+}
+
+QVariant CallTreeModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || !capture_) return {};
+    const CallNode& n = tree_.node(nodeOf(index));
+    const Capture& c = *capture_;
+    const Frame& f = c.frames[n.frame];
+    auto text = [&](StringId id) {
+        const auto s = c.strings.text(id);
+        return QString::fromUtf8(s.data(), qsizetype(s.size()));
+    };
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Function:
+            return text(f.name);
+        case Bytes:
+            return formatBytes(double(n.bytes));
+        case Blocks:
+            return n.count;
+        case Location:
+            return QStringLiteral("%1:%2").arg(text(f.filename)).arg(f.line);
+        }
+        break;
+    case Qt::ToolTipRole:
+        return QStringLiteral("%1\n%2:%3\n%4 in %5 blocks")
+            .arg(text(f.name), text(f.filename))
+            .arg(f.line)
+            .arg(formatBytes(double(n.bytes)))
+            .arg(n.count);
+    case Qt::TextAlignmentRole:
+        return index.column() == Bytes || index.column() == Blocks
+                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                   : QVariant();
+    case Qt::FontRole:
+        if (index.column() == Function && classifyFrame(c, n.frame) == FrameKind::User) {
+            QFont bold;
+            bold.setBold(true);
+            return bold;
+        }
+        break;
+    case kCostShareRole:
+        return index.column() == Bytes && tree_.node(0).bytes ? double(n.bytes) / double(tree_.node(0).bytes)
+                                                              : 0.0;
+    }
+    return {};
+}
+
+} // namespace vs::ui

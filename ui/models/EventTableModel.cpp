@@ -1,0 +1,156 @@
+#include "models/EventTableModel.h"
+
+#include "common/ByteAxisTicker.h"
+#include "analysis/FrameFilter.h"
+#include "util/Format.h"
+
+#include <QColor>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QPalette>
+
+#include <algorithm>
+
+namespace vs::ui {
+
+void EventTableModel::setDevice(AnalysisPtr analysis, size_t device, int64_t originUs) {
+    beginResetModel();
+    analysis_ = std::move(analysis);
+    device_ = device;
+    originUs_ = originUs;
+    marked_.clear();
+    endResetModel();
+}
+
+void EventTableModel::appendRows(AnalysisPtr grown) {
+    const int before = rowCount();
+    const size_t n = grown && device_ < grown->deviceCount() ? grown->trace(device_).eventCount() : 0;
+    const int after = static_cast<int>(std::min<size_t>(n, INT32_MAX));
+    if (after <= before) return void(analysis_ = std::move(grown));
+    beginInsertRows({}, before, after - 1);
+    analysis_ = std::move(grown);
+    endInsertRows();
+}
+
+void EventTableModel::setMarkedEvents(std::vector<uint32_t> events) {
+    std::sort(events.begin(), events.end());
+    marked_ = std::move(events);
+    if (rowCount()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::BackgroundRole});
+}
+
+int EventTableModel::nextMarked(int row, bool forward) const {
+    if (marked_.empty()) return -1;
+    if (forward) {
+        if (row < 0) return int(marked_.front());
+        const auto it = std::upper_bound(marked_.begin(), marked_.end(), uint32_t(row));
+        return int(it == marked_.end() ? marked_.front() : *it);
+    }
+    const auto it = std::lower_bound(marked_.begin(), marked_.end(), uint32_t(std::max(row, 0)));
+    return int(it == marked_.begin() ? marked_.back() : *(it - 1));
+}
+
+int EventTableModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() || !analysis_ || device_ >= analysis_->deviceCount()) return 0;
+    return static_cast<int>(std::min<size_t>(analysis_->trace(device_).eventCount(), INT32_MAX));
+}
+
+int EventTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant EventTableModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal) return {};
+    static const char* names[] = {"#",      "Time (s)",        "Action",         "Address",        "Size",
+                                  "Stream", "Allocated after", "Reserved after", "Allocation site"};
+    static const char* tips[] = {"Event index in the trace",
+                                 "Seconds since the first event",
+                                 "Allocator action",
+                                 "Block or segment address",
+                                 "Requested bytes (alloc/free), segment bytes, or free device bytes (oom)",
+                                 "CUDA stream",
+                                 "torch.cuda.memory_allocated() after this event",
+                                 "torch.cuda.memory_reserved() after this event",
+                                 "Innermost frame of your own code in the event's stack"};
+    if (role == Qt::DisplayRole) return tr(names[section]);
+    if (role == Qt::ToolTipRole) return tr(tips[section]);
+    return {};
+}
+
+QString EventTableModel::siteOf(size_t event) const {
+    const Capture& c = analysis_->capture();
+    const StackId s = analysis_->trace(device_).stack[event];
+    const uint32_t i = firstUserFrame(c, s);
+    if (i == kNoFrame) return {};
+    const Frame& f = c.frames[c.stacks.frames(s)[i]];
+    return QStringLiteral("%1  (%2:%3)")
+        .arg(QString::fromUtf8(c.strings.text(f.name).data(), qsizetype(c.strings.text(f.name).size())),
+             QFileInfo(QString::fromUtf8(c.strings.text(f.filename).data(),
+                                         qsizetype(c.strings.text(f.filename).size())))
+                 .fileName())
+        .arg(f.line);
+}
+
+QVariant EventTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || !analysis_) return {};
+    const auto i = static_cast<size_t>(index.row());
+    const DeviceTrace& t = analysis_->trace(device_);
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == Action || index.column() == Site
+                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::BackgroundRole)
+        return std::binary_search(marked_.begin(), marked_.end(), uint32_t(i)) ? QVariant(QColor(214, 39, 40, 45))
+                                                                             : QVariant();
+    if (role == Qt::ForegroundRole && index.column() == Action) {
+        const bool dark = QGuiApplication::palette().color(QPalette::Window).lightness() < 128;
+        switch (t.action[i]) {
+        case vs::Action::Alloc:
+            return QColor(dark ? "#5ea8ff" : "#1f66c4");
+        case vs::Action::Oom:
+            return QColor("#dc2828");
+        case vs::Action::SegmentAlloc:
+        case vs::Action::SegmentMap:
+            return QColor(dark ? "#ffaa46" : "#d66e00");
+        default:
+            return {};
+        }
+    }
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+    const ReplayResult& r = analysis_->replay(device_);
+    switch (index.column()) {
+    case Index:
+        return static_cast<qulonglong>(i);
+    case Time:
+        return QString::number(double(t.timeUs[i] - originUs_) / 1e6, 'f', 6);
+    case Action:
+        return QString::fromLatin1(actionName(t.action[i]).data());
+    case Address:
+        return QString::fromStdString(hexAddress(t.addr[i]));
+    case Size:
+        return role == Qt::ToolTipRole ? QString::number(t.size[i]) + " B" : formatBytes(double(t.size[i]));
+    case Stream:
+        return QString::number(analysis_->capture().streams[t.stream[i].value]);
+    case Allocated:
+        return formatBytes(double(r.allocated[i]));
+    case Reserved:
+        return formatBytes(double(r.reserved[i]));
+    case Site:
+        return siteOf(i);
+    default:
+        return {};
+    }
+}
+
+int EventTableModel::rowAtTime(double seconds) const {
+    if (!analysis_) return 0;
+    const DeviceTrace& t = analysis_->trace(device_);
+    const auto us = originUs_ + static_cast<int64_t>(std::floor(seconds * 1e6));
+    const auto n = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin();
+    return static_cast<int>(std::max<ptrdiff_t>(0, n - 1));
+}
+
+double EventTableModel::timeOfRow(int row) const {
+    return double(analysis_->trace(device_).timeUs[size_t(row)] - originUs_) / 1e6;
+}
+
+} // namespace vs::ui

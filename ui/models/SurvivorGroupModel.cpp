@@ -1,0 +1,108 @@
+#include "models/SurvivorGroupModel.h"
+
+#include "common/ByteAxisTicker.h"
+#include "models/CallTreeModel.h"
+#include "common/QtText.h"
+#include "analysis/FrameFilter.h"
+#include "analysis/LeakDiagnosis.h"
+
+#include <QFont>
+
+namespace vs::ui {
+namespace {
+// Internal ids: 0 for a group row, g + 1 for the frame rows of group g.
+constexpr quintptr kGroupId = 0;
+} // namespace
+
+SurvivorGroupModel::SurvivorGroupModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+void SurvivorGroupModel::setGroups(AnalysisPtr analysis, std::vector<SurvivorGroup> groups, bool showLibraries) {
+    beginResetModel();
+    analysis_ = std::move(analysis);
+    if (groups.size() > size_t(kMaxGroups)) groups.resize(size_t(kMaxGroups));
+    groups_ = std::move(groups);
+    frames_.clear();
+    biggest_ = 1;
+    if (analysis_) {
+        const Capture& c = analysis_->capture();
+        for (const auto& g : groups_) {
+            biggest_ = std::max(biggest_, double(g.bytes));
+            frames_.push_back(shownFrames(c, g.stack, true, !showLibraries)); // folded like the trees
+        }
+    }
+    endResetModel();
+}
+
+int SurvivorGroupModel::groupRow(const QModelIndex& index) {
+    if (!index.isValid()) return -1;
+    return index.internalId() == kGroupId ? index.row() : int(index.internalId() - 1);
+}
+
+QModelIndex SurvivorGroupModel::index(int row, int column, const QModelIndex& parent) const {
+    if (row < 0 || column < 0 || column >= ColumnCount) return {};
+    if (!parent.isValid()) return size_t(row) < groups_.size() ? createIndex(row, column, kGroupId) : QModelIndex();
+    if (parent.internalId() != kGroupId || size_t(row) >= frames_[size_t(parent.row())].size()) return {};
+    return createIndex(row, column, quintptr(parent.row()) + 1);
+}
+
+QModelIndex SurvivorGroupModel::parent(const QModelIndex& child) const {
+    if (!child.isValid() || child.internalId() == kGroupId) return {};
+    return createIndex(int(child.internalId() - 1), 0, kGroupId);
+}
+
+int SurvivorGroupModel::rowCount(const QModelIndex& parent) const {
+    if (!parent.isValid()) return int(groups_.size());
+    if (parent.internalId() != kGroupId || parent.column() != 0) return 0;
+    return int(frames_[size_t(parent.row())].size());
+}
+
+QVariant SurvivorGroupModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || !analysis_) return {};
+    if (index.internalId() == kGroupId) return groupData(size_t(index.row()), index.column(), role);
+    return frameData(size_t(index.internalId() - 1), size_t(index.row()), index.column(), role);
+}
+
+QVariant SurvivorGroupModel::groupData(size_t i, int column, int role) const {
+    const SurvivorGroup& g = groups_[i];
+    const Capture& c = analysis_->capture();
+    if (role == Qt::DisplayRole) {
+        switch (column) {
+        case Bytes:
+            return formatBytes(double(g.bytes));
+        case Blocks:
+            return QString::number(g.count);
+        case Steady:
+            return isSteady(g) ? tr("%1/10").arg(g.coverage) : QString();
+        default: {
+            const uint32_t site = firstUserFrame(c, g.stack);
+            if (site == kNoFrame) return tr("(no stack recorded)");
+            const Frame& f = c.frames[c.stacks.frames(g.stack)[site]];
+            return QStringLiteral("%1  (%2:%3)").arg(qtext(c, f.name), qtext(c, f.filename).section('/', -1)).arg(f.line);
+        }
+        }
+    }
+    if (role == kCostShareRole && column == Bytes) return double(g.bytes) / biggest_;
+    if (role == Qt::TextAlignmentRole && (column == Bytes || column == Blocks))
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::FontRole && column == Site && isSteady(g)) {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
+    }
+    return {};
+}
+
+QVariant SurvivorGroupModel::frameData(size_t g, size_t k, int column, int role) const {
+    if (column != Site || (role != Qt::DisplayRole && role != Qt::ToolTipRole)) return {};
+    const Capture& c = analysis_->capture();
+    const Frame& f = c.frames[frames_[g][k]];
+    return QStringLiteral("%1  %2:%3").arg(qtext(c, f.name), qtext(c, f.filename)).arg(f.line);
+}
+
+QVariant SurvivorGroupModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char* names[] = {"Surviving bytes", "Blocks", "Steady", "Allocation site / stack"};
+    return tr(names[section]);
+}
+
+} // namespace vs::ui

@@ -1,0 +1,43 @@
+#pragma once
+// The Leaks panel's Groups view as a thin model over the report's survivor groups: one row per
+// group (surviving bytes with a cost share, blocks, steadiness, allocation site), its stack's frames
+// as child rows (internal frames hidden, library frames folded unless asked for). Nothing is copied
+// out of the capture; a proxy filters it.
+#include "session/CaptureLoader.h"
+#include "analysis/Survivors.h"
+
+#include <QAbstractItemModel>
+
+#include <vector>
+
+namespace vs::ui {
+
+class SurvivorGroupModel : public QAbstractItemModel {
+    Q_OBJECT
+  public:
+    enum Column { Bytes, Blocks, Steady, Site, ColumnCount };
+    static constexpr int kMaxGroups = 500; // the rest are tails nobody scrolls to
+
+    explicit SurvivorGroupModel(QObject* parent = nullptr);
+    void setGroups(AnalysisPtr analysis, std::vector<SurvivorGroup> groups, bool showLibraries);
+    // The top-level row of any index (a group, or a frame of it); -1 for none.
+    static int groupRow(const QModelIndex& index);
+
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& = {}) const override { return ColumnCount; }
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+  private:
+    QVariant groupData(size_t g, int column, int role) const;
+    QVariant frameData(size_t g, size_t k, int column, int role) const;
+
+    AnalysisPtr analysis_;
+    std::vector<SurvivorGroup> groups_;
+    std::vector<std::vector<FrameId>> frames_; // shown frames per group
+    double biggest_ = 1;
+};
+
+} // namespace vs::ui

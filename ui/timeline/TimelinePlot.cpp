@@ -1,0 +1,660 @@
+#include "timeline/TimelinePlot.h"
+
+#include "common/ByteAxisTicker.h"
+#include "common/TimelineColours.h"
+
+#include <QDateTime>
+#include <QToolTip>
+
+#include <algorithm>
+
+namespace vs::ui {
+namespace {
+
+// A step series (keys, values) read at other keys: the value of the last point at or before each.
+std::vector<double> sampleSteps(const std::vector<double>& keys, const std::vector<double>& values,
+                                const std::vector<double>& at) {
+    std::vector<double> out;
+    out.reserve(at.size());
+    size_t k = 0;
+    for (double t : at) {
+        while (k + 1 < keys.size() && keys[k + 1] <= t) ++k;
+        out.push_back(values.empty() ? 0.0 : values[k]);
+    }
+    return out;
+}
+
+// A translucent colour as it looks over an opaque background, made opaque: the raster engine fills
+// opaque spans with a plain memory fill, translucent ones pixel by pixel.
+QColor opaqueOver(const QColor& c, const QColor& bg) {
+    const double a = c.alphaF();
+    return QColor::fromRgbF(float(c.redF() * a + bg.redF() * (1 - a)), float(c.greenF() * a + bg.greenF() * (1 - a)),
+                            float(c.blueF() * a + bg.blueF() * (1 - a)));
+}
+
+} // namespace
+
+TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
+    // Data depends on the pixel width: recompute it once the layout is known, just before drawing.
+    // Ctrl+drag: rubber-band zoom of the time axis only (y always fits the visible data).
+    connect(selectionRect(), &QCPSelectionRect::accepted, this, [this](const QRect& rect, QMouseEvent*) {
+        if (lanes_.empty() || rect.width() < 3) return;
+        const QCPAxis* x = lanes_[laneAt(rect.center())].rect->axis(QCPAxis::atBottom);
+        const double a = x->pixelToCoord(rect.left()), b = x->pixelToCoord(rect.right());
+        setVisibleRange(QCPRange(std::min(a, b), std::max(a, b)), false);
+    });
+    connect(this, &QCustomPlot::afterLayout, this, [this] {
+        if (!lanes_.empty() && lanes_[0].rect->width() != dataWidth_) refreshData(false);
+    });
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    setAutoAddPlottableToLegend(false); // one legend for all lanes, filled explicitly
+    setNoAntialiasingOnDrag(true);
+    setMouseTracking(true);
+    setOpenGl(false);
+    wheelSettle_.setSingleShot(true);
+    wheelSettle_.setInterval(350);
+    connect(&wheelSettle_, &QTimer::timeout, this, [this] {
+        wheelActive_ = false;
+        rememberRange(rangeBeforeWheel_);
+    });
+    plotLayout()->clear();
+    auto* empty = new QCPTextElement(this, tr("Open a capture (File \u2192 Open, or drop a file here), or "
+                                              "watch a running program (Capture \u2192 Listen, Ctrl+L)"));
+    plotLayout()->addElement(0, 0, empty);
+}
+
+void TimelinePlot::clearLanes() {
+    clearItems();
+    clearGraphs();
+    plotLayout()->clear();
+    legend_ = nullptr;
+    lanes_.clear(); // graphs (marks included) were cleared above
+    back_.clear(), forward_.clear();
+    selection_.reset();
+    growth_.reset();
+}
+
+void TimelinePlot::setAnalysis(AnalysisPtr analysis) {
+    clearLanes();
+    analysis_ = std::move(analysis);
+    originUs_ = analysis_->originUs(); // the one origin of every view (core)
+    for (size_t d = 0; d < analysis_->deviceCount(); ++d) buildLane(d);
+    if (lanes_.empty())
+        plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("This capture holds no device")));
+    applyColours();
+    fitAll();
+    back_.clear();
+}
+
+void TimelinePlot::buildLane(size_t device) {
+    const DeviceTrace& t = analysis_->trace(device);
+    const ReplayResult& r = analysis_->replay(device);
+    Lane lane;
+    lane.rect = new QCPAxisRect(this);
+    lane.rect->setLayer(QStringLiteral("background")); // its fill under the "grid" layer's shading bands
+    plotLayout()->addElement(plotLayout()->rowCount(), 0, lane.rect);
+    // A fixed left margin: the plot does not shift when y labels change width, and lanes align.
+    lane.rect->setAutoMargins(QCP::msTop | QCP::msRight | QCP::msBottom);
+    lane.rect->setMargins(
+        QMargins(fontMetrics().horizontalAdvance(QStringLiteral("000.0 MiB")) + 34, 0, 0, 0));
+    lane.rect->setRangeDrag(Qt::Horizontal);
+    lane.rect->setRangeZoom(Qt::Horizontal);
+    QCPAxis* x = lane.rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = lane.rect->axis(QCPAxis::atLeft);
+    x->setLabel(tr("time since first event (s)"));
+    y->setLabel(analysis_->deviceCount() > 1 ? tr("device %1").arg(t.device) : tr("GPU memory"));
+    y->setTicker(QSharedPointer<QCPAxisTicker>(new ByteAxisTicker));
+    y->setNumberPrecision(3);
+    // Draw order: light fills first, then reserved, active and allocated bands (allocated on top).
+    auto fill = [&] {
+        auto* f = new ColumnFill(x, y);
+        f->removeFromLegend();
+        return f;
+    };
+    lane.allocatedBase = fill();
+    lane.cachedFill = fill();
+    lane.bands[int(Series::Reserved)] = makeBand(x, y, tr("reserved"), r.reserved, r.initial.reserved, t);
+    lane.bands[int(Series::Active)] =
+        makeBand(x, y, tr("active (incl. pending free)"), r.active, r.initial.active, t);
+    lane.bands[int(Series::Allocated)] = makeBand(x, y, tr("allocated"), r.allocated, r.initial.allocated, t);
+    if (device == 0) { // one horizontal legend above the lanes, never over the data
+        legend_ = new QCPLegend;
+        auto* top = new QCPLayoutGrid;
+        plotLayout()->insertRow(0);
+        plotLayout()->addElement(0, 0, top);
+        plotLayout()->setRowStretchFactor(0, 0.001);
+        top->addElement(0, 0, legend_);
+        top->addElement(0, 1, new QCPTextElement(this, QString())); // a spacer keeps the legend compact
+        top->setColumnStretchFactor(0, 0.001);
+        top->setColumnStretchFactor(1, 1);
+        legend_->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        legend_->setLayer(QStringLiteral("legend"));
+        legend_->setMargins(QMargins(0, 0, 0, 0));
+        // the filled series by their fill (their lines are hidden when zoomed out), active by its line
+        for (Series k : {Series::Allocated, Series::Reserved}) {
+            lane.bands[int(k)].fill->setName(lane.bands[int(k)].hi->name());
+            lane.bands[int(k)].fill->addToLegend(legend_);
+        }
+        lane.bands[int(Series::Active)].hi->addToLegend(legend_);
+        legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
+    }
+    auto marker = [&](double at, const QString& label, const QPen& pen) {
+        auto* line = new QCPItemStraightLine(this);
+        line->setClipAxisRect(lane.rect);
+        for (auto* p : {line->point1, line->point2}) p->setAxes(x, y);
+        line->point1->setCoords(at, 0), line->point2->setCoords(at, 1);
+        line->setPen(pen);
+        auto* text = new QCPItemText(this);
+        text->setClipAxisRect(lane.rect);
+        text->position->setAxes(x, y);
+        text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        text->position->setCoords(at, 0.02);
+        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        text->setText(label);
+        text->setColor(pen.color());
+    };
+    const auto colours = TimelineColours::forPalette(palette());
+    for (size_t i = 0; i < t.eventCount(); ++i)
+        if (t.action[i] == Action::Oom)
+            marker(double(t.timeUs[i] - originUs_) / 1e6,
+                   tr("OOM (%1 asked)").arg(formatBytes(double(t.size[i]))), QPen(colours.oom, 1.5));
+    // Annotations (record_function regions): labelled lines when few, short ticks at the top when many.
+    std::vector<const Annotation*> starts;
+    for (const auto& a : analysis_->capture().annotations)
+        if (a.device == t.device && a.start) starts.push_back(&a);
+    if (starts.size() <= 30) {
+        for (const Annotation* a : starts) {
+            const auto name = analysis_->capture().strings.text(a->name);
+            marker(double(a->timeUs - originUs_) / 1e6,
+                   QString::fromUtf8(name.data(), qsizetype(name.size())),
+                   QPen(colours.annotation, 1, Qt::DotLine));
+        }
+    } else if (!starts.empty()) {
+        // Many: one impulse graph of short ticks along the top, on a hidden axis (0..1 is the top 3 %).
+        QCPAxis* ticksAxis = lane.rect->axis(QCPAxis::atRight);
+        ticksAxis->setRange(-32, 1);
+        ticksAxis->setVisible(false);
+        QCPGraph* ticks = addGraph(x, ticksAxis);
+        ticks->removeFromLegend();
+        ticks->setLineStyle(QCPGraph::lsImpulse);
+        QVector<QCPGraphData> points;
+        for (const Annotation* a : starts) points.push_back({double(a->timeUs - originUs_) / 1e6, 1.0});
+        ticks->data()->set(points, true);
+        QColor faint = colours.annotation;
+        faint.setAlpha(110);
+        ticks->setPen(QPen(faint, 1));
+        ticks->setName(tr("annotations"));
+    }
+    lane.cursor = new QCPItemStraightLine(this);
+    lane.cursor->setClipAxisRect(lane.rect);
+    for (auto* p : {lane.cursor->point1, lane.cursor->point2}) p->setAxes(x, y);
+    lane.cursor->setVisible(false);
+    lane.selection = makeBandItem(x, y);
+    lane.growth = makeBandItem(x, y);
+    // Shading bands are drawn over the data: the fills under the curves are opaque (a translucent
+    // fill per pixel column is 25x slower to rasterise), so a band under them would not show.
+    lane.growth->setPen(Qt::NoPen);
+    lane.growth->setBrush(QColor(220, 40, 40, 28));
+    lane.hover = makeBandItem(x, y);
+    lane.hover->setPen(Qt::NoPen); // its brush follows the palette (applyColours)
+    lane.lifetime = makeBandItem(x, y);
+    lane.lifetime->setPen(QPen(QColor(40, 160, 90), 1, Qt::DashLine));
+    lane.lifetime->setBrush(QColor(40, 160, 90, 40));
+    lane.highlight = new QCPItemStraightLine(this);
+    lane.highlight->setClipAxisRect(lane.rect);
+    for (auto* p : {lane.highlight->point1, lane.highlight->point2}) p->setAxes(x, y);
+    lane.highlight->setVisible(false);
+    connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this, x](const QCPRange& range) {
+        if (refreshing_) return;
+        QCPRange want = range;
+        const QCPRange full = fullRange();
+        if (want.size() < 1e-6)
+            want = QCPRange(want.center() - 5e-7, want.center() + 5e-7); // 1 µs at most zoomed in
+        if (want.size() > full.size() * 1.5) want = full;
+        refreshing_ = true;
+        for (auto& l : lanes_) l.rect->axis(QCPAxis::atBottom)->setRange(want);
+        refreshing_ = false;
+        Q_UNUSED(x);
+        refreshData();
+        emit visibleRangeChanged(want.lower, want.upper);
+    });
+    lanes_.push_back(std::move(lane));
+}
+
+TimelinePlot::Band TimelinePlot::makeBand(QCPAxis* x, QCPAxis* y, const QString& name,
+                                          const std::vector<int64_t>& values, int64_t initial,
+                                          const DeviceTrace& t) {
+    Band b;
+    b.fill = new ColumnFill(x, y); // the band between each column's minimum and maximum, under its lines
+    b.fill->removeFromLegend();
+    b.hi = addGraph(x, y);
+    b.hi->setName(name);
+    b.lo = addGraph(x, y);
+    b.lo->removeFromLegend();
+    b.lod = std::make_unique<TimelineLod>(t.timeUs, values, initial, originUs_);
+    return b;
+}
+
+// A hidden rectangle spanning a time range over the whole height of a lane.
+QCPItemRect* TimelinePlot::makeBandItem(QCPAxis* x, QCPAxis* y) {
+    auto* r = new QCPItemRect(this);
+    r->setClipAxisRect(x->axisRect());
+    for (auto* p : {r->topLeft, r->bottomRight}) {
+        p->setAxes(x, y);
+        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    r->setVisible(false);
+    return r;
+}
+
+QCPGraph* TimelinePlot::seriesGraph(size_t lane, Series s, bool upper) const {
+    const Band& b = lanes_.at(lane).bands[int(s)];
+    return upper ? b.hi : b.lo;
+}
+
+void TimelinePlot::applyColours() {
+    const auto c = TimelineColours::forPalette(palette());
+    setBackground(c.background);
+    for (auto& l : lanes_) {
+        l.rect->setBackground(c.background);
+        for (auto* axis : l.rect->axes()) {
+            axis->setBasePen(QPen(c.axis));
+            axis->setTickPen(QPen(c.axis));
+            axis->setSubTickPen(QPen(c.axis));
+            axis->setTickLabelColor(c.text);
+            axis->setLabelColor(c.text);
+            axis->grid()->setPen(QPen(c.grid, 1, Qt::DotLine));
+        }
+        // Cosmetic pens: Qt strokes them on its fast path (a 1.4 px pen went through the general
+        // stroker, several times slower on a band of thousands of points).
+        auto paint = [](Band& b, QPen pen, bool filled) {
+            pen.setCosmetic(true);
+            b.hi->setPen(pen);
+            b.lo->setPen(pen);
+            b.fill->setBrush(filled ? QBrush(pen.color()) : QBrush(Qt::NoBrush));
+        };
+        paint(l.bands[int(Series::Allocated)], QPen(c.allocated, 1.4), true);
+        paint(l.bands[int(Series::Reserved)], QPen(c.reserved, 1.4), true);
+        paint(l.bands[int(Series::Active)], QPen(c.active, 1, Qt::DashLine), false);
+        QColor base = c.allocated;
+        base.setAlpha(45);
+        l.allocatedBase->setBrush(opaqueOver(base, c.background));
+        l.cachedFill->setBrush(opaqueOver(c.cached, c.background));
+        l.cursor->setPen(QPen(c.cursor, 1));
+        l.selection->setPen(QPen(c.selection, 1));
+        QColor sel = c.selection;
+        sel.setAlpha(50);
+        l.selection->setBrush(sel);
+        l.highlight->setPen(QPen(c.highlight, 2));
+        QColor hover = c.text;
+        hover.setAlpha(22);
+        l.hover->setBrush(hover);
+    }
+    if (!lanes_.empty()) {
+        if (legend_) {
+            legend_->setBrush(Qt::NoBrush);
+            legend_->setTextColor(c.text);
+            legend_->setBorderPen(Qt::NoPen);
+        }
+    }
+}
+
+QCPRange TimelinePlot::fullRange() const {
+    double end = 0;
+    if (analysis_)
+        for (size_t d = 0; d < analysis_->deviceCount(); ++d)
+            if (analysis_->trace(d).eventCount())
+                end = std::max(end, double(analysis_->trace(d).timeUs.back() - originUs_) / 1e6);
+    if (end <= 0) end = 1e-3;
+    return QCPRange(-end * 0.01, end * 1.01);
+}
+
+QCPRange TimelinePlot::visibleRange() const {
+    return lanes_.empty() ? QCPRange(0, 1) : lanes_[0].rect->axis(QCPAxis::atBottom)->range();
+}
+
+void TimelinePlot::setVisibleRange(const QCPRange& r, bool remember) {
+    if (lanes_.empty()) return;
+    const QCPRange previous = visibleRange();
+    lanes_[0].rect->axis(QCPAxis::atBottom)->setRange(r);
+    if (remember) rememberRange(previous);
+}
+
+void TimelinePlot::rememberRange(const QCPRange& previous) {
+    const QCPRange now = visibleRange();
+    if (qFuzzyCompare(previous.lower + 1, now.lower + 1) && qFuzzyCompare(previous.upper + 1, now.upper + 1))
+        return;
+    back_.push_back(previous);
+    if (back_.size() > 100) back_.erase(back_.begin());
+    forward_.clear();
+}
+
+void TimelinePlot::fitAll() {
+    if (lanes_.empty()) return;
+    setVisibleRange(fullRange());
+}
+
+bool TimelinePlot::zoomBack() {
+    if (back_.empty()) return false;
+    forward_.push_back(visibleRange());
+    const QCPRange r = back_.back();
+    back_.pop_back();
+    setVisibleRange(r, false);
+    return true;
+}
+
+bool TimelinePlot::zoomForward() {
+    if (forward_.empty()) return false;
+    back_.push_back(visibleRange());
+    const QCPRange r = forward_.back();
+    forward_.pop_back();
+    setVisibleRange(r, false);
+    return true;
+}
+
+void TimelinePlot::refreshData(bool replotAfter) {
+    pointsDrawn_ = 0;
+    if (!lanes_.empty()) dataWidth_ = lanes_[0].rect->width();
+    for (auto& l : lanes_) {
+        const QCPRange r = l.rect->axis(QCPAxis::atBottom)->range();
+        const int columns = std::max(1, l.rect->width());
+        double top = 0;
+        TimelineLod::Band allocated, reserved;
+        for (Band& b : l.bands) {
+            const auto band = b.lod->band(r.lower, r.upper, columns);
+            auto set = [&](QCPGraph* g, const std::vector<double>& v) {
+                QVector<QCPGraphData> points(static_cast<qsizetype>(v.size()));
+                for (size_t i = 0; i < v.size(); ++i) points[qsizetype(i)] = {band.t[i], v[i]};
+                g->data()->set(points, true);
+                // Zoomed out the column fill is the band; a polyline through thousands of per-column
+                // extremes would add ~15 ms of antialiased zigzag per series. Only the active series
+                // (no fill) keeps its upper line there.
+                const bool line = band.exact || (&b == &l.bands[int(Series::Active)] && g == b.hi);
+                g->setLineStyle(!line ? QCPGraph::lsNone : band.exact ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
+                pointsDrawn_ += v.size();
+            };
+            set(b.hi, band.hi);
+            set(b.lo, band.lo);
+            b.fill->setData(band.t, band.lo, band.hi);
+            for (double v : band.hi) top = std::max(top, v);
+            if (&b == &l.bands[int(Series::Allocated)]) allocated = std::move(band);
+            if (&b == &l.bands[int(Series::Reserved)]) reserved = std::move(band);
+        }
+        // the light fills: under the allocated minima, and from allocated up to the reserved minima
+        l.allocatedBase->setData(allocated.t, std::vector<double>(allocated.t.size(), 0.0), allocated.lo);
+        l.cachedFill->setData(reserved.t, sampleSteps(allocated.t, allocated.hi, reserved.t), reserved.lo);
+        l.rect->axis(QCPAxis::atLeft)->setRange(0, std::max(top * 1.08, 1024.0 * 1024.0));
+    }
+    if (replotAfter) replot(QCustomPlot::rpQueuedReplot);
+}
+
+Totals TimelinePlot::valuesAt(size_t device, double seconds) const {
+    const DeviceTrace& t = analysis_->trace(device);
+    const ReplayResult& r = analysis_->replay(device);
+    const auto us = originUs_ + static_cast<int64_t>(std::floor(seconds * 1e6));
+    const auto n =
+        static_cast<size_t>(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin());
+    return n == 0 ? r.initial : r.after(n - 1);
+}
+
+QString TimelinePlot::tooltipAt(size_t device, double seconds) const {
+    const Totals v = valuesAt(device, seconds);
+    const auto abs = QDateTime::fromMSecsSinceEpoch((originUs_ + static_cast<int64_t>(seconds * 1e6)) / 1000);
+    QString s = tr("<b>%1 s</b> &nbsp;<span style='color:gray'>%2</span>")
+                    .arg(seconds, 0, 'f', 6)
+                    .arg(abs.toString(QStringLiteral("yyyy-MM-dd hh:mm:ss.zzz")));
+    if (analysis_->deviceCount() > 1) s += tr("<br>device %1").arg(analysis_->trace(device).device);
+    s += tr("<br>allocated %1<br>active %2<br>reserved %3<br>cached %4")
+             .arg(formatBytes(double(v.allocated)), formatBytes(double(v.active)),
+                  formatBytes(double(v.reserved)), formatBytes(double(v.reserved - v.allocated)));
+    return s;
+}
+
+size_t TimelinePlot::laneAt(const QPointF& pos) const {
+    for (size_t i = 0; i < lanes_.size(); ++i)
+        if (lanes_[i].rect->outerRect().contains(pos.toPoint())) return i;
+    return 0;
+}
+
+double TimelinePlot::timeAt(const QPointF& pos) const {
+    return lanes_[laneAt(pos)].rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+}
+
+void TimelinePlot::setCursorTime(double seconds) {
+    for (auto& l : lanes_) {
+        l.cursor->point1->setCoords(seconds, 0), l.cursor->point2->setCoords(seconds, 1);
+        l.cursor->setVisible(true);
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setHighlightedEvent(int device, size_t event, bool reveal) {
+    for (size_t i = 0; i < lanes_.size(); ++i) {
+        const bool here = analysis_->trace(i).device == device && event < analysis_->trace(i).eventCount();
+        lanes_[i].highlight->setVisible(here);
+        if (!here) continue;
+        const double t = double(analysis_->trace(i).timeUs[event] - originUs_) / 1e6;
+        lanes_[i].highlight->point1->setCoords(t, 0), lanes_[i].highlight->point2->setCoords(t, 1);
+        const QCPRange r = visibleRange();
+        if (reveal && (t < r.lower || t > r.upper))
+            setVisibleRange(QCPRange(t - r.size() / 2, t + r.size() / 2));
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setSelection(std::optional<QCPRange> r) {
+    selection_ = r;
+    for (auto& l : lanes_) {
+        l.selection->setVisible(r.has_value());
+        if (r) l.selection->topLeft->setCoords(r->lower, 0), l.selection->bottomRight->setCoords(r->upper, 1);
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+    emit selectionChanged(r ? r->lower : 0, r ? r->upper : 0);
+}
+
+void TimelinePlot::setGrowthRegion(std::optional<QCPRange> r) {
+    growth_ = r;
+    for (auto& l : lanes_) {
+        l.growth->setVisible(r.has_value());
+        if (r) l.growth->topLeft->setCoords(r->lower, 0), l.growth->bottomRight->setCoords(r->upper, 1);
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setRegions(size_t lane, const QVector<RegionSpan>& spans) {
+    if (lane >= lanes_.size()) return;
+    lanes_[lane].regions.set(spans);
+    lanes_[lane].hovered = -1;
+    lanes_[lane].hover->setVisible(false);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::optional<RegionSpan> TimelinePlot::regionAt(size_t lane, double seconds) const {
+    return lane < lanes_.size() ? lanes_[lane].regions.at(seconds) : std::nullopt;
+}
+
+// Bands the region under the mouse on its lane (one lookup in a small sorted vector per move).
+void TimelinePlot::hoverRegion(size_t lane, double seconds) {
+    for (size_t i = 0; i < lanes_.size(); ++i) {
+        Lane& l = lanes_[i];
+        const auto r = i == lane ? l.regions.at(seconds) : std::nullopt;
+        l.hovered = r ? r->id : -1;
+        l.hover->setVisible(r.has_value());
+        if (r) l.hover->topLeft->setCoords(r->from, 0), l.hover->bottomRight->setCoords(r->to, 1);
+    }
+}
+
+void TimelinePlot::setMarkedTimes(size_t lane, const QVector<double>& seconds) {
+    if (lane >= lanes_.size()) return;
+    Lane& l = lanes_[lane];
+    if (!l.marks) { // impulses on a hidden axis: 0..1 is the bottom 4 % of the lane
+        QCPAxis* hidden = l.rect->addAxis(QCPAxis::atRight);
+        hidden->setVisible(false);
+        hidden->setRange(0, 25);
+        l.marks = addGraph(l.rect->axis(QCPAxis::atBottom), hidden);
+        l.marks->setLineStyle(QCPGraph::lsImpulse);
+        l.marks->setPen(QPen(TimelineColours::forPalette(palette()).selection, 1.5));
+        l.marks->setName(tr("selected group"));
+    }
+    QVector<QCPGraphData> points;
+    for (double t : seconds) points.push_back({t, 1.0});
+    l.marks->data()->set(points, false);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setFragmentation(size_t lane, const QVector<QCPGraphData>& largestFree,
+                                    const QVector<double>& newSegmentAt,
+                                    const QVector<QCPGraphData>& fragments) {
+    if (lane >= lanes_.size()) return;
+    Lane& l = lanes_[lane];
+    const auto c = TimelineColours::forPalette(palette());
+    if (!l.largestFree) {
+        l.largestFree = addGraph(l.rect->axis(QCPAxis::atBottom), l.rect->axis(QCPAxis::atLeft));
+        l.largestFree->setName(tr("largest free block"));
+        l.largestFree->setPen(QPen(c.annotation, 1.2, Qt::DotLine));
+        l.largestFree->setLineStyle(QCPGraph::lsStepLeft);
+        if (lane == 0 && legend_) {
+            l.largestFree->addToLegend(legend_);
+            legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
+        }
+        QCPAxis* top = l.rect->addAxis(QCPAxis::atRight);
+        top->setVisible(false);
+        top->setRange(-30, 1); // 0..1: the top 3 % of the lane
+        l.newSegment = addGraph(l.rect->axis(QCPAxis::atBottom), top);
+        l.newSegment->setLineStyle(QCPGraph::lsImpulse);
+        l.newSegment->setPen(QPen(c.oom, 1.5));
+        l.newSegment->setName(tr("would need a new segment"));
+        QCPAxis* count = l.rect->axis(QCPAxis::atRight);
+        count->setVisible(true);
+        count->setLabel(tr("free fragments"));
+        count->setTickLabelColor(c.annotation);
+        count->setLabelColor(c.annotation);
+        l.fragments = addGraph(l.rect->axis(QCPAxis::atBottom), count);
+        l.fragments->setName(tr("free fragments"));
+        l.fragments->setPen(QPen(c.selection, 1, Qt::DashDotLine));
+        l.fragments->setLineStyle(QCPGraph::lsStepLeft);
+        if (lane == 0 && legend_) {
+            l.fragments->addToLegend(legend_);
+            legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
+        }
+    }
+    l.largestFree->data()->set(largestFree, true);
+    l.fragments->data()->set(fragments, true);
+    double most = 1;
+    for (const auto& f : fragments) most = std::max(most, f.value);
+    l.fragments->valueAxis()->setRange(0, most * 1.1);
+    QVector<QCPGraphData> ticks;
+    for (double t : newSegmentAt) ticks.push_back({t, 1.0});
+    l.newSegment->data()->set(ticks, true);
+    for (QCPGraph* g : {l.largestFree, l.newSegment, l.fragments}) g->setVisible(fragmentationVisible_);
+    l.fragments->valueAxis()->setVisible(fragmentationVisible_);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setLifetime(size_t lane, std::optional<QCPRange> span) {
+    for (size_t i = 0; i < lanes_.size(); ++i) {
+        const bool here = i == lane && span.has_value();
+        lanes_[i].lifetime->setVisible(here);
+        if (here)
+            lanes_[i].lifetime->topLeft->setCoords(span->lower, 0.96),
+                lanes_[i].lifetime->bottomRight->setCoords(span->upper, 1.0);
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::setFragmentationVisible(bool on) {
+    fragmentationVisible_ = on;
+    for (auto& l : lanes_)
+        for (QCPGraph* g : {l.largestFree, l.newSegment, l.fragments})
+            if (g) g->setVisible(on);
+    for (auto& l : lanes_)
+        if (l.fragments) l.fragments->valueAxis()->setVisible(on);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::mousePressEvent(QMouseEvent* e) {
+    rangeAtPress_ = visibleRange();
+    if (!lanes_.empty() && e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier)) {
+        selectAnchor_ = timeAt(e->position());
+        return;
+    }
+    setSelectionRectMode(e->modifiers() & Qt::ControlModifier ? QCP::srmCustom : QCP::srmNone);
+    QCustomPlot::mousePressEvent(e);
+}
+
+void TimelinePlot::mouseMoveEvent(QMouseEvent* e) {
+    if (lanes_.empty()) return QCustomPlot::mouseMoveEvent(e);
+    const double t = timeAt(e->position());
+    if (selectAnchor_) {
+        const QCPRange r(std::min(*selectAnchor_, t), std::max(*selectAnchor_, t));
+        selection_ = r;
+        for (auto& l : lanes_) {
+            l.selection->setVisible(true);
+            l.selection->topLeft->setCoords(r.lower, 0), l.selection->bottomRight->setCoords(r.upper, 1);
+        }
+    } else {
+        QCustomPlot::mouseMoveEvent(e);
+    }
+    const size_t lane = laneAt(e->position());
+    hoverRegion(selectAnchor_ ? SIZE_MAX : lane, t); // no band while a range is being dragged
+    setCursorTime(t);
+    QString tip = tooltipAt(lane, t);
+    if (const auto r = regionAt(lane, t); r && !selectAnchor_)
+        tip = tr("<b>%1</b> \u2014 click to select<br>").arg(r->label.toHtmlEscaped()) + tip;
+    QToolTip::showText(e->globalPosition().toPoint(), tip, this);
+    emit cursorMoved(t);
+}
+
+void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
+    if (selectAnchor_) {
+        const double a = *selectAnchor_, b = timeAt(e->position());
+        selectAnchor_.reset();
+        const auto* x = lanes_[0].rect->axis(QCPAxis::atBottom);
+        if (std::abs(x->coordToPixel(a) - x->coordToPixel(b)) < 3)
+            setSelection(std::nullopt);
+        else
+            setSelection(QCPRange(std::min(a, b), std::max(a, b)));
+        return;
+    }
+    QCustomPlot::mouseReleaseEvent(e);
+    const QCPRange now = visibleRange();
+    if (now.lower != rangeAtPress_.lower || now.upper != rangeAtPress_.upper)
+        rememberRange(rangeAtPress_);
+    else if (!lanes_.empty() && e->button() == Qt::LeftButton) {
+        const size_t lane = laneAt(e->position());
+        const double t = timeAt(e->position());
+        emit laneClicked(lane); // that device's events, regions and blocks are shown from now on
+        if (const auto r = regionAt(lane, t)) emit regionClicked(lane, r->id); // a click on a ramp
+        emit timeClicked(t);
+    }
+}
+
+void TimelinePlot::mouseDoubleClickEvent(QMouseEvent* e) {
+    Q_UNUSED(e);
+    fitAll();
+}
+
+void TimelinePlot::wheelEvent(QWheelEvent* e) {
+    if (!wheelActive_) rangeBeforeWheel_ = visibleRange(), wheelActive_ = true;
+    wheelSettle_.start();
+    QCustomPlot::wheelEvent(e);
+}
+
+void TimelinePlot::resizeEvent(QResizeEvent* e) {
+    QCustomPlot::resizeEvent(e);
+    if (!lanes_.empty()) refreshData();
+}
+
+void TimelinePlot::leaveEvent(QEvent* e) {
+    for (auto& l : lanes_) l.cursor->setVisible(false);
+    hoverRegion(SIZE_MAX, 0);
+    replot(QCustomPlot::rpQueuedReplot);
+    QCustomPlot::leaveEvent(e);
+}
+
+void TimelinePlot::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange) applyColours(), replot();
+    QCustomPlot::changeEvent(e);
+}
+
+} // namespace vs::ui

@@ -1,0 +1,133 @@
+#pragma once
+// The allocated / active / reserved timeline: one axis rect per device with linked time axes,
+// level-of-detail data per repaint, the cached part shaded, OOM and annotation markers, a cursor
+// with a tooltip, wheel zoom, drag pan, Ctrl-drag rubber-band zoom, Shift-drag range selection,
+// double-click to fit and a zoom history.
+#include "session/CaptureLoader.h"
+#include "timeline/ColumnFill.h"
+#include "timeline/RegionSpans.h"
+#include "analysis/TimelineLod.h"
+
+#include <qcustomplot.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace vs::ui {
+
+class TimelinePlot : public QCustomPlot {
+    Q_OBJECT
+  public:
+    explicit TimelinePlot(QWidget* parent = nullptr);
+
+    void setAnalysis(AnalysisPtr analysis);
+    AnalysisPtr analysis() const { return analysis_; }
+    int64_t originUs() const { return originUs_; }
+
+    QCPRange visibleRange() const;
+    void setVisibleRange(const QCPRange& r, bool remember = true);
+    void fitAll();
+    bool zoomBack();
+    bool zoomForward();
+    void setCursorTime(double seconds);
+    std::optional<QCPRange> selection() const { return selection_; }
+    void setSelection(std::optional<QCPRange> r);
+    // The selected growth region (or the detected window), shaded on every lane.
+    void setGrowthRegion(std::optional<QCPRange> r);
+    std::optional<QCPRange> growthRegion() const { return growth_; }
+    // The growth regions of a lane: hovering one bands it and names it, clicking it emits regionClicked.
+    void setRegions(size_t lane, const QVector<RegionSpan>& spans);
+    std::optional<RegionSpan> regionAt(size_t lane, double seconds) const;
+    int hoveredRegion(size_t lane) const { return lane < lanes_.size() ? lanes_[lane].hovered : -1; }
+    // Ticks along the bottom of a device's lane at these times (a group's allocations); empty clears.
+    void setMarkedTimes(size_t lane, const QVector<double>& seconds);
+    // Fragmentation on a lane: the largest free block over time (dotted), and red ticks along the
+    // top where a request of the chosen size would have needed a new segment. Empty hides them.
+    void setFragmentation(size_t lane, const QVector<QCPGraphData>& largestFree,
+                          const QVector<double>& newSegmentAt, const QVector<QCPGraphData>& fragments);
+    void setFragmentationVisible(bool on);
+    // A block's lifetime (alloc to free, or to the end) shaded on a lane; nullopt hides it.
+    void setLifetime(size_t lane, std::optional<QCPRange> span);
+    // A marker at one event (from the event list); `reveal` scrolls it into view.
+    void setHighlightedEvent(int device, size_t event, bool reveal = true);
+    // Values under a time for one device index: allocated, active, reserved.
+    Totals valuesAt(size_t device, double seconds) const;
+    size_t pointsDrawn() const { return pointsDrawn_; } // after the last refresh, all graphs
+    enum class Series { Allocated, Active, Reserved };
+    // The graph holding a series' per-column maxima (upper) or minima (lower) in a device lane.
+    QCPGraph* seriesGraph(size_t lane, Series s, bool upper) const;
+    QString tooltipAt(size_t device, double seconds) const;
+
+  signals:
+    void cursorMoved(double seconds);
+    void laneClicked(size_t lane);           // a click in a device's lane, first of the click's signals
+    void regionClicked(size_t lane, int id); // a click on a region set with setRegions, before timeClicked
+    void timeClicked(double seconds);        // every click
+    void selectionChanged(double from, double to); // from == to: cleared
+    void visibleRangeChanged(double from, double to);
+
+  protected:
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void mouseDoubleClickEvent(QMouseEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+    void leaveEvent(QEvent* e) override;
+    void changeEvent(QEvent* e) override;
+
+  private:
+    struct Band { // one series drawn as a min/max band per pixel column
+        QCPGraph *hi = nullptr, *lo = nullptr;
+        ColumnFill* fill = nullptr; // between lo and hi, per pixel column
+        std::unique_ptr<TimelineLod> lod;
+    };
+    struct Lane {
+        QCPAxisRect* rect = nullptr;
+        Band bands[3];                     // indexed by Series
+        ColumnFill* allocatedBase = nullptr; // light fill from 0 to allocated
+        ColumnFill* cachedFill = nullptr;    // light fill between allocated and reserved
+        QCPItemStraightLine* cursor = nullptr;
+        QCPItemRect* selection = nullptr;
+        QCPItemRect* growth = nullptr;
+        QCPGraph* marks = nullptr;
+        QCPGraph *largestFree = nullptr, *newSegment = nullptr, *fragments = nullptr;
+        QCPItemRect* lifetime = nullptr;
+        QCPItemStraightLine* highlight = nullptr;
+        QCPItemRect* hover = nullptr; // the region under the mouse
+        RegionSpans regions;
+        int hovered = -1;
+    };
+    QCPItemRect* makeBandItem(QCPAxis* x, QCPAxis* y);
+    void hoverRegion(size_t lane, double seconds);
+    void clearLanes();
+    Band makeBand(QCPAxis* x, QCPAxis* y, const QString& name, const std::vector<int64_t>& values,
+                  int64_t initial, const DeviceTrace& t);
+    void buildLane(size_t device);
+    void refreshData(bool replotAfter = true);
+    void applyColours();
+    void rememberRange(const QCPRange& previous);
+    size_t laneAt(const QPointF& pos) const;
+    double timeAt(const QPointF& pos) const;
+    QCPRange fullRange() const;
+
+    AnalysisPtr analysis_;
+    int64_t originUs_ = 0;
+    std::vector<Lane> lanes_;
+    QCPLegend* legend_ = nullptr;
+    bool fragmentationVisible_ = true;
+    std::vector<QCPRange> back_, forward_;
+    std::optional<QCPRange> selection_;
+    std::optional<QCPRange> growth_;
+    std::optional<double> selectAnchor_;
+    QCPRange rangeAtPress_;
+    bool refreshing_ = false;
+    size_t pointsDrawn_ = 0;
+    int dataWidth_ = -1; // axis rect width the current data was computed for
+    QTimer wheelSettle_;
+    QCPRange rangeBeforeWheel_;
+    bool wheelActive_ = false;
+};
+
+} // namespace vs::ui

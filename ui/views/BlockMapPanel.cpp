@@ -1,0 +1,105 @@
+#include "views/BlockMapPanel.h"
+
+#include "common/ByteAxisTicker.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace vs::ui {
+
+BlockMapPanel::BlockMapPanel(QWidget* parent) : QWidget(parent) {
+    view_ = new BlockMapView(this);
+    colour_ = new QComboBox(this);
+    colour_->addItems({tr("Colour by state"), tr("Colour by allocation site"), tr("Colour by age")});
+    colour_->setToolTip(
+        tr("State: allocated blue, pending free amber, free grey. Site: one colour per allocating "
+           "line. Age: newer blocks brighter."));
+    connect(colour_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { view_->setColourBy(static_cast<BlockMapView::ColourBy>(i)); });
+    play_ = new QToolButton(this);
+    play_->setCheckable(true);
+    play_->setText(tr("\u25b6 Play"));
+    play_->setToolTip(tr("Animate the allocator's state through the capture"));
+    connect(play_, &QToolButton::toggled, this, &BlockMapPanel::setPlaying);
+    speed_ = new QComboBox(this);
+    for (int n : {1, 10, 100, 1000, 10000}) speed_->addItem(tr("%L1 events/step").arg(n), n);
+    speed_->setCurrentIndex(1);
+    label_ = new QLabel(this);
+    label_->setSizePolicy(QSizePolicy::Ignored,
+                          QSizePolicy::Preferred); // long text must not widen the window
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(colour_);
+    bar->addWidget(play_);
+    bar->addWidget(speed_);
+    bar->addWidget(label_, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(view_, 1);
+    timer_.setInterval(40);
+    connect(&timer_, &QTimer::timeout, this, [this] {
+        if (!analysis_) return setPlaying(false);
+        const size_t n = analysis_->trace(device_).eventCount();
+        const size_t next = view_->moment() + size_t(speed_->currentData().toInt());
+        setMoment(next >= n ? n : next);
+        emit momentChanged(device_, view_->moment());
+        if (view_->moment() >= n) setPlaying(false);
+    });
+}
+
+void BlockMapPanel::setAnalysis(AnalysisPtr analysis, size_t device, int64_t originUs) {
+    setPlaying(false);
+    analysis_ = std::move(analysis);
+    device_ = device;
+    originUs_ = originUs;
+    view_->setAnalysis(analysis_, device);
+    updateLabel();
+}
+
+void BlockMapPanel::setMoment(size_t eventsApplied) {
+    view_->setMoment(eventsApplied);
+    updateLabel();
+}
+
+void BlockMapPanel::markAllocations(std::vector<uint32_t> allocEvents) {
+    view_->setMarkedAllocations(std::move(allocEvents));
+    updateLabel();
+}
+
+void BlockMapPanel::markAddresses(std::vector<uint64_t> addresses) {
+    view_->setMarkedAddresses(std::move(addresses));
+    updateLabel();
+}
+
+void BlockMapPanel::setPlaying(bool on) {
+    if (on && analysis_ && view_->moment() >= analysis_->trace(device_).eventCount()) view_->setMoment(0);
+    on ? timer_.start() : timer_.stop();
+    play_->setChecked(on);
+    play_->setText(on ? tr("\u23f8 Pause") : tr("\u25b6 Play"));
+}
+
+void BlockMapPanel::updateLabel() {
+    if (!analysis_) return;
+    const DeviceTrace& t = analysis_->trace(device_);
+    const size_t m = view_->moment();
+    int64_t reserved = 0, allocated = 0;
+    for (const auto& s : view_->segments()) {
+        reserved += int64_t(s.size);
+        for (const auto& b : s.blocks)
+            allocated += b.state == BlockState::ActiveAllocated ? int64_t(b.size) : 0;
+    }
+    const QString when = m == 0 ? tr("before the first event")
+                                : tr("after event #%1 (%2 s)")
+                                      .arg(m - 1)
+                                      .arg(double(t.timeUs[m - 1] - originUs_) / 1e6, 0, 'f', 6);
+    const size_t marked = view_->markedAlive();
+    label_->setText(
+        tr("%1 \u2022 %n segment(s), reserved %2, allocated %3", nullptr, int(view_->segments().size()))
+            .arg(when, formatBytes(double(reserved)), formatBytes(double(allocated))) +
+        (marked ? tr(" \u2022 %n marked block(s) (red)", nullptr, int(marked)) : QString()));
+}
+
+} // namespace vs::ui

@@ -1,0 +1,44 @@
+#pragma once
+// The block map with its controls: colour mode, the moment shown, and Play to animate the
+// allocator's state through time at a chosen speed.
+#include "views/BlockMapView.h"
+
+#include <QTimer>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QToolButton;
+
+namespace vs::ui {
+
+class BlockMapPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit BlockMapPanel(QWidget* parent = nullptr);
+    void setAnalysis(AnalysisPtr analysis, size_t device, int64_t originUs);
+    size_t device() const { return device_; }
+    void setMoment(size_t eventsApplied);
+    BlockMapView* view() const { return view_; }
+    void setPlaying(bool on);
+    // Marks blocks in the map (see BlockMapView) and counts the marked ones in the label.
+    void markAllocations(std::vector<uint32_t> allocEvents);
+    void markAddresses(std::vector<uint64_t> addresses);
+
+  signals:
+    void momentChanged(size_t device, size_t eventsApplied);
+
+  private:
+    void updateLabel();
+
+    AnalysisPtr analysis_;
+    size_t device_ = 0;
+    int64_t originUs_ = 0;
+    BlockMapView* view_;
+    QComboBox *colour_, *speed_;
+    QToolButton* play_;
+    QLabel* label_;
+    QTimer timer_;
+};
+
+} // namespace vs::ui

@@ -1,0 +1,255 @@
+#include "views/BlockMapView.h"
+
+#include "common/ByteAxisTicker.h"
+#include "analysis/FrameFilter.h"
+#include "model/PoolCache.h"
+#include "util/Format.h"
+
+#include <QHelpEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace vs::ui {
+
+BlockMapView::BlockMapView(QWidget* parent) : QAbstractScrollArea(parent) {
+    viewport()->setMouseTracking(true);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+}
+
+void BlockMapView::setAnalysis(AnalysisPtr analysis, size_t device) {
+    analysis_ = std::move(analysis);
+    device_ = device;
+    zoom_ = 1;
+    setMoment(analysis_->trace(device).eventCount());
+}
+
+void BlockMapView::setMoment(size_t eventsApplied) {
+    if (!analysis_) return;
+    const DeviceTrace& t = analysis_->trace(device_);
+    moment_ = std::min(eventsApplied, t.eventCount());
+    segments_ = Replay::stateAfter(t, analysis_->capture().streams, analysis_->replay(device_),
+                                   analysis_->rules(), moment_);
+    updateScroll();
+    viewport()->update();
+}
+
+void BlockMapView::setHighlightedAddress(std::optional<uint64_t> address) {
+    highlight_ = address;
+    viewport()->update();
+}
+
+void BlockMapView::setMarkedAllocations(std::vector<uint32_t> allocEvents) {
+    std::sort(allocEvents.begin(), allocEvents.end());
+    markedEvents_ = std::move(allocEvents);
+    viewport()->update();
+}
+
+void BlockMapView::setMarkedAddresses(std::vector<uint64_t> addresses) {
+    std::sort(addresses.begin(), addresses.end());
+    markedAddresses_ = std::move(addresses);
+    viewport()->update();
+}
+
+bool BlockMapView::isMarked(const StateBlock& b) const {
+    if (b.state == BlockState::Inactive) return false;
+    return (b.allocEvent != kNoEvent && std::binary_search(markedEvents_.begin(), markedEvents_.end(), b.allocEvent)) ||
+           std::binary_search(markedAddresses_.begin(), markedAddresses_.end(), b.address);
+}
+
+size_t BlockMapView::markedAlive() const {
+    size_t n = 0;
+    for (const auto& s : segments_)
+        for (const auto& b : s.blocks) n += isMarked(b);
+    return n;
+}
+
+void BlockMapView::setColourBy(ColourBy c) {
+    colourBy_ = c;
+    viewport()->update();
+}
+
+void BlockMapView::setZoom(double factor) {
+    zoom_ = std::clamp(factor, 1.0, 1e6);
+    updateScroll();
+    viewport()->update();
+}
+
+BlockLayout BlockMapView::layout() const {
+    const int width = std::max(16, viewport()->width() - 2 * kMargin);
+    const int rows = std::max(1, (viewport()->height() - kMargin) / (kRowHeight + kRowGap));
+    return BlockLayout(segments_, BlockLayout::fitBytesPerPixel(segments_, width, rows) / zoom_, width);
+}
+
+void BlockMapView::updateScroll() {
+    const int total = layout().rows() * (kRowHeight + kRowGap) + kMargin;
+    verticalScrollBar()->setRange(0, std::max(0, total - viewport()->height()));
+    verticalScrollBar()->setPageStep(viewport()->height());
+}
+
+QColor BlockMapView::colourOf(const StateBlock& b) const {
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    if (isMarked(b)) return dark ? QColor(255, 105, 105) : QColor(214, 39, 40); // the selection's blocks
+    if (b.state == BlockState::ActivePendingFree) return dark ? QColor(230, 190, 60) : QColor(220, 160, 0);
+    if (colourBy_ == ColourBy::State || b.allocEvent == kNoEvent) {
+        if (b.allocEvent == kNoEvent && colourBy_ != ColourBy::State)
+            return QColor(150, 150, 150); // before recording
+        return dark ? QColor(94, 168, 255) : QColor(31, 102, 196);
+    }
+    if (colourBy_ == ColourBy::Age) { // newer blocks brighter
+        const double f = double(b.allocEvent) / double(std::max<size_t>(1, moment_));
+        return QColor::fromHsvF(0.6, 0.8, 0.35 + 0.65 * f);
+    }
+    const StackId s = analysis_->trace(device_).stack[b.allocEvent];
+    const uint32_t site = firstUserFrame(analysis_->capture(), s);
+    const uint32_t key = site == kNoFrame ? 0 : analysis_->capture().stacks.frames(s)[site].value;
+    return QColor::fromHsv(int((key * 2654435761u) % 360), 150, dark ? 230 : 200);
+}
+
+void BlockMapView::paintEvent(QPaintEvent*) {
+    QPainter p(viewport());
+    p.fillRect(viewport()->rect(), palette().color(QPalette::Base));
+    if (segments_.empty()) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(viewport()->rect(), Qt::AlignCenter,
+                   analysis_ ? tr("No segments are reserved at this moment")
+                             : tr("Open a capture to see its block map"));
+        return;
+    }
+    const BlockLayout l = layout();
+    const int scroll = verticalScrollBar()->value();
+    const int firstRow = std::max(0, (scroll - kMargin) / (kRowHeight + kRowGap));
+    const int lastRow = (scroll + viewport()->height()) / (kRowHeight + kRowGap) + 1;
+    const QColor freeColour = palette()
+                                  .color(QPalette::Window)
+                                  .darker(palette().color(QPalette::Window).lightness() < 128 ? 60 : 112);
+    // Paints strip pixels [from, to) as rectangles, wrapping across rows; returns nothing off screen.
+    auto span = [&](double from, double to, const QColor& c) {
+        to = std::max(to, from + 1); // below a pixel: still a pixel
+        for (int row = int(from / l.width()); row <= int((to - 1) / l.width()); ++row) {
+            if (row < firstRow || row > lastRow) continue;
+            const double a = std::max(from, double(row) * l.width()),
+                         b = std::min(to, double(row + 1) * l.width());
+            p.fillRect(QRectF(kMargin + a - double(row) * l.width(),
+                              kMargin + row * (kRowHeight + kRowGap) - scroll, b - a, kRowHeight),
+                       c);
+        }
+    };
+    for (size_t s = 0; s < segments_.size(); ++s) {
+        const StateSegment& g = segments_[s];
+        const double start = l.segmentStart(s);
+        span(start, l.pixelOf(s, g.size), freeColour); // free space, then live blocks over it
+        for (const StateBlock& b : g.blocks)
+            if (b.state != BlockState::Inactive) {
+                const double from = l.pixelOf(s, b.address - g.address),
+                             to = l.pixelOf(s, b.address - g.address + b.size);
+                span(from, to - (to - from >= 3 ? 1 : 0), colourOf(b)); // a hairline between wide neighbours
+            }
+        if (highlight_ && *highlight_ >= g.address && *highlight_ < g.address + g.size)
+            for (const StateBlock& b : g.blocks)
+                if (*highlight_ >= b.address && *highlight_ < b.address + b.size) { // outline the block
+                    const double from = l.pixelOf(s, b.address - g.address),
+                                 to = l.pixelOf(s, b.address - g.address + b.size);
+                    span(from, std::max(to, from + 3), palette().color(QPalette::Highlight));
+                }
+    }
+}
+
+void BlockMapView::resizeEvent(QResizeEvent* e) {
+    QAbstractScrollArea::resizeEvent(e);
+    updateScroll();
+}
+
+void BlockMapView::wheelEvent(QWheelEvent* e) {
+    if (!(e->modifiers() & Qt::ControlModifier)) return QAbstractScrollArea::wheelEvent(e); // scrolls
+    setZoom(zoom_ * std::pow(1.0015, e->angleDelta().y()));
+    e->accept();
+}
+
+BlockLayout::Hit BlockMapView::hitTest(QPoint pos) const {
+    if (segments_.empty()) return {};
+    const int y = pos.y() + verticalScrollBar()->value() - kMargin;
+    if (y < 0 || y % (kRowHeight + kRowGap) >= kRowHeight) return {};
+    return layout().hitTest(pos.x() - kMargin, y / (kRowHeight + kRowGap));
+}
+
+QString BlockMapView::describe(const BlockLayout::Hit& h) const {
+    if (h.segment < 0) return {};
+    const StateSegment& g = segments_[size_t(h.segment)];
+    if (isPoolCache(g.address))
+        return tr("<b>memory pool #%1's cache</b>, %2: device memory a stream-ordered pool (cudaMallocAsync) "
+                  "holds beyond its live allocations")
+            .arg(poolCacheIndex(g.address))
+            .arg(formatBytes(double(g.size)));
+    QString s = tr("<b>segment</b> %1, %2%3, stream %4")
+                    .arg(QString::fromStdString(hexAddress(g.address)), formatBytes(double(g.size)))
+                    .arg(g.expandable ? tr(", expandable") : QString())
+                    .arg(g.stream);
+    if (h.block < 0) return s;
+    const StateBlock& b = g.blocks[size_t(h.block)];
+    s += tr("<br><b>block</b> %1: %2 (%3 requested), <i>%4</i>")
+             .arg(QString::fromStdString(hexAddress(b.address)), formatBytes(double(b.size)),
+                  formatBytes(double(b.requestedSize)), QString::fromLatin1(blockStateName(b.state).data()));
+    if (b.state != BlockState::Inactive) {
+        const DeviceTrace& t = analysis_->trace(device_);
+        if (b.allocEvent == kNoEvent) {
+            s += tr("<br>allocated before the recording started");
+        } else {
+            const double age = moment_ ? double(t.timeUs[moment_ - 1] - t.timeUs[b.allocEvent]) / 1e6 : 0;
+            const Capture& c = analysis_->capture();
+            const uint32_t site = firstUserFrame(c, t.stack[b.allocEvent]);
+            s += tr("<br>allocated by event #%1, %2 s ago").arg(b.allocEvent).arg(age, 0, 'f', 3);
+            if (site != kNoFrame) {
+                const Frame& f = c.frames[c.stacks.frames(t.stack[b.allocEvent])[site]];
+                s += tr("<br>at %1 (%2:%3)")
+                         .arg(QString::fromUtf8(c.strings.text(f.name).data()).toHtmlEscaped(),
+                              QString::fromUtf8(c.strings.text(f.filename).data()).section('/', -1))
+                         .arg(f.line);
+            }
+        }
+    }
+    return s;
+}
+
+void BlockMapView::zoomToSegment(size_t segment) {
+    if (segment >= segments_.size()) return;
+    const int width = std::max(16, viewport()->width() - 2 * kMargin);
+    const int rows = std::max(1, (viewport()->height() - kMargin) / (kRowHeight + kRowGap));
+    const double fit = BlockLayout::fitBytesPerPixel(segments_, width, rows);
+    setZoom(fit / (double(segments_[segment].size) / (0.95 * width * rows))); // the segment fills the view
+    const BlockLayout l = layout();
+    verticalScrollBar()->setValue(int(l.segmentStart(segment) / l.width()) * (kRowHeight + kRowGap));
+}
+
+void BlockMapView::mouseDoubleClickEvent(QMouseEvent* e) {
+    const auto h = hitTest(e->position().toPoint());
+    if (h.segment < 0) return setZoom(1); // double-click outside: everything again
+    zoomToSegment(size_t(h.segment));
+}
+
+void BlockMapView::mousePressEvent(QMouseEvent* e) {
+    const auto h = hitTest(e->position().toPoint());
+    if (h.segment < 0 || h.block < 0) return;
+    const StateBlock& b = segments_[size_t(h.segment)].blocks[size_t(h.block)];
+    if (b.allocEvent != kNoEvent && b.state != BlockState::Inactive) emit blockClicked(device_, b.allocEvent);
+}
+
+bool BlockMapView::viewportEvent(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        const QString text = describe(hitTest(help->pos()));
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, viewport());
+        return true;
+    }
+    return QAbstractScrollArea::viewportEvent(e);
+}
+
+} // namespace vs::ui

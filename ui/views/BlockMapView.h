@@ -1,0 +1,67 @@
+#pragma once
+// The block map: the allocator's segments at one moment, in address order, each block drawn to
+// scale (allocated, pending free, free) and coloured by state, allocation site or age. Ctrl+wheel
+// zooms (bytes per pixel), the wheel scrolls, hovering tells a block's details and clicking
+// selects it. Only visible rows are drawn; blocks below a pixel still get a pixel.
+#include "session/CaptureLoader.h"
+#include "analysis/BlockLayout.h"
+
+#include <QAbstractScrollArea>
+
+#include <optional>
+
+namespace vs::ui {
+
+class BlockMapView : public QAbstractScrollArea {
+    Q_OBJECT
+  public:
+    enum class ColourBy { State, Site, Age };
+    explicit BlockMapView(QWidget* parent = nullptr);
+
+    void setAnalysis(AnalysisPtr analysis, size_t device);
+    void setMoment(size_t eventsApplied); // the state after that many events
+    size_t moment() const { return moment_; }
+    void setColourBy(ColourBy c);
+    void setZoom(double factor);                                 // 1 = everything fits the view
+    void setHighlightedAddress(std::optional<uint64_t> address); // outlines the block holding it
+    // Blocks drawn in the mark colour, at any moment they are alive: those made by these alloc events
+    // (a growth region's or a group's allocations) or at these addresses (a retention group's).
+    void setMarkedAllocations(std::vector<uint32_t> allocEvents);
+    void setMarkedAddresses(std::vector<uint64_t> addresses);
+    size_t markedAlive() const; // marked blocks alive at the moment shown
+    bool isMarked(const StateBlock& b) const;
+    void zoomToSegment(size_t segment); // the segment fills the visible rows, scrolled into view
+    double zoom() const { return zoom_; }
+    const std::vector<StateSegment>& segments() const { return segments_; }
+    // Segment and block under a viewport point (segment -1: none).
+    BlockLayout::Hit hitTest(QPoint viewportPos) const;
+    QString describe(const BlockLayout::Hit& h) const;
+
+  signals:
+    void blockClicked(size_t device, uint32_t allocEvent);
+
+  protected:
+    void paintEvent(QPaintEvent*) override;
+    void resizeEvent(QResizeEvent*) override;
+    void wheelEvent(QWheelEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseDoubleClickEvent(QMouseEvent* e) override;
+    bool viewportEvent(QEvent* e) override;
+
+  private:
+    static constexpr int kRowHeight = 14, kRowGap = 3, kMargin = 4;
+    BlockLayout layout() const;
+    QColor colourOf(const StateBlock& b) const;
+    void updateScroll();
+
+    AnalysisPtr analysis_;
+    size_t device_ = 0, moment_ = 0;
+    std::vector<StateSegment> segments_;
+    ColourBy colourBy_ = ColourBy::State;
+    double zoom_ = 1;
+    std::optional<uint64_t> highlight_;
+    std::vector<uint32_t> markedEvents_;   // ascending
+    std::vector<uint64_t> markedAddresses_; // ascending
+};
+
+} // namespace vs::ui

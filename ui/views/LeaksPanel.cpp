@@ -1,0 +1,344 @@
+#include "views/LeaksPanel.h"
+
+#include "common/QtText.h"
+#include "common/ByteAxisTicker.h"
+#include "models/CallTreeModel.h"
+#include "views/FlameGraph.h"
+#include "views/RegionListView.h"
+#include "views/Sparkline.h"
+#include "models/SurvivorGroupModel.h"
+#include "analysis/FrameFilter.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPainter>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStyledItemDelegate>
+#include <QTabWidget>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace vs::ui {
+namespace {
+
+// Draws a bar proportional to the row's share behind the text of a cost column.
+class CostBarDelegate : public QStyledItemDelegate {
+  public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter* p, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+        const double share = index.data(kCostShareRole).toDouble();
+        if (share > 0) {
+            QRect bar = option.rect.adjusted(2, 3, -2, -3);
+            bar.setWidth(std::max(1, int(bar.width() * share)));
+            QColor c = option.palette.color(QPalette::Highlight);
+            c.setAlpha(70);
+            p->fillRect(bar, c);
+        }
+        QStyledItemDelegate::paint(p, option, index);
+    }
+};
+
+QTreeView* makeTreeView(QWidget* parent, QSortFilterProxyModel* proxy) {
+    auto* v = new QTreeView(parent);
+    v->setModel(proxy);
+    v->setUniformRowHeights(true);
+    v->setItemDelegateForColumn(CallTreeModel::Bytes, new CostBarDelegate(v));
+    v->header()->setSectionResizeMode(CallTreeModel::Function, QHeaderView::Stretch);
+    return v;
+}
+
+QSortFilterProxyModel* makeFilter(QObject* parent, CallTreeModel* model) {
+    auto* f = new QSortFilterProxyModel(parent);
+    f->setSourceModel(model);
+    f->setRecursiveFilteringEnabled(true); // keep the path to every match
+    f->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    f->setFilterKeyColumn(-1);
+    return f;
+}
+
+} // namespace
+
+LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    diagnosis_ = new QLabel(tr("Open a capture: the growth region is found automatically; Shift+drag on the "
+                               "timeline to inspect what survives any range."),
+                            this);
+    diagnosis_->setWordWrap(true);
+    diagnosis_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    search_ = new QLineEdit(this);
+    search_->setPlaceholderText(tr("Search functions and files\u2026"));
+    search_->setClearButtonEnabled(true);
+    connect(search_, &QLineEdit::textChanged, this, &LeaksPanel::applyFilter);
+    atEnd_ = new QCheckBox(tr("Alive at the end of the capture"), this);
+    atEnd_->setToolTip(
+        tr("Survivors still alive when the capture ends, instead of at the end of the window"));
+    connect(atEnd_, &QCheckBox::toggled, this, [this] {
+        if (!analysis_) return;
+        region_ ? analyseRegion(analysis_, device_, *region_) : analyse(analysis_, device_, first_, last_);
+    });
+
+    groupsModel_ = new SurvivorGroupModel(this);
+    groupsFilter_ = new QSortFilterProxyModel(this);
+    groupsFilter_->setSourceModel(groupsModel_);
+    groupsFilter_->setRecursiveFilteringEnabled(true); // a group stays when one of its frames matches
+    groupsFilter_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    groupsFilter_->setFilterKeyColumn(SurvivorGroupModel::Site);
+    groupsView_ = new QTreeView(this);
+    groupsView_->setModel(groupsFilter_);
+    groupsView_->setItemDelegateForColumn(SurvivorGroupModel::Bytes, new CostBarDelegate(groupsView_));
+    groupsView_->header()->setSectionResizeMode(SurvivorGroupModel::Site, QHeaderView::Stretch);
+    groupsView_->setUniformRowHeights(true);
+    groupsView_->setToolTip(
+        tr("Allocations made in the window and still alive at its end, grouped by call stack. "
+           "Steady groups gained blocks across most of the window: look at them first."));
+    groupsView_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(groupsView_, &QTreeView::customContextMenuRequested, this, &LeaksPanel::groupMenu);
+    connect(groupsView_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& i) {
+        onGroupSelected(SurvivorGroupModel::groupRow(groupsFilter_->mapToSource(i)));
+    });
+    topDownModel_ = new CallTreeModel(this);
+    bottomUpModel_ = new CallTreeModel(this);
+    topDownFilter_ = makeFilter(this, topDownModel_);
+    bottomUpFilter_ = makeFilter(this, bottomUpModel_);
+    topDown_ = makeTreeView(this, topDownFilter_);
+    bottomUp_ = makeTreeView(this, bottomUpFilter_);
+    flame_ = new FlameGraph(this);
+    views_ = new QTabWidget(this);
+    views_->addTab(groupsView_, tr("Groups"));
+    views_->addTab(topDown_, tr("Top-down"));
+    views_->addTab(bottomUp_, tr("Bottom-up"));
+    views_->addTab(flame_, tr("Flame graph"));
+    regions_ = new RegionListView(this);
+    views_->addTab(regions_, tr("Regions"));
+    views_->setTabToolTip(4, tr("Every growth region of this device; select one to explain it (Ctrl+] / Ctrl+[)"));
+    views_->setTabToolTip(1, tr("From the program's entry point down to the allocating frames"));
+    views_->setTabToolTip(2, tr("From the allocating frames up to their callers"));
+    views_->setTabToolTip(3, tr("Click a frame to zoom into it, Escape to zoom out"));
+    spark_ = new Sparkline(this);
+    layout->addWidget(diagnosis_);
+    auto* row = new QHBoxLayout;
+    row->addWidget(search_, 1);
+    row->addWidget(atEnd_);
+    libraries_ = new QCheckBox(tr("Library frames"), this);
+    libraries_->setToolTip(tr("Show the frames of libraries and runtimes (torch, lightning, transformers, runpy, "
+                              "CPython, PyTorch's and CUDA's modules) in the trees and the flame graph; folded "
+                              "into your own code's frames when off"));
+    libraries_->setChecked(QSettings().value(QStringLiteral("leaks/libraryFrames"), false).toBool());
+    connect(libraries_, &QCheckBox::toggled, this, [this](bool on) {
+        QSettings().setValue(QStringLiteral("leaks/libraryFrames"), on);
+        if (!analysis_) return;
+        fillGroups();
+        buildTrees();
+    });
+    row->addWidget(libraries_);
+    layout->addLayout(row);
+    layout->addWidget(views_, 1);
+    layout->addWidget(spark_);
+    connect(&watcher_, &QFutureWatcher<Result>::finished, this, [this] {
+        if (auto next = std::exchange(queued_, std::nullopt)) return start(*next);
+        present(watcher_.result());
+    });
+}
+
+LeaksPanel::~LeaksPanel() {
+    watcher_.waitForFinished();
+}
+
+void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int64_t last) {
+    analysis_ = std::move(analysis);
+    device_ = device;
+    first_ = first, last_ = last;
+    region_.reset();
+    LeakQuery q;
+    if (first >= 0 && last >= first) q.autoWindow = false, q.first = uint32_t(first), q.last = uint32_t(last);
+    run(q);
+}
+
+void LeaksPanel::analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region) {
+    analysis_ = std::move(analysis);
+    device_ = device;
+    first_ = last_ = -1;
+    region_ = region;
+    LeakQuery q;
+    q.region = region;
+    run(q);
+}
+
+void LeaksPanel::run(LeakQuery q) {
+    diagnosis_->setText(tr("Analysing\u2026"));
+    pending_ = true;
+    q.aliveAtEnd = atEnd_->isChecked();
+    // The newest request wins without blocking the GUI: while a job runs, the latest query waits
+    // and replaces the running one's (stale) result when it finishes.
+    if (watcher_.isRunning()) {
+        queued_ = q;
+        return;
+    }
+    start(q);
+}
+
+void LeaksPanel::start(const LeakQuery& q) {
+    auto a = analysis_;
+    const size_t device = device_;
+    // The lifetimes and regions of a device are found once; a click on a ramp reuses them (fast).
+    auto in = result_.analysis == analysis_ && result_.device == device_ ? result_.inputs : nullptr;
+    watcher_.setFuture(QtConcurrent::run([a, device, q, in] {
+        auto inputs = in ? in : std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
+        return Result{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device};
+    }));
+}
+
+const std::vector<Allocation>& LeaksPanel::lifetimes() const {
+    static const std::vector<Allocation> none;
+    return result_.inputs ? result_.inputs->lifetimes : none;
+}
+
+double LeaksPanel::secondsAt(uint32_t event) const {
+    const DeviceTrace& t = analysis_->trace(device_);
+    return event < t.eventCount() ? double(t.timeUs[event] - originUs_) / 1e6 : 0.0;
+}
+
+void LeaksPanel::waitForResult() {
+    // A report can start another job (a cold open explains its worst region): wait for all of them.
+    for (int i = 0; i < 100 && pending_; ++i) { // bounded: a lost signal must not hang a screenshot
+        watcher_.waitForFinished();
+        QCoreApplication::processEvents();
+    }
+}
+
+void LeaksPanel::present(Result result) {
+    pending_ = false;
+    result_ = std::move(result);
+    if (!analysis_) return;
+    const LeakReport& report = result_.report;
+    diagnosis_->setText(
+        tr("<b>%1</b> &nbsp;<span style='color:gray'>%2 %3 s \u2013 %4 s%5</span><br>%6<br>"
+           "<i>Evidence:</i> %7<br><i>Next step:</i> %8")
+            .arg(QString::fromLatin1(leakKindName(report.kind).data()).toUpper())
+            .arg(report.region ? tr("region") : tr("window"))
+            .arg(secondsAt(report.region ? report.region->first : report.first), 0, 'f', 3)
+            .arg(secondsAt(report.region ? report.region->last : report.last), 0, 'f', 3)
+            .arg(report.autoWindow ? tr(", detected") : QString())
+            .arg(QString::fromStdString(report.summary).toHtmlEscaped(),
+                 QString::fromStdString(report.evidence).toHtmlEscaped(),
+                 QString::fromStdString(report.nextStep).toHtmlEscaped()));
+    fillGroups();
+    buildTrees();
+    selectGroup(report.groups.empty() ? -1 : 0);
+    // shade where the steady growth happens: from the first surviving block of the top steady group
+    const bool steady = !report.groups.empty() && isSteady(report.groups.front());
+    emit windowChanged(secondsAt(steady ? report.groups.front().firstEvent : report.first),
+                       secondsAt(report.last), report.autoWindow);
+    emit reportReady();
+}
+
+// The top-down and bottom-up trees and the flame graph of the report's groups; library frames
+// (torch, lightning, transformers, runpy, CPython, CUDA libraries) folded unless asked for.
+void LeaksPanel::buildTrees() {
+    if (!analysis_) return;
+    const Capture& c = analysis_->capture();
+    const auto& groups = result_.report.groups;
+    const bool fold = !libraries_->isChecked();
+    std::shared_ptr<const Capture> keep(analysis_, &c);
+    topDownModel_->setTree(keep, &c, CallTree::build(c, groups, CallTree::Direction::TopDown, true, fold));
+    bottomUpModel_->setTree(keep, &c, CallTree::build(c, groups, CallTree::Direction::BottomUp, true, fold));
+    flame_->setTree(&c, CallTree::build(c, groups, CallTree::Direction::TopDown, true, fold));
+    topDown_->expandToDepth(4);
+    bottomUp_->expandToDepth(0);
+    for (auto* v : {topDown_, bottomUp_}) v->resizeColumnToContents(CallTreeModel::Bytes);
+    applyFilter(search_->text());
+}
+
+void LeaksPanel::fillGroups() {
+    groupsModel_->setGroups(analysis_, result_.report.groups, libraries_->isChecked());
+    if (groupsFilter_->rowCount()) groupsView_->expand(groupsFilter_->index(0, 0));
+    for (int col = 0; col < SurvivorGroupModel::Site; ++col) groupsView_->resizeColumnToContents(col);
+}
+
+int LeaksPanel::groupRows() const {
+    return groupsModel_->rowCount();
+}
+
+void LeaksPanel::selectGroup(int row) {
+    if (row >= 0 && row < groupsModel_->rowCount())
+        groupsView_->setCurrentIndex(groupsFilter_->mapFromSource(groupsModel_->index(row, 0)));
+    else
+        onGroupSelected(-1);
+}
+
+void LeaksPanel::onGroupSelected(int row) {
+    const auto& groups = result_.report.groups;
+    if (!analysis_ || row < 0 || size_t(row) >= groups.size()) {
+        spark_->setSeries({}, 1, 0, 0, {});
+        emit groupHighlighted(device_, {}, {});
+        return;
+    }
+    const DeviceTrace& t = analysis_->trace(device_);
+    const SurvivorGroup& g = groups[size_t(row)];
+    auto seconds = [&](uint32_t e) { return secondsAt(e); };
+    // the stack's live bytes over the whole capture: +bytes at each alloc, -bytes at each free
+    std::vector<std::pair<uint32_t, int64_t>> steps;
+    for (const auto& a : lifetimes()) {
+        if (a.stack != g.stack) continue;
+        steps.emplace_back(a.alloc, int64_t(a.bytes));
+        if (a.freeRequested != kNoEvent) steps.emplace_back(a.freeRequested, -int64_t(a.bytes));
+    }
+    std::sort(steps.begin(), steps.end());
+    std::vector<std::pair<double, double>> points;
+    int64_t live = 0;
+    for (const auto& [e, d] : steps) points.emplace_back(seconds(e), double(live += d));
+    const LeakReport& r = result_.report;
+    spark_->setSeries(std::move(points), seconds(uint32_t(t.eventCount() - 1)), seconds(r.first),
+                      seconds(r.last), tr("group #%1 live bytes").arg(row + 1));
+    const QVector<quint32> events = groupEvents(row);
+    QVector<double> times;
+    for (quint32 e : events) times.push_back(seconds(e));
+    emit groupHighlighted(device_, times, events);
+}
+
+// The alloc events of a group's allocations, ascending.
+QVector<quint32> LeaksPanel::groupEvents(int row) const {
+    const auto& groups = result_.report.groups;
+    if (row < 0 || size_t(row) >= groups.size()) return {};
+    QVector<quint32> events;
+    for (uint32_t a : groups[size_t(row)].allocations) events.push_back(lifetimes()[a].alloc);
+    std::sort(events.begin(), events.end());
+    return events;
+}
+
+void LeaksPanel::groupMenu(const QPoint& pos) {
+    const int row = SurvivorGroupModel::groupRow(groupsFilter_->mapToSource(groupsView_->indexAt(pos)));
+    if (row < 0) return;
+    QMenu menu(this);
+    QAction* show = menu.addAction(tr("Show Allocations in the Event List"), this, [this, row] {
+        emit showAllocationsRequested(device_, groupEvents(row));
+    });
+    show->setToolTip(tr("Mark this group's allocation events in the event list and select the first; "
+                        "F3 / Shift+F3 step through them"));
+    menu.exec(groupsView_->viewport()->mapToGlobal(pos));
+}
+
+void LeaksPanel::setSearch(const QString& text) {
+    search_->setText(text);
+}
+
+void LeaksPanel::showView(int tab) {
+    views_->setCurrentIndex(tab);
+}
+
+void LeaksPanel::applyFilter(const QString& text) {
+    groupsFilter_->setFilterFixedString(text);
+    topDownFilter_->setFilterFixedString(text);
+    bottomUpFilter_->setFilterFixedString(text);
+    if (!text.isEmpty()) topDown_->expandAll(), bottomUp_->expandAll();
+    flame_->setSearch(text);
+}
+
+} // namespace vs::ui

@@ -1,0 +1,105 @@
+#pragma once
+// The Leaks panel: the diagnosis in plain words and the surviving allocations of the growth region
+// (or of the selected range): by group (with cost bars and steadiness), as top-down and bottom-up
+// call trees, as a flame graph, and the selected group's live bytes over time. Heavy work runs in
+// the background.
+#include "session/CaptureLoader.h"
+#include "analysis/LeakDiagnosis.h"
+
+#include <QFutureWatcher>
+#include <QVector>
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QTabWidget;
+class QTreeView;
+class QSortFilterProxyModel;
+
+namespace vs::ui {
+
+class CallTreeModel;
+class FlameGraph;
+class SurvivorGroupModel;
+class RegionListView;
+class Sparkline;
+
+class LeaksPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit LeaksPanel(QWidget* parent = nullptr);
+    ~LeaksPanel() override;
+    // Computes in the background; `first`/`last` < 0: the automatically detected region.
+    void analyse(AnalysisPtr analysis, size_t device, int64_t first = -1, int64_t last = -1);
+    // Explains one growth region (a click on its ramp, a row of the Regions list), in the background.
+    void analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region);
+    // Times shown and emitted are seconds from this moment (the timeline's origin).
+    void setOrigin(int64_t originUs) { originUs_ = originUs; }
+    const LeakReport& report() const { return result_.report; }
+    const std::vector<Allocation>& lifetimes() const; // of the device analysed last (empty until ready)
+    size_t device() const { return device_; }
+    RegionListView* regionList() const { return regions_; }
+    int groupRows() const;
+    void selectGroup(int row);
+    void setSearch(const QString& text);
+    void showView(int tab); // 0 groups, 1 top-down, 2 bottom-up, 3 flame graph, 4 regions
+    void waitForResult();   // tests and --screenshot
+    FlameGraph* flameGraph() const { return flame_; }
+    QTreeView* topDownView() const { return topDown_; }
+    Sparkline* sparkline() const { return spark_; }
+
+  signals:
+    void reportReady();
+    void windowChanged(double fromSeconds, double toSeconds, bool automatic);
+    // The selected group's allocations: their times and alloc event indices (ascending); empty: none.
+    void groupHighlighted(size_t device, const QVector<double>& allocSeconds, const QVector<quint32>& allocEvents);
+    // "Show allocations in the event list" on a group.
+    void showAllocationsRequested(size_t device, const QVector<quint32>& allocEvents);
+
+  private:
+    struct Result {
+        LeakReport report;
+        std::shared_ptr<const LeakInputs> inputs; // lifetimes and regions, once per device
+        AnalysisPtr analysis;                     // whose device `device` the inputs are of
+        size_t device = 0;
+    };
+    void present(Result result);
+    void fillGroups();
+    void buildTrees();
+    void onGroupSelected(int row);
+    void applyFilter(const QString& text);
+    void run(LeakQuery q);
+    void start(const LeakQuery& q);
+    void groupMenu(const QPoint& pos);
+    QVector<quint32> groupEvents(int row) const;
+    double secondsAt(uint32_t event) const;
+
+    AnalysisPtr analysis_;
+    size_t device_ = 0;
+    Result result_;
+    bool pending_ = false; // a job was started and its result not shown yet
+    std::optional<LeakQuery> queued_; // asked for while a job ran: started when it finishes
+    QLabel* diagnosis_;
+    QLineEdit* search_;
+    QCheckBox* atEnd_;
+    QCheckBox* libraries_;
+    int64_t first_ = -1, last_ = -1; // the window asked for (-1: detected)
+    std::optional<GrowthRegion> region_; // the region asked for
+    int64_t originUs_ = 0;
+    QTabWidget* views_;
+    QTreeView* groupsView_;
+    SurvivorGroupModel* groupsModel_;
+    QSortFilterProxyModel* groupsFilter_;
+    QTreeView *topDown_, *bottomUp_;
+    CallTreeModel *topDownModel_, *bottomUpModel_;
+    QSortFilterProxyModel *topDownFilter_, *bottomUpFilter_;
+    FlameGraph* flame_;
+    Sparkline* spark_;
+    RegionListView* regions_;
+    QFutureWatcher<Result> watcher_;
+};
+
+} // namespace vs::ui

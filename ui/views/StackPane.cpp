@@ -1,0 +1,176 @@
+#include "views/StackPane.h"
+
+#include "common/QtText.h"
+#include "common/ByteAxisTicker.h"
+#include "analysis/FrameFilter.h"
+#include "util/Format.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QDesktopServices>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProcess>
+#include <QPushButton>
+#include <QSettings>
+#include <QTreeWidget>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace vs::ui {
+
+StackPane::StackPane(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    header_ = new QLabel(tr("Select an event to see its call stack."), this);
+    header_->setWordWrap(true);
+    header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    frames_ = new QTreeWidget(this);
+    frames_->setColumnCount(2);
+    frames_->setHeaderLabels({tr("Function"), tr("Location")});
+    frames_->setRootIsDecorated(false);
+    frames_->setUniformRowHeights(true);
+    frames_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    frames_->setToolTip(tr("Innermost frame first. Double-click a frame to open it in your editor."));
+    connect(frames_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* it) { openInEditor(it); });
+    internal_ = new QCheckBox(tr("Show internal frames"), this);
+    internal_->setToolTip(tr("PyTorch, CPython and C++ runtime frames (Ctrl+I)"));
+    connect(internal_, &QCheckBox::toggled, this, [this](bool on) {
+        rebuild();
+        emit showInternalChanged(on);
+    });
+    auto* copy = new QPushButton(tr("Copy stack"), this);
+    copy->setToolTip(tr("Copy the whole stack, internal frames included, as text"));
+    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(stackText()); });
+    auto* open = new QPushButton(tr("Open in editor"), this);
+    open->setToolTip(
+        tr("Open the selected frame's file at its line (Edit \u2192 Editor command\u2026 to configure)"));
+    connect(open, &QPushButton::clicked, this, [this] { openInEditor(frames_->currentItem()); });
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(internal_);
+    buttons->addStretch();
+    buttons->addWidget(copy);
+    buttons->addWidget(open);
+    layout->addWidget(header_);
+    layout->addWidget(frames_, 1);
+    layout->addLayout(buttons);
+}
+
+void StackPane::setShowInternal(bool on) {
+    internal_->setChecked(on);
+}
+bool StackPane::showInternal() const {
+    return internal_->isChecked();
+}
+
+void StackPane::clear() {
+    analysis_.reset();
+    header_->setText(tr("Select an event to see its call stack."));
+    frames_->clear();
+}
+
+void StackPane::showEvent(AnalysisPtr analysis, size_t device, size_t event, int64_t originUs) {
+    analysis_ = std::move(analysis);
+    device_ = device, event_ = event, originUs_ = originUs;
+    const DeviceTrace& t = analysis_->trace(device);
+    const ReplayResult& r = analysis_->replay(device);
+    header_->setText(
+        tr("<b>#%1 %2</b> at %3 s: %4 at %5, stream %6<br>after it: allocated %7, reserved %8")
+            .arg(event)
+            .arg(QString::fromLatin1(actionName(t.action[event]).data()))
+            .arg(double(t.timeUs[event] - originUs) / 1e6, 0, 'f', 6)
+            .arg(formatBytes(double(t.size[event])), QString::fromStdString(hexAddress(t.addr[event])))
+            .arg(analysis_->capture().streams[t.stream[event].value])
+            .arg(formatBytes(double(r.allocated[event])), formatBytes(double(r.reserved[event]))));
+    rebuild();
+}
+
+void StackPane::rebuild() {
+    frames_->clear();
+    if (!analysis_) return;
+    const Capture& c = analysis_->capture();
+    const auto frames = c.stacks.frames(analysis_->trace(device_).stack[event_]);
+    if (frames.empty()) {
+        auto* none = new QTreeWidgetItem(frames_, {tr("(no stack recorded for this event)")});
+        none->setDisabled(true);
+        return;
+    }
+    int folded = 0;
+    auto flushFolded = [&] {
+        if (!folded) return;
+        auto* item = new QTreeWidgetItem(frames_, {tr("\u2026 %n internal frame(s)", nullptr, folded)});
+        item->setForeground(0, palette().color(QPalette::Disabled, QPalette::Text));
+        folded = 0;
+    };
+    for (FrameId f : frames) {
+        const FrameKind kind = classifyFrame(c, f);
+        if (kind == FrameKind::Internal && !internal_->isChecked()) {
+            ++folded;
+            continue;
+        }
+        flushFolded();
+        const QString file = qtext(c, c.frames[f].filename);
+        auto* item = new QTreeWidgetItem(
+            frames_, {qtext(c, c.frames[f].name),
+                      QStringLiteral("%1:%2").arg(QFileInfo(file).fileName()).arg(c.frames[f].line)});
+        item->setData(0, Qt::UserRole, file);
+        item->setData(0, Qt::UserRole + 1, c.frames[f].line);
+        item->setToolTip(1, QStringLiteral("%1:%2").arg(file).arg(c.frames[f].line));
+        item->setToolTip(0, qtext(c, c.frames[f].name));
+        QFont font = item->font(0);
+        font.setBold(kind == FrameKind::User);
+        item->setFont(0, font), item->setFont(1, font);
+        if (kind == FrameKind::Internal)
+            for (int col : {0, 1})
+                item->setForeground(col, palette().color(QPalette::Disabled, QPalette::Text));
+    }
+    flushFolded();
+}
+
+int StackPane::visibleFrameCount() const {
+    return frames_->topLevelItemCount();
+}
+
+QString StackPane::stackText() const {
+    if (!analysis_) return {};
+    const Capture& c = analysis_->capture();
+    QString out;
+    for (FrameId f : c.stacks.frames(analysis_->trace(device_).stack[event_]))
+        out += QStringLiteral("%1 (%2:%3)\n")
+                   .arg(qtext(c, c.frames[f].name), qtext(c, c.frames[f].filename))
+                   .arg(c.frames[f].line);
+    return out;
+}
+
+void StackPane::openInEditor(QTreeWidgetItem* item) {
+    if (!item || item->data(0, Qt::UserRole).isNull()) return;
+    ui::openInEditor(item->data(0, Qt::UserRole).toString(), item->data(0, Qt::UserRole + 1).toInt());
+}
+
+void openInEditor(const QString& file, int line) {
+    const QString command = QSettings().value(QStringLiteral("editorCommand")).toString().trimmed();
+    if (!QFileInfo::exists(file)) {
+        QMessageBox::information(
+            nullptr, QObject::tr("Open in editor"),
+            QObject::tr("%1 does not exist on this machine (the capture may come from another one).")
+                .arg(file));
+        return;
+    }
+    if (command.isEmpty()) {
+        QDesktopServices::openUrl(QUrl::fromLocalFile(file));
+        return;
+    }
+    QStringList args = QProcess::splitCommand(command);
+    for (QString& a : args)
+        a.replace(QStringLiteral("{file}"), file).replace(QStringLiteral("{line}"), QString::number(line));
+    const QString program = args.takeFirst();
+    if (!QProcess::startDetached(program, args))
+        QMessageBox::warning(nullptr, QObject::tr("Open in editor"),
+                             QObject::tr("Could not start %1.").arg(program));
+}
+
+} // namespace vs::ui

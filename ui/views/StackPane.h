@@ -1,0 +1,45 @@
+#pragma once
+// Details of the selected event: what happened and its call stack, user frames emphasised and
+// internal frames (PyTorch, CPython, C++ runtime) folded behind a toggle; copy, open in editor.
+#include "session/CaptureLoader.h"
+
+#include <QWidget>
+
+class QCheckBox;
+class QLabel;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace vs::ui {
+
+class StackPane : public QWidget {
+    Q_OBJECT
+  public:
+    explicit StackPane(QWidget* parent = nullptr);
+    void showEvent(AnalysisPtr analysis, size_t device, size_t event, int64_t originUs);
+    void clear();
+    void setShowInternal(bool on);
+    bool showInternal() const;
+    QString stackText() const; // what "Copy stack" puts on the clipboard
+    int visibleFrameCount() const;
+
+  signals:
+    void showInternalChanged(bool on);
+
+  private:
+    void rebuild();
+    void openInEditor(QTreeWidgetItem* item);
+
+    AnalysisPtr analysis_;
+    size_t device_ = 0, event_ = 0;
+    int64_t originUs_ = 0;
+    QLabel* header_;
+    QTreeWidget* frames_;
+    QCheckBox* internal_;
+};
+
+// Opens file:line with the user's configured editor command ({file} and {line} are replaced), or
+// with the desktop's default application for the file.
+void openInEditor(const QString& file, int line);
+
+} // namespace vs::ui

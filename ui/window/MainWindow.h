@@ -1,0 +1,128 @@
+#pragma once
+// The main window: timeline on top, event list and stack details below; menus, recent files,
+// drag and drop, background loading with progress and Cancel, export, persisted state.
+#include "session/CaptureLoader.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+#include <functional>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QSplitter;
+class QTableView;
+
+namespace vs::ui {
+
+class BlockMapPanel;
+class CapturePropertiesDialog;
+class DevicePicker;
+class FragmentationOverlay;
+class EventTableModel;
+class LeaksPanel;
+class LiveController;
+class MemoryMapView;
+class RegionSelector;
+class Session;
+class RetentionPanel;
+class StackPane;
+class TimelinePlot;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void openFile(const QString& path);
+    void setAnalysis(const QString& path, AnalysisPtr analysis); // also used headless and by tests
+    TimelinePlot* timeline() const { return timeline_; }
+    QTableView* eventTable() const { return table_; }
+    StackPane* stackPane() const { return stack_; }
+    LeaksPanel* leaksPanel() const { return leaks_; }
+    void showLeaksTab();
+    void showBlockMapTab();
+    BlockMapPanel* blockMap() const { return blockMap_; }
+    RetentionPanel* retentionPanel() const { return retention_; }
+    void showRetentionTab();
+    CaptureLoader* loader() const { return loader_; }
+    RegionSelector* regionSelector() const { return regions_; }
+    QString regionStatus() const; // the selected region's sentence in the status bar
+    QString summaryMarkdown() const;
+    AnalysisPtr analysis() const;
+    Session* session() const { return session_; }
+
+  protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+  private:
+    void buildMenus();
+    void buildGoMenu();
+    void linkViews(); // selections that follow each other across views (MainWindowLinks.cpp)
+    void linkBlockMap();
+    void stepMarkedEvent(bool forward);
+    void buildStatusBar();
+    void restoreSettings();
+    void updateRecentMenu();
+    void addRecent(const QString& path);
+    void onLoaded(const QString& path, AnalysisPtr analysis);
+    void onFailed(const QString& path, const QString& message);
+    void onCursor(double seconds);
+    void onSelection(double from, double to);
+    void selectEventAt(double seconds);
+    void onEventSelected(int row);
+    void exportTimeline();
+    void exportWindow();
+    void exportWith(const QString& title, const QString& suggested,
+                    const std::function<QString(const QString&)>& write);
+    void chooseEditor();
+    void showAbout();
+    void setBusy(bool busy);
+    void chooseFragmentationRequest();
+
+    void onOpened();
+    void onDeviceChanged(size_t device);
+    QString fileText() const;
+
+  public:
+    MemoryMapView* memoryMap() const { return memoryMap_; }
+    // Waits for the leak analysis and the fragmentation series and shows them (headless use, tests).
+    void waitForBackgroundWork();
+    LiveController* live() const { return live_; }
+    void showProperties();                       // File > Capture Properties (non-modal)
+    CapturePropertiesDialog* properties() const; // the open one, or null
+
+  private:
+    CaptureLoader* loader_;
+    LiveController* live_;
+    TimelinePlot* timeline_;
+    EventTableModel* model_;
+    QTableView* table_;
+    StackPane* stack_;
+    LeaksPanel* leaks_;
+    BlockMapPanel* blockMap_;
+    RetentionPanel* retention_;
+    RegionSelector* regions_;
+    class QTabWidget* details_;
+    QSplitter *outer_, *lower_;
+    QLabel *warnings_, *fileLabel_, *cursorLabel_, *selectionLabel_, *regionLabel_;
+    QProgressBar* progress_;
+    QPushButton* cancel_;
+    QMenu* recentMenu_;
+    Session* session_; // the open capture and what is selected in it: the one owner of that state
+    DevicePicker* devices_;
+    FragmentationOverlay* fragmentation_;
+    bool clickedOnTimeline_ = false;
+    bool fromBlockMap_ = false;
+    bool keepDetails_ = false; // an event selected by a click on a ramp: leave the details tabs alone
+    MemoryMapView* memoryMap_;
+    QAction* propertiesAct_ = nullptr;
+    QPointer<CapturePropertiesDialog> properties_;
+};
+
+} // namespace vs::ui

@@ -1,0 +1,234 @@
+// MainWindow's menus and the actions behind them; every menu entry has a shortcut.
+#include "views/CapturePropertiesDialog.h"
+#include "models/EventTableModel.h"
+#include "window/Exporter.h"
+#include "live/LiveController.h"
+#include "timeline/FragmentationOverlay.h"
+#include "window/MainWindow.h"
+#include "window/RegionSelector.h"
+#include "views/StackPane.h"
+#include "timeline/TimelinePlot.h"
+#include "session/Session.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+
+namespace vs::ui {
+
+namespace {
+constexpr int kMaxRecent = 10;
+const char* kOpenFilter = QT_TRANSLATE_NOOP(
+    "MainWindow",
+    "Captures (*.vscap *.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;vramscope recordings (*.vscap);;"
+    "PyTorch memory snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;All files (*)");
+} // namespace
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open\u2026"), QKeySequence::Open, this, [this] {
+        const QString dir = QSettings().value(QStringLiteral("lastDir")).toString();
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), dir, tr(kOpenFilter));
+        if (path.isEmpty()) return;
+        QSettings().setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());
+        openFile(path);
+    });
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
+        if (!session_->path().isEmpty()) openFile(session_->path());
+    });
+    file->addSeparator();
+    file->addAction(tr("&Export Timeline\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    &MainWindow::exportTimeline);
+    file->addAction(tr("Export &Window\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
+                    &MainWindow::exportWindow);
+    file->addAction(tr("Copy &Image"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
+        QApplication::clipboard()->setPixmap(timeline_->toPixmap());
+        statusBar()->showMessage(tr("Timeline image copied"), 3000);
+    });
+    file->addAction(tr("Copy &Summary (Markdown)"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C), this,
+                    [this] {
+                        QApplication::clipboard()->setText(summaryMarkdown());
+                        statusBar()->showMessage(tr("Summary copied as Markdown"), 3000);
+                    });
+    file->addSeparator();
+    propertiesAct_ = file->addAction(tr("Capture &Properties\u2026"), QKeySequence(Qt::CTRL | Qt::Key_I),
+                                     this, &MainWindow::showProperties);
+    propertiesAct_->setToolTip(
+        tr("The file, devices, allocator settings, recorder and modules of this capture"));
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(tr("Copy &Stack"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), this,
+                    [this] { QApplication::clipboard()->setText(stack_->stackText()); });
+    edit->addAction(tr("&Editor Command\u2026"), QKeySequence(Qt::CTRL | Qt::Key_Comma), this,
+                    &MainWindow::chooseEditor);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Fit All"), QKeySequence(Qt::Key_Home), timeline_, &TimelinePlot::fitAll);
+    view->addAction(tr("Zoom &Back"), QKeySequence(Qt::ALT | Qt::Key_Left), timeline_,
+                    &TimelinePlot::zoomBack);
+    view->addAction(tr("Zoom &Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), timeline_,
+                    &TimelinePlot::zoomForward);
+    view->addAction(tr("Zoom to &Selection"), QKeySequence(Qt::Key_Z), this, [this] {
+        if (auto s = timeline_->selection()) timeline_->setVisibleRange(*s);
+    });
+    view->addAction(tr("&Clear Selection / Cancel"), QKeySequence(Qt::Key_Escape), this, [this] {
+        if (loader_->busy())
+            loader_->cancel();
+        else
+            timeline_->setSelection(std::nullopt);
+    });
+    QAction* frag = view->addAction(tr("Show F&ragmentation"));
+    frag->setCheckable(true);
+    frag->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
+    frag->setToolTip(
+        tr("Largest free block over time, and where a request of the chosen size would need a new segment"));
+    frag->setChecked(QSettings().value(QStringLiteral("showFragmentation"), true).toBool());
+    timeline_->setFragmentationVisible(frag->isChecked());
+    connect(frag, &QAction::toggled, this, [this](bool on) {
+        QSettings().setValue(QStringLiteral("showFragmentation"), on);
+        timeline_->setFragmentationVisible(on);
+    });
+    view->addAction(tr("Fragmentation &Request Size\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+                    this, &MainWindow::chooseFragmentationRequest);
+    QAction* internal = view->addAction(tr("Show &Internal Frames"));
+    internal->setCheckable(true);
+    internal->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    internal->setChecked(QSettings().value(QStringLiteral("showInternalFrames"), false).toBool());
+    connect(internal, &QAction::toggled, stack_, &StackPane::setShowInternal);
+    connect(stack_, &StackPane::showInternalChanged, internal, &QAction::setChecked);
+
+    buildGoMenu();
+    QMenu* capture = menuBar()->addMenu(tr("&Capture"));
+    live_->addActions(capture);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About vramscope"), QKeySequence::HelpContents, this, &MainWindow::showAbout);
+}
+
+// Stepping through what the analyses found: growth regions in time order, marked events.
+void MainWindow::buildGoMenu() {
+    QMenu* go = menuBar()->addMenu(tr("&Go"));
+    go->setToolTipsVisible(true);
+    QAction* next = go->addAction(tr("&Next Growth Region"), QKeySequence(Qt::CTRL | Qt::Key_BracketRight),
+                                  regions_, &RegionSelector::selectNext);
+    next->setToolTip(tr("Select the next growth region in time: shaded, explained in the Leaks tab, its "
+                        "blocks marked in the block map"));
+    QAction* previous = go->addAction(tr("&Previous Growth Region"),
+                                      QKeySequence(Qt::CTRL | Qt::Key_BracketLeft), regions_,
+                                      &RegionSelector::selectPrevious);
+    previous->setToolTip(tr("Select the previous growth region in time"));
+    go->addSeparator();
+    QAction* nextMark = go->addAction(tr("Next &Marked Event"), QKeySequence(Qt::Key_F3), this,
+                                      [this] { stepMarkedEvent(true); });
+    nextMark->setToolTip(tr("The next allocation of the group shown with \"Show Allocations in the Event List\""));
+    QAction* prevMark = go->addAction(tr("Previous Marked &Event"), QKeySequence(Qt::SHIFT | Qt::Key_F3), this,
+                                      [this] { stepMarkedEvent(false); });
+    prevMark->setToolTip(tr("The previous marked allocation in the event list"));
+}
+
+void MainWindow::updateRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (int i = 0; i < recent.size(); ++i) {
+        QAction* a =
+            recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(recent[i]).fileName()));
+        a->setToolTip(recent[i]);
+        if (i < 9) a->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
+        const QString path = recent[i];
+        connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+    }
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings s;
+    QStringList recent = s.value(QStringLiteral("recentFiles")).toStringList();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(abs);
+    recent.prepend(abs);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    s.setValue(QStringLiteral("recentFiles"), recent);
+    updateRecentMenu();
+}
+
+void MainWindow::exportTimeline() {
+    if (session_->isOpen())
+        exportWith(tr("Export timeline"), QFileInfo(session_->path()).completeBaseName() + "-timeline.png",
+                   [this](const QString& path) { return exportPlot(timeline_, path); });
+}
+
+void MainWindow::exportWindow() {
+    exportWith(tr("Export window"), QStringLiteral("vramscope.png"),
+               [this](const QString& path) { return exportWidget(this, path); });
+}
+
+void MainWindow::exportWith(const QString& title, const QString& suggested,
+                            const std::function<QString(const QString&)>& write) {
+    const QString path = QFileDialog::getSaveFileName(this, title, suggested, imageFileFilter());
+    if (path.isEmpty()) return;
+    const QString error = write(path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, title, error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+}
+
+void MainWindow::chooseFragmentationRequest() {
+    bool ok = false;
+    const double mib = QInputDialog::getDouble(
+        this, tr("Fragmentation request size"),
+        tr("Mark the moments where a request of this many MiB would have needed a new segment\n"
+           "although at least that much memory sat free in the cache:"),
+        QSettings().value(QStringLiteral("fragmentationRequestMiB"), 20).toDouble(), 0.001, 1e7, 3, &ok);
+    if (!ok) return;
+    QSettings().setValue(QStringLiteral("fragmentationRequestMiB"), mib);
+    fragmentation_->recompute(); // the marks follow the new request size
+}
+
+void MainWindow::chooseEditor() {
+    bool ok = false;
+    const QString current = QSettings().value(QStringLiteral("editorCommand")).toString();
+    const QString command =
+        QInputDialog::getText(this, tr("Editor command"),
+                              tr("Command to open a source file; {file} and {line} are replaced.\n"
+                                 "Examples: code -g {file}:{line}   \u2022   kate --line {line} {file}\n"
+                                 "Leave empty to use the desktop's default application."),
+                              QLineEdit::Normal, current, &ok);
+    if (ok) QSettings().setValue(QStringLiteral("editorCommand"), command);
+}
+
+void MainWindow::showProperties() {
+    if (!session_->isOpen()) return;
+    auto* d = new CapturePropertiesDialog(captureFacts(*session_->analysis(), uint64_t(QFileInfo(session_->path()).size())), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->show();
+    properties_ = d;
+}
+
+CapturePropertiesDialog* MainWindow::properties() const {
+    return properties_;
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(this, tr("About vramscope"),
+                       tr("<h3>vramscope %1</h3><p>GPU memory timelines from PyTorch memory snapshots.</p>"
+                          "<p><b>Timeline</b>: wheel zooms time, drag pans, Ctrl+drag zooms to a rectangle, "
+                          "Shift+drag selects a "
+                          "range, double-click or Home fits, Alt+Left/Right walks the zoom history, Z zooms "
+                          "to the selection, "
+                          "Esc clears it. Click to select the event at that moment; a click on a ramp selects its "
+                          "growth region, Ctrl+] / Ctrl+[ step through the regions.</p>")
+                           .arg(QApplication::applicationVersion()));
+}
+
+} // namespace vs::ui

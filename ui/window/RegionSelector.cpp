@@ -1,0 +1,161 @@
+#include "window/RegionSelector.h"
+
+#include "views/BlockMapPanel.h"
+#include "common/ByteAxisTicker.h"
+#include "views/LeaksPanel.h"
+#include "views/RegionListView.h"
+#include "timeline/TimelinePlot.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace vs::ui {
+
+RegionSelector::RegionSelector(TimelinePlot* timeline, LeaksPanel* leaks, BlockMapPanel* blockMap, QObject* parent)
+    : QObject(parent), timeline_(timeline), leaks_(leaks), blockMap_(blockMap) {
+    connect(leaks_, &LeaksPanel::reportReady, this, &RegionSelector::onReport);
+    connect(timeline_, &TimelinePlot::regionClicked, this, [this](size_t lane, int id) {
+        if (lane == device_ && id >= 0 && size_t(id) < regions().size()) apply(regions()[size_t(id)], id, true, true);
+    });
+    connect(leaks_->regionList(), &RegionListView::regionChosen, this, &RegionSelector::select);
+}
+
+void RegionSelector::reset(AnalysisPtr analysis, size_t device) {
+    analysis_ = std::move(analysis);
+    device_ = device;
+    loaded_ = false;
+    regions_ = {};
+    selected_.reset();
+    selectedIndex_ = -1;
+    for (size_t lane = 0; analysis_ && lane < analysis_->deviceCount(); ++lane) timeline_->setRegions(lane, {});
+    blockMap_->markAllocations({});
+}
+
+double RegionSelector::seconds(uint32_t event) const {
+    const DeviceTrace& t = analysis_->trace(device_);
+    return event < t.eventCount() ? double(t.timeUs[event] - timeline_->originUs()) / 1e6 : 0.0;
+}
+
+void RegionSelector::onReport() {
+    if (!analysis_ || leaks_->device() != device_) return;
+    if (!loaded_) loadRegions();
+    // A report of the detected window that explains a region: the capture's problem, shown at once,
+    // then explained on its own (its survivors by stack) as a click on it would.
+    const LeakReport& rep = leaks_->report();
+    if (rep.autoWindow && rep.region) apply(*rep.region, indexOf(*rep.region), true, false);
+}
+
+// The regions are the same in every report of a device: take them once, for hover, click and list.
+void RegionSelector::loadRegions() {
+    regions_ = leaks_->report().regions;
+    loaded_ = true;
+    QVector<RegionSpan> spans;
+    for (size_t i = 0; i < regions().size(); ++i) {
+        const GrowthRegion& r = regions()[i];
+        spans.push_back({seconds(r.first), seconds(r.last), int(i), RegionTableModel::describe(r)});
+    }
+    timeline_->setRegions(device_, spans);
+    leaks_->regionList()->setRegions(analysis_->capture(), analysis_->trace(device_), timeline_->originUs(),
+                                     regions());
+}
+
+int RegionSelector::indexOf(const GrowthRegion& r) const {
+    for (size_t i = 0; i < regions().size(); ++i)
+        if (regions()[i].first == r.first && regions()[i].last == r.last && regions()[i].kind == r.kind)
+            return int(i);
+    return -1;
+}
+
+void RegionSelector::select(int index) {
+    if (index < 0 || size_t(index) >= regions().size()) return;
+    const GrowthRegion& r = regions()[size_t(index)];
+    reveal(seconds(r.first), seconds(r.last)); // chosen from the list or the keyboard: bring it into view
+    apply(r, index, true, true);
+}
+
+void RegionSelector::apply(const GrowthRegion& r, int index, bool explain, bool byUser) {
+    selected_ = r;
+    selectedIndex_ = index;
+    const double from = seconds(r.first), to = seconds(r.last);
+    timeline_->setGrowthRegion(QCPRange(from, to));
+    leaks_->regionList()->selectRegion(index);
+    // the block map at the ramp's top, where every kept block is alive, those blocks marked
+    blockMap_->setMoment(size_t(r.last) + 1);
+    std::vector<uint32_t> events;
+    const auto& lifetimes = leaks_->lifetimes();
+    for (uint32_t a : r.allocations)
+        if (a < lifetimes.size()) events.push_back(lifetimes[a].alloc);
+    blockMap_->markAllocations(std::move(events));
+    if (explain) leaks_->analyseRegion(analysis_, device_, r);
+    QString sentence = tr("%1, %2 s \u2013 %3 s").arg(RegionTableModel::describe(r)).arg(from, 0, 'f', 3).arg(to, 0, 'f', 3);
+    if (!r.releasedBy.empty()) sentence += tr("; released: %1").arg(QString::fromStdString(r.releasedBy));
+    emit regionSelected(sentence, byUser);
+}
+
+void RegionSelector::reveal(double from, double to) {
+    const QCPRange v = timeline_->visibleRange();
+    if (from >= v.lower && to <= v.upper) return;
+    if (to - from < v.size() * 0.9)
+        timeline_->setVisibleRange(QCPRange((from + to) / 2 - v.size() / 2, (from + to) / 2 + v.size() / 2));
+    else
+        timeline_->setVisibleRange(QCPRange(from - (to - from) * 0.05, to + (to - from) * 0.05));
+}
+
+std::vector<size_t> RegionSelector::timeOrder() const {
+    std::vector<size_t> order(regions().size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+        return regions()[a].first < regions()[b].first;
+    });
+    return order;
+}
+
+void RegionSelector::selectNext() {
+    const auto order = timeOrder();
+    const auto at = std::find(order.begin(), order.end(), size_t(selectedIndex_));
+    if (selectedIndex_ >= 0 && at != order.end()) { // a listed region: the one after it
+        if (at + 1 != order.end()) select(int(*(at + 1)));
+        return;
+    }
+    for (size_t i : order) // none, or an iteration's rise: the first region starting after it
+        if (!selected_ || regions()[i].first > selected_->first) return select(int(i));
+}
+
+void RegionSelector::selectPrevious() {
+    const auto order = timeOrder();
+    const auto at = std::find(order.begin(), order.end(), size_t(selectedIndex_));
+    if (selectedIndex_ >= 0 && at != order.end()) {
+        if (at != order.begin()) select(int(*(at - 1)));
+        return;
+    }
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+        if (!selected_ || regions()[*it].first < selected_->first) return select(int(*it));
+}
+
+bool RegionSelector::selectRampAt(double at) {
+    const Iterations& its = regions_.iterations;
+    if (!loaded_ || its.count() < 3 || leaks_->lifetimes().empty()) return false;
+    const DeviceTrace& t = analysis_->trace(device_);
+    const auto us = timeline_->originUs() + int64_t(std::floor(at * 1e6));
+    const auto after = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin();
+    const auto event = uint32_t(std::max<ptrdiff_t>(0, after - 1));
+    // zoomed in far enough that the iteration under the click fills an eighth of the view
+    const size_t k = its.indexOf(event);
+    const uint32_t from = k == 0 ? 0 : its.starts[k - 1];
+    const uint32_t to = k < its.count() ? its.starts[k] : uint32_t(t.eventCount() - 1);
+    if (seconds(to) - seconds(from) < timeline_->visibleRange().size() / 8) return false;
+    const auto ramp = iterationRamp(*analysis_, device_, leaks_->lifetimes(), its, event); // O(iteration)
+    if (!ramp) return false;
+    apply(*ramp, -1, true, true);
+    return true;
+}
+
+void RegionSelector::clear() {
+    selected_.reset();
+    selectedIndex_ = -1;
+    leaks_->regionList()->selectRegion(-1);
+    timeline_->setGrowthRegion(std::nullopt);
+    blockMap_->markAllocations({});
+}
+
+} // namespace vs::ui
