@@ -4,6 +4,7 @@
 #include "analysis/FrameFilter.h"
 #include "analysis/LeakDiagnosis.h"
 #include "analysis/PhasePeaks.h"
+#include "compare/BaselineGate.h"
 #include "util/Format.h"
 
 #include <fstream>
@@ -93,29 +94,52 @@ bool peakGrowthOver(const CaptureAnalysis& a, size_t d, const LeakReport& rep, d
     return over;
 }
 
+// The regression gate against a known-good capture: a device's peak over the baseline's by more
+// than the limit.
+bool baselineOver(const CaptureAnalysis& run, const std::string& baselinePath, double limitPercent,
+                  std::ostream& report) {
+    const auto base = openCapture(baselinePath);
+    bool over = false;
+    for (const auto& c : baselineGate(run, *base, limitPercent)) {
+        report << (c.failed ? "FAIL" : "ok") << ": " << c.sentence << "\n";
+        if (c.failed && !c.largestDifference.empty()) report << "  " << c.largestDifference << "\n";
+        over |= c.failed;
+    }
+    return over;
+}
+
 } // namespace
 
 LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args);
 void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, std::ostream& out,
                     size_t maxGroups);
 
-// `check FILE [--max-growth BYTES] [--max-peak-growth PCT] [--device N] [--json] [--junit OUT.xml]`:
-// the CI gate. Exit 1 when the growth (a leak or an accumulation) exceeds BYTES, or the peak of a
-// phase rises by more than PCT over the previous phase (on any device unless --device), 0 when not.
+// `check FILE [--max-growth BYTES] [--max-peak-growth PCT] [--baseline BASE --max-peak-regression PCT]
+// [--device N] [--json] [--junit OUT.xml]`: the CI gate. Exit 1 when the growth (a leak or an
+// accumulation) exceeds BYTES, the peak of a phase rises by more than PCT over the previous phase (on
+// any device unless --device), or a device's peak exceeds the baseline capture's by more than PCT.
 int runCheck(const std::vector<std::string>& args, std::ostream& out) {
-    CliArgs a(args, {"--json", "--alive-at-end"}, {"--max-growth", "--max-peak-growth", "--device", "--junit"});
+    CliArgs a(args, {"--json", "--alive-at-end"},
+              {"--max-growth", "--max-peak-growth", "--device", "--junit", "--baseline", "--max-peak-regression"});
     const bool growthGate = a.option("--max-growth").has_value(), peakGate = a.option("--max-peak-growth").has_value();
-    if (!growthGate && !peakGate) throw UsageError("check needs --max-growth BYTES or --max-peak-growth PCT");
+    const bool baseGate = a.option("--baseline").has_value();
+    if (baseGate != a.option("--max-peak-regression").has_value())
+        throw UsageError("--baseline BASE and --max-peak-regression PCT go together");
+    if (!growthGate && !peakGate && !baseGate)
+        throw UsageError("check needs --max-growth BYTES, --max-peak-growth PCT or --baseline BASE --max-peak-regression PCT");
     const double limit = growthGate ? nonNegative(a, "--max-growth", "a number of bytes") : 0;
     const double peakLimit = peakGate ? nonNegative(a, "--max-peak-growth", "a percentage") : 0;
+    const double regressionLimit = baseGate ? nonNegative(a, "--max-peak-regression", "a percentage") : 0;
     auto capture = openCapture(a.file());
-    std::vector<size_t> devices;
-    if (a.option("--device"))
+    std::ostringstream report;
+    bool failed = baseGate && baselineOver(*capture, *a.option("--baseline"), regressionLimit, report);
+    std::vector<size_t> devices; // for the growth and peak-per-phase gates
+    if (!growthGate && !peakGate)
+        ;
+    else if (a.option("--device"))
         devices.push_back(chooseDevice(*capture, a));
     else
         for (size_t d = 0; d < capture->deviceCount(); ++d) devices.push_back(d);
-    bool failed = false;
-    std::ostringstream report;
     for (size_t d : devices) {
         const LeakReport rep = leakReport(*capture, d, a);
         const bool over = growthGate && double(rep.growthBytes) > limit;
@@ -135,7 +159,9 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out) {
     if (auto junit = a.option("--junit"))
         writeJunit(*junit, a.file(), failed,
                    growthGate ? "GPU memory growth above " + humanBytes(int64_t(limit))
-                              : "GPU memory peak per phase rising above " + std::to_string(peakLimit) + " %",
+                   : peakGate ? "GPU memory peak per phase rising above " + std::to_string(peakLimit) + " %"
+                              : "GPU memory peak above the baseline's by more than " +
+                                    *a.option("--max-peak-regression") + " %",
                    report.str());
     return failed ? 1 : 0;
 }

@@ -6,7 +6,7 @@
 namespace vs::cli {
 
 CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::string>& flags,
-                 const std::set<std::string>& options) {
+                 const std::set<std::string>& options, size_t maxFiles) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a.rfind("--", 0) == 0) {
@@ -24,13 +24,13 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::strin
             } else {
                 throw UsageError("unknown option " + name);
             }
-        } else if (file_.empty()) {
-            file_ = a;
+        } else if (files_.size() < maxFiles) {
+            files_.push_back(a);
         } else {
             throw UsageError("unexpected argument '" + a + "'");
         }
     }
-    if (file_.empty()) throw UsageError("no input file given");
+    if (files_.empty()) throw UsageError("no input file given");
 }
 
 std::optional<std::string> CliArgs::option(const std::string& name) const {

@@ -20,6 +20,8 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out);
 int runConvert(const std::vector<std::string>& args, std::ostream& out);
 int runRetention(const std::vector<std::string>& args, std::ostream& out);
 int runRun(const std::vector<std::string>& args, std::ostream& out);
+int runCompare(const std::vector<std::string>& args, std::ostream& out);
+int runRanks(const std::vector<std::string>& args, std::ostream& out);
 
 // Shared by the commands: open the capture; choose the device (--device N, else the longest trace).
 std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path);

@@ -23,6 +23,15 @@ const char* kUsage =
     "                                           a range, the strongest growth region\n"
     "  check FILE --max-growth BYTES [--device N] [--json] [--junit OUT.xml]\n"
     "                                           CI gate: exit 1 when steady growth exceeds BYTES\n"
+    "  check FILE --baseline BASE --max-peak-regression PCT [--junit OUT.xml]\n"
+    "                                           exit 1 when the peak exceeds BASE's by more than PCT %\n"
+    "  compare A B [--a-range S:S] [--b-range S:S] [--device N] [--top K] [--json]\n"
+    "                                           B against A: setting, peaks per iteration (aligned by\n"
+    "                                           iteration), sites that differ, a verdict; A B the same\n"
+    "                                           file with two ranges compares two phases of one run\n"
+    "  ranks FILES...|FOLDER [--threads N] [--json]\n"
+    "                                           one capture per rank: peak, growth, OOMs per rank and\n"
+    "                                           the outlier ranks\n"
     "  convert IN OUT.vscap [--level N]         rewrite a capture as .vscap (zstd level N, default 3)\n"
     "  retention FILE [--json] [--groups K]     which Python objects keep the blocks alive (.vscap\n"
     "                                           recorded with retention): paths, groups, hints\n"
@@ -68,6 +77,10 @@ int main(int argc, char** argv) {
             rc = vs::cli::runRetention(args, std::cout);
         else if (cmd == "run")
             rc = vs::cli::runRun(args, std::cout);
+        else if (cmd == "compare")
+            rc = vs::cli::runCompare(args, std::cout);
+        else if (cmd == "ranks")
+            rc = vs::cli::runRanks(args, std::cout);
         else
             return fail("unknown command '" + cmd + "' (try --help)");
         std::cout.flush();

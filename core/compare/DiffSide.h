@@ -1,0 +1,28 @@
+#pragma once
+// One side of a comparison: a device of an analysed capture and the range of it compared (a whole
+// capture, or one phase of a run such as an epoch). Event indices, inclusive.
+#include "analysis/CaptureAnalysis.h"
+
+#include <cstdint>
+
+namespace vs {
+
+struct DiffSide {
+    const CaptureAnalysis* analysis = nullptr;
+    size_t device = 0;             // index into the capture's devices
+    uint32_t first = 0;            // first event of the range
+    uint32_t last = UINT32_MAX;    // last event of the range; clamped to the trace's last event
+
+    const DeviceTrace& trace() const { return analysis->trace(device); }
+    const ReplayResult& replay() const { return analysis->replay(device); }
+    uint32_t lastEvent() const {
+        const auto n = uint32_t(trace().eventCount());
+        return n == 0 ? 0 : (last < n ? last : n - 1);
+    }
+    bool empty() const { return trace().eventCount() == 0 || first > lastEvent(); }
+};
+
+// The whole of a device's trace.
+inline DiffSide wholeDevice(const CaptureAnalysis& a, size_t device) { return {&a, device, 0, UINT32_MAX}; }
+
+} // namespace vs

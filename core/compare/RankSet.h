@@ -1,0 +1,46 @@
+#pragma once
+// Many ranks of one distributed job (one capture per rank, as torchtitan, Megatron and verl dump
+// them): their summaries side by side and the ranks that stand out. Loading runs on every core, one
+// capture per worker at a time, and keeps only each rank's summary, so memory stays bounded by the
+// workers' captures whatever the number of ranks.
+#include "RankSummary.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace vs {
+
+struct RankOutlier {
+    size_t index = 0;     // into RankSet::ranks
+    bool peak = false, growth = false, oom = false;
+    std::string sentence; // "rank 3: peak 5.2 GiB, 1.8 GiB (53 %) above the median of 8 ranks (3.4 GiB)"
+};
+
+struct RankSet {
+    std::vector<RankSummary> ranks; // by rank
+    std::vector<RankOutlier> outliers;
+    int64_t medianPeak = 0, medianGrowth = 0;
+    int64_t firstUs = 0, lastUs = 0; // the span of every rank together
+
+    size_t readable() const;
+};
+
+struct RankLoadOptions {
+    unsigned threads = 0; // 0: the cores there are
+    std::function<void(size_t done, size_t total)> progress; // called from the workers
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+// The capture files of a folder (.pickle, .pickle.gz/.zst/.xz, .vscap), by rank.
+std::vector<std::string> rankFiles(const std::string& folder);
+
+// Reads and summarises every file (an unreadable one keeps its error and is left out of the
+// statistics); ranks not named by their files are numbered in the order given. Throws Cancelled.
+RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& options = {});
+
+// Sorts by rank, computes the medians, the common span and the outliers (loadRanks does this).
+void finishRankSet(RankSet& set);
+
+} // namespace vs

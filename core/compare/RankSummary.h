@@ -1,0 +1,47 @@
+#pragma once
+// What the rank view keeps of one rank's capture once it is analysed: peaks, final values, growth,
+// OOMs, its iterations and a fixed-size profile of allocated/reserved over time (the heatmap's row).
+// Small (a few tens of KB) so that 1024 ranks fit; the full analysis is dropped and reopened on
+// demand.
+#include "analysis/CaptureAnalysis.h"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vs {
+
+struct RankSummary {
+    static constexpr size_t kBins = 2048; // per rank, over its own first..last event
+
+    int rank = -1;       // from the file name (rank3, rank_03, rank-3) or the order given
+    std::string path;
+    std::string error;   // why it could not be read; the other fields are then empty
+    int device = 0;      // the device with the longest trace (the rank's own GPU)
+    size_t events = 0;
+    int64_t firstUs = 0, lastUs = 0;
+    int64_t peakAllocated = 0, peakReserved = 0, finalAllocated = 0, finalReserved = 0;
+    // Allocated at the start of the last iteration minus at the start of the first (without
+    // iterations: final minus the allocated before the first event).
+    int64_t growth = 0;
+    uint32_t ooms = 0;
+    std::string marker;                  // what marks its iterations
+    std::vector<int64_t> stepUs;         // when each iteration begins
+    std::vector<int64_t> stepPeak;       // highest allocated in each iteration
+    std::vector<int64_t> binAllocated;   // highest allocated in each of kBins equal slices of time
+    std::vector<int64_t> binReserved;
+
+    bool ok() const { return error.empty(); }
+    // The time slice of `us` (clamped), and the slice's start.
+    size_t binOf(int64_t us) const;
+    int64_t binStartUs(size_t bin) const;
+};
+
+// The rank a file name gives ("trace_rank12.pickle" -> 12), or -1.
+int rankFromPath(const std::string& path);
+
+// Summarises an analysed capture's longest device.
+RankSummary summariseRank(const CaptureAnalysis& a, const std::atomic<bool>* cancel = nullptr);
+
+} // namespace vs
