@@ -22,6 +22,7 @@ int runRetention(const std::vector<std::string>& args, std::ostream& out);
 int runRun(const std::vector<std::string>& args, std::ostream& out);
 int runCompare(const std::vector<std::string>& args, std::ostream& out);
 int runRanks(const std::vector<std::string>& args, std::ostream& out);
+int runWhatIf(const std::vector<std::string>& args, std::ostream& out);
 
 // Shared by the commands: open the capture; choose the device (--device N, else the longest trace).
 std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path);

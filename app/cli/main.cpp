@@ -39,6 +39,10 @@ const char* kUsage =
     "                                           run any CUDA program with the CUPTI agent: its device\n"
     "                                           memory (cudaMalloc, pools, VMM) with native stacks\n"
     "                                           (none: cheaper, without call sites)\n"
+    "  whatif FILE --conf \"key:value,...\" [--capacity BYTES] [--device N] [--json] [--sweep]\n"
+    "                                           simulate PyTorch's caching allocator over the capture's\n"
+    "                                           requests under other PYTORCH_CUDA_ALLOC_CONF settings\n"
+    "                                           (--sweep: 16 common settings ranked by peak reserved)\n"
     "\n"
     "exit status: 0 success, 1 check failed, 2 bad input or usage (one line on stderr)\n";
 
@@ -81,6 +85,8 @@ int main(int argc, char** argv) {
             rc = vs::cli::runCompare(args, std::cout);
         else if (cmd == "ranks")
             rc = vs::cli::runRanks(args, std::cout);
+        else if (cmd == "whatif")
+            rc = vs::cli::runWhatIf(args, std::cout);
         else
             return fail("unknown command '" + cmd + "' (try --help)");
         std::cout.flush();
