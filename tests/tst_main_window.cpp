@@ -326,7 +326,7 @@ void TestMainWindow::leaksPanelShowsTheLeak() {
     QVERIFY(panel->sparkline()->pointCount() >= top.count);
     QCPGraph* marks = nullptr;
     for (int i = 0; i < w->timeline()->graphCount(); ++i)
-        if (w->timeline()->graph(i)->name() == "selected group") marks = w->timeline()->graph(i);
+        if (w->timeline()->graph(i)->name() == "allocations of the selected Leaks group") marks = w->timeline()->graph(i);
     QVERIFY(marks);
     QCOMPARE(marks->data()->size(), int(top.count));
     // search keeps the path to train_and_keep in the top-down tree
@@ -630,7 +630,7 @@ void TestMainWindow::groupMarksLineUpAcrossViews() {
     panel->selectGroup(0);
     QCPGraph* marks = nullptr;
     for (int i = 0; i < w->timeline()->graphCount(); ++i)
-        if (w->timeline()->graph(i)->name() == "selected group") marks = w->timeline()->graph(i);
+        if (w->timeline()->graph(i)->name() == "allocations of the selected Leaks group") marks = w->timeline()->graph(i);
     QVERIFY(marks && marks->data()->size() > 0);
     QCPAxisRect* rect = w->timeline()->axisRect(0);
     const double lo = secondsOf(*w, region.first), hi = secondsOf(*w, region.last);

@@ -1,4 +1,5 @@
 // vramscope: the desktop viewer. Also renders views headless: vramscope FILE --screenshot OUT.png
+#include "common/Icons.h"
 #include "views/BlockMapPanel.h"
 #include "session/CaptureLoader.h"
 #include "window/Exporter.h"
@@ -101,13 +102,18 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("vramscope"));
     QApplication::setApplicationName(QStringLiteral("vramscope"));
     QApplication::setApplicationVersion(QStringLiteral(VRAMSCOPE_VERSION));
+    QApplication::setWindowIcon(vs::ui::icons::application());
+    QGuiApplication::setDesktopFileName(QStringLiteral("vramscope")); // the .desktop entry, for the dock
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("GPU memory timelines from PyTorch memory snapshots"));
+    parser.setApplicationDescription(QStringLiteral(
+        "Find GPU memory leaks: opens vramscope recordings (.vscap, from `python -m vramscope record`, "
+        "the CUPTI agent or a live session) and PyTorch memory snapshots "
+        "(torch.cuda.memory._dump_snapshot: .pickle, .pickle.gz, .pickle.zst)."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("files"),
-                                 QStringLiteral("Captures to open (.pickle, .pickle.gz, .pickle.zst)"),
+                                 QStringLiteral("Captures to open (.vscap, .pickle, .pickle.gz, .pickle.zst)"),
                                  QStringLiteral("[FILE...]"));
     QCommandLineOption shot(QStringLiteral("screenshot"),
                             QStringLiteral("Render a view of FILE to OUT (png, svg, pdf) and exit."),

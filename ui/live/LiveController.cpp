@@ -1,5 +1,7 @@
 #include "live/LiveController.h"
 
+#include "common/Icons.h"
+
 #include "live/FileFollower.h"
 #include "live/LiveSession.h"
 #include "analysis/CaptureAnalysis.h"
@@ -66,6 +68,7 @@ void LiveController::addActions(QMenu* menu) {
                                  this, [this] {
                                      if (listen()) showCommand();
                                  });
+    icons::set(listenAct_, QStringLiteral("listen"), window_->palette());
     listenAct_->setToolTip(
         tr("Open a private socket that a program recorded with the vramscope agent streams to"));
     stopAct_ = menu->addAction(tr("S&top Listening"), this, &LiveController::stopListening);
@@ -92,6 +95,7 @@ void LiveController::addActions(QMenu* menu) {
     menu->addSeparator();
     launchAct_ = menu->addAction(tr("Launch &Program\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L),
                                  this, &LiveController::askAndLaunch);
+    icons::set(launchAct_, QStringLiteral("launch"), window_->palette());
     launchAct_->setToolTip(tr("Run any CUDA program with the CUPTI agent and follow its device memory live"));
     updateActions();
 }

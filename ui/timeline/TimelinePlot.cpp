@@ -2,6 +2,7 @@
 
 #include "common/ByteAxisTicker.h"
 #include "common/TimelineColours.h"
+#include "session/Session.h"
 
 #include <QDateTime>
 #include <QToolTip>
@@ -74,6 +75,16 @@ void TimelinePlot::clearLanes() {
     growth_.reset();
 }
 
+void TimelinePlot::follow(Session* session) {
+    connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis()); });
+    connect(session, &Session::deviceChanged, this, [this](size_t device) {
+        setHighlightedEvent(-1, SIZE_MAX, false);
+        setSelection(std::nullopt);
+        setMarkedTimes(device, {});
+        setGrowthRegion(std::nullopt);
+    });
+}
+
 void TimelinePlot::setAnalysis(AnalysisPtr analysis) {
     clearLanes();
     analysis_ = std::move(analysis);
@@ -82,6 +93,7 @@ void TimelinePlot::setAnalysis(AnalysisPtr analysis) {
     if (lanes_.empty())
         plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("This capture holds no device")));
     applyColours();
+    if (!lanes_.empty()) applyOverlays();
     fitAll();
     back_.clear();
 }
@@ -130,61 +142,10 @@ void TimelinePlot::buildLane(size_t device) {
         legend_->setFillOrder(QCPLayoutGrid::foColumnsFirst);
         legend_->setLayer(QStringLiteral("legend"));
         legend_->setMargins(QMargins(0, 0, 0, 0));
-        // the filled series by their fill (their lines are hidden when zoomed out), active by its line
-        for (Series k : {Series::Allocated, Series::Reserved}) {
-            lane.bands[int(k)].fill->setName(lane.bands[int(k)].hi->name());
-            lane.bands[int(k)].fill->addToLegend(legend_);
-        }
-        lane.bands[int(Series::Active)].hi->addToLegend(legend_);
-        legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
     }
-    auto marker = [&](double at, const QString& label, const QPen& pen) {
-        auto* line = new QCPItemStraightLine(this);
-        line->setClipAxisRect(lane.rect);
-        for (auto* p : {line->point1, line->point2}) p->setAxes(x, y);
-        line->point1->setCoords(at, 0), line->point2->setCoords(at, 1);
-        line->setPen(pen);
-        auto* text = new QCPItemText(this);
-        text->setClipAxisRect(lane.rect);
-        text->position->setAxes(x, y);
-        text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        text->position->setCoords(at, 0.02);
-        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        text->setText(label);
-        text->setColor(pen.color());
-    };
-    const auto colours = TimelineColours::forPalette(palette());
-    for (size_t i = 0; i < t.eventCount(); ++i)
-        if (t.action[i] == Action::Oom)
-            marker(double(t.timeUs[i] - originUs_) / 1e6,
-                   tr("OOM (%1 asked)").arg(formatBytes(double(t.size[i]))), QPen(colours.oom, 1.5));
-    // Annotations (record_function regions): labelled lines when few, short ticks at the top when many.
-    std::vector<const Annotation*> starts;
-    for (const auto& a : analysis_->capture().annotations)
-        if (a.device == t.device && a.start) starts.push_back(&a);
-    if (starts.size() <= 30) {
-        for (const Annotation* a : starts) {
-            const auto name = analysis_->capture().strings.text(a->name);
-            marker(double(a->timeUs - originUs_) / 1e6,
-                   QString::fromUtf8(name.data(), qsizetype(name.size())),
-                   QPen(colours.annotation, 1, Qt::DotLine));
-        }
-    } else if (!starts.empty()) {
-        // Many: one impulse graph of short ticks along the top, on a hidden axis (0..1 is the top 3 %).
-        QCPAxis* ticksAxis = lane.rect->axis(QCPAxis::atRight);
-        ticksAxis->setRange(-32, 1);
-        ticksAxis->setVisible(false);
-        QCPGraph* ticks = addGraph(x, ticksAxis);
-        ticks->removeFromLegend();
-        ticks->setLineStyle(QCPGraph::lsImpulse);
-        QVector<QCPGraphData> points;
-        for (const Annotation* a : starts) points.push_back({double(a->timeUs - originUs_) / 1e6, 1.0});
-        ticks->data()->set(points, true);
-        QColor faint = colours.annotation;
-        faint.setAlpha(110);
-        ticks->setPen(QPen(faint, 1));
-        ticks->setName(tr("annotations"));
-    }
+    // the filled series are named by their fill (their lines are hidden when zoomed out)
+    for (Series k : {Series::Allocated, Series::Reserved}) lane.bands[int(k)].fill->setName(lane.bands[int(k)].hi->name());
+    buildMarkers(lane, device, x, y);
     lane.cursor = new QCPItemStraightLine(this);
     lane.cursor->setClipAxisRect(lane.rect);
     for (auto* p : {lane.cursor->point1, lane.cursor->point2}) p->setAxes(x, y);
@@ -219,6 +180,148 @@ void TimelinePlot::buildLane(size_t device) {
         emit visibleRangeChanged(want.lower, want.upper);
     });
     lanes_.push_back(std::move(lane));
+}
+
+// OOM markers (always: an OOM is the finding) and annotations (record_function regions, an overlay):
+// labelled lines when few enough for their labels not to run into each other, short ticks when many.
+void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y) {
+    const DeviceTrace& t = analysis_->trace(device);
+    const auto colours = TimelineColours::forPalette(palette());
+    auto marker = [&](double at, const QString& label, const QPen& pen) {
+        auto* line = new QCPItemStraightLine(this);
+        line->setClipAxisRect(lane.rect);
+        for (auto* p : {line->point1, line->point2}) p->setAxes(x, y);
+        line->point1->setCoords(at, 0), line->point2->setCoords(at, 1);
+        line->setPen(pen);
+        auto* text = new QCPItemText(this);
+        text->setClipAxisRect(lane.rect);
+        text->position->setAxes(x, y);
+        text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        text->position->setCoords(at, 0.02);
+        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        text->setText(label);
+        text->setColor(pen.color());
+        return std::pair<QCPAbstractItem*, QCPAbstractItem*>(line, text);
+    };
+    for (size_t i = 0; i < t.eventCount(); ++i)
+        if (t.action[i] == Action::Oom) {
+            marker(double(t.timeUs[i] - originUs_) / 1e6,
+                   tr("OOM (%1 asked)").arg(formatBytes(double(t.size[i]))), QPen(colours.oom, 1.5));
+            if (!lane.oomKey)
+                lane.oomKey = legendKey(x, y, tr("out of memory (OOM)"), QPen(colours.oom, 1.5));
+        }
+    std::vector<const Annotation*> starts;
+    for (const auto& a : analysis_->capture().annotations)
+        if (a.device == t.device && a.start) starts.push_back(&a);
+    if (starts.empty()) return;
+    const QPen pen(colours.annotation, 1, Qt::DotLine);
+    lane.annotationKey = legendKey(x, y, tr("annotations (record_function)"), pen);
+    if (starts.size() <= 12) {
+        for (const Annotation* a : starts) {
+            const auto name = analysis_->capture().strings.text(a->name);
+            const auto [line, text] = marker(double(a->timeUs - originUs_) / 1e6,
+                                             QString::fromUtf8(name.data(), qsizetype(name.size())), pen);
+            lane.annotationItems.push_back(line);
+            lane.annotationItems.push_back(text);
+        }
+        return;
+    }
+    // Many: one impulse graph of short ticks along the top, on a hidden axis (0..1 is the top 3 %).
+    QCPAxis* ticksAxis = lane.rect->axis(QCPAxis::atRight);
+    ticksAxis->setRange(-32, 1);
+    ticksAxis->setVisible(false);
+    lane.annotationTicks = addGraph(x, ticksAxis);
+    lane.annotationTicks->removeFromLegend();
+    lane.annotationTicks->setLineStyle(QCPGraph::lsImpulse);
+    QVector<QCPGraphData> points;
+    for (const Annotation* a : starts) points.push_back({double(a->timeUs - originUs_) / 1e6, 1.0});
+    lane.annotationTicks->data()->set(points, true);
+    QColor faint = colours.annotation;
+    faint.setAlpha(110);
+    lane.annotationTicks->setPen(QPen(faint, 1));
+}
+
+// An empty graph that only gives the legend an entry for marks drawn as items (lines, ticks).
+QCPGraph* TimelinePlot::legendKey(QCPAxis* x, QCPAxis* y, const QString& name, const QPen& pen) {
+    QCPGraph* g = addGraph(x, y);
+    g->removeFromLegend();
+    g->setName(name);
+    g->setPen(pen);
+    g->setLineStyle(QCPGraph::lsLine);
+    return g;
+}
+
+void TimelinePlot::setOverlayVisible(Overlay o, bool on) {
+    overlays_[int(o)] = on;
+    applyOverlays();
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePlot::applyOverlays() {
+    const bool active = overlays_[int(Overlay::Active)], frag = overlays_[int(Overlay::Fragmentation)],
+               notes = overlays_[int(Overlay::Annotations)];
+    for (auto& l : lanes_) {
+        l.bands[int(Series::Active)].hi->setVisible(active);
+        l.bands[int(Series::Active)].lo->setVisible(active);
+        l.bands[int(Series::Active)].fill->setVisible(active);
+        for (QCPGraph* g : {l.largestFree, l.newSegment, l.fragments})
+            if (g) g->setVisible(frag);
+        if (l.fragments) l.fragments->valueAxis()->setVisible(frag);
+        for (QCPAbstractItem* item : l.annotationItems) item->setVisible(notes);
+        if (l.annotationTicks) l.annotationTicks->setVisible(notes);
+    }
+    syncLegend();
+}
+
+// The legend names what is drawn now, nothing else: the two main series, then each visible overlay
+// and mark (one entry for all lanes; the first lane that has the mark gives it).
+void TimelinePlot::syncLegend() {
+    if (!legend_) return;
+    legend_->clearItems();
+    auto add = [this](QCPAbstractPlottable* p) {
+        if (p && !legend_->hasItemWithPlottable(p)) p->addToLegend(legend_);
+    };
+    auto first = [this](auto member) -> QCPAbstractPlottable* {
+        for (const Lane& l : lanes_)
+            if (QCPAbstractPlottable* p = member(l)) return p;
+        return nullptr;
+    };
+    const Lane& l0 = lanes_.front();
+    add(l0.bands[int(Series::Allocated)].fill);
+    add(l0.bands[int(Series::Reserved)].fill);
+    if (overlays_[int(Overlay::Active)]) add(l0.bands[int(Series::Active)].hi);
+    if (overlays_[int(Overlay::Fragmentation)]) {
+        add(first([](const Lane& l) { return l.largestFree; }));
+        add(first([](const Lane& l) { return l.fragments; }));
+        add(first([](const Lane& l) { return l.newSegment; }));
+    }
+    if (overlays_[int(Overlay::Annotations)]) add(first([](const Lane& l) { return l.annotationKey; }));
+    add(first([](const Lane& l) { return l.oomKey; }));
+    add(first([](const Lane& l) { return l.marks && !l.marks->data()->isEmpty() ? l.marks : nullptr; }));
+    legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
+}
+
+QStringList TimelinePlot::legendNames() const {
+    QStringList names;
+    for (int i = 0; legend_ && i < legend_->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend_->item(i)))
+            names << item->plottable()->name();
+    return names;
+}
+
+// The shaded marks under a moment, named for the tooltip (the legend names the lines and ticks).
+QString TimelinePlot::marksAt(size_t lane, double seconds) const {
+    QStringList marks;
+    auto inside = [seconds](const std::optional<QCPRange>& r) { return r && r->contains(seconds); };
+    if (inside(selection_)) marks << tr("purple shading: the selected range (Shift+drag; Esc clears)");
+    if (inside(growth_)) marks << tr("red shading: the growth region explained in the Leaks tab");
+    const Lane& l = lanes_[lane];
+    if (l.lifetime->visible() && QCPRange(l.lifetime->topLeft->coords().x(), l.lifetime->bottomRight->coords().x()).contains(seconds))
+        marks << tr("green bar: the lifetime of the block clicked in the block map");
+    if (l.highlight->visible() &&
+        std::abs(l.highlight->point1->coords().x() - seconds) < visibleRange().size() / 100)
+        marks << tr("yellow line: the event selected in the event list");
+    return marks.isEmpty() ? QString() : QStringLiteral("<br><span style='color:gray'>") + marks.join(QStringLiteral("<br>")) + QStringLiteral("</span>");
 }
 
 TimelinePlot::Band TimelinePlot::makeBand(QCPAxis* x, QCPAxis* y, const QString& name,
@@ -407,7 +510,7 @@ QString TimelinePlot::tooltipAt(size_t device, double seconds) const {
     s += tr("<br>allocated %1<br>active %2<br>reserved %3<br>cached %4")
              .arg(formatBytes(double(v.allocated)), formatBytes(double(v.active)),
                   formatBytes(double(v.reserved)), formatBytes(double(v.reserved - v.allocated)));
-    return s;
+    return s + marksAt(device, seconds);
 }
 
 size_t TimelinePlot::laneAt(const QPointF& pos) const {
@@ -494,11 +597,12 @@ void TimelinePlot::setMarkedTimes(size_t lane, const QVector<double>& seconds) {
         l.marks = addGraph(l.rect->axis(QCPAxis::atBottom), hidden);
         l.marks->setLineStyle(QCPGraph::lsImpulse);
         l.marks->setPen(QPen(TimelineColours::forPalette(palette()).selection, 1.5));
-        l.marks->setName(tr("selected group"));
+        l.marks->setName(tr("allocations of the selected Leaks group"));
     }
     QVector<QCPGraphData> points;
     for (double t : seconds) points.push_back({t, 1.0});
     l.marks->data()->set(points, false);
+    syncLegend();
     replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -513,10 +617,6 @@ void TimelinePlot::setFragmentation(size_t lane, const QVector<QCPGraphData>& la
         l.largestFree->setName(tr("largest free block"));
         l.largestFree->setPen(QPen(c.annotation, 1.2, Qt::DotLine));
         l.largestFree->setLineStyle(QCPGraph::lsStepLeft);
-        if (lane == 0 && legend_) {
-            l.largestFree->addToLegend(legend_);
-            legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
-        }
         QCPAxis* top = l.rect->addAxis(QCPAxis::atRight);
         top->setVisible(false);
         top->setRange(-30, 1); // 0..1: the top 3 % of the lane
@@ -533,10 +633,6 @@ void TimelinePlot::setFragmentation(size_t lane, const QVector<QCPGraphData>& la
         l.fragments->setName(tr("free fragments"));
         l.fragments->setPen(QPen(c.selection, 1, Qt::DashDotLine));
         l.fragments->setLineStyle(QCPGraph::lsStepLeft);
-        if (lane == 0 && legend_) {
-            l.fragments->addToLegend(legend_);
-            legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
-        }
     }
     l.largestFree->data()->set(largestFree, true);
     l.fragments->data()->set(fragments, true);
@@ -546,8 +642,7 @@ void TimelinePlot::setFragmentation(size_t lane, const QVector<QCPGraphData>& la
     QVector<QCPGraphData> ticks;
     for (double t : newSegmentAt) ticks.push_back({t, 1.0});
     l.newSegment->data()->set(ticks, true);
-    for (QCPGraph* g : {l.largestFree, l.newSegment, l.fragments}) g->setVisible(fragmentationVisible_);
-    l.fragments->valueAxis()->setVisible(fragmentationVisible_);
+    applyOverlays();
     replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -559,16 +654,6 @@ void TimelinePlot::setLifetime(size_t lane, std::optional<QCPRange> span) {
             lanes_[i].lifetime->topLeft->setCoords(span->lower, 0.96),
                 lanes_[i].lifetime->bottomRight->setCoords(span->upper, 1.0);
     }
-    replot(QCustomPlot::rpQueuedReplot);
-}
-
-void TimelinePlot::setFragmentationVisible(bool on) {
-    fragmentationVisible_ = on;
-    for (auto& l : lanes_)
-        for (QCPGraph* g : {l.largestFree, l.newSegment, l.fragments})
-            if (g) g->setVisible(on);
-    for (auto& l : lanes_)
-        if (l.fragments) l.fragments->valueAxis()->setVisible(on);
     replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -16,10 +16,14 @@
 
 namespace vs::ui {
 
+class Session;
+
 class TimelinePlot : public QCustomPlot {
     Q_OBJECT
   public:
     explicit TimelinePlot(QWidget* parent = nullptr);
+    // Draws the session's capture; another device clears the marks that belonged to the old one.
+    void follow(Session* session);
 
     void setAnalysis(AnalysisPtr analysis);
     AnalysisPtr analysis() const { return analysis_; }
@@ -46,7 +50,13 @@ class TimelinePlot : public QCustomPlot {
     // top where a request of the chosen size would have needed a new segment. Empty hides them.
     void setFragmentation(size_t lane, const QVector<QCPGraphData>& largestFree,
                           const QVector<double>& newSegmentAt, const QVector<QCPGraphData>& fragments);
-    void setFragmentationVisible(bool on);
+    // Overlays over allocated and reserved, each behind a View toggle and off at first: the active
+    // series, the fragmentation series and the annotations. The legend lists only what is drawn.
+    enum class Overlay { Active, Fragmentation, Annotations };
+    void setOverlayVisible(Overlay o, bool on);
+    bool overlayVisible(Overlay o) const { return overlays_[int(o)]; }
+    void setFragmentationVisible(bool on) { setOverlayVisible(Overlay::Fragmentation, on); }
+    QStringList legendNames() const; // the legend's entries in order
     // A block's lifetime (alloc to free, or to the end) shaded on a lane; nullopt hides it.
     void setLifetime(size_t lane, std::optional<QCPRange> span);
     // A marker at one event (from the event list); `reveal` scrolls it into view.
@@ -93,6 +103,10 @@ class TimelinePlot : public QCustomPlot {
         QCPItemRect* growth = nullptr;
         QCPGraph* marks = nullptr;
         QCPGraph *largestFree = nullptr, *newSegment = nullptr, *fragments = nullptr;
+        std::vector<QCPAbstractItem*> annotationItems; // labelled lines when few
+        QCPGraph* annotationTicks = nullptr;           // ticks along the top when many
+        QCPGraph* annotationKey = nullptr;             // empty: the legend's entry for either
+        QCPGraph* oomKey = nullptr;                    // empty: the legend's entry for OOM markers
         QCPItemRect* lifetime = nullptr;
         QCPItemStraightLine* highlight = nullptr;
         QCPItemRect* hover = nullptr; // the region under the mouse
@@ -107,6 +121,11 @@ class TimelinePlot : public QCustomPlot {
     void buildLane(size_t device);
     void refreshData(bool replotAfter = true);
     void applyColours();
+    void buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y);
+    QCPGraph* legendKey(QCPAxis* x, QCPAxis* y, const QString& name, const QPen& pen);
+    void applyOverlays();
+    void syncLegend();
+    QString marksAt(size_t lane, double seconds) const;
     void rememberRange(const QCPRange& previous);
     size_t laneAt(const QPointF& pos) const;
     double timeAt(const QPointF& pos) const;
@@ -116,7 +135,7 @@ class TimelinePlot : public QCustomPlot {
     int64_t originUs_ = 0;
     std::vector<Lane> lanes_;
     QCPLegend* legend_ = nullptr;
-    bool fragmentationVisible_ = true;
+    bool overlays_[3] = {false, false, false}; // indexed by Overlay
     std::vector<QCPRange> back_, forward_;
     std::optional<QCPRange> selection_;
     std::optional<QCPRange> growth_;

@@ -2,6 +2,7 @@
 
 #include "common/QtText.h"
 #include "common/ByteAxisTicker.h"
+#include "session/Session.h"
 #include "analysis/FrameFilter.h"
 #include "util/Format.h"
 
@@ -38,15 +39,20 @@ StackPane::StackPane(QWidget* parent) : QWidget(parent) {
     frames_->setToolTip(tr("Innermost frame first. Double-click a frame to open it in your editor."));
     connect(frames_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* it) { openInEditor(it); });
     internal_ = new QCheckBox(tr("Show internal frames"), this);
-    internal_->setToolTip(tr("PyTorch, CPython and C++ runtime frames (Ctrl+I)"));
+    internal_->setToolTip(tr("PyTorch, CPython and C++ runtime frames (Ctrl+Shift+I)"));
     connect(internal_, &QCheckBox::toggled, this, [this](bool on) {
         rebuild();
         emit showInternalChanged(on);
     });
-    auto* copy = new QPushButton(tr("Copy stack"), this);
+    auto* copy = copyButton_ = new QPushButton(tr("Copy stack"), this);
+    copy->setEnabled(false); // nothing to copy until an event is selected
     copy->setToolTip(tr("Copy the whole stack, internal frames included, as text"));
     connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(stackText()); });
-    auto* open = new QPushButton(tr("Open in editor"), this);
+    auto* open = openButton_ = new QPushButton(tr("Open in editor"), this);
+    open->setEnabled(false); // until a frame with a file is selected
+    connect(frames_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
+        openButton_->setEnabled(it && !it->data(0, Qt::UserRole).isNull());
+    });
     open->setToolTip(
         tr("Open the selected frame's file at its line (Edit \u2192 Editor command\u2026 to configure)"));
     connect(open, &QPushButton::clicked, this, [this] { openInEditor(frames_->currentItem()); });
@@ -67,10 +73,19 @@ bool StackPane::showInternal() const {
     return internal_->isChecked();
 }
 
+void StackPane::follow(Session* session) {
+    connect(session, &Session::deviceChanged, this, &StackPane::clear);
+    connect(session, &Session::eventSelected, this, [this, session](std::optional<size_t> event) {
+        if (!event) return clear();
+        showEvent(session->analysis(), session->device(), *event, session->originUs());
+    });
+}
+
 void StackPane::clear() {
     analysis_.reset();
     header_->setText(tr("Select an event to see its call stack."));
     frames_->clear();
+    copyButton_->setEnabled(false);
 }
 
 void StackPane::showEvent(AnalysisPtr analysis, size_t device, size_t event, int64_t originUs) {
@@ -86,6 +101,7 @@ void StackPane::showEvent(AnalysisPtr analysis, size_t device, size_t event, int
             .arg(formatBytes(double(t.size[event])), QString::fromStdString(hexAddress(t.addr[event])))
             .arg(analysis_->capture().streams[t.stream[event].value])
             .arg(formatBytes(double(r.allocated[event])), formatBytes(double(r.reserved[event]))));
+    copyButton_->setEnabled(true);
     rebuild();
 }
 
@@ -161,7 +177,12 @@ void openInEditor(const QString& file, int line) {
         return;
     }
     if (command.isEmpty()) {
-        QDesktopServices::openUrl(QUrl::fromLocalFile(file));
+        if (!QDesktopServices::openUrl(QUrl::fromLocalFile(file)))
+            QMessageBox::warning(nullptr, QObject::tr("Open in editor"),
+                                 QObject::tr("No application is set to open %1 on this desktop (xdg-open "
+                                             "failed or is missing). Choose one in Edit \u2192 Editor "
+                                             "Command\u2026, e.g. code -g {file}:{line}.")
+                                     .arg(QFileInfo(file).fileName()));
         return;
     }
     QStringList args = QProcess::splitCommand(command);
@@ -170,7 +191,9 @@ void openInEditor(const QString& file, int line) {
     const QString program = args.takeFirst();
     if (!QProcess::startDetached(program, args))
         QMessageBox::warning(nullptr, QObject::tr("Open in editor"),
-                             QObject::tr("Could not start %1.").arg(program));
+                             QObject::tr("Could not start %1: it is not installed or not on PATH. Change it in "
+                                         "Edit \u2192 Editor Command\u2026.")
+                                 .arg(program));
 }
 
 } // namespace vs::ui

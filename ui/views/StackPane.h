@@ -9,13 +9,18 @@ class QCheckBox;
 class QLabel;
 class QTreeWidget;
 class QTreeWidgetItem;
+class QPushButton;
 
 namespace vs::ui {
+
+class Session;
 
 class StackPane : public QWidget {
     Q_OBJECT
   public:
     explicit StackPane(QWidget* parent = nullptr);
+    // Shows the session's selected event, cleared when the device or capture changes.
+    void follow(Session* session);
     void showEvent(AnalysisPtr analysis, size_t device, size_t event, int64_t originUs);
     void clear();
     void setShowInternal(bool on);
@@ -36,6 +41,7 @@ class StackPane : public QWidget {
     QLabel* header_;
     QTreeWidget* frames_;
     QCheckBox* internal_;
+    QPushButton *copyButton_, *openButton_;
 };
 
 // Opens file:line with the user's configured editor command ({file} and {line} are replaced), or

@@ -1,5 +1,9 @@
 // MainWindow's menus and the actions behind them; every menu entry has a shortcut.
+#include "common/Icons.h"
 #include "views/CapturePropertiesDialog.h"
+#include "views/WelcomePage.h"
+#include "views/HelpDialogs.h"
+#include "views/ShortcutsDialog.h"
 #include "models/EventTableModel.h"
 #include "window/Exporter.h"
 #include "live/LiveController.h"
@@ -29,38 +33,54 @@ const char* kOpenFilter = QT_TRANSLATE_NOOP(
     "MainWindow",
     "Captures (*.vscap *.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;vramscope recordings (*.vscap);;"
     "PyTorch memory snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;All files (*)");
+// A checkable View entry for one timeline overlay; off until the user turns it on (remembered).
+void overlayToggle(QMenu* menu, TimelinePlot* timeline, const QString& text, const QKeySequence& keys,
+                   TimelinePlot::Overlay overlay, const QString& tip) {
+    QAction* a = menu->addAction(text);
+    a->setCheckable(true);
+    a->setShortcut(keys);
+    a->setToolTip(tip);
+    a->setStatusTip(tip);
+    const QString key = QStringLiteral("overlay/%1").arg(int(overlay));
+    a->setChecked(QSettings().value(key, false).toBool());
+    timeline->setOverlayVisible(overlay, a->isChecked());
+    QObject::connect(a, &QAction::toggled, timeline, [timeline, key, overlay](bool on) {
+        QSettings().setValue(key, on);
+        timeline->setOverlayVisible(overlay, on);
+    });
+}
 } // namespace
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open\u2026"), QKeySequence::Open, this, [this] {
+    icons::set(file->addAction(tr("&Open\u2026"), QKeySequence::Open, this, [this] {
         const QString dir = QSettings().value(QStringLiteral("lastDir")).toString();
         const QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), dir, tr(kOpenFilter));
         if (path.isEmpty()) return;
         QSettings().setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());
         openFile(path);
-    });
+    }), QStringLiteral("open"), palette());
     recentMenu_ = file->addMenu(tr("Open &Recent"));
-    file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
+    icons::set(file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
         if (!session_->path().isEmpty()) openFile(session_->path());
-    });
+    }), QStringLiteral("reload"), palette());
     file->addSeparator();
-    file->addAction(tr("&Export Timeline\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                    &MainWindow::exportTimeline);
+    icons::set(file->addAction(tr("&Export Timeline\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    &MainWindow::exportTimeline), QStringLiteral("export"), palette());
     file->addAction(tr("Export &Window\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
                     &MainWindow::exportWindow);
-    file->addAction(tr("Copy &Image"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
+    icons::set(file->addAction(tr("Copy &Image"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
         QApplication::clipboard()->setPixmap(timeline_->toPixmap());
         statusBar()->showMessage(tr("Timeline image copied"), 3000);
-    });
-    file->addAction(tr("Copy &Summary (Markdown)"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C), this,
+    }), QStringLiteral("copy-image"), palette());
+    icons::set(file->addAction(tr("Copy &Summary (Markdown)"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C), this,
                     [this] {
                         QApplication::clipboard()->setText(summaryMarkdown());
                         statusBar()->showMessage(tr("Summary copied as Markdown"), 3000);
-                    });
+                    }), QStringLiteral("copy-summary"), palette());
     file->addSeparator();
-    propertiesAct_ = file->addAction(tr("Capture &Properties\u2026"), QKeySequence(Qt::CTRL | Qt::Key_I),
-                                     this, &MainWindow::showProperties);
+    propertiesAct_ = icons::set(file->addAction(tr("Capture &Properties\u2026"), QKeySequence(Qt::CTRL | Qt::Key_I),
+                                     this, &MainWindow::showProperties), QStringLiteral("properties"), palette());
     propertiesAct_->setToolTip(
         tr("The file, devices, allocator settings, recorder and modules of this capture"));
     file->addSeparator();
@@ -73,36 +93,39 @@ void MainWindow::buildMenus() {
                     &MainWindow::chooseEditor);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Fit All"), QKeySequence(Qt::Key_Home), timeline_, &TimelinePlot::fitAll);
-    view->addAction(tr("Zoom &Back"), QKeySequence(Qt::ALT | Qt::Key_Left), timeline_,
-                    &TimelinePlot::zoomBack);
-    view->addAction(tr("Zoom &Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), timeline_,
-                    &TimelinePlot::zoomForward);
-    view->addAction(tr("Zoom to &Selection"), QKeySequence(Qt::Key_Z), this, [this] {
+    view->setToolTipsVisible(true);
+    icons::set(view->addAction(tr("&Fit All"), QKeySequence(Qt::Key_Home), timeline_, &TimelinePlot::fitAll), QStringLiteral("fit"), palette());
+    icons::set(view->addAction(tr("Zoom &Back"), QKeySequence(Qt::ALT | Qt::Key_Left), timeline_,
+                    &TimelinePlot::zoomBack), QStringLiteral("zoom-back"), palette());
+    icons::set(view->addAction(tr("Zoom &Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), timeline_,
+                    &TimelinePlot::zoomForward), QStringLiteral("zoom-forward"), palette());
+    icons::set(view->addAction(tr("Zoom to &Selection"), QKeySequence(Qt::Key_Z), this, [this] {
         if (auto s = timeline_->selection()) timeline_->setVisibleRange(*s);
-    });
+    }), QStringLiteral("zoom-selection"), palette());
     view->addAction(tr("&Clear Selection / Cancel"), QKeySequence(Qt::Key_Escape), this, [this] {
         if (loader_->busy())
             loader_->cancel();
         else
             timeline_->setSelection(std::nullopt);
     });
-    QAction* frag = view->addAction(tr("Show F&ragmentation"));
-    frag->setCheckable(true);
-    frag->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
-    frag->setToolTip(
-        tr("Largest free block over time, and where a request of the chosen size would need a new segment"));
-    frag->setChecked(QSettings().value(QStringLiteral("showFragmentation"), true).toBool());
-    timeline_->setFragmentationVisible(frag->isChecked());
-    connect(frag, &QAction::toggled, this, [this](bool on) {
-        QSettings().setValue(QStringLiteral("showFragmentation"), on);
-        timeline_->setFragmentationVisible(on);
-    });
-    view->addAction(tr("Fragmentation &Request Size\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+    view->addSeparator();
+    overlayToggle(view, timeline_, tr("Show &Active (Pending Free)"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A),
+                  TimelinePlot::Overlay::Active,
+                  tr("Blocks still active after free: a dashed line above allocated while frees wait on "
+                     "another stream (record_stream)"));
+    overlayToggle(view, timeline_, tr("Show F&ragmentation"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+                  TimelinePlot::Overlay::Fragmentation,
+                  tr("Largest free block (dotted), free fragments (dash-dot, right axis) and red ticks where "
+                     "a request of the chosen size would need a new segment"));
+    overlayToggle(view, timeline_, tr("Show A&nnotations"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
+                  TimelinePlot::Overlay::Annotations,
+                  tr("record_function regions: labelled lines when few, grey ticks along the top when many"));
+    view->addAction(tr("Fragmentation &Request Size\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_F),
                     this, &MainWindow::chooseFragmentationRequest);
+    view->addSeparator();
     QAction* internal = view->addAction(tr("Show &Internal Frames"));
     internal->setCheckable(true);
-    internal->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    internal->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I)); // Ctrl+I: Capture Properties
     internal->setChecked(QSettings().value(QStringLiteral("showInternalFrames"), false).toBool());
     connect(internal, &QAction::toggled, stack_, &StackPane::setShowInternal);
     connect(stack_, &StackPane::showInternalChanged, internal, &QAction::setChecked);
@@ -112,20 +135,29 @@ void MainWindow::buildMenus() {
     live_->addActions(capture);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About vramscope"), QKeySequence::HelpContents, this, &MainWindow::showAbout);
+    icons::set(help->addAction(tr("vramscope &Help"), QKeySequence::HelpContents, this, [this] { showHelp(this); }), QStringLiteral("help"), palette());
+    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(Qt::CTRL | Qt::Key_Slash), this, [this] {
+        auto* d = new ShortcutsDialog(menuBar(), this);
+        d->setAttribute(Qt::WA_DeleteOnClose);
+        d->show();
+    });
+    help->addSeparator();
+    help->addAction(tr("&About vramscope"), QKeySequence(Qt::SHIFT | Qt::Key_F1), this,
+                    [this] { showAbout(this); });
 }
+
 
 // Stepping through what the analyses found: growth regions in time order, marked events.
 void MainWindow::buildGoMenu() {
     QMenu* go = menuBar()->addMenu(tr("&Go"));
     go->setToolTipsVisible(true);
-    QAction* next = go->addAction(tr("&Next Growth Region"), QKeySequence(Qt::CTRL | Qt::Key_BracketRight),
-                                  regions_, &RegionSelector::selectNext);
+    QAction* next = icons::set(go->addAction(tr("&Next Growth Region"), QKeySequence(Qt::CTRL | Qt::Key_BracketRight),
+                                  regions_, &RegionSelector::selectNext), QStringLiteral("next-region"), palette());
     next->setToolTip(tr("Select the next growth region in time: shaded, explained in the Leaks tab, its "
                         "blocks marked in the block map"));
-    QAction* previous = go->addAction(tr("&Previous Growth Region"),
+    QAction* previous = icons::set(go->addAction(tr("&Previous Growth Region"),
                                       QKeySequence(Qt::CTRL | Qt::Key_BracketLeft), regions_,
-                                      &RegionSelector::selectPrevious);
+                                      &RegionSelector::selectPrevious), QStringLiteral("previous-region"), palette());
     previous->setToolTip(tr("Select the previous growth region in time"));
     go->addSeparator();
     QAction* nextMark = go->addAction(tr("Next &Marked Event"), QKeySequence(Qt::Key_F3), this,
@@ -148,6 +180,7 @@ void MainWindow::updateRecentMenu() {
         connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
     }
     recentMenu_->setEnabled(!recent.isEmpty());
+    if (welcome_) welcome_->setRecent(recent);
 }
 
 void MainWindow::addRecent(const QString& path) {
@@ -217,18 +250,6 @@ void MainWindow::showProperties() {
 
 CapturePropertiesDialog* MainWindow::properties() const {
     return properties_;
-}
-
-void MainWindow::showAbout() {
-    QMessageBox::about(this, tr("About vramscope"),
-                       tr("<h3>vramscope %1</h3><p>GPU memory timelines from PyTorch memory snapshots.</p>"
-                          "<p><b>Timeline</b>: wheel zooms time, drag pans, Ctrl+drag zooms to a rectangle, "
-                          "Shift+drag selects a "
-                          "range, double-click or Home fits, Alt+Left/Right walks the zoom history, Z zooms "
-                          "to the selection, "
-                          "Esc clears it. Click to select the event at that moment; a click on a ramp selects its "
-                          "growth region, Ctrl+] / Ctrl+[ step through the regions.</p>")
-                           .arg(QApplication::applicationVersion()));
 }
 
 } // namespace vs::ui

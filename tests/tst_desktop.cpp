@@ -1,0 +1,181 @@
+// The desktop conventions of the GUI, offscreen: every shortcut unique and listed, the welcome page
+// while nothing is open, timeline overlays off until asked for with a legend that names only what is
+// drawn, icons for the toolbar, and the bug-report exports.
+#include "SyntheticLoop.h"
+#include "TestData.h"
+#include "session/Session.h"
+#include "timeline/TimelinePlot.h"
+#include "views/HelpDialogs.h"
+#include "views/ShortcutsDialog.h"
+#include "views/WelcomePage.h"
+#include "window/MainWindow.h"
+
+#include <QAction>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QToolBar>
+#include <QtTest>
+
+using namespace vs;
+using vs::ui::MainWindow;
+using vs::ui::TimelinePlot;
+
+class TestDesktop : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void everyShortcutIsUniqueAndListed();
+    void welcomePageWhileEmpty();
+    void overlaysOffByDefaultAndLegendFollows();
+    void toolbarActionsHaveIcons();
+    void aboutNamesVersionsAndLicences();
+
+  private:
+    static std::unique_ptr<MainWindow> open(const QString& name);
+};
+
+void TestDesktop::initTestCase() {
+    QCoreApplication::setOrganizationName("vramscope-tests-desktop");
+    QSettings().clear();
+}
+
+std::unique_ptr<MainWindow> TestDesktop::open(const QString& name) {
+    auto w = std::make_unique<MainWindow>();
+    w->resize(1400, 900);
+    w->show();
+    w->setAnalysis(name, ui::CaptureLoader::openNow(QString::fromStdString(vs::test::samplePath(name))));
+    QApplication::processEvents();
+    return w;
+}
+
+void TestDesktop::everyShortcutIsUniqueAndListed() {
+    auto w = open("oom");
+    QHash<QString, QString> owner; // key sequence -> the action that has it
+    int withKeys = 0;
+    for (QAction* a : w->findChildren<QAction*>()) {
+        for (const QKeySequence& k : a->shortcuts()) {
+            const QString keys = k.toString(QKeySequence::PortableText);
+            QVERIFY2(!owner.contains(keys),
+                     qPrintable(QStringLiteral("%1 is bound to both \"%2\" and \"%3\"")
+                                    .arg(keys, owner.value(keys), a->text())));
+            owner.insert(keys, a->text());
+            ++withKeys;
+        }
+    }
+    QVERIFY(withKeys >= 25);
+    QCOMPARE(owner.value("Ctrl+I"), QStringLiteral("Capture &Properties\u2026"));
+    QCOMPARE(owner.value("F1"), QStringLiteral("vramscope &Help"));
+    // Help > Keyboard Shortcuts lists every menu action that has keys, with those keys
+    const auto rows = ui::ShortcutsDialog::rows(w->menuBar());
+    QSet<QString> listed;
+    for (const auto& r : rows) listed.insert(QKeySequence(r.keys, QKeySequence::NativeText).toString(QKeySequence::PortableText));
+    for (auto it = owner.cbegin(); it != owner.cend(); ++it)
+        QVERIFY2(listed.contains(it.key()), qPrintable(it.key() + " (" + it.value() + ") is not listed"));
+    QCOMPARE(qsizetype(rows.size()), qsizetype(withKeys));
+}
+
+void TestDesktop::welcomePageWhileEmpty() {
+    QSettings().setValue("recentFiles", QStringList{QString::fromStdString(vs::test::samplePath("leak_list"))});
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QApplication::processEvents();
+    QVERIFY(w.showingWelcome());
+    QVERIFY(w.welcomePage()->isVisible());
+    QVERIFY(!w.timeline()->isVisible());
+    // the recent file and the bundled samples are offered
+    QCOMPARE(w.welcomePage()->recentList()->count(), 1);
+    QCOMPARE(w.welcomePage()->recentList()->item(0)->text(), QFileInfo(QString::fromStdString(vs::test::samplePath("leak_list"))).fileName());
+    const QStringList samples = ui::WelcomePage::sampleFiles();
+    QCOMPARE(w.welcomePage()->sampleList()->count(), samples.size());
+    QVERIFY(samples.size() >= 8);
+    // clicking a sample opens it (in the background) and the views replace the welcome page
+    QListWidgetItem* leak = w.welcomePage()->sampleList()->findItems("leak_list", Qt::MatchStartsWith).value(0);
+    QVERIFY(leak);
+    emit w.welcomePage()->sampleList()->itemActivated(leak);
+    QTRY_VERIFY_WITH_TIMEOUT(w.session()->isOpen(), 20000);
+    QVERIFY(!w.showingWelcome());
+    QVERIFY(w.timeline()->isVisible());
+    QCOMPARE(QFileInfo(w.session()->path()).fileName(), QFileInfo(leak->data(Qt::UserRole).toString()).fileName());
+    QSettings().remove("recentFiles");
+}
+
+void TestDesktop::overlaysOffByDefaultAndLegendFollows() {
+    auto w = open("oom");
+    w->waitForBackgroundWork();
+    TimelinePlot* plot = w->timeline();
+    for (auto o : {TimelinePlot::Overlay::Active, TimelinePlot::Overlay::Fragmentation,
+                   TimelinePlot::Overlay::Annotations})
+        QVERIFY(!plot->overlayVisible(o));
+    // allocated and reserved, the OOM this capture has, the ticks of the Leaks group a cold open
+    // selects; nothing of the overlays
+    const QString group = "allocations of the selected Leaks group";
+    QCOMPARE(plot->legendNames(), (QStringList{"allocated", "reserved", "out of memory (OOM)", group}));
+    plot->setMarkedTimes(0, {}); // no group: no entry
+    QCOMPARE(plot->legendNames(), (QStringList{"allocated", "reserved", "out of memory (OOM)"}));
+    auto graphNamed = [&](const QString& name) -> QCPGraph* {
+        for (int i = 0; i < plot->graphCount(); ++i)
+            if (plot->graph(i)->name() == name) return plot->graph(i);
+        return nullptr;
+    };
+    QCPGraph* largest = graphNamed("largest free block");
+    QVERIFY(largest);
+    QVERIFY(!largest->visible());
+    QVERIFY(!plot->axisRect(0)->axis(QCPAxis::atRight)->visible()); // no unexplained right axis
+    QVERIFY(!plot->seriesGraph(0, TimelinePlot::Series::Active, true)->visible());
+    // View > Show Fragmentation: drawn, with its three entries; off again: gone from the legend
+    QAction* frag = nullptr;
+    for (QAction* a : w->findChildren<QAction*>())
+        if (a->text() == "Show F&ragmentation") frag = a;
+    QVERIFY(frag && frag->isCheckable() && !frag->isChecked());
+    frag->setChecked(true);
+    QVERIFY(largest->visible());
+    QCOMPARE(plot->legendNames(), (QStringList{"allocated", "reserved", "largest free block", "free fragments",
+                                               "would need a new segment", "out of memory (OOM)"}));
+    frag->setChecked(false);
+    QCOMPARE(plot->legendNames(), (QStringList{"allocated", "reserved", "out of memory (OOM)"}));
+    // remembered: a new window starts with the user's choice
+    frag->setChecked(true);
+    auto again = open("oom");
+    QVERIFY(again->timeline()->overlayVisible(TimelinePlot::Overlay::Fragmentation));
+    frag->setChecked(false);
+    // a clean capture has no OOM entry
+    auto clean = open("clean_loop");
+    clean->timeline()->setMarkedTimes(0, {});
+    QCOMPARE(clean->timeline()->legendNames(), (QStringList{"allocated", "reserved"}));
+}
+
+void TestDesktop::toolbarActionsHaveIcons() {
+    MainWindow w;
+    QToolBar* bar = w.mainToolBar();
+    QVERIFY(bar);
+    int actions = 0;
+    for (QAction* a : bar->actions()) {
+        if (a->isSeparator()) continue;
+        ++actions;
+        QVERIFY2(!a->icon().isNull(), qPrintable(a->text()));
+        // drawn in the palette's text colour: some pixel of the 24 px icon is that colour
+        const QImage img = a->icon().pixmap(24, 24).toImage();
+        const QColor text = w.palette().color(QPalette::WindowText);
+        bool found = false;
+        for (int y = 0; y < img.height() && !found; ++y)
+            for (int x = 0; x < img.width() && !found; ++x) {
+                const QColor c = img.pixelColor(x, y);
+                found = c.alpha() == 255 && std::abs(c.red() - text.red()) < 8 && std::abs(c.green() - text.green()) < 8;
+            }
+        QVERIFY2(found, qPrintable(a->text()));
+    }
+    QCOMPARE(actions, 13);
+    QVERIFY(!w.windowIcon().isNull());
+}
+
+void TestDesktop::aboutNamesVersionsAndLicences() {
+    QApplication::setApplicationVersion("9.8.7");
+    const QString about = ui::aboutText();
+    QVERIFY(about.contains("vramscope 9.8.7"));
+    QVERIFY(about.contains(QString::fromLatin1(qVersion())));
+    for (const char* licence : {"LGPL-3.0", "GPL-3.0", "BSD-3-Clause", "zlib"}) QVERIFY(about.contains(licence));
+}
+
+QTEST_MAIN(TestDesktop)
+#include "tst_desktop.moc"

@@ -1,0 +1,60 @@
+// MainWindow's first-run shell: the welcome page while nothing is open, the toolbar with the main
+// actions, and icons that follow the palette.
+#include "common/Icons.h"
+#include "session/Session.h"
+#include "views/WelcomePage.h"
+#include "window/MainWindow.h"
+
+#include <QAction>
+#include <QEvent>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QToolBar>
+
+namespace vs::ui {
+
+namespace {
+// The toolbar, left to right; "" is a separator. Names are the actions' icons (icons::set).
+const char* const kToolBar[] = {"open",         "reload",       "",           "export",
+                                "copy-summary", "",             "fit",        "zoom-back",
+                                "zoom-forward", "zoom-selection", "",         "previous-region",
+                                "next-region",  "",             "listen",     "launch",
+                                "",             "help"};
+} // namespace
+
+void MainWindow::buildShell() {
+    setWindowIcon(icons::application());
+    toolBar_ = addToolBar(tr("Main"));
+    toolBar_->setObjectName(QStringLiteral("mainToolBar")); // saveState() needs a name
+    toolBar_->setIconSize(QSize(20, 20));
+    toolBar_->setMovable(false);
+    for (const char* name : kToolBar) {
+        if (!*name) {
+            toolBar_->addSeparator();
+        } else if (QAction* a = icons::find(this, QString::fromLatin1(name))) {
+            toolBar_->addAction(a);
+        }
+    }
+    QList<QAction*> start;
+    for (const char* name : {"open", "listen", "launch", "help"})
+        if (QAction* a = icons::find(this, QString::fromLatin1(name))) start << a;
+    welcome_ = new WelcomePage(start, this);
+    connect(welcome_, &WelcomePage::openRequested, this, &MainWindow::openFile);
+    QWidget* views = takeCentralWidget();
+    pages_ = new QStackedWidget(this);
+    pages_->addWidget(welcome_);
+    pages_->addWidget(views);
+    setCentralWidget(pages_);
+    connect(session_, &Session::opened, this, [this, views] { pages_->setCurrentWidget(views); });
+}
+
+bool MainWindow::showingWelcome() const {
+    return pages_->currentWidget() == welcome_;
+}
+
+void MainWindow::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange) icons::refresh(this);
+    QMainWindow::changeEvent(e);
+}
+
+} // namespace vs::ui
