@@ -8,7 +8,7 @@ void Session::open(const QString& path, AnalysisPtr analysis) {
     jobs_.cancelAll(); // results about the previous capture must not arrive
     analysis_ = std::move(analysis);
     path_ = path;
-    event_.reset(), range_.reset();
+    event_.reset(), range_.reset(), region_.reset(), regionIndex_ = -1;
     device_ = 0; // the longest trace first, as memory_viz does
     for (size_t i = 1; analysis_ && i < analysis_->deviceCount(); ++i)
         if (analysis_->trace(i).eventCount() > analysis_->trace(device_).eventCount()) device_ = i;
@@ -19,7 +19,7 @@ void Session::open(const QString& path, AnalysisPtr analysis) {
 void Session::setDevice(size_t index) {
     if (!analysis_ || index >= analysis_->deviceCount() || index == device_) return;
     device_ = index;
-    event_.reset(), range_.reset();
+    event_.reset(), range_.reset(), region_.reset(), regionIndex_ = -1;
     emit deviceChanged(device_);
 }
 
@@ -37,6 +37,12 @@ void Session::setRange(std::optional<std::pair<double, double>> range) {
     if (range == range_) return;
     range_ = range;
     emit rangeChanged(range_);
+}
+
+void Session::selectRegion(std::optional<GrowthRegion> region, int index) {
+    region_ = std::move(region);
+    regionIndex_ = region_ ? index : -1;
+    emit regionChanged();
 }
 
 } // namespace vs::ui

@@ -6,6 +6,7 @@
 // sessions can exist at once (a comparison).
 #include "session/CaptureLoader.h"
 #include "session/JobRunner.h"
+#include "analysis/GrowthRegions.h"
 
 #include <QObject>
 #include <QString>
@@ -38,6 +39,11 @@ class Session : public QObject {
     void selectEvent(std::optional<size_t> event);
     std::optional<std::pair<double, double>> range() const { return range_; } // seconds
     void setRange(std::optional<std::pair<double, double>> range);
+    // The selected growth region of device(): a listed region (index into the device's regions) or an
+    // iteration's rise (index -1). Cleared by a new capture, another device or a selected range.
+    const std::optional<GrowthRegion>& region() const { return region_; }
+    int regionIndex() const { return regionIndex_; }
+    void selectRegion(std::optional<GrowthRegion> region, int index = -1);
 
     JobRunner& jobs() { return jobs_; }
 
@@ -46,6 +52,7 @@ class Session : public QObject {
     void deviceChanged(size_t device);   // after opened() too
     void eventSelected(std::optional<size_t> event);
     void rangeChanged(std::optional<std::pair<double, double>> range);
+    void regionChanged();
 
   private:
     AnalysisPtr analysis_;
@@ -53,6 +60,8 @@ class Session : public QObject {
     size_t device_ = 0;
     std::optional<size_t> event_;
     std::optional<std::pair<double, double>> range_;
+    std::optional<GrowthRegion> region_;
+    int regionIndex_ = -1;
     JobRunner jobs_;
 };
 

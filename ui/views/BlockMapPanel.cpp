@@ -1,6 +1,7 @@
 #include "views/BlockMapPanel.h"
 
 #include "common/ByteAxisTicker.h"
+#include "session/Session.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -47,6 +48,12 @@ BlockMapPanel::BlockMapPanel(QWidget* parent) : QWidget(parent) {
         setMoment(next >= n ? n : next);
         emit momentChanged(device_, view_->moment());
         if (view_->moment() >= n) setPlaying(false);
+    });
+}
+
+void BlockMapPanel::follow(Session* session) {
+    connect(session, &Session::deviceChanged, this, [this, session](size_t device) {
+        setAnalysis(session->analysis(), device, session->originUs());
     });
 }
 

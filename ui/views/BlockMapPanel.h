@@ -12,10 +12,14 @@ class QToolButton;
 
 namespace vs::ui {
 
+class Session;
+
 class BlockMapPanel : public QWidget {
     Q_OBJECT
   public:
     explicit BlockMapPanel(QWidget* parent = nullptr);
+    // Shows the session's device (at its end until a moment is chosen).
+    void follow(Session* session);
     void setAnalysis(AnalysisPtr analysis, size_t device, int64_t originUs);
     size_t device() const { return device_; }
     void setMoment(size_t eventsApplied);

@@ -7,6 +7,7 @@
 #include "views/RegionListView.h"
 #include "views/Sparkline.h"
 #include "models/SurvivorGroupModel.h"
+#include "session/Session.h"
 #include "analysis/FrameFilter.h"
 
 #include <QCheckBox>
@@ -149,6 +150,13 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
 
 LeaksPanel::~LeaksPanel() {
     watcher_.waitForFinished();
+}
+
+void LeaksPanel::follow(Session* session) {
+    connect(session, &Session::deviceChanged, this, [this, session](size_t device) {
+        setOrigin(session->originUs()); // one clock for the timeline and the Leaks tab
+        analyse(session->analysis(), device);
+    });
 }
 
 void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int64_t last) {

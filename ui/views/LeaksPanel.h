@@ -27,11 +27,16 @@ class SurvivorGroupModel;
 class RegionListView;
 class Sparkline;
 
+class Session;
+
 class LeaksPanel : public QWidget {
     Q_OBJECT
   public:
     explicit LeaksPanel(QWidget* parent = nullptr);
     ~LeaksPanel() override;
+    // Explains the session's device (its detected region) whenever the device or capture changes,
+    // with times on the session's origin.
+    void follow(Session* session);
     // Computes in the background; `first`/`last` < 0: the automatically detected region.
     void analyse(AnalysisPtr analysis, size_t device, int64_t first = -1, int64_t last = -1);
     // Explains one growth region (a click on its ramp, a row of the Regions list), in the background.

@@ -1,6 +1,7 @@
 #include "views/RetentionPanel.h"
 
 #include "session/JobRunner.h"
+#include "session/Session.h"
 
 #include "views/RetentionGraphView.h"
 #include "analysis/CaptureAnalysis.h"
@@ -92,6 +93,11 @@ const RetentionGraph* RetentionPanel::graph() const {
 
 int RetentionPanel::graphCount() const {
     return analysis_ ? int(analysis_->capture().retention.size()) : 0;
+}
+
+void RetentionPanel::follow(Session* session) {
+    jobs_ = &session->jobs();
+    connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis()); });
 }
 
 void RetentionPanel::setAnalysis(AnalysisPtr analysis) {

@@ -21,14 +21,16 @@ class QTreeWidgetItem;
 
 namespace vs::ui {
 
+class Session;
+
 class RetentionGraphView;
 
 class RetentionPanel : public QWidget {
     Q_OBJECT
   public:
     explicit RetentionPanel(QWidget* parent = nullptr);
-    // Where the analyses run (the session's runner): results arrive later, on the GUI thread.
-    void setJobs(JobRunner* jobs) { jobs_ = jobs; }
+    // Shows the session's capture; the analyses run on its runner (results arrive on the GUI thread).
+    void follow(Session* session);
     void setAnalysis(AnalysisPtr analysis);
     int graphCount() const;
     void selectGraph(int index);

@@ -3,6 +3,7 @@
 #include "common/QtText.h"
 #include "common/ByteAxisTicker.h"
 #include "session/Session.h"
+#include "session/Session.h"
 #include "analysis/FrameFilter.h"
 #include "util/Format.h"
 
@@ -71,6 +72,14 @@ void StackPane::setShowInternal(bool on) {
 }
 bool StackPane::showInternal() const {
     return internal_->isChecked();
+}
+
+void StackPane::follow(Session* session) {
+    connect(session, &Session::deviceChanged, this, &StackPane::clear);
+    connect(session, &Session::eventSelected, this, [this, session](std::optional<size_t> event) {
+        if (!event) return clear();
+        showEvent(session->analysis(), session->device(), *event, session->originUs());
+    });
 }
 
 void StackPane::follow(Session* session) {

@@ -48,6 +48,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(live_, &LiveController::status, this,
             [this](const QString& text) { statusBar()->showMessage(text); });
     timeline_ = new TimelinePlot(this);
+    timeline_->follow(session_);
     timeline_->setMinimumHeight(120);
     model_ = new EventTableModel(this);
     table_ = new QTableView(this);
@@ -61,6 +62,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     table_->setAlternatingRowColors(true);
     table_->setWordWrap(false);
     stack_ = new StackPane(this);
+    stack_->follow(session_);
     warnings_ = new QLabel(this);
     warnings_->setWordWrap(true);
     warnings_->setVisible(false);
@@ -68,10 +70,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                             "border-bottom: 1px solid #e0c060; }"));
 
     leaks_ = new LeaksPanel(this);
+    leaks_->follow(session_);
     details_ = new QTabWidget(this);
     details_->addTab(stack_, tr("&Stack"));
     details_->addTab(leaks_, tr("&Leaks"));
     blockMap_ = new BlockMapPanel(this);
+    blockMap_->follow(session_);
     details_->addTab(blockMap_, tr("&Block map"));
     memoryMap_ = new MemoryMapView(this);
     memoryMap_->follow(session_);
@@ -79,7 +83,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         tr("Reserved address space (up) over time (right): allocated blue, pending amber, free grey"));
     details_->addTab(memoryMap_, tr("&Memory map"));
     retention_ = new RetentionPanel(this);
-    retention_->setJobs(&session_->jobs());
+    retention_->follow(session_);
     details_->addTab(retention_, tr("&Retention"));
     devices_ = new DevicePicker(session_, this);
     auto* eventsPane = new QWidget(this);
@@ -106,7 +110,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     layout->addWidget(outer_, 1);
     setCentralWidget(central);
 
-    regions_ = new RegionSelector(timeline_, leaks_, blockMap_, this);
+    regions_ = new RegionSelector(session_, timeline_, leaks_, blockMap_, this);
     fragmentation_ = new FragmentationOverlay(session_, timeline_, this);
     buildMenus();
     buildStatusBar();
@@ -243,7 +247,6 @@ void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
 void MainWindow::onOpened() {
     if (properties_) properties_->close(); // it described the previous capture
     const AnalysisPtr a = session_->analysis();
-    timeline_->setAnalysis(a);
     setWindowTitle(tr("%1 \u2014 vramscope").arg(QFileInfo(session_->path()).fileName()));
     fileLabel_->setText(fileText());
     fileLabel_->setToolTip(session_->path());
@@ -252,30 +255,19 @@ void MainWindow::onOpened() {
     warnings_->setText(QStringLiteral("\u26a0 ") + warnings.join(QStringLiteral("<br>\u26a0 ")));
     warnings_->setVisible(!warnings.isEmpty());
     cursorLabel_->clear();
-    retention_->setAnalysis(a);
 }
 
-// The device being browsed changed (or a capture was opened): every per-device view follows.
+// The device being browsed changed (or a capture was opened): the panels follow the session on their
+// own; the event list (a model this window lays out) and the status bar are the window's.
 void MainWindow::onDeviceChanged(size_t device) {
-    const AnalysisPtr a = session_->analysis();
-    const int64_t origin = session_->originUs();
-    model_->setDevice(a, device, origin);
+    model_->setDevice(session_->analysis(), device, session_->originUs());
     table_->resizeColumnsToContents(); // from the first rows; the index column must fit the last one
     table_->setColumnWidth(EventTableModel::Index,
                            table_->fontMetrics().horizontalAdvance(QString::number(model_->rowCount())) + 16);
     table_->setCurrentIndex(QModelIndex()); // no event is selected until the user picks one
     table_->scrollToTop();
-    stack_->clear();
-    timeline_->setHighlightedEvent(-1, SIZE_MAX, false);
-    timeline_->setSelection(std::nullopt);
-    timeline_->setMarkedTimes(device, {});
     selectionLabel_->clear();
-    timeline_->setGrowthRegion(std::nullopt);
     regionLabel_->clear();
-    regions_->reset(a, device);
-    leaks_->setOrigin(origin); // one clock for the timeline and the Leaks tab
-    leaks_->analyse(a, device); // the growth regions, found in the background
-    blockMap_->setAnalysis(a, device, origin);
 }
 
 void MainWindow::showRetentionTab() {
@@ -337,9 +329,8 @@ void MainWindow::selectEventAt(double seconds) {
 void MainWindow::onEventSelected(int row) {
     const AnalysisPtr analysis = session_->analysis();
     if (!analysis || row < 0) return;
-    session_->selectEvent(size_t(row));
+    session_->selectEvent(size_t(row)); // the stack pane follows
     const size_t d = session_->device();
-    stack_->showEvent(analysis, d, size_t(row), session_->originUs());
     if (!fromBlockMap_ && !keepDetails_) blockMap_->setMoment(size_t(row) + 1); // follows the selected moment
     if (!keepDetails_ && details_->currentWidget() != blockMap_) details_->setCurrentWidget(stack_);
     timeline_->setHighlightedEvent(analysis->trace(d).device, size_t(row), !clickedOnTimeline_);

@@ -5,14 +5,17 @@
 #include "views/LeaksPanel.h"
 #include "views/RegionListView.h"
 #include "timeline/TimelinePlot.h"
+#include "session/Session.h"
 
 #include <algorithm>
 #include <numeric>
 
 namespace vs::ui {
 
-RegionSelector::RegionSelector(TimelinePlot* timeline, LeaksPanel* leaks, BlockMapPanel* blockMap, QObject* parent)
-    : QObject(parent), timeline_(timeline), leaks_(leaks), blockMap_(blockMap) {
+RegionSelector::RegionSelector(Session* session, TimelinePlot* timeline, LeaksPanel* leaks, BlockMapPanel* blockMap,
+                               QObject* parent)
+    : QObject(parent), session_(session), timeline_(timeline), leaks_(leaks), blockMap_(blockMap) {
+    connect(session_, &Session::deviceChanged, this, &RegionSelector::reset);
     connect(leaks_, &LeaksPanel::reportReady, this, &RegionSelector::onReport);
     connect(timeline_, &TimelinePlot::regionClicked, this, [this](size_t lane, int id) {
         if (lane == device_ && id >= 0 && size_t(id) < regions().size()) apply(regions()[size_t(id)], id, true, true);
@@ -20,13 +23,19 @@ RegionSelector::RegionSelector(TimelinePlot* timeline, LeaksPanel* leaks, BlockM
     connect(leaks_->regionList(), &RegionListView::regionChosen, this, &RegionSelector::select);
 }
 
-void RegionSelector::reset(AnalysisPtr analysis, size_t device) {
-    analysis_ = std::move(analysis);
-    device_ = device;
+const std::optional<GrowthRegion>& RegionSelector::selected() const {
+    return session_->region();
+}
+
+int RegionSelector::selectedIndex() const {
+    return session_->regionIndex();
+}
+
+void RegionSelector::reset() {
+    analysis_ = session_->analysis();
+    device_ = session_->device();
     loaded_ = false;
     regions_ = {};
-    selected_.reset();
-    selectedIndex_ = -1;
     for (size_t lane = 0; analysis_ && lane < analysis_->deviceCount(); ++lane) timeline_->setRegions(lane, {});
     blockMap_->markAllocations({});
 }
@@ -74,8 +83,7 @@ void RegionSelector::select(int index) {
 }
 
 void RegionSelector::apply(const GrowthRegion& r, int index, bool explain, bool byUser) {
-    selected_ = r;
-    selectedIndex_ = index;
+    session_->selectRegion(r, index);
     const double from = seconds(r.first), to = seconds(r.last);
     timeline_->setGrowthRegion(QCPRange(from, to));
     leaks_->regionList()->selectRegion(index);
@@ -112,24 +120,24 @@ std::vector<size_t> RegionSelector::timeOrder() const {
 
 void RegionSelector::selectNext() {
     const auto order = timeOrder();
-    const auto at = std::find(order.begin(), order.end(), size_t(selectedIndex_));
-    if (selectedIndex_ >= 0 && at != order.end()) { // a listed region: the one after it
+    const auto at = std::find(order.begin(), order.end(), size_t(selectedIndex()));
+    if (selectedIndex() >= 0 && at != order.end()) { // a listed region: the one after it
         if (at + 1 != order.end()) select(int(*(at + 1)));
         return;
     }
     for (size_t i : order) // none, or an iteration's rise: the first region starting after it
-        if (!selected_ || regions()[i].first > selected_->first) return select(int(i));
+        if (!selected() || regions()[i].first > selected()->first) return select(int(i));
 }
 
 void RegionSelector::selectPrevious() {
     const auto order = timeOrder();
-    const auto at = std::find(order.begin(), order.end(), size_t(selectedIndex_));
-    if (selectedIndex_ >= 0 && at != order.end()) {
+    const auto at = std::find(order.begin(), order.end(), size_t(selectedIndex()));
+    if (selectedIndex() >= 0 && at != order.end()) {
         if (at != order.begin()) select(int(*(at - 1)));
         return;
     }
     for (auto it = order.rbegin(); it != order.rend(); ++it)
-        if (!selected_ || regions()[*it].first < selected_->first) return select(int(*it));
+        if (!selected() || regions()[*it].first < selected()->first) return select(int(*it));
 }
 
 bool RegionSelector::selectRampAt(double at) {
@@ -151,8 +159,7 @@ bool RegionSelector::selectRampAt(double at) {
 }
 
 void RegionSelector::clear() {
-    selected_.reset();
-    selectedIndex_ = -1;
+    session_->selectRegion(std::nullopt);
     leaks_->regionList()->selectRegion(-1);
     timeline_->setGrowthRegion(std::nullopt);
     blockMap_->markAllocations({});

@@ -3,7 +3,8 @@
 // Ctrl+] / Ctrl+[ selects a region; it is shaded on the timeline, explained in the Leaks tab, listed
 // as the current row, and the block map moves to the region's top with its blocks marked. On a cold
 // open the worst region (the one the diagnosis explains) is selected without any input. The regions
-// come from the Leaks panel's background job; hover and click look them up in a sorted vector.
+// come from the Leaks panel's background job; hover and click look them up in a sorted vector. The
+// selection itself is the session's (Session::region): this class turns gestures into it and shows it.
 #include "session/CaptureLoader.h"
 #include "analysis/GrowthRegions.h"
 
@@ -15,14 +16,14 @@ namespace vs::ui {
 
 class BlockMapPanel;
 class LeaksPanel;
+class Session;
 class TimelinePlot;
 
 class RegionSelector : public QObject {
     Q_OBJECT
   public:
-    RegionSelector(TimelinePlot* timeline, LeaksPanel* leaks, BlockMapPanel* blockMap, QObject* parent);
-    // A capture (or device) is shown: its regions arrive with the Leaks panel's next report.
-    void reset(AnalysisPtr analysis, size_t device);
+    RegionSelector(Session* session, TimelinePlot* timeline, LeaksPanel* leaks, BlockMapPanel* blockMap,
+                   QObject* parent);
     void select(int index); // index into regions(), explained in the Leaks tab
     void selectNext();      // in time order from the selected one
     void selectPrevious();
@@ -32,14 +33,16 @@ class RegionSelector : public QObject {
     void clear(); // a range was selected instead
 
     const std::vector<GrowthRegion>& regions() const { return regions_.regions; }
-    const std::optional<GrowthRegion>& selected() const { return selected_; }
-    int selectedIndex() const { return selectedIndex_; }
+    const std::optional<GrowthRegion>& selected() const;
+    int selectedIndex() const;
 
   signals:
     // A region was selected: a sentence for the status bar; `byUser` false on a cold open.
     void regionSelected(const QString& sentence, bool byUser);
 
   private:
+    // A capture (or device) is shown: its regions arrive with the Leaks panel's next report.
+    void reset();
     void onReport();
     void loadRegions();
     void apply(const GrowthRegion& r, int index, bool explain, bool byUser);
@@ -48,6 +51,7 @@ class RegionSelector : public QObject {
     double seconds(uint32_t event) const;
     std::vector<size_t> timeOrder() const;
 
+    Session* session_;
     TimelinePlot* timeline_;
     LeaksPanel* leaks_;
     BlockMapPanel* blockMap_;
@@ -55,8 +59,6 @@ class RegionSelector : public QObject {
     size_t device_ = 0;
     bool loaded_ = false; // regions_ holds this capture's regions
     GrowthRegions regions_;
-    std::optional<GrowthRegion> selected_;
-    int selectedIndex_ = -1; // -1: none, or an iteration's rise (not listed)
 };
 
 } // namespace vs::ui
