@@ -3,7 +3,6 @@
 #include "common/ByteAxisTicker.h"
 #include "common/TimelineColours.h"
 #include "session/Session.h"
-#include "session/Session.h"
 
 #include <QDateTime>
 #include <QToolTip>
@@ -74,16 +73,6 @@ void TimelinePlot::clearLanes() {
     back_.clear(), forward_.clear();
     selection_.reset();
     growth_.reset();
-}
-
-void TimelinePlot::follow(Session* session) {
-    connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis()); });
-    connect(session, &Session::deviceChanged, this, [this](size_t device) {
-        setHighlightedEvent(-1, SIZE_MAX, false);
-        setSelection(std::nullopt);
-        setMarkedTimes(device, {});
-        setGrowthRegion(std::nullopt);
-    });
 }
 
 void TimelinePlot::follow(Session* session) {

@@ -18,14 +18,10 @@ namespace vs::ui {
 
 class Session;
 
-class Session;
-
 class TimelinePlot : public QCustomPlot {
     Q_OBJECT
   public:
     explicit TimelinePlot(QWidget* parent = nullptr);
-    // Draws the session's capture; another device clears the marks that belonged to the old one.
-    void follow(Session* session);
     // Draws the session's capture; another device clears the marks that belonged to the old one.
     void follow(Session* session);
 

@@ -3,7 +3,6 @@
 #include "common/QtText.h"
 #include "common/ByteAxisTicker.h"
 #include "session/Session.h"
-#include "session/Session.h"
 #include "analysis/FrameFilter.h"
 #include "util/Format.h"
 
@@ -72,14 +71,6 @@ void StackPane::setShowInternal(bool on) {
 }
 bool StackPane::showInternal() const {
     return internal_->isChecked();
-}
-
-void StackPane::follow(Session* session) {
-    connect(session, &Session::deviceChanged, this, &StackPane::clear);
-    connect(session, &Session::eventSelected, this, [this, session](std::optional<size_t> event) {
-        if (!event) return clear();
-        showEvent(session->analysis(), session->device(), *event, session->originUs());
-    });
 }
 
 void StackPane::follow(Session* session) {

@@ -15,14 +15,10 @@ namespace vs::ui {
 
 class Session;
 
-class Session;
-
 class StackPane : public QWidget {
     Q_OBJECT
   public:
     explicit StackPane(QWidget* parent = nullptr);
-    // Shows the session's selected event, cleared when the device or capture changes.
-    void follow(Session* session);
     // Shows the session's selected event, cleared when the device or capture changes.
     void follow(Session* session);
     void showEvent(AnalysisPtr analysis, size_t device, size_t event, int64_t originUs);
