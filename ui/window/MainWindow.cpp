@@ -113,6 +113,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     regions_ = new RegionSelector(session_, timeline_, leaks_, blockMap_, this);
     fragmentation_ = new FragmentationOverlay(session_, timeline_, this);
     buildMenus();
+    buildShell();
     buildStatusBar();
     linkViews();
     connect(loader_, &CaptureLoader::progress, progress_, &QProgressBar::setValue);

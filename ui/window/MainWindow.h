@@ -13,6 +13,8 @@ class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSplitter;
+class QStackedWidget;
+class QToolBar;
 class QTableView;
 
 namespace vs::ui {
@@ -30,6 +32,7 @@ class Session;
 class RetentionPanel;
 class StackPane;
 class TimelinePlot;
+class WelcomePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -55,13 +58,20 @@ class MainWindow : public QMainWindow {
     AnalysisPtr analysis() const;
     Session* session() const { return session_; }
 
+    // First run and conventions (MainWindowShell.cpp): the welcome page while nothing is open, the toolbar.
+    WelcomePage* welcomePage() const { return welcome_; }
+    bool showingWelcome() const;
+    QToolBar* mainToolBar() const { return toolBar_; }
+
   protected:
+    void changeEvent(QEvent* e) override; // a new palette redraws the icons
     void closeEvent(QCloseEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
 
   private:
     void buildMenus();
+    void buildShell();
     void buildGoMenu();
     void linkViews(); // selections that follow each other across views (MainWindowLinks.cpp)
     void linkBlockMap();
@@ -81,7 +91,6 @@ class MainWindow : public QMainWindow {
     void exportWith(const QString& title, const QString& suggested,
                     const std::function<QString(const QString&)>& write);
     void chooseEditor();
-    void showAbout();
     void setBusy(bool busy);
     void chooseFragmentationRequest();
 
@@ -123,6 +132,9 @@ class MainWindow : public QMainWindow {
     MemoryMapView* memoryMap_;
     QAction* propertiesAct_ = nullptr;
     QPointer<CapturePropertiesDialog> properties_;
+    QStackedWidget* pages_ = nullptr; // the welcome page, then the views once a capture is open
+    WelcomePage* welcome_ = nullptr;
+    QToolBar* toolBar_ = nullptr;
 };
 
 } // namespace vs::ui
