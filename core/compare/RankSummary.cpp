@@ -72,8 +72,12 @@ void fillIterations(RankSummary& s, const CaptureAnalysis& a, size_t d) {
         s.stepUs.push_back(t.timeUs[from]);
         s.stepPeak.push_back(*std::max_element(r.allocated.begin() + from, r.allocated.begin() + to));
     }
-    s.growth = its.starts.size() >= 2 ? before(its.starts.back()) - before(its.starts.front())
-                                      : s.finalAllocated - r.initial.allocated;
+    // from the end of the first iteration (which makes the optimizer's state and other one-time
+    // memory) to the start of the last
+    const auto& st = its.starts;
+    s.growth = st.size() >= 3   ? before(st.back()) - before(st[1])
+               : st.size() == 2 ? before(st[1]) - before(st[0])
+                                : s.finalAllocated - r.initial.allocated;
 }
 
 } // namespace

@@ -22,8 +22,9 @@ struct RankSummary {
     size_t events = 0;
     int64_t firstUs = 0, lastUs = 0;
     int64_t peakAllocated = 0, peakReserved = 0, finalAllocated = 0, finalReserved = 0;
-    // Allocated at the start of the last iteration minus at the start of the first (without
-    // iterations: final minus the allocated before the first event).
+    // Allocated at the start of the last iteration minus at the end of the first (the first makes
+    // one-time memory such as the optimizer's state); with two iterations, from the start of the
+    // first; without iterations: final minus the allocated before the first event.
     int64_t growth = 0;
     uint32_t ooms = 0;
     std::string marker;                  // what marks its iterations
