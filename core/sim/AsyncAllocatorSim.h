@@ -25,6 +25,11 @@ class AsyncAllocatorSim {
 
   private:
     static uint64_t roundUp(uint64_t n) { return (n + kChunk - 1) / kChunk * kChunk; }
+    // What an allocation takes in the pool: large ones whole 2 MiB pages.
+    static uint64_t footprint(uint64_t n) {
+        const uint64_t g = n >= (1ull << 20) ? (2ull << 20) : 512;
+        return (n + g - 1) / g * g;
+    }
     uint64_t capacity_, limit_;
     uint64_t live_ = 0, reserved_ = 0;
     std::vector<uint64_t> sizeOf_; // allocation id -> live bytes (0 when not live)

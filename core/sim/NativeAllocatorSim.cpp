@@ -101,6 +101,7 @@ bool NativeAllocatorSim::malloc(uint32_t id, uint64_t size, uint64_t stream, uin
         found = allocBlock(p) || (releaseAvailableCachedBlocks(p) && allocBlock(p));
         if (!found) {
             releaseCachedBlocks();
+            ++retries_;
             found = allocBlock(p);
         }
     }

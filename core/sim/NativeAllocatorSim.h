@@ -31,6 +31,7 @@ class NativeAllocatorSim {
     int64_t allocated() const { return allocated_; }
     uint64_t segmentsCreated() const { return created_; }
     uint64_t segmentsReleased() const { return released_; }
+    uint64_t allocRetries() const { return retries_; } // PyTorch's num_alloc_retries: cache flushed to retry
     std::vector<StateSegment> segments() const;
 
   private:
@@ -118,7 +119,7 @@ class NativeAllocatorSim {
     std::set<std::pair<uint64_t, uint64_t>> addressSpace_; // [begin, end) of live segments and reservations
     uint64_t nextSynthetic_ = 1ull << 52;
     int64_t reserved_ = 0, allocated_ = 0;
-    uint64_t created_ = 0, released_ = 0;
+    uint64_t created_ = 0, released_ = 0, retries_ = 0;
 };
 
 } // namespace vs

@@ -30,6 +30,7 @@ struct SimResult {
     int64_t allocatedAtPeak = 0;   // allocated when reserved peaked
     uint64_t segmentsCreated = 0;  // cudaMalloc calls / expandable mappings
     uint64_t segmentsReleased = 0; // cudaFree calls / unmappings
+    uint64_t allocRetries = 0;     // the cache flushed to retry an allocation (PyTorch's num_alloc_retries)
     std::optional<SimOom> firstOom;   // a request the recorded run served that this configuration could not
     uint32_t recordedOomsReproduced = 0, recordedOomsAvoided = 0;
     std::vector<StateSegment> finalSegments; // where the simulation stopped

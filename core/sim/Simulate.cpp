@@ -125,6 +125,7 @@ SimResult simulate(const SimInput& in, const SimConfig& config, const SimOptions
         r.finalSegments = e.segments();
         r.segmentsCreated = e.segmentsCreated();
         r.segmentsReleased = e.segmentsReleased();
+        r.allocRetries = e.allocRetries();
     }
     describe(in, r);
     return r;
