@@ -8,9 +8,14 @@
 #include "views/HelpDialogs.h"
 #include "views/ShortcutsDialog.h"
 #include "views/WelcomePage.h"
+#include "window/Exporter.h"
 #include "window/MainWindow.h"
+#include "views/LeaksPanel.h"
+#include "util/Format.h"
 
 #include <QAction>
+#include <QJsonArray>
+#include <QTemporaryDir>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QToolBar>
@@ -29,6 +34,9 @@ class TestDesktop : public QObject {
     void overlaysOffByDefaultAndLegendFollows();
     void toolbarActionsHaveIcons();
     void aboutNamesVersionsAndLicences();
+    void exportTitleNamesFileDeviceRangeAndKind();
+    void exportedImageLeavesOutTheCursor();
+    void markdownHoldsDiagnosisSitesAndTruth();
 
   private:
     static std::unique_ptr<MainWindow> open(const QString& name);
@@ -175,6 +183,79 @@ void TestDesktop::aboutNamesVersionsAndLicences() {
     QVERIFY(about.contains("vramscope 9.8.7"));
     QVERIFY(about.contains(QString::fromLatin1(qVersion())));
     for (const char* licence : {"LGPL-3.0", "GPL-3.0", "BSD-3-Clause", "zlib"}) QVERIFY(about.contains(licence));
+}
+
+void TestDesktop::exportTitleNamesFileDeviceRangeAndKind() {
+    auto w = open("leak_list");
+    w->waitForBackgroundWork();
+    w->leaksPanel()->waitForResult();
+    QApplication::processEvents();
+    w->timeline()->setVisibleRange(QCPRange(0.25, 0.75));
+    const QString title = w->exportTitle();
+    QVERIFY2(title.startsWith("leak_list.pickle.zst \u00b7 device 0 \u00b7 0.250\u20130.750 s \u00b7 "), qPrintable(title));
+    // the diagnosis the Leaks tab shows, which for this capture is PyTorch's truth: a leak
+    QCOMPARE(title.section(" \u00b7 ", 3), QString::fromStdString(std::string(leakKindName(w->leaksPanel()->report().kind))));
+    QCOMPARE(title.section(" \u00b7 ", 3), vs::test::sampleTruth("leak_list")["kind"].toString());
+}
+
+void TestDesktop::exportedImageLeavesOutTheCursor() {
+    auto w = open("leak_list");
+    w->waitForBackgroundWork();
+    TimelinePlot* plot = w->timeline();
+    plot->replot();
+    QTemporaryDir dir;
+    const QString plain = dir.filePath("plain.png"), withCursor = dir.filePath("cursor.png");
+    {
+        TimelinePlot::ExportScope clean(plot);
+        QVERIFY(ui::exportPlot(plot, plain, QSize(900, 400), w->exportTitle()).isEmpty());
+    }
+    plot->setCursorTime(plot->visibleRange().center()); // where the pointer would be
+    plot->replot();
+    {
+        TimelinePlot::ExportScope clean(plot);
+        QVERIFY(ui::exportPlot(plot, withCursor, QSize(900, 400), w->exportTitle()).isEmpty());
+    }
+    const QImage a(plain), b(withCursor);
+    QCOMPARE(a.size(), QSize(900, 400));
+    QCOMPARE(a, b);
+    // and the scope is what hides it: without it the cursor line is drawn
+    const QString raw = dir.filePath("raw.png");
+    QVERIFY(ui::exportPlot(plot, raw, QSize(900, 400), w->exportTitle()).isEmpty());
+    QVERIFY(QImage(raw) != a);
+    // the title line is drawn: the top rows hold text-coloured pixels
+    const QColor text = plot->palette().color(QPalette::Text);
+    int inked = 0;
+    for (int y = 0; y < ui::exportTitleHeight(plot, "x"); ++y)
+        for (int x = 0; x < a.width(); ++x) inked += a.pixelColor(x, y) == text;
+    QVERIFY(inked > 50);
+}
+
+void TestDesktop::markdownHoldsDiagnosisSitesAndTruth() {
+    auto w = open("leak_list");
+    w->waitForBackgroundWork();
+    w->leaksPanel()->waitForResult();
+    QApplication::processEvents();
+    const QJsonObject truth = vs::test::sampleTruth("leak_list");
+    const QString md = w->summaryMarkdown("leak_list-report.png");
+    const LeakReport& report = w->leaksPanel()->report();
+    // the diagnosis: the kind PyTorch's truth names, with the report's own sentence and next step
+    QVERIFY2(md.contains("**" + truth["kind"].toString() + "**"), qPrintable(md));
+    QVERIFY(md.contains(QString::fromStdString(report.summary)));
+    QVERIFY(md.contains(QString::fromStdString(report.nextStep)));
+    // the top site is a line of the truth's leak sites, with its whole path, and the group's bytes
+    const QRegularExpression site("\\| 1 \\| ([^|]+) \\| (\\d+) \\| [a-z]+ \\| `([^`]+):(\\d+)` in `");
+    const auto m = site.match(md);
+    QVERIFY2(m.hasMatch(), qPrintable(md));
+    QCOMPARE(m.captured(3), truth["file"].toString());
+    QVERIFY(truth["leak_site_lines"].toArray().contains(m.captured(4).toInt()));
+    QCOMPARE(m.captured(1).trimmed(), QString::fromStdString(humanBytes(int64_t(report.groups.front().bytes))));
+    QCOMPARE(m.captured(2).toUInt(), report.groups.front().count);
+    // PyTorch's own peak and final allocated, the torch version note, the image
+    QVERIFY(md.contains(QString::fromStdString(humanBytes(truth["max_memory_allocated"].toInteger()))));
+    QVERIFY(md.contains(QString::fromStdString(humanBytes(truth["final_allocated"].toInteger()))));
+    QVERIFY(md.contains("- torch: "));
+    QVERIFY(md.contains("`PYTORCH_CUDA_ALLOC_CONF`: unset (defaults)"));
+    QVERIFY(md.contains("](leak_list-report.png)"));
 }
 
 QTEST_MAIN(TestDesktop)

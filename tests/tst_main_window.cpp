@@ -490,7 +490,7 @@ void TestMainWindow::blockMapExpandableRangesGrowAndZoom() {
 
 void TestMainWindow::screenshotWritesAskedSize() {
     QTemporaryDir dir;
-    for (const QString view : {"timeline", "blockmap", "leaks", "window"}) {
+    for (const QString view : {"timeline", "blockmap", "memorymap", "leaks", "window"}) {
         const QString out = dir.filePath(view + ".png");
         QProcess p;
         p.start(QStringLiteral(VRAMSCOPE_GUI), {QString::fromStdString(vs::test::samplePath("leak_cut")),

@@ -3,6 +3,8 @@
 // streamed to a viewer listening at SOCKET); exits with the program's status.
 #include "Commands.h"
 
+#include "util/AgentPath.h"
+
 #include <filesystem>
 #include <iostream>
 #include <sys/wait.h>
@@ -10,14 +12,6 @@
 
 namespace vs::cli {
 
-namespace {
-std::string agentLibrary() {
-    if (const char* env = std::getenv("VRAMSCOPE_CUPTI_LIB")) return env;
-    std::error_code ec;
-    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    return (self.parent_path() / "libvramscope_cupti.so").string();
-}
-} // namespace
 
 int runRun(const std::vector<std::string>& args, std::ostream& out) {
     std::string output = "vramscope-" + std::to_string(getpid()) + ".vscap", live, stacks = "native";
@@ -35,10 +29,13 @@ int runRun(const std::vector<std::string>& args, std::ostream& out) {
                              " (run [-o FILE] [--live SOCKET] [--stacks native|none] -- PROGRAM ARGS)");
     }
     if (i + 1 >= args.size()) throw UsageError("run needs a program after --");
-    const std::string lib = agentLibrary();
+    const std::string lib = cuptiAgentPath();
     if (!std::filesystem::exists(lib))
         throw UsageError(lib + " not found: it is built when the CUDA toolkit's CUPTI is installed "
                                "(or set VRAMSCOPE_CUPTI_LIB)");
+    if (!cudaDriverPresent()) // say it before the program's own, often cryptic, CUDA error
+        std::cerr << "vramscope-cli: warning: no NVIDIA driver (libcuda.so.1) on this machine: the program "
+                     "cannot use a GPU and nothing will be recorded\n";
     std::vector<char*> argv;
     for (size_t k = i + 1; k < args.size(); ++k) argv.push_back(const_cast<char*>(args[k].c_str()));
     argv.push_back(nullptr);

@@ -4,6 +4,7 @@
 #include "session/CaptureLoader.h"
 #include "window/Exporter.h"
 #include "views/LeaksPanel.h"
+#include "views/MemoryMapView.h"
 #include "window/MainWindow.h"
 #include "views/RetentionPanel.h"
 #include "timeline/TimelinePlot.h"
@@ -35,13 +36,14 @@ size_t eventsUpTo(const vs::CaptureAnalysis& a, double seconds) {
 }
 
 // Renders one panel of the window on its own, at the asked size, then gives it back to the window.
-QString renderAlone(QWidget* panel, QWidget* owner, QSize size, const QString& out) {
+// The title line goes above it; the image keeps the asked size.
+QString renderAlone(QWidget* panel, QWidget* owner, QSize size, const QString& out, const QString& title) {
     panel->setParent(nullptr);
     panel->setAttribute(Qt::WA_DontShowOnScreen);
-    panel->resize(size);
+    panel->resize(size.width(), size.height() - vs::ui::exportTitleHeight(panel, title));
     panel->show();
     QApplication::processEvents();
-    const QString error = vs::ui::exportWidget(panel, out);
+    const QString error = vs::ui::exportWidget(panel, out, title);
     panel->setParent(owner);
     return error;
 }
@@ -63,29 +65,33 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
     window.setAnalysis(file, analysis);
     window.waitForBackgroundWork();
     window.resize(size);
+    window.timeline()->resize(size);
+    window.timeline()->fitAll();
+    const QString title = window.exportTitle(); // file, device, range, diagnosis
     QString error;
     if (view == QLatin1String("timeline")) {
-        window.timeline()->resize(size);
-        window.timeline()->fitAll();
-        error = vs::ui::exportPlot(window.timeline(), out, size);
+        error = vs::ui::exportPlot(window.timeline(), out, size, title);
     } else if (view == QLatin1String("window")) {
+        window.resize(size.width(), size.height() - vs::ui::exportTitleHeight(&window, title));
         window.setAttribute(Qt::WA_DontShowOnScreen);
         window.show();
         QApplication::processEvents();
         window.timeline()->fitAll();
         window.timeline()->replot();
-        error = vs::ui::exportWidget(&window, out);
+        error = vs::ui::exportWidget(&window, out, title);
     } else if (view == QLatin1String("leaks")) {
         window.leaksPanel()->waitForResult();
-        error = renderAlone(window.leaksPanel(), &window, size, out);
+        error = renderAlone(window.leaksPanel(), &window, size, out, title);
     } else if (view == QLatin1String("retention")) {
-        error = renderAlone(window.retentionPanel(), &window, size, out);
+        error = renderAlone(window.retentionPanel(), &window, size, out, title);
     } else if (view == QLatin1String("blockmap")) {
         if (at >= 0)
             window.blockMap()->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
-        error = renderAlone(window.blockMap(), &window, size, out);
+        error = renderAlone(window.blockMap(), &window, size, out, title);
+    } else if (view == QLatin1String("memorymap")) {
+        error = renderAlone(window.memoryMap(), &window, size, out, title);
     } else {
-        return fail(QStringLiteral("--view must be timeline, window, blockmap, leaks or retention"));
+        return fail(QStringLiteral("--view must be timeline, window, blockmap, memorymap, leaks or retention"));
     }
     return error.isEmpty() ? 0 : fail(error);
 }
@@ -120,7 +126,7 @@ int main(int argc, char** argv) {
                             QStringLiteral("OUT"));
     QCommandLineOption view(
         QStringLiteral("view"),
-        QStringLiteral("View for --screenshot: timeline, window, blockmap, leaks, retention."),
+        QStringLiteral("View for --screenshot: timeline, window, blockmap, memorymap, leaks, retention."),
         QStringLiteral("VIEW"), QStringLiteral("timeline"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --screenshot."),
                             QStringLiteral("WxH"), QStringLiteral("1600x900"));

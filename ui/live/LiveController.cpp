@@ -1,6 +1,7 @@
 #include "live/LiveController.h"
 
 #include "common/Icons.h"
+#include "util/AgentPath.h"
 
 #include "live/FileFollower.h"
 #include "live/LiveSession.h"
@@ -101,9 +102,7 @@ void LiveController::addActions(QMenu* menu) {
 }
 
 QString LiveController::agentLibrary() {
-    const QString env = qEnvironmentVariable("VRAMSCOPE_CUPTI_LIB");
-    return env.isEmpty() ? QCoreApplication::applicationDirPath() + QStringLiteral("/libvramscope_cupti.so")
-                         : env;
+    return QString::fromStdString(cuptiAgentPath()); // beside the binary, or where it is installed
 }
 
 void LiveController::askAndLaunch() {
