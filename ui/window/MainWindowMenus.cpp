@@ -1,6 +1,8 @@
 // MainWindow's menus and the actions behind them; every menu entry has a shortcut.
 #include "common/Icons.h"
 #include "views/CapturePropertiesDialog.h"
+#include "views/CompareView.h"
+#include "views/RanksWindow.h"
 #include "views/WelcomePage.h"
 #include "views/HelpDialogs.h"
 #include "views/ShortcutsDialog.h"
@@ -64,6 +66,13 @@ void MainWindow::buildMenus() {
     icons::set(file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
         if (!session_->path().isEmpty()) openFile(session_->path());
     }), QStringLiteral("reload"), palette());
+    file->addAction(tr("Compare &With\u2026"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
+                    [this] { CompareView::askAndCompare(this, session_->analysis(), session_->path()); });
+    file->addAction(tr("Compare Two Ran&ges\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this,
+                    [this] { CompareView::askRanges(this, session_->analysis(), session_->path(), session_->range()); });
+    file->addAction(tr("Open R&anks\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+        if (auto* w = RanksWindow::askAndOpen(this)) connect(w, &RanksWindow::openRank, this, &MainWindow::openFile);
+    });
     file->addSeparator();
     icons::set(file->addAction(tr("&Export Timeline\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
                     &MainWindow::exportTimeline), QStringLiteral("export"), palette());

@@ -1,0 +1,154 @@
+// The comparison window and the rank heatmap on the samples recorded on an H200 (offscreen): the
+// leaking site first in the window's table, a clear message for a file that cannot be read, the
+// outlier rank named, the heatmap's leaking row the brightest at the end, zoom limits, a double click
+// opening a rank. With VRAMSCOPE_SHOTS=DIR set, the windows are saved there as PNG.
+#include "models/DiffTableModel.h"
+#include "views/CompareView.h"
+#include "views/RankHeatmap.h"
+#include "views/RanksWindow.h"
+#include "session/CaptureLoader.h"
+
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace vs;
+using namespace vs::ui;
+
+class TestCompareView : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void compareWindowShowsTheLeakFirst();
+    void compareWindowSaysWhatFailed();
+    void twoRangesOfOneCapture();
+    void rankHeatmap();
+    void ranksWindowSaysWhatFailed();
+
+  private:
+    QString unpack(const QString& relative);
+    void shot(QWidget* w, const char* name);
+    QTemporaryDir dir_;
+};
+
+QString TestCompareView::unpack(const QString& relative) {
+    const QString to = dir_.filePath(QString(relative).replace('/', '_').chopped(3));
+    if (QFile::exists(to)) return to;
+    QProcess xz;
+    xz.setStandardOutputFile(to);
+    xz.start("xz", {"-dc", QString(VRAMSCOPE_SAMPLES_DIR "/../") + relative});
+    xz.waitForFinished(60000);
+    return to;
+}
+
+void TestCompareView::shot(QWidget* w, const char* name) {
+    const QByteArray out = qgetenv("VRAMSCOPE_SHOTS");
+    if (!out.isEmpty()) QVERIFY(w->grab().save(QString::fromUtf8(out) + "/" + name));
+}
+
+void TestCompareView::initTestCase() { QVERIFY(dir_.isValid()); }
+
+void TestCompareView::compareWindowShowsTheLeakFirst() {
+    const QString leak = unpack("compare/keep_logits_leak.pickle.xz");
+    const QString fixed = unpack("compare/keep_logits_fixed.pickle.xz");
+    CompareView v;
+    v.resize(1200, 860);
+    v.show();
+    QSignalSpy done(&v, &CompareView::compared);
+    v.compareWith(CaptureLoader::openNow(leak), leak, fixed);
+    QVERIFY(done.wait(60000));
+    QVERIFY(v.diff());
+    QCOMPARE(v.sitesModel()->rowCount(), int(v.diff()->sites.size()));
+    QCOMPARE(v.sitesModel()->data(v.sitesModel()->index(0, DiffTableModel::Site), Qt::DisplayRole).toString(),
+             QString("forward (keep_logits.py:30)"));
+    QCOMPARE(v.sitesModel()->data(v.sitesModel()->index(0, DiffTableModel::Change), Qt::DisplayRole).toString(),
+             QString("shrunk"));
+    QCOMPARE(v.diff()->iterations.pairs.size(), size_t(30));
+    QVERIFY(v.errorText().isEmpty());
+    QTest::qWait(50);
+    shot(&v, "compare.png");
+    auto* tabs = v.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    tabs->setCurrentIndex(3); // the flame graph of the difference
+    QTest::qWait(50);
+    shot(&v, "compare-flame.png");
+}
+
+void TestCompareView::compareWindowSaysWhatFailed() {
+    const QString leak = unpack("compare/keep_logits_leak.pickle.xz");
+    const QString bad = dir_.filePath("bad.pickle");
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("not a pickle at all");
+    f.close();
+    CompareView v;
+    QSignalSpy failed(&v, &CompareView::failed);
+    v.compareWith(CaptureLoader::openNow(leak), leak, bad);
+    QVERIFY(failed.wait(30000));
+    QVERIFY(v.errorText().startsWith("Could not open bad.pickle: "));
+    QVERIFY(!v.diff());
+}
+
+void TestCompareView::twoRangesOfOneCapture() {
+    // the leaking run's first and last five seconds... by its own clock: first third against last third
+    const QString leak = unpack("compare/keep_logits_leak.pickle.xz");
+    auto a = CaptureLoader::openNow(leak);
+    const double span = double(a->trace(0).timeUs.back() - a->originUs()) / 1e6;
+    CompareView v;
+    QSignalSpy done(&v, &CompareView::compared);
+    v.compareRanges(a, leak, {0, span / 3}, {2 * span / 3, span});
+    QVERIFY(done.wait(60000));
+    QVERIFY(v.diff()->context.empty());
+    QCOMPARE(QString::fromStdString(v.diff()->sites.front().site), QString("forward (keep_logits.py:30)"));
+    QVERIFY(v.diff()->sites.front().liveDelta() > 0); // the later range holds more of the kept logits
+}
+
+void TestCompareView::rankHeatmap() {
+    QStringList files;
+    for (int r = 0; r < 4; ++r) files << unpack(QString("ranks/ddp4/rank%1.pickle.xz").arg(r));
+    RanksWindow w;
+    w.resize(1200, 700);
+    w.show();
+    QSignalSpy loaded(&w, &RanksWindow::loaded);
+    w.open(files);
+    QVERIFY(loaded.wait(60000));
+    QCOMPARE(w.ranks()->ranks.size(), size_t(4));
+    QVERIFY2(w.outlierText().startsWith("rank 2: "), qPrintable(w.outlierText()));
+    // one pixel row per rank: at the end the leaking rank's cell is the brightest (viridis: green rises)
+    RankHeatmap* h = w.heatmap();
+    const QImage cells = h->renderCells(QSize(200, 4));
+    const int x = 195;
+    for (int r : {0, 1, 3}) QVERIFY(qGreen(cells.pixel(x, 2)) > qGreen(cells.pixel(x, r)));
+    // zoom stays inside the run; Home fits again
+    h->setView(-100, 1e18);
+    const auto whole = h->view();
+    QCOMPARE(whole.first, 0.0);
+    h->setView(whole.second / 4, whole.second / 2);
+    QCOMPARE(h->view().second, whole.second / 2);
+    h->fitAll();
+    QTest::qWait(50);
+    shot(&w, "ranks.png");
+    h->setAlignBySteps(true);
+    QCOMPARE(h->view().second, 30.0); // 30 steps, one column each
+    QTest::qWait(50);
+    shot(&w, "ranks-steps.png");
+    // a double click on a rank's row asks for its full view
+    QSignalSpy open(&w, &RanksWindow::openRank);
+    const QRect area = h->rect().adjusted(64, 6, -10, -40);
+    QTest::mouseDClick(h, Qt::LeftButton, {}, QPoint(area.center().x(), area.top() + area.height() * 5 / 8));
+    QCOMPARE(open.size(), 1);
+    QCOMPARE(open[0][0].toString(), files[2]);
+}
+
+void TestCompareView::ranksWindowSaysWhatFailed() {
+    RanksWindow w;
+    w.open({dir_.filePath("no-such-folder-or-file")});
+    w.waitForJobs();
+    QTest::qWait(20);
+    QVERIFY2(w.errorText().startsWith("None of the 1 files could be read"), qPrintable(w.errorText()));
+}
+
+QTEST_MAIN(TestCompareView)
+#include "tst_compare_view.moc"

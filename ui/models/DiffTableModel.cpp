@@ -1,0 +1,72 @@
+#include "models/DiffTableModel.h"
+
+#include "common/ByteAxisTicker.h"
+
+#include <QBrush>
+#include <QColor>
+
+namespace vs::ui {
+
+void DiffTableModel::setRows(std::vector<DiffRow> rows) {
+    beginResetModel();
+    rows_ = std::move(rows);
+    endResetModel();
+}
+
+int DiffTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
+int DiffTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+namespace {
+
+int64_t number(const DiffRow& r, int column) {
+    switch (column) {
+    case DiffTableModel::LiveA: return r.liveA;
+    case DiffTableModel::LiveB: return r.liveB;
+    case DiffTableModel::LiveDelta: return r.liveDelta();
+    case DiffTableModel::PeakA: return r.peakA;
+    case DiffTableModel::PeakB: return r.peakB;
+    case DiffTableModel::PeakDelta: return r.peakDelta();
+    default: return 0;
+    }
+}
+
+QString signedBytes(int64_t v) {
+    return (v > 0 ? QStringLiteral("+") : v < 0 ? QStringLiteral("\u2212") : QString()) + formatBytes(double(v < 0 ? -v : v));
+}
+
+} // namespace
+
+QVariant DiffTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || size_t(index.row()) >= rows_.size()) return {};
+    const DiffRow& r = rows_[size_t(index.row())];
+    const int c = index.column();
+    const bool delta = c == LiveDelta || c == PeakDelta;
+    if (role == Qt::DisplayRole) {
+        if (c == Change) return QString::fromUtf8(diffChangeName(r.change).data());
+        if (c == Site) return QString::fromStdString(r.site);
+        return delta ? signedBytes(number(r, c)) : formatBytes(double(number(r, c)));
+    }
+    if (role == kSortRole) {
+        if (c == Change) return int(r.change);
+        if (c == Site) return QString::fromStdString(r.site);
+        return qlonglong(number(r, c));
+    }
+    if (role == Qt::ForegroundRole && delta && number(r, c) != 0)
+        return QBrush(number(r, c) > 0 ? QColor(200, 50, 40) : QColor(40, 110, 200));
+    if (role == Qt::TextAlignmentRole && c != Site && c != Change) return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && c == Site) {
+        QString t;
+        for (const auto& f : r.frames) t += QString::fromStdString(f) + QLatin1Char('\n');
+        return t.trimmed();
+    }
+    return {};
+}
+
+QVariant DiffTableModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char* names[] = {"Change", "Site", "Live A", "Live B", "Live B\u2212A", "At peak A", "At peak B",
+                                  "At peak B\u2212A"};
+    return tr(names[section]);
+}
+
+} // namespace vs::ui

@@ -1,0 +1,263 @@
+#include "views/RankHeatmap.h"
+
+#include "common/ByteAxisTicker.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace vs::ui {
+namespace {
+
+constexpr int kLeft = 64, kBottom = 40, kTop = 6, kRight = 10;
+
+// viridis at five stops: dark blue (little) to yellow (the most any rank holds)
+QRgb heat(double f) {
+    static const int stops[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+    f = std::clamp(f, 0.0, 1.0) * 4;
+    const int i = std::min(3, int(f));
+    const double t = f - i;
+    const auto mix = [&](int k) { return int(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * t); };
+    return qRgb(mix(0), mix(1), mix(2));
+}
+
+double niceStep(double span, int ticks) {
+    const double raw = span / std::max(1, ticks), mag = std::pow(10, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (raw <= m * mag) return m * mag;
+    return 10 * mag;
+}
+
+} // namespace
+
+RankHeatmap::RankHeatmap(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(300, 120);
+}
+
+void RankHeatmap::setRanks(std::shared_ptr<const RankSet> set) {
+    set_ = std::move(set);
+    setMetric(metric_);
+    fitAll();
+}
+
+void RankHeatmap::setMetric(Metric m) {
+    metric_ = m;
+    updateScale();
+    update();
+}
+
+void RankHeatmap::updateScale() {
+    scaleMin_ = INT64_MAX, scaleMax_ = INT64_MIN;
+    if (set_)
+        for (const auto& r : set_->ranks) {
+            const auto& v = bySteps_ ? r.stepPeak : metric_ == Metric::Allocated ? r.binAllocated : r.binReserved;
+            if (!r.ok() || v.empty()) continue;
+            const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+            scaleMin_ = std::min(scaleMin_, *lo), scaleMax_ = std::max(scaleMax_, *hi);
+        }
+    if (scaleMin_ > scaleMax_) scaleMin_ = 0, scaleMax_ = 1;
+    if (scaleMax_ == scaleMin_) ++scaleMax_;
+}
+
+void RankHeatmap::setAlignBySteps(bool steps) {
+    bySteps_ = steps;
+    updateScale();
+    fitAll();
+}
+
+double RankHeatmap::extent() const {
+    if (!set_) return 1;
+    if (!bySteps_) return std::max<double>(1, double(set_->lastUs - set_->firstUs));
+    size_t steps = 0;
+    for (const auto& r : set_->ranks) steps = std::max(steps, r.stepPeak.size());
+    return std::max<double>(1, double(steps));
+}
+
+void RankHeatmap::fitAll() { setView(0, extent()); }
+
+void RankHeatmap::setView(double from, double to) {
+    const double whole = extent(), span = std::clamp(to - from, whole * 1e-6, whole);
+    from_ = std::clamp(from, 0.0, whole - span), to_ = from_ + span;
+    update();
+}
+
+QRect RankHeatmap::plotArea() const { return rect().adjusted(kLeft, kTop, -kRight, -kBottom); }
+
+int64_t RankHeatmap::valueOf(const RankSummary& r, double x0, double x1) const {
+    if (!r.ok() || r.events == 0) return -1;
+    if (bySteps_) {
+        const auto s0 = size_t(std::max(0.0, std::floor(x0)));
+        const auto s1 = std::min(r.stepPeak.size(), size_t(std::max(0.0, std::ceil(x1))));
+        if (s0 >= s1) return -1;
+        return *std::max_element(r.stepPeak.begin() + long(s0), r.stepPeak.begin() + long(s1));
+    }
+    const double t0 = double(set_->firstUs) + x0, t1 = double(set_->firstUs) + x1;
+    if (t1 < double(r.firstUs) || t0 > double(r.lastUs)) return -1;
+    const auto& bins = metric_ == Metric::Allocated ? r.binAllocated : r.binReserved;
+    const size_t b0 = r.binOf(int64_t(t0)), b1 = std::max(b0 + 1, r.binOf(int64_t(std::ceil(t1))) + 1);
+    return *std::max_element(bins.begin() + long(b0), bins.begin() + long(std::min(b1, bins.size())));
+}
+
+QImage RankHeatmap::renderCells(QSize size) const {
+    QImage img(size, QImage::Format_RGB32);
+    const QRgb empty = palette().color(QPalette::Base).rgb();
+    img.fill(empty);
+    if (!set_ || set_->ranks.empty() || size.isEmpty()) return img;
+    const int w = size.width(), h = size.height(), n = int(set_->ranks.size());
+    const double perPixel = (to_ - from_) / w;
+    std::vector<int64_t> row(static_cast<size_t>(w), -1);
+    int rowY = -1;
+    const auto flush = [&](int yFrom, int yTo) {
+        for (int y = yFrom; y < yTo; ++y) {
+            auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
+            for (int x = 0; x < w; ++x) line[x] = row[size_t(x)] < 0 ? empty : heat(double(row[size_t(x)] - scaleMin_) / double(scaleMax_ - scaleMin_));
+        }
+        std::fill(row.begin(), row.end(), -1);
+    };
+    for (int i = 0; i < n; ++i) {
+        const int y0 = int(int64_t(i) * h / n), y1 = std::max(y0 + 1, int(int64_t(i + 1) * h / n));
+        if (rowY >= 0 && y0 != rowY) flush(rowY, std::max(rowY + 1, y0)); // ranks sharing a pixel row end here
+        rowY = y0;
+        for (int x = 0; x < w; ++x) {
+            const int64_t v = valueOf(set_->ranks[size_t(i)], from_ + x * perPixel, from_ + (x + 1) * perPixel);
+            row[size_t(x)] = std::max(row[size_t(x)], v);
+        }
+        if (i + 1 == n) flush(y0, std::min(h, y1));
+    }
+    return img;
+}
+
+void RankHeatmap::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().color(QPalette::Window));
+    const QRect area = plotArea();
+    if (!set_ || set_->ranks.empty()) {
+        p.drawText(rect(), Qt::AlignCenter, tr("No ranks loaded"));
+        return;
+    }
+    p.drawImage(area.topLeft(), renderCells(area.size()));
+    drawSteps(p, area);
+    // rank labels where they fit, outliers marked red
+    const int n = int(set_->ranks.size());
+    const double rowH = double(area.height()) / n;
+    const int every = std::max(1, int(std::ceil(14 / rowH)));
+    p.setPen(palette().color(QPalette::WindowText));
+    for (int i = 0; i < n; ++i) {
+        const int y = area.top() + int(i * rowH);
+        const bool outlier = std::any_of(set_->outliers.begin(), set_->outliers.end(),
+                                         [&](const RankOutlier& o) { return int(o.index) == i; });
+        if (outlier || !set_->ranks[size_t(i)].ok()) p.fillRect(QRect(kLeft - 8, y, 6, std::max(2, int(rowH))), QColor(220, 40, 40));
+        if (i % every == 0)
+            p.drawText(QRect(0, y, kLeft - 12, std::max(14, int(rowH))), Qt::AlignRight | Qt::AlignVCenter,
+                       tr("rank %1").arg(set_->ranks[size_t(i)].rank));
+    }
+    drawAxis(p, area);
+    drawScale(p);
+}
+
+void RankHeatmap::drawScale(QPainter& p) const {
+    // the colour bar: what the darkest and the brightest cell hold
+    const QRect bar(width() - kRight - 120, height() - 12, 120, 8);
+    for (int x = 0; x < bar.width(); ++x) p.fillRect(bar.left() + x, bar.top(), 1, bar.height(), QColor(heat(double(x) / bar.width())));
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRect(bar.left() - 210, bar.top() - 6, 205, 18), Qt::AlignRight | Qt::AlignVCenter,
+               tr("%1 %2 \u2013 %3")
+                   .arg(bySteps_ ? tr("peak per step") : metric_ == Metric::Allocated ? tr("allocated") : tr("reserved"),
+                        formatBytes(double(scaleMin_)), formatBytes(double(scaleMax_))));
+}
+
+void RankHeatmap::drawSteps(QPainter& p, const QRect& area) const {
+    if (bySteps_) return; // every column is one step already
+    const int n = int(set_->ranks.size());
+    const double rowH = double(area.height()) / n;
+    if (rowH < 6) return;
+    p.setPen(QColor(255, 255, 255, 150));
+    for (int i = 0; i < n; ++i) {
+        const int y = area.top() + int(i * rowH);
+        for (int64_t us : set_->ranks[size_t(i)].stepUs) {
+            const double x = double(us - set_->firstUs);
+            if (x < from_ || x > to_) continue;
+            const int px = area.left() + int((x - from_) / (to_ - from_) * area.width());
+            p.drawLine(px, y, px, y + int(rowH / 3));
+        }
+    }
+}
+
+void RankHeatmap::drawAxis(QPainter& p, const QRect& area) const {
+    p.setPen(palette().color(QPalette::WindowText));
+    const double unit = bySteps_ ? 1 : 1e6, span = (to_ - from_) / unit;
+    const double step = std::max(bySteps_ ? 1.0 : 1e-6, niceStep(span, std::max(2, area.width() / 110)));
+    for (double v = std::ceil(from_ / unit / step) * step; v <= to_ / unit; v += step) {
+        const int x = area.left() + int((v * unit - from_) / (to_ - from_) * area.width());
+        p.drawLine(x, area.bottom(), x, area.bottom() + 4);
+        const QString label = bySteps_ ? tr("step %1").arg(int64_t(v)) : tr("%1 s").arg(v, 0, 'g', 6);
+        p.drawText(QRect(x - 50, area.bottom() + 5, 100, kBottom - 6), Qt::AlignHCenter | Qt::AlignTop, label);
+    }
+}
+
+int RankHeatmap::rankRowAt(QPoint pos) const {
+    const QRect area = plotArea();
+    if (!set_ || set_->ranks.empty() || pos.y() < area.top() || pos.y() > area.bottom()) return -1;
+    const int i = int(double(pos.y() - area.top()) / area.height() * double(set_->ranks.size()));
+    return std::clamp(i, 0, int(set_->ranks.size()) - 1);
+}
+
+void RankHeatmap::wheelEvent(QWheelEvent* e) {
+    const QRect area = plotArea();
+    const double at = from_ + (e->position().x() - area.left()) / std::max(1, area.width()) * (to_ - from_);
+    const double f = e->angleDelta().y() > 0 ? 0.8 : 1.25;
+    setView(at - (at - from_) * f, at + (to_ - at) * f);
+    e->accept();
+}
+
+void RankHeatmap::mousePressEvent(QMouseEvent* e) {
+    if (e->button() == Qt::LeftButton) dragFrom_ = e->position().toPoint(), dragViewFrom_ = from_;
+}
+
+void RankHeatmap::mouseMoveEvent(QMouseEvent* e) {
+    if (!dragFrom_) return;
+    const double dx = (e->position().x() - dragFrom_->x()) / std::max(1, plotArea().width()) * (to_ - from_);
+    const double span = to_ - from_;
+    setView(dragViewFrom_ - dx, dragViewFrom_ - dx + span);
+}
+
+void RankHeatmap::mouseReleaseEvent(QMouseEvent*) { dragFrom_.reset(); }
+
+void RankHeatmap::mouseDoubleClickEvent(QMouseEvent* e) {
+    if (const int i = rankRowAt(e->position().toPoint()); i >= 0) emit rankActivated(i);
+}
+
+void RankHeatmap::keyPressEvent(QKeyEvent* e) {
+    if (e->key() == Qt::Key_Home) return fitAll();
+    QWidget::keyPressEvent(e);
+}
+
+bool RankHeatmap::event(QEvent* e) {
+    if (e->type() != QEvent::ToolTip) return QWidget::event(e);
+    auto* h = static_cast<QHelpEvent*>(e);
+    const int i = rankRowAt(h->pos());
+    const QRect area = plotArea();
+    if (i < 0 || h->pos().x() < area.left()) return QToolTip::hideText(), true;
+    const RankSummary& r = set_->ranks[size_t(i)];
+    const double x = from_ + double(h->pos().x() - area.left()) / area.width() * (to_ - from_);
+    const double px = (to_ - from_) / area.width();
+    const int64_t v = valueOf(r, x, x + px);
+    const QString where = bySteps_ ? tr("step %1").arg(int64_t(x)) : tr("%1 s").arg(x / 1e6, 0, 'f', 3);
+    QToolTip::showText(h->globalPos(),
+                       tr("rank %1 at %2: %3\npeak %4, growth %5%6")
+                           .arg(r.rank)
+                           .arg(where, v < 0 ? tr("no data") : formatBytes(double(v)), formatBytes(double(r.peakAllocated)),
+                                formatBytes(double(r.growth)), r.ok() ? QString() : QStringLiteral("\n") + QString::fromStdString(r.error)),
+                       this);
+    return true;
+}
+
+} // namespace vs::ui

@@ -1,0 +1,68 @@
+#pragma once
+// Ranks × time: one row per rank, colour = allocated (or reserved) memory from the lowest to the
+// highest value of any rank (a colour bar at the bottom right says which), drawn from each rank's fixed-size profile (RankSummary::kBins slices), so a repaint costs
+// the same for 8 ranks or 1024 (several ranks share a pixel row when they do not fit: the row shows
+// their maximum). The x axis is time since the earliest rank's first event, or, aligned by step, the
+// iterations (step k of every rank in one column, its peak). Zoom with the wheel, pan by dragging,
+// Home fits; each rank's step starts are ticked; outlier ranks are marked red at the left; a double
+// click activates a rank (its full view).
+#include "compare/RankSet.h"
+
+#include <QImage>
+#include <QWidget>
+
+#include <memory>
+
+namespace vs::ui {
+
+class RankHeatmap : public QWidget {
+    Q_OBJECT
+  public:
+    enum class Metric { Allocated, Reserved };
+
+    explicit RankHeatmap(QWidget* parent = nullptr);
+    void setRanks(std::shared_ptr<const RankSet> set);
+    void setMetric(Metric m);
+    void setAlignBySteps(bool steps);
+    bool alignBySteps() const { return bySteps_; }
+    void fitAll();
+    // The x range shown: microseconds since the earliest first event, or iteration numbers (from 0).
+    void setView(double from, double to);
+    std::pair<double, double> view() const { return {from_, to_}; }
+    int rankRowAt(QPoint p) const; // index into the set's ranks, or -1
+    // Draws the heat cells into an image of the plot area's size (the bench times this).
+    QImage renderCells(QSize size) const;
+
+  signals:
+    void rankActivated(int index);
+
+  protected:
+    void paintEvent(QPaintEvent*) override;
+    void wheelEvent(QWheelEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void mouseDoubleClickEvent(QMouseEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
+    bool event(QEvent* e) override;
+
+  private:
+    QRect plotArea() const;
+    double extent() const; // the whole x range
+    // The highest value of rank r over [x0, x1) in view units; -1 when it has nothing there.
+    int64_t valueOf(const RankSummary& r, double x0, double x1) const;
+    void drawAxis(QPainter& p, const QRect& area) const;
+    void drawSteps(QPainter& p, const QRect& area) const;
+    void drawScale(QPainter& p) const;
+    void updateScale();
+
+    std::shared_ptr<const RankSet> set_;
+    Metric metric_ = Metric::Allocated;
+    bool bySteps_ = false;
+    double from_ = 0, to_ = 1;
+    int64_t scaleMin_ = 0, scaleMax_ = 1; // the colour scale: the lowest and highest value shown anywhere
+    std::optional<QPoint> dragFrom_;
+    double dragViewFrom_ = 0;
+};
+
+} // namespace vs::ui
