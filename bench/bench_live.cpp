@@ -12,6 +12,7 @@
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
 #include "load/LiveCapture.h"
+#include "LiveChunks.h"
 
 #include <algorithm>
 #include <chrono>
@@ -25,24 +26,9 @@
 
 namespace {
 
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::vector<size_t> chunkEnds(const std::string& s) {
-    std::vector<size_t> ends;
-    for (size_t pos = vs::vscap::kHeaderSize; pos + vs::vscap::kChunkHeaderSize <= s.size();) {
-        uint32_t stored;
-        std::memcpy(&stored, s.data() + pos + 8, 4);
-        pos += vs::vscap::kChunkHeaderSize + stored;
-        ends.push_back(pos);
-    }
-    return ends;
-}
-
-std::span<const uint8_t> span(const std::string& s, size_t from, size_t to) {
-    return {reinterpret_cast<const uint8_t*>(s.data()) + from, to - from};
-}
+using bench::chunkEnds;
+using bench::now;
+using bench::span;
 
 // The three timeline series of device 0, extended (or built on the first snapshot) like the view.
 struct Timeline {
@@ -98,9 +84,7 @@ int main(int argc, char** argv) {
     for (std::string item; std::getline(list, item, ',');)
         milestones.push_back(std::strtoull(item.c_str(), nullptr, 10));
 
-    vs::vscap::Writer::Options o;
-    o.eventsPerRecord = perChunk, o.chunkBytes = 1; // one record per chunk
-    const std::string bytes = vs::encodeVscap(*vs::loadCaptureFile(argv[1], {}), o);
+    const std::string bytes = bench::chunkedStream(argv[1], perChunk);
     const auto ends = chunkEnds(bytes);
     std::printf("%zu bytes in %zu chunks of up to %zu events\n", bytes.size(), ends.size(), perChunk);
     std::fflush(stdout);

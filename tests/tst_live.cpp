@@ -7,6 +7,8 @@
 #include "live/LiveController.h"
 #include "live/LiveSession.h"
 #include "window/MainWindow.h"
+#include "session/Session.h"
+#include "timeline/TimelinePlot.h"
 #include "TestData.h"
 #include "analysis/CaptureAnalysis.h"
 #include "load/LiveCapture.h"
@@ -103,6 +105,7 @@ class TestLive : public QObject {
     void retentionIsRequestedFromTheProgram();
     void windowFollowsFreezesAndSaves();
     void liveViewGrowsInPlace();
+    void windowGrowsKeepingSelection();
     void launchedProgramIsFollowed();
     void launchedProgramWithoutCudaSaysSo();
 
@@ -298,6 +301,43 @@ void TestLive::liveViewGrowsInPlace() {
     const auto full = loadCaptureFile(test::samplePath("clean_loop"), {});
     QCOMPARE(eventCount(*current), full->devices[0].eventCount());
     QCOMPARE(size_t(table.rowCount()), full->devices[0].eventCount());
+}
+
+// The real window on a growing session: refreshes that only append keep the capture open (no
+// "opened"), the selected event and the growth-region-free state stay, the table gains the rows, and
+// the timeline, which showed the whole run, shows the longer run with its true maximum.
+void TestLive::windowGrowsKeepingSelection() {
+    ui::MainWindow w;
+    QSignalSpy opened(w.session(), &ui::Session::opened);
+    QSignalSpy extended(w.session(), &ui::Session::extended);
+    QVERIFY(w.live()->listen(socketPath("k.sock")));
+    const std::string bytes = sampleBytes("clean_loop", 300);
+    size_t chunks = 0;
+    while (afterChunk(bytes, chunks) < bytes.size()) ++chunks;
+    Producer p(w.live()->session()->socketPath());
+    size_t sent = 0;
+    for (size_t part = 1; part <= 3; ++part) {
+        const size_t end = afterChunk(bytes, chunks * (part + 1) / 5); // the stream's end is not sent
+        p.send(std::string_view(bytes).substr(sent, end - sent));
+        sent = end;
+        QTRY_COMPARE(w.live()->session()->bytes().size(), qsizetype(end));
+        w.live()->waitForRefresh();
+        if (part == 1) w.session()->selectEvent(3); // the user picks an event in the first snapshot
+        const ui::AnalysisPtr a = w.analysis();
+        QCOMPARE(size_t(w.eventTable()->model()->rowCount()), a->trace(0).eventCount());
+        QCOMPARE(w.session()->selectedEvent(), std::optional<size_t>(3));
+        // the timeline fits the whole (longer) run, and its highest allocated point is the replay's
+        const auto& r = a->replay(0);
+        const double truth = double(*std::max_element(r.allocated.begin(), r.allocated.end()));
+        double drawn = 0;
+        for (const auto& d : *w.timeline()->seriesGraph(0, ui::TimelinePlot::Series::Allocated, true)->data())
+            drawn = std::max(drawn, d.value);
+        QCOMPARE(drawn, truth);
+        const double last = a->secondsAt(0, uint32_t(a->trace(0).eventCount() - 1));
+        QVERIFY(w.timeline()->visibleRange().upper >= last);
+    }
+    QCOMPARE(opened.size(), 1);   // the first snapshot only
+    QCOMPARE(extended.size(), 2); // the two refreshes after it grew the views in place
 }
 
 // Capture > Launch Program: the program (here a shell standing in for a CUDA program, which would

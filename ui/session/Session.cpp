@@ -16,6 +16,27 @@ void Session::open(const QString& path, AnalysisPtr analysis) {
     emit deviceChanged(device_);
 }
 
+// Only appended, and nothing a view draws once per capture (markers, lanes, the origin) is new.
+static bool growsInPlace(const CaptureAnalysis& before, const CaptureAnalysis& grown) {
+    if (grown.deviceCount() != before.deviceCount() || grown.originUs() != before.originUs() ||
+        grown.capture().annotations.size() != before.capture().annotations.size())
+        return false;
+    for (size_t d = 0; d < grown.deviceCount(); ++d) {
+        const DeviceTrace &old = before.trace(d), &now = grown.trace(d);
+        if (now.device != old.device || now.eventCount() < old.eventCount()) return false;
+        for (size_t i = old.eventCount(); i < now.eventCount(); ++i)
+            if (now.action[i] == Action::Oom) return false;
+    }
+    return true;
+}
+
+bool Session::extend(const AnalysisPtr& grown, const AnalysisPtr& before) {
+    if (!analysis_ || !grown || before != analysis_ || !growsInPlace(*before, *grown)) return false;
+    analysis_ = grown;
+    emit extended();
+    return true;
+}
+
 void Session::setDevice(size_t index) {
     if (!analysis_ || index >= analysis_->deviceCount() || index == device_) return;
     device_ = index;

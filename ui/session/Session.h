@@ -24,6 +24,11 @@ class Session : public QObject {
     // Replaces everything: the old capture's jobs are cancelled and its selection forgotten. The
     // device shown first is the one with the longest trace.
     void open(const QString& path, AnalysisPtr analysis);
+    // A live capture grew: `grown` holds the open capture's events and more after them. Views append
+    // instead of rebuilding and every selection stays. False (nothing changes) when `before` is not
+    // the open analysis or what is new needs a rebuild: another device, an OOM (a marker), new
+    // annotations, another time origin; the caller opens `grown` instead.
+    bool extend(const AnalysisPtr& grown, const AnalysisPtr& before);
     AnalysisPtr analysis() const { return analysis_; }
     const QString& path() const { return path_; }
     bool isOpen() const { return analysis_ != nullptr; }
@@ -49,6 +54,7 @@ class Session : public QObject {
 
   signals:
     void opened();                       // a new analysis: everything changed
+    void extended();                     // the same capture with more events after (extend())
     void deviceChanged(size_t device);   // after opened() too
     void eventSelected(std::optional<size_t> event);
     void rangeChanged(std::optional<std::pair<double, double>> range);

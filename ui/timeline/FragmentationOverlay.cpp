@@ -2,6 +2,7 @@
 
 #include "timeline/TimelinePlot.h"
 #include "session/Session.h"
+#include "common/Throttle.h"
 
 #include <QSettings>
 
@@ -10,6 +11,8 @@ namespace vs::ui {
 FragmentationOverlay::FragmentationOverlay(Session* session, TimelinePlot* timeline, QObject* parent)
     : QObject(parent), session_(session), timeline_(timeline) {
     connect(session_, &Session::opened, this, &FragmentationOverlay::recompute);
+    auto* live = new Throttle(2000, [this] { recompute(); }, this); // a replay pass per refresh is too much
+    connect(session_, &Session::extended, live, &Throttle::request);
 }
 
 void FragmentationOverlay::recompute() {

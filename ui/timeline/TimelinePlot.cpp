@@ -83,6 +83,7 @@ void TimelinePlot::follow(Session* session) {
         setMarkedTimes(device, {});
         setGrowthRegion(std::nullopt);
     });
+    connect(session, &Session::extended, this, [this, session] { grow(session->analysis()); });
 }
 
 void TimelinePlot::setAnalysis(AnalysisPtr analysis) {

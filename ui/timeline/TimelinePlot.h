@@ -24,6 +24,9 @@ class TimelinePlot : public QCustomPlot {
     explicit TimelinePlot(QWidget* parent = nullptr);
     // Draws the session's capture; another device clears the marks that belonged to the old one.
     void follow(Session* session);
+    // The capture grew (a live session, Session::extended): appends to each band's level of detail
+    // (TimelineGrow.cpp) instead of rebuilding the lanes.
+    void grow(AnalysisPtr grown);
 
     void setAnalysis(AnalysisPtr analysis);
     AnalysisPtr analysis() const { return analysis_; }

@@ -55,6 +55,11 @@ void BlockMapPanel::follow(Session* session) {
     connect(session, &Session::deviceChanged, this, [this, session](size_t device) {
         setAnalysis(session->analysis(), device, session->originUs());
     });
+    connect(session, &Session::extended, this, [this, session] {
+        analysis_ = session->analysis();
+        view_->grow(analysis_); // at the latest moment it stays there; an older moment is kept
+        updateLabel();
+    });
 }
 
 void BlockMapPanel::setAnalysis(AnalysisPtr analysis, size_t device, int64_t originUs) {

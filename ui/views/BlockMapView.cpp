@@ -29,6 +29,12 @@ void BlockMapView::setAnalysis(AnalysisPtr analysis, size_t device) {
     setMoment(analysis_->trace(device).eventCount());
 }
 
+void BlockMapView::grow(AnalysisPtr grown) {
+    const bool atEnd = analysis_ && moment_ == analysis_->trace(device_).eventCount();
+    analysis_ = std::move(grown);
+    if (atEnd) setMoment(analysis_->trace(device_).eventCount());
+}
+
 void BlockMapView::setMoment(size_t eventsApplied) {
     if (!analysis_) return;
     const DeviceTrace& t = analysis_->trace(device_);

@@ -19,6 +19,7 @@ class BlockMapView : public QAbstractScrollArea {
     explicit BlockMapView(QWidget* parent = nullptr);
 
     void setAnalysis(AnalysisPtr analysis, size_t device);
+    void grow(AnalysisPtr grown); // the same capture with more events: the moment stays (or follows the end)
     void setMoment(size_t eventsApplied); // the state after that many events
     size_t moment() const { return moment_; }
     void setColourBy(ColourBy c);

@@ -23,6 +23,10 @@ DevicePicker::DevicePicker(Session* session, QWidget* parent) : QWidget(parent),
     setVisible(false);
     connect(box_, &QComboBox::activated, session_, [this](int i) { session_->setDevice(size_t(i)); });
     connect(session_, &Session::opened, this, &DevicePicker::fill);
+    connect(session_, &Session::extended, this, [this] { // the event counts grew
+        fill();
+        box_->setCurrentIndex(int(session_->device()));
+    });
     connect(session_, &Session::deviceChanged, box_, [this](size_t d) { box_->setCurrentIndex(int(d)); });
 }
 

@@ -157,6 +157,11 @@ void LeaksPanel::follow(Session* session) {
         setOrigin(session->originUs()); // one clock for the timeline and the Leaks tab
         analyse(session->analysis(), device);
     });
+    // A live capture grew: what the program chose is found again in the longer capture; what the user
+    // picked stays explained as it was until they pick again.
+    connect(session, &Session::extended, this, [this, session] {
+        if (!userChoice_) analyse(session->analysis(), device_);
+    });
 }
 
 void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int64_t last) {
@@ -164,16 +169,18 @@ void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int
     device_ = device;
     first_ = first, last_ = last;
     region_.reset();
+    userChoice_ = first >= 0;
     LeakQuery q;
     if (first >= 0 && last >= first) q.autoWindow = false, q.first = uint32_t(first), q.last = uint32_t(last);
     run(q);
 }
 
-void LeaksPanel::analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region) {
+void LeaksPanel::analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region, bool automatic) {
     analysis_ = std::move(analysis);
     device_ = device;
     first_ = last_ = -1;
     region_ = region;
+    userChoice_ = !automatic;
     LeakQuery q;
     q.region = region;
     run(q);

@@ -40,7 +40,9 @@ class LeaksPanel : public QWidget {
     // Computes in the background; `first`/`last` < 0: the automatically detected region.
     void analyse(AnalysisPtr analysis, size_t device, int64_t first = -1, int64_t last = -1);
     // Explains one growth region (a click on its ramp, a row of the Regions list), in the background.
-    void analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region);
+    // `automatic`: chosen by the program (a cold open), not by the user; a live capture's growth then
+    // asks for the detected region again.
+    void analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region, bool automatic = false);
     // Times shown and emitted are seconds from this moment (the timeline's origin).
     void setOrigin(int64_t originUs) { originUs_ = originUs; }
     const LeakReport& report() const { return result_.report; }
@@ -93,6 +95,7 @@ class LeaksPanel : public QWidget {
     QCheckBox* libraries_;
     int64_t first_ = -1, last_ = -1; // the window asked for (-1: detected)
     std::optional<GrowthRegion> region_; // the region asked for
+    bool userChoice_ = false;            // a range or region the user picked: kept while a capture grows
     int64_t originUs_ = 0;
     QTabWidget* views_;
     QTreeView* groupsView_;

@@ -1,6 +1,7 @@
 #include "views/MemoryMapView.h"
 
 #include "session/Session.h"
+#include "common/Throttle.h"
 
 #include "util/Format.h"
 
@@ -19,6 +20,8 @@ MemoryMapView::MemoryMapView(QWidget* parent) : QWidget(parent) {
 void MemoryMapView::follow(Session* session) {
     session_ = session;
     connect(session_, &Session::deviceChanged, this, &MemoryMapView::compute);
+    auto* live = new Throttle(2000, [this] { compute(); }, this); // O(events) per grid: not per refresh
+    connect(session_, &Session::extended, live, &Throttle::request);
 }
 
 void MemoryMapView::compute() {

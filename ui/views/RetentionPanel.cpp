@@ -98,6 +98,10 @@ int RetentionPanel::graphCount() const {
 void RetentionPanel::follow(Session* session) {
     jobs_ = &session->jobs();
     connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis()); });
+    connect(session, &Session::extended, this, [this, session] {
+        if (session->analysis()->capture().retention.size() != size_t(graphCount())) setAnalysis(session->analysis());
+        else analysis_ = session->analysis();
+    });
 }
 
 void RetentionPanel::setAnalysis(AnalysisPtr analysis) {

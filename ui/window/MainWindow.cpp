@@ -45,6 +45,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     loader_ = new CaptureLoader(this);
     live_ = new LiveController(
         this, [this](const QString& label, AnalysisPtr a) { setAnalysis(label, std::move(a)); });
+    // a live refresh that only appended grows the views in place (selections stay) instead of reopening
+    live_->setExtend([this](const AnalysisPtr& now, const AnalysisPtr& before) { return session_->extend(now, before); });
     connect(live_, &LiveController::status, this,
             [this](const QString& text) { statusBar()->showMessage(text); });
     timeline_ = new TimelinePlot(this);
@@ -129,6 +131,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this](const QModelIndex& i) { onEventSelected(i.row()); });
     connect(session_, &Session::opened, this, &MainWindow::onOpened);
     connect(session_, &Session::deviceChanged, this, &MainWindow::onDeviceChanged);
+    connect(session_, &Session::extended, this, [this] {
+        model_->appendRows(session_->analysis()); // rows inserted: the selection and scroll stay
+        fileLabel_->setText(fileText());
+    });
     connect(timeline_, &TimelinePlot::laneClicked, this, [this](size_t lane) { session_->setDevice(lane); });
     connect(stack_, &StackPane::showInternalChanged, this,
             [](bool on) { QSettings().setValue(QStringLiteral("showInternalFrames"), on); });

@@ -16,6 +16,10 @@ RegionSelector::RegionSelector(Session* session, TimelinePlot* timeline, LeaksPa
                                QObject* parent)
     : QObject(parent), session_(session), timeline_(timeline), leaks_(leaks), blockMap_(blockMap) {
     connect(session_, &Session::deviceChanged, this, &RegionSelector::reset);
+    connect(session_, &Session::extended, this, [this] { // the next report brings the longer run's regions
+        analysis_ = session_->analysis();
+        loaded_ = false;
+    });
     connect(leaks_, &LeaksPanel::reportReady, this, &RegionSelector::onReport);
     connect(timeline_, &TimelinePlot::regionClicked, this, [this](size_t lane, int id) {
         if (lane == device_ && id >= 0 && size_t(id) < regions().size()) apply(regions()[size_t(id)], id, true, true);
@@ -94,7 +98,7 @@ void RegionSelector::apply(const GrowthRegion& r, int index, bool explain, bool 
     for (uint32_t a : r.allocations)
         if (a < lifetimes.size()) events.push_back(lifetimes[a].alloc);
     blockMap_->markAllocations(std::move(events));
-    if (explain) leaks_->analyseRegion(analysis_, device_, r);
+    if (explain) leaks_->analyseRegion(analysis_, device_, r, !byUser);
     QString sentence = tr("%1, %2 s \u2013 %3 s").arg(RegionTableModel::describe(r)).arg(from, 0, 'f', 3).arg(to, 0, 'f', 3);
     if (!r.releasedBy.empty()) sentence += tr("; released: %1").arg(QString::fromStdString(r.releasedBy));
     emit regionSelected(sentence, byUser);

@@ -1,0 +1,78 @@
+// The live refresh a user sees: a capture re-encoded as a stream of small chunks is fed into
+// LiveCapture (decode, append, continue the replay: the worker thread's part, not timed here) and
+// each snapshot is handed to the real window (offscreen) as LiveController hands it: the first one
+// opens, the later ones grow the views in place (Session::extend: timeline level of detail, event
+// rows, device picker, block map at the end; leaks and memory map go to background jobs). Timed:
+// the GUI thread's share, from the hand-over until the repaint is done. Prints the median and
+// worst refresh around given event counts. Not a test: asserts nothing.
+//   bench_live_window CAPTURE [EVENTS_PER_CHUNK=50000] [MILESTONES=1000000,10000000]
+#include "LiveChunks.h"
+#include "load/LiveCapture.h"
+#include "session/Session.h"
+#include "timeline/TimelinePlot.h"
+#include "window/MainWindow.h"
+
+#include <QApplication>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace {
+
+struct Refresh {
+    size_t events;
+    double ms;
+};
+
+void report(const std::vector<Refresh>& all, size_t milestone) {
+    auto first = std::find_if(all.begin(), all.end(), [&](const Refresh& r) { return r.events >= milestone; });
+    if (first == all.end()) return;
+    std::vector<double> ms;
+    for (auto it = first; it != all.end() && ms.size() < 20; ++it) ms.push_back(it->ms);
+    std::sort(ms.begin(), ms.end());
+    std::printf("at %9zu events: window refresh median %6.2f ms, max %6.2f ms (%zu refreshes)\n", first->events,
+                ms[ms.size() / 2], ms.back(), ms.size());
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: bench_live_window CAPTURE [EVENTS_PER_CHUNK] [MILESTONES,...]\n");
+        return 2;
+    }
+    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? "offscreen" : qgetenv("QT_QPA_PLATFORM"));
+    QApplication app(argc, argv);
+    const size_t perChunk = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 50000;
+    std::vector<size_t> milestones;
+    std::stringstream list(argc > 3 ? argv[3] : "1000000,10000000");
+    for (std::string item; std::getline(list, item, ',');) milestones.push_back(std::strtoull(item.c_str(), nullptr, 10));
+    const std::string bytes = bench::chunkedStream(argv[1], perChunk);
+    const auto ends = bench::chunkEnds(bytes);
+    vs::ui::MainWindow w;
+    w.resize(1500, 950);
+    w.show();
+    vs::LiveCapture live;
+    vs::ui::AnalysisPtr shown;
+    std::vector<Refresh> refreshes;
+    size_t fed = 0, grown = 0, reopened = 0;
+    for (size_t end : ends) {
+        auto a = live.append(bench::span(bytes, fed, end));
+        fed = end;
+        if (!a || !live.analysis().incremental()) continue; // the stream's end: one full analysis
+        const double t0 = bench::now();
+        if (shown && w.session()->extend(a, shown))
+            ++grown;
+        else
+            w.setAnalysis(QStringLiteral("live"), a), ++reopened;
+        w.timeline()->replot(QCustomPlot::rpImmediateRefresh);
+        QCoreApplication::processEvents();
+        refreshes.push_back({a->trace(0).eventCount(), (bench::now() - t0) * 1e3});
+        shown = std::move(a);
+    }
+    std::printf("%zu refreshes grew the views in place, %zu opened the snapshot whole\n", grown, reopened);
+    for (size_t m : milestones) report(refreshes, m);
+    w.session()->jobs().cancelAll();
+    return 0;
+}
