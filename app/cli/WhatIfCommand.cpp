@@ -6,6 +6,7 @@
 #include "util/JsonWriter.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cstdio>
 #include <numeric>
 #include <stdexcept>
@@ -105,7 +106,9 @@ int runSweep(std::ostream& out, const Context& c, bool json) {
     auto results = sweep(c.in, configs, c.capacity.bytes, std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
     std::vector<size_t> order(results.size());
     std::iota(order.begin(), order.end(), 0);
-    auto rank = [&](size_t i) { return std::make_pair(results[i].firstOom.has_value(), results[i].peakReserved); };
+    auto rank = [&](size_t i) { // exact models before the approximate one, those that run out of memory last
+        return std::make_tuple(results[i].firstOom.has_value(), results[i].approximate, results[i].peakReserved);
+    };
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rank(x) < rank(y); });
     if (json) {
         JsonWriter j(out);

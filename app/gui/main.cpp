@@ -100,9 +100,15 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
 
 int main(int argc, char** argv) {
     // Headless runs need no display: choose the offscreen platform before Qt starts.
+    // --help and --version print and exit: they need no display either.
     bool headless = false;
-    for (int i = 1; i < argc; ++i) headless |= std::strcmp(argv[i], "--screenshot") == 0;
+    for (int i = 1; i < argc; ++i)
+        for (const char* flag : {"--screenshot", "--help", "-h", "--help-all", "--version", "-v"})
+            headless |= std::strcmp(argv[i], flag) == 0;
     if (headless && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    if (!headless && !std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+        return fail(QStringLiteral("no display (DISPLAY and WAYLAND_DISPLAY are unset); render views without "
+                                   "one with FILE --screenshot OUT.png, or use vramscope-cli"));
 
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("vramscope"));

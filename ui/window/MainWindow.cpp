@@ -2,6 +2,7 @@
 
 #include "live/LiveController.h"
 #include "views/RetentionPanel.h"
+#include "views/WhatIfPanel.h"
 
 #include "views/BlockMapPanel.h"
 #include "common/ByteAxisTicker.h"
@@ -87,6 +88,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     retention_ = new RetentionPanel(this);
     retention_->follow(session_);
     details_->addTab(retention_, tr("&Retention"));
+    auto* whatIf = new WhatIfPanel(this); // allocator what-if (core/sim), on the session's job runner
+    whatIf->follow(session_);
+    details_->addTab(whatIf, tr("W&hat-if"));
     devices_ = new DevicePicker(session_, this);
     auto* eventsPane = new QWidget(this);
     auto* eventsLayout = new QVBoxLayout(eventsPane);

@@ -1,5 +1,6 @@
 // MainWindow's menus and the actions behind them; every menu entry has a shortcut.
 #include "common/Icons.h"
+#include "views/WhatIfPanel.h"
 #include "views/CapturePropertiesDialog.h"
 #include "views/CompareView.h"
 #include "views/RanksWindow.h"
@@ -131,6 +132,9 @@ void MainWindow::buildMenus() {
                   tr("record_function regions: labelled lines when few, grey ticks along the top when many"));
     view->addAction(tr("Fragmentation &Request Size\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_F),
                     this, &MainWindow::chooseFragmentationRequest);
+    view->addAction(tr("Allocator &What-if\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_W), this, [this] {
+        if (auto* w = findChild<WhatIfPanel*>()) details_->setCurrentWidget(w);
+    });
     view->addSeparator();
     QAction* internal = view->addAction(tr("Show &Internal Frames"));
     internal->setCheckable(true);
