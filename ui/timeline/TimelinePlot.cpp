@@ -514,6 +514,20 @@ QString TimelinePlot::tooltipAt(size_t device, double seconds) const {
     return s + marksAt(device, seconds);
 }
 
+TimelinePlot::ExportScope::ExportScope(TimelinePlot* plot) : plot_(plot) {
+    for (Lane& l : plot->lanes_)
+        for (QCPAbstractItem* item : std::initializer_list<QCPAbstractItem*>{l.cursor, l.hover, l.selection}) {
+            hidden_.emplace_back(item, item->visible());
+            item->setVisible(false);
+        }
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+TimelinePlot::ExportScope::~ExportScope() {
+    for (auto [item, visible] : hidden_) item->setVisible(visible);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 size_t TimelinePlot::laneAt(const QPointF& pos) const {
     for (size_t i = 0; i < lanes_.size(); ++i)
         if (lanes_[i].rect->outerRect().contains(pos.toPoint())) return i;

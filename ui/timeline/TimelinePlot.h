@@ -71,6 +71,19 @@ class TimelinePlot : public QCustomPlot {
     // The graph holding a series' per-column maxima (upper) or minima (lower) in a device lane.
     QCPGraph* seriesGraph(size_t lane, Series s, bool upper) const;
     QString tooltipAt(size_t device, double seconds) const;
+    // While one lives, the marks that belong to the mouse (cursor, hovered region, range being
+    // selected) are hidden: exported images show the finding, not where the pointer was.
+    class ExportScope {
+      public:
+        explicit ExportScope(TimelinePlot* plot);
+        ~ExportScope();
+        ExportScope(const ExportScope&) = delete;
+        ExportScope& operator=(const ExportScope&) = delete;
+
+      private:
+        TimelinePlot* plot_;
+        std::vector<std::pair<QCPAbstractItem*, bool>> hidden_;
+    };
 
   signals:
     void cursorMoved(double seconds);

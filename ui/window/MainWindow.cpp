@@ -347,8 +347,4 @@ void MainWindow::onEventSelected(int row) {
     timeline_->setHighlightedEvent(analysis->trace(d).device, size_t(row), !clickedOnTimeline_);
 }
 
-QString MainWindow::summaryMarkdown() const {
-    return session_->isOpen() ? QString::fromStdString(vs::summaryMarkdown(*session_->analysis())) : QString();
-}
-
 } // namespace vs::ui

@@ -54,7 +54,10 @@ class MainWindow : public QMainWindow {
     CaptureLoader* loader() const { return loader_; }
     RegionSelector* regionSelector() const { return regions_; }
     QString regionStatus() const; // the selected region's sentence in the status bar
-    QString summaryMarkdown() const;
+    // Bug reports (MainWindowExport.cpp): the title line of exported images and the Markdown report
+    // (linking `image` when given), both from what the views show now.
+    QString exportTitle() const;
+    QString summaryMarkdown(const QString& image = {}) const;
     AnalysisPtr analysis() const;
     Session* session() const { return session_; }
 
@@ -88,8 +91,12 @@ class MainWindow : public QMainWindow {
     void onEventSelected(int row);
     void exportTimeline();
     void exportWindow();
+    void exportBugReport();
+    void copyImage();
+    void copySummary();
+    QString besideCapture(const QString& name) const; // where save dialogs start
     void exportWith(const QString& title, const QString& suggested,
-                    const std::function<QString(const QString&)>& write);
+                    const std::function<QString(const QString&)>& write, const QString& filter = {});
     void chooseEditor();
     void setBusy(bool busy);
     void chooseFragmentationRequest();

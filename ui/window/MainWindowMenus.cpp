@@ -79,15 +79,15 @@ void MainWindow::buildMenus() {
                     &MainWindow::exportTimeline), QStringLiteral("export"), palette());
     file->addAction(tr("Export &Window\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
                     &MainWindow::exportWindow);
-    icons::set(file->addAction(tr("Copy &Image"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
-        QApplication::clipboard()->setPixmap(timeline_->toPixmap());
-        statusBar()->showMessage(tr("Timeline image copied"), 3000);
-    }), QStringLiteral("copy-image"), palette());
+    file->addAction(tr("Export &Bug Report\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E), this,
+                    &MainWindow::exportBugReport)
+        ->setToolTip(tr("A Markdown report and the timeline image beside it, for an issue"));
+    icons::set(file->addAction(tr("Copy &Image"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this,
+                               &MainWindow::copyImage),
+               QStringLiteral("copy-image"), palette());
     icons::set(file->addAction(tr("Copy &Summary (Markdown)"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C), this,
-                    [this] {
-                        QApplication::clipboard()->setText(summaryMarkdown());
-                        statusBar()->showMessage(tr("Summary copied as Markdown"), 3000);
-                    }), QStringLiteral("copy-summary"), palette());
+                               &MainWindow::copySummary),
+               QStringLiteral("copy-summary"), palette());
     file->addSeparator();
     propertiesAct_ = icons::set(file->addAction(tr("Capture &Properties\u2026"), QKeySequence(Qt::CTRL | Qt::Key_I),
                                      this, &MainWindow::showProperties), QStringLiteral("properties"), palette());
@@ -205,28 +205,6 @@ void MainWindow::addRecent(const QString& path) {
     while (recent.size() > kMaxRecent) recent.removeLast();
     s.setValue(QStringLiteral("recentFiles"), recent);
     updateRecentMenu();
-}
-
-void MainWindow::exportTimeline() {
-    if (session_->isOpen())
-        exportWith(tr("Export timeline"), QFileInfo(session_->path()).completeBaseName() + "-timeline.png",
-                   [this](const QString& path) { return exportPlot(timeline_, path); });
-}
-
-void MainWindow::exportWindow() {
-    exportWith(tr("Export window"), QStringLiteral("vramscope.png"),
-               [this](const QString& path) { return exportWidget(this, path); });
-}
-
-void MainWindow::exportWith(const QString& title, const QString& suggested,
-                            const std::function<QString(const QString&)>& write) {
-    const QString path = QFileDialog::getSaveFileName(this, title, suggested, imageFileFilter());
-    if (path.isEmpty()) return;
-    const QString error = write(path);
-    if (!error.isEmpty())
-        QMessageBox::warning(this, title, error);
-    else
-        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
 }
 
 void MainWindow::chooseFragmentationRequest() {
