@@ -6,9 +6,7 @@
 #include "util/JsonWriter.h"
 
 #include <algorithm>
-#include <tuple>
 #include <cstdio>
-#include <numeric>
 #include <stdexcept>
 #include <thread>
 
@@ -104,12 +102,7 @@ void printHeader(std::ostream& out, const Context& c) {
 int runSweep(std::ostream& out, const Context& c, bool json) {
     const auto configs = sweepGrid(c.recorded, c.capacity.bytes != 0);
     auto results = sweep(c.in, configs, c.capacity.bytes, std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
-    std::vector<size_t> order(results.size());
-    std::iota(order.begin(), order.end(), 0);
-    auto rank = [&](size_t i) { // exact models before the approximate one, those that run out of memory last
-        return std::make_tuple(results[i].firstOom.has_value(), results[i].approximate, results[i].peakReserved);
-    };
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rank(x) < rank(y); });
+    const std::vector<size_t> order = rankSweep(results);
     if (json) {
         JsonWriter j(out);
         j.beginObject().key("device").value(int64_t(c.a.trace(c.d).device));

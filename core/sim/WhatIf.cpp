@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <exception>
 #include <thread>
+#include <tuple>
 
 namespace vs {
 
@@ -82,6 +83,16 @@ std::vector<SimConfig> sweepGrid(const SimConfig& recorded, bool capacityKnown) 
         if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
     }
     return out;
+}
+
+std::vector<size_t> rankSweep(const std::vector<SimResult>& results) {
+    std::vector<size_t> order(results.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto key = [&](size_t i) {
+        return std::make_tuple(results[i].firstOom.has_value(), results[i].approximate, results[i].peakReserved);
+    };
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return key(x) < key(y); });
+    return order;
 }
 
 std::vector<SimResult> sweep(const SimInput& in, const std::vector<SimConfig>& configs, uint64_t capacity,

@@ -40,6 +40,9 @@ std::string whatIfSentence(const SimResult& base, const SimResult& alt, const st
 // Sixteen common settings on top of the recorded ones (garbage collection only where a capacity is
 // known: it acts under a memory fraction only).
 std::vector<SimConfig> sweepGrid(const SimConfig& recorded, bool capacityKnown);
+// Indices of sweep results best first: by peak reserved, exact models before the approximate one,
+// those that run out of memory last.
+std::vector<size_t> rankSweep(const std::vector<SimResult>& results);
 // Simulates every configuration (figures only, no series) on `threads` threads; grid order.
 std::vector<SimResult> sweep(const SimInput& in, const std::vector<SimConfig>& configs, uint64_t capacity,
                              unsigned threads, const std::atomic<bool>* cancel = nullptr);

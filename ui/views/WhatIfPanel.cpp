@@ -19,7 +19,6 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
-#include <tuple>
 #include <stdexcept>
 #include <thread>
 
@@ -334,12 +333,7 @@ void WhatIfPanel::show(const WhatIfOutcome& o) {
 }
 
 void WhatIfPanel::showSweep(const std::vector<SimResult>& results) {
-    std::vector<size_t> order(results.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto rank = [&](size_t i) { // exact models before the approximate one, those that run out of memory last
-        return std::make_tuple(results[i].firstOom.has_value(), results[i].approximate, results[i].peakReserved);
-    };
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rank(x) < rank(y); });
+    const std::vector<size_t> order = rankSweep(results);
     table_->setRowCount(int(order.size()));
     for (int row = 0; row < int(order.size()); ++row) {
         const SimResult& r = results[order[size_t(row)]];
