@@ -11,6 +11,7 @@
 #include "window/Exporter.h"
 #include "window/MainWindow.h"
 #include "views/LeaksPanel.h"
+#include "views/MemoryMapView.h"
 #include "util/Format.h"
 
 #include <QAction>
@@ -37,6 +38,7 @@ class TestDesktop : public QObject {
     void exportTitleNamesFileDeviceRangeAndKind();
     void exportedImageLeavesOutTheCursor();
     void markdownHoldsDiagnosisSitesAndTruth();
+    void memoryMapSharesTheTimelinesTimeAxis();
 
   private:
     static std::unique_ptr<MainWindow> open(const QString& name);
@@ -256,6 +258,32 @@ void TestDesktop::markdownHoldsDiagnosisSitesAndTruth() {
     QVERIFY(md.contains("- torch: "));
     QVERIFY(md.contains("`PYTORCH_CUDA_ALLOC_CONF`: unset (defaults)"));
     QVERIFY(md.contains("](leak_list-report.png)"));
+}
+
+void TestDesktop::memoryMapSharesTheTimelinesTimeAxis() {
+    auto w = open("leak_list");
+    w->waitForBackgroundWork();
+    ui::MemoryMapView* map = w->memoryMap();
+    map->resize(900, 300);
+    auto sameRange = [&] {
+        const QCPRange r = w->timeline()->visibleRange();
+        return qFuzzyCompare(map->timeRange().first + 1, r.lower + 1) && qFuzzyCompare(map->timeRange().second + 1, r.upper + 1);
+    };
+    QVERIFY(sameRange());
+    w->timeline()->setVisibleRange(QCPRange(1.0, 3.0));
+    QVERIFY(sameRange());
+    // a pixel shows the state at its time: the last column taken at or before that moment
+    const OccupancyGrid& g = map->grid();
+    const QRect plot = map->plotRect();
+    for (int x = plot.left(); x < plot.right(); x += 37) {
+        const auto [c, row] = map->cellAt({x, plot.center().y()});
+        QVERIFY(c >= 0 && row >= 0);
+        const double t = map->timeAtX(x);
+        QVERIFY(t >= 1.0 && t <= 3.0);
+        auto columnSeconds = [&](int col) { return g.columnEvents[size_t(col)] ? w->session()->secondsAt(0, g.columnEvents[size_t(col)] - 1) : 0.0; };
+        QVERIFY(columnSeconds(c) <= t);
+        if (c + 1 < g.columns) QVERIFY(columnSeconds(c + 1) > t);
+    }
 }
 
 QTEST_MAIN(TestDesktop)

@@ -3,12 +3,15 @@
 #include "session/Session.h"
 #include "common/Throttle.h"
 
+#include "common/ByteAxisTicker.h"
 #include "util/Format.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+
+#include <cmath>
 
 namespace vs::ui {
 
@@ -39,6 +42,22 @@ void MemoryMapView::compute() {
         });
 }
 
+namespace {
+const char* const kCellNames[] = {QT_TRANSLATE_NOOP("MemoryMapView", "not reserved"),
+                                  QT_TRANSLATE_NOOP("MemoryMapView", "free (cached)"),
+                                  QT_TRANSLATE_NOOP("MemoryMapView", "pending free"),
+                                  QT_TRANSLATE_NOOP("MemoryMapView", "allocated")};
+
+// A step of 1, 2 or 5 times a power of ten giving at most `ticks` ticks over `span`.
+double niceStep(double span, int ticks) {
+    const double raw = span / std::max(1, ticks);
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0})
+        if (m * power >= raw) return m * power;
+    return 10 * power;
+}
+} // namespace
+
 void MemoryMapView::setGrid(OccupancyGrid grid, std::vector<double> columnSeconds) {
     grid_ = std::move(grid);
     seconds_ = std::move(columnSeconds);
@@ -46,22 +65,66 @@ void MemoryMapView::setGrid(OccupancyGrid grid, std::vector<double> columnSecond
     const QRgb colours[] = {
         palette().color(QPalette::Base).rgb(), (dark ? QColor(70, 70, 74) : QColor(215, 215, 215)).rgb(),
         QColor(220, 160, 0).rgb(), (dark ? QColor(94, 168, 255) : QColor(31, 102, 196)).rgb()};
+    std::copy(std::begin(colours), std::end(colours), colours_);
     image_ = QImage(std::max(grid_.columns, 1), std::max(grid_.rows, 1), QImage::Format_RGB32);
     image_.fill(colours[0]);
     for (int r = 0; r < grid_.rows; ++r) // low addresses at the bottom
         for (int c = 0; c < grid_.columns; ++c)
             image_.setPixel(c, grid_.rows - 1 - r, colours[grid_.at(r, c)]);
+    if (!followTimeline_) { // the whole capture, as the timeline shows it when fitted
+        const double end = seconds_.empty() ? 1e-3 : std::max(seconds_.back(), 1e-3);
+        from_ = -end * 0.01, to_ = end * 1.01;
+    }
+    resample();
+}
+
+void MemoryMapView::setTimeRange(double from, double to) {
+    if (!(to > from)) return;
+    followTimeline_ = true;
+    from_ = from, to_ = to;
+    resample();
+}
+
+double MemoryMapView::timeAtX(int x) const {
+    const QRect r = plotRect();
+    return from_ + (double(x - r.left()) + 0.5) / std::max(1, r.width()) * (to_ - from_);
+}
+
+// The column showing the state at `seconds`: the last one taken at or before it; -1 before the first.
+int MemoryMapView::columnAt(double seconds) const {
+    const auto it = std::upper_bound(seconds_.begin(), seconds_.end(), seconds);
+    return int(it - seconds_.begin()) - 1;
+}
+
+void MemoryMapView::resample() {
+    const QRect r = plotRect();
+    if (grid_.columns == 0 || r.width() <= 0) return update();
+    onTime_ = QImage(r.width(), image_.height(), QImage::Format_RGB32);
+    onTime_.fill(colours_[OccupancyGrid::Unreserved]); // before the first event: nothing known
+    for (int x = 0; x < r.width(); ++x) {
+        const int c = columnAt(timeAtX(r.left() + x));
+        if (c < 0 || c >= image_.width()) continue;
+        for (int y = 0; y < image_.height(); ++y) onTime_.setPixel(x, y, image_.pixel(c, y));
+    }
     update();
 }
 
+void MemoryMapView::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    resample();
+}
+
 QRect MemoryMapView::plotRect() const {
-    return rect().adjusted(2, 2, -2, -2);
+    const QFontMetrics fm = fontMetrics();
+    const int left = fm.horizontalAdvance(QStringLiteral("000.0 MiB")) + 12;
+    return rect().adjusted(left, fm.height() + 8, -10, -(2 * fm.height() + 8));
 }
 
 std::pair<int, int> MemoryMapView::cellAt(QPoint p) const {
     const QRect r = plotRect();
     if (!r.contains(p) || grid_.columns == 0) return {-1, -1};
-    const int c = (p.x() - r.left()) * grid_.columns / std::max(1, r.width());
+    const int c = columnAt(timeAtX(p.x()));
+    if (c < 0) return {-1, -1};
     const int row = grid_.rows - 1 - (p.y() - r.top()) * grid_.rows / std::max(1, r.height());
     return {std::clamp(c, 0, grid_.columns - 1), std::clamp(row, 0, grid_.rows - 1)};
 }
@@ -74,7 +137,58 @@ void MemoryMapView::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, tr("The memory map appears once the capture is analysed"));
         return;
     }
-    p.drawImage(plotRect(), image_); // scaled: columns are moments, rows packed addresses
+    const QRect plot = plotRect();
+    p.drawImage(plot, onTime_); // rows scaled to the height; columns already on the time axis
+    paintAxes(p, plot);
+    paintLegend(p);
+}
+
+// Left: the packed reserved bytes (segments stacked without the gaps between them); bottom: time.
+void MemoryMapView::paintAxes(QPainter& p, const QRect& plot) const {
+    const QFontMetrics fm = fontMetrics();
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawLine(plot.bottomLeft() + QPoint(-1, 1), plot.bottomRight() + QPoint(0, 1));
+    p.drawLine(plot.bottomLeft() + QPoint(-1, 1), plot.topLeft() + QPoint(-1, 0));
+    const double bytes = double(grid_.packedBytes);
+    const double unit = bytes >= 1 << 30 ? 1 << 30 : bytes >= 1 << 20 ? 1 << 20 : bytes >= 1 << 10 ? 1 << 10 : 1;
+    const double byteStep = niceStep(bytes / unit, std::max(1, plot.height() / (3 * fm.height()))) * unit; // 10 MiB, not 9.54
+    for (double v = 0; bytes > 0 && v <= bytes; v += byteStep) {
+        const int y = plot.bottom() - int(std::lround(v / bytes * plot.height()));
+        p.drawLine(plot.left() - 5, y, plot.left() - 1, y);
+        p.drawText(QRect(0, y - fm.height() / 2, plot.left() - 8, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+                   formatBytes(v));
+    }
+    const double span = to_ - from_;
+    const int labelWidth = fm.horizontalAdvance(QStringLiteral("0.00000")) * 2;
+    const double step = niceStep(span, std::max(1, plot.width() / labelWidth));
+    for (double t = std::ceil(from_ / step) * step; t <= to_; t += step) {
+        const int x = plot.left() + int(std::lround((t - from_) / span * plot.width()));
+        p.drawLine(x, plot.bottom() + 1, x, plot.bottom() + 5);
+        const QString label = QString::number(std::abs(t) < step / 2 ? 0.0 : t, 'g', 6);
+        p.drawText(QRect(x - labelWidth / 2, plot.bottom() + 6, labelWidth, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+                   label);
+    }
+    p.drawText(QRect(plot.left(), plot.bottom() + 6 + fm.height(), plot.width(), fm.height()), Qt::AlignCenter,
+               tr("time since first event (s)"));
+}
+
+// What each colour means, above the cells.
+void MemoryMapView::paintLegend(QPainter& p) const {
+    const QFontMetrics fm = fontMetrics();
+    int x = plotRect().left();
+    const int box = fm.height() - 4;
+    for (int cell : {OccupancyGrid::Allocated, OccupancyGrid::PendingFree, OccupancyGrid::Free, OccupancyGrid::Unreserved}) {
+        const QRect swatch(x, 6, box, box);
+        p.fillRect(swatch, QColor(colours_[cell]));
+        p.setPen(palette().color(QPalette::Mid));
+        p.drawRect(swatch);
+        p.setPen(palette().color(QPalette::WindowText));
+        const QString name = tr(kCellNames[cell]);
+        p.drawText(x + box + 5, 4 + fm.ascent(), name);
+        x += box + 5 + fm.horizontalAdvance(name) + 16;
+    }
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(x, 4 + fm.ascent(), tr("\u2014 reserved address space (up) over time"));
 }
 
 void MemoryMapView::mousePressEvent(QMouseEvent* e) {
@@ -88,12 +202,11 @@ bool MemoryMapView::event(QEvent* e) {
         auto* help = static_cast<QHelpEvent*>(e);
         const auto [c, row] = cellAt(help->pos());
         if (c < 0) return QToolTip::hideText(), true;
-        static const char* names[] = {"not reserved", "free (cached)", "pending free", "allocated"};
         QToolTip::showText(help->globalPos(),
                            tr("%1 s, around %2: %3\nclick to see the allocator's state there")
-                               .arg(c < int(seconds_.size()) ? seconds_[size_t(c)] : 0.0, 0, 'f', 6)
+                               .arg(timeAtX(help->pos().x()), 0, 'f', 6)
                                .arg(QString::fromStdString(hexAddress(grid_.addressOfRow(row))))
-                               .arg(tr(names[grid_.at(row, c)])),
+                               .arg(tr(kCellNames[grid_.at(row, c)])),
                            this);
         return true;
     }

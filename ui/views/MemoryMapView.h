@@ -1,8 +1,9 @@
 #pragma once
 // The memory map over time: reserved address space (rows, packed) by time (columns), each cell
 // coloured by what occupies it (allocated, pending free, free, not reserved). Leaks show as bands
-// that widen, fragmentation as speckled free space. Hover tells the time and address; a click
-// moves the cursor there and selects the block at that address.
+// that widen, fragmentation as speckled free space. A legend names the colours, a left axis the
+// packed bytes and a bottom axis the time, on the timeline's clock and range. Hover tells the time
+// and address; a click moves the cursor there and selects the block at that address.
 #include "analysis/Fragmentation.h"
 
 #include <QImage>
@@ -22,6 +23,12 @@ class MemoryMapView : public QWidget {
     const OccupancyGrid& grid() const { return grid_; }
     // The grid cell under a widget point: column and row, or -1.
     std::pair<int, int> cellAt(QPoint p) const;
+    // The time axis shown, seconds since the capture's first event: the timeline's visible range,
+    // so that a moment is at the same place in both (the whole capture until set).
+    void setTimeRange(double from, double to);
+    std::pair<double, double> timeRange() const { return {from_, to_}; }
+    double timeAtX(int x) const;
+    QRect plotRect() const; // the cells, inside the axes and the legend
 
   signals:
     void cellClicked(uint32_t eventsApplied, uint64_t address);
@@ -30,14 +37,22 @@ class MemoryMapView : public QWidget {
     void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent* e) override;
     bool event(QEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
   private:
     void compute();
-    QRect plotRect() const;
+    void resample(); // the grid's columns (even in events) laid out on the time axis, one per pixel
+    int columnAt(double seconds) const;
+    void paintAxes(QPainter& p, const QRect& plot) const;
+    void paintLegend(QPainter& p) const;
+    double from_ = 0, to_ = 0;
+    bool followTimeline_ = false;
+    QImage onTime_; // plotRect().width() columns
     Session* session_ = nullptr;
     OccupancyGrid grid_;
     std::vector<double> seconds_;
     QImage image_;
+    QRgb colours_[4] = {}; // by OccupancyGrid::Cell
 };
 
 } // namespace vs::ui

@@ -85,6 +85,8 @@ void MainWindow::linkBlockMap() {
                 blockMap_->markAllocations({}); // one set of marks at a time: the chosen holder's blocks
                 blockMap_->markAddresses({addresses.begin(), addresses.end()});
             });
+    // one time axis: the memory map shows the timeline's visible range
+    connect(timeline_, &TimelinePlot::visibleRangeChanged, memoryMap_, &MemoryMapView::setTimeRange);
     connect(memoryMap_, &MemoryMapView::cellClicked, this, [this](uint32_t applied, uint64_t address) {
         if (!session_->isOpen() || applied == 0) return;
         table_->selectRow(int(applied - 1)); // moves the cursor and the block map to that moment

@@ -8,6 +8,7 @@
 #include <QAction>
 #include <QEvent>
 #include <QSettings>
+#include <QScrollArea>
 #include <QStackedWidget>
 #include <QToolBar>
 
@@ -42,14 +43,18 @@ void MainWindow::buildShell() {
     connect(welcome_, &WelcomePage::openRequested, this, &MainWindow::openFile);
     QWidget* views = takeCentralWidget();
     pages_ = new QStackedWidget(this);
-    pages_->addWidget(welcome_);
+    auto* scroll = new QScrollArea(this); // a small window scrolls the page rather than growing
+    scroll->setWidget(welcome_);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    pages_->addWidget(scroll);
     pages_->addWidget(views);
     setCentralWidget(pages_);
     connect(session_, &Session::opened, this, [this, views] { pages_->setCurrentWidget(views); });
 }
 
 bool MainWindow::showingWelcome() const {
-    return pages_->currentWidget() == welcome_;
+    return pages_->currentIndex() == 0;
 }
 
 void MainWindow::changeEvent(QEvent* e) {
