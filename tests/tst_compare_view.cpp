@@ -121,6 +121,26 @@ void TestCompareView::rankHeatmap() {
     const QImage cells = h->renderCells(QSize(200, 4));
     const int x = 195;
     for (int r : {0, 1, 3}) QVERIFY(qGreen(cells.pixel(x, 2)) > qGreen(cells.pixel(x, r)));
+    // the fast row sweep draws what every cell computed on its own would, zoomed in and out, over
+    // time and aligned by step
+    for (const auto& [steps, f, t] : {std::tuple{false, 0.0, 1.0}, {false, 0.3, 0.35}, {false, 0.8, 0.80001},
+                                      {false, 0.5, 1.0}, {true, 0.0, 1.0}, {true, 0.2, 0.5}, {true, 0.9, 0.9001}}) {
+        h->setAlignBySteps(steps);
+        h->fitAll();
+        const auto [v0, v1] = h->view();
+        h->setView(v0 + (v1 - v0) * f, v0 + (v1 - v0) * t);
+        for (int width : {1600, 333, 7}) {
+            const QImage img = h->renderCells(QSize(width, 4));
+            const auto [from, to] = h->view();
+            const double px = (to - from) / width;
+            for (int row = 0; row < 4; ++row) {
+                for (int col = 0; col < width; ++col)
+                    QCOMPARE(img.pixel(col, row),
+                             h->colourOf(h->cellValue(w.ranks()->ranks[size_t(row)], from + col * px, from + (col + 1) * px)));
+            }
+        }
+    }
+    h->setAlignBySteps(false);
     // zoom stays inside the run; Home fits again
     h->setView(-100, 1e18);
     const auto whole = h->view();

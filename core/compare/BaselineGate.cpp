@@ -8,13 +8,6 @@
 namespace vs {
 namespace {
 
-size_t longest(const CaptureAnalysis& a) {
-    size_t best = 0;
-    for (size_t i = 1; i < a.deviceCount(); ++i)
-        if (a.trace(i).eventCount() > a.trace(best).eventCount()) best = i;
-    return best;
-}
-
 std::string describe(const BaselineCheck& c, double limit) {
     char pct[64];
     std::snprintf(pct, sizeof pct, "%+.1f %%, limit %g %%", c.regressionPercent, limit);
@@ -44,7 +37,7 @@ std::vector<BaselineCheck> baselineGate(const CaptureAnalysis& run, const Captur
         BaselineCheck c;
         c.device = run.trace(d).device;
         const int same = baseline.indexOfDevice(c.device);
-        const size_t bd = same >= 0 && baseline.trace(size_t(same)).eventCount() ? size_t(same) : longest(baseline);
+        const size_t bd = same >= 0 && baseline.trace(size_t(same)).eventCount() ? size_t(same) : longestDevice(baseline);
         c.baselineDevice = baseline.trace(bd).device;
         c.peak = run.replay(d).peak.allocated, c.baselinePeak = baseline.replay(bd).peak.allocated;
         c.regressionPercent = c.baselinePeak > 0 ? 100.0 * double(c.peak - c.baselinePeak) / double(c.baselinePeak)

@@ -22,6 +22,14 @@ struct DiffSide {
     bool empty() const { return trace().eventCount() == 0 || first > lastEvent(); }
 };
 
+// The device with the longest trace (a rank's own GPU; what memory_viz shows first).
+inline size_t longestDevice(const CaptureAnalysis& a) {
+    size_t best = 0;
+    for (size_t i = 1; i < a.deviceCount(); ++i)
+        if (a.trace(i).eventCount() > a.trace(best).eventCount()) best = i;
+    return best;
+}
+
 // The whole of a device's trace.
 inline DiffSide wholeDevice(const CaptureAnalysis& a, size_t device) { return {&a, device, 0, UINT32_MAX}; }
 

@@ -1,5 +1,7 @@
 #include "RankSummary.h"
 
+#include "DiffSide.h"
+
 #include "analysis/Iterations.h"
 #include "analysis/Lifetimes.h"
 #include "util/Cancelled.h"
@@ -36,13 +38,6 @@ int rankFromPath(const std::string& path) {
 }
 
 namespace {
-
-size_t longestDevice(const CaptureAnalysis& a) {
-    size_t best = 0;
-    for (size_t i = 1; i < a.deviceCount(); ++i)
-        if (a.trace(i).eventCount() > a.trace(best).eventCount()) best = i;
-    return best;
-}
 
 void fillBins(RankSummary& s, const DeviceTrace& t, const ReplayResult& r) {
     s.binAllocated.assign(RankSummary::kBins, 0), s.binReserved.assign(RankSummary::kBins, 0);

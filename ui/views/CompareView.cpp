@@ -31,13 +31,6 @@
 namespace vs::ui {
 namespace {
 
-size_t longestDevice(const CaptureAnalysis& a) {
-    size_t best = 0;
-    for (size_t i = 1; i < a.deviceCount(); ++i)
-        if (a.trace(i).eventCount() > a.trace(best).eventCount()) best = i;
-    return best;
-}
-
 // The events of the longest device inside a range of seconds from the capture's origin.
 DiffSide sideOf(const CaptureAnalysis& a, const CompareView::Range& r) {
     DiffSide s = wholeDevice(a, longestDevice(a));

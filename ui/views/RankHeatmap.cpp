@@ -10,6 +10,8 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <cmath>
 
 namespace vs::ui {
@@ -26,6 +28,25 @@ QRgb heat(double f) {
     const auto mix = [&](int k) { return int(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * t); };
     return qRgb(mix(0), mix(1), mix(2));
 }
+
+// Values to colours: 256 looked up between the lowest and the highest value; no value: the base colour.
+class ColourScale {
+  public:
+    ColourScale(QRgb empty, int64_t lo, int64_t hi) : empty_(empty), lo_(lo), factor_(255.0 / double(hi - lo)) {}
+    QRgb operator()(int64_t v) const {
+        static const std::array<QRgb, 256> lut = [] {
+            std::array<QRgb, 256> t;
+            for (size_t i = 0; i < t.size(); ++i) t[i] = heat(double(i) / 255);
+            return t;
+        }();
+        return v < 0 ? empty_ : lut[size_t(std::clamp(double(v - lo_) * factor_, 0.0, 255.0))];
+    }
+
+  private:
+    QRgb empty_;
+    int64_t lo_;
+    double factor_;
+};
 
 double niceStep(double span, int ticks) {
     const double raw = span / std::max(1, ticks), mag = std::pow(10, std::floor(std::log10(raw)));
@@ -91,7 +112,7 @@ void RankHeatmap::setView(double from, double to) {
 
 QRect RankHeatmap::plotArea() const { return rect().adjusted(kLeft, kTop, -kRight, -kBottom); }
 
-int64_t RankHeatmap::valueOf(const RankSummary& r, double x0, double x1) const {
+int64_t RankHeatmap::cellValue(const RankSummary& r, double x0, double x1) const {
     if (!r.ok() || r.events == 0) return -1;
     if (bySteps_) {
         const auto s0 = size_t(std::max(0.0, std::floor(x0)));
@@ -106,30 +127,54 @@ int64_t RankHeatmap::valueOf(const RankSummary& r, double x0, double x1) const {
     return *std::max_element(bins.begin() + long(b0), bins.begin() + long(std::min(b1, bins.size())));
 }
 
+QRgb RankHeatmap::colourOf(int64_t v) const {
+    return ColourScale(palette().color(QPalette::Base).rgb(), scaleMin_, scaleMax_)(v);
+}
+
+void RankHeatmap::rowValues(const RankSummary& r, int w, std::vector<int64_t>& row) const {
+    if (!r.ok() || r.events == 0) return;
+    // the rank's slices in view units: its time slices, or its steps (one unit each)
+    const auto& values = bySteps_ ? r.stepPeak : metric_ == Metric::Allocated ? r.binAllocated : r.binReserved;
+    if (values.empty()) return;
+    const double first = bySteps_ ? 0 : double(r.firstUs - set_->firstUs);
+    const double last = bySteps_ ? double(values.size()) : double(r.lastUs - set_->firstUs);
+    const double sliceW = bySteps_ ? 1 : std::max(1e-9, (last - first) / double(values.size()));
+    const auto start = [&](size_t k) { return first + sliceW * double(k); };
+    // columns and slices both advance left to right: each slice is visited once or twice
+    const double perPixel = (to_ - from_) / w;
+    size_t b = 0;
+    for (int x = 0; x < w; ++x) {
+        const double c0 = from_ + x * perPixel, c1 = from_ + (x + 1) * perPixel;
+        if (c1 < first || c0 > last) continue;
+        if (b == 0 && c0 > first) b = std::min(values.size() - 1, size_t((c0 - first) / sliceW));
+        int64_t v = -1;
+        size_t k = b;
+        for (; k < values.size() && (k == b || start(k) < c1); ++k) v = std::max(v, values[k]);
+        b = k >= values.size() || start(k) > c1 ? k - 1 : k; // the last slice seen may reach into the next column
+        row[size_t(x)] = std::max(row[size_t(x)], v);
+    }
+}
+
 QImage RankHeatmap::renderCells(QSize size) const {
     QImage img(size, QImage::Format_RGB32);
-    const QRgb empty = palette().color(QPalette::Base).rgb();
-    img.fill(empty);
+    img.fill(palette().color(QPalette::Base).rgb());
     if (!set_ || set_->ranks.empty() || size.isEmpty()) return img;
     const int w = size.width(), h = size.height(), n = int(set_->ranks.size());
-    const double perPixel = (to_ - from_) / w;
     std::vector<int64_t> row(static_cast<size_t>(w), -1);
     int rowY = -1;
+    // one scanline coloured per rank and copied to the rank's other lines
+    const ColourScale colour(palette().color(QPalette::Base).rgb(), scaleMin_, scaleMax_);
     const auto flush = [&](int yFrom, int yTo) {
-        for (int y = yFrom; y < yTo; ++y) {
-            auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
-            for (int x = 0; x < w; ++x) line[x] = row[size_t(x)] < 0 ? empty : heat(double(row[size_t(x)] - scaleMin_) / double(scaleMax_ - scaleMin_));
-        }
+        auto* first = reinterpret_cast<QRgb*>(img.scanLine(yFrom));
+        for (int x = 0; x < w; ++x) first[x] = colour(row[size_t(x)]);
+        for (int y = yFrom + 1; y < yTo; ++y) std::memcpy(img.scanLine(y), first, size_t(w) * sizeof(QRgb));
         std::fill(row.begin(), row.end(), -1);
     };
     for (int i = 0; i < n; ++i) {
         const int y0 = int(int64_t(i) * h / n), y1 = std::max(y0 + 1, int(int64_t(i + 1) * h / n));
         if (rowY >= 0 && y0 != rowY) flush(rowY, std::max(rowY + 1, y0)); // ranks sharing a pixel row end here
         rowY = y0;
-        for (int x = 0; x < w; ++x) {
-            const int64_t v = valueOf(set_->ranks[size_t(i)], from_ + x * perPixel, from_ + (x + 1) * perPixel);
-            row[size_t(x)] = std::max(row[size_t(x)], v);
-        }
+        rowValues(set_->ranks[size_t(i)], w, row);
         if (i + 1 == n) flush(y0, std::min(h, y1));
     }
     return img;
@@ -249,7 +294,7 @@ bool RankHeatmap::event(QEvent* e) {
     const RankSummary& r = set_->ranks[size_t(i)];
     const double x = from_ + double(h->pos().x() - area.left()) / area.width() * (to_ - from_);
     const double px = (to_ - from_) / area.width();
-    const int64_t v = valueOf(r, x, x + px);
+    const int64_t v = cellValue(r, x, x + px);
     const QString where = bySteps_ ? tr("step %1").arg(int64_t(x)) : tr("%1 s").arg(x / 1e6, 0, 'f', 3);
     QToolTip::showText(h->globalPos(),
                        tr("rank %1 at %2: %3\npeak %4, growth %5%6")

@@ -12,6 +12,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 namespace vs::ui {
 
@@ -32,6 +33,10 @@ class RankHeatmap : public QWidget {
     int rankRowAt(QPoint p) const; // index into the set's ranks, or -1
     // Draws the heat cells into an image of the plot area's size (the bench times this).
     QImage renderCells(QSize size) const;
+    // One cell on its own (tooltips; the reference renderCells is tested against): the highest value
+    // of a rank over [x0, x1) in view units, -1 when it has nothing there; and its colour.
+    int64_t cellValue(const RankSummary& r, double x0, double x1) const;
+    QRgb colourOf(int64_t value) const;
 
   signals:
     void rankActivated(int index);
@@ -49,8 +54,9 @@ class RankHeatmap : public QWidget {
   private:
     QRect plotArea() const;
     double extent() const; // the whole x range
-    // The highest value of rank r over [x0, x1) in view units; -1 when it has nothing there.
-    int64_t valueOf(const RankSummary& r, double x0, double x1) const;
+    // valueOf for every column of a row of `w` pixels at once (one pass over the rank's slices),
+    // max-ed into `row`.
+    void rowValues(const RankSummary& r, int w, std::vector<int64_t>& row) const;
     void drawAxis(QPainter& p, const QRect& area) const;
     void drawSteps(QPainter& p, const QRect& area) const;
     void drawScale(QPainter& p) const;
