@@ -11,12 +11,18 @@
 #include "window/Exporter.h"
 #include "window/MainWindow.h"
 #include "views/LeaksPanel.h"
+#include "views/BlockMapPanel.h"
+#include "views/EventFindBar.h"
+#include "models/EventTableModel.h"
+#include "analysis/FrameFilter.h"
 #include "views/MemoryMapView.h"
 #include "util/Format.h"
 
 #include <QAction>
 #include <QJsonArray>
+#include <QTableView>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QToolBar>
@@ -39,6 +45,8 @@ class TestDesktop : public QObject {
     void exportedImageLeavesOutTheCursor();
     void markdownHoldsDiagnosisSitesAndTruth();
     void memoryMapSharesTheTimelinesTimeAxis();
+    void findAndGoToTimeInTheEventList();
+    void blockMapLegendAndPlaySpeed();
 
   private:
     static std::unique_ptr<MainWindow> open(const QString& name);
@@ -284,6 +292,68 @@ void TestDesktop::memoryMapSharesTheTimelinesTimeAxis() {
         QVERIFY(columnSeconds(c) <= t);
         if (c + 1 < g.columns) QVERIFY(columnSeconds(c + 1) > t);
     }
+}
+
+void TestDesktop::findAndGoToTimeInTheEventList() {
+    auto w = open("leak_list");
+    const DeviceTrace& t = w->session()->analysis()->trace(0);
+    const Capture& c = w->session()->analysis()->capture();
+    ui::EventFindBar* bar = w->findBar();
+    QVERIFY(!bar->isVisible());
+    // the leak's site, by function name: every match is an event whose innermost user frame is it
+    const int first = bar->find("train_and_keep", true);
+    QVERIFY(first >= 0);
+    QCOMPARE(w->eventTable()->currentIndex().row(), first);
+    auto siteName = [&](int e) {
+        const StackId s = t.stack[size_t(e)];
+        const uint32_t at = firstUserFrame(c, s);
+        return at == kNoFrame ? std::string() : std::string(c.strings.text(c.frames[c.stacks.frames(s)[at]].name));
+    };
+    QCOMPARE(siteName(first), std::string("train_and_keep"));
+    int expected = -1; // the same match found by a plain scan of the trace
+    for (size_t e = 0; e < t.eventCount() && expected < 0; ++e)
+        if (siteName(int(e)) == "train_and_keep") expected = int(e);
+    QCOMPARE(first, expected);
+    const int second = bar->find("train_and_keep", true);
+    QVERIFY(second > first);
+    QCOMPARE(bar->find("train_and_keep", false), first);
+    // an exact address, an event number, an action, nothing
+    const QString address = QStringLiteral("0x%1").arg(t.addr[size_t(second)], 0, 16);
+    w->eventTable()->selectRow(0);
+    QVERIFY(t.addr[size_t(bar->find(address, true))] == t.addr[size_t(second)]);
+    QCOMPARE(bar->find("#700", true), 700);
+    const int segment = bar->find("segment_alloc", true);
+    QCOMPARE(t.action[size_t(segment)], Action::SegmentAlloc);
+    QCOMPARE(bar->find("no_such_function_anywhere", true), -1);
+    // Go to Time: the last event at or before the moment
+    const double at = double(t.timeUs[400] - w->timeline()->originUs()) / 1e6 + 1e-7;
+    w->goToTime(at);
+    const int row = w->eventTable()->currentIndex().row();
+    QVERIFY(double(t.timeUs[size_t(row)] - w->timeline()->originUs()) / 1e6 <= at);
+    QVERIFY(size_t(row) + 1 == t.eventCount() || double(t.timeUs[size_t(row) + 1] - w->timeline()->originUs()) / 1e6 > at);
+    // the time column is wide enough for the last event's time
+    const QString last = w->eventTable()->model()->index(int(t.eventCount()) - 1, ui::EventTableModel::Time).data().toString();
+    QVERIFY(w->eventTable()->columnWidth(ui::EventTableModel::Time) >= w->eventTable()->fontMetrics().horizontalAdvance(last));
+}
+
+void TestDesktop::blockMapLegendAndPlaySpeed() {
+    auto w = open("leak_list");
+    ui::BlockMapPanel* panel = w->blockMap();
+    const QString legend = panel->legend()->text();
+    for (const char* entry : {"allocated", "pending free", "free (cached)", "marked"}) QVERIFY2(legend.contains(entry), qPrintable(legend));
+    // each entry is drawn in the colour the view paints it with
+    for (const auto& e : panel->view()->legend()) QVERIFY(legend.contains(e.colour.name()));
+    panel->view()->setColourBy(ui::BlockMapView::ColourBy::Age);
+    QVERIFY(panel->view()->legend().size() == 6); // oldest, newest, before recording, pending, free, marked
+    // Auto speed plays the whole capture in about ten seconds of 25 steps each
+    const size_t n = w->session()->analysis()->trace(0).eventCount();
+    QCOMPARE(panel->eventsPerStep(), std::max<size_t>(1, (n + 249) / 250));
+    panel->setPlaying(true);
+    auto* play = panel->findChild<QToolButton*>();
+    QVERIFY(play && !play->icon().isNull());
+    QCOMPARE(play->text(), QStringLiteral("Pause"));
+    panel->setPlaying(false);
+    QCOMPARE(play->text(), QStringLiteral("Play"));
 }
 
 QTEST_MAIN(TestDesktop)

@@ -18,6 +18,7 @@ class EventTableModel : public QAbstractTableModel {
     // A live session grew the capture shown (the same rows first, more after): inserts the new rows.
     void appendRows(AnalysisPtr grown);
     size_t device() const { return device_; }
+    AnalysisPtr analysis() const { return analysis_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

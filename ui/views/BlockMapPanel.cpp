@@ -1,9 +1,13 @@
 #include "views/BlockMapPanel.h"
 
 #include "common/ByteAxisTicker.h"
+#include "common/Icons.h"
 #include "session/Session.h"
 
 #include <QComboBox>
+#include <QEvent>
+
+#include <cmath>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QToolButton>
@@ -18,33 +22,47 @@ BlockMapPanel::BlockMapPanel(QWidget* parent) : QWidget(parent) {
     colour_->setToolTip(
         tr("State: allocated blue, pending free amber, free grey. Site: one colour per allocating "
            "line. Age: newer blocks brighter."));
-    connect(colour_, &QComboBox::currentIndexChanged, this,
-            [this](int i) { view_->setColourBy(static_cast<BlockMapView::ColourBy>(i)); });
+    connect(colour_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        view_->setColourBy(static_cast<BlockMapView::ColourBy>(i));
+        updateLegend();
+    });
     play_ = new QToolButton(this);
     play_->setCheckable(true);
-    play_->setText(tr("\u25b6 Play"));
+    play_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     play_->setToolTip(tr("Animate the allocator's state through the capture"));
     connect(play_, &QToolButton::toggled, this, &BlockMapPanel::setPlaying);
     speed_ = new QComboBox(this);
-    for (int n : {1, 10, 100, 1000, 10000}) speed_->addItem(tr("%L1 events/step").arg(n), n);
-    speed_->setCurrentIndex(1);
-    label_ = new QLabel(this);
-    label_->setSizePolicy(QSizePolicy::Ignored,
-                          QSizePolicy::Preferred); // long text must not widen the window
+    speed_->addItem(tr("Auto speed"), 0); // the whole capture in about ten seconds
+    for (int n : {1, 10, 100, 1000, 10000, 100000}) speed_->addItem(tr("%L1 events/step").arg(n), n);
+    speed_->setToolTip(tr("Events replayed per animation step (25 steps a second); Auto plays the whole "
+                          "capture in about %1 s")
+                           .arg(kAutoPlaySeconds));
+    label_ = new QLabel(this); // its own line, wrapped: a long moment must neither clip nor widen
+    label_->setWordWrap(true);
+    label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    label_->setMinimumHeight(2 * fontMetrics().height());
+    legend_ = new QLabel(this);
+    legend_->setWordWrap(true);
+    legend_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    legend_->setMinimumHeight(fontMetrics().height() + 4);
     auto* bar = new QHBoxLayout;
     bar->addWidget(colour_);
     bar->addWidget(play_);
     bar->addWidget(speed_);
-    bar->addWidget(label_, 1);
+    bar->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(bar);
+    layout->addWidget(label_);
+    layout->addWidget(legend_);
     layout->addWidget(view_, 1);
+    setPlaying(false); // the button's icon and text
+    updateLegend();
     timer_.setInterval(40);
     connect(&timer_, &QTimer::timeout, this, [this] {
         if (!analysis_) return setPlaying(false);
         const size_t n = analysis_->trace(device_).eventCount();
-        const size_t next = view_->moment() + size_t(speed_->currentData().toInt());
+        const size_t next = view_->moment() + eventsPerStep();
         setMoment(next >= n ? n : next);
         emit momentChanged(device_, view_->moment());
         if (view_->moment() >= n) setPlaying(false);
@@ -90,7 +108,28 @@ void BlockMapPanel::setPlaying(bool on) {
     if (on && analysis_ && view_->moment() >= analysis_->trace(device_).eventCount()) view_->setMoment(0);
     on ? timer_.start() : timer_.stop();
     play_->setChecked(on);
-    play_->setText(on ? tr("\u23f8 Pause") : tr("\u25b6 Play"));
+    play_->setText(on ? tr("Pause") : tr("Play"));
+    play_->setIcon(icons::named(on ? QStringLiteral("pause") : QStringLiteral("play"), palette()));
+}
+
+size_t BlockMapPanel::eventsPerStep() const {
+    const int chosen = speed_->currentData().toInt();
+    if (chosen > 0 || !analysis_) return size_t(std::max(chosen, 1));
+    const double steps = kAutoPlaySeconds * 1000.0 / double(timer_.interval());
+    return std::max<size_t>(1, size_t(std::ceil(double(analysis_->trace(device_).eventCount()) / steps)));
+}
+
+// Swatches for what the chosen colouring means, in the view's own colours.
+void BlockMapPanel::updateLegend() {
+    QStringList parts;
+    for (const auto& e : view_->legend())
+        parts << QStringLiteral("<span style='color:%1'>\u25a0</span>&nbsp;%2").arg(e.colour.name(), e.name.toHtmlEscaped());
+    legend_->setText(parts.join(QStringLiteral(" &nbsp; ")));
+}
+
+void BlockMapPanel::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange) updateLegend(), setPlaying(timer_.isActive());
+    QWidget::changeEvent(e);
 }
 
 void BlockMapPanel::updateLabel() {

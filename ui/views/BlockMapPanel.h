@@ -29,11 +29,19 @@ class BlockMapPanel : public QWidget {
     void markAllocations(std::vector<uint32_t> allocEvents);
     void markAddresses(std::vector<uint64_t> addresses);
 
+    size_t eventsPerStep() const; // Play's: the chosen speed, or Auto's for this capture
+    static constexpr int kAutoPlaySeconds = 10;
+    QLabel* legend() const { return legend_; }
+
   signals:
     void momentChanged(size_t device, size_t eventsApplied);
 
+  protected:
+    void changeEvent(QEvent* e) override;
+
   private:
     void updateLabel();
+    void updateLegend();
 
     AnalysisPtr analysis_;
     size_t device_ = 0;
@@ -41,7 +49,7 @@ class BlockMapPanel : public QWidget {
     BlockMapView* view_;
     QComboBox *colour_, *speed_;
     QToolButton* play_;
-    QLabel* label_;
+    QLabel *label_, *legend_;
     QTimer timer_;
 };
 

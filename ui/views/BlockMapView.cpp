@@ -98,23 +98,38 @@ void BlockMapView::updateScroll() {
     verticalScrollBar()->setPageStep(viewport()->height());
 }
 
-QColor BlockMapView::colourOf(const StateBlock& b) const {
+BlockMapView::Colours BlockMapView::colours() const {
     const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    if (isMarked(b)) return dark ? QColor(255, 105, 105) : QColor(214, 39, 40); // the selection's blocks
-    if (b.state == BlockState::ActivePendingFree) return dark ? QColor(230, 190, 60) : QColor(220, 160, 0);
-    if (colourBy_ == ColourBy::State || b.allocEvent == kNoEvent) {
-        if (b.allocEvent == kNoEvent && colourBy_ != ColourBy::State)
-            return QColor(150, 150, 150); // before recording
-        return dark ? QColor(94, 168, 255) : QColor(31, 102, 196);
-    }
-    if (colourBy_ == ColourBy::Age) { // newer blocks brighter
-        const double f = double(b.allocEvent) / double(std::max<size_t>(1, moment_));
-        return QColor::fromHsvF(0.6, 0.8, 0.35 + 0.65 * f);
-    }
+    return {dark ? QColor(255, 105, 105) : QColor(214, 39, 40), dark ? QColor(230, 190, 60) : QColor(220, 160, 0),
+            dark ? QColor(94, 168, 255) : QColor(31, 102, 196), QColor(150, 150, 150),
+            palette().color(QPalette::Window).darker(dark ? 60 : 112)};
+}
+
+QColor BlockMapView::colourOf(const StateBlock& b) const {
+    const Colours c = colours();
+    if (isMarked(b)) return c.marked; // the selection's blocks
+    if (b.state == BlockState::ActivePendingFree) return c.pending;
+    if (colourBy_ == ColourBy::State || b.allocEvent == kNoEvent)
+        return b.allocEvent == kNoEvent && colourBy_ != ColourBy::State ? c.baseline : c.allocated;
+    if (colourBy_ == ColourBy::Age) return c.age(double(b.allocEvent) / double(std::max<size_t>(1, moment_)));
     const StackId s = analysis_->trace(device_).stack[b.allocEvent];
     const uint32_t site = firstUserFrame(analysis_->capture(), s);
     const uint32_t key = site == kNoFrame ? 0 : analysis_->capture().stacks.frames(s)[site].value;
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
     return QColor::fromHsv(int((key * 2654435761u) % 360), 150, dark ? 230 : 200);
+}
+
+QList<BlockMapView::LegendEntry> BlockMapView::legend() const {
+    const Colours c = colours();
+    QList<LegendEntry> out;
+    if (colourBy_ == ColourBy::State) out << LegendEntry{tr("allocated"), c.allocated};
+    if (colourBy_ == ColourBy::Site)
+        out << LegendEntry{tr("one colour per allocating line (hover a block)"), QColor::fromHsv(200, 150, 200)};
+    if (colourBy_ == ColourBy::Age) out << LegendEntry{tr("oldest"), c.age(0)} << LegendEntry{tr("newest"), c.age(1)};
+    if (colourBy_ != ColourBy::State) out << LegendEntry{tr("from before the recording"), c.baseline};
+    out << LegendEntry{tr("pending free"), c.pending} << LegendEntry{tr("free (cached)"), c.free}
+        << LegendEntry{tr("marked"), c.marked};
+    return out;
 }
 
 void BlockMapView::paintEvent(QPaintEvent*) {
@@ -131,9 +146,7 @@ void BlockMapView::paintEvent(QPaintEvent*) {
     const int scroll = verticalScrollBar()->value();
     const int firstRow = std::max(0, (scroll - kMargin) / (kRowHeight + kRowGap));
     const int lastRow = (scroll + viewport()->height()) / (kRowHeight + kRowGap) + 1;
-    const QColor freeColour = palette()
-                                  .color(QPalette::Window)
-                                  .darker(palette().color(QPalette::Window).lightness() < 128 ? 60 : 112);
+    const QColor freeColour = colours().free;
     // Paints strip pixels [from, to) as rectangles, wrapping across rows; returns nothing off screen.
     auto span = [&](double from, double to, const QColor& c) {
         to = std::max(to, from + 1); // below a pixel: still a pixel

@@ -23,6 +23,13 @@ class BlockMapView : public QAbstractScrollArea {
     void setMoment(size_t eventsApplied); // the state after that many events
     size_t moment() const { return moment_; }
     void setColourBy(ColourBy c);
+    ColourBy colourBy() const { return colourBy_; }
+    // What the colours of the current mode mean, in drawing colours (the panel's legend).
+    struct LegendEntry {
+        QString name;
+        QColor colour;
+    };
+    QList<LegendEntry> legend() const;
     void setZoom(double factor);                                 // 1 = everything fits the view
     void setHighlightedAddress(std::optional<uint64_t> address); // outlines the block holding it
     // Blocks drawn in the mark colour, at any moment they are alive: those made by these alloc events
@@ -53,6 +60,11 @@ class BlockMapView : public QAbstractScrollArea {
     static constexpr int kRowHeight = 14, kRowGap = 3, kMargin = 4;
     BlockLayout layout() const;
     QColor colourOf(const StateBlock& b) const;
+    struct Colours {
+        QColor marked, pending, allocated, baseline, free;
+        QColor age(double f) const { return QColor::fromHsvF(0.6f, 0.8f, float(0.35 + 0.65 * f)); } // newer brighter
+    };
+    Colours colours() const; // for the palette
     void updateScroll();
 
     AnalysisPtr analysis_;

@@ -8,6 +8,7 @@
 #include "common/ByteAxisTicker.h"
 #include "views/CapturePropertiesDialog.h"
 #include "views/DevicePicker.h"
+#include "views/EventFindBar.h"
 #include "models/EventTableModel.h"
 #include "timeline/FragmentationOverlay.h"
 #include "views/LeaksPanel.h"
@@ -97,6 +98,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     eventsLayout->setContentsMargins(0, 0, 0, 0);
     eventsLayout->setSpacing(0);
     eventsLayout->addWidget(devices_);
+    findBar_ = new EventFindBar(table_, model_, this);
+    eventsLayout->addWidget(findBar_);
     eventsLayout->addWidget(table_, 1);
     lower_ = new QSplitter(Qt::Horizontal, this);
     lower_->addWidget(eventsPane);
@@ -275,6 +278,12 @@ void MainWindow::onDeviceChanged(size_t device) {
     table_->resizeColumnsToContents(); // from the first rows; the index column must fit the last one
     table_->setColumnWidth(EventTableModel::Index,
                            table_->fontMetrics().horizontalAdvance(QString::number(model_->rowCount())) + 16);
+    if (model_->rowCount() > 0) // the last time is the widest (1234.567890 s)
+        table_->setColumnWidth(EventTableModel::Time,
+                               std::max(table_->columnWidth(EventTableModel::Time),
+                                        table_->fontMetrics().horizontalAdvance(
+                                            model_->data(model_->index(model_->rowCount() - 1, EventTableModel::Time),
+                                                         Qt::DisplayRole).toString()) + 16));
     table_->setCurrentIndex(QModelIndex()); // no event is selected until the user picks one
     table_->scrollToTop();
     selectionLabel_->clear();

@@ -24,6 +24,7 @@ class CapturePropertiesDialog;
 class DevicePicker;
 class FragmentationOverlay;
 class EventTableModel;
+class EventFindBar;
 class LeaksPanel;
 class LiveController;
 class MemoryMapView;
@@ -44,6 +45,8 @@ class MainWindow : public QMainWindow {
     void setAnalysis(const QString& path, AnalysisPtr analysis); // also used headless and by tests
     TimelinePlot* timeline() const { return timeline_; }
     QTableView* eventTable() const { return table_; }
+    EventFindBar* findBar() const { return findBar_; }
+    void goToTime(double seconds); // the event at that moment, selected and shown (Go > Go to Time)
     StackPane* stackPane() const { return stack_; }
     LeaksPanel* leaksPanel() const { return leaks_; }
     void showLeaksTab();
@@ -119,6 +122,7 @@ class MainWindow : public QMainWindow {
     TimelinePlot* timeline_;
     EventTableModel* model_;
     QTableView* table_;
+    EventFindBar* findBar_;
     StackPane* stack_;
     LeaksPanel* leaks_;
     BlockMapPanel* blockMap_;

@@ -106,6 +106,13 @@ void MainWindow::stepMarkedEvent(bool forward) {
     table_->scrollTo(model_->index(row, 0), QAbstractItemView::PositionAtCenter);
 }
 
+void MainWindow::goToTime(double seconds) {
+    if (!session_->isOpen() || model_->rowCount() == 0) return;
+    const int row = model_->rowAtTime(seconds);
+    table_->selectRow(row); // the stack, block map and timeline marker follow; the timeline reveals it
+    table_->scrollTo(model_->index(row, 0), QAbstractItemView::PositionAtCenter);
+}
+
 QString MainWindow::regionStatus() const {
     return regionLabel_->text();
 }

@@ -2,6 +2,7 @@
 #include "common/Icons.h"
 #include "views/WhatIfPanel.h"
 #include "views/CapturePropertiesDialog.h"
+#include "views/EventFindBar.h"
 #include "views/CompareView.h"
 #include "views/RanksWindow.h"
 #include "views/WelcomePage.h"
@@ -99,6 +100,8 @@ void MainWindow::buildMenus() {
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(tr("Copy &Stack"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), this,
                     [this] { QApplication::clipboard()->setText(stack_->stackText()); });
+    icons::set(edit->addAction(tr("&Find in Events\u2026"), QKeySequence::Find, findBar_, &EventFindBar::open),
+               QStringLiteral("find"), palette());
     edit->addAction(tr("&Editor Command\u2026"), QKeySequence(Qt::CTRL | Qt::Key_Comma), this,
                     &MainWindow::chooseEditor);
 
@@ -173,6 +176,17 @@ void MainWindow::buildGoMenu() {
                                       &RegionSelector::selectPrevious), QStringLiteral("previous-region"), palette());
     previous->setToolTip(tr("Select the previous growth region in time"));
     go->addSeparator();
+    icons::set(go->addAction(tr("Go to &Time\u2026"), QKeySequence(Qt::CTRL | Qt::Key_G), this,
+                             [this] {
+                                 if (!session_->isOpen()) return;
+                                 bool ok = false;
+                                 const double s = QInputDialog::getDouble(
+                                     this, tr("Go to time"), tr("Seconds since the first event:"),
+                                     timeline_->visibleRange().center(), 0, 1e9, 6, &ok);
+                                 if (ok) goToTime(s);
+                             }),
+               QStringLiteral("go-to-time"), palette())
+        ->setToolTip(tr("Select the last event at or before a moment and show it on the timeline"));
     QAction* nextMark = go->addAction(tr("Next &Marked Event"), QKeySequence(Qt::Key_F3), this,
                                       [this] { stepMarkedEvent(true); });
     nextMark->setToolTip(tr("The next allocation of the group shown with \"Show Allocations in the Event List\""));
