@@ -39,10 +39,21 @@ class SyntheticLoop {
     // One iteration's heartbeat: a temporary made and freed (the forward pass of a real loop).
     void step(uint64_t bytes = 1 << 20) { free(alloc(bytes, heartbeat_), bytes, heartbeat_); }
     void annotate(const char* name, bool start = true) {
-        c_->annotations.push_back({0, now_ + 1, start, c_->strings.intern(name)});
+        c_->annotations.push_back({t().device, now_ + 1, start, c_->strings.intern(name)});
         now_ += 2;
     }
-    DeviceTrace& t() { return c_->devices.empty() ? c_->devices.emplace_back() : c_->devices.front(); }
+    void oom(uint64_t bytes) { event(Action::Oom, 0, bytes, heartbeat_); }
+    // What follows goes to another GPU, whose first event comes at `startUs` (two devices that start
+    // at different moments, as two ranks or a model moved to a second GPU later).
+    void useDevice(int device, int64_t startUs) {
+        t();
+        auto& d = c_->devices.emplace_back();
+        d.device = device;
+        d.hasFinalSnapshot = false;
+        current_ = c_->devices.size() - 1;
+        now_ = startUs;
+    }
+    DeviceTrace& t() { return c_->devices.empty() ? c_->devices.emplace_back() : c_->devices[current_]; }
     std::unique_ptr<Capture> take() { return std::move(c_); }
 
     static constexpr uint64_t kBase = 0x7f0000000000;
@@ -57,6 +68,7 @@ class SyntheticLoop {
     std::unique_ptr<Capture> c_;
     StackId heartbeat_;
     int64_t now_ = 1'000'000;
+    size_t current_ = 0;
     uint64_t next_ = kBase;
 };
 

@@ -64,6 +64,7 @@ class TestMainWindow : public QObject {
     void leaksTreesFoldLibraryFrames();
     void everyDeviceBrowsable();
     void openingAnotherFileLeavesNoState();
+    void twoDevicesLineUpInPixels();
 
   private:
     std::unique_ptr<MainWindow> open(const QString& name);
@@ -761,6 +762,83 @@ void TestMainWindow::openingAnotherFileLeavesNoState() {
         QVERIFY2(!label->text().startsWith("t = "), qPrintable(label->text())); // no cursor time of the first
     QVERIFY(!w->findChild<QComboBox*>("deviceBox")->isVisibleTo(w.get())); // one device: no picker
     QCOMPARE(w->session()->path(), second);
+}
+
+// Two GPUs whose traces start 3 s apart; the later one leaks and ends in an OOM. Everything drawn for
+// it (the growth shading, a Leaks group's ticks, the OOM marker, the selected event's line) sits at
+// the pixel of its event's time since the *first device's* first event, computed here from the raw
+// timestamps, and both lanes map a time to the same pixel column.
+void TestMainWindow::twoDevicesLineUpInPixels() {
+    vs::test::SyntheticLoop loop;
+    for (int i = 0; i < 40; ++i) loop.step();
+    loop.useDevice(1, 4'000'000);
+    const StackId keep = loop.stack({{"cache_output", 33}, {"train_step", 21}});
+    for (int i = 0; i < 30; ++i) loop.step(), loop.alloc(1 << 20, keep);
+    loop.oom(uint64_t(64) << 30);
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.setAnalysis(QStringLiteral("two_devices"), CaptureAnalysis::analyse(loop.take()));
+    w.session()->setDevice(1);
+    settle(w);
+    const ui::AnalysisPtr a = w.session()->analysis();
+    const DeviceTrace &first = a->trace(0), &later = a->trace(1);
+    auto truth = [&](uint32_t e) { return double(later.timeUs[e] - first.timeUs.front()) / 1e6; };
+    TimelinePlot* plot = w.timeline();
+    QCPAxis* x0 = plot->axisRect(0)->axis(QCPAxis::atBottom);
+    QCPAxis* x1 = plot->axisRect(1)->axis(QCPAxis::atBottom);
+    auto px = [&](double seconds) { return x1->coordToPixel(seconds); };
+    // zoomed onto device 1's run (2 ms): one event every ~5 pixels, so a wrong clock shows
+    plot->setVisibleRange(QCPRange(truth(0) - 1e-4, truth(uint32_t(later.eventCount() - 1)) + 1e-4));
+    settle(w);
+    QVERIFY(px(truth(1)) - px(truth(0)) > 3);
+    for (double at : {3.0, 3.001, 3.002}) QCOMPARE(x0->coordToPixel(at), px(at)); // one column per moment
+    QVERIFY(truth(0) > 2.9);
+    // the growth shading: from the first kept allocation to the top of the ramp, on device 1's clock
+    // (the OOM is the diagnosis here; the leak is the Regions list's first row)
+    QVERIFY(!w.regionSelector()->regions().empty());
+    w.regionSelector()->select(0);
+    settle(w);
+    const auto region = w.regionSelector()->selected();
+    const auto shade = plot->growthRegion();
+    QVERIFY(region && shade);
+    QCOMPARE(region->kind, RegionKind::Leak);
+    QVERIFY2(std::abs(px(shade->lower) - px(truth(region->first))) < 1, qPrintable(QString::number(shade->lower)));
+    QVERIFY(std::abs(px(shade->upper) - px(truth(region->last))) < 1);
+    // a Leaks group's ticks: one per kept allocation, each at its allocation's moment
+    ui::LeaksPanel* panel = w.leaksPanel();
+    QVERIFY(panel->groupRows() > 0);
+    panel->selectGroup(0);
+    QCPGraph* marks = nullptr;
+    for (int i = 0; i < plot->graphCount(); ++i)
+        if (plot->graph(i)->keyAxis() == x1 && plot->graph(i)->name() == "allocations of the selected Leaks group")
+            marks = plot->graph(i);
+    QVERIFY(marks);
+    std::vector<double> expected;
+    for (uint32_t i : panel->report().groups.front().allocations) expected.push_back(px(truth(panel->lifetimes()[i].alloc)));
+    QCOMPARE(size_t(marks->data()->size()), expected.size());
+    std::sort(expected.begin(), expected.end());
+    size_t k = 0;
+    for (auto it = marks->data()->constBegin(); it != marks->data()->constEnd(); ++it, ++k)
+        QVERIFY(std::abs(px(it->key) - expected[k]) < 1);
+    // the OOM marker: a vertical line in device 1's lane at the OOM's moment
+    const uint32_t oom = uint32_t(later.eventCount() - 1);
+    QCOMPARE(later.action[oom], Action::Oom);
+    bool oomLine = false;
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i)))
+            oomLine |= line->clipAxisRect() == plot->axisRect(1) && std::abs(px(line->point1->coords().x()) - px(truth(oom))) < 1;
+    QVERIFY(oomLine);
+    // the selected event's line (event 7 is far from the OOM: not its line)
+    QVERIFY(std::abs(px(truth(7)) - px(truth(oom))) > 10);
+    w.eventTable()->selectRow(7);
+    settle(w);
+    bool eventLine = false;
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i)))
+            eventLine |= line->visible() && line->clipAxisRect() == plot->axisRect(1) &&
+                         std::abs(px(line->point1->coords().x()) - px(truth(7))) < 1;
+    QVERIFY(eventLine);
 }
 
 QTEST_MAIN(TestMainWindow)
