@@ -11,6 +11,8 @@
 #include "window/Exporter.h"
 #include "window/MainWindow.h"
 #include "views/LeaksPanel.h"
+#include "common/Icons.h"
+#include "common/Theme.h"
 #include "views/BlockMapPanel.h"
 #include "views/EventFindBar.h"
 #include "models/EventTableModel.h"
@@ -47,6 +49,7 @@ class TestDesktop : public QObject {
     void memoryMapSharesTheTimelinesTimeAxis();
     void findAndGoToTimeInTheEventList();
     void blockMapLegendAndPlaySpeed();
+    void darkThemeRecoloursViewsAndIcons();
 
   private:
     static std::unique_ptr<MainWindow> open(const QString& name);
@@ -354,6 +357,35 @@ void TestDesktop::blockMapLegendAndPlaySpeed() {
     QCOMPARE(play->text(), QStringLiteral("Pause"));
     panel->setPlaying(false);
     QCOMPARE(play->text(), QStringLiteral("Play"));
+}
+
+void TestDesktop::darkThemeRecoloursViewsAndIcons() {
+    auto w = open("leak_list");
+    auto iconInk = [&] { // the lightness of the darkest opaque pixel of the Open icon
+        const QImage img = ui::icons::find(w.get(), "open")->icon().pixmap(24, 24).toImage();
+        int ink = 255;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x)
+                if (img.pixelColor(x, y).alpha() == 255) ink = std::min(ink, img.pixelColor(x, y).lightness());
+        return ink;
+    };
+    QVERIFY(w->palette().color(QPalette::Window).lightness() >= 128);
+    QVERIFY(iconInk() < 100); // dark strokes on a light window
+    ui::applyTheme(ui::Theme::Dark);
+    QApplication::processEvents();
+    QVERIFY(w->palette().color(QPalette::Window).lightness() < 128);
+    QVERIFY(w->timeline()->axisRect(0)->backgroundBrush().color().lightness() < 80);
+    QVERIFY(iconInk() > 150); // light strokes now
+    ui::applyTheme(ui::Theme::Light);
+    QApplication::processEvents();
+    QVERIFY(w->palette().color(QPalette::Window).lightness() >= 128);
+    QVERIFY(iconInk() < 100);
+    // VRAMSCOPE_THEME decides what "follow the desktop" means
+    qputenv("VRAMSCOPE_THEME", "dark");
+    QVERIFY(ui::desktopPrefersDark());
+    qputenv("VRAMSCOPE_THEME", "light");
+    QVERIFY(!ui::desktopPrefersDark());
+    qunsetenv("VRAMSCOPE_THEME");
 }
 
 QTEST_MAIN(TestDesktop)

@@ -1,5 +1,6 @@
 // vramscope: the desktop viewer. Also renders views headless: vramscope FILE --screenshot OUT.png
 #include "common/Icons.h"
+#include "common/Theme.h"
 #include "views/BlockMapPanel.h"
 #include "session/CaptureLoader.h"
 #include "window/Exporter.h"
@@ -115,6 +116,10 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("vramscope"));
     QApplication::setApplicationVersion(QStringLiteral(VRAMSCOPE_VERSION));
     QApplication::setWindowIcon(vs::ui::icons::application());
+    // the desktop's light or dark preference (View > Theme); headless renders are light unless asked
+    vs::ui::applyTheme(!headless ? vs::ui::savedTheme()
+                                 : qEnvironmentVariableIsSet("VRAMSCOPE_THEME") ? vs::ui::Theme::System
+                                                                                : vs::ui::Theme::Light);
     QGuiApplication::setDesktopFileName(QStringLiteral("vramscope")); // the .desktop entry, for the dock
 
     QCommandLineParser parser;

@@ -1,5 +1,6 @@
 // MainWindow's menus and the actions behind them; every menu entry has a shortcut.
 #include "common/Icons.h"
+#include "common/Theme.h"
 #include "views/WhatIfPanel.h"
 #include "views/CapturePropertiesDialog.h"
 #include "views/EventFindBar.h"
@@ -19,6 +20,7 @@
 #include "session/Session.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QClipboard>
 #include <QFileDialog>
@@ -52,6 +54,22 @@ void overlayToggle(QMenu* menu, TimelinePlot* timeline, const QString& text, con
         QSettings().setValue(key, on);
         timeline->setOverlayVisible(overlay, on);
     });
+}
+// View > Theme: System (the desktop's light or dark preference), Light or Dark; remembered.
+void themeMenu(QMenu* menu) {
+    auto* group = new QActionGroup(menu);
+    const Theme saved = savedTheme();
+    for (auto [theme, text] : {std::pair{Theme::System, QObject::tr("Follow the &Desktop")},
+                               std::pair{Theme::Light, QObject::tr("&Light")}, std::pair{Theme::Dark, QObject::tr("&Dark")}}) {
+        QAction* a = menu->addAction(text);
+        a->setCheckable(true);
+        a->setChecked(theme == saved);
+        group->addAction(a);
+        QObject::connect(a, &QAction::triggered, menu, [theme] {
+            saveTheme(theme);
+            applyTheme(theme);
+        });
+    }
 }
 } // namespace
 
@@ -139,6 +157,7 @@ void MainWindow::buildMenus() {
         if (auto* w = findChild<WhatIfPanel*>()) details_->setCurrentWidget(w);
     });
     view->addSeparator();
+    themeMenu(view->addMenu(tr("&Theme")));
     QAction* internal = view->addAction(tr("Show &Internal Frames"));
     internal->setCheckable(true);
     internal->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I)); // Ctrl+I: Capture Properties
