@@ -1,6 +1,6 @@
 #include "models/DiffTableModel.h"
 
-#include "common/ByteAxisTicker.h"
+#include "common/SignedBytes.h"
 
 #include <QBrush>
 #include <QColor>
@@ -30,10 +30,6 @@ int64_t number(const DiffRow& r, int column) {
     }
 }
 
-QString signedBytes(int64_t v) {
-    return (v > 0 ? QStringLiteral("+") : v < 0 ? QStringLiteral("\u2212") : QString()) + formatBytes(double(v < 0 ? -v : v));
-}
-
 } // namespace
 
 QVariant DiffTableModel::data(const QModelIndex& index, int role) const {
@@ -44,7 +40,7 @@ QVariant DiffTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::DisplayRole) {
         if (c == Change) return QString::fromUtf8(diffChangeName(r.change).data());
         if (c == Site) return QString::fromStdString(r.site);
-        return delta ? signedBytes(number(r, c)) : formatBytes(double(number(r, c)));
+        return delta ? formatSignedBytes(number(r, c)) : formatBytes(double(number(r, c)));
     }
     if (role == kSortRole) {
         if (c == Change) return int(r.change);
@@ -52,7 +48,7 @@ QVariant DiffTableModel::data(const QModelIndex& index, int role) const {
         return qlonglong(number(r, c));
     }
     if (role == Qt::ForegroundRole && delta && number(r, c) != 0)
-        return QBrush(number(r, c) > 0 ? QColor(200, 50, 40) : QColor(40, 110, 200));
+        return QBrush(deltaColour(number(r, c)));
     if (role == Qt::TextAlignmentRole && c != Site && c != Change) return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && c == Site) {
         QString t;

@@ -1,6 +1,6 @@
 #include "models/DiffTreeModel.h"
 
-#include "common/ByteAxisTicker.h"
+#include "common/SignedBytes.h"
 
 #include <QBrush>
 #include <QColor>
@@ -46,15 +46,11 @@ QVariant DiffTreeModel::data(const QModelIndex& index, int role) const {
         case Frame: return QString::fromStdString(n.frame);
         case A: return formatBytes(double(n.a));
         case B: return formatBytes(double(n.b));
-        case Delta: {
-            const int64_t d = n.delta();
-            return (d > 0 ? QStringLiteral("+") : d < 0 ? QStringLiteral("\u2212") : QString()) +
-                   formatBytes(double(d < 0 ? -d : d));
-        }
+        case Delta: return formatSignedBytes(n.delta());
         }
     }
     if (role == Qt::ForegroundRole && index.column() == Delta && n.delta() != 0)
-        return QBrush(n.delta() > 0 ? QColor(200, 50, 40) : QColor(40, 110, 200));
+        return QBrush(deltaColour(n.delta()));
     if (role == Qt::TextAlignmentRole && index.column() != Frame) return int(Qt::AlignRight | Qt::AlignVCenter);
     return {};
 }

@@ -111,8 +111,16 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent, Qt::Window) {
             [this](int pct) { header_->setText(tr("Loading %1\u2026 %2 %").arg(QFileInfo(pathB_).fileName()).arg(pct)); });
 }
 
+namespace {
+// Comparing starts from the capture open in the window.
+bool haveCapture(QWidget* parent, const AnalysisPtr& a) {
+    if (!a) QMessageBox::information(parent, CompareView::tr("Compare"), CompareView::tr("Open a capture first: it is A, the one compared with."));
+    return a != nullptr;
+}
+} // namespace
+
 CompareView* CompareView::askAndCompare(QWidget* parent, AnalysisPtr a, const QString& pathA) {
-    if (!a) return nullptr;
+    if (!haveCapture(parent, a)) return nullptr;
     const QString dir = QSettings().value(QStringLiteral("lastDir")).toString();
     const QString pathB = QFileDialog::getOpenFileName(
         parent, tr("Compare %1 with").arg(QFileInfo(pathA).fileName()), dir,
@@ -126,7 +134,7 @@ CompareView* CompareView::askAndCompare(QWidget* parent, AnalysisPtr a, const QS
 }
 
 CompareView* CompareView::askRanges(QWidget* parent, AnalysisPtr a, const QString& path, Range selected) {
-    if (!a) return nullptr;
+    if (!haveCapture(parent, a)) return nullptr;
     // A: the selection, B: as long again right after it; or the first and second ten seconds
     const double from = selected ? selected->first : 0, to = selected ? selected->second : 10;
     const QString suggestion = QStringLiteral("%1:%2 %3:%4").arg(from).arg(to).arg(to).arg(to + (to - from));

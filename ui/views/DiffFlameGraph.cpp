@@ -1,6 +1,6 @@
 #include "views/DiffFlameGraph.h"
 
-#include "common/ByteAxisTicker.h"
+#include "common/SignedBytes.h"
 
 #include <QHelpEvent>
 #include <QPainter>
@@ -13,9 +13,6 @@ namespace vs::ui {
 namespace {
 constexpr double kRow = 20;
 
-QString signedBytes(int64_t d) {
-    return (d > 0 ? QStringLiteral("+") : d < 0 ? QStringLiteral("\u2212") : QString()) + formatBytes(double(std::llabs(d)));
-}
 } // namespace
 
 DiffFlameGraph::DiffFlameGraph(QWidget* parent) : QWidget(parent) {
@@ -79,7 +76,7 @@ void DiffFlameGraph::paintEvent(QPaintEvent*) {
         if (b.rect.width() > 30) {
             p.setPen(Qt::black);
             const QString text = QString::fromStdString(b.node == 0 ? std::string("all") : n.frame) +
-                                 QStringLiteral("  ") + signedBytes(n.delta());
+                                 QStringLiteral("  ") + formatSignedBytes(n.delta());
             p.drawText(b.rect.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                        p.fontMetrics().elidedText(text, Qt::ElideRight, int(b.rect.width()) - 5));
         }
@@ -103,7 +100,7 @@ bool DiffFlameGraph::event(QEvent* e) {
             const DiffNode& d = tree_.node(n);
             QToolTip::showText(h->globalPos(), tr("%1\nA: %2   B: %3   B\u2212A: %4")
                                                    .arg(QString::fromStdString(d.frame), formatBytes(double(d.a)),
-                                                        formatBytes(double(d.b)), signedBytes(d.delta())),
+                                                        formatBytes(double(d.b)), formatSignedBytes(d.delta())),
                                this);
         }
         return true;
