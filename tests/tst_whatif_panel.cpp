@@ -75,6 +75,19 @@ class TestWhatIfPanel : public QObject {
         }
     }
 
+    // A CUPTI recording holds cudaMalloc calls, not the caching allocator's requests: said, not simulated.
+    void refusesCudaLevelCaptures() {
+        const QString path = test::samplesDir() + "/../cuda/leak.vscap";
+        Session session;
+        WhatIfPanel panel;
+        panel.follow(&session);
+        session.open(path, openAnalysis(path.toStdString()));
+        panel.simulate();
+        session.jobs().waitForAll();
+        QVERIFY(!panel.outcome().has_value());
+        QVERIFY(panel.errorText().contains(QStringLiteral("CUDA driver level")));
+    }
+
   private:
     static double sampleTruthPeak() { return test::sampleTruth(QStringLiteral("mixed_sizes"))["max_memory_reserved"].toDouble(); }
 };

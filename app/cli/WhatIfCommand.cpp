@@ -135,6 +135,9 @@ int runWhatIf(const std::vector<std::string>& args, std::ostream& out) {
     CliArgs a(args, {"--json", "--sweep"}, {"--conf", "--capacity", "--device"});
     if (!a.has("--sweep") && !a.option("--conf")) throw UsageError("whatif needs --conf \"key:value,...\" or --sweep");
     auto capture = openCapture(a.file());
+    if (capture->capture().nativeStacks) // cudaMalloc calls, not the caching allocator's requests
+        throw UsageError("whatif needs PyTorch's allocator requests; this capture was recorded at the CUDA "
+                         "driver level (CUPTI agent)");
     const size_t d = chooseDevice(*capture, a);
     Context c{*capture, d, SimInput::fromTrace(capture->trace(d), capture->capture().streams, capture->replay(d),
                                                capture->capture().settings),

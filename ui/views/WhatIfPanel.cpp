@@ -228,6 +228,11 @@ bool WhatIfPanel::readInputs(SimConfig& config, std::optional<uint64_t>& capacit
         fail(tr("Open a capture with allocator events first."));
         return false;
     }
+    if (session_->analysis()->capture().nativeStacks) { // cudaMalloc calls, not the caching allocator's requests
+        fail(tr("This capture was recorded at the CUDA driver level (CUPTI agent): it holds no PyTorch "
+                "allocator requests to simulate."));
+        return false;
+    }
     try {
         config = SimConfig::fromSettings(session_->analysis()->capture().settings).with(conf_->text().toStdString());
         capacity = parseCapacity(capacity_->text());
