@@ -2,7 +2,9 @@
 
 #include "model/Capture.h"
 
+#include <QHelpEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <QPainterPath>
 
 #include <algorithm>
@@ -113,6 +115,15 @@ void RetentionGraphView::collapseChains() {
     }
 }
 
+bool RetentionGraphView::event(QEvent* e) {
+    if (e->type() != QEvent::ToolTip) return QWidget::event(e);
+    const auto* help = static_cast<QHelpEvent*>(e);
+    for (const auto& [box, text] : boxes_)
+        if (box.contains(help->pos())) return QToolTip::showText(help->globalPos(), text, this), true;
+    QToolTip::hideText();
+    return true;
+}
+
 int RetentionGraphView::nodeCount() const {
     return int(std::count_if(nodes_.begin(), nodes_.end(), [](const DrawNode& n) { return !n.removed; }));
 }
@@ -125,6 +136,7 @@ void RetentionGraphView::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, tr("Select a group to draw its retention paths"));
         return;
     }
+    boxes_.clear();
     int layers = 0;
     for (const auto& n : nodes_)
         if (!n.removed) layers = std::max(layers, n.layer + 1);
@@ -151,7 +163,10 @@ void RetentionGraphView::paintEvent(QPaintEvent*) {
         p.setPen(palette().color(QPalette::Text));
         // near the target, where siblings are as far apart as their boxes
         const QPointF at = a + (b - a) * 0.72;
-        const QString text = fm.elidedText(e.label, Qt::ElideMiddle, std::max(30, room));
+        // a cut edge label ("[139…565]") says nothing and siblings' run together: whole or not at
+        // all (the Shortest path line above names every key)
+        if (fm.horizontalAdvance(e.label) > room) continue;
+        const QString text = e.label;
         QRectF box(0, 0, fm.horizontalAdvance(text) + 6, fm.height());
         box.moveCenter(at);
         p.fillRect(box, palette().base());
@@ -161,10 +176,13 @@ void RetentionGraphView::paintEvent(QPaintEvent*) {
         if (nodes_[i].removed) continue;
         const QPointF c = centre(int(i));
         const double slotW = double(width()) / (perLayer[nodes_[i].layer] + 1) - 6;
+        // the end of a label ("float32", "(1.00 MiB)") is what tells nodes apart: elide the middle
+        // of the type, keep the tail; the whole text is in the tooltip
         const QString text =
-            fm.elidedText(nodes_[i].text, Qt::ElideMiddle, int(std::max(40.0, std::min(slotW, 260.0))));
+            fm.elidedText(nodes_[i].text, Qt::ElideLeft, int(std::max(40.0, std::min(slotW, 260.0))));
         QRectF box(0, 0, fm.horizontalAdvance(text) + 12, fm.height() + 6);
         box.moveCenter(c);
+        boxes_.emplace_back(box, nodes_[i].text);
         QPainterPath path;
         path.addRoundedRect(box, 4, 4);
         p.fillPath(path, nodes_[i].colour.lighter(185));

@@ -26,6 +26,7 @@ class RetentionGraphView : public QWidget {
 
   protected:
     void paintEvent(QPaintEvent*) override;
+    bool event(QEvent* e) override; // a node's tooltip: its whole label
 
   private:
     struct DrawNode {
@@ -43,6 +44,7 @@ class RetentionGraphView : public QWidget {
     };
     std::vector<DrawNode> nodes_;
     std::vector<DrawEdge> edges_;
+    std::vector<std::pair<QRectF, QString>> boxes_; // where the last paint put each node
     int folded_ = 0;
 };
 

@@ -109,8 +109,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     outer_ = new QSplitter(Qt::Vertical, this);
     outer_->addWidget(timeline_);
     outer_->addWidget(lower_);
-    outer_->setStretchFactor(0, 3);
-    outer_->setStretchFactor(1, 2);
+    outer_->setStretchFactor(0, 1); // half each: at 1280x800 the details tabs need the room
+    outer_->setStretchFactor(1, 1);
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -180,7 +180,7 @@ void MainWindow::restoreSettings() {
                                  ? QGuiApplication::primaryScreen()->availableGeometry()
                                  : QRect(0, 0, 1600, 1000);
         resize(std::min(1500, screen.width() * 9 / 10), std::min(950, screen.height() * 9 / 10));
-        outer_->setSizes({height() * 3 / 5, height() * 2 / 5});
+        outer_->setSizes({height() / 2, height() / 2});
         lower_->setSizes({width() * 3 / 5, width() * 2 / 5});
     }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());

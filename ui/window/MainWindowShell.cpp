@@ -10,6 +10,7 @@
 #include <QSettings>
 #include <QScrollArea>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QToolBar>
 
 namespace vs::ui {
@@ -41,6 +42,12 @@ void MainWindow::buildShell() {
         if (QAction* a = icons::find(this, QString::fromLatin1(name))) start << a;
     welcome_ = new WelcomePage(start, this);
     connect(welcome_, &WelcomePage::openRequested, this, &MainWindow::openFile);
+    // A details tab must not set the window's minimum height (the What-if and Retention tabs would
+    // make it taller than a 1280x800 screen's work area): a short window squeezes the tab instead.
+    for (int i = 0; i < details_->count(); ++i) {
+        QWidget* page = details_->widget(i);
+        page->setSizePolicy(page->sizePolicy().horizontalPolicy(), QSizePolicy::Ignored);
+    }
     QWidget* views = takeCentralWidget();
     pages_ = new QStackedWidget(this);
     auto* scroll = new QScrollArea(this); // a small window scrolls the page rather than growing
