@@ -282,6 +282,17 @@ void TestCompare::ranksFromFilesInParallel() {
     QCOMPARE(set.ranks[set.outliers[0].index].rank, 5);
     QVERIFY(set.outliers[0].peak && set.outliers[0].growth);
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, rankFiles(dir.filePath("missing").toStdString()));
+    // files that name no rank come after the named ones, in the order given
+    const auto copy = [&](int r, const char* name) {
+        QFile::copy(dir.filePath(QString("snapshot_rank%1.vscap").arg(r)), dir.filePath(name));
+        return dir.filePath(name).toStdString();
+    };
+    const RankSet mixed = loadRanks({copy(3, "b.vscap"), files[1], copy(4, "a.vscap")});
+    QCOMPARE(mixed.ranks.size(), size_t(3));
+    QCOMPARE(mixed.ranks[0].rank, 1);
+    QVERIFY(QString::fromStdString(mixed.ranks[1].path).endsWith("b.vscap"));
+    QCOMPARE(mixed.ranks[1].rank, 2);
+    QCOMPARE(mixed.ranks[2].rank, 3);
 }
 
 void TestCompare::rankNumbersFromFileNames() {

@@ -27,14 +27,14 @@ std::vector<std::string> rankFiles(const std::string& folder) {
             return name.size() > t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
         };
         if (e.is_regular_file() && (endsWith(".vscap") || endsWith(".pickle") || endsWith(".pickle.gz") ||
-                                    endsWith(".pickle.zst") || endsWith(".pickle.xz")))
+                                    endsWith(".pickle.zst")))
             out.push_back(e.path().string());
     }
     std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
         const int ra = rankFromPath(a), rb = rankFromPath(b);
         return ra != rb ? ra < rb : a < b;
     });
-    if (out.empty()) throw std::runtime_error("no capture files (.pickle, .pickle.gz/.zst/.xz, .vscap) in " + folder);
+    if (out.empty()) throw std::runtime_error("no capture files (.pickle, .pickle.gz, .pickle.zst, .vscap) in " + folder);
     return out;
 }
 
@@ -80,9 +80,11 @@ RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& 
     work();
     for (auto& t : pool) t.join();
     if (cancelled) throw Cancelled();
-    // files that do not name their rank take the order they were given in
-    for (size_t i = 0; i < set.ranks.size(); ++i)
-        if (set.ranks[i].rank < 0) set.ranks[i].rank = int(i);
+    // files that do not name their rank are numbered after the highest named one, in the order given
+    int unnamed = 0;
+    for (const auto& r : set.ranks) unnamed = std::max(unnamed, r.rank + 1);
+    for (auto& r : set.ranks)
+        if (r.rank < 0) r.rank = unnamed++;
     finishRankSet(set);
     return set;
 }

@@ -33,11 +33,12 @@ struct RankLoadOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
-// The capture files of a folder (.pickle, .pickle.gz/.zst/.xz, .vscap), by rank.
+// The capture files of a folder (.pickle, .pickle.gz, .pickle.zst, .vscap), by rank.
 std::vector<std::string> rankFiles(const std::string& folder);
 
 // Reads and summarises every file (an unreadable one keeps its error and is left out of the
-// statistics); ranks not named by their files are numbered in the order given. Throws Cancelled.
+// statistics); files that name no rank are numbered after the highest named one, in the order
+// given. Throws Cancelled.
 RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& options = {});
 
 // Sorts by rank, computes the medians, the common span and the outliers (loadRanks does this).

@@ -15,7 +15,7 @@ namespace vs {
 struct RankSummary {
     static constexpr size_t kBins = 2048; // per rank, over its own first..last event
 
-    int rank = -1;       // from the file name (rank3, rank_03, rank-3) or the order given
+    int rank = -1;       // from the file name (rank3, rank_03, rank-3), else numbered by RankSet
     std::string path;
     std::string error;   // why it could not be read; the other fields are then empty
     int device = 0;      // the device with the longest trace (the rank's own GPU)
