@@ -135,8 +135,10 @@ CompareView* CompareView::askAndCompare(QWidget* parent, AnalysisPtr a, const QS
 
 CompareView* CompareView::askRanges(QWidget* parent, AnalysisPtr a, const QString& path, Range selected) {
     if (!haveCapture(parent, a)) return nullptr;
-    // A: the selection, B: as long again right after it; or the first and second ten seconds
-    const double from = selected ? selected->first : 0, to = selected ? selected->second : 10;
+    // A: the selection, B: as long again right after it; without a selection the two halves
+    const auto& t = a->trace(longestDevice(*a)).timeUs;
+    const double span = t.empty() ? 0 : double(t.back() - a->originUs()) / 1e6;
+    const double from = selected ? selected->first : 0, to = selected ? selected->second : span / 2;
     const QString suggestion = QStringLiteral("%1:%2 %3:%4").arg(from).arg(to).arg(to).arg(to + (to - from));
     bool ok = false;
     const QString text = QInputDialog::getText(parent, tr("Compare two ranges"),
@@ -229,7 +231,10 @@ void CompareView::showDiff(std::shared_ptr<const CaptureDiff> d) {
                           QString::fromStdString(c.b).toHtmlEscaped());
     }
     header_->setText(h);
-    verdict_->setText(QString::fromStdString(diff_->verdict));
+    verdict_->setText(QString::fromStdString(diff_->verdict) +
+                      (diff_->iterations.pairs.empty()
+                           ? tr(" No per-iteration curves: %1.").arg(QString::fromStdString(diff_->iterations.how))
+                           : QString()));
     sites_->setRows(diff_->sites);
     stacks_->setRows(diff_->stacks);
     plotIterations(diff_->iterations);
@@ -265,6 +270,7 @@ void CompareView::plotIterations(const IterationAlignment& al) {
     add(peakB, c.reserved, Qt::SolidLine, tr("B: peak per iteration"));
     add(liveA, c.allocated, Qt::DashLine, tr("A: allocated at iteration end"));
     add(liveB, c.reserved, Qt::DashLine, tr("B: allocated at iteration end"));
+    curves_->setVisible(!al.pairs.empty()); // the verdict says why there is no curve
     curves_->xAxis->setLabel(al.pairs.empty() ? tr("no iterations to align: %1").arg(QString::fromStdString(al.how))
                                               : tr("iteration, aligned %1").arg(QString::fromStdString(al.how)));
     curves_->rescaleAxes();
