@@ -250,6 +250,10 @@ void TestDesktop::markdownHoldsDiagnosisSitesAndTruth() {
     QApplication::processEvents();
     const QJsonObject truth = vs::test::sampleTruth("leak_list");
     const QString md = w->summaryMarkdown("leak_list-report.png");
+    if (qEnvironmentVariableIsSet("VRAMSCOPE_SAVE_REPORT")) { // to look at it
+        QFile out(qEnvironmentVariable("VRAMSCOPE_SAVE_REPORT"));
+        QVERIFY(out.open(QIODevice::WriteOnly) && out.write(md.toUtf8()) > 0);
+    }
     const LeakReport& report = w->leaksPanel()->report();
     // the diagnosis: the kind PyTorch's truth names, with the report's own sentence and next step
     QVERIFY2(md.contains("**" + truth["kind"].toString() + "**"), qPrintable(md));

@@ -82,7 +82,8 @@ void environmentSection(std::ostringstream& md, const Capture& c) {
     }
     md << "- `PYTORCH_CUDA_ALLOC_CONF`: "
        << (c.settings.allocConf.empty() ? "unset (defaults)" : "`" + c.settings.allocConf + "`") << '\n';
-    for (const auto& [k, v] : c.settings.raw) md << "  - " << k << ": " << v << '\n';
+    for (const auto& [k, v] : c.settings.raw)
+        if (k != "PYTORCH_CUDA_ALLOC_CONF") md << "  - " << k << ": " << v << '\n'; // said above
 }
 
 } // namespace
