@@ -15,24 +15,41 @@
 #include <QApplication>
 
 #include <algorithm>
+#include <ctime>
 #include <cstdio>
 #include <sstream>
 
 namespace {
 
+// CPU time of the calling (GUI) thread: on a busy machine wall time also counts waiting for a core.
+double threadCpuMs() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
 struct Refresh {
     size_t events;
-    double ms;
+    double ms, cpu; // wall, and the GUI thread's CPU
+    double grow, paint, queued; // CPU of the parts: views grown (extend's signal), the repaint, queued events
 };
 
 void report(const std::vector<Refresh>& all, size_t milestone) {
     auto first = std::find_if(all.begin(), all.end(), [&](const Refresh& r) { return r.events >= milestone; });
     if (first == all.end()) return;
-    std::vector<double> ms;
-    for (auto it = first; it != all.end() && ms.size() < 20; ++it) ms.push_back(it->ms);
-    std::sort(ms.begin(), ms.end());
-    std::printf("at %9zu events: window refresh median %6.2f ms, max %6.2f ms (%zu refreshes)\n", first->events,
-                ms[ms.size() / 2], ms.back(), ms.size());
+    std::vector<Refresh> some(first, std::min(all.end(), first + 20));
+    auto median = [&](double Refresh::*part) {
+        std::vector<double> v;
+        for (const Refresh& r : some) v.push_back(r.*part);
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    double worst = 0;
+    for (const Refresh& r : some) worst = std::max(worst, r.ms);
+    std::printf("at %9zu events: window refresh median %6.2f ms, max %6.2f ms, GUI thread CPU median %6.2f ms "
+                "(%zu refreshes; GUI thread CPU parts: grow %.2f, repaint %.2f, queued events %.2f ms)\n",
+                first->events, median(&Refresh::ms), worst, median(&Refresh::cpu), some.size(), median(&Refresh::grow),
+                median(&Refresh::paint), median(&Refresh::queued));
 }
 
 } // namespace
@@ -61,14 +78,17 @@ int main(int argc, char** argv) {
         auto a = live.append(bench::span(bytes, fed, end));
         fed = end;
         if (!a || !live.analysis().incremental()) continue; // the stream's end: one full analysis
-        const double t0 = bench::now();
+        const double t0 = bench::now(), c0 = threadCpuMs();
         if (shown && w.session()->extend(a, shown))
             ++grown;
         else
             w.setAnalysis(QStringLiteral("live"), a), ++reopened;
+        const double c1 = threadCpuMs();
         w.timeline()->replot(QCustomPlot::rpImmediateRefresh);
+        const double c2 = threadCpuMs();
         QCoreApplication::processEvents();
-        refreshes.push_back({a->trace(0).eventCount(), (bench::now() - t0) * 1e3});
+        const double c3 = threadCpuMs();
+        refreshes.push_back({a->trace(0).eventCount(), (bench::now() - t0) * 1e3, c3 - c0, c1 - c0, c2 - c1, c3 - c2});
         shown = std::move(a);
     }
     std::printf("%zu refreshes grew the views in place, %zu opened the snapshot whole\n", grown, reopened);

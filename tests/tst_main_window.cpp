@@ -17,6 +17,7 @@
 #include "TestData.h"
 #include "timeline/TimelinePlot.h"
 #include "session/Session.h"
+#include "util/Format.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -912,11 +913,14 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     QVERIFY(p->pathText().contains(".grad_fn"));
     QVERIFY2(p->hintText().contains("autograd graphs"), qPrintable(p->hintText()));
     // The dominator tree: the frame, then the list retaining the bulk of the memory.
-    QTreeWidgetItem* frame = p->dominatorTree()->topLevelItem(0);
-    QVERIFY2(frame->text(0).contains("frame leak_eval_no_grad"), qPrintable(frame->text(0)));
-    QTreeWidgetItem* list = frame->child(0);
-    QVERIFY(list->text(0).startsWith("list"));
-    const uint32_t listNode = list->data(0, Qt::UserRole + 1).toUInt();
+    QAbstractItemModel* tree = p->dominatorView()->model();
+    const QModelIndex frame = tree->index(0, 0);
+    QVERIFY2(frame.data().toString().contains("frame leak_eval_no_grad"), qPrintable(frame.data().toString()));
+    const QModelIndex list = tree->index(0, 0, frame);
+    QVERIFY(list.data().toString().startsWith("list"));
+    QCOMPARE(tree->index(0, 1, frame).data().toString(),
+             QString::fromStdString(humanBytes(int64_t(p->result().retained[list.data(Qt::UserRole + 1).toUInt()]))));
+    const uint32_t listNode = list.data(Qt::UserRole + 1).toUInt();
     QVERIFY(p->result().retained[listNode] > 400ull << 20); // 25 outputs of 20 MiB each with their graphs
     // Ignoring the list leaves its blocks unexplained by any root: they fall to the cycle root.
     p->ignoreNode(listNode);
@@ -930,9 +934,13 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     p->selectGroup(0);
     QCOMPARE(w.blockMap()->view()->markedAlive(), p->result().groups.front().blocks.size());
     // Suspicious-only keeps the leak and hides allocator-internal blocks.
-    const int all = p->groupsTree()->topLevelItemCount();
+    const int all = p->groupsView()->model()->rowCount();
+    QCOMPARE(size_t(all), p->result().groups.size());
     p->findChild<QCheckBox*>()->setChecked(true);
-    QVERIFY(p->groupsTree()->topLevelItemCount() < all);
+    const int suspicious = p->groupsView()->model()->rowCount();
+    QVERIFY(suspicious < all);
+    QCOMPARE(size_t(suspicious), size_t(std::count_if(p->result().groups.begin(), p->result().groups.end(),
+                                                      [](const RetentionGroup& g) { return g.suspicious; })));
 }
 
 #include "tst_main_window.moc"

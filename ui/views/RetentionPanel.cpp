@@ -4,6 +4,8 @@
 #include "session/Session.h"
 
 #include "views/RetentionGraphView.h"
+#include "models/DominatorTreeModel.h"
+#include "models/RetentionGroupModel.h"
 #include "analysis/CaptureAnalysis.h"
 #include "util/Format.h"
 
@@ -14,7 +16,8 @@
 #include <QLabel>
 #include <QMenu>
 #include <QSplitter>
-#include <QTreeWidget>
+#include <QSortFilterProxyModel>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -28,9 +31,7 @@ QString bytesText(uint64_t b) {
 QString text(std::string_view s) {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
-constexpr int kNodeRole = Qt::UserRole + 1;
-constexpr int kGroupRole = Qt::UserRole + 2;
-constexpr int kMaxDominatorChildren = 200; // a fan-out beyond this is folded into "+N more"
+const RetentionResult kNoResult;
 } // namespace
 
 RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
@@ -48,12 +49,22 @@ RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
     path_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     hint_ = new QLabel(this);
     hint_->setWordWrap(true);
-    groups_ = new QTreeWidget(this);
-    groups_->setHeaderLabels({tr("GPU bytes"), tr("Blocks"), tr("Held by"), tr("Path signature")});
+    groupsModel_ = new RetentionGroupModel(this);
+    groupsFilter_ = new QSortFilterProxyModel(this);
+    groupsFilter_->setSourceModel(groupsModel_);
+    groupsFilter_->setFilterRole(RetentionGroupModel::SuspiciousRole);
+    groupsFilter_->setSortRole(RetentionGroupModel::SortRole);
+    groups_ = new QTreeView(this);
+    groups_->setModel(groupsFilter_);
     groups_->setRootIsDecorated(false);
+    groups_->setUniformRowHeights(true);
     groups_->setAlternatingRowColors(true);
-    dominators_ = new QTreeWidget(this);
-    dominators_->setHeaderLabels({tr("Holder (dominator tree)"), tr("Retained GPU bytes")});
+    groups_->setSortingEnabled(true);
+    groups_->sortByColumn(-1, Qt::AscendingOrder); // the analysis' order (largest first) until a header click
+    dominatorsModel_ = new DominatorTreeModel(this);
+    dominators_ = new QTreeView(this);
+    dominators_->setModel(dominatorsModel_);
+    dominators_->setUniformRowHeights(true);
     dominators_->setContextMenuPolicy(Qt::CustomContextMenu);
     dominators_->setToolTip(
         tr("Each holder with the GPU memory only it keeps alive; right-click to ignore one"));
@@ -81,10 +92,10 @@ RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
 
     connect(graphs_, &QComboBox::currentIndexChanged, this, &RetentionPanel::selectGraph);
     connect(suspiciousOnly_, &QCheckBox::toggled, this, &RetentionPanel::fillGroups);
-    connect(groups_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
-        if (item) showGroup(item->data(0, kGroupRole).toInt());
+    connect(groups_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
+        if (i.isValid()) showGroup(i.data(RetentionGroupModel::GroupRole).toInt());
     });
-    connect(dominators_, &QTreeWidget::customContextMenuRequested, this, &RetentionPanel::dominatorMenu);
+    connect(dominators_, &QTreeView::customContextMenuRequested, this, &RetentionPanel::dominatorMenu);
     setAnalysis(nullptr);
 }
 
@@ -126,8 +137,8 @@ void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
     graphs_->setEnabled(n > 0);
     graphIndex_ = -1;
     if (n == 0) {
-        result_ = {};
-        groups_->clear(), dominators_->clear();
+        result_.reset();
+        groupsModel_->setResult(nullptr), dominatorsModel_->clear();
         drawing_->setPaths(nullptr, nullptr, nullptr, {});
         summary_->setText(
             tr("No retention graph in this capture. Record with the vramscope agent "
@@ -179,62 +190,50 @@ void RetentionPanel::recompute() {
 }
 
 void RetentionPanel::showResult(const RetentionResult& r) {
-    result_ = r;
+    result_ = std::make_shared<const RetentionResult>(r);
     size_t suspicious = 0;
-    for (const auto& grp : result_.groups) suspicious += grp.suspicious;
+    for (const auto& grp : result_->groups) suspicious += grp.suspicious;
     summary_->setText(tr("<b>%1</b> of allocated blocks in %L2 groups, %L3 suspicious%4")
-                          .arg(bytesText(result_.totalBytes))
-                          .arg(result_.groups.size())
+                          .arg(bytesText(result_->totalBytes))
+                          .arg(result_->groups.size())
                           .arg(suspicious)
                           .arg(ignored_.empty()
                                    ? QString()
                                    : tr(" \u2014 %n retainer(s) ignored", nullptr, int(ignored_.size()))));
+    groupsModel_->setResult(result_);
     fillGroups();
     fillDominators();
 }
 
+const RetentionResult& RetentionPanel::result() const {
+    return result_ ? *result_ : kNoResult;
+}
+
 void RetentionPanel::fillGroups() {
-    groups_->clear();
-    for (size_t k = 0; k < result_.groups.size(); ++k) {
-        const auto& grp = result_.groups[k];
-        if (suspiciousOnly_->isChecked() && !grp.suspicious) continue;
-        auto* item = new QTreeWidgetItem(groups_, {bytesText(grp.bytes), QString::number(grp.blocks.size()),
-                                                   text(retentionVerdictShort(grp.verdict)),
-                                                   QString::fromStdString(grp.signature)});
-        item->setData(0, kGroupRole, int(k));
-        item->setTextAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
-        item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
-        item->setToolTip(2, text(retentionVerdictText(grp.verdict)));
-        item->setToolTip(3, QString::fromStdString(grp.signature));
-        if (grp.suspicious) {
-            QFont f = item->font(0);
-            f.setBold(true);
-            for (int c = 0; c < 4; ++c) item->setFont(c, f);
-        }
-    }
+    groupsFilter_->setFilterFixedString(suspiciousOnly_->isChecked() ? QStringLiteral("1") : QString());
     groups_->header()->resizeSections(QHeaderView::ResizeToContents);
-    if (!groups_->topLevelItemCount()) return showGroup(-1);
+    if (!groupsFilter_->rowCount()) return showGroup(-1);
     // Open on the largest suspicious group: allocator workspaces are often larger and say nothing.
-    QTreeWidgetItem* first = groups_->topLevelItem(0);
-    for (int i = 0; i < groups_->topLevelItemCount(); ++i)
-        if (result_.groups[size_t(groups_->topLevelItem(i)->data(0, kGroupRole).toInt())].suspicious) {
-            first = groups_->topLevelItem(i);
+    int first = 0;
+    for (int i = 0; i < groupsFilter_->rowCount(); ++i)
+        if (groupsFilter_->index(i, 0).data(RetentionGroupModel::SuspiciousRole).toString() == QLatin1String("1")) {
+            first = i;
             break;
         }
     userChoice_ = false;
-    groups_->setCurrentItem(first);
+    groups_->setCurrentIndex(groupsFilter_->index(first, 0));
     userChoice_ = true;
 }
 
 bool RetentionPanel::selectBlockAddress(uint64_t address) {
     const RetentionGraph* g = graph();
-    if (!g) return false;
-    for (int i = 0; i < groups_->topLevelItemCount(); ++i) {
-        QTreeWidgetItem* item = groups_->topLevelItem(i);
-        for (uint32_t b : result_.groups[size_t(item->data(0, kGroupRole).toInt())].blocks)
+    if (!g || !result_) return false;
+    for (int i = 0; i < groupsFilter_->rowCount(); ++i) {
+        const QModelIndex row = groupsFilter_->index(i, 0);
+        for (uint32_t b : result_->groups[size_t(row.data(RetentionGroupModel::GroupRole).toInt())].blocks)
             if (g->nodes[b].address == address) {
                 userChoice_ = false;
-                groups_->setCurrentItem(item);
+                groups_->setCurrentIndex(row);
                 userChoice_ = true;
                 return true;
             }
@@ -243,63 +242,31 @@ bool RetentionPanel::selectBlockAddress(uint64_t address) {
 }
 
 void RetentionPanel::fillDominators() {
-    dominators_->clear();
-    const RetentionGraph* g = graph();
-    if (!g) return;
-    const uint32_t total = uint32_t(g->nodes.size()) + 2;
-    std::vector<std::vector<uint32_t>> children(total);
-    for (uint32_t v = 0; v < total; ++v)
-        if (v != result_.superRoot && result_.idom.size() > v && result_.idom[v] != RetentionResult::kNone)
-            children[result_.idom[v]].push_back(v);
-    const auto& c = analysis_->capture();
-    // Depth-first, largest retained first; only nodes that keep some GPU memory alive.
-    std::vector<std::pair<uint32_t, QTreeWidgetItem*>> stack{{result_.superRoot, nullptr}};
-    while (!stack.empty()) {
-        auto [v, parentItem] = stack.back();
-        stack.pop_back();
-        auto& kids = children[v];
-        std::sort(kids.begin(), kids.end(),
-                  [&](uint32_t a, uint32_t b) { return result_.retained[a] > result_.retained[b]; });
-        int shown = 0;
-        for (uint32_t k : kids) {
-            if (result_.retained[k] == 0) continue;
-            if (++shown > kMaxDominatorChildren) {
-                auto* more = parentItem ? new QTreeWidgetItem(parentItem) : new QTreeWidgetItem(dominators_);
-                more->setText(0, tr("+%L1 more").arg(kids.size() - kMaxDominatorChildren));
-                break;
-            }
-            auto* item = parentItem ? new QTreeWidgetItem(parentItem) : new QTreeWidgetItem(dominators_);
-            item->setText(0, QString::fromStdString(retentionNodeText(c, *g, k)));
-            item->setText(1, bytesText(result_.retained[k]));
-            item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
-            item->setData(0, kNodeRole, k);
-            stack.emplace_back(k, item);
-        }
-    }
+    dominatorsModel_->setResult(analysis_, graph(), result_);
     dominators_->expandToDepth(1);
     dominators_->header()->resizeSections(QHeaderView::ResizeToContents);
 }
 
 void RetentionPanel::selectGroup(int row) {
-    if (row >= 0 && row < groups_->topLevelItemCount()) groups_->setCurrentItem(groups_->topLevelItem(row));
+    if (row >= 0 && row < groupsFilter_->rowCount()) groups_->setCurrentIndex(groupsFilter_->index(row, 0));
 }
 
 void RetentionPanel::showGroup(int group) {
     const RetentionGraph* g = graph();
-    if (!g || group < 0 || size_t(group) >= result_.groups.size()) {
+    if (!g || !result_ || group < 0 || size_t(group) >= result_->groups.size()) {
         path_->clear(), hint_->clear();
         drawing_->setPaths(nullptr, nullptr, nullptr, {});
         return;
     }
-    const auto& grp = result_.groups[size_t(group)];
+    const auto& grp = result_->groups[size_t(group)];
     const auto& c = analysis_->capture();
     path_->setText(tr("<b>Shortest path:</b> %1")
-                       .arg(QString::fromStdString(retentionPathText(c, *g, result_, grp.blocks.front()))
+                       .arg(QString::fromStdString(retentionPathText(c, *g, *result_, grp.blocks.front()))
                                 .toHtmlEscaped()));
     hint_->setText(grp.hint.empty()
                        ? QString()
                        : tr("<b>Hint:</b> %1").arg(QString::fromStdString(grp.hint).toHtmlEscaped()));
-    drawing_->setPaths(&c, g, &result_, grp.blocks);
+    drawing_->setPaths(&c, g, result_.get(), grp.blocks);
     if (!userChoice_) return;
     QVector<quint64> addresses;
     for (uint32_t b : grp.blocks) addresses.push_back(g->nodes[b].address);
@@ -324,10 +291,10 @@ void RetentionPanel::clearIgnored() {
 }
 
 void RetentionPanel::dominatorMenu(const QPoint& pos) {
-    QTreeWidgetItem* item = dominators_->itemAt(pos);
+    const QVariant at = dominators_->indexAt(pos).data(DominatorTreeModel::NodeRole);
     QMenu menu(this);
-    if (item && item->data(0, kNodeRole).isValid()) {
-        const uint32_t node = item->data(0, kNodeRole).toUInt();
+    if (at.isValid()) {
+        const uint32_t node = at.toUInt();
         if (graph() && node < graph()->nodes.size())
             menu.addAction(tr("Ignore This Retainer"), this, [this, node] { ignoreNode(node); });
     }

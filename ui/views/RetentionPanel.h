@@ -11,19 +11,22 @@
 #include <QVector>
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 class QCheckBox;
 class QComboBox;
 class QLabel;
-class QTreeWidget;
-class QTreeWidgetItem;
+class QSortFilterProxyModel;
+class QTreeView;
 
 namespace vs::ui {
 
 class Session;
 
+class DominatorTreeModel;
 class RetentionGraphView;
+class RetentionGroupModel;
 
 class RetentionPanel : public QWidget {
     Q_OBJECT
@@ -37,11 +40,11 @@ class RetentionPanel : public QWidget {
     void selectGroup(int row); // row in the groups list (as shown)
     void ignoreNode(uint32_t node);
     void clearIgnored();
-    const RetentionResult& result() const { return result_; }
+    const RetentionResult& result() const;
     QString pathText() const;
     QString hintText() const;
-    QTreeWidget* groupsTree() const { return groups_; }
-    QTreeWidget* dominatorTree() const { return dominators_; }
+    QTreeView* groupsView() const { return groups_; }        // over RetentionGroupModel, filtered
+    QTreeView* dominatorView() const { return dominators_; } // over DominatorTreeModel
     // Selects the group holding the block at `address` (a click in the block map), without emitting
     // blocksChosen; false when no group of the shown graph holds it.
     bool selectBlockAddress(uint64_t address);
@@ -65,14 +68,17 @@ class RetentionPanel : public QWidget {
     bool userChoice_ = true; // false while the panel picks a group itself
     int graphIndex_ = -1;
     std::vector<uint32_t> ignored_;
-    RetentionResult result_;
+    std::shared_ptr<const RetentionResult> result_; // the shown graph's, shared with the models
     QComboBox* graphs_;
     QCheckBox* suspiciousOnly_;
     QLabel* summary_;
     QLabel* path_;
     QLabel* hint_;
-    QTreeWidget* groups_;
-    QTreeWidget* dominators_;
+    RetentionGroupModel* groupsModel_;
+    QSortFilterProxyModel* groupsFilter_; // suspicious only, sorting
+    QTreeView* groups_;
+    DominatorTreeModel* dominatorsModel_;
+    QTreeView* dominators_;
     RetentionGraphView* drawing_;
 };
 

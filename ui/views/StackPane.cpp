@@ -3,6 +3,7 @@
 #include "common/QtText.h"
 #include "common/ByteAxisTicker.h"
 #include "session/Session.h"
+#include "models/StackFrameModel.h"
 #include "analysis/FrameFilter.h"
 #include "util/Format.h"
 
@@ -18,7 +19,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -30,14 +31,14 @@ StackPane::StackPane(QWidget* parent) : QWidget(parent) {
     header_ = new QLabel(tr("Select an event to see its call stack."), this);
     header_->setWordWrap(true);
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    frames_ = new QTreeWidget(this);
-    frames_->setColumnCount(2);
-    frames_->setHeaderLabels({tr("Function"), tr("Location")});
+    model_ = new StackFrameModel(this);
+    frames_ = new QTreeView(this);
+    frames_->setModel(model_);
     frames_->setRootIsDecorated(false);
     frames_->setUniformRowHeights(true);
     frames_->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     frames_->setToolTip(tr("Innermost frame first. Double-click a frame to open it in your editor."));
-    connect(frames_, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* it) { openInEditor(it); });
+    connect(frames_, &QTreeView::activated, this, [this](const QModelIndex& row) { openInEditor(row); });
     internal_ = new QCheckBox(tr("Show internal frames"), this);
     internal_->setToolTip(tr("PyTorch, CPython and C++ runtime frames (Ctrl+Shift+I)"));
     connect(internal_, &QCheckBox::toggled, this, [this](bool on) {
@@ -50,12 +51,12 @@ StackPane::StackPane(QWidget* parent) : QWidget(parent) {
     connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(stackText()); });
     auto* open = openButton_ = new QPushButton(tr("Open in editor"), this);
     open->setEnabled(false); // until a frame with a file is selected
-    connect(frames_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* it) {
-        openButton_->setEnabled(it && !it->data(0, Qt::UserRole).isNull());
+    connect(frames_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& row) {
+        openButton_->setEnabled(row.data(StackFrameModel::FileRole).isValid());
     });
     open->setToolTip(
         tr("Open the selected frame's file at its line (Edit \u2192 Editor command\u2026 to configure)"));
-    connect(open, &QPushButton::clicked, this, [this] { openInEditor(frames_->currentItem()); });
+    connect(open, &QPushButton::clicked, this, [this] { openInEditor(frames_->currentIndex()); });
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(internal_);
     buttons->addStretch();
@@ -84,8 +85,8 @@ void StackPane::follow(Session* session) {
 void StackPane::clear() {
     analysis_.reset();
     header_->setText(tr("Select an event to see its call stack."));
-    frames_->clear();
-    copyButton_->setEnabled(false);
+    model_->clear();
+    copyButton_->setEnabled(false), openButton_->setEnabled(false);
 }
 
 void StackPane::showEvent(AnalysisPtr analysis, size_t device, size_t event, int64_t originUs) {
@@ -106,49 +107,12 @@ void StackPane::showEvent(AnalysisPtr analysis, size_t device, size_t event, int
 }
 
 void StackPane::rebuild() {
-    frames_->clear();
-    if (!analysis_) return;
-    const Capture& c = analysis_->capture();
-    const auto frames = c.stacks.frames(analysis_->trace(device_).stack[event_]);
-    if (frames.empty()) {
-        auto* none = new QTreeWidgetItem(frames_, {tr("(no stack recorded for this event)")});
-        none->setDisabled(true);
-        return;
-    }
-    int folded = 0;
-    auto flushFolded = [&] {
-        if (!folded) return;
-        auto* item = new QTreeWidgetItem(frames_, {tr("\u2026 %n internal frame(s)", nullptr, folded)});
-        item->setForeground(0, palette().color(QPalette::Disabled, QPalette::Text));
-        folded = 0;
-    };
-    for (FrameId f : frames) {
-        const FrameKind kind = classifyFrame(c, f);
-        if (kind == FrameKind::Internal && !internal_->isChecked()) {
-            ++folded;
-            continue;
-        }
-        flushFolded();
-        const QString file = qtext(c, c.frames[f].filename);
-        auto* item = new QTreeWidgetItem(
-            frames_, {qtext(c, c.frames[f].name),
-                      QStringLiteral("%1:%2").arg(QFileInfo(file).fileName()).arg(c.frames[f].line)});
-        item->setData(0, Qt::UserRole, file);
-        item->setData(0, Qt::UserRole + 1, c.frames[f].line);
-        item->setToolTip(1, QStringLiteral("%1:%2").arg(file).arg(c.frames[f].line));
-        item->setToolTip(0, qtext(c, c.frames[f].name));
-        QFont font = item->font(0);
-        font.setBold(kind == FrameKind::User);
-        item->setFont(0, font), item->setFont(1, font);
-        if (kind == FrameKind::Internal)
-            for (int col : {0, 1})
-                item->setForeground(col, palette().color(QPalette::Disabled, QPalette::Text));
-    }
-    flushFolded();
+    model_->setStack(analysis_, device_, event_, internal_->isChecked());
+    openButton_->setEnabled(false); // no frame chosen in the new stack yet
 }
 
 int StackPane::visibleFrameCount() const {
-    return frames_->topLevelItemCount();
+    return model_->rowCount();
 }
 
 QString StackPane::stackText() const {
@@ -162,9 +126,9 @@ QString StackPane::stackText() const {
     return out;
 }
 
-void StackPane::openInEditor(QTreeWidgetItem* item) {
-    if (!item || item->data(0, Qt::UserRole).isNull()) return;
-    ui::openInEditor(item->data(0, Qt::UserRole).toString(), item->data(0, Qt::UserRole + 1).toInt());
+void StackPane::openInEditor(const QModelIndex& row) {
+    const QVariant file = row.data(StackFrameModel::FileRole);
+    if (file.isValid()) ui::openInEditor(file.toString(), row.data(StackFrameModel::LineRole).toInt());
 }
 
 void openInEditor(const QString& file, int line) {

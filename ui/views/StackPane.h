@@ -7,13 +7,14 @@
 
 class QCheckBox;
 class QLabel;
-class QTreeWidget;
-class QTreeWidgetItem;
+class QModelIndex;
+class QTreeView;
 class QPushButton;
 
 namespace vs::ui {
 
 class Session;
+class StackFrameModel;
 
 class StackPane : public QWidget {
     Q_OBJECT
@@ -33,13 +34,14 @@ class StackPane : public QWidget {
 
   private:
     void rebuild();
-    void openInEditor(QTreeWidgetItem* item);
+    void openInEditor(const QModelIndex& row);
 
     AnalysisPtr analysis_;
     size_t device_ = 0, event_ = 0;
     int64_t originUs_ = 0;
     QLabel* header_;
-    QTreeWidget* frames_;
+    StackFrameModel* model_;
+    QTreeView* frames_;
     QCheckBox* internal_;
     QPushButton *copyButton_, *openButton_;
 };
