@@ -11,6 +11,7 @@
 #include "window/Exporter.h"
 #include "window/MainWindow.h"
 #include "views/LeaksPanel.h"
+#include "views/StackPane.h"
 #include "common/Icons.h"
 #include "common/Theme.h"
 #include "views/BlockMapPanel.h"
@@ -50,6 +51,7 @@ class TestDesktop : public QObject {
     void findAndGoToTimeInTheEventList();
     void blockMapLegendAndPlaySpeed();
     void darkThemeRecoloursViewsAndIcons();
+    void openInEditorSaysWhyItFailed();
 
   private:
     static std::unique_ptr<MainWindow> open(const QString& name);
@@ -390,6 +392,21 @@ void TestDesktop::darkThemeRecoloursViewsAndIcons() {
     qputenv("VRAMSCOPE_THEME", "light");
     QVERIFY(!ui::desktopPrefersDark());
     qunsetenv("VRAMSCOPE_THEME");
+}
+
+void TestDesktop::openInEditorSaysWhyItFailed() {
+    QTemporaryDir dir;
+    const QString file = dir.filePath("train.py");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write("x = 1\n") > 0);
+    f.close();
+    QSettings().setValue("editorCommand", "no-such-editor-vramscope --line {line} {file}");
+    const QString missing = ui::openInEditorReason(file, 3);
+    QVERIFY2(missing.contains("no-such-editor-vramscope") && missing.contains("not installed"), qPrintable(missing));
+    QVERIFY(ui::openInEditorReason(dir.filePath("gone.py"), 1).contains("does not exist"));
+    QSettings().setValue("editorCommand", "true {file}"); // an editor that starts: no reason
+    QCOMPARE(ui::openInEditorReason(file, 3), QString());
+    QSettings().remove("editorCommand");
 }
 
 QTEST_MAIN(TestDesktop)

@@ -131,33 +131,30 @@ void StackPane::openInEditor(const QModelIndex& row) {
     if (file.isValid()) ui::openInEditor(file.toString(), row.data(StackFrameModel::LineRole).toInt());
 }
 
-void openInEditor(const QString& file, int line) {
+QString openInEditorReason(const QString& file, int line) {
     const QString command = QSettings().value(QStringLiteral("editorCommand")).toString().trimmed();
-    if (!QFileInfo::exists(file)) {
-        QMessageBox::information(
-            nullptr, QObject::tr("Open in editor"),
-            QObject::tr("%1 does not exist on this machine (the capture may come from another one).")
-                .arg(file));
-        return;
-    }
-    if (command.isEmpty()) {
-        if (!QDesktopServices::openUrl(QUrl::fromLocalFile(file)))
-            QMessageBox::warning(nullptr, QObject::tr("Open in editor"),
-                                 QObject::tr("No application is set to open %1 on this desktop (xdg-open "
-                                             "failed or is missing). Choose one in Edit \u2192 Editor "
-                                             "Command\u2026, e.g. code -g {file}:{line}.")
-                                     .arg(QFileInfo(file).fileName()));
-        return;
-    }
+    if (!QFileInfo::exists(file))
+        return QObject::tr("%1 does not exist on this machine (the capture may come from another one).").arg(file);
+    if (command.isEmpty())
+        return QDesktopServices::openUrl(QUrl::fromLocalFile(file))
+                   ? QString()
+                   : QObject::tr("No application is set to open %1 on this desktop (xdg-open failed or is "
+                                 "missing). Choose one in Edit \u2192 Editor Command\u2026, e.g. code -g {file}:{line}.")
+                         .arg(QFileInfo(file).fileName());
     QStringList args = QProcess::splitCommand(command);
     for (QString& a : args)
         a.replace(QStringLiteral("{file}"), file).replace(QStringLiteral("{line}"), QString::number(line));
     const QString program = args.takeFirst();
-    if (!QProcess::startDetached(program, args))
-        QMessageBox::warning(nullptr, QObject::tr("Open in editor"),
-                             QObject::tr("Could not start %1: it is not installed or not on PATH. Change it in "
-                                         "Edit \u2192 Editor Command\u2026.")
-                                 .arg(program));
+    return QProcess::startDetached(program, args)
+               ? QString()
+               : QObject::tr("Could not start %1: it is not installed or not on PATH. Change it in Edit \u2192 "
+                             "Editor Command\u2026.")
+                     .arg(program);
+}
+
+void openInEditor(const QString& file, int line) {
+    const QString reason = openInEditorReason(file, line);
+    if (!reason.isEmpty()) QMessageBox::warning(nullptr, QObject::tr("Open in editor"), reason);
 }
 
 } // namespace vs::ui

@@ -49,5 +49,7 @@ class StackPane : public QWidget {
 // Opens file:line with the user's configured editor command ({file} and {line} are replaced), or
 // with the desktop's default application for the file.
 void openInEditor(const QString& file, int line);
+// The same without the message box: why the file could not be opened, or empty when it was.
+QString openInEditorReason(const QString& file, int line);
 
 } // namespace vs::ui
