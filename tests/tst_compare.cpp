@@ -33,6 +33,7 @@ class TestCompare : public QObject {
     void diffTreeNests();
     void sixtyFourRanksOneOutlier();
     void equalRanksFlagNothing();
+    void longRunsKeepBoundedSummaries();
     void ranksFromFilesInParallel();
     void rankNumbersFromFileNames();
     void baselineGateVerdicts();
@@ -254,6 +255,25 @@ void TestCompare::equalRanksFlagNothing() {
     }
     finishRankSet(set);
     QVERIFY(set.outliers.empty());
+}
+
+void TestCompare::longRunsKeepBoundedSummaries() {
+    // 10,000 iterations: kept as 2,500 slots of 4, each the highest of its iterations' own peaks
+    Loop p;
+    p.steps = 10000, p.leakPerStep = 512, p.temporary = MiB;
+    auto a = build(p);
+    const RankSummary s = summariseRank(*a);
+    QCOMPARE(s.iterations, size_t(10000));
+    QCOMPARE(s.stepsPerSlot, 4u);
+    QCOMPARE(s.stepPeak.size(), size_t(2500));
+    QCOMPARE(s.stepUs.size(), size_t(2500));
+    const auto& raw = compareCaptures(wholeDevice(*a, 0), wholeDevice(*a, 0)).iterations.a;
+    QCOMPARE(raw.count(), size_t(10000));
+    for (size_t k = 0; k < s.stepPeak.size(); ++k) {
+        QCOMPARE(s.stepPeak[k], *std::max_element(raw.peak.begin() + long(4 * k), raw.peak.begin() + long(4 * k + 4)));
+        QCOMPARE(s.stepUs[k], a->trace(0).timeUs[raw.starts[4 * k]]);
+    }
+    QVERIFY(s.stepPeak.back() > s.stepPeak.front()); // the leak shows through the slots
 }
 
 void TestCompare::ranksFromFilesInParallel() {

@@ -26,6 +26,7 @@ class TestCompareView : public QObject {
     void twoRangesOfOneCapture();
     void rankHeatmap();
     void ranksWindowSaysWhatFailed();
+    void slotsOfSeveralIterations();
 
   private:
     QString unpack(const QString& relative);
@@ -47,6 +48,28 @@ void TestCompareView::shot(QWidget* w, const char* name) {
     const QByteArray out = qgetenv("VRAMSCOPE_SHOTS");
     if (!out.isEmpty()) QVERIFY(w->grab().save(QString::fromUtf8(out) + "/" + name));
 }
+
+namespace {
+
+// renderCells (one pass per rank) against each cell's own value and colour, at widths 1600, 333, 7
+// over [f, t] of the whole extent.
+void sweepMatchesCells(RankHeatmap& h, bool steps, double f, double t) {
+    h.setAlignBySteps(steps);
+    h.fitAll();
+    const auto [v0, v1] = h.view();
+    h.setView(v0 + (v1 - v0) * f, v0 + (v1 - v0) * t);
+    const auto& ranks = h.ranks()->ranks;
+    for (int width : {1600, 333, 7}) {
+        const QImage img = h.renderCells(QSize(width, int(ranks.size())));
+        const auto [from, to] = h.view();
+        const double px = (to - from) / width;
+        for (size_t row = 0; row < ranks.size(); ++row)
+            for (int col = 0; col < width; ++col)
+                QCOMPARE(img.pixel(col, int(row)), h.colourOf(h.cellValue(ranks[row], from + col * px, from + (col + 1) * px)));
+    }
+}
+
+} // namespace
 
 void TestCompareView::initTestCase() { QVERIFY(dir_.isValid()); }
 
@@ -124,22 +147,8 @@ void TestCompareView::rankHeatmap() {
     // the fast row sweep draws what every cell computed on its own would, zoomed in and out, over
     // time and aligned by step
     for (const auto& [steps, f, t] : {std::tuple{false, 0.0, 1.0}, {false, 0.3, 0.35}, {false, 0.8, 0.80001},
-                                      {false, 0.5, 1.0}, {true, 0.0, 1.0}, {true, 0.2, 0.5}, {true, 0.9, 0.9001}}) {
-        h->setAlignBySteps(steps);
-        h->fitAll();
-        const auto [v0, v1] = h->view();
-        h->setView(v0 + (v1 - v0) * f, v0 + (v1 - v0) * t);
-        for (int width : {1600, 333, 7}) {
-            const QImage img = h->renderCells(QSize(width, 4));
-            const auto [from, to] = h->view();
-            const double px = (to - from) / width;
-            for (int row = 0; row < 4; ++row) {
-                for (int col = 0; col < width; ++col)
-                    QCOMPARE(img.pixel(col, row),
-                             h->colourOf(h->cellValue(w.ranks()->ranks[size_t(row)], from + col * px, from + (col + 1) * px)));
-            }
-        }
-    }
+                                      {false, 0.5, 1.0}, {true, 0.0, 1.0}, {true, 0.2, 0.5}, {true, 0.9, 0.9001}})
+        sweepMatchesCells(*h, steps, f, t);
     h->setAlignBySteps(false);
     // zoom stays inside the run; Home fits again
     h->setView(-100, 1e18);
@@ -168,6 +177,28 @@ void TestCompareView::ranksWindowSaysWhatFailed() {
     w.waitForJobs();
     QTest::qWait(20);
     QVERIFY2(w.errorText().startsWith("None of the 1 files could be read"), qPrintable(w.errorText()));
+}
+
+void TestCompareView::slotsOfSeveralIterations() {
+    // ranks whose long runs keep one slot per 1, 2 or 4 iterations line up by iteration all the same
+    auto set = std::make_shared<RankSet>();
+    for (uint32_t g : {1u, 2u, 4u}) {
+        RankSummary r;
+        r.rank = int(g), r.path = "r", r.events = 100, r.firstUs = 1000, r.lastUs = 2000 + g;
+        r.stepsPerSlot = g, r.iterations = 64;
+        for (size_t k = 0; k < 64 / g; ++k) r.stepPeak.push_back(int64_t((k * 37 + g * 11) % 50) << 20), r.stepUs.push_back(1000 + int64_t(k));
+        r.binAllocated.assign(RankSummary::kBins, 1 << 20), r.binReserved = r.binAllocated;
+        r.peakAllocated = 50 << 20;
+        set->ranks.push_back(std::move(r));
+    }
+    finishRankSet(*set);
+    RankHeatmap h;
+    h.setRanks(set);
+    h.setAlignBySteps(true);
+    QCOMPARE(h.view().second, 64.0);
+    for (const auto& [f, t] : {std::pair{0.0, 1.0}, {0.1, 0.3}, {0.5, 0.5001}}) sweepMatchesCells(h, true, f, t);
+    // iteration 9 of the rank keeping slots of 4 is its slot 2
+    QCOMPARE(h.cellValue(set->ranks[2], 9, 9.5), set->ranks[2].stepPeak[2]);
 }
 
 QTEST_MAIN(TestCompareView)

@@ -36,7 +36,7 @@ void writeJson(const RankSet& set, std::ostream& out) {
             .field("final_reserved", r.finalReserved)
             .field("growth", r.growth)
             .field("oom_events", r.ooms)
-            .field("iterations", uint64_t(r.stepUs.size()))
+            .field("iterations", uint64_t(r.iterations))
             .field("iteration_marker", r.marker)
             .field("outlier", outlierOf(set, i) != nullptr)
             .endObject();
@@ -70,7 +70,7 @@ void writeText(const RankSet& set, std::ostream& out) {
         }
         std::snprintf(line, sizeof line, "%5d %12s %12s %12s %12s %5u %6zu  %s%s\n", r.rank,
                       humanBytes(r.peakAllocated).c_str(), humanBytes(r.peakReserved).c_str(),
-                      humanBytes(r.finalAllocated).c_str(), humanBytes(r.growth).c_str(), r.ooms, r.stepUs.size(),
+                      humanBytes(r.finalAllocated).c_str(), humanBytes(r.growth).c_str(), r.ooms, r.iterations,
                       file.c_str(), outlierOf(set, i) ? "  <- outlier" : "");
         out << line;
     }

@@ -61,11 +61,16 @@ void fillIterations(RankSummary& s, const CaptureAnalysis& a, size_t d) {
     const Iterations its = findIterations(a.capture(), t, pairAllocations(t, r));
     s.marker = its.marker;
     const auto before = [&](uint32_t e) { return e == 0 ? r.initial.allocated : r.allocated[e - 1]; };
+    s.iterations = its.starts.size();
+    while (s.iterations > RankSummary::kMaxSlots * s.stepsPerSlot) s.stepsPerSlot *= 2;
     for (size_t i = 0; i < its.starts.size(); ++i) {
         const uint32_t from = its.starts[i];
         const uint32_t to = i + 1 < its.starts.size() ? its.starts[i + 1] : uint32_t(t.eventCount());
-        s.stepUs.push_back(t.timeUs[from]);
-        s.stepPeak.push_back(*std::max_element(r.allocated.begin() + from, r.allocated.begin() + to));
+        const int64_t peak = *std::max_element(r.allocated.begin() + from, r.allocated.begin() + to);
+        if (i % s.stepsPerSlot == 0)
+            s.stepUs.push_back(t.timeUs[from]), s.stepPeak.push_back(peak);
+        else
+            s.stepPeak.back() = std::max(s.stepPeak.back(), peak);
     }
     // from the end of the first iteration (which makes the optimizer's state and other one-time
     // memory) to the start of the last

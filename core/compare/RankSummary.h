@@ -27,9 +27,16 @@ struct RankSummary {
     // first; without iterations: final minus the allocated before the first event.
     int64_t growth = 0;
     uint32_t ooms = 0;
+    static constexpr size_t kMaxSlots = 4096; // per-iteration figures kept, at most
+
     std::string marker;                  // what marks its iterations
-    std::vector<int64_t> stepUs;         // when each iteration begins
-    std::vector<int64_t> stepPeak;       // highest allocated in each iteration
+    size_t iterations = 0;
+    // Per slot of `stepsPerSlot` consecutive iterations (1 until a run has more than kMaxSlots
+    // iterations, then the least power of two that fits): when its first iteration begins and the
+    // highest allocated in it. Bounds a summary's size whatever the run's length.
+    uint32_t stepsPerSlot = 1;
+    std::vector<int64_t> stepUs;
+    std::vector<int64_t> stepPeak;
     std::vector<int64_t> binAllocated;   // highest allocated in each of kBins equal slices of time
     std::vector<int64_t> binReserved;
 

@@ -35,7 +35,7 @@ int64_t number(const RankSummary& r, int column) {
     case RankTableModel::Final: return r.finalAllocated;
     case RankTableModel::Growth: return r.growth;
     case RankTableModel::Ooms: return r.ooms;
-    case RankTableModel::Iterations: return int64_t(r.stepUs.size());
+    case RankTableModel::Iterations: return int64_t(r.iterations);
     default: return 0;
     }
 }

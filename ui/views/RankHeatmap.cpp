@@ -98,7 +98,7 @@ double RankHeatmap::extent() const {
     if (!set_) return 1;
     if (!bySteps_) return std::max<double>(1, double(set_->lastUs - set_->firstUs));
     size_t steps = 0;
-    for (const auto& r : set_->ranks) steps = std::max(steps, r.stepPeak.size());
+    for (const auto& r : set_->ranks) steps = std::max(steps, r.iterations);
     return std::max<double>(1, double(steps));
 }
 
@@ -115,8 +115,9 @@ QRect RankHeatmap::plotArea() const { return rect().adjusted(kLeft, kTop, -kRigh
 int64_t RankHeatmap::cellValue(const RankSummary& r, double x0, double x1) const {
     if (!r.ok() || r.events == 0) return -1;
     if (bySteps_) {
-        const auto s0 = size_t(std::max(0.0, std::floor(x0)));
-        const auto s1 = std::min(r.stepPeak.size(), size_t(std::max(0.0, std::ceil(x1))));
+        const double g = r.stepsPerSlot; // iterations per kept slot
+        const auto s0 = size_t(std::max(0.0, std::floor(x0 / g)));
+        const auto s1 = std::min(r.stepPeak.size(), size_t(std::max(0.0, std::ceil(x1 / g))));
         if (s0 >= s1) return -1;
         return *std::max_element(r.stepPeak.begin() + long(s0), r.stepPeak.begin() + long(s1));
     }
@@ -133,12 +134,12 @@ QRgb RankHeatmap::colourOf(int64_t v) const {
 
 void RankHeatmap::rowValues(const RankSummary& r, int w, std::vector<int64_t>& row) const {
     if (!r.ok() || r.events == 0) return;
-    // the rank's slices in view units: its time slices, or its steps (one unit each)
+    // the rank's slices in view units: its time slices, or its slots of iterations (stepsPerSlot units)
     const auto& values = bySteps_ ? r.stepPeak : metric_ == Metric::Allocated ? r.binAllocated : r.binReserved;
     if (values.empty()) return;
     const double first = bySteps_ ? 0 : double(r.firstUs - set_->firstUs);
-    const double last = bySteps_ ? double(values.size()) : double(r.lastUs - set_->firstUs);
-    const double sliceW = bySteps_ ? 1 : std::max(1e-9, (last - first) / double(values.size()));
+    const double last = bySteps_ ? double(values.size() * r.stepsPerSlot) : double(r.lastUs - set_->firstUs);
+    const double sliceW = bySteps_ ? r.stepsPerSlot : std::max(1e-9, (last - first) / double(values.size()));
     const auto start = [&](size_t k) { return first + sliceW * double(k); };
     // columns and slices both advance left to right: each slice is visited once or twice
     const double perPixel = (to_ - from_) / w;

@@ -26,6 +26,7 @@ class RankHeatmap : public QWidget {
     void setMetric(Metric m);
     void setAlignBySteps(bool steps);
     bool alignBySteps() const { return bySteps_; }
+    const std::shared_ptr<const RankSet>& ranks() const { return set_; }
     void fitAll();
     // The x range shown: microseconds since the earliest first event, or iteration numbers (from 0).
     void setView(double from, double to);
