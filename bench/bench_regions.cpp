@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <cstdlib>
 
 namespace {
@@ -35,7 +36,8 @@ int main(int argc, char** argv) {
         const double p0 = now();
         const auto all = vs::pairAllocations(a->trace(device), a->replay(device));
         const double p1 = now();
-        const auto regions = vs::findGrowthRegions(*a, device, all);
+        const auto shared = std::make_shared<const vs::GrowthRegions>(vs::findGrowthRegions(*a, device, all));
+        const vs::GrowthRegions& regions = *shared;
         const double p2 = now();
         const auto rep = vs::diagnoseLeaks(*a, device);
         const double p3 = now();
@@ -44,7 +46,7 @@ int main(int argc, char** argv) {
                     (p3 - p2) * 1e3, vs::leakKindName(rep.kind).data());
         // a full-width Shift+drag: the survivors of the whole capture and their diagnosis
         {
-            const vs::LeakInputs in{all, regions};
+            const vs::LeakInputs in{all, shared};
             vs::LeakQuery q;
             q.autoWindow = false, q.first = 0, q.last = uint32_t(a->trace(device).eventCount() - 1);
             const double s0 = now();
@@ -61,7 +63,7 @@ int main(int argc, char** argv) {
         if (!clicked) continue;
         vs::LeakQuery q;
         q.region = clicked;
-        const vs::LeakInputs in{all, regions}; // what a session keeps per device
+        const vs::LeakInputs in{all, shared}; // what a session keeps per device
         const double c0 = now();
         const auto explained = vs::diagnoseLeaks(*a, device, q, in);
         std::printf("  click on a %s region: %.1f ms (%zu groups)\n", vs::regionKindName(clicked->kind).data(),

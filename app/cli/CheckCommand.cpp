@@ -76,7 +76,7 @@ void writeSites(std::ostream& report, const Capture& c, const LeakReport& rep) {
 // The per-phase peak gate: the largest rise of a phase's peak over the previous one.
 bool peakGrowthOver(const CaptureAnalysis& a, size_t d, const LeakReport& rep, double limitPercent,
                     std::ostream& report) {
-    const PhasePeaks p = phasePeaks(a.replay(d), rep.regions.iterations);
+    const PhasePeaks p = phasePeaks(a.replay(d), rep.growth().iterations);
     size_t at = 0;
     const double rise = p.worstRisePercent(&at);
     const bool over = rise > limitPercent;

@@ -9,8 +9,8 @@ void siteJson(JsonWriter& j, const Capture& c, StackId s); // LeaksCommand.cpp
 
 int64_t explainedRegion(const LeakReport& rep) {
     if (!rep.region) return -1;
-    for (size_t i = 0; i < rep.regions.regions.size(); ++i) {
-        const GrowthRegion& g = rep.regions.regions[i];
+    for (size_t i = 0; i < rep.growth().regions.size(); ++i) {
+        const GrowthRegion& g = rep.growth().regions[i];
         if (g.first == rep.region->first && g.last == rep.region->last && g.kind == rep.region->kind)
             return int64_t(i);
     }
@@ -22,8 +22,8 @@ void writeRegionsJson(JsonWriter& j, const CaptureAnalysis& a, size_t device, co
     auto secondsAt = [&](uint32_t e) { return a.secondsAt(device, e); };
     constexpr size_t kMaxRegions = 200, kTopGroups = 3;
     j.key("regions").beginArray();
-    for (size_t i = 0; i < rep.regions.regions.size() && i < kMaxRegions; ++i) {
-        const GrowthRegion& g = rep.regions.regions[i];
+    for (size_t i = 0; i < rep.growth().regions.size() && i < kMaxRegions; ++i) {
+        const GrowthRegion& g = rep.growth().regions[i];
         j.beginObject().field("from_s", secondsAt(g.first)).field("to_s", secondsAt(g.last));
         j.field("kind", regionKindName(g.kind)).field("scale", regionScaleName(g.scale));
         j.field("growth_bytes", g.growthBytes).field("per_iteration_bytes", g.perIterationBytes);

@@ -233,10 +233,10 @@ std::string libraryHoldings(const Capture& c, const std::vector<SurvivorGroup>& 
 // the run ends) is still a leak for the run's length; memory the collector frees at irregular
 // moments stays "a leak through a cycle".
 const GrowthRegion* repeatedRelease(const LeakReport& rep) {
-    if (rep.kind != LeakKind::Leak || worstRegion(rep.regions, RegionKind::Leak)) return nullptr;
-    for (const auto& g : rep.regions.regions)
+    if (rep.kind != LeakKind::Leak || worstRegion(rep.growth(), RegionKind::Leak)) return nullptr;
+    for (const auto& g : rep.growth().regions)
         if (g.kind == RegionKind::Accumulation && g.significant &&
-            g.releasedAt != kNoEvent && releasesOfSameStack(rep.regions, g) >= 2)
+            g.releasedAt != kNoEvent && releasesOfSameStack(rep.growth(), g) >= 2)
             return &g;
     return nullptr;
 }
@@ -246,7 +246,7 @@ const GrowthRegion* repeatedRelease(const LeakReport& rep) {
 LeakInputs prepareLeakInputs(const CaptureAnalysis& a, size_t device) {
     LeakInputs in;
     in.lifetimes = pairAllocations(a.trace(device), a.replay(device));
-    in.regions = findGrowthRegions(a, device, in.lifetimes);
+    in.regions = std::make_shared<const GrowthRegions>(findGrowthRegions(a, device, in.lifetimes));
     return in;
 }
 
@@ -288,8 +288,8 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     rep.aliveAtEnd = q.aliveAtEnd;
     rep.groups = survivors(all, {rep.first, rep.last, q.aliveAtEnd}, n);
     rep.regions = in.regions;
-    const auto iterations = startsWithin(rep.regions.iterations, rep.first, rep.last);
-    rep.iterationMarker = rep.regions.iterations.marker;
+    const auto iterations = startsWithin(rep.growth().iterations, rep.first, rep.last);
+    rep.iterationMarker = rep.growth().iterations.marker;
     rep.iterations = iterations.size();
     if (iterations.size() >= 3) // steadiness counted in iterations rather than in equal slices of the window
         for (auto& g : rep.groups) g.coverage = iterationCoverage(all, g, iterations);
@@ -457,12 +457,12 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     } else if (q.autoWindow && rep.kind != LeakKind::Leak && rep.kind != LeakKind::Oom) {
         // memory the program keeps until a phase ends outranks what else the window shows; memory
         // the collector frees in bulk is a cycle even when the window missed the sawtooth
-        const GrowthRegion* acc = worstRegion(rep.regions, RegionKind::Accumulation);
-        if (!acc && rep.kind != LeakKind::Cycle) acc = worstRegion(rep.regions, RegionKind::Cycle);
+        const GrowthRegion* acc = worstRegion(rep.growth(), RegionKind::Accumulation);
+        if (!acc && rep.kind != LeakKind::Cycle) acc = worstRegion(rep.growth(), RegionKind::Cycle);
         if (acc) {
             rep.region = *acc;
             explainRegion(a, device, all, *acc, rep);
-        } else if (const GrowthRegion* leak = worstRegion(rep.regions, RegionKind::Leak);
+        } else if (const GrowthRegion* leak = worstRegion(rep.growth(), RegionKind::Leak);
                    leak && rep.kind == LeakKind::None) {
             // the window's own checks (steadiness in iterations, still growing) confirm the region
             LeakQuery again = q;

@@ -7,6 +7,7 @@
 #include "GrowthRegions.h"
 #include "Survivors.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,11 @@ struct LeakReport {
     size_t steadyGroups = 0;           // how many of the first groups accumulate steadily
     size_t iterations = 0;             // iterations found in the window (record_function annotations)
     std::string iterationMarker;       // the annotation that marks them
-    GrowthRegions regions;             // every growth region of the device, most costly first
+    // every growth region of the device, most costly first: found once per device and shared by
+    // every report of it (a click on a ramp must not copy the regions' allocation lists)
+    std::shared_ptr<const GrowthRegions> regions;
+    const GrowthRegions& growth() const { return regions ? *regions : kNoGrowth; }
+    static inline const GrowthRegions kNoGrowth{};
     std::optional<GrowthRegion> region; // the region this report explains, when it explains one
     std::string holder;                 // what keeps the memory alive, from a retention graph, if any
 };
@@ -45,7 +50,7 @@ struct LeakQuery {
 // click on a ramp only finds that region's survivors).
 struct LeakInputs {
     std::vector<Allocation> lifetimes;
-    GrowthRegions regions;
+    std::shared_ptr<const GrowthRegions> regions;
 };
 LeakInputs prepareLeakInputs(const CaptureAnalysis& a, size_t device);
 

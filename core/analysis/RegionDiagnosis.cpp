@@ -62,9 +62,9 @@ std::string spanText(const GrowthRegion& r, const Iterations& its, size_t releas
 void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
     const Capture& c = a.capture();
     const ReplayResult& r = a.replay(device);
-    const Iterations& its = rep.regions.iterations;
+    const Iterations& its = rep.growth().iterations;
     auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
-    const size_t releases = releasesOfSameStack(rep.regions, region);
+    const size_t releases = releasesOfSameStack(rep.growth(), region);
     const SurvivorGroup* top = rep.groups.empty() ? nullptr : &rep.groups.front();
     const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
     const bool cycle = region.kind == RegionKind::Cycle;
@@ -145,7 +145,7 @@ const GrowthRegion* worstRegion(const GrowthRegions& r, RegionKind kind) {
 
 void explainRegion(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
                    const GrowthRegion& region, LeakReport& rep) {
-    rankRegionGroups(all, region, rep.regions.iterations, rep);
+    rankRegionGroups(all, region, rep.growth().iterations, rep);
     switch (region.kind) {
     case RegionKind::Accumulation:
     case RegionKind::Cycle:
@@ -191,7 +191,7 @@ std::string flatEvidence(const CaptureAnalysis& a, size_t device, const LeakRepo
     if (rep.iterations >= 3)
         s += " over " + std::to_string(rep.iterations) + " '" + rep.iterationMarker + "' iterations";
     const GrowthRegion* biggest = nullptr;
-    for (const auto& g : rep.regions.regions)
+    for (const auto& g : rep.growth().regions)
         if (g.kind != RegionKind::Cache && (!biggest || g.growthBytes > biggest->growthBytes)) biggest = &g;
     if (biggest)
         s += "; the largest region keeps " + humanBytes(int64_t(biggest->growthBytes)) + " (" +

@@ -39,7 +39,7 @@ void RegionSelector::reset() {
     analysis_ = session_->analysis();
     device_ = session_->device();
     loaded_ = false;
-    regions_ = {};
+    regions_.reset();
     for (size_t lane = 0; analysis_ && lane < analysis_->deviceCount(); ++lane) timeline_->setRegions(lane, {});
     blockMap_->markAllocations({});
 }
@@ -60,7 +60,7 @@ void RegionSelector::onReport() {
 
 // The regions are the same in every report of a device: take them once, for hover, click and list.
 void RegionSelector::loadRegions() {
-    regions_ = leaks_->report().regions;
+    regions_ = leaks_->report().regions; // shared, not copied
     loaded_ = true;
     QVector<RegionSpan> spans;
     for (size_t i = 0; i < regions().size(); ++i) {
@@ -145,7 +145,7 @@ void RegionSelector::selectPrevious() {
 }
 
 bool RegionSelector::selectRampAt(double at) {
-    const Iterations& its = regions_.iterations;
+    const Iterations& its = growth().iterations;
     if (!loaded_ || its.count() < 3 || leaks_->lifetimes().empty()) return false;
     const DeviceTrace& t = analysis_->trace(device_);
     const auto us = timeline_->originUs() + int64_t(std::floor(at * 1e6));

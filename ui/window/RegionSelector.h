@@ -7,6 +7,7 @@
 // selection itself is the session's (Session::region): this class turns gestures into it and shows it.
 #include "session/CaptureLoader.h"
 #include "analysis/GrowthRegions.h"
+#include "analysis/LeakDiagnosis.h"
 
 #include <QObject>
 
@@ -32,7 +33,7 @@ class RegionSelector : public QObject {
     bool selectRampAt(double seconds);
     void clear(); // a range was selected instead
 
-    const std::vector<GrowthRegion>& regions() const { return regions_.regions; }
+    const std::vector<GrowthRegion>& regions() const { return growth().regions; }
     const std::optional<GrowthRegion>& selected() const;
     int selectedIndex() const;
 
@@ -58,7 +59,8 @@ class RegionSelector : public QObject {
     AnalysisPtr analysis_;
     size_t device_ = 0;
     bool loaded_ = false; // regions_ holds this capture's regions
-    GrowthRegions regions_;
+    const GrowthRegions& growth() const { return regions_ ? *regions_ : LeakReport::kNoGrowth; }
+    std::shared_ptr<const GrowthRegions> regions_; // the device's, from the Leaks panel's report
 };
 
 } // namespace vs::ui
