@@ -80,7 +80,10 @@ void LiveController::addActions(QMenu* menu) {
     saveAct_ = menu->addAction(
         tr("&Save Live Session As\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
             const QString p =
-                QFileDialog::getSaveFileName(window_, tr("Save live session"), QStringLiteral("live.vscap"),
+                QFileDialog::getSaveFileName(window_, tr("Save live session"),
+                                             QDir(QSettings().value(QStringLiteral("lastDir"), QDir::homePath())
+                                                      .toString())
+                                                 .filePath(QStringLiteral("live.vscap")), // not the working directory
                                              tr("vramscope recordings (*.vscap)"));
             if (!p.isEmpty() && !save(p))
                 QMessageBox::warning(window_, tr("Save failed"), tr("Cannot write %1").arg(p));
