@@ -52,6 +52,7 @@ class TestDesktop : public QObject {
     void blockMapLegendAndPlaySpeed();
     void darkThemeRecoloursViewsAndIcons();
     void openInEditorSaysWhyItFailed();
+    void annotationTicksStayAtTheTopWithFragmentation();
 
   private:
     static std::unique_ptr<MainWindow> open(const QString& name);
@@ -407,6 +408,37 @@ void TestDesktop::openInEditorSaysWhyItFailed() {
     QSettings().setValue("editorCommand", "true {file}"); // an editor that starts: no reason
     QCOMPARE(ui::openInEditorReason(file, 3), QString());
     QSettings().remove("editorCommand");
+}
+
+void TestDesktop::annotationTicksStayAtTheTopWithFragmentation() {
+    // a recording with many step annotations: drawn as ticks along the top, on an axis of their own
+    // (the right axis is the fragmentation overlay's fragment count, which would stretch them)
+    const QString path = QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/../recorded/leak_global_cache.vscap");
+    auto w = std::make_unique<MainWindow>();
+    w->resize(1400, 900);
+    w->show();
+    w->setAnalysis(path, ui::CaptureLoader::openNow(path));
+    w->waitForBackgroundWork();
+    TimelinePlot* plot = w->timeline();
+    plot->setOverlayVisible(TimelinePlot::Overlay::Annotations, true);
+    plot->setOverlayVisible(TimelinePlot::Overlay::Fragmentation, true);
+    QCPGraph *ticks = nullptr, *fragments = nullptr;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+        QCPGraph* g = plot->graph(i);
+        if (g->name() == "annotation ticks") ticks = g;
+        if (g->name() == "free fragments") fragments = g;
+    }
+    QVERIFY(ticks && fragments);
+    QVERIFY(ticks->data()->size() > 12); // more than get labelled lines
+    QVERIFY(ticks->valueAxis() != fragments->valueAxis());
+    QVERIFY(ticks->visible());
+    // value 0..1 of every tick lies in the top 5 % of the lane
+    QCOMPARE(ticks->valueAxis()->range().upper, 1.0);
+    QVERIFY(ticks->valueAxis()->range().size() >= 20);
+    QVERIFY(plot->legendNames().contains("annotations (record_function, ticks at the top)"));
+    plot->setOverlayVisible(TimelinePlot::Overlay::Annotations, false);
+    plot->setOverlayVisible(TimelinePlot::Overlay::Fragmentation, false);
+    QVERIFY(!ticks->visible());
 }
 
 QTEST_MAIN(TestDesktop)

@@ -228,11 +228,13 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
         return;
     }
     // Many: one impulse graph of short ticks along the top, on a hidden axis (0..1 is the top 3 %).
-    QCPAxis* ticksAxis = lane.rect->axis(QCPAxis::atRight);
+    // (an axis of their own: the lane's right axis is the fragmentation overlay's fragment count)
+    QCPAxis* ticksAxis = lane.rect->addAxis(QCPAxis::atRight);
     ticksAxis->setRange(-32, 1);
     ticksAxis->setVisible(false);
     lane.annotationTicks = addGraph(x, ticksAxis);
     lane.annotationTicks->removeFromLegend();
+    lane.annotationTicks->setName(QStringLiteral("annotation ticks")); // the legend's entry is annotationKey
     lane.annotationTicks->setLineStyle(QCPGraph::lsImpulse);
     QVector<QCPGraphData> points;
     for (const Annotation* a : starts) points.push_back({double(a->timeUs - originUs_) / 1e6, 1.0});
@@ -240,6 +242,25 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
     QColor faint = colours.annotation;
     faint.setAlpha(110);
     lane.annotationTicks->setPen(QPen(faint, 1));
+    lane.annotationKey->setPen(QPen(faint, 2)); // the legend shows what is drawn: ticks, not dotted lines
+    lane.annotationKey->setName(tr("annotations (record_function, ticks at the top)"));
+}
+
+// Labels of nearby annotations would print over each other into a grey smear: at this zoom a label is
+// shown only where it clears the one before it; the line of every annotation stays.
+void TimelinePlot::placeAnnotationLabels() {
+    const bool on = overlays_[int(Overlay::Annotations)];
+    for (auto& l : lanes_) {
+        double freeFrom = -1e9;
+        for (QCPAbstractItem* item : l.annotationItems) {
+            auto* text = qobject_cast<QCPItemText*>(item);
+            if (!text) continue;
+            const double x = l.rect->axis(QCPAxis::atBottom)->coordToPixel(text->position->coords().x());
+            const bool fits = x >= freeFrom;
+            text->setVisible(on && fits);
+            if (on && fits) freeFrom = x + QFontMetrics(text->font()).horizontalAdvance(text->text()) + 6;
+        }
+    }
 }
 
 // An empty graph that only gives the legend an entry for marks drawn as items (lines, ticks).
@@ -271,6 +292,7 @@ void TimelinePlot::applyOverlays() {
         for (QCPAbstractItem* item : l.annotationItems) item->setVisible(notes);
         if (l.annotationTicks) l.annotationTicks->setVisible(notes);
     }
+    placeAnnotationLabels(); // of the shown annotations, the labels that do not collide
     syncLegend();
 }
 
@@ -489,6 +511,7 @@ void TimelinePlot::refreshData(bool replotAfter) {
         l.cachedFill->setData(reserved.t, sampleSteps(allocated.t, allocated.hi, reserved.t), reserved.lo);
         l.rect->axis(QCPAxis::atLeft)->setRange(0, std::max(top * 1.08, 1024.0 * 1024.0));
     }
+    placeAnnotationLabels();
     if (replotAfter) replot(QCustomPlot::rpQueuedReplot);
 }
 

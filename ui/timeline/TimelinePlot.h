@@ -140,6 +140,7 @@ class TimelinePlot : public QCustomPlot {
     void buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y);
     QCPGraph* legendKey(QCPAxis* x, QCPAxis* y, const QString& name, const QPen& pen);
     void applyOverlays();
+    void placeAnnotationLabels();
     void syncLegend();
     QString marksAt(size_t lane, double seconds) const;
     void rememberRange(const QCPRange& previous);
