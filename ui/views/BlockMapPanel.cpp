@@ -132,8 +132,14 @@ void BlockMapPanel::changeEvent(QEvent* e) {
     QWidget::changeEvent(e);
 }
 
+void BlockMapPanel::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    updateLabel(); // the moment may have moved while the tab was hidden
+}
+
+// The label sums the map's state: only while shown (a hidden map replays nothing).
 void BlockMapPanel::updateLabel() {
-    if (!analysis_) return;
+    if (!analysis_ || !isVisible()) return;
     const DeviceTrace& t = analysis_->trace(device_);
     const size_t m = view_->moment();
     int64_t reserved = 0, allocated = 0;

@@ -39,6 +39,9 @@ class BlockMapPanel : public QWidget {
   protected:
     void changeEvent(QEvent* e) override;
 
+  protected:
+    void showEvent(QShowEvent* e) override;
+
   private:
     void updateLabel();
     void updateLegend();

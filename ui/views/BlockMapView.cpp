@@ -39,10 +39,24 @@ void BlockMapView::setMoment(size_t eventsApplied) {
     if (!analysis_) return;
     const DeviceTrace& t = analysis_->trace(device_);
     moment_ = std::min(eventsApplied, t.eventCount());
-    segments_ = Replay::stateAfter(t, analysis_->capture().streams, analysis_->replay(device_),
-                                   analysis_->rules(), moment_);
+    stale_ = true;
+    if (!isVisible()) return; // replayed when shown or asked for
     updateScroll();
     viewport()->update();
+}
+
+const std::vector<StateSegment>& BlockMapView::segments() const {
+    if (stale_ && analysis_) {
+        segments_ = Replay::stateAfter(analysis_->trace(device_), analysis_->capture().streams,
+                                       analysis_->replay(device_), analysis_->rules(), moment_);
+        stale_ = false;
+    }
+    return segments_;
+}
+
+void BlockMapView::showEvent(QShowEvent* e) {
+    QAbstractScrollArea::showEvent(e);
+    if (stale_) updateScroll(); // lays out the state of the moment chosen while hidden
 }
 
 void BlockMapView::setHighlightedAddress(std::optional<uint64_t> address) {
@@ -70,7 +84,7 @@ bool BlockMapView::isMarked(const StateBlock& b) const {
 
 size_t BlockMapView::markedAlive() const {
     size_t n = 0;
-    for (const auto& s : segments_)
+    for (const auto& s : segments())
         for (const auto& b : s.blocks) n += isMarked(b);
     return n;
 }
@@ -89,7 +103,7 @@ void BlockMapView::setZoom(double factor) {
 BlockLayout BlockMapView::layout() const {
     const int width = std::max(16, viewport()->width() - 2 * kMargin);
     const int rows = std::max(1, (viewport()->height() - kMargin) / (kRowHeight + kRowGap));
-    return BlockLayout(segments_, BlockLayout::fitBytesPerPixel(segments_, width, rows) / zoom_, width);
+    return BlockLayout(segments(), BlockLayout::fitBytesPerPixel(segments(), width, rows) / zoom_, width);
 }
 
 void BlockMapView::updateScroll() {
@@ -135,7 +149,7 @@ QList<BlockMapView::LegendEntry> BlockMapView::legend() const {
 void BlockMapView::paintEvent(QPaintEvent*) {
     QPainter p(viewport());
     p.fillRect(viewport()->rect(), palette().color(QPalette::Base));
-    if (segments_.empty()) {
+    if (segments().empty()) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(viewport()->rect(), Qt::AlignCenter,
                    analysis_ ? tr("No segments are reserved at this moment")
@@ -159,8 +173,8 @@ void BlockMapView::paintEvent(QPaintEvent*) {
                        c);
         }
     };
-    for (size_t s = 0; s < segments_.size(); ++s) {
-        const StateSegment& g = segments_[s];
+    for (size_t s = 0; s < segments().size(); ++s) {
+        const StateSegment& g = segments()[s];
         const double start = l.segmentStart(s);
         span(start, l.pixelOf(s, g.size), freeColour); // free space, then live blocks over it
         for (const StateBlock& b : g.blocks)
@@ -191,7 +205,7 @@ void BlockMapView::wheelEvent(QWheelEvent* e) {
 }
 
 BlockLayout::Hit BlockMapView::hitTest(QPoint pos) const {
-    if (segments_.empty()) return {};
+    if (segments().empty()) return {};
     const int y = pos.y() + verticalScrollBar()->value() - kMargin;
     if (y < 0 || y % (kRowHeight + kRowGap) >= kRowHeight) return {};
     return layout().hitTest(pos.x() - kMargin, y / (kRowHeight + kRowGap));
@@ -199,7 +213,7 @@ BlockLayout::Hit BlockMapView::hitTest(QPoint pos) const {
 
 QString BlockMapView::describe(const BlockLayout::Hit& h) const {
     if (h.segment < 0) return {};
-    const StateSegment& g = segments_[size_t(h.segment)];
+    const StateSegment& g = segments()[size_t(h.segment)];
     if (isPoolCache(g.address))
         return tr("<b>memory pool #%1's cache</b>, %2: device memory a stream-ordered pool (cudaMallocAsync) "
                   "holds beyond its live allocations")
@@ -236,11 +250,11 @@ QString BlockMapView::describe(const BlockLayout::Hit& h) const {
 }
 
 void BlockMapView::zoomToSegment(size_t segment) {
-    if (segment >= segments_.size()) return;
+    if (segment >= segments().size()) return;
     const int width = std::max(16, viewport()->width() - 2 * kMargin);
     const int rows = std::max(1, (viewport()->height() - kMargin) / (kRowHeight + kRowGap));
-    const double fit = BlockLayout::fitBytesPerPixel(segments_, width, rows);
-    setZoom(fit / (double(segments_[segment].size) / (0.95 * width * rows))); // the segment fills the view
+    const double fit = BlockLayout::fitBytesPerPixel(segments(), width, rows);
+    setZoom(fit / (double(segments()[segment].size) / (0.95 * width * rows))); // the segment fills the view
     const BlockLayout l = layout();
     verticalScrollBar()->setValue(int(l.segmentStart(segment) / l.width()) * (kRowHeight + kRowGap));
 }
@@ -254,7 +268,7 @@ void BlockMapView::mouseDoubleClickEvent(QMouseEvent* e) {
 void BlockMapView::mousePressEvent(QMouseEvent* e) {
     const auto h = hitTest(e->position().toPoint());
     if (h.segment < 0 || h.block < 0) return;
-    const StateBlock& b = segments_[size_t(h.segment)].blocks[size_t(h.block)];
+    const StateBlock& b = segments()[size_t(h.segment)].blocks[size_t(h.block)];
     if (b.allocEvent != kNoEvent && b.state != BlockState::Inactive) emit blockClicked(device_, b.allocEvent);
 }
 

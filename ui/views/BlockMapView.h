@@ -40,7 +40,9 @@ class BlockMapView : public QAbstractScrollArea {
     bool isMarked(const StateBlock& b) const;
     void zoomToSegment(size_t segment); // the segment fills the visible rows, scrolled into view
     double zoom() const { return zoom_; }
-    const std::vector<StateSegment>& segments() const { return segments_; }
+    // The state at the moment shown, replayed when first needed: a hidden map does no work when the
+    // moment moves (a click elsewhere at 50M events would otherwise replay here, ~100 ms).
+    const std::vector<StateSegment>& segments() const;
     // Segment and block under a viewport point (segment -1: none).
     BlockLayout::Hit hitTest(QPoint viewportPos) const;
     QString describe(const BlockLayout::Hit& h) const;
@@ -50,6 +52,7 @@ class BlockMapView : public QAbstractScrollArea {
 
   protected:
     void paintEvent(QPaintEvent*) override;
+    void showEvent(QShowEvent* e) override;
     void resizeEvent(QResizeEvent*) override;
     void wheelEvent(QWheelEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
@@ -69,7 +72,8 @@ class BlockMapView : public QAbstractScrollArea {
 
     AnalysisPtr analysis_;
     size_t device_ = 0, moment_ = 0;
-    std::vector<StateSegment> segments_;
+    mutable std::vector<StateSegment> segments_; // valid unless stale_
+    mutable bool stale_ = false;
     ColourBy colourBy_ = ColourBy::State;
     double zoom_ = 1;
     std::optional<uint64_t> highlight_;

@@ -206,7 +206,9 @@ void LeaksPanel::start(const LeakQuery& q) {
     auto in = result_.analysis == analysis_ && result_.device == device_ ? result_.inputs : nullptr;
     watcher_.setFuture(QtConcurrent::run([a, device, q, in] {
         auto inputs = in ? in : std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
-        return Result{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device};
+        Result r{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device, {}};
+        if (!r.report.groups.empty()) r.firstGroupLive = liveBytes(inputs->lifetimes, r.report.groups.front().stack);
+        return r;
     }));
 }
 
@@ -298,17 +300,9 @@ void LeaksPanel::onGroupSelected(int row) {
     const DeviceTrace& t = analysis_->trace(device_);
     const SurvivorGroup& g = groups[size_t(row)];
     auto seconds = [&](uint32_t e) { return secondsAt(e); };
-    // the stack's live bytes over the whole capture: +bytes at each alloc, -bytes at each free
-    std::vector<std::pair<uint32_t, int64_t>> steps;
-    for (const auto& a : lifetimes()) {
-        if (a.stack != g.stack) continue;
-        steps.emplace_back(a.alloc, int64_t(a.bytes));
-        if (a.freeRequested != kNoEvent) steps.emplace_back(a.freeRequested, -int64_t(a.bytes));
-    }
-    std::sort(steps.begin(), steps.end());
     std::vector<std::pair<double, double>> points;
-    int64_t live = 0;
-    for (const auto& [e, d] : steps) points.emplace_back(seconds(e), double(live += d));
+    for (const auto& [e, live] : row == 0 ? result_.firstGroupLive : liveBytes(lifetimes(), g.stack))
+        points.emplace_back(seconds(e), double(live));
     const LeakReport& r = result_.report;
     spark_->setSeries(std::move(points), seconds(uint32_t(t.eventCount() - 1)), seconds(r.first),
                       seconds(r.last), tr("group #%1 live bytes").arg(row + 1));
@@ -316,6 +310,19 @@ void LeaksPanel::onGroupSelected(int row) {
     QVector<double> times;
     for (quint32 e : events) times.push_back(seconds(e));
     emit groupHighlighted(device_, times, events);
+}
+
+std::vector<std::pair<uint32_t, int64_t>> LeaksPanel::liveBytes(const std::vector<Allocation>& all, StackId stack) {
+    std::vector<std::pair<uint32_t, int64_t>> steps; // +bytes at each alloc, -bytes at each free
+    for (const auto& a : all) {
+        if (a.stack != stack) continue;
+        steps.emplace_back(a.alloc, int64_t(a.bytes));
+        if (a.freeRequested != kNoEvent) steps.emplace_back(a.freeRequested, -int64_t(a.bytes));
+    }
+    std::sort(steps.begin(), steps.end());
+    int64_t live = 0;
+    for (auto& [e, d] : steps) d = live += d;
+    return steps;
 }
 
 // The alloc events of a group's allocations, ascending.

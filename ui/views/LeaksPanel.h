@@ -72,6 +72,9 @@ class LeaksPanel : public QWidget {
         std::shared_ptr<const LeakInputs> inputs; // lifetimes and regions, once per device
         AnalysisPtr analysis;                     // whose device `device` the inputs are of
         size_t device = 0;
+        // the first group's live bytes over time (event, bytes), found with the report off the GUI
+        // thread: the group shown first must not cost O(allocations) when the result arrives
+        std::vector<std::pair<uint32_t, int64_t>> firstGroupLive;
     };
     void present(Result result);
     void fillGroups();
@@ -82,6 +85,8 @@ class LeaksPanel : public QWidget {
     void start(const LeakQuery& q);
     void groupMenu(const QPoint& pos);
     QVector<quint32> groupEvents(int row) const;
+    // A stack's live bytes after each of its allocations and frees, in event order.
+    static std::vector<std::pair<uint32_t, int64_t>> liveBytes(const std::vector<Allocation>& all, StackId stack);
     double secondsAt(uint32_t event) const;
 
     AnalysisPtr analysis_;
