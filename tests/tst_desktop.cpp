@@ -22,6 +22,7 @@
 #include "util/Format.h"
 
 #include <QAction>
+#include <QDialog>
 #include <QJsonArray>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -96,6 +97,19 @@ void TestDesktop::everyShortcutIsUniqueAndListed() {
     for (auto it = owner.cbegin(); it != owner.cend(); ++it)
         QVERIFY2(listed.contains(it.key()), qPrintable(it.key() + " (" + it.value() + ") is not listed"));
     QCOMPARE(qsizetype(rows.size()), qsizetype(withKeys));
+    if (qEnvironmentVariableIsSet("VRAMSCOPE_SAVE_DIALOGS")) { // to look at them
+        const QString dir = qEnvironmentVariable("VRAMSCOPE_SAVE_DIALOGS");
+        ui::ShortcutsDialog shortcuts(w->menuBar(), w.get());
+        shortcuts.show();
+        QApplication::processEvents();
+        QVERIFY(shortcuts.grab().save(dir + "/shortcuts.png"));
+        ui::showHelp(w.get());
+        QApplication::processEvents();
+        QDialog* help = nullptr;
+        for (auto* d : w->findChildren<QDialog*>(QString(), Qt::FindDirectChildrenOnly))
+            if (d->windowTitle() == "vramscope Help") help = d;
+        QVERIFY(help && help->grab().save(dir + "/help.png"));
+    }
 }
 
 void TestDesktop::welcomePageWhileEmpty() {
