@@ -27,6 +27,7 @@ class TestCompareView : public QObject {
     void rankHeatmap();
     void ranksWindowSaysWhatFailed();
     void slotsOfSeveralIterations();
+    void manyRanksSharingRows();
 
   private:
     QString unpack(const QString& relative);
@@ -199,6 +200,43 @@ void TestCompareView::slotsOfSeveralIterations() {
     for (const auto& [f, t] : {std::pair{0.0, 1.0}, {0.1, 0.3}, {0.5, 0.5001}}) sweepMatchesCells(h, true, f, t);
     // iteration 9 of the rank keeping slots of 4 is its slot 2
     QCOMPARE(h.cellValue(set->ranks[2], 9, 9.5), set->ranks[2].stepPeak[2]);
+}
+
+void TestCompareView::manyRanksSharingRows() {
+    // 100 ranks (drawn in two halves on two threads) into 250, 100 and 33 pixel rows: each pixel is
+    // the highest cell of the ranks that share its row
+    auto set = std::make_shared<RankSet>();
+    for (int k = 0; k < 100; ++k) {
+        RankSummary r;
+        r.rank = k, r.path = "r", r.events = 100, r.firstUs = 1000 + k * 7, r.lastUs = 90000 - k * 13;
+        for (size_t b = 0; b < RankSummary::kBins; ++b) r.binAllocated.push_back(int64_t((b * 31 + size_t(k) * 17) % 997) << 12);
+        r.binReserved = r.binAllocated;
+        r.peakAllocated = *std::max_element(r.binAllocated.begin(), r.binAllocated.end());
+        set->ranks.push_back(std::move(r));
+    }
+    finishRankSet(*set);
+    RankHeatmap h;
+    h.setRanks(set);
+    h.setView(20000, 60000);
+    const auto [from, to] = h.view();
+    for (int rows : {250, 100, 33}) {
+        const int width = 300;
+        const QImage img = h.renderCells(QSize(width, rows));
+        const double px = (to - from) / width;
+        for (int y = 0; y < rows; ++y)
+            for (int col = 0; col < width; ++col) {
+                int64_t v = -1;
+                bool any = false;
+                for (int i = 0; i < 100; ++i) {
+                    const int top = i * rows / 100, next = (i + 1) * rows / 100;
+                    if (y < top || y >= std::max(top + 1, next)) continue;
+                    any = true;
+                    v = std::max(v, h.cellValue(set->ranks[size_t(i)], from + col * px, from + (col + 1) * px));
+                }
+                QVERIFY(any);
+                QCOMPARE(img.pixel(col, y), h.colourOf(v));
+            }
+    }
 }
 
 QTEST_MAIN(TestCompareView)

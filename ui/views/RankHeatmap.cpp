@@ -2,7 +2,9 @@
 
 #include "common/ByteAxisTicker.h"
 
+#include <QFuture>
 #include <QHelpEvent>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -112,20 +114,29 @@ void RankHeatmap::setView(double from, double to) {
 
 QRect RankHeatmap::plotArea() const { return rect().adjusted(kLeft, kTop, -kRight, -kBottom); }
 
+RankHeatmap::Slices RankHeatmap::slicesOf(const RankSummary& r) const {
+    Slices s;
+    if (!r.ok() || r.events == 0) return s;
+    // its time slices, or its slots of iterations (stepsPerSlot units each), in view units
+    s.values = bySteps_ ? &r.stepPeak : metric_ == Metric::Allocated ? &r.binAllocated : &r.binReserved;
+    if (s.values->empty()) return s.values = nullptr, s;
+    s.first = bySteps_ ? 0 : double(r.firstUs - set_->firstUs);
+    s.last = bySteps_ ? double(s.values->size() * r.stepsPerSlot) : double(r.lastUs - set_->firstUs);
+    s.width = bySteps_ ? r.stepsPerSlot : std::max(1e-9, (s.last - s.first) / double(s.values->size()));
+    return s;
+}
+
+int64_t RankHeatmap::Slices::maxOver(double x0, double x1) const {
+    if (!values || x1 < first || x0 > last) return -1;
+    const auto& v = *values;
+    size_t k = x0 > first ? std::min(v.size() - 1, size_t((x0 - first) / width)) : 0;
+    int64_t m = v[k];
+    for (++k; k < v.size() && first + width * double(k) < x1; ++k) m = std::max(m, v[k]);
+    return m;
+}
+
 int64_t RankHeatmap::cellValue(const RankSummary& r, double x0, double x1) const {
-    if (!r.ok() || r.events == 0) return -1;
-    if (bySteps_) {
-        const double g = r.stepsPerSlot; // iterations per kept slot
-        const auto s0 = size_t(std::max(0.0, std::floor(x0 / g)));
-        const auto s1 = std::min(r.stepPeak.size(), size_t(std::max(0.0, std::ceil(x1 / g))));
-        if (s0 >= s1) return -1;
-        return *std::max_element(r.stepPeak.begin() + long(s0), r.stepPeak.begin() + long(s1));
-    }
-    const double t0 = double(set_->firstUs) + x0, t1 = double(set_->firstUs) + x1;
-    if (t1 < double(r.firstUs) || t0 > double(r.lastUs)) return -1;
-    const auto& bins = metric_ == Metric::Allocated ? r.binAllocated : r.binReserved;
-    const size_t b0 = r.binOf(int64_t(t0)), b1 = std::max(b0 + 1, r.binOf(int64_t(std::ceil(t1))) + 1);
-    return *std::max_element(bins.begin() + long(b0), bins.begin() + long(std::min(b1, bins.size())));
+    return slicesOf(r).maxOver(x0, x1);
 }
 
 QRgb RankHeatmap::colourOf(int64_t v) const {
@@ -133,27 +144,11 @@ QRgb RankHeatmap::colourOf(int64_t v) const {
 }
 
 void RankHeatmap::rowValues(const RankSummary& r, int w, std::vector<int64_t>& row) const {
-    if (!r.ok() || r.events == 0) return;
-    // the rank's slices in view units: its time slices, or its slots of iterations (stepsPerSlot units)
-    const auto& values = bySteps_ ? r.stepPeak : metric_ == Metric::Allocated ? r.binAllocated : r.binReserved;
-    if (values.empty()) return;
-    const double first = bySteps_ ? 0 : double(r.firstUs - set_->firstUs);
-    const double last = bySteps_ ? double(values.size() * r.stepsPerSlot) : double(r.lastUs - set_->firstUs);
-    const double sliceW = bySteps_ ? r.stepsPerSlot : std::max(1e-9, (last - first) / double(values.size()));
-    const auto start = [&](size_t k) { return first + sliceW * double(k); };
-    // columns and slices both advance left to right: each slice is visited once or twice
+    const Slices s = slicesOf(r);
+    if (!s.values) return;
     const double perPixel = (to_ - from_) / w;
-    size_t b = 0;
-    for (int x = 0; x < w; ++x) {
-        const double c0 = from_ + x * perPixel, c1 = from_ + (x + 1) * perPixel;
-        if (c1 < first || c0 > last) continue;
-        if (b == 0 && c0 > first) b = std::min(values.size() - 1, size_t((c0 - first) / sliceW));
-        int64_t v = -1;
-        size_t k = b;
-        for (; k < values.size() && (k == b || start(k) < c1); ++k) v = std::max(v, values[k]);
-        b = k >= values.size() || start(k) > c1 ? k - 1 : k; // the last slice seen may reach into the next column
-        row[size_t(x)] = std::max(row[size_t(x)], v);
-    }
+    for (int x = 0; x < w; ++x)
+        row[size_t(x)] = std::max(row[size_t(x)], s.maxOver(from_ + x * perPixel, from_ + (x + 1) * perPixel));
 }
 
 QImage RankHeatmap::renderCells(QSize size) const {
@@ -161,22 +156,36 @@ QImage RankHeatmap::renderCells(QSize size) const {
     img.fill(palette().color(QPalette::Base).rgb());
     if (!set_ || set_->ranks.empty() || size.isEmpty()) return img;
     const int w = size.width(), h = size.height(), n = int(set_->ranks.size());
-    std::vector<int64_t> row(static_cast<size_t>(w), -1);
-    int rowY = -1;
-    // one scanline coloured per rank and copied to the rank's other lines
+    uchar* bits = img.bits(); // taken once: the halves below write disjoint lines of it
+    const qsizetype stride = img.bytesPerLine();
+    const auto line = [&](int y) { return reinterpret_cast<QRgb*>(bits + stride * y); };
+    const auto topOf = [&](int i) { return int(int64_t(i) * h / n); };
     const ColourScale colour(palette().color(QPalette::Base).rgb(), scaleMin_, scaleMax_);
-    const auto flush = [&](int yFrom, int yTo) {
-        auto* first = reinterpret_cast<QRgb*>(img.scanLine(yFrom));
-        for (int x = 0; x < w; ++x) first[x] = colour(row[size_t(x)]);
-        for (int y = yFrom + 1; y < yTo; ++y) std::memcpy(img.scanLine(y), first, size_t(w) * sizeof(QRgb));
-        std::fill(row.begin(), row.end(), -1);
+    // ranks [from, to) into their pixel rows: several ranks sharing a row show their maximum; one
+    // scanline coloured per row and copied to the rank's other lines
+    const auto draw = [&](int from, int to) {
+        std::vector<int64_t> row(static_cast<size_t>(w), -1);
+        const auto flush = [&](int yFrom, int yTo) {
+            QRgb* first = line(yFrom);
+            for (int x = 0; x < w; ++x) first[x] = colour(row[size_t(x)]);
+            for (int y = yFrom + 1; y < yTo; ++y) std::memcpy(line(y), first, size_t(w) * sizeof(QRgb));
+            std::fill(row.begin(), row.end(), -1);
+        };
+        for (int i = from; i < to; ++i) {
+            rowValues(set_->ranks[size_t(i)], w, row);
+            const int y0 = topOf(i), next = i + 1 < n ? topOf(i + 1) : h;
+            if (i + 1 == to || next != y0) flush(y0, std::min(h, std::max(y0 + 1, next)));
+        }
     };
-    for (int i = 0; i < n; ++i) {
-        const int y0 = int(int64_t(i) * h / n), y1 = std::max(y0 + 1, int(int64_t(i + 1) * h / n));
-        if (rowY >= 0 && y0 != rowY) flush(rowY, std::max(rowY + 1, y0)); // ranks sharing a pixel row end here
-        rowY = y0;
-        rowValues(set_->ranks[size_t(i)], w, row);
-        if (i + 1 == n) flush(y0, std::min(h, y1));
+    // many ranks: the lower half on another core, split where a pixel row begins
+    int half = n / 2;
+    while (half > 0 && half < n && topOf(half) == topOf(half - 1)) ++half;
+    if (n < 64 || half <= 0 || half >= n) {
+        draw(0, n);
+    } else {
+        QFuture<void> lower = QtConcurrent::run([&] { draw(half, n); });
+        draw(0, half);
+        lower.waitForFinished();
     }
     return img;
 }

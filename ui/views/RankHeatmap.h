@@ -55,8 +55,14 @@ class RankHeatmap : public QWidget {
   private:
     QRect plotArea() const;
     double extent() const; // the whole x range
-    // valueOf for every column of a row of `w` pixels at once (one pass over the rank's slices),
-    // max-ed into `row`.
+    // A rank's values as equal slices along the x axis (time slices, or slots of iterations).
+    struct Slices {
+        const std::vector<int64_t>* values = nullptr; // none: nothing to draw
+        double first = 0, last = 0, width = 1;
+        int64_t maxOver(double x0, double x1) const; // the highest slice overlapping [x0, x1), or -1
+    };
+    Slices slicesOf(const RankSummary& r) const;
+    // cellValue for every column of a row of `w` pixels, max-ed into `row`.
     void rowValues(const RankSummary& r, int w, std::vector<int64_t>& row) const;
     void drawAxis(QPainter& p, const QRect& area) const;
     void drawSteps(QPainter& p, const QRect& area) const;
