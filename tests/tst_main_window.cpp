@@ -18,6 +18,7 @@
 #include "timeline/TimelinePlot.h"
 #include "session/Session.h"
 #include "util/Format.h"
+#include "analysis/Replay.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -66,6 +67,7 @@ class TestMainWindow : public QObject {
     void everyDeviceBrowsable();
     void openingAnotherFileLeavesNoState();
     void twoDevicesLineUpInPixels();
+    void hiddenBlockMapReplaysInTheBackground();
 
   private:
     std::unique_ptr<MainWindow> open(const QString& name);
@@ -840,6 +842,31 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
             eventLine |= line->visible() && line->clipAxisRect() == plot->axisRect(1) &&
                          std::abs(px(line->point1->coords().x()) - px(truth(7))) < 1;
     QVERIFY(eventLine);
+}
+
+// A moment chosen while the Block map tab is hidden costs nothing there; showing the tab replays it
+// off the GUI thread ("Replaying…" until then) and shows exactly the state the replay gives.
+void TestMainWindow::hiddenBlockMapReplaysInTheBackground() {
+    auto w = open("mixed_sizes");
+    settle(*w);
+    ui::BlockMapView* view = w->blockMap()->view();
+    const size_t row = 40;
+    w->eventTable()->selectRow(int(row)); // the Stack tab is shown: the map is hidden
+    QApplication::processEvents();
+    QVERIFY(!view->isVisible());
+    QCOMPARE(view->moment(), row + 1);
+    w->showBlockMapTab();
+    QVERIFY(view->replaying()); // asked of the session's runner, not replayed here
+    w->waitForBackgroundWork();
+    QTRY_VERIFY(!view->replaying());
+    const ui::AnalysisPtr a = w->analysis();
+    const auto truth = Replay::stateAfter(a->trace(0), a->capture().streams, a->replay(0), a->rules(), row + 1);
+    uint64_t want = 0, got = 0;
+    for (const auto& s : truth) want += s.size;
+    for (const auto& s : view->segments()) got += s.size;
+    QCOMPARE(view->segments().size(), truth.size());
+    QCOMPARE(got, want);
+    QCOMPARE(int64_t(got), a->replay(0).reserved[row]); // the reserved bytes after that event
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -70,6 +70,17 @@ BlockMapPanel::BlockMapPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void BlockMapPanel::follow(Session* session) {
+    view_->setReplayer([this, session](size_t moment) {
+        const AnalysisPtr a = analysis_;
+        const size_t d = device_;
+        session->jobs().run<std::vector<StateSegment>>(
+            QStringLiteral("block map"),
+            [a, d, moment](const std::atomic<bool>&) {
+                return Replay::stateAfter(a->trace(d), a->capture().streams, a->replay(d), a->rules(), moment);
+            },
+            [this, moment](const std::vector<StateSegment>& state) { view_->setState(moment, state); });
+    });
+    connect(view_, &BlockMapView::stateReady, this, &BlockMapPanel::updateLabel);
     connect(session, &Session::deviceChanged, this, [this, session](size_t device) {
         setAnalysis(session->analysis(), device, session->originUs());
     });
@@ -139,7 +150,7 @@ void BlockMapPanel::showEvent(QShowEvent* e) {
 
 // The label sums the map's state: only while shown (a hidden map replays nothing).
 void BlockMapPanel::updateLabel() {
-    if (!analysis_ || !isVisible()) return;
+    if (!analysis_ || !isVisible() || view_->replaying()) return; // the label follows the state
     const DeviceTrace& t = analysis_->trace(device_);
     const size_t m = view_->moment();
     int64_t reserved = 0, allocated = 0;

@@ -41,6 +41,7 @@ void BlockMapView::setMoment(size_t eventsApplied) {
     moment_ = std::min(eventsApplied, t.eventCount());
     stale_ = true;
     if (!isVisible()) return; // replayed when shown or asked for
+    segments(); // shown: the user is scrubbing it, replay now
     updateScroll();
     viewport()->update();
 }
@@ -49,14 +50,29 @@ const std::vector<StateSegment>& BlockMapView::segments() const {
     if (stale_ && analysis_) {
         segments_ = Replay::stateAfter(analysis_->trace(device_), analysis_->capture().streams,
                                        analysis_->replay(device_), analysis_->rules(), moment_);
-        stale_ = false;
+        stale_ = awaiting_ = false;
     }
     return segments_;
 }
 
 void BlockMapView::showEvent(QShowEvent* e) {
     QAbstractScrollArea::showEvent(e);
-    if (stale_) updateScroll(); // lays out the state of the moment chosen while hidden
+    if (!stale_) return;
+    if (replayer_ && analysis_) {
+        awaiting_ = true; // the moment chosen while hidden, replayed off the GUI thread
+        replayer_(moment_);
+        return viewport()->update();
+    }
+    updateScroll();
+}
+
+void BlockMapView::setState(size_t moment, std::vector<StateSegment> segments) {
+    if (moment != moment_ || !stale_) return; // an older moment's, or already replayed here
+    segments_ = std::move(segments);
+    stale_ = awaiting_ = false;
+    updateScroll();
+    viewport()->update();
+    emit stateReady();
 }
 
 void BlockMapView::setHighlightedAddress(std::optional<uint64_t> address) {
@@ -107,6 +123,7 @@ BlockLayout BlockMapView::layout() const {
 }
 
 void BlockMapView::updateScroll() {
+    if (stale_ && replayer_) return; // laid out when the background replay's state arrives
     const int total = layout().rows() * (kRowHeight + kRowGap) + kMargin;
     verticalScrollBar()->setRange(0, std::max(0, total - viewport()->height()));
     verticalScrollBar()->setPageStep(viewport()->height());
@@ -149,6 +166,11 @@ QList<BlockMapView::LegendEntry> BlockMapView::legend() const {
 void BlockMapView::paintEvent(QPaintEvent*) {
     QPainter p(viewport());
     p.fillRect(viewport()->rect(), palette().color(QPalette::Base));
+    if (awaiting_ && stale_) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(viewport()->rect(), Qt::AlignCenter, tr("Replaying the allocator to event #%L1\u2026").arg(moment_));
+        return;
+    }
     if (segments().empty()) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(viewport()->rect(), Qt::AlignCenter,

@@ -8,6 +8,8 @@
 
 #include <QAbstractScrollArea>
 
+#include <functional>
+
 #include <optional>
 
 namespace vs::ui {
@@ -43,12 +45,20 @@ class BlockMapView : public QAbstractScrollArea {
     // The state at the moment shown, replayed when first needed: a hidden map does no work when the
     // moment moves (a click elsewhere at 50M events would otherwise replay here, ~100 ms).
     const std::vector<StateSegment>& segments() const;
+    // Where a replay may run off the GUI thread: asked for the moment's state when the map is shown
+    // holding a stale one (at 50M events ~0.2 s); the answer comes back through setState. Until it
+    // does the map says it is replaying. Without a replayer the replay runs when needed, here.
+    using Replayer = std::function<void(size_t moment)>;
+    void setReplayer(Replayer replayer) { replayer_ = std::move(replayer); }
+    void setState(size_t moment, std::vector<StateSegment> segments);
+    bool replaying() const { return awaiting_; }
     // Segment and block under a viewport point (segment -1: none).
     BlockLayout::Hit hitTest(QPoint viewportPos) const;
     QString describe(const BlockLayout::Hit& h) const;
 
   signals:
     void blockClicked(size_t device, uint32_t allocEvent);
+    void stateReady(); // a background replay's state arrived and is shown
 
   protected:
     void paintEvent(QPaintEvent*) override;
@@ -74,6 +84,8 @@ class BlockMapView : public QAbstractScrollArea {
     size_t device_ = 0, moment_ = 0;
     mutable std::vector<StateSegment> segments_; // valid unless stale_
     mutable bool stale_ = false;
+    mutable bool awaiting_ = false; // a background replay of moment_ was asked for
+    Replayer replayer_;
     ColourBy colourBy_ = ColourBy::State;
     double zoom_ = 1;
     std::optional<uint64_t> highlight_;
