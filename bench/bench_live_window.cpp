@@ -89,6 +89,9 @@ int main(int argc, char** argv) {
         QCoreApplication::processEvents();
         const double c3 = threadCpuMs();
         refreshes.push_back({a->trace(0).eventCount(), (bench::now() - t0) * 1e3, c3 - c0, c1 - c0, c2 - c1, c3 - c2});
+        if (qEnvironmentVariableIsSet("VS_BENCH_DETAIL") && refreshes.back().ms > 100)
+            std::printf("  slow refresh at %zu events: %.1f ms wall, GUI CPU grow %.1f, repaint %.1f, queued %.1f ms\n",
+                        refreshes.back().events, refreshes.back().ms, c1 - c0, c2 - c1, c3 - c2);
         shown = std::move(a);
     }
     std::printf("%zu refreshes grew the views in place, %zu opened the snapshot whole\n", grown, reopened);
