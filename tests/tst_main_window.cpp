@@ -854,6 +854,7 @@ void TestMainWindow::hiddenBlockMapReplaysInTheBackground() {
     w->eventTable()->selectRow(int(row)); // the Stack tab is shown: the map is hidden
     QApplication::processEvents();
     QVERIFY(!view->isVisible());
+    QCOMPARE(w->session()->moment(), row + 1); // the session's moment, which the map follows
     QCOMPARE(view->moment(), row + 1);
     w->showBlockMapTab();
     QVERIFY(view->replaying()); // asked of the session's runner, not replayed here

@@ -3,6 +3,7 @@
 #include "common/Theme.h"
 #include "views/BlockMapPanel.h"
 #include "session/CaptureLoader.h"
+#include "session/Session.h"
 #include "window/Exporter.h"
 #include "views/LeaksPanel.h"
 #include "views/MemoryMapView.h"
@@ -87,7 +88,7 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
         error = renderAlone(window.retentionPanel(), &window, size, out, title);
     } else if (view == QLatin1String("blockmap")) {
         if (at >= 0)
-            window.blockMap()->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
+            window.session()->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
         error = renderAlone(window.blockMap(), &window, size, out, title);
     } else if (view == QLatin1String("memorymap")) {
         error = renderAlone(window.memoryMap(), &window, size, out, title);

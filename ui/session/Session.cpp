@@ -1,5 +1,7 @@
 #include "session/Session.h"
 
+#include <algorithm>
+
 namespace vs::ui {
 
 Session::Session(QObject* parent) : QObject(parent), jobs_(this) {}
@@ -12,6 +14,7 @@ void Session::open(const QString& path, AnalysisPtr analysis) {
     device_ = 0; // the longest trace first, as memory_viz does
     for (size_t i = 1; analysis_ && i < analysis_->deviceCount(); ++i)
         if (analysis_->trace(i).eventCount() > analysis_->trace(device_).eventCount()) device_ = i;
+    moment_ = endOfDevice();
     emit opened();
     emit deviceChanged(device_);
 }
@@ -32,7 +35,9 @@ static bool growsInPlace(const CaptureAnalysis& before, const CaptureAnalysis& g
 
 bool Session::extend(const AnalysisPtr& grown, const AnalysisPtr& before) {
     if (!analysis_ || !grown || before != analysis_ || !growsInPlace(*before, *grown)) return false;
+    const bool atEnd = moment_ == endOfDevice();
     analysis_ = grown;
+    if (atEnd) moment_ = endOfDevice(); // the block map follows the end (BlockMapView::grow)
     emit extended();
     return true;
 }
@@ -41,6 +46,7 @@ void Session::setDevice(size_t index) {
     if (!analysis_ || index >= analysis_->deviceCount() || index == device_) return;
     device_ = index;
     event_.reset(), range_.reset(), region_.reset(), regionIndex_ = -1;
+    moment_ = endOfDevice();
     emit deviceChanged(device_);
 }
 
@@ -58,6 +64,13 @@ void Session::setRange(std::optional<std::pair<double, double>> range) {
     if (range == range_) return;
     range_ = range;
     emit rangeChanged(range_);
+}
+
+void Session::setMoment(size_t eventsApplied) {
+    eventsApplied = std::min(eventsApplied, endOfDevice());
+    if (!analysis_ || eventsApplied == moment_) return;
+    moment_ = eventsApplied;
+    emit momentChanged(moment_);
 }
 
 void Session::selectRegion(std::optional<GrowthRegion> region, int index) {

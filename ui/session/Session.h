@@ -46,6 +46,10 @@ class Session : public QObject {
     void setRange(std::optional<std::pair<double, double>> range);
     // The selected growth region of device(): a listed region (index into the device's regions) or an
     // iteration's rise (index -1). Cleared by a new capture, another device or a selected range.
+    // The moment the block map shows, as events applied on device(): the end of its trace on open and
+    // on another device; moved by a selected event, a region's top, a retention graph, the map's Play.
+    size_t moment() const { return moment_; }
+    void setMoment(size_t eventsApplied);
     const std::optional<GrowthRegion>& region() const { return region_; }
     int regionIndex() const { return regionIndex_; }
     void selectRegion(std::optional<GrowthRegion> region, int index = -1);
@@ -59,6 +63,7 @@ class Session : public QObject {
     void eventSelected(std::optional<size_t> event);
     void rangeChanged(std::optional<std::pair<double, double>> range);
     void regionChanged();
+    void momentChanged(size_t eventsApplied);
 
   private:
     AnalysisPtr analysis_;
@@ -68,6 +73,8 @@ class Session : public QObject {
     std::optional<std::pair<double, double>> range_;
     std::optional<GrowthRegion> region_;
     int regionIndex_ = -1;
+    size_t moment_ = 0;
+    size_t endOfDevice() const { return analysis_ ? analysis_->trace(device_).eventCount() : 0; }
     JobRunner jobs_;
 };
 

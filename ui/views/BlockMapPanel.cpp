@@ -63,7 +63,7 @@ BlockMapPanel::BlockMapPanel(QWidget* parent) : QWidget(parent) {
         if (!analysis_) return setPlaying(false);
         const size_t n = analysis_->trace(device_).eventCount();
         const size_t next = view_->moment() + eventsPerStep();
-        setMoment(next >= n ? n : next);
+        moveTo(next >= n ? n : next);
         emit momentChanged(device_, view_->moment());
         if (view_->moment() >= n) setPlaying(false);
     });
@@ -81,6 +81,8 @@ void BlockMapPanel::follow(Session* session) {
             [this, moment](const std::vector<StateSegment>& state) { view_->setState(moment, state); });
     });
     connect(view_, &BlockMapView::stateReady, this, &BlockMapPanel::updateLabel);
+    session_ = session;
+    connect(session, &Session::momentChanged, this, &BlockMapPanel::setMoment);
     connect(session, &Session::deviceChanged, this, [this, session](size_t device) {
         setAnalysis(session->analysis(), device, session->originUs());
     });
@@ -100,6 +102,12 @@ void BlockMapPanel::setAnalysis(AnalysisPtr analysis, size_t device, int64_t ori
     updateLabel();
 }
 
+// The map's own Play moves the session's moment (which every view shares); without a session, itself.
+void BlockMapPanel::moveTo(size_t eventsApplied) {
+    if (session_) return session_->setMoment(eventsApplied);
+    setMoment(eventsApplied);
+}
+
 void BlockMapPanel::setMoment(size_t eventsApplied) {
     view_->setMoment(eventsApplied);
     updateLabel();
@@ -116,7 +124,7 @@ void BlockMapPanel::markAddresses(std::vector<uint64_t> addresses) {
 }
 
 void BlockMapPanel::setPlaying(bool on) {
-    if (on && analysis_ && view_->moment() >= analysis_->trace(device_).eventCount()) view_->setMoment(0);
+    if (on && analysis_ && view_->moment() >= analysis_->trace(device_).eventCount()) moveTo(0);
     on ? timer_.start() : timer_.stop();
     play_->setChecked(on);
     play_->setText(on ? tr("Pause") : tr("Play"));

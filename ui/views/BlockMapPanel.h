@@ -22,7 +22,7 @@ class BlockMapPanel : public QWidget {
     void follow(Session* session);
     void setAnalysis(AnalysisPtr analysis, size_t device, int64_t originUs);
     size_t device() const { return device_; }
-    void setMoment(size_t eventsApplied);
+    void setMoment(size_t eventsApplied); // shows that moment (follow(): the session's moment calls it)
     BlockMapView* view() const { return view_; }
     void setPlaying(bool on);
     // Marks blocks in the map (see BlockMapView) and counts the marked ones in the label.
@@ -43,10 +43,12 @@ class BlockMapPanel : public QWidget {
     void showEvent(QShowEvent* e) override;
 
   private:
+    void moveTo(size_t eventsApplied);
     void updateLabel();
     void updateLegend();
 
     AnalysisPtr analysis_;
+    Session* session_ = nullptr;
     size_t device_ = 0;
     int64_t originUs_ = 0;
     BlockMapView* view_;

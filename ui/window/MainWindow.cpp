@@ -351,7 +351,7 @@ void MainWindow::onEventSelected(int row) {
     if (!analysis || row < 0) return;
     session_->selectEvent(size_t(row)); // the stack pane follows
     const size_t d = session_->device();
-    if (!fromBlockMap_ && !keepDetails_) blockMap_->setMoment(size_t(row) + 1); // follows the selected moment
+    if (!fromBlockMap_ && !keepDetails_) session_->setMoment(size_t(row) + 1); // the block map follows
     if (!keepDetails_ && details_->currentWidget() != blockMap_) details_->setCurrentWidget(stack_);
     timeline_->setHighlightedEvent(analysis->trace(d).device, size_t(row), !clickedOnTimeline_);
 }

@@ -80,7 +80,7 @@ void MainWindow::linkBlockMap() {
                 const DeviceTrace& t = session_->analysis()->trace(model_->device());
                 if (t.device != device) return;
                 // the map at the graph's moment, where those blocks are alive
-                blockMap_->setMoment(size_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) -
+                session_->setMoment(size_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) -
                                             t.timeUs.begin()));
                 blockMap_->markAllocations({}); // one set of marks at a time: the chosen holder's blocks
                 blockMap_->markAddresses({addresses.begin(), addresses.end()});

@@ -92,7 +92,7 @@ void RegionSelector::apply(const GrowthRegion& r, int index, bool explain, bool 
     timeline_->setGrowthRegion(QCPRange(from, to));
     leaks_->regionList()->selectRegion(index);
     // the block map at the ramp's top, where every kept block is alive, those blocks marked
-    blockMap_->setMoment(size_t(r.last) + 1);
+    session_->setMoment(size_t(r.last) + 1);
     std::vector<uint32_t> events;
     const auto& lifetimes = leaks_->lifetimes();
     for (uint32_t a : r.allocations)
