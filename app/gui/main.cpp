@@ -45,6 +45,8 @@ QString renderAlone(QWidget* panel, QWidget* owner, QSize size, const QString& o
     panel->resize(size.width(), size.height() - vs::ui::exportTitleHeight(panel, title));
     panel->show();
     QApplication::processEvents();
+    // what showing it started in the background (the block map's replay, a retention analysis) lands
+    if (auto* window = qobject_cast<vs::ui::MainWindow*>(owner)) window->waitForBackgroundWork();
     const QString error = vs::ui::exportWidget(panel, out, title);
     panel->setParent(owner);
     return error;
