@@ -11,8 +11,13 @@ namespace vs::ui {
 FragmentationOverlay::FragmentationOverlay(Session* session, TimelinePlot* timeline, QObject* parent)
     : QObject(parent), session_(session), timeline_(timeline) {
     connect(session_, &Session::opened, this, &FragmentationOverlay::recompute);
-    auto* live = new Throttle(2000, [this] { recompute(); }, this); // a replay pass per refresh is too much
-    connect(session_, &Session::extended, live, &Throttle::request);
+    // A growing capture: one replay pass at most every 2 s, and only while the overlay is shown (a
+    // hidden one checks again 2 s later, so it is current soon after it is turned on).
+    live_ = new Throttle(2000, [this] {
+        if (timeline_->overlayVisible(TimelinePlot::Overlay::Fragmentation)) recompute();
+        else live_->request();
+    }, this);
+    connect(session_, &Session::extended, live_, &Throttle::request);
 }
 
 void FragmentationOverlay::recompute() {

@@ -11,6 +11,7 @@
 namespace vs::ui {
 
 class Session;
+class Throttle;
 class TimelinePlot;
 
 class FragmentationOverlay : public QObject {
@@ -24,6 +25,7 @@ class FragmentationOverlay : public QObject {
 
     Session* session_;
     TimelinePlot* timeline_;
+    Throttle* live_ = nullptr;
 };
 
 } // namespace vs::ui

@@ -3,6 +3,8 @@
 #include "session/Session.h"
 #include "common/Throttle.h"
 
+#include <utility>
+
 #include "common/ByteAxisTicker.h"
 #include "util/Format.h"
 
@@ -23,8 +25,14 @@ MemoryMapView::MemoryMapView(QWidget* parent) : QWidget(parent) {
 void MemoryMapView::follow(Session* session) {
     session_ = session;
     connect(session_, &Session::deviceChanged, this, &MemoryMapView::compute);
-    auto* live = new Throttle(2000, [this] { compute(); }, this); // O(events) per grid: not per refresh
+    // O(events) per grid: at most every 2 s while a capture grows, and only while shown
+    auto* live = new Throttle(2000, [this] { isVisible() ? compute() : void(stale_ = true); }, this);
     connect(session_, &Session::extended, live, &Throttle::request);
+}
+
+void MemoryMapView::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (std::exchange(stale_, false)) compute(); // the capture grew while the tab was hidden
 }
 
 void MemoryMapView::compute() {

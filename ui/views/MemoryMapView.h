@@ -37,6 +37,7 @@ class MemoryMapView : public QWidget {
     void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent* e) override;
     bool event(QEvent* e) override;
+    void showEvent(QShowEvent* e) override;
     void resizeEvent(QResizeEvent* e) override;
 
   private:
@@ -49,6 +50,7 @@ class MemoryMapView : public QWidget {
     bool followTimeline_ = false;
     QImage onTime_; // plotRect().width() columns
     Session* session_ = nullptr;
+    bool stale_ = false; // the capture grew while hidden
     OccupancyGrid grid_;
     std::vector<double> seconds_;
     QImage image_;
