@@ -13,9 +13,7 @@ namespace vs {
 namespace {
 
 std::string secondsText(double s) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.3f", s);
-    return buf;
+    return fixed(s, 3);
 }
 
 std::string fileName(const std::string& path) {

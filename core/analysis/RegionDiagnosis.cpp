@@ -13,9 +13,7 @@ namespace vs {
 namespace {
 
 std::string secondsText(double s) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f s", s);
-    return buf;
+    return fixed(s, 3) + " s";
 }
 
 } // namespace

@@ -11,9 +11,7 @@ namespace vs {
 namespace {
 
 std::string percent(double p) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", p);
-    return buf;
+    return fixed(p, 1) + " %";
 }
 
 std::string peakSentence(const CaptureDiff& d) {

@@ -28,4 +28,10 @@ std::string humanBytesPrecise(int64_t bytes) {
     return humanBytes(bytes) + " (" + std::to_string(bytes) + " B)";
 }
 
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
 } // namespace vs

@@ -8,5 +8,6 @@ namespace vs {
 std::string hexAddress(uint64_t v);           // 0x7f3a00000000
 std::string humanBytes(int64_t bytes);        // 1.50 GiB, 512 B
 std::string humanBytesPrecise(int64_t bytes); // 1.50 GiB (1610612736 B)
+std::string fixed(double v, int decimals);     // fixed(1.23456, 3) == "1.235"
 
 } // namespace vs
