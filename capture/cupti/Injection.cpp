@@ -230,6 +230,16 @@ bool check(CUptiResult r, const char* what) {
 
 } // namespace
 
+// The PyTorch recorder's `record --native` ends the agent's part before the process exits, so that
+// it can append it to its own file: no callback after this, the final state written, the file
+// closed. 1 when the agent was recording.
+extern "C" __attribute__((visibility("default"))) int vramscope_cupti_finish(void) {
+    if (!recorder) return 0;
+    cuptiUnsubscribe(subscriber);
+    recorder->close();
+    return 1;
+}
+
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
     if (recorder) return 1;
     std::string path = std::getenv("VRAMSCOPE_OUTPUT") ? std::getenv("VRAMSCOPE_OUTPUT") : "";

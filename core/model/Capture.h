@@ -2,11 +2,14 @@
 // Everything read from one capture file: per-device traces plus the shared intern tables.
 #include "AllocatorSettings.h"
 #include "DeviceTrace.h"
+#include "DriverSample.h"
 #include "FrameTable.h"
 #include "RetentionGraph.h"
 #include "StringTable.h"
+#include "TensorTag.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +44,11 @@ struct Capture {
     std::vector<std::pair<std::string, std::string>> meta; // recorder facts: program, host, torch...
     std::vector<std::string> warnings; // reader-level warnings (unknown actions, clamped integers...)
     bool nativeStacks = false; // recorded at the CUDA driver level (the CUPTI agent): C/C++/CUDA frames
+    std::vector<TensorTag> tags;             // what the recorder named (parameters, gradients...), by time
+    std::vector<DriverSample> driverSamples; // the driver's used memory during the recording, by time
+    // `record --native`: the same process recorded at the CUDA driver level by the CUPTI agent (a Part
+    // of the file): every driver allocation, PyTorch's segments and everyone else's. Null otherwise.
+    std::shared_ptr<Capture> cudaLevel;
 
     StreamId internStream(uint64_t raw);
     const DeviceTrace* device(int ordinal) const;

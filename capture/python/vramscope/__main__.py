@@ -22,13 +22,25 @@ def main(argv=None):
                    help="also stream to the vramscope viewer listening on this socket (Capture > Listen)")
     r.add_argument("--stacks", choices=["python", "all", "none"], default="python")
     r.add_argument("--no-native", action="store_true", help="use the pure-Python polling recorder")
+    r.add_argument("--native", action="store_true",
+                   help="also record every CUDA driver allocation (cuBLAS, cuDNN, NCCL, extensions...) with native "
+                        "stacks through the CUPTI agent, in the same file")
     r.add_argument("-m", dest="module", help="run a module (like python -m) instead of a script")
     args = p.parse_args(ours)
     if not program and not args.module:
         p.error("give the program after --, e.g. python -m vramscope record -o run.vscap -- train.py")
 
     import vramscope
-    rec = vramscope.start(args.output, live=args.live, stacks=args.stacks, use_native=not args.no_native)
+    level = None
+    if args.native:
+        from .nativelevel import NativeLevel
+        try:
+            level = NativeLevel()
+        except RuntimeError as e:
+            p.error(str(e))
+        level.inject()  # before anything initialises CUDA
+    rec = vramscope.start(args.output, live=args.live, stacks=args.stacks, use_native=not args.no_native,
+                          native_level=level)
     code = 0
     # The program's globals stay alive until the recorder stops, as module __main__, as they are at
     # atexit time in a plain `python script.py` (runpy drops its module and hands back a copy):

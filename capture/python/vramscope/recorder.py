@@ -10,14 +10,14 @@ import sys
 import threading
 import time
 
-from . import auto, native, retention, sources, vscap
+from . import auto, driver, native, phases, retention, sources, vscap
 from .live import LiveSink
 
 
 class Recorder:
     def __init__(self, path=None, live=None, stacks="python", interval=0.1, use_native=True,
                  max_buffered=1 << 22, retention=True, retention_budget_s=30.0, auto_retention=None,
-                 gc_annotations=True):
+                 gc_annotations=True, phases=True, native_level=None):
         self.path = path or "vramscope-%d.vscap" % os.getpid()
         self.live_path = live if live is not None else os.environ.get("VRAMSCOPE_LIVE") or None
         if stacks not in ("python", "all", "none"):
@@ -40,6 +40,11 @@ class Recorder:
         self.auto_trigger = None
         self.gc_annotations = gc_annotations
         self._gc = None
+        self.track_phases = phases
+        self.phases = None
+        self.driver = None
+        self.native_level = native_level  # nativelevel.NativeLevel, already injected, or None
+        self.native_warning = None
         self.source = None
         self.live = None
         self.chunks = 0
@@ -83,6 +88,10 @@ class Recorder:
             get_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
             self._gc = auto.GcAnnotations(get_device)
             self._gc.install()
+        if self.track_phases:
+            get_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+            self.phases = phases.PhaseTracker(torch, get_device).install()
+        self.driver = driver.DriverSampler(torch)
         self._devices = torch.cuda.device_count()
         self._running = True
         self._thread = threading.Thread(target=self._loop, name="vramscope-writer", daemon=True)
@@ -98,6 +107,8 @@ class Recorder:
         self._thread.join()
         if self._gc is not None:
             self._gc.remove()
+        if self.phases is not None:
+            self.phases.remove()
         self._flush()
         if self.retention:
             self.collect_retention("exit")
@@ -115,6 +126,10 @@ class Recorder:
         self.torch.cuda.memory._record_memory_history(enabled=None)
         self._write_chunk(end_state)
         self._write_chunk(vscap.end_record())
+        if self.native_level is not None:
+            self.native_warning = self.native_level.finish_into(lambda part, chunks: (self._emit(part), self._emit(chunks)))
+            if self.native_warning:
+                print("vramscope: %s" % self.native_warning, file=sys.stderr)
         self._file.close()
         if self.live:
             self.live.close()
@@ -256,6 +271,12 @@ class Recorder:
                 raw += vscap.mark_record(device, t, i, value)
             for dev, t, stage in annotations:
                 raw += vscap.annotation_record(dev, t, stage, gc_name)
+            if self.phases is not None:
+                raw += self.phases.drain(self.source.interner)
+            if self.driver is not None and self._running:
+                t = time.time_ns() // 1000
+                for dev, device_used, process_used in self.driver.sample():
+                    raw += vscap.driver_memory_record(dev, t, device_used, process_used)
             dropped = self.source.dropped()
             if dropped > self._dropped_reported:
                 raw += vscap.dropped_record(dropped - self._dropped_reported)

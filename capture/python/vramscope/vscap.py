@@ -14,6 +14,10 @@ CODEC_NONE, CODEC_ZSTD, CODEC_ZLIB = 0, 1, 2
 
 STRING, FRAME, STACK, STREAM, DEVICE, SETTINGS, EVENTS, ANNOTATION, MARK = 1, 2, 3, 4, 5, 6, 7, 8, 9
 CLOCK_SYNC, SEGMENTS, EVENT_TEXT, DROPPED, META, END, RETENTION, RESERVE = 10, 11, 12, 13, 14, 15, 16, 17
+TAGS, DRIVER_MEMORY, PART = 18, 19, 20
+# Tags' categories (what the recorder saw a tensor to be; docs/categories.md)
+TAG_PARAMETER, TAG_GRADIENT, TAG_OPTIMIZER_STATE, TAG_INPUT = 1, 2, 3, 4
+PART_NATIVE = 1
 
 ACTIONS = ["alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",
            "segment_map", "segment_unmap", "snapshot", "oom"]
@@ -211,3 +215,23 @@ def retention_record(device, time_us, trigger, graph, interner):
     for src, dst, kind, label in graph.edges:
         body += varint(src) + varint(dst) + bytes([kind]) + varint(interner.string(label))
     return interner.take_records() + record(RETENTION, bytes(body))
+
+
+def tags_record(device, time_us, tags):
+    """A Tags record (kind 18): (storage address, category) pairs the recorder saw at time_us."""
+    body = bytearray(svarint(device) + svarint(time_us) + varint(len(tags)))
+    for address, category in tags:
+        body += varint(address) + bytes([category])
+    return record(TAGS, bytes(body))
+
+
+def driver_memory_record(device, time_us, device_used, process_used):
+    """A DriverMemory record (kind 19): the driver's used bytes on the device (cuMemGetInfo's total
+    minus free, 0 = not sampled) and this process's (NVML's, what nvidia-smi lists; 0 = unknown)."""
+    return record(DRIVER_MEMORY, svarint(device) + svarint(time_us) + varint(device_used) + varint(process_used))
+
+
+def part_record(level):
+    """A Part record (kind 20): the records after it are another recorder's of the same process
+    (level 1: the CUPTI agent's CUDA-level recording); ids restart as at the start of a file."""
+    return record(PART, varint(level))
