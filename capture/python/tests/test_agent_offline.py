@@ -441,6 +441,53 @@ class LiveSinkTest(unittest.TestCase):
                 self.assertEqual(list(sink.requests), ["retention"])
             sink.close(timeout=1)
 
+    def test_listener_of_another_uid_is_refused_before_sending(self):
+        with tempfile.TemporaryDirectory() as d:
+            srv, path = self.listen(d)
+            with self.assertRaises(PermissionError) as cm:
+                LiveSink(path, expected_uid=os.geteuid() + 1)  # as if we were someone else
+            self.assertIn("runs as uid %d, not as this user (uid %d)" % (os.geteuid(), os.geteuid() + 1),
+                          str(cm.exception))
+            srv.settimeout(2)
+            conn, _ = srv.accept()
+            with conn:
+                self.assertEqual(conn.recv(16), b"")  # closed without a byte
+
+    def test_recorder_refuses_a_real_listener_of_another_user(self):
+        """A socket planted by another user (here: nobody, uid 65534) gets nothing; the recorder
+        says so in one line on stderr and records to its file only."""
+        python = "/usr/bin/python3"  # the test's own interpreter may sit where nobody cannot read it
+        if os.geteuid() != 0 or not os.path.exists(python):
+            self.skipTest("needs root and %s to run a listener as another user" % python)
+        import contextlib
+        import io
+        with tempfile.TemporaryDirectory() as d:
+            shared = os.path.join(d, "shared")
+            os.mkdir(shared)
+            os.chmod(d, 0o711)
+            os.chmod(shared, 0o777)
+            path = os.path.join(shared, "live.sock")
+            listener = ("import socket, sys\n"
+                        "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)\n"
+                        "print('ready', flush=True); c, _ = s.accept(); print(len(c.recv(64)), flush=True)\n")
+            p = subprocess.Popen([python, "-c", listener, path], user=65534, group=65534,
+                                 stdout=subprocess.PIPE, text=True)
+            self.addCleanup(p.stdout.close)
+            self.addCleanup(p.kill)
+            self.assertEqual(p.stdout.readline().strip(), "ready")
+            rec = Recorder(os.path.join(d, "run.vscap"), live=path)
+            rec._sinks = []
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rec._connect_live()
+            self.assertIsNone(rec.live)
+            self.assertEqual(rec._sinks, [])
+            lines = err.getvalue().splitlines()
+            self.assertEqual(len(lines), 1, lines)
+            self.assertIn("the listener runs as uid 65534", lines[0])
+            self.assertEqual(p.stdout.readline().strip(), "0")  # it accepted, and got no byte
+            p.wait(5)
+
     def test_no_viewer_is_an_error_the_recorder_reports(self):
         with tempfile.TemporaryDirectory() as d:
             with self.assertRaises(OSError):

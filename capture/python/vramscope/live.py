@@ -1,14 +1,27 @@
 """The live connection to a listening vramscope viewer: a Unix socket fed by a sender thread from a
 bounded queue. The program never waits for the viewer: when the queue is full (viewer slow or gone)
-the connection is dropped with one message, and the file goes on being written."""
+the connection is dropped with one message, and the file goes on being written. Nothing is sent to a
+listener that runs as another user (a socket planted at the path by someone else)."""
 import collections
+import errno
+import os
 import socket
+import struct
 import sys
 import threading
 
 
+def listener_uid(sock):
+    """The uid of the process listening at the other end of a connected Unix socket (SO_PEERCRED:
+    pid, uid, gid as the kernel recorded them when it listened), or None where the OS cannot say."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[1]
+
+
 class LiveSink:
-    def __init__(self, path, max_queued=64 << 20, connect_timeout=2.0):
+    def __init__(self, path, max_queued=64 << 20, connect_timeout=2.0, expected_uid=None):
         self.path = path
         self.max_queued = max_queued
         self.closed = False
@@ -20,6 +33,7 @@ class LiveSink:
         self._sock.settimeout(connect_timeout)
         try:
             self._sock.connect(path)  # raises OSError: the caller says "no viewer listening"
+            self._check_listener(os.geteuid() if expected_uid is None else expected_uid)
         except OSError:
             self._sock.close()
             raise
@@ -29,6 +43,13 @@ class LiveSink:
         self.requests = collections.deque()  # what the viewer asked for: b"R" = a retention graph
         self._reader = threading.Thread(target=self._read, name="vramscope-live-requests", daemon=True)
         self._reader.start()
+
+    def _check_listener(self, expected_uid):
+        """Raises PermissionError unless the listener runs as `expected_uid` (our own by default)."""
+        uid = listener_uid(self._sock)
+        if uid is not None and uid != expected_uid:
+            raise PermissionError(errno.EACCES, "the listener runs as uid %d, not as this user (uid %d): "
+                                  "refused, nothing sent" % (uid, expected_uid))
 
     def _read(self):
         """The viewer's requests, one byte each ("R": collect a retention graph now)."""
