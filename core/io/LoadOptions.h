@@ -13,6 +13,9 @@ struct LoadOptions {
     // records) may not grow past it; a reader that would exceed it stops with a LoadError naming the
     // budget instead of taking the machine's memory. Default: half of the physical memory.
     uint64_t maxMemory = InputBuffer::defaultLimit();
+    // A damaged capture (DamagedCapture) is read up to its damage, with a warning, instead of refused:
+    // what the GUI's "Open the intact part" does.
+    bool openIntactPart = false;
 };
 
 } // namespace vs

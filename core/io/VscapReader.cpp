@@ -1,7 +1,8 @@
 #include "VscapReader.h"
 
+#include "DamagedCapture.h"
 #include "InputBuffer.h"
-#include "LoadError.h"
+#include "util/Format.h"
 
 #include <cstring>
 #include <zlib.h>
@@ -27,6 +28,15 @@ void Decoder::setStreamSize(uint64_t bytes) {
     records_->setReserveLimit(bytes * 16);
 }
 
+void Decoder::setLimits(uint64_t maxMemory, uint64_t maxDecompressed) {
+    records_->setMemoryBudget(maxMemory);
+    maxDecompressed_ = maxDecompressed;
+}
+
+void Decoder::damaged(const std::string& what, uint64_t offset) const {
+    throw DamagedCapture(what, offset, chunks_);
+}
+
 bool Decoder::readHeader(std::span<const uint8_t> bytes) {
     if (bytes.size() < kHeaderSize) {
         if (std::memcmp(bytes.data(), kMagic, std::min(bytes.size(), sizeof kMagic)) != 0)
@@ -43,6 +53,38 @@ bool Decoder::readHeader(std::span<const uint8_t> bytes) {
     return true;
 }
 
+static constexpr const char* kSizeFieldDamaged = "a chunk's size field disagrees with the data after it";
+
+static uint32_t crcOf(std::span<const uint8_t> s) {
+    return static_cast<uint32_t>(crc32(0, s.data(), static_cast<uInt>(s.size())));
+}
+
+// Calls `at(p)` for every place after the chunk header at the front of `rest` where a chunk header
+// could start (its magic), then for the end of `rest`; stops when it returns true.
+template <class At> static bool anyChunkBoundary(std::span<const uint8_t> rest, At at) {
+    const std::string_view text(reinterpret_cast<const char*>(rest.data()), rest.size());
+    for (size_t p = text.find({kChunkMagic, 4}, kChunkHeaderSize); p != std::string_view::npos;
+         p = text.find({kChunkMagic, 4}, p + 1))
+        if (at(p)) return true;
+    return at(rest.size());
+}
+
+// For a chunk (header at the front of `rest`) whose size field does not fit its data: whether the
+// data up to a later chunk boundary is what its checksum covers (the size field alone is wrong),
+// or an intact chunk follows it (the stream does not end inside it, so it was not cut).
+static bool sizeFieldIsDamaged(std::span<const uint8_t> rest, bool orIntactChunkFollows) {
+    if (rest.size() < kChunkHeaderSize || std::memcmp(rest.data(), kChunkMagic, sizeof kChunkMagic) != 0)
+        return false;
+    const uint32_t crc = le32(rest.data() + 16);
+    return anyChunkBoundary(rest, [&](size_t p) {
+        if (crcOf(rest.subspan(kChunkHeaderSize, p - kChunkHeaderSize)) == crc) return true;
+        if (!orIntactChunkFollows || rest.size() - p < kChunkHeaderSize) return false;
+        const uint32_t stored = le32(rest.data() + p + 8);
+        return stored <= rest.size() - p - kChunkHeaderSize &&
+               crcOf(rest.subspan(p + kChunkHeaderSize, stored)) == le32(rest.data() + p + 16);
+    });
+}
+
 size_t Decoder::consume(std::span<const uint8_t> bytes, uint64_t offset) {
     size_t pos = 0;
     if (!headerSeen_) {
@@ -51,15 +93,22 @@ size_t Decoder::consume(std::span<const uint8_t> bytes, uint64_t offset) {
     }
     while (bytes.size() - pos >= kChunkHeaderSize) {
         const uint8_t* h = bytes.data() + pos;
-        if (std::memcmp(h, kChunkMagic, sizeof kChunkMagic) != 0)
-            throw LoadError("corrupt .vscap: no chunk starts here", offset + pos);
+        if (std::memcmp(h, kChunkMagic, sizeof kChunkMagic) != 0) damaged("no chunk starts there", offset + pos);
         const uint32_t stored = le32(h + 8), raw = le32(h + 12), crc = le32(h + 16);
         if (stored > kMaxChunkBytes || raw > kMaxChunkBytes)
-            throw LoadError("corrupt .vscap: chunk size out of range", offset + pos);
+            damaged("a chunk's size field is out of range", offset + pos);
         if (bytes.size() - pos - kChunkHeaderSize < stored) break; // the rest has not arrived (or was cut)
         const auto payload = bytes.subspan(pos + kChunkHeaderSize, stored);
-        if (crc32(0, payload.data(), static_cast<uInt>(payload.size())) != crc)
-            throw LoadError("corrupt .vscap: chunk checksum mismatch", offset + pos);
+        if (crcOf(payload) != crc)
+            damaged(sizeFieldIsDamaged(bytes.subspan(pos), false) ? kSizeFieldDamaged
+                                                                  : "a chunk's checksum does not match its data",
+                    offset + pos);
+        if (raw > maxDecompressed_ - decompressed_)
+            throw LoadError("the capture decompresses to more than " +
+                            humanBytes(static_cast<int64_t>(maxDecompressed_)) +
+                            " (a decompression bomb, or raise the limit with --max-memory)",
+                            offset + pos);
+        decompressed_ += raw;
         readChunk(payload, h[4], raw, offset + pos);
         pos += kChunkHeaderSize + stored;
         ++chunks_;
@@ -82,25 +131,36 @@ void Decoder::readChunk(std::span<const uint8_t> stored, uint8_t codec, uint32_t
         ok = stored.size() == rawSize;
         if (ok) std::memcpy(scratch_.data(), stored.data(), rawSize);
     } else {
-        throw LoadError("corrupt .vscap: unknown chunk codec " + std::to_string(codec), offset);
+        damaged("unknown chunk codec " + std::to_string(codec), offset);
     }
-    if (!ok) throw LoadError("corrupt .vscap: chunk does not decompress to its size", offset);
+    if (!ok) damaged("a chunk does not decompress to its size", offset);
     const std::span<const uint8_t> raw{scratch_.data(), rawSize};
     records_->read(raw, offset + kChunkHeaderSize);
     ended_ = records_->ended();
     dropped_ = records_->dropped();
 }
 
-void Decoder::finish(uint64_t leftover) {
+void Decoder::finish(std::span<const uint8_t> leftover, uint64_t offset) {
     if (!headerSeen_) throw LoadError("not a .vscap capture (shorter than its header)", 0);
-    if (leftover)
+    if (sizeFieldIsDamaged(leftover, true)) damaged(kSizeFieldDamaged, offset);
+    if (!leftover.empty())
         c_.warnings.push_back("the capture was cut off: read its " + std::to_string(chunks_) +
-                              " complete chunks; the last " + std::to_string(leftover) +
+                              " complete chunks; the last " + std::to_string(leftover.size()) +
                               " bytes are incomplete");
     else if (!ended_)
         c_.warnings.push_back(
             "the recording did not finish cleanly (the program was killed or is still running); "
             "read up to its last complete chunk");
+    warnIncomplete();
+}
+
+void Decoder::finishBeforeDamage(uint64_t offset, const std::string& what) {
+    c_.warnings.push_back("the capture is damaged at byte " + std::to_string(offset) + " (" + what +
+                          "): only the " + std::to_string(chunks_) + " chunks before it were read");
+    warnIncomplete();
+}
+
+void Decoder::warnIncomplete() {
     for (const auto& d : c_.devices)
         if (!d.hasFinalSnapshot) {
             c_.warnings.push_back(
@@ -118,11 +178,9 @@ void Decoder::finish(uint64_t leftover) {
 
 namespace vs {
 
-static std::unique_ptr<Capture> decodeAll(std::span<const uint8_t> bytes, const LoadOptions& options,
-                                          InputBuffer* mapped) {
-    auto capture = std::make_unique<Capture>();
-    vscap::Decoder decoder(*capture);
-    decoder.setStreamSize(bytes.size());
+// Feeds the whole stream to `decoder`, then tells it how the stream ended.
+static void feedAll(vscap::Decoder& decoder, std::span<const uint8_t> bytes, const LoadOptions& options,
+                      InputBuffer* mapped) {
     size_t pos = 0;
     // Feed a few MiB at a time so progress and cancel stay responsive; widen for a bigger chunk.
     constexpr size_t kStep = 8u << 20;
@@ -140,7 +198,21 @@ static std::unique_ptr<Capture> decodeAll(std::span<const uint8_t> bytes, const 
         if (mapped) mapped->releaseBefore(pos);
         if (options.progress.report && !options.progress.report(pos, bytes.size())) throw Cancelled();
     }
-    decoder.finish(bytes.size() - pos);
+    decoder.finish(bytes.subspan(pos), pos);
+}
+
+static std::unique_ptr<Capture> decodeAll(std::span<const uint8_t> bytes, const LoadOptions& options,
+                                          InputBuffer* mapped) {
+    auto capture = std::make_unique<Capture>();
+    vscap::Decoder decoder(*capture);
+    decoder.setStreamSize(bytes.size());
+    decoder.setLimits(options.maxMemory, options.maxDecompressed);
+    try {
+        feedAll(decoder, bytes, options, mapped);
+    } catch (const DamagedCapture& e) {
+        if (!options.openIntactPart) throw;
+        decoder.finishBeforeDamage(e.damagedAt(), e.reason());
+    }
     if (capture->devices.empty())
         throw LoadError("the recording holds no allocator events (it ended before the program used the GPU)");
     capture->format = "vscap";

@@ -1,7 +1,8 @@
 #pragma once
 // Reads .vscap streams into a Capture. The Decoder is incremental (a live socket feeds it whatever
 // arrived); a file is one feed. A stream cut at any byte yields everything up to its last complete
-// chunk plus a warning; a complete chunk that does not decode is rejected with a LoadError.
+// chunk plus a warning; a damaged chunk (checksum, size field, header) is a DamagedCapture, never read
+// as a cut; a record that does not decode is a LoadError.
 #include "LoadOptions.h"
 #include "VscapFormat.h"
 #include "VscapRecords.h"
@@ -26,8 +27,14 @@ class Decoder {
     // Decodes the header and every complete chunk at the front of `bytes` (which starts at stream
     // offset `offset`). Returns how many bytes were used; the rest must be fed again with more.
     size_t consume(std::span<const uint8_t> bytes, uint64_t offset);
-    // The stream ended with `leftover` undecodable bytes: records warnings for a cut/unclosed stream.
-    void finish(uint64_t leftover);
+    // The stream ended with `leftover` bytes (at stream offset `offset`) that hold no complete chunk:
+    // records warnings for a cut/unclosed stream, or throws DamagedCapture when those bytes show that
+    // a chunk's size field is wrong rather than the stream short.
+    void finish(std::span<const uint8_t> leftover, uint64_t offset);
+    // The stream was damaged at `offset` and is read only up to there (LoadOptions::openIntactPart).
+    void finishBeforeDamage(uint64_t offset, const std::string& what);
+    // Bounds for one load: the decoded model's memory and the bytes decompressed in all.
+    void setLimits(uint64_t maxMemory, uint64_t maxDecompressed);
 
     // The whole stream's size, when known (a file): lets the decoder trust event-count hints up to
     // a bound that size implies. Unknown (live) streams ignore the hints.
@@ -41,6 +48,8 @@ class Decoder {
   private:
     bool readHeader(std::span<const uint8_t> bytes);
     void readChunk(std::span<const uint8_t> stored, uint8_t codec, uint32_t rawSize, uint64_t offset);
+    [[noreturn]] void damaged(const std::string& what, uint64_t offset) const;
+    void warnIncomplete();
     void readRecords(std::span<const uint8_t> raw, uint64_t offset);
 
     Capture& c_;
@@ -50,6 +59,8 @@ class Decoder {
     bool ended_ = false;
     uint64_t chunks_ = 0;
     uint64_t dropped_ = 0;
+    uint64_t decompressed_ = 0;
+    uint64_t maxDecompressed_ = UINT64_MAX;
 };
 
 } // namespace vs::vscap

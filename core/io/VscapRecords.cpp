@@ -3,6 +3,7 @@
 #include "LoadError.h"
 #include "SnapshotSchema.h"
 #include "VscapFormat.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <cstring>
@@ -64,7 +65,8 @@ class Records::Body {
         if (!q) fail("truncated or overlong number in an event column");
         p_ = q;
     }
-    std::string_view rest() { return text(static_cast<uint64_t>(end_ - p_)); }
+    std::string_view rest() { return text(remaining()); }
+    uint64_t remaining() const { return static_cast<uint64_t>(end_ - p_); }
     uint64_t count(uint64_t minBytesEach) { // a count that the remaining bytes can hold
         const uint64_t n = varint();
         if (minBytesEach && n > static_cast<uint64_t>(end_ - p_) / minBytesEach)
@@ -122,7 +124,35 @@ void Records::read(std::span<const uint8_t> raw, uint64_t offset) {
     }
 }
 
+// A bound on what one record other than Events can allocate: the containers and hash nodes it adds
+// (a 3-byte String record interns a std::string and a map node; a Segments block of 5 bytes becomes
+// a 40-byte SnapshotBlock; a retention node of 5 bytes a 32-byte RetentionNode).
+static constexpr uint64_t kRecordOverhead = 96;
+static constexpr uint64_t kBytesPerBodyByte = 8;
+
+void Records::overBudget() const {
+    throw LoadError("loading this capture needs more memory than the budget of " +
+                    humanBytes(static_cast<int64_t>(budget_)) +
+                    " (a decompression bomb, or a capture larger than this machine should hold; " +
+                    "raise the budget with --max-memory)");
+}
+
+void Records::charge(uint64_t otherBytes, uint64_t newEventBytes) {
+    if (otherBytes > budget_ || newEventBytes > budget_ || charged_ + eventBytes_ + otherBytes + newEventBytes > budget_)
+        overBudget();
+    charged_ += otherBytes;
+    eventBytes_ += newEventBytes;
+}
+
+// Charges the columns of `d` for `events` events before they grow to it.
+void Records::growEvents(DeviceTrace& d, uint64_t events) {
+    if (events > budget_ / DeviceTrace::kBytesPerEvent) overBudget();
+    const uint64_t before = d.columnBytesAt(d.eventCount()), after = d.columnBytesAt(size_t(events));
+    charge(0, after - before);
+}
+
 void Records::record(uint32_t kind, Body& b) {
+    if (kind != uint32_t(Record::Events)) charge(kRecordOverhead + kBytesPerBodyByte * b.remaining());
     switch (static_cast<Record>(kind)) {
     case Record::String:
         return string(b);
@@ -157,7 +187,10 @@ void Records::record(uint32_t kind, Body& b) {
         return;
     case Record::Reserve: {
         DeviceTrace& d = trace(deviceOrdinal(b.svarint()));
-        d.reserve(std::min<uint64_t>(b.varint(), reserveLimit_)); // a hint: a hostile one is capped
+        // A hint: a hostile one is capped by what the file's size makes plausible and by the budget.
+        const uint64_t fits = (budget_ - std::min(budget_, charged())) / DeviceTrace::kBytesPerEvent;
+        const uint64_t n = std::min({b.varint(), reserveLimit_, d.eventCount() + fits});
+        if (n > d.eventCount()) growEvents(d, n), d.reserve(n);
         return;
     }
     case Record::Retention:
@@ -252,6 +285,7 @@ void Records::events(Body& b) {
     DeviceTrace& d = trace(deviceOrdinal(b.svarint()));
     const uint64_t n = b.count(6); // action byte + five varints of at least one byte each
     const size_t first = d.eventCount();
+    growEvents(d, first + n);
     int64_t t = b.svarint();
     const auto actions = b.take(n);
     d.timeUs.resize(first + n), d.addr.resize(first + n), d.size.resize(first + n);

@@ -18,6 +18,10 @@ class Records {
     void read(std::span<const uint8_t> raw, uint64_t offset);
     // Event-count hints (Reserve records) are honoured up to this many events; 0 ignores them.
     void setReserveLimit(uint64_t events) { reserveLimit_ = events; }
+    // The memory the decoded model may take (LoadOptions::maxMemory): event columns are charged
+    // exactly before they grow, other records by a bound on what their bytes can allocate.
+    void setMemoryBudget(uint64_t bytes) { budget_ = bytes; }
+    uint64_t charged() const { return charged_ + eventBytes_; }
     bool ended() const { return ended_; }
     uint64_t dropped() const { return dropped_; }
 
@@ -36,6 +40,9 @@ class Records {
     void meta(Body& b);
     void retention(Body& b);
     DeviceTrace& trace(int ordinal);
+    void charge(uint64_t otherBytes, uint64_t newEventBytes = 0);
+    void growEvents(DeviceTrace& d, uint64_t events);
+    [[noreturn]] void overBudget() const;
     StringId stringId(uint64_t fileId) const;
     StackId stackId(uint64_t fileId) const;
 
@@ -46,6 +53,9 @@ class Records {
     std::vector<StreamId> streams_;
     std::vector<FrameId> frameScratch_;
     uint64_t reserveLimit_ = 0;
+    uint64_t budget_ = UINT64_MAX;
+    uint64_t charged_ = 0;    // records other than events
+    uint64_t eventBytes_ = 0; // event columns of every device
     bool ended_ = false;
     uint64_t dropped_ = 0;
 };

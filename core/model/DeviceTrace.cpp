@@ -1,5 +1,7 @@
 #include "DeviceTrace.h"
 
+#include <algorithm>
+
 #include <sys/mman.h>
 
 namespace vs {
@@ -14,6 +16,13 @@ template <class T> static void reserveHuge(std::vector<T>& v, size_t n) {
     const auto begin = (reinterpret_cast<uintptr_t>(v.data()) + kPage - 1) & ~(kPage - 1);
     const auto end = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kPage - 1);
     if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+size_t DeviceTrace::columnBytesAt(size_t n) const {
+    const size_t have = timeUs.capacity();
+    // std::vector grows to the larger of twice its size and what is asked for.
+    const size_t cap = n <= have ? have : std::max(n, 2 * timeUs.size());
+    return cap * kBytesPerEvent;
 }
 
 void DeviceTrace::reserve(size_t n) {

@@ -27,7 +27,13 @@ struct DeviceTrace {
     // the replay then starts from empty and has nothing to check its end state against.
     bool hasFinalSnapshot = true;
 
+    // What one event costs in the columns above (readers charge it against a load's memory budget).
+    static constexpr size_t kBytesPerEvent = sizeof(int64_t) + 2 * sizeof(uint64_t) + sizeof(Action) +
+                                             sizeof(StreamId) + sizeof(StackId);
+
     size_t eventCount() const { return timeUs.size(); }
+    // The bytes the columns hold once they have grown to `n` events (capacity grows geometrically).
+    size_t columnBytesAt(size_t n) const;
     void reserve(size_t n);
     void clearEvents();
 };
