@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             return 0;
         }
         vs::LoadOptions options;
-        options.maxDecompressed = 64 << 20; // keep decompression bombs inside the fuzzer's memory limit
+        options.maxMemory = 256 << 20;  // keep decompression bombs inside the fuzzer's memory limit
         auto analysis = vs::CaptureAnalysis::analyse(vs::loadCaptureBytes({data, size}, options));
         for (size_t d = 0; d < analysis->deviceCount(); ++d) {
             (void)analysis->summary(d);

@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include "io/LoadError.h"
+#include "io/MemoryBudget.h"
 
 #include <cstring>
 #include <iostream>
@@ -44,6 +45,9 @@ const char* kUsage =
     "                                           requests under other PYTORCH_CUDA_ALLOC_CONF settings\n"
     "                                           (--sweep: 16 common settings ranked by peak reserved)\n"
     "\n"
+    "every command: --max-memory SIZE   the most memory one file may take to load (default: half\n"
+    "                                   of the RAM; 8G, 512M or bytes)\n"
+    "\n"
     "exit status: 0 success, 1 check failed, 2 bad input or usage (one line on stderr)\n";
 
 int fail(const std::string& message) {
@@ -54,6 +58,26 @@ int fail(const std::string& message) {
     return 2;
 }
 
+// --max-memory SIZE (or =SIZE) applies to every command: taken out here and set for every load.
+void takeMaxMemory(std::vector<std::string>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        std::string value;
+        size_t n = 1;
+        if (args[i] == "--max-memory") {
+            if (i + 1 >= args.size()) throw vs::cli::UsageError("--max-memory needs a size");
+            value = args[i + 1], n = 2;
+        } else if (args[i].rfind("--max-memory=", 0) == 0)
+            value = args[i].substr(13);
+        else
+            continue;
+        const auto bytes = vs::MemoryBudget::parse(value);
+        if (!bytes) throw vs::cli::UsageError("--max-memory needs a size such as 8G, 512M or a byte count");
+        vs::MemoryBudget::setProcessDefault(*bytes);
+        args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i + n));
+        --i;
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -62,8 +86,9 @@ int main(int argc, char** argv) {
     const std::string cmd = argv[1];
     if (cmd == "--help" || cmd == "-h" || cmd == "help") return std::cout << kUsage, 0;
     if (cmd == "--version") return std::cout << "vramscope-cli " VRAMSCOPE_VERSION "\n", 0;
-    const std::vector<std::string> args(argv + 2, argv + argc);
+    std::vector<std::string> args(argv + 2, argv + argc);
     try {
+        takeMaxMemory(args);
         int rc;
         if (cmd == "summary")
             rc = vs::cli::runSummary(args, std::cout);

@@ -1,7 +1,9 @@
 #include "Decompress.h"
 
 #include "LoadError.h"
+#include "MemoryBudget.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <zlib.h>
@@ -10,10 +12,14 @@
 namespace vs {
 namespace {
 
-// A growable output buffer; capacity doubles up to `limit`.
+// A growable output buffer; capacity doubles up to the smaller of the budget and the ratio bound.
+// Growth is refused before it is allocated.
 class Sink {
   public:
-    Sink(uint64_t hint, uint64_t limit) : limit_(limit) { grow(std::max<uint64_t>(hint, 1 << 16)); }
+    Sink(uint64_t hint, uint64_t compressedBytes, uint64_t budget)
+        : budget_(budget), ratioBound_(maxDecompressedFor(compressedBytes)) {
+        grow(std::max<uint64_t>(std::min(hint, std::min(budget_, ratioBound_)), 1 << 16));
+    }
     uint8_t* tail() { return data_.get() + size_; }
     uint64_t room() const { return cap_ - size_; }
     void commit(uint64_t n) { size_ += n; }
@@ -21,23 +27,39 @@ class Sink {
         if (room() == 0) grow(cap_ * 2);
     }
     DecompressedBytes take() { return {std::move(data_), size_}; }
+    // A size the stream declares up front is checked before anything is decompressed.
+    void expect(uint64_t declared) const {
+        if (declared > ratioBound_) ratioExceeded();
+        if (declared > budget_) throw LoadError(MemoryBudget::exceededMessage(budget_));
+    }
 
   private:
     void grow(uint64_t want) {
-        if (size_ >= limit_)
-            throw LoadError("decompressed data exceeds the limit of " + std::to_string(limit_ >> 20) +
-                            " MiB");
-        want = std::min(want, limit_);
+        if (size_ >= ratioBound_) ratioExceeded();
+        if (size_ >= budget_) throw LoadError(MemoryBudget::exceededMessage(budget_));
+        want = std::min({want, budget_, ratioBound_});
         auto bigger = std::unique_ptr<uint8_t[]>(new uint8_t[want]);
         if (size_) std::memcpy(bigger.get(), data_.get(), size_);
         data_ = std::move(bigger);
         cap_ = want;
     }
+    [[noreturn]] void ratioExceeded() const {
+        throw LoadError("the compressed data expands more than " + std::to_string(kMaxDecompressionRatio) +
+                        " times (past " + MemoryBudget::describe(ratioBound_) +
+                        "): a decompression bomb, not a capture");
+    }
     std::unique_ptr<uint8_t[]> data_;
-    uint64_t size_ = 0, cap_ = 0, limit_;
+    uint64_t size_ = 0, cap_ = 0, budget_, ratioBound_;
 };
 
 } // namespace
+
+uint64_t maxDecompressedFor(uint64_t compressedBytes) {
+    const uint64_t slack = 64ull << 20; // small files of a few KiB expand by more (headers, tables)
+    return compressedBytes > (UINT64_MAX - slack) / kMaxDecompressionRatio
+               ? UINT64_MAX
+               : compressedBytes * kMaxDecompressionRatio + slack;
+}
 
 DecompressedBytes gunzip(std::span<const uint8_t> in, uint64_t limit) {
     z_stream z{};
@@ -49,7 +71,7 @@ DecompressedBytes gunzip(std::span<const uint8_t> in, uint64_t limit) {
         std::memcpy(&isize, in.data() + in.size() - 4, 4);
         hint = std::max<uint64_t>(hint, isize);
     }
-    Sink out(std::min(hint + 1, limit), limit);
+    Sink out(hint + 1, in.size(), limit);
     z.next_in = const_cast<Bytef*>(in.data());
     uint64_t consumed = 0;
     int rc = Z_OK;
@@ -80,7 +102,8 @@ DecompressedBytes unzstd(std::span<const uint8_t> in, uint64_t limit) {
     const uint64_t hint = (known == ZSTD_CONTENTSIZE_UNKNOWN || known == ZSTD_CONTENTSIZE_ERROR)
                               ? in.size() * 8
                               : static_cast<uint64_t>(known) + 1;
-    Sink out(std::min(hint, limit), limit);
+    Sink out(hint, in.size(), limit);
+    if (known != ZSTD_CONTENTSIZE_UNKNOWN && known != ZSTD_CONTENTSIZE_ERROR) out.expect(known);
     std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(), ZSTD_freeDStream);
     ZSTD_inBuffer ib{in.data(), in.size(), 0};
     size_t rc = 1;

@@ -30,14 +30,7 @@ struct Fd {
 
 } // namespace
 
-uint64_t InputBuffer::defaultLimit() {
-    // Decompressed inputs live in memory: never take more than half of the physical memory.
-    const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || pageSize <= 0) return 8ull << 30;
-    return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize) / 2;
-}
-
-InputBuffer InputBuffer::open(const std::string& path, uint64_t maxDecompressed) {
+InputBuffer InputBuffer::open(const std::string& path, uint64_t budget) {
     Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
     if (f.fd < 0) throw LoadError("cannot open " + path + ": " + std::strerror(errno));
     struct stat st {};
@@ -54,14 +47,14 @@ InputBuffer InputBuffer::open(const std::string& path, uint64_t maxDecompressed)
     in.size_ = in.fileSize_;
     in.compression_ = sniff(in.bytes());
     if (in.compression_ != Compression::None) {
-        InputBuffer out = fromMemory(in.bytes(), maxDecompressed);
+        InputBuffer out = fromMemory(in.bytes(), budget);
         out.fileSize_ = in.fileSize_;
         return out;
     }
     return in;
 }
 
-InputBuffer InputBuffer::fromMemory(std::span<const uint8_t> bytes, uint64_t maxDecompressed) {
+InputBuffer InputBuffer::fromMemory(std::span<const uint8_t> bytes, uint64_t budget) {
     InputBuffer in;
     in.fileSize_ = bytes.size();
     in.compression_ = sniff(bytes);
@@ -70,8 +63,8 @@ InputBuffer InputBuffer::fromMemory(std::span<const uint8_t> bytes, uint64_t max
         in.size_ = bytes.size();
         return in;
     }
-    auto out = in.compression_ == Compression::Gzip ? gunzip(bytes, maxDecompressed)
-                                                    : unzstd(bytes, maxDecompressed);
+    auto out = in.compression_ == Compression::Gzip ? gunzip(bytes, budget)
+                                                    : unzstd(bytes, budget);
     in.size_ = out.size;
     in.owned_ = std::move(out.data);
     in.data_ = in.owned_.get();

@@ -1,5 +1,7 @@
 #pragma once
 // The bytes of an input file: memory-mapped when plain, decompressed into memory when gzip or zstd.
+#include "MemoryBudget.h"
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -11,17 +13,20 @@ enum class Compression { None, Gzip, Zstd };
 
 class InputBuffer {
   public:
-    // Opens `path`; detects gzip/zstd by their magic bytes, not by the name. Throws LoadError.
-    static InputBuffer open(const std::string& path, uint64_t maxDecompressed = defaultLimit());
+    // Opens `path`; detects gzip/zstd by their magic bytes, not by the name. Decompressed bytes may
+    // take at most `budget` (and see Decompress.h for the ratio bound). Throws LoadError.
+    static InputBuffer open(const std::string& path, uint64_t budget = MemoryBudget::processDefault());
     // Wraps bytes already in memory (tests, fuzzing); decompresses them if compressed.
-    static InputBuffer fromMemory(std::span<const uint8_t> bytes, uint64_t maxDecompressed = defaultLimit());
-    static uint64_t defaultLimit();
+    static InputBuffer fromMemory(std::span<const uint8_t> bytes,
+                                  uint64_t budget = MemoryBudget::processDefault());
 
     InputBuffer(InputBuffer&&) noexcept;
     InputBuffer& operator=(InputBuffer&&) noexcept;
     ~InputBuffer();
 
     std::span<const uint8_t> bytes() const { return {data_, size_}; }
+    // Bytes this buffer holds in memory of its own (decompressed data; a mapped file holds none).
+    uint64_t ownedBytes() const { return owned_ ? size_ : 0; }
     Compression compression() const { return compression_; }
     uint64_t fileSize() const { return fileSize_; }
     // Lets the kernel drop already-parsed pages of a mapped file from memory (they can be re-read).

@@ -20,9 +20,34 @@ constexpr uint64_t kMemoSlack = 1 << 20;
 
 } // namespace
 
-PickleMachine::PickleMachine(std::span<const uint8_t> input, ContainerHooks& hooks)
-    : in_(input), hooks_(hooks) {
+// A vector of items in storage_ costs its header and the allocator's bookkeeping besides its items.
+constexpr uint64_t kVectorOverhead = sizeof(std::vector<Value>) + 16;
+
+PickleMachine::PickleMachine(std::span<const uint8_t> input, ContainerHooks& hooks, LoadMeter& meter)
+    : in_(input), hooks_(hooks), meter_(meter) {
     stack_.reserve(1024);
+}
+
+void PickleMachine::charge(uint64_t bytes) {
+    chargeWorkingMemory();
+    meter_.charge(bytes, pos_);
+}
+
+// The stack, marks, memo and container table grow by at most a few words per opcode in the hot loop,
+// which does not count them one by one: their capacity is charged here, at every other charge and
+// at every progress report.
+void PickleMachine::chargeWorkingMemory() {
+    const uint64_t now = (stack_.capacity() + memo_.capacity()) * sizeof(Value) +
+                         marks_.capacity() * sizeof(size_t) + containers_.capacity() * sizeof(Container);
+    if (now > workingCharged_) meter_.charge(now - workingCharged_, pos_);
+    workingCharged_ = std::max(now, workingCharged_);
+}
+
+uint32_t PickleMachine::newStorage(std::span<const Value> items) {
+    if (storage_.size() >= kNoStorage) fail("too many containers");
+    charge(kVectorOverhead + items.size() * sizeof(Value));
+    storage_.emplace_back(items.begin(), items.end());
+    return static_cast<uint32_t>(storage_.size() - 1);
 }
 
 void PickleMachine::fail(const std::string& what) const {
@@ -111,10 +136,11 @@ void PickleMachine::fillDict(Value dict, std::span<const Value> pairs) {
         fail("SETITEM(S) on something that is not a dict (or a dict changed after use)");
     if (c.payload == kNoStorage) {
         if (hooks_.dictFilled(*this, idx, pairs)) return;
-        c.payload = static_cast<uint32_t>(storage_.size());
-        storage_.emplace_back(pairs.begin(), pairs.end());
+        const uint32_t at = newStorage(pairs);
+        containers_[idx].payload = at;
         return;
     }
+    charge(pairs.size() * sizeof(Value));
     auto& s = storage_[c.payload];
     s.insert(s.end(), pairs.begin(), pairs.end());
 }
@@ -129,9 +155,11 @@ void PickleMachine::extendList(Value list, std::span<const Value> items) {
     }
     if (c.kind != Kind::List) fail("APPEND(S) on something that is not a list");
     if (c.payload == kNoStorage) {
-        c.payload = static_cast<uint32_t>(storage_.size());
-        storage_.emplace_back();
+        const uint32_t at = newStorage(items);
+        containers_[idx].payload = at;
+        return;
     }
+    charge(items.size() * sizeof(Value));
     auto& s = storage_[c.payload];
     s.insert(s.end(), items.begin(), items.end());
 }
@@ -153,6 +181,7 @@ Value PickleMachine::readLong(uint64_t n) {
     if (n < 8 && negative) u |= ~uint64_t{0} << (8 * n);
     const auto v = static_cast<int64_t>(u);
     if (Value::fitsSmall(v)) return Value::smallIntValue(v);
+    charge(sizeof v);
     bigInts_.push_back(v);
     return Value::make(Tag::BigInt, bigInts_.size() - 1);
 }
@@ -162,6 +191,7 @@ Value PickleMachine::pushString(uint64_t len) {
     const uint64_t off = pos_;
     pos_ += len;
     if (Value::fitsStr(off, len)) return Value::str(off, len);
+    charge(sizeof(longStrs_[0]));
     longStrs_.emplace_back(off, len);
     return Value::make(Tag::LongStr, longStrs_.size() - 1);
 }
@@ -171,7 +201,11 @@ void PickleMachine::memoPut(uint64_t index) {
     if (index >= memo_.size()) {
         if (index > memo_.size() + kMemoSlack)
             fail("memo index " + std::to_string(index) + " is out of range");
+        const uint64_t grow = (index + 1 - memo_.size()) * sizeof(Value);
+        charge(grow); // before the slots exist: far memo indices are a bound, not gigabytes
+        const uint64_t oldCapacity = memo_.capacity();
         memo_.resize(index + 1, Value::make(Tag::None, 1)); // payload 1 marks an unset slot
+        workingCharged_ += std::min(grow, (memo_.capacity() - oldCapacity) * sizeof(Value)); // charged once
     }
     memo_[index] = stack_.back();
 }
@@ -216,6 +250,7 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
             VS_SYNC();
             nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
             if (progress.report && !progress.report(pos_, in_.size())) throw Cancelled();
+            chargeWorkingMemory();
             if (consumed) consumed(pos_);
             if (p >= end) nextReport = end + 1;
         }
@@ -355,8 +390,8 @@ void PickleMachine::step(uint8_t op) {
         else if (k == Kind::List)
             extendList(c, its);
         else if (!its.empty()) {
-            containers_[c.payload()].payload = static_cast<uint32_t>(storage_.size());
-            storage_.emplace_back(its.begin(), its.end());
+            const uint32_t at = newStorage(its);
+            containers_[c.payload()].payload = at;
         }
         stack_.resize(m);
         stack_.push_back(c);
@@ -369,8 +404,8 @@ void PickleMachine::step(uint8_t op) {
         if (stack_.size() < n || (!marks_.empty() && stack_.size() - marks_.back() < n))
             fail("stack underflow");
         Value c = newContainer(Kind::Tuple);
-        containers_[c.payload()].payload = static_cast<uint32_t>(storage_.size());
-        storage_.emplace_back(stack_.end() - static_cast<long>(n), stack_.end());
+        const uint32_t at = newStorage({stack_.end() - static_cast<long>(n), stack_.end()});
+        containers_[c.payload()].payload = at;
         stack_.resize(stack_.size() - n);
         stack_.push_back(c);
         break;
@@ -403,6 +438,7 @@ void PickleMachine::step(uint8_t op) {
         u = __builtin_bswap64(u); // pickle stores doubles big-endian
         double x;
         std::memcpy(&x, &u, 8);
+        charge(sizeof x);
         floats_.push_back(x);
         stack_.push_back(Value::make(Tag::Float, floats_.size() - 1));
         break;

@@ -4,8 +4,9 @@
 // with their byte offset, and so is anything else outside the subset. Schema knowledge (what a trace
 // entry or a frame looks like) lives in a ContainerHooks implementation, which may turn a freshly
 // filled dict or list into a compact specialised object instead of keeping it generic.
-#include "util/Progress.h"
+#include "LoadMeter.h"
 #include "PickleValue.h"
+#include "util/Progress.h"
 
 #include <cstdint>
 #include <functional>
@@ -39,7 +40,8 @@ using Progress = vs::Progress;
 
 class PickleMachine {
   public:
-    PickleMachine(std::span<const uint8_t> input, ContainerHooks& hooks);
+    // Everything the machine keeps is charged to `meter`, which stops hostile expansion.
+    PickleMachine(std::span<const uint8_t> input, ContainerHooks& hooks, LoadMeter& meter);
 
     // Runs to STOP and returns the top of the stack. Throws LoadError (with the offset) or Cancelled.
     Value run(const Progress& progress = {}, const std::function<void(uint64_t)>& consumed = {});
@@ -60,6 +62,7 @@ class PickleMachine {
         containers_[container] = {kind, payload};
     }
     uint64_t offset() const { return pos_; }
+    LoadMeter& meter() { return meter_; }
     void releaseWorkingMemory();
 
   private:
@@ -68,6 +71,9 @@ class PickleMachine {
     Value pop();
     size_t popMark();
     Value newContainer(Kind k);
+    uint32_t newStorage(std::span<const Value> items);
+    void charge(uint64_t bytes);
+    void chargeWorkingMemory();
     void fillDict(Value dict, std::span<const Value> pairs);
     void extendList(Value list, std::span<const Value> items);
     Value readLong(uint64_t nbytes);
@@ -80,6 +86,8 @@ class PickleMachine {
     std::span<const uint8_t> in_;
     uint64_t pos_ = 0;
     ContainerHooks& hooks_;
+    LoadMeter& meter_;
+    uint64_t workingCharged_ = 0; // what stack, marks, memo and container table were last charged
     std::vector<Value> stack_;
     std::vector<size_t> marks_;
     std::vector<Value> memo_;

@@ -5,13 +5,25 @@
 #include "SnapshotSchema.h"
 
 #include <algorithm>
-#include <map>
+#include <cinttypes>
+#include <cstdio>
 
 namespace vs {
 using pickle::Kind;
 using pickle::PickleMachine;
 using pickle::Tag;
 using pickle::Value;
+
+// As many devices as a .vscap may hold: a PyTorch snapshot lists one trace per visible GPU.
+constexpr size_t kMaxDevices = 1024;
+
+namespace {
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+    return b;
+}
+} // namespace
 
 // Walks the decoded top-level object and moves its parts into the Capture.
 class SnapshotLoader {
@@ -23,12 +35,20 @@ class SnapshotLoader {
     [[noreturn]] void fail(const std::string& what) const {
         throw LoadError("not a PyTorch memory snapshot: " + what, m_.offset());
     }
+    // A snapshot in the right shape whose final state PyTorch's allocator cannot have been in.
+    [[noreturn]] static void impossible(const std::string& what) {
+        throw LoadError("impossible snapshot: " + what);
+    }
+    void charge(uint64_t bytes) { m_.meter().charge(bytes, m_.offset()); }
     std::span<const Value> listItems(Value v, const char* what) const;
     std::span<const Value> dictPairs(Value v, const char* what) const;
     std::string_view key(Value k) const { return m_.str(k); }
     uint64_t uintField(Value v, const char* what) const;
     void loadSegments(Value list);
-    SnapshotSegment loadSegment(Value dict, int& device);
+    SnapshotSegment loadSegment(Value dict, size_t index, int& device);
+    void loadBlocks(Value list, size_t index, int device, SnapshotSegment& seg);
+    static void checkSegmentsApart(const DeviceTrace& d);
+    void copyTrace(std::span<const uint32_t> idx, DeviceTrace& out);
     void loadTraces(Value list);
     void loadSettings(Value dict);
     void loadAnnotations(Value list);
@@ -38,6 +58,7 @@ class SnapshotLoader {
     PickleMachine& m_;
     SnapshotSchema& schema_;
     Capture& c_;
+    std::vector<int32_t> deviceIndex_ = std::vector<int32_t>(kMaxDevices, -1); // ordinal -> devices[]
 };
 
 std::span<const Value> SnapshotLoader::listItems(Value v, const char* what) const {
@@ -58,11 +79,14 @@ uint64_t SnapshotLoader::uintField(Value v, const char* what) const {
     return out;
 }
 
-DeviceTrace& SnapshotLoader::deviceTrace(int ordinal) {
-    for (auto& d : c_.devices)
-        if (d.device == ordinal) return d;
-    c_.devices.emplace_back().device = ordinal;
-    return c_.devices.back();
+DeviceTrace& SnapshotLoader::deviceTrace(int ordinal) { // ordinal checked < kMaxDevices by the callers
+    int32_t& i = deviceIndex_[static_cast<size_t>(ordinal)];
+    if (i < 0) {
+        charge(sizeof(DeviceTrace));
+        i = static_cast<int32_t>(c_.devices.size());
+        c_.devices.emplace_back().device = ordinal;
+    }
+    return c_.devices[static_cast<size_t>(i)];
 }
 
 void SnapshotLoader::load(Value top) {
@@ -91,17 +115,21 @@ void SnapshotLoader::load(Value top) {
 }
 
 void SnapshotLoader::loadSegments(Value list) {
-    for (Value s : listItems(list, "'segments'")) {
+    auto segments = listItems(list, "'segments'");
+    for (size_t i = 0; i < segments.size(); ++i) {
         int device = 0;
-        SnapshotSegment seg = loadSegment(s, device);
+        charge(sizeof(SnapshotSegment));
+        SnapshotSegment seg = loadSegment(segments[i], i, device);
         deviceTrace(device).finalSegments.push_back(std::move(seg));
     }
-    for (auto& d : c_.devices)
+    for (auto& d : c_.devices) {
         std::sort(d.finalSegments.begin(), d.finalSegments.end(),
                   [](const auto& a, const auto& b) { return a.address < b.address; });
+        checkSegmentsApart(d);
+    }
 }
 
-SnapshotSegment SnapshotLoader::loadSegment(Value dict, int& device) {
+SnapshotSegment SnapshotLoader::loadSegment(Value dict, size_t index, int& device) {
     SnapshotSegment seg;
     Value blocks{};
     bool hasBlocks = false;
@@ -109,9 +137,14 @@ SnapshotSegment SnapshotLoader::loadSegment(Value dict, int& device) {
     for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
         const auto k = key(pairs[i]);
         const Value v = pairs[i + 1];
-        if (k == "device")
-            device = static_cast<int>(uintField(v, "segment 'device'"));
-        else if (k == "address")
+        if (k == "device") {
+            int64_t n = 0;
+            if (!m_.toInt(v, n)) fail("segment 'device' is not an integer");
+            if (n < 0 || n >= int64_t(kMaxDevices))
+                impossible("segment " + std::to_string(index) + " names device " + std::to_string(n) +
+                           " (device ordinals are 0 to " + std::to_string(kMaxDevices - 1) + ")");
+            device = static_cast<int>(n);
+        } else if (k == "address")
             seg.address = uintField(v, "segment 'address'");
         else if (k == "total_size")
             seg.totalSize = uintField(v, "segment 'total_size'");
@@ -130,14 +163,31 @@ SnapshotSegment SnapshotLoader::loadSegment(Value dict, int& device) {
             for (size_t j = 0; j < 2 && j < t.size(); ++j) m_.toUInt64(t[j], seg.poolId[j]);
         }
     }
-    if (device < 0 || device > 4096) fail("segment 'device' " + std::to_string(device) + " is out of range");
-    if (seg.totalSize > kMaxPlausibleBytes) fail("segment 'total_size' is larger than any device memory");
-    if (!hasBlocks) return seg;
+    if (seg.totalSize > kMaxPlausibleBytes)
+        impossible("segment " + std::to_string(index) + " at " + hex(seg.address) + ": 'total_size' " +
+                   std::to_string(seg.totalSize) + " is larger than any device memory");
+    if (seg.address > UINT64_MAX - seg.totalSize)
+        impossible("segment " + std::to_string(index) + " at " + hex(seg.address) + " ends past the address space");
+    if (hasBlocks) loadBlocks(blocks, index, device, seg);
+    return seg;
+}
+
+// The blocks of one segment tile it in address order (older versions give no addresses: then they
+// are contiguous from its start); a block outside it or over another is no state an allocator had.
+void SnapshotLoader::loadBlocks(Value list, size_t index, int device, SnapshotSegment& seg) {
+    auto items = listItems(list, "segment 'blocks'");
+    charge(items.size() * sizeof(SnapshotBlock)); // one list shared by many segments is copied each time
+    seg.blocks.reserve(items.size());
+    const auto where = [&](size_t b, const SnapshotBlock& blk) {
+        return "segment " + std::to_string(index) + " (device " + std::to_string(device) + ", " +
+               std::to_string(seg.totalSize) + " bytes at " + hex(seg.address) + "): block " + std::to_string(b) +
+               " (" + std::to_string(blk.size) + " bytes at " + hex(blk.address) + ")";
+    };
     uint64_t at = seg.address;
-    for (Value b : listItems(blocks, "segment 'blocks'")) {
+    for (size_t b = 0; b < items.size(); ++b) {
         SnapshotBlock blk;
         bool hasAddress = false, hasRequested = false;
-        auto bp = dictPairs(b, "a block");
+        auto bp = dictPairs(items[b], "a block");
         for (size_t i = 0; i + 1 < bp.size(); i += 2) {
             const auto k = key(bp[i]);
             const Value v = bp[i + 1];
@@ -157,24 +207,38 @@ SnapshotSegment SnapshotLoader::loadSegment(Value dict, int& device) {
                                 : BlockState::Inactive;
             }
         }
-        if (blk.size > seg.totalSize) fail("a block is larger than its segment");
-        if (!hasAddress) blk.address = at; // older versions: blocks are contiguous from the segment start
+        if (!hasAddress) blk.address = at;
         if (!hasRequested) blk.requestedSize = blk.size;
+        if (blk.size > seg.totalSize || blk.address < seg.address ||
+            blk.address - seg.address > seg.totalSize - blk.size)
+            impossible(where(b, blk) + " lies outside its segment");
+        if (blk.address < at) impossible(where(b, blk) + " overlaps the block before it");
         at = blk.address + blk.size;
         seg.blocks.push_back(blk);
     }
-    return seg;
+}
+
+void SnapshotLoader::checkSegmentsApart(const DeviceTrace& d) {
+    for (size_t i = 1; i < d.finalSegments.size(); ++i) {
+        const auto &a = d.finalSegments[i - 1], &b = d.finalSegments[i];
+        if (a.address + a.totalSize > b.address)
+            impossible("device " + std::to_string(d.device) + ": the segment at " + hex(a.address) + " (" +
+                       std::to_string(a.totalSize) + " bytes) overlaps the one at " + hex(b.address));
+    }
 }
 
 void SnapshotLoader::loadTraces(Value list) {
     DeviceTrace& all = schema_.events();
     auto devices = listItems(list, "'device_traces'");
+    if (devices.size() > kMaxDevices)
+        impossible("'device_traces' lists " + std::to_string(devices.size()) + " devices; at most " +
+                   std::to_string(kMaxDevices) + " are supported");
     size_t nonEmpty = 0;
     for (Value d : devices) nonEmpty += !listItems(d, "a device trace").empty();
+    std::vector<uint32_t> idx;
     for (size_t d = 0; d < devices.size(); ++d) {
         auto entries = listItems(devices[d], "a device trace");
-        std::vector<uint32_t> idx;
-        idx.reserve(entries.size());
+        idx.clear();
         for (Value e : entries) {
             const auto* c = m_.containerOf(e);
             if (!c || c->kind != Kind::Event) fail("a trace entry is not a dict with an 'action'");
@@ -192,20 +256,29 @@ void SnapshotLoader::loadTraces(Value list) {
             out.finalSegments = std::move(segments);
             continue;
         }
-        out.reserve(idx.size());
-        std::map<uint32_t, uint32_t> newIndex; // for the sparse string columns
-        for (uint32_t i : idx) {
-            newIndex.emplace(i, static_cast<uint32_t>(out.eventCount()));
-            out.timeUs.push_back(all.timeUs[i]), out.addr.push_back(all.addr[i]),
-                out.size.push_back(all.size[i]);
-            out.action.push_back(all.action[i]), out.stream.push_back(all.stream[i]),
-                out.stack.push_back(all.stack[i]);
+        copyTrace(idx, out);
+    }
+}
+
+// Copies the entries `idx` (indices into the schema's columns) into a device's trace. An entry may be
+// listed more than once (a memo reference): every copy is charged.
+void SnapshotLoader::copyTrace(std::span<const uint32_t> idx, DeviceTrace& out) {
+    const DeviceTrace& all = schema_.events();
+    charge(idx.size() * kEventColumnBytes);
+    out.reserve(idx.size());
+    for (uint32_t i : idx) {
+        out.timeUs.push_back(all.timeUs[i]), out.addr.push_back(all.addr[i]), out.size.push_back(all.size[i]);
+        out.action.push_back(all.action[i]), out.stream.push_back(all.stream[i]), out.stack.push_back(all.stack[i]);
+    }
+    // The sparse string columns are sorted by entry index: find each entry's by binary search.
+    for (auto [from, to] : {std::pair{&all.compileContext, &out.compileContext},
+                            std::pair{&all.userMetadata, &out.userMetadata}}) {
+        if (from->empty()) continue;
+        for (size_t n = 0; n < idx.size(); ++n) {
+            auto it = std::lower_bound(from->begin(), from->end(), std::pair{idx[n], StringId{}},
+                                       [](const auto& a, const auto& b) { return a.first < b.first; });
+            if (it != from->end() && it->first == idx[n]) to->emplace_back(static_cast<uint32_t>(n), it->second);
         }
-        for (auto* col : {&all.compileContext, &all.userMetadata})
-            for (auto [i, s] : *col)
-                if (auto it = newIndex.find(i); it != newIndex.end())
-                    (col == &all.compileContext ? out.compileContext : out.userMetadata)
-                        .emplace_back(it->second, s);
     }
 }
 
@@ -216,7 +289,9 @@ void SnapshotLoader::loadSettings(Value dict) {
     for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
         const auto k = key(pairs[i]);
         const Value v = pairs[i + 1];
-        s.raw.emplace_back(std::string(k), printable(v));
+        auto text = printable(v); // a shared long string is copied for every key that names it
+        charge(k.size() + text.size() + 64);
+        s.raw.emplace_back(std::string(k), std::move(text));
         int64_t n = 0;
         if (k == "expandable_segments")
             s.expandableSegments = v.tag() == Tag::Bool && v.payload();
@@ -249,6 +324,7 @@ void SnapshotLoader::loadAnnotations(Value list) {
         const auto* c = m_.containerOf(a);
         if (!c || c->kind != Kind::Dict) continue; // unknown shapes of a newer version: skip, do not fail
         Annotation ann;
+        charge(sizeof ann);
         auto pairs = m_.items(*c);
         for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
             const auto k = key(pairs[i]);
@@ -306,9 +382,12 @@ std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, cons
                             ? "this looks like JSON, not a pickle (JSON snapshots are not supported yet)"
                             : "not a pickle: it does not start with the PROTO opcode (0x80)",
                         0);
+    LoadMeter meter(options.maxMemory);
+    meter.charge(in.ownedBytes(), 0); // decompressed input shares the budget with what is built from it
+    meter.boundByInput(bytes.size() + in.ownedBytes());
     SnapshotSchema schema(*capture);
     schema.events().reserve(bytes.size() / 90); // ~86 bytes per entry in real python-stack snapshots
-    PickleMachine m(bytes, schema);
+    PickleMachine m(bytes, schema, meter);
     const Value top = m.run(options.progress,
                             [&](uint64_t pos) { in.releaseBefore(pos > (1 << 20) ? pos - (1 << 20) : 0); });
     m.releaseWorkingMemory();
@@ -330,8 +409,8 @@ std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, cons
 } // namespace
 
 std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOptions& options) {
-    InputBuffer in = InputBuffer::open(path, options.maxDecompressed);
     try {
+        InputBuffer in = InputBuffer::open(path, std::min(options.maxMemory, options.maxDecompressed));
         return loadFrom(in, path, options);
     } catch (const LoadError& e) {
         throw LoadError(path + ": " + e.what());
@@ -339,7 +418,7 @@ std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOpt
 }
 
 std::unique_ptr<Capture> loadSnapshotBytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
-    InputBuffer in = InputBuffer::fromMemory(bytes, options.maxDecompressed);
+    InputBuffer in = InputBuffer::fromMemory(bytes, std::min(options.maxMemory, options.maxDecompressed));
     return loadFrom(in, "<memory>", options);
 }
 

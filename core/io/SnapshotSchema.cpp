@@ -86,20 +86,28 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
                         m.offset());
     const auto index = static_cast<uint32_t>(events_.eventCount());
     if (index == UINT32_MAX) throw LoadError("more than 4 billion trace entries", m.offset());
-    events_.timeUs.push_back(static_cast<int64_t>(integer(SnapshotKey::TimeUs, "time_us")));
+    const auto time = static_cast<int64_t>(integer(SnapshotKey::TimeUs, "time_us"));
+    if (time < 0 || time > kMaxPlausibleTimeUs)
+        throw LoadError("trace entry " + std::to_string(index) + " (in file order, '" +
+                            std::string(m.str(get(SnapshotKey::Action))) + "'): time_us " + std::to_string(time) +
+                            (time < 0 ? " is negative" : " is after the year 2200") +
+                            ", not a time PyTorch records",
+                        m.offset());
+    m.meter().charge(kEventColumnBytes, m.offset());
+    events_.timeUs.push_back(time);
     events_.addr.push_back(addr);
     events_.size.push_back(size);
     events_.action.push_back(action);
-    events_.stream.push_back(capture_.internStream(integer(SnapshotKey::Stream, "stream")));
+    events_.stream.push_back(stream(m, integer(SnapshotKey::Stream, "stream")));
     events_.stack.push_back((seen & bit(SnapshotKey::Frames)) ? stackOf(m, get(SnapshotKey::Frames))
                                                               : StackId{0});
     if (seen & bit(SnapshotKey::CompileContext)) {
         auto s = m.str(get(SnapshotKey::CompileContext));
-        if (!s.empty() && s != "N/A") events_.compileContext.emplace_back(index, capture_.strings.intern(s));
+        if (!s.empty() && s != "N/A") events_.compileContext.emplace_back(index, intern(m, s));
     }
     if (seen & bit(SnapshotKey::UserMetadata)) {
         auto s = m.str(get(SnapshotKey::UserMetadata)); // newer versions may put a dict here: ignored
-        if (!s.empty()) events_.userMetadata.emplace_back(index, capture_.strings.intern(s));
+        if (!s.empty()) events_.userMetadata.emplace_back(index, intern(m, s));
     }
     m.specialise(container, Kind::Event, index);
     return true;
@@ -111,13 +119,35 @@ bool SnapshotSchema::makeFrame(pickle::PickleMachine& m, uint32_t container, con
     if (!m.isStr(get(SnapshotKey::Name)) || !m.isStr(get(SnapshotKey::Filename)) ||
         !m.toInt(get(SnapshotKey::Line), line))
         return false; // not a frame after all: keep it as a plain dict
-    Frame f{capture_.strings.intern(m.str(get(SnapshotKey::Name))),
-            capture_.strings.intern(m.str(get(SnapshotKey::Filename))),
+    Frame f{intern(m, m.str(get(SnapshotKey::Name))), intern(m, m.str(get(SnapshotKey::Filename))),
             static_cast<uint32_t>(line < 0           ? 0
                                   : line > INT32_MAX ? INT32_MAX
                                                      : line)};
-    m.specialise(container, Kind::Frame, capture_.frames.intern(f).value);
+    const size_t before = capture_.frames.size();
+    const FrameId id = capture_.frames.intern(f);
+    if (capture_.frames.size() != before) m.meter().charge(sizeof(Frame) + 16, m.offset()); // + hash index
+    m.specialise(container, Kind::Frame, id.value);
     return true;
+}
+
+StreamId SnapshotSchema::stream(pickle::PickleMachine& m, uint64_t raw) {
+    const size_t before = capture_.streams.size();
+    const StreamId id = capture_.internStream(raw);
+    if (capture_.streams.size() != before) {
+        // A program uses a handful of streams; the stream table is a sorted vector built for that.
+        if (capture_.streams.size() > kMaxStreams)
+            throw LoadError("more than " + std::to_string(kMaxStreams) + " distinct CUDA streams in the trace",
+                            m.offset());
+        m.meter().charge(3 * sizeof(uint64_t), m.offset());
+    }
+    return id;
+}
+
+StringId SnapshotSchema::intern(pickle::PickleMachine& m, std::string_view s) {
+    const size_t before = capture_.strings.size();
+    const StringId id = capture_.strings.intern(s);
+    if (capture_.strings.size() != before) m.meter().charge(s.size() + 64, m.offset()); // + node, index
+    return id;
 }
 
 bool SnapshotSchema::listExtended(pickle::PickleMachine& m, uint32_t container,
@@ -134,7 +164,12 @@ bool SnapshotSchema::listExtended(pickle::PickleMachine& m, uint32_t container,
         scratch_.assign(old.begin(), old.end());
     }
     for (Value it : items) scratch_.push_back(FrameId{m.containerOf(it)->payload});
-    m.specialise(container, Kind::Stack, capture_.stacks.intern(scratch_).value);
+    // Each extension interns the whole list again: charge it, or appending one frame at a time to
+    // a long shared list would grow the table quadratically.
+    const size_t before = capture_.stacks.size();
+    const StackId id = capture_.stacks.intern(scratch_);
+    if (capture_.stacks.size() != before) m.meter().charge(scratch_.size() * sizeof(FrameId) + 16, m.offset());
+    m.specialise(container, Kind::Stack, id.value);
     return true;
 }
 

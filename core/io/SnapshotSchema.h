@@ -29,6 +29,13 @@ enum class SnapshotKey : uint8_t {
 
 // Sizes above this (1 PiB) cannot be real device memory; rejecting them keeps sums exact.
 constexpr uint64_t kMaxPlausibleBytes = 1ull << 50;
+// PyTorch stamps entries in microseconds since 1970 (0 in versions without time_us); a time before
+// that or after 2200-01-01 is not one it wrote, and would wreck every span and duration computed.
+constexpr int64_t kMaxPlausibleTimeUs = 7258118400ll * 1000000;
+constexpr size_t kMaxStreams = 65536;
+// What one event takes in the columns (time, addr, size, action, stream, stack).
+constexpr uint64_t kEventColumnBytes = sizeof(int64_t) + 2 * sizeof(uint64_t) + sizeof(Action) +
+                                       sizeof(StreamId) + sizeof(StackId);
 
 class SnapshotSchema : public pickle::ContainerHooks {
   public:
@@ -49,6 +56,8 @@ class SnapshotSchema : public pickle::ContainerHooks {
     bool makeEvent(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v,
                    uint32_t seen);
     bool makeFrame(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v);
+    StringId intern(pickle::PickleMachine& m, std::string_view s); // charged to the load's meter
+    StreamId stream(pickle::PickleMachine& m, uint64_t raw);         // bounded and charged
 
     Capture& capture_;
     DeviceTrace events_;
