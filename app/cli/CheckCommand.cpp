@@ -120,7 +120,8 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
 // any device unless --device), or a device's peak exceeds the baseline capture's by more than PCT.
 int runCheck(const std::vector<std::string>& args, std::ostream& out) {
     CliArgs a(args, {"--json", "--alive-at-end"},
-              {"--max-growth", "--max-peak-growth", "--device", "--junit", "--baseline", "--max-peak-regression"});
+              {"--max-growth", "--max-peak-growth", "--device", "--junit", "--baseline", "--max-peak-regression",
+               "--from", "--to"});
     const bool growthGate = a.option("--max-growth").has_value(), peakGate = a.option("--max-peak-growth").has_value();
     const bool baseGate = a.option("--baseline").has_value();
     if (baseGate != a.option("--max-peak-regression").has_value())
@@ -130,7 +131,7 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out) {
     const double limit = growthGate ? nonNegative(a, "--max-growth", "a number of bytes") : 0;
     const double peakLimit = peakGate ? nonNegative(a, "--max-peak-growth", "a percentage") : 0;
     const double regressionLimit = baseGate ? nonNegative(a, "--max-peak-regression", "a percentage") : 0;
-    auto capture = openCapture(a.file());
+    auto capture = openCapture(a);
     std::ostringstream report;
     bool failed = baseGate && baselineOver(*capture, *a.option("--baseline"), regressionLimit, report);
     std::vector<size_t> devices; // for the growth and peak-per-phase gates

@@ -23,9 +23,15 @@ int runRun(const std::vector<std::string>& args, std::ostream& out);
 int runCompare(const std::vector<std::string>& args, std::ostream& out);
 int runRanks(const std::vector<std::string>& args, std::ostream& out);
 int runWhatIf(const std::vector<std::string>& args, std::ostream& out);
+int runComposition(const std::vector<std::string>& args, std::ostream& out);
 
+// --level cuda (any command): open the CUDA level of a recording with both levels instead.
+extern bool openCudaLevelInstead;
 // Shared by the commands: open the capture; choose the device (--device N, else the longest trace).
 std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path);
+// The capture of the command's FILE, only the window `--from S --to S` when given (seconds since the
+// first event; the allocator state at its start is the full capture's).
+std::shared_ptr<const CaptureAnalysis> openCapture(const CliArgs& args);
 size_t chooseDevice(const CaptureAnalysis& a, const CliArgs& args);
 
 } // namespace vs::cli

@@ -2,11 +2,25 @@
 
 #include "analysis/CaptureAnalysis.h"
 #include "load/OpenAnalysis.h"
+#include "load/OpenCudaLevel.h"
 
 namespace vs::cli {
 
+bool openCudaLevelInstead = false;
+
 std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path) {
-    return openAnalysis(path);
+    return openCudaLevelInstead ? openCudaLevel(path) : openAnalysis(path);
+}
+
+std::shared_ptr<const CaptureAnalysis> openCapture(const CliArgs& args) {
+    const auto from = args.number("--from"), to = args.number("--to");
+    if (!from && !to) return openCapture(args.file());
+    TimeWindow w;
+    if (from) w.fromS = *from;
+    if (to) w.toS = *to;
+    if (!(w.fromS >= 0) || !(w.toS > w.fromS))
+        throw UsageError("--from and --to need seconds since the first event, --to after --from");
+    return openAnalysis(args.file(), {}, {w, false});
 }
 
 size_t chooseDevice(const CaptureAnalysis& a, const CliArgs& args) {

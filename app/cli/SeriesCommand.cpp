@@ -6,9 +6,9 @@ namespace vs::cli {
 
 // `series FILE [--device N] --csv`: one row per change of allocated, active or reserved.
 int runSeries(const std::vector<std::string>& args, std::ostream& out) {
-    CliArgs a(args, {"--csv"}, {"--device"});
+    CliArgs a(args, {"--csv"}, {"--device", "--from", "--to"});
     if (!a.has("--csv")) throw UsageError("series writes CSV only: add --csv");
-    auto capture = openCapture(a.file());
+    auto capture = openCapture(a);
     const size_t d = chooseDevice(*capture, a);
     const DeviceTrace& t = capture->trace(d);
     const ReplayResult& r = capture->replay(d);

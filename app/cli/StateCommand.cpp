@@ -10,9 +10,9 @@ namespace vs::cli {
 // `state FILE [--at S] [--device N] --json`: segments and blocks after every event at or before
 // first event + S seconds (the end of the capture without --at).
 int runState(const std::vector<std::string>& args, std::ostream& out) {
-    CliArgs a(args, {"--json"}, {"--at", "--device"});
+    CliArgs a(args, {"--json"}, {"--at", "--device", "--from", "--to"});
     if (!a.has("--json")) throw UsageError("state writes JSON only: add --json");
-    auto capture = openCapture(a.file());
+    auto capture = openCapture(a);
     const size_t d = chooseDevice(*capture, a);
     const DeviceTrace& t = capture->trace(d);
     int64_t at = t.eventCount() ? t.timeUs.back() : 0;

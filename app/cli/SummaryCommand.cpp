@@ -82,8 +82,8 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
 } // namespace
 
 int runSummary(const std::vector<std::string>& args, std::ostream& out) {
-    CliArgs a(args, {"--json"}, {});
-    auto capture = openCapture(a.file());
+    CliArgs a(args, {"--json"}, {"--from", "--to"});
+    auto capture = openCapture(a);
     if (a.has("--json"))
         writeJson(*capture, out);
     else

@@ -33,6 +33,11 @@ const char* kUsage =
     "  ranks FILES...|FOLDER [--threads N] [--json]\n"
     "                                           one capture per rank: peak, growth, OOMs per rank and\n"
     "                                           the outlier ranks\n"
+    "  composition FILE [--at S | --at-mark NAME] [--device N] [--json]\n"
+    "                                           what the memory is made of: PyTorch's bytes by category\n"
+    "                                           (parameter, gradient, optimizer state, input, activation,\n"
+    "                                           temporary), its cache, what was allocated outside PyTorch\n"
+    "                                           by library (record --native) and the gap to the driver\n"
     "  convert IN OUT.vscap [--level N]         rewrite a capture as .vscap (zstd level N, default 3)\n"
     "  retention FILE [--json] [--groups K]     which Python objects keep the blocks alive (.vscap\n"
     "                                           recorded with retention): paths, groups, hints\n"
@@ -45,6 +50,10 @@ const char* kUsage =
     "                                           requests under other PYTORCH_CUDA_ALLOC_CONF settings\n"
     "                                           (--sweep: 16 common settings ranked by peak reserved)\n"
     "\n"
+    "\n"
+    "every command: --level cuda        read the CUDA level of a recording with both levels\n"
+    "                                   (python -m vramscope record --native): every driver allocation\n"
+    "                                   with native stacks, e.g. leaks FILE --level cuda\n"
     "every command: --max-memory SIZE   the most memory one file may take to load (default: half\n"
     "                                   of the RAM; 8G, 512M or bytes)\n"
     "\n"
@@ -78,6 +87,17 @@ void takeMaxMemory(std::vector<std::string>& args) {
     }
 }
 
+// --level pytorch|cuda applies to every command that reads a capture.
+void takeLevel(std::vector<std::string>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] != "--level" || i + 1 >= args.size() || (args[i + 1] != "cuda" && args[i + 1] != "pytorch"))
+            continue;
+        vs::cli::openCudaLevelInstead = args[i + 1] == "cuda";
+        args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i + 2));
+        --i;
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -89,6 +109,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
         takeMaxMemory(args);
+        if (cmd != "convert") takeLevel(args); // convert's --level is its compression level
         int rc;
         if (cmd == "summary")
             rc = vs::cli::runSummary(args, std::cout);
@@ -112,6 +133,8 @@ int main(int argc, char** argv) {
             rc = vs::cli::runRanks(args, std::cout);
         else if (cmd == "whatif")
             rc = vs::cli::runWhatIf(args, std::cout);
+        else if (cmd == "composition")
+            rc = vs::cli::runComposition(args, std::cout);
         else
             return fail("unknown command '" + cmd + "' (try --help)");
         std::cout.flush();

@@ -23,6 +23,7 @@ std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::analyse(std::unique_ptr<
     bool any = false;
     for (const auto& t : a->capture_->devices)
         if (t.eventCount()) a->originUs_ = any ? std::min(a->originUs_, t.timeUs.front()) : t.timeUs.front(), any = true;
+    if (a->capture_->window.cut) a->originUs_ = a->capture_->window.originUs; // the whole capture's clock
     return a;
 }
 
@@ -79,7 +80,12 @@ void CaptureAnalysis::collectWarnings() {
             warnings_.push_back(dev +
                                 "no allocator history was recorded (only the final block list is known); "
                                 "record with torch.cuda.memory._record_memory_history(enabled='all')");
-        if (r.baselineBlocks || (r.recoveredBaseline && !r.initialState.empty()))
+        if (capture_->window.cut) {
+            if (r.baselineBlocks)
+                warnings_.push_back(dev + std::to_string(r.baselineBlocks) + " blocks (" +
+                                    humanBytes(int64_t(r.baselineBytes)) +
+                                    ") were allocated before the window starts; they are shown as a baseline");
+        } else if (r.baselineBlocks || (r.recoveredBaseline && !r.initialState.empty()))
             warnings_.push_back(
                 dev + std::to_string(r.baselineBlocks) + " blocks (" + humanBytes(int64_t(r.baselineBytes)) +
                 ") in " + std::to_string(r.initialState.size()) +

@@ -103,18 +103,20 @@ std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& se
     return out;
 }
 
-ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams, const AllocatorRules& rules,
-                         const std::atomic<bool>* cancel, uint32_t checkpointEvery) {
-    ReplayResult r;
-    if (!t.hasFinalSnapshot) { // nothing to recover a baseline from: replay from empty, leniently
-        ForwardReplay(AllocatorState(rules), checkpointEvery).extend(t, streams, r, false, cancel);
-        return r;
+// The state before the first event: known (a window cut from a longer capture), or recovered by
+// undoing the trace backward from the final block list. Returns false when no baseline is needed
+// (`r` then already holds the optimistic forward pass from an empty allocator).
+static bool findInitialState(const DeviceTrace& t, std::span<const uint64_t> streams, const AllocatorRules& rules,
+                             const std::vector<StateSegment>& finalState, const std::atomic<bool>* cancel,
+                             uint32_t checkpointEvery, ReplayResult& r) {
+    if (t.hasStartState) {
+        r.initialState = toStateSegments(t.startSegments);
+        return true;
     }
-    const auto finalState = toStateSegments(t.finalSegments);
     ForwardReplay optimistic(AllocatorState(rules), checkpointEvery);
     if (optimistic.extend(t, streams, r, true, cancel) &&
         describeMismatch(optimistic.state().segments(), finalState).empty())
-        return r; // the recording saw every block from an empty allocator: no baseline
+        return false; // the recording saw every block from an empty allocator: no baseline
 
     AllocatorState back = AllocatorState::fromSegments(finalState, rules);
     back.enableContainmentIndex();
@@ -124,8 +126,21 @@ ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams
         backwardProblems += !applyBackward(back, t, i, streams);
     }
     r = ReplayResult{};
-    r.recoveredBaseline = true;
     r.initialState = back.segments();
+    r.inconsistencies = backwardProblems;
+    return true;
+}
+
+ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams, const AllocatorRules& rules,
+                         const std::atomic<bool>* cancel, uint32_t checkpointEvery) {
+    ReplayResult r;
+    if (!t.hasFinalSnapshot && !t.hasStartState) { // no baseline to recover: from empty, leniently
+        ForwardReplay(AllocatorState(rules), checkpointEvery).extend(t, streams, r, false, cancel);
+        return r;
+    }
+    const auto finalState = toStateSegments(t.finalSegments);
+    if (!findInitialState(t, streams, rules, finalState, cancel, checkpointEvery, r)) return r;
+    r.recoveredBaseline = true;
     for (const auto& s : r.initialState)
         for (const auto& b : s.blocks) {
             if (b.state == BlockState::Inactive) continue;
@@ -134,8 +149,10 @@ ReplayResult Replay::run(const DeviceTrace& t, std::span<const uint64_t> streams
             r.pendingFreeAtStart += b.state == BlockState::ActivePendingFree;
         }
     ForwardReplay fwd(AllocatorState::fromSegments(r.initialState, rules), checkpointEvery);
+    const uint32_t backwardProblems = r.inconsistencies;
     fwd.extend(t, streams, r, false, cancel);
     r.inconsistencies += backwardProblems;
+    if (!t.hasFinalSnapshot) return r; // nothing to check the end against
     r.finalMismatch = describeMismatch(fwd.state().segments(), finalState);
     r.finalMatchesSnapshot = r.finalMismatch.empty();
     return r;

@@ -122,6 +122,29 @@ struct ReserveRecord {
     void encode(ByteWriter& b) const { b.svarint(device), b.varint(events); }
 };
 
+struct TagsRecord {
+    static constexpr Record kRecord = Record::Tags;
+    int64_t device, timeUs;
+    std::span<const std::pair<uint64_t, uint8_t>> tags; // (storage address, TagKind)
+    void encode(ByteWriter& b) const {
+        b.svarint(device), b.svarint(timeUs), b.varint(tags.size());
+        for (const auto& [address, kind] : tags) b.varint(address), b.u8(kind);
+    }
+};
+
+struct DriverMemoryRecord {
+    static constexpr Record kRecord = Record::DriverMemory;
+    int64_t device, timeUs;
+    uint64_t deviceUsed, processUsed; // 0 = not known
+    void encode(ByteWriter& b) const { b.svarint(device), b.svarint(timeUs), b.varint(deviceUsed), b.varint(processUsed); }
+};
+
+struct PartRecord { // must be alone in its chunk
+    static constexpr Record kRecord = Record::Part;
+    uint64_t level = 1; // 1: the CUPTI agent's recording of the same process
+    void encode(ByteWriter& b) const { b.varint(level); }
+};
+
 struct EndRecord {
     static constexpr Record kRecord = Record::End;
     void encode(ByteWriter&) const {}

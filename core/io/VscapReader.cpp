@@ -25,11 +25,13 @@ Decoder::~Decoder() = default;
 
 void Decoder::setStreamSize(uint64_t bytes) {
     // 16 events per stored byte: far above the best ratio seen (1.5 on loop-like traces).
-    records_->setReserveLimit(bytes * 16);
+    reserveLimit_ = bytes * 16;
+    records_->setReserveLimit(reserveLimit_);
 }
 
 void Decoder::setLimits(uint64_t maxMemory, uint64_t maxDecompressed) {
     records_->setMemoryBudget(maxMemory);
+    budget_ = maxMemory;
     maxDecompressed_ = maxDecompressed;
 }
 
@@ -137,7 +139,24 @@ void Decoder::readChunk(std::span<const uint8_t> stored, uint8_t codec, uint32_t
     const std::span<const uint8_t> raw{scratch_.data(), rawSize};
     records_->read(raw, offset + kChunkHeaderSize);
     ended_ = records_->ended();
-    dropped_ = records_->dropped();
+    dropped_ += records_->dropped() - droppedBefore_;
+    droppedBefore_ = records_->dropped();
+    if (records_->partLevel() && !c_.cudaLevel) startCudaLevel();
+}
+
+// `record --native`: the CUPTI agent's file follows the PyTorch recorder's, after a Part record.
+// Its ids restart, so it is decoded by fresh Records into a capture of its own (the CUDA level),
+// under what is left of the same memory budget.
+void Decoder::startCudaLevel() {
+    auto level = std::make_shared<Capture>();
+    level->path = c_.path;
+    level->format = c_.format;
+    const uint64_t left = budget_ - std::min(budget_, records_->charged());
+    c_.cudaLevel = level;
+    records_ = std::make_unique<Records>(*level);
+    records_->setMemoryBudget(left);
+    records_->setReserveLimit(reserveLimit_);
+    droppedBefore_ = 0;
 }
 
 void Decoder::finish(std::span<const uint8_t> leftover, uint64_t offset) {

@@ -51,6 +51,7 @@ class Decoder {
     [[noreturn]] void damaged(const std::string& what, uint64_t offset) const;
     void warnIncomplete();
     void readRecords(std::span<const uint8_t> raw, uint64_t offset);
+    void startCudaLevel();
 
     Capture& c_;
     std::unique_ptr<Records> records_;
@@ -59,6 +60,8 @@ class Decoder {
     bool ended_ = false;
     uint64_t chunks_ = 0;
     uint64_t dropped_ = 0;
+    uint64_t droppedBefore_ = 0; // the current Records' count already added to dropped_
+    uint64_t budget_ = UINT64_MAX, reserveLimit_ = 0;
     uint64_t decompressed_ = 0;
     uint64_t maxDecompressed_ = UINT64_MAX;
 };

@@ -152,6 +152,7 @@ void Records::growEvents(DeviceTrace& d, uint64_t events) {
 }
 
 void Records::record(uint32_t kind, Body& b) {
+    if (partLevel_) b.fail("a record after the Part record in its chunk"); // the writer ends it there
     if (kind != uint32_t(Record::Events)) charge(kRecordOverhead + kBytesPerBodyByte * b.remaining());
     switch (static_cast<Record>(kind)) {
     case Record::String:
@@ -196,6 +197,15 @@ void Records::record(uint32_t kind, Body& b) {
     case Record::Retention:
         return retention(b);
     case Record::ClockSync:
+        return;
+    case Record::Tags:
+        return tags(b);
+    case Record::DriverMemory:
+        return driverMemory(b);
+    case Record::Part:
+        if (partLevel_) b.fail("a second Part record");
+        partLevel_ = b.varint();
+        if (partLevel_ != 1) b.fail("unknown Part level " + std::to_string(partLevel_));
         return;
     }
     // An unknown kind comes from a newer writer: skipping it is the compatibility rule.
@@ -407,6 +417,28 @@ void Records::segments(Body& b) {
     }
     std::sort(d.finalSegments.begin(), d.finalSegments.end(),
               [](const auto& x, const auto& y) { return x.address < y.address; });
+}
+
+// Tags and samples come in time order from one writer thread; a reader keeps them as they come.
+void Records::tags(Body& b) {
+    const int device = deviceOrdinal(b.svarint());
+    const int64_t timeUs = b.svarint();
+    const uint64_t n = b.count(2); // an address varint and a category byte at least
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t address = b.varint();
+        const uint8_t kind = b.u8();
+        if (kind < uint8_t(TagKind::Parameter) || kind > uint8_t(TagKind::Input)) continue; // a newer kind
+        c_.tags.push_back({device, timeUs, address, TagKind(kind)});
+    }
+}
+
+void Records::driverMemory(Body& b) {
+    DriverSample s;
+    s.device = deviceOrdinal(b.svarint());
+    s.timeUs = b.svarint();
+    s.deviceUsed = b.varint();
+    s.processUsed = b.varint();
+    c_.driverSamples.push_back(s);
 }
 
 } // namespace vs::vscap

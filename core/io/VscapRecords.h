@@ -23,6 +23,9 @@ class Records {
     void setMemoryBudget(uint64_t bytes) { budget_ = bytes; }
     uint64_t charged() const { return charged_ + eventBytes_; }
     bool ended() const { return ended_; }
+    // A Part record was read (alone in its chunk): the records after it go to a new Records over
+    // the capture's cudaLevel (level 1, the CUPTI agent's recording of the same process).
+    uint64_t partLevel() const { return partLevel_; }
     uint64_t dropped() const { return dropped_; }
 
   private:
@@ -39,6 +42,8 @@ class Records {
     void eventText(Body& b);
     void meta(Body& b);
     void retention(Body& b);
+    void tags(Body& b);
+    void driverMemory(Body& b);
     DeviceTrace& trace(int ordinal);
     void charge(uint64_t otherBytes, uint64_t newEventBytes = 0);
     void growEvents(DeviceTrace& d, uint64_t events);
@@ -57,6 +62,7 @@ class Records {
     uint64_t charged_ = 0;    // records other than events
     uint64_t eventBytes_ = 0; // event columns of every device
     bool ended_ = false;
+    uint64_t partLevel_ = 0;
     uint64_t dropped_ = 0;
 };
 

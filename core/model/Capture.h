@@ -29,6 +29,14 @@ struct DeviceInfo {
     uint64_t totalMemory = 0; // bytes
 };
 
+// When only a time window of a longer capture was loaded (`--from/--to`, File > Open Range...).
+struct LoadedWindow {
+    bool cut = false;
+    int64_t originUs = 0;    // the whole capture's first event: times keep reading as in a full load
+    double fromS = 0, toS = 0; // seconds since originUs, as asked
+    uint64_t eventsBefore = 0, eventsAfter = 0, eventsIn = 0; // all devices
+};
+
 struct Capture {
     std::string path;
     std::string format; // "pytorch-snapshot-pickle", "pytorch-snapshot-pickle.gz", ...
@@ -43,6 +51,7 @@ struct Capture {
     std::vector<DeviceInfo> deviceInfo;                    // from recorders; snapshots have none
     std::vector<std::pair<std::string, std::string>> meta; // recorder facts: program, host, torch...
     std::vector<std::string> warnings; // reader-level warnings (unknown actions, clamped integers...)
+    LoadedWindow window;
     bool nativeStacks = false; // recorded at the CUDA driver level (the CUPTI agent): C/C++/CUDA frames
     std::vector<TensorTag> tags;             // what the recorder named (parameters, gradients...), by time
     std::vector<DriverSample> driverSamples; // the driver's used memory during the recording, by time

@@ -26,6 +26,11 @@ struct DeviceTrace {
     // False when the recording ended without the allocator's final block list (a killed recorder):
     // the replay then starts from empty and has nothing to check its end state against.
     bool hasFinalSnapshot = true;
+    // The allocator's state before the first event when it is known exactly (a window cut from a
+    // longer capture, see analysis/CaptureWindow.h): the replay starts from it instead of
+    // recovering a baseline backward from finalSegments.
+    std::vector<SnapshotSegment> startSegments;
+    bool hasStartState = false;
 
     // What one event costs in the columns above (readers charge it against a load's memory budget).
     static constexpr size_t kBytesPerEvent = sizeof(int64_t) + 2 * sizeof(uint64_t) + sizeof(Action) +

@@ -37,14 +37,22 @@ class PhaseTracker:
 
     # ---- install / remove
     def install(self):
+        try:
+            return self._install()
+        except Exception:
+            self.remove()
+            raise
+
+    def _install(self):
+        import importlib
         t = self.torch
-        modules = t.nn.modules.module
+        modules = importlib.import_module("torch.nn.modules.module")
         self._handles.append(modules.register_module_forward_pre_hook(self._forward_pre))
         try:
             self._handles.append(modules.register_module_forward_hook(self._forward_post, always_call=True))
         except TypeError:  # torch < 2.1: no always_call (an exception in forward leaves the phase open)
             self._handles.append(modules.register_module_forward_hook(self._forward_post))
-        optim = t.optim.optimizer
+        optim = importlib.import_module("torch.optim.optimizer")
         self._handles.append(optim.register_optimizer_step_pre_hook(self._step_pre))
         self._handles.append(optim.register_optimizer_step_post_hook(self._step_post))
         # Tensor.backward calls torch.autograd.backward through the module attribute: one wrapper

@@ -90,7 +90,11 @@ class Recorder:
             self._gc.install()
         if self.track_phases:
             get_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
-            self.phases = phases.PhaseTracker(torch, get_device).install()
+            try:
+                self.phases = phases.PhaseTracker(torch, get_device).install()
+            except Exception as e:  # a torch without these hooks: record without phases
+                print("vramscope: no phase annotations (%s: %s)" % (type(e).__name__, e), file=sys.stderr)
+                self.phases = None
         self.driver = driver.DriverSampler(torch)
         self._devices = torch.cuda.device_count()
         self._running = True

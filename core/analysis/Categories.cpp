@@ -1,0 +1,191 @@
+#include "Categories.h"
+
+#include "PhaseWindows.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <unordered_map>
+
+namespace vs {
+
+std::string_view categoryName(Category c) {
+    constexpr std::string_view names[] = {"parameter",  "gradient",  "optimizer state", "input data",
+                                          "activation", "temporary", "unknown"};
+    return names[static_cast<size_t>(c)];
+}
+
+namespace {
+
+Category fromTag(TagKind k) {
+    switch (k) {
+    case TagKind::Parameter:
+        return Category::Parameter;
+    case TagKind::Gradient:
+        return Category::Gradient;
+    case TagKind::OptimizerState:
+        return Category::OptimizerState;
+    case TagKind::Input:
+        return Category::Input;
+    }
+    return Category::Unknown;
+}
+
+// A tensor named twice keeps the more lasting name: a parameter handed to a model as input stays
+// a parameter; state over gradient (an optimizer that keeps a gradient's buffer).
+int rank(Category c) {
+    switch (c) {
+    case Category::Parameter:
+        return 4;
+    case Category::OptimizerState:
+        return 3;
+    case Category::Gradient:
+        return 2;
+    case Category::Input:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+// Tags name the allocation live at their moment whose block starts at the storage's address.
+void applyTags(const Capture& c, int device, const DeviceTrace& t, DeviceCategories& out) {
+    std::vector<const TensorTag*> tags;
+    for (const auto& tag : c.tags)
+        if (tag.device == device) tags.push_back(&tag);
+    std::stable_sort(tags.begin(), tags.end(), [](auto* a, auto* b) { return a->timeUs < b->timeUs; });
+    std::unordered_map<uint64_t, uint32_t> live; // block address -> allocation
+    size_t next = 0, tag = 0;
+    auto apply = [&](const TensorTag& g) {
+        const auto it = live.find(g.address);
+        if (it == live.end()) return;
+        const Category cat = fromTag(g.kind);
+        if (out.basis[it->second] != CategoryBasis::Tagged || rank(cat) > rank(out.category[it->second]))
+            out.category[it->second] = cat, out.basis[it->second] = CategoryBasis::Tagged;
+    };
+    for (size_t i = 0; i < t.eventCount(); ++i) {
+        for (; tag < tags.size() && tags[tag]->timeUs < t.timeUs[i]; ++tag) apply(*tags[tag]);
+        if (next < out.allocations.size() && out.allocations[next].alloc == i) live[t.addr[i]] = uint32_t(next++);
+        else if (t.action[i] == Action::FreeRequested || t.action[i] == Action::FreeCompleted) live.erase(t.addr[i]);
+    }
+    for (; tag < tags.size(); ++tag) apply(*tags[tag]);
+}
+
+// A training loop allocates the same tensors from the same line every iteration: an untagged
+// allocation from a tagged one's call site, of its size, is the same kind of tensor (tags may be
+// sampled, and the autograd engine's gradients come back each step).
+void propagateBySite(DeviceCategories& out) {
+    std::map<std::pair<uint32_t, uint64_t>, Category> bySite;
+    for (size_t k = 0; k < out.allocations.size(); ++k)
+        if (out.basis[k] == CategoryBasis::Tagged && out.allocations[k].stack.value != 0)
+            bySite.emplace(std::pair{out.allocations[k].stack.value, out.allocations[k].bytes}, out.category[k]);
+    for (size_t k = 0; k < out.allocations.size(); ++k) {
+        if (out.basis[k] != CategoryBasis::None || out.allocations[k].stack.value == 0) continue;
+        if (auto it = bySite.find({out.allocations[k].stack.value, out.allocations[k].bytes}); it != bySite.end())
+            out.category[k] = it->second, out.basis[k] = CategoryBasis::SameSite;
+    }
+}
+
+// The rest by when they were made and let go (docs/categories.md). `firstIterationEndUs`: the end of
+// the first optimizer step (or backward): what is made before it and kept to the end is made on
+// first use (cuBLAS's workspaces, which PyTorch allocates through its allocator, lazily built
+// buffers), not the phase's tensor.
+Category byPhases(const PhaseWindows& w, int64_t allocUs, int64_t freeUs, int64_t firstIterationEndUs) {
+    const PhaseAt made = w.at(allocUs);
+    const PhaseAt gone = freeUs == INT64_MAX ? PhaseAt{} : w.at(freeUs);
+    if (made.instance != 0 && gone.instance == made.instance) return Category::Temporary;
+    if (freeUs == INT64_MAX && allocUs < firstIterationEndUs) return Category::Unknown;
+    switch (made.phase) {
+    case Phase::Forward:
+        // Let go during a backward: autograd saved it for that backward. Kept past it: an output
+        // the program holds on to, still made by the forward pass.
+        return Category::Activation;
+    case Phase::Backward:
+        return Category::Gradient; // outlived the backward that made it
+    case Phase::Optimizer:
+        return Category::OptimizerState;
+    case Phase::None:
+        break;
+    }
+    // Outside every phase (data loading, zero_grad, metrics): freed before the next phase began.
+    if (freeUs != INT64_MAX && gone.epoch == made.epoch) return Category::Temporary;
+    return Category::Unknown;
+}
+
+void fillSeries(const DeviceTrace& t, DeviceCategories& out) {
+    std::array<int64_t, kCategoryCount> bytes{};
+    std::vector<std::pair<uint32_t, uint32_t>> ends; // (freeRequested event, allocation)
+    for (uint32_t k = 0; k < out.allocations.size(); ++k)
+        if (out.allocations[k].freeRequested != kNoEvent) ends.emplace_back(out.allocations[k].freeRequested, k);
+    std::sort(ends.begin(), ends.end());
+    size_t a = 0, e = 0;
+    for (uint32_t i = 0; i < t.eventCount(); ++i) {
+        auto change = [&](uint32_t k, int64_t sign) {
+            const auto c = static_cast<size_t>(out.category[k]);
+            bytes[c] += sign * int64_t(out.allocations[k].bytes);
+            out.series[c].emplace_back(i, bytes[c]);
+        };
+        for (; a < out.allocations.size() && out.allocations[a].alloc == i; ++a) change(uint32_t(a), +1);
+        for (; e < ends.size() && ends[e].first == i; ++e) change(ends[e].second, -1);
+    }
+}
+
+} // namespace
+
+DeviceCategories classifyDevice(const Capture& c, size_t device, const ReplayResult& replay) {
+    const DeviceTrace& t = c.devices[device];
+    DeviceCategories out;
+    out.allocations = pairAllocations(t, replay);
+    out.category.assign(out.allocations.size(), Category::Unknown);
+    out.basis.assign(out.allocations.size(), CategoryBasis::None);
+    applyTags(c, t.device, t, out);
+    propagateBySite(out);
+    const PhaseWindows windows(c);
+    const int64_t firstIterationEnd = windows.firstEndOf(Phase::Optimizer) != INT64_MAX
+                                          ? windows.firstEndOf(Phase::Optimizer)
+                                          : windows.firstEndOf(Phase::Backward);
+    if (!windows.empty())
+        for (size_t k = 0; k < out.allocations.size(); ++k) {
+            if (out.basis[k] != CategoryBasis::None) continue;
+            const Allocation& al = out.allocations[k];
+            const int64_t freeUs = al.freeRequested == kNoEvent ? INT64_MAX : t.timeUs[al.freeRequested];
+            out.category[k] = byPhases(windows, t.timeUs[al.alloc], freeUs, firstIterationEnd);
+            out.basis[k] = CategoryBasis::Phase;
+        }
+    fillSeries(t, out);
+    if (!replay.allocated.empty()) {
+        // allocated after the first event minus what that event itself changed
+        const auto first = out.at(0);
+        int64_t sum = 0;
+        for (int64_t v : first) sum += v;
+        out.before = replay.allocated[0] - sum;
+    }
+    return out;
+}
+
+std::array<int64_t, kCategoryCount> DeviceCategories::at(uint32_t event) const {
+    std::array<int64_t, kCategoryCount> v{};
+    for (size_t c = 0; c < kCategoryCount; ++c) {
+        const auto& s = series[c];
+        auto it = std::upper_bound(s.begin(), s.end(), event,
+                                   [](uint32_t e, const std::pair<uint32_t, int64_t>& p) { return e < p.first; });
+        v[c] = it == s.begin() ? 0 : std::prev(it)->second;
+    }
+    v[static_cast<size_t>(Category::Unknown)] += before;
+    return v;
+}
+
+std::array<int64_t, kCategoryCount> DeviceCategories::requestedAt(uint32_t event, const DeviceTrace& t) const {
+    std::array<int64_t, kCategoryCount> v{};
+    for (size_t k = 0; k < allocations.size() && allocations[k].alloc <= event; ++k)
+        if (allocations[k].aliveAt(event)) v[static_cast<size_t>(category[k])] += int64_t(t.size[allocations[k].alloc]);
+    return v;
+}
+
+Category DeviceCategories::ofAllocEvent(uint32_t event) const {
+    auto it = std::lower_bound(allocations.begin(), allocations.end(), event,
+                               [](const Allocation& a, uint32_t e) { return a.alloc < e; });
+    return it != allocations.end() && it->alloc == event ? category[size_t(it - allocations.begin())] : Category::Unknown;
+}
+
+} // namespace vs

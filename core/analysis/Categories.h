@@ -1,0 +1,47 @@
+#pragma once
+// What the allocated memory is made of: every allocation of PyTorch's caching allocator classified
+// as a parameter, a gradient, optimizer state, input data, an activation (made in a forward pass and
+// freed in a backward one: what autograd saved), a temporary (freed in the phase it was made in),
+// or unknown; the reserved-but-free cache is the replay's reserved minus allocated. How each is
+// decided, and how sure, is docs/categories.md: tags first (the recorder named the tensor), then
+// an allocation from the same call site with the same size as a tagged one, then the phases.
+#include "Lifetimes.h"
+#include "Replay.h"
+#include "model/Capture.h"
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace vs {
+
+enum class Category : uint8_t { Parameter, Gradient, OptimizerState, Input, Activation, Temporary, Unknown };
+constexpr size_t kCategoryCount = 7;
+enum class CategoryBasis : uint8_t { Tagged, SameSite, Phase, None };
+
+std::string_view categoryName(Category c); // "parameter", "optimizer state", ...
+
+struct DeviceCategories {
+    std::vector<Allocation> allocations; // pairAllocations' order (by alloc event)
+    std::vector<Category> category;      // by allocation
+    std::vector<CategoryBasis> basis;    // by allocation
+    // Bytes of each category after every event that changed it: (event index, bytes) by category.
+    std::array<std::vector<std::pair<uint32_t, int64_t>>, kCategoryCount> series;
+    int64_t before = 0; // allocated before the first event (blocks from before the recording): unknown
+    std::array<int64_t, kCategoryCount> at(uint32_t event) const; // bytes after `event`
+    std::array<int64_t, kCategoryCount> requestedAt(uint32_t event, const DeviceTrace& t) const;
+    // The category of the allocation made by alloc event `event`, or Unknown.
+    Category ofAllocEvent(uint32_t event) const;
+};
+
+struct CaptureCategories {
+    std::vector<DeviceCategories> devices; // as CaptureAnalysis' devices
+    bool phases = false;                   // the capture has phase annotations
+    bool tags = false;                     // ... and tags
+};
+
+// One device: `allocations` from pairAllocations(trace, replay).
+DeviceCategories classifyDevice(const Capture& c, size_t device, const ReplayResult& replay);
+
+} // namespace vs

@@ -1,0 +1,44 @@
+#pragma once
+// Where a training loop was at any moment, from the recorder's phase annotations ("forward",
+// "backward", "optimizer.step", START/END, written from PyTorch's global hooks: recorder phases.py).
+// Phases nest (Lightning runs forward and backward inside the optimizer's step closure): the
+// innermost one counts. Every START opens a new instance, so "freed in the phase it was made in"
+// is a comparison of instance numbers.
+#include "model/Capture.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace vs {
+
+enum class Phase : uint8_t { None, Forward, Backward, Optimizer };
+
+struct PhaseAt {
+    Phase phase = Phase::None;
+    uint32_t instance = 0; // 0 outside any phase; otherwise the START's number, counted from 1
+    uint32_t epoch = 0;    // phase changes at or before the moment: equal epochs, no change between
+};
+
+class PhaseWindows {
+  public:
+    // From every device's annotations: phases are the process's main thread's, whichever device
+    // its allocations went to.
+    explicit PhaseWindows(const Capture& c);
+    bool empty() const { return changes_.empty(); }
+    PhaseAt at(int64_t timeUs) const; // the phase an event at this moment happened in
+    // The moment the instance ended (INT64_MAX while open at the end of the recording).
+    int64_t endOf(uint32_t instance) const;
+    // When the first instance of a phase ended (INT64_MAX: none did).
+    int64_t firstEndOf(Phase p) const;
+
+  private:
+    struct Change {
+        int64_t timeUs;
+        PhaseAt now;
+    };
+    std::vector<Change> changes_;
+    std::vector<int64_t> ends_; // by instance - 1
+    std::vector<Phase> phases_; // by instance - 1
+};
+
+} // namespace vs

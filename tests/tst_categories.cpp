@@ -1,0 +1,168 @@
+// What the memory is made of (issue 17), on real recordings made with both levels on an H200
+// (samples/categories/record.sh): the categories against what each program computed about itself,
+// PyTorch's part against memory_reserved(), the libraries outside PyTorch, the gap against NVML,
+// and the extension's leak at its line on the CUDA level.
+#include "TestData.h"
+#include "analysis/Composition.h"
+#include "analysis/PhaseWindows.h"
+#include "load/OpenAnalysis.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+
+using namespace vs;
+
+namespace {
+
+QString dir() {
+    return vs::test::samplesDir() + QStringLiteral("/../categories/");
+}
+
+std::shared_ptr<const CaptureAnalysis> open(const QString& name) {
+    return openAnalysis((dir() + name + QStringLiteral(".vscap")).toStdString());
+}
+
+QJsonObject truth(const QString& name) {
+    QFile f(dir() + name + QStringLiteral(".truth.json"));
+    if (!f.open(QIODevice::ReadOnly)) qFatal("no truth file");
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+int64_t markTime(const CaptureAnalysis& a, const char* name) {
+    for (const auto& n : a.capture().annotations)
+        if (n.start && a.capture().strings.text(n.name) == name) return n.timeUs;
+    return -1;
+}
+
+int64_t size(const QJsonObject& categories, const char* name, const char* field = "bytes") {
+    return categories[QLatin1String(name)].toObject()[QLatin1String(field)].toInteger();
+}
+
+} // namespace
+
+class TestCategories : public QObject {
+    Q_OBJECT
+  private slots:
+    // After the optimizer step the program summed its own parameters', gradients', optimizer
+    // state's and batch's storages: the categories hold exactly those tensors.
+    void categoriesAreWhatTheProgramComputed() {
+        const auto a = open(QStringLiteral("resnet_both"));
+        const QJsonObject at = truth(QStringLiteral("resnet_both"))[QLatin1String("at_step")].toObject();
+        const QJsonObject cats = at[QLatin1String("categories")].toObject();
+        const auto comp = Composition::compute(*a);
+        QVERIFY(comp->categories().phases && comp->categories().tags);
+        const int64_t t = markTime(*a, "truth");
+        QVERIFY(t > 0);
+        const CompositionAt c = comp->at(*a, 0, t, true);
+        QCOMPARE(c.requested[size_t(Category::Parameter)], size(cats, "parameter"));
+        QCOMPARE(c.requested[size_t(Category::Gradient)], size(cats, "gradient"));
+        QCOMPARE(c.requested[size_t(Category::OptimizerState)], size(cats, "optimizer_state"));
+        QCOMPARE(c.requested[size_t(Category::Input)], size(cats, "input"));
+        // Blocks are the request rounded up, or larger when the allocator did not split the rest off.
+        for (const Category k : {Category::Parameter, Category::Gradient, Category::OptimizerState, Category::Input})
+            QVERIFY(c.categories[size_t(k)] >= c.requested[size_t(k)] && c.categories[size_t(k)] < 2 * c.requested[size_t(k)]);
+        QCOMPARE(c.allocated, at[QLatin1String("memory_allocated")].toInteger());
+        QCOMPARE(c.reserved, at[QLatin1String("memory_reserved")].toInteger());
+    }
+
+    // Block bytes of the categories add up to the replay's allocated after every event.
+    void categoriesAddUpToAllocated_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"resnet_both", "ext_leak_both", "lightning_phases", "hf_both"}) QTest::newRow(n) << n;
+    }
+    void categoriesAddUpToAllocated() {
+        QFETCH(QString, name);
+        const auto a = open(name);
+        const auto comp = Composition::compute(*a);
+        for (size_t d = 0; d < a->deviceCount(); ++d) {
+            const auto& cats = comp->categories().devices[d];
+            const size_t n = a->trace(d).eventCount();
+            for (size_t e = 0; e < n; e += std::max<size_t>(1, n / 500)) {
+                int64_t sum = 0;
+                for (int64_t v : cats.at(uint32_t(e))) sum += v;
+                QCOMPARE(sum, a->replay(d).allocated[e]);
+            }
+        }
+    }
+
+    // Lightning steps the optimizer with a closure that runs forward and backward inside it: the
+    // innermost phase counts, so the activations of that forward are activations, not state.
+    void nestedPhasesTakeTheInnermost() {
+        const auto a = open(QStringLiteral("lightning_phases"));
+        const PhaseWindows w(a->capture());
+        QVERIFY(!w.empty());
+        const auto comp = Composition::compute(*a);
+        const auto& cats = comp->categories().devices[0];
+        int64_t activations = 0, gradients = 0;
+        for (size_t k = 0; k < cats.allocations.size(); ++k) {
+            const auto phase = w.at(a->trace(0).timeUs[cats.allocations[k].alloc]).phase;
+            if (cats.category[k] == Category::Activation) {
+                QCOMPARE(phase, Phase::Forward);
+                ++activations;
+            }
+            if (cats.category[k] == Category::Gradient && cats.basis[k] == CategoryBasis::Phase) {
+                QCOMPARE(phase, Phase::Backward);
+                ++gradients;
+            }
+        }
+        QVERIFY(activations > 100);
+        QVERIFY(gradients > 0);
+    }
+
+    // PyTorch's segments found at the CUDA level are exactly its reserved bytes, counted once; the
+    // rest is named by library.
+    void cudaLevelMatchesReservedAndNamesLibraries() {
+        const auto a = open(QStringLiteral("resnet_both"));
+        QVERIFY(a->capture().cudaLevel);
+        const auto comp = Composition::compute(*a);
+        const DeviceOutside* o = comp->outsideOf(0);
+        QVERIFY(o);
+        QVERIFY(o->matchedSegments > 0);
+        QCOMPARE(o->unmatchedTorchSegments, 0u);
+        const auto& t = a->trace(0);
+        for (size_t e = 0; e < t.eventCount(); e += 97)
+            QCOMPARE(o->torchMatched.at(t.timeUs[e]), a->replay(0).reserved[e]);
+        bool cublas = false, cudnn = false;
+        for (const auto& s : o->owners) cublas |= s.name == "cuBLAS" && s.peak > 0, cudnn |= s.name == "cuDNN" && s.peak > 0;
+        QVERIFY2(cublas || cudnn, "neither cuBLAS nor cuDNN named outside PyTorch");
+    }
+
+    // The first driver sample after the program's own reading (it waits 0.5 s there) is NVML's same
+    // figure for the process; the gap is what neither allocator explains.
+    void gapIsTheDriversFigureMinusTheAllocations() {
+        const auto a = open(QStringLiteral("resnet_both"));
+        const QJsonObject at = truth(QStringLiteral("resnet_both"))[QLatin1String("at_step")].toObject();
+        const auto comp = Composition::compute(*a);
+        const DeviceOutside* o = comp->outsideOf(0);
+        const int64_t t = markTime(*a, "truth");
+        auto g = std::find_if(o->gap.begin(), o->gap.end(), [&](const GapSample& s) { return s.timeUs > t; });
+        QVERIFY(g != o->gap.end());
+        QVERIFY(g->processFigure);
+        QCOMPARE(g->driverUsed, at[QLatin1String("process_used_nvml")].toInteger());
+        QCOMPARE(g->explained, at[QLatin1String("memory_reserved")].toInteger() + o->outsideAt(g->timeUs));
+        QVERIFY(g->gap() > 0);
+    }
+
+    // The extension's cudaMalloc that is never freed: not in PyTorch's allocator, found on the
+    // CUDA level at its line with its native stack.
+    void extensionLeakFoundOnTheCudaLevel() {
+        QProcess cli;
+        cli.start(QStringLiteral(VRAMSCOPE_CLI), {QStringLiteral("leaks"), dir() + QStringLiteral("ext_leak_both.vscap"),
+                                                  QStringLiteral("--level"), QStringLiteral("cuda"), QStringLiteral("--json")});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 0);
+        const QJsonObject d = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+        QCOMPARE(d[QLatin1String("diagnosis")].toObject()[QLatin1String("kind")].toString(), QStringLiteral("leak"));
+        bool atLine = false;
+        for (const auto f : d[QLatin1String("groups")].toArray()[0].toObject()[QLatin1String("frames")].toArray())
+            atLine |= f.toObject()[QLatin1String("filename")].toString().endsWith(QLatin1String("cuda.cu")) &&
+                      f.toObject()[QLatin1String("line")].toInt() == 18;
+        QVERIFY2(atLine, "the top group lacks cuda.cu:18");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCategories)
+#include "tst_categories.moc"
