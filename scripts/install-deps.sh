@@ -4,6 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config ccache git
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libzstd-dev zlib1g-dev
+  nlohmann-json3-dev          # torch.profiler traces (JSON, read with its SAX parser; header-only)
   libdw-dev libunwind-dev     # the CUPTI agent: symbolizer (DWARF file:line, inlined frames), unwinder
   clang libclang-rt-14-dev   # the libFuzzer target and the sanitizer build
   fonts-dejavu-core           # text in headless renders

@@ -1,5 +1,7 @@
 #include "CaptureFile.h"
 
+#include "ContentHead.h"
+#include "ProfilerTrace.h"
 #include "SnapshotLoader.h"
 
 #include "VscapReader.h"
@@ -18,11 +20,15 @@ static bool fileIsVscap(const std::string& path) {
 }
 
 std::unique_ptr<Capture> loadCaptureFile(const std::string& path, const LoadOptions& options) {
-    return fileIsVscap(path) ? loadVscapFile(path, options) : loadSnapshotFile(path, options);
+    if (fileIsVscap(path)) return loadVscapFile(path, options);
+    if (looksLikeJson(contentHead(path))) return loadProfilerTraceFile(path, options); // pickles never start so
+    return loadSnapshotFile(path, options);
 }
 
 std::unique_ptr<Capture> loadCaptureBytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
-    return vscap::looksLikeVscap(bytes) ? loadVscapBytes(bytes, options) : loadSnapshotBytes(bytes, options);
+    if (vscap::looksLikeVscap(bytes)) return loadVscapBytes(bytes, options);
+    if (looksLikeJson(bytes.first(std::min<size_t>(bytes.size(), 256)))) return loadProfilerTraceBytes(bytes, options);
+    return loadSnapshotBytes(bytes, options);
 }
 
 } // namespace vs

@@ -1,6 +1,7 @@
 #pragma once
 // Opens any capture vramscope reads, choosing the reader by the file's first bytes, not its name:
-// .vscap recordings, and PyTorch snapshot pickles (plain, gzip or zstd).
+// .vscap recordings, torch.profiler traces (JSON: the content opens with '{' or '['; plain or gzip)
+// and PyTorch snapshot pickles (plain, gzip or zstd).
 #include "LoadOptions.h"
 #include "model/Capture.h"
 

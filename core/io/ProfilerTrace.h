@@ -1,0 +1,43 @@
+#pragma once
+// Reads a torch.profiler trace recorded with profile_memory=True (the Chrome trace JSON written by
+// export_chrome_trace / tensorboard_trace_handler, plain or .json.gz): its "[memory]" instant events
+// (args Addr, Bytes, Total Allocated, Total Reserved, Device Id, Device Type) become a capture of the
+// CUDA devices. Such a trace has no call stacks, blocks or segments: each allocation becomes its own
+// segment and the memory the allocator keeps cached (Total Reserved - Total Allocated) one free range,
+// so allocated and reserved equal the profiler's totals after every event; the capture says so in a
+// warning. Anything else is refused with a LoadError.
+#include "LoadOptions.h"
+#include "model/Capture.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vs {
+
+// One "[memory]" event as the profiler wrote it.
+struct ProfilerMemoryEvent {
+    double timeUs = 0;         // epoch microseconds (ts + baseTimeNanoseconds / 1000)
+    uint64_t addr = 0;
+    int64_t bytes = 0;         // > 0 allocated, < 0 freed
+    int64_t totalAllocated = -1, totalReserved = -1; // after the event; -1 when not recorded
+    int device = -1;
+    int deviceType = -1;       // c10::DeviceType: 0 CPU, 1 CUDA
+};
+
+struct ProfilerTraceEvents {
+    std::vector<ProfilerMemoryEvent> memory; // in file order
+    size_t traceEvents = 0;                  // every entry of traceEvents
+};
+
+// The JSON layer (ProfilerTraceReader.cpp): throws LoadError when the bytes are not a Chrome trace.
+ProfilerTraceEvents readProfilerTrace(std::span<const uint8_t> json, const LoadOptions& options);
+// The capture (ProfilerTraceCapture.cpp): throws LoadError when no CUDA memory event is in it.
+std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& events);
+
+std::unique_ptr<Capture> loadProfilerTraceFile(const std::string& path, const LoadOptions& options);
+std::unique_ptr<Capture> loadProfilerTraceBytes(std::span<const uint8_t> bytes, const LoadOptions& options);
+
+} // namespace vs

@@ -1,0 +1,199 @@
+// torch.profiler memory events -> a Capture the two-pass replay reproduces exactly. The profiler
+// reports whole blocks (Bytes) and the allocator's totals, not segments: each allocation becomes a
+// segment of its own holding one block, and the cached memory (Total Reserved - Total Allocated) one
+// expandable free range at a synthetic address that grows and shrinks with it (as the CUPTI agent's
+// pool caches do). Blocks alive before the profiler started are recovered by the replay's backward
+// pass from the final list built here: those freed during the trace at their addresses, the rest as
+// one block at a synthetic address.
+#include "LoadError.h"
+#include "ProfilerTrace.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+namespace vs {
+namespace {
+
+constexpr int kCudaDeviceType = 1;                        // c10::DeviceType::CUDA
+constexpr uint64_t kCacheBase = 0xffff900000000000ull;     // never a device address
+constexpr uint64_t kBaselineBase = 0xffffa00000000000ull;
+
+uint64_t round512(uint64_t n) {
+    return (n + 511) & ~uint64_t(511);
+}
+
+class DeviceBuilder {
+  public:
+    DeviceBuilder(Capture& c, DeviceTrace& t, std::span<const ProfilerMemoryEvent* const> events)
+        : c_(c), t_(t), events_(events), stream_(c.internStream(0)) {}
+
+    void build() {
+        start();
+        for (const ProfilerMemoryEvent* e : events_) {
+            time_ = int64_t(std::llround(e->timeUs));
+            e->bytes > 0 ? allocated(*e) : e->bytes < 0 ? freed(*e) : void();
+            if (e->totalAllocated >= 0 && uint64_t(e->totalAllocated) != allocated_) ++mismatches_;
+        }
+        finish();
+    }
+
+  private:
+    // What was alive before the first event: frees of addresses never allocated in the trace, and the
+    // rest of the first event's Total Allocated as one block.
+    void start() {
+        std::unordered_map<uint64_t, uint64_t> seen;
+        for (const ProfilerMemoryEvent* e : events_) {
+            if (e->bytes > 0) seen[e->addr] = 1;
+            else if (e->bytes < 0 && !seen.erase(e->addr)) allocated_ += round512(uint64_t(-e->bytes));
+        }
+        const ProfilerMemoryEvent& first = *events_.front();
+        if (first.totalAllocated >= 0) {
+            const int64_t before = first.totalAllocated - first.bytes;
+            if (before > int64_t(allocated_)) baseline_ = uint64_t(before) - allocated_;
+            allocated_ += baseline_;
+        }
+        if (first.totalReserved >= 0) cache_ = uint64_t(std::max<int64_t>(0, first.totalReserved - int64_t(allocated_)));
+    }
+
+    void allocated(const ProfilerMemoryEvent& e) {
+        if (live_.count(e.addr)) { // allocated again without a free: the profiler missed one
+            ++unpaired_;
+            release(e.addr, live_[e.addr].second);
+        }
+        const uint64_t size = round512(uint64_t(e.bytes));
+        shrinkCache(e, size); // the cache gives the memory first: never a false peak
+        push(Action::SegmentAlloc, e.addr, size);
+        push(Action::Alloc, e.addr, uint64_t(e.bytes));
+        live_[e.addr] = {size, uint64_t(e.bytes)};
+        allocated_ += size;
+        growCache(e);
+    }
+
+    void freed(const ProfilerMemoryEvent& e) {
+        const auto it = live_.find(e.addr);
+        release(e.addr, it != live_.end() ? it->second.second : uint64_t(-e.bytes));
+        growCache(e);
+    }
+
+    void release(uint64_t addr, uint64_t requested) {
+        const auto it = live_.find(addr);
+        const uint64_t size = it != live_.end() ? it->second.first : round512(requested);
+        if (it != live_.end()) live_.erase(it);
+        push(Action::FreeRequested, addr, requested);
+        push(Action::FreeCompleted, addr, requested);
+        push(Action::SegmentFree, addr, size);
+        allocated_ -= std::min(allocated_, size);
+    }
+
+    uint64_t cacheTarget(const ProfilerMemoryEvent& e, uint64_t extra) const {
+        const int64_t free = e.totalReserved - int64_t(allocated_ + extra);
+        return e.totalReserved < 0 ? cache_ : uint64_t(std::max<int64_t>(0, free));
+    }
+    void shrinkCache(const ProfilerMemoryEvent& e, uint64_t extra) {
+        const uint64_t target = cacheTarget(e, extra);
+        if (target < cache_) push(Action::SegmentUnmap, kCacheBase + target, cache_ - target), cache_ = target;
+    }
+    void growCache(const ProfilerMemoryEvent& e) {
+        const uint64_t target = cacheTarget(e, 0);
+        if (target < cache_) return shrinkCache(e, 0);
+        if (target > cache_) push(Action::SegmentMap, kCacheBase + cache_, target - cache_), cache_ = target;
+    }
+
+    void push(Action a, uint64_t addr, uint64_t size) {
+        t_.timeUs.push_back(std::max(time_, t_.timeUs.empty() ? time_ : t_.timeUs.back()));
+        t_.action.push_back(a);
+        t_.addr.push_back(addr);
+        t_.size.push_back(size);
+        t_.stream.push_back(stream_);
+        t_.stack.push_back(StackId{});
+    }
+
+    // The end state the replay checks itself against: the live blocks, the unknown baseline, the cache.
+    void finish() {
+        auto segment = [&](uint64_t addr, uint64_t size, uint64_t requested, BlockState state, bool expandable) {
+            SnapshotSegment s;
+            s.address = addr, s.totalSize = size, s.expandable = expandable, s.smallPool = size <= (1 << 20);
+            s.blocks.push_back({addr, size, requested, state, StackId{}});
+            t_.finalSegments.push_back(std::move(s));
+        };
+        for (const auto& [addr, block] : live_) segment(addr, block.first, block.second, BlockState::ActiveAllocated, false);
+        if (baseline_) segment(kBaselineBase, baseline_, baseline_, BlockState::ActiveAllocated, false);
+        if (cache_) segment(kCacheBase, cache_, 0, BlockState::Inactive, true);
+        std::sort(t_.finalSegments.begin(), t_.finalSegments.end(),
+                  [](const SnapshotSegment& a, const SnapshotSegment& b) { return a.address < b.address; });
+        t_.hasFinalSnapshot = true;
+        if (mismatches_)
+            c_.warnings.push_back("device " + std::to_string(t_.device) + ": allocated differs from the profiler's " +
+                                  "Total Allocated after " + std::to_string(mismatches_) + " memory events");
+        if (unpaired_)
+            c_.warnings.push_back("device " + std::to_string(t_.device) + ": " + std::to_string(unpaired_) +
+                                  " addresses allocated again without a free in the trace");
+    }
+
+    Capture& c_;
+    DeviceTrace& t_;
+    std::span<const ProfilerMemoryEvent* const> events_;
+    StreamId stream_;
+    std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> live_; // addr -> (block, requested)
+    uint64_t allocated_ = 0, cache_ = 0, baseline_ = 0;
+    int64_t time_ = 0;
+    size_t mismatches_ = 0, unpaired_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
+    std::map<int, std::vector<const ProfilerMemoryEvent*>> byDevice;
+    size_t otherDevices = 0;
+    bool reserved = true;
+    for (const ProfilerMemoryEvent& e : in.memory) {
+        if (e.deviceType != kCudaDeviceType || e.device < 0) {
+            ++otherDevices;
+            continue;
+        }
+        byDevice[e.device].push_back(&e);
+        reserved = reserved && e.totalReserved >= 0;
+    }
+    if (byDevice.empty())
+        throw LoadError("the torch.profiler trace has no CUDA memory events (" + std::to_string(in.memory.size()) +
+                        " [memory] events of " + std::to_string(in.traceEvents) +
+                        " trace events): record it with profile_memory=True and ProfilerActivity.CUDA");
+    auto capture = std::make_unique<Capture>();
+    capture->warnings.push_back(
+        "torch.profiler trace: it records block sizes and the allocator's totals, not call stacks, blocks "
+        "or segments; each allocation is shown as a segment of its own and the cached memory (Total "
+        "Reserved - Total Allocated) as one free range");
+    if (!reserved) capture->warnings.push_back("the trace has no Total Reserved: reserved is shown as allocated");
+    if (otherDevices)
+        capture->warnings.push_back(std::to_string(otherDevices) + " CPU (or other device) memory events left out");
+    for (auto& [device, events] : byDevice) {
+        std::stable_sort(events.begin(), events.end(),
+                         [](const ProfilerMemoryEvent* a, const ProfilerMemoryEvent* b) { return a->timeUs < b->timeUs; });
+        DeviceTrace& t = capture->devices.emplace_back();
+        t.device = device;
+        DeviceBuilder(*capture, t, events).build();
+    }
+    return capture;
+}
+
+static std::unique_ptr<Capture> load(const InputBuffer& in, const std::string& path, const LoadOptions& options) {
+    auto capture = profilerTraceCapture(readProfilerTrace(in.bytes(), options));
+    capture->path = path;
+    capture->format = in.compression() == Compression::Gzip   ? "torch-profiler-trace.gz"
+                      : in.compression() == Compression::Zstd ? "torch-profiler-trace.zst"
+                                                              : "torch-profiler-trace";
+    return capture;
+}
+
+std::unique_ptr<Capture> loadProfilerTraceFile(const std::string& path, const LoadOptions& options) {
+    return load(InputBuffer::open(path, options.maxDecompressed), path, options);
+}
+
+std::unique_ptr<Capture> loadProfilerTraceBytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
+    return load(InputBuffer::fromMemory(bytes, options.maxDecompressed), "<memory>", options);
+}
+
+} // namespace vs

@@ -1,0 +1,126 @@
+// torch.profiler traces (profile_memory=True, export_chrome_trace): a trace written here the way
+// Kineto writes one (field names from PyTorch's profiler: "[memory]" instant events with Addr,
+// Bytes, Total Allocated, Total Reserved, Device Id, Device Type; ts in µs after
+// baseTimeNanoseconds), from a small allocator model whose totals are the truth. The capture must
+// give the profiler's own totals after every memory event, per device, with what predates the
+// profiler as a baseline; anything that is not such a trace is refused with a clear message.
+#include "ProfilerTraceSample.h"
+#include "TestData.h"
+
+#include "io/CaptureFile.h"
+#include "io/LoadError.h"
+#include "io/ProfilerTrace.h"
+#include "load/OpenAnalysis.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+using namespace vs;
+using namespace vs::test;
+
+
+class TestProfilerTrace : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+
+    std::string write(const QString& name, const std::string& content) {
+        const std::string path = dir_.filePath(name).toStdString();
+        std::ofstream(path, std::ios::binary) << content;
+        return path;
+    }
+    // The LoadError message of reading `content`, or "" when it loaded.
+    static QString refusal(const std::string& content) {
+        try {
+            loadCaptureBytes(bytesOf(content), LoadOptions{});
+        } catch (const LoadError& e) {
+            return QString::fromStdString(e.what());
+        }
+        return {};
+    }
+
+  private slots:
+    // After every memory event the replayed allocated and reserved are the profiler's totals, on each
+    // GPU (GPU 1 allocates at addresses live on GPU 0 at the same time: pairing is per device).
+    void totalsAfterEveryEvent_data() {
+        QTest::addColumn<bool>("compressed");
+        QTest::newRow("json") << false;
+        QTest::newRow("json.gz") << true;
+    }
+    void totalsAfterEveryEvent() {
+        QFETCH(bool, compressed);
+        const TraceWriter w = sampleTrace();
+        const std::string text = TraceWriter(w).finish();
+        const std::string path = write(compressed ? "trace.json.gz" : "trace.json", compressed ? gzip(text) : text);
+        const auto a = openAnalysis(path);
+        QCOMPARE(a->capture().format, std::string(compressed ? "torch-profiler-trace.gz" : "torch-profiler-trace"));
+        QCOMPARE(a->deviceCount(), size_t(2)); // the host's events are not a device
+        size_t checked = 0;
+        for (const Truth& t : w.truth) {
+            const size_t d = size_t(a->indexOfDevice(t.device));
+            const auto& times = a->trace(d).timeUs;
+            const auto us = int64_t(std::llround(double(kBaseNs / 1000) + t.ts));
+            const auto after = size_t(std::upper_bound(times.begin(), times.end(), us) - times.begin());
+            QVERIFY(after > 0);
+            QCOMPARE(a->replay(d).allocated[after - 1], t.allocated);
+            QCOMPARE(a->replay(d).reserved[after - 1], t.reserved);
+            ++checked;
+        }
+        QCOMPARE(checked, w.truth.size());
+        const ReplayResult& r = a->replay(size_t(a->indexOfDevice(0)));
+        QVERIFY(r.finalMatchesSnapshot);
+        QCOMPARE(r.inconsistencies, 0u);
+        QCOMPARE(r.baselineBytes, w.baselineBytes); // what predates the profiler, never a leak
+        QCOMPARE(r.initial.allocated, int64_t(w.baselineBytes));
+        const auto& warnings = a->capture().warnings;
+        auto says = [&](const char* words) {
+            return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& s) { return s.find(words) != s.npos; });
+        };
+        QVERIFY(says("not call stacks, blocks or segments"));
+        QVERIFY(says("CPU (or other device) memory events left out"));
+        QVERIFY(!says("differs from the profiler's Total Allocated"));
+    }
+
+    void refusesWhatIsNotATrace_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("json, no traceEvents") << QByteArray(kNotATrace)
+                                              << QStringLiteral("without \"traceEvents\"");
+        QTest::newRow("no memory events") << QByteArray(kNoMemoryEvents)
+                                          << QStringLiteral("profile_memory=True");
+        QTest::newRow("host memory only")
+            << QByteArray(kHostMemoryOnly)
+            << QStringLiteral("no CUDA memory events");
+        QTest::newRow("truncated") << QByteArray(kTruncated)
+                                   << QStringLiteral("at byte");
+        QTest::newRow("deeply nested") << QByteArray(100000, '[') << QStringLiteral("deeper than 256");
+        QTest::newRow("not JSON after the brace") << QByteArray("{\x80\x02}") << QStringLiteral("not a torch.profiler trace");
+    }
+    void refusesWhatIsNotATrace() {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, says);
+        const QString message = refusal(content.toStdString());
+        QVERIFY2(message.contains(says), qPrintable(message));
+    }
+
+    // The CLI: a non-trace JSON file is one line on stderr and exit 2; a trace is summarised.
+    void cli() {
+        const std::string bad = write("package.json", kNotATrace);
+        QProcess p;
+        p.start(QStringLiteral(VRAMSCOPE_CLI), {QStringLiteral("summary"), QString::fromStdString(bad)});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 2);
+        const QByteArray err = p.readAllStandardError().trimmed();
+        QVERIFY2(err.startsWith("vramscope-cli: error:") && !err.contains('\n') && err.contains("traceEvents"), err);
+        const std::string good = write("good.json", sampleTrace().finish());
+        p.start(QStringLiteral(VRAMSCOPE_CLI), {QStringLiteral("summary"), QString::fromStdString(good), QStringLiteral("--json")});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(p.readAllStandardOutput().contains("torch-profiler-trace"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfilerTrace)
+#include "tst_profiler_trace.moc"
