@@ -6,6 +6,7 @@
 #include "io/CaptureFile.h"
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
+#include "util/PrivatePath.h"
 
 #include <algorithm>
 #include <chrono>
@@ -45,11 +46,14 @@ int main(int argc, char** argv) {
         if (eventCount(*back) != events) return std::fprintf(stderr, "event count differs\n"), 1;
     }
     std::printf("decode best of %d: %.3f s = %.1f M events/s\n", repeats, best, double(events) / best / 1e6);
-    const std::string path = "/tmp/bench_vscap.vscap";
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string dir = vs::makePrivateTempDir(tmp && *tmp ? tmp : "/tmp", "bench-vscap-"); // 0700, fresh
+    const std::string path = dir + "/bench.vscap";
     vs::writeVscapFile(*capture, path);
     t0 = now();
     auto analysis = vs::openAnalysis(path);
     std::printf("reopen with analysis: %.3f s\n", now() - t0);
     std::remove(path.c_str());
+    std::remove(dir.c_str());
     return 0;
 }

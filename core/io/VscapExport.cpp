@@ -2,11 +2,13 @@
 
 #include "VscapEncodeState.h"
 #include "VscapEvents.h"
+#include "util/PrivatePath.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace vs {
 using vscap::Record;
@@ -127,9 +129,17 @@ std::string encodeVscap(const Capture& capture, const Writer::Options& options) 
 }
 
 void writeVscapFile(const Capture& capture, const std::string& path, const Writer::Options& options) {
+    // The temporary name is predictable: a stale one (or a symlink planted there) is removed, and
+    // the file is created anew without following anything (O_EXCL|O_NOFOLLOW).
     const std::string tmp = path + ".part";
-    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(tmp.c_str(), "wb"), &std::fclose);
-    if (!f) throw std::runtime_error("cannot write " + path);
+    ::unlink(tmp.c_str());
+    std::string error;
+    const int fd = createExclusive(tmp, error, 0666); // a recording, readable as the umask allows
+    std::unique_ptr<FILE, int (*)(FILE*)> f(fd < 0 ? nullptr : ::fdopen(fd, "wb"), &std::fclose);
+    if (!f) {
+        if (fd >= 0) ::close(fd);
+        throw std::runtime_error("cannot write " + path + (error.empty() ? "" : ": " + error));
+    }
     bool ok = true;
     Writer w([&](std::string_view s) { ok = ok && std::fwrite(s.data(), 1, s.size(), f.get()) == s.size(); },
              options);
