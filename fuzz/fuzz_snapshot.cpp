@@ -1,42 +1,101 @@
 // libFuzzer target for the readers (snapshot pickles and .vscap), the loader and the replay: any
-// input must either load or raise LoadError, never crash, hang or trip a sanitizer. An input that
-// starts with "RAW!" is fed to the .vscap record decoder as one chunk's payload, past the checksum
-// that would otherwise reject nearly every mutation.
+// input must either load or raise LoadError, never crash, hang or trip a sanitizer. The first bytes
+// choose a mode:
+//   "RAW!"  the rest is one .vscap chunk's payload, fed to the record decoder past the checksum that
+//           would otherwise reject nearly every mutation;
+//   "SNP!"  structure-aware: the rest drives HostileSnapshot, a well-formed snapshot pickle with
+//           hostile field values, counts and shared references;
+//   "REC!"  structure-aware: the rest drives hostileRecords, framed .vscap records with hostile counts;
+//   anything else is a file's bytes (pickle, gzip, zstd or .vscap).
+// VRAMSCOPE_FUZZ_MODE=pickle|vscap|snp|rec|raw sends every input to that one reader instead (no
+// prefix), so that a run can count executions per reader (fuzz/run-parallel.sh).
+// Every load runs under a 256 MiB budget, as a user's --max-memory would bound it.
+// fuzz/snapshot.dict is the dictionary (opcodes, snapshot keys, actions, magics).
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/Retention.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
+#include "io/SnapshotLoader.h"
+#include "io/VscapReader.h"
 #include "io/VscapRecords.h"
+#include "HostileRecords.h"
+#include "HostileSnapshot.h"
 
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <cstddef>
 #include <cstdint>
 
+namespace {
+
+constexpr uint64_t kBudget = 256 << 20; // keeps every load inside the fuzzer's memory limit
+
+void analyseAll(std::unique_ptr<vs::Capture> capture) {
+    auto analysis = vs::CaptureAnalysis::analyse(std::move(capture));
+    for (size_t d = 0; d < analysis->deviceCount(); ++d) {
+        (void)analysis->summary(d);
+        const auto& t = analysis->trace(d);
+        if (t.eventCount()) (void)analysis->stateAt(d, t.timeUs[t.eventCount() / 2]);
+    }
+}
+
+void readRecords(const uint8_t* data, size_t size) {
+    std::vector<uint8_t> padded(data, data + size);
+    padded.resize(padded.size() + vs::vscap::Records::kPadding);
+    auto capture = std::make_unique<vs::Capture>();
+    vs::vscap::Records(*capture).read({padded.data(), size}, 0);
+    for (const auto& g : capture->retention) { // hostile graphs: any shape must be analysable
+        const auto r = vs::analyseRetention(*capture, g);
+        for (const auto& grp : r.groups) (void)vs::retentionPathText(*capture, g, r, grp.blocks.front());
+    }
+    (void)vs::CaptureAnalysis::analyse(std::move(capture));
+}
+
+// The reader every input goes to: from VRAMSCOPE_FUZZ_MODE, else chosen per input by its prefix.
+std::string forcedMode() {
+    const char* m = std::getenv("VRAMSCOPE_FUZZ_MODE");
+    return m ? m : "";
+}
+
+void dispatch(const std::string& mode, const uint8_t* data, size_t size, const vs::LoadOptions& options) {
+    if (mode == "snp") {
+        vs::fuzz::FuzzBytes in(data, size);
+        const auto pickle = vs::fuzz::HostileSnapshot(in).build();
+        analyseAll(vs::loadSnapshotBytes(pickle, options));
+    } else if (mode == "rec") {
+        vs::fuzz::FuzzBytes in(data, size);
+        const std::string records = vs::fuzz::hostileRecords(in);
+        readRecords(reinterpret_cast<const uint8_t*>(records.data()), records.size());
+    } else if (mode == "raw") {
+        readRecords(data, size);
+    } else if (mode == "pickle") {
+        analyseAll(vs::loadSnapshotBytes({data, size}, options));
+    } else if (mode == "vscap") {
+        analyseAll(vs::loadVscapBytes({data, size}, options));
+    } else {
+        analyseAll(vs::loadCaptureBytes({data, size}, options));
+    }
+}
+
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    static const std::string forced = forcedMode();
+    vs::LoadOptions options;
+    options.maxMemory = options.maxDecompressed = kBudget;
     try {
-        if (size >= 4 && std::memcmp(data, "RAW!", 4) == 0) {
-            std::vector<uint8_t> padded(data + 4, data + size);
-            padded.resize(padded.size() + vs::vscap::Records::kPadding);
-            auto capture = std::make_unique<vs::Capture>();
-            vs::vscap::Records(*capture).read({padded.data(), size - 4}, 0);
-            for (const auto& g : capture->retention) { // hostile graphs: any shape must be analysable
-                const auto r = vs::analyseRetention(*capture, g);
-                for (const auto& grp : r.groups)
-                    (void)vs::retentionPathText(*capture, g, r, grp.blocks.front());
+        if (!forced.empty()) return dispatch(forced, data, size, options), 0;
+        for (const char* tag : {"SNP!", "REC!", "RAW!"})
+            if (size >= 4 && std::memcmp(data, tag, 4) == 0) {
+                std::string mode(tag, 3);
+                for (char& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                return dispatch(mode, data + 4, size - 4, options), 0;
             }
-            (void)vs::CaptureAnalysis::analyse(std::move(capture));
-            return 0;
-        }
-        vs::LoadOptions options;
-        options.maxMemory = 256 << 20;  // keep decompression bombs inside the fuzzer's memory limit
-        auto analysis = vs::CaptureAnalysis::analyse(vs::loadCaptureBytes({data, size}, options));
-        for (size_t d = 0; d < analysis->deviceCount(); ++d) {
-            (void)analysis->summary(d);
-            const auto& t = analysis->trace(d);
-            if (t.eventCount()) (void)analysis->stateAt(d, t.timeUs[t.eventCount() / 2]);
-        }
+        dispatch("file", data, size, options);
     } catch (const vs::LoadError&) {
     }
     return 0;

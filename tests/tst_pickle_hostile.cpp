@@ -197,7 +197,15 @@ void TestPickleHostile::refusedWithinBounds_data() {
     };
     QTest::newRow("negative time") << toQ(oneEntryAt(-5))
                                    << "trace entry 0 (in file order, 'alloc'): time_us -5 is negative" << 1 << 200;
-    QTest::newRow("time 2^63") << toQ(oneEntryAt(INT64_MIN)) << "time_us -9223372036854775808 is negative" << 1 << 200;
+    QTest::newRow("time -2^63") << toQ(oneEntryAt(INT64_MIN)) << "time_us -9223372036854775808 is negative" << 1 << 200;
+    QTest::newRow("time 2^63") // LONG1 of 9 bytes, as Python writes 2**63: printed as written
+        << toQ(snapshot(noSegments,
+                        [](PickleBuilder& p) {
+                            const uint8_t twoTo63[9] = {0, 0, 0, 0, 0, 0, 0, 0x80, 0};
+                            p.emptyDict().mark().str("action").str("alloc").str("size").integer(512);
+                            p.str("time_us").op(0x8a).op(9).raw(twoTo63, 9).setitems();
+                        }))
+        << "time_us 9223372036854775808 is after the year 2200" << 1 << 200;
     QTest::newRow("far-future time") << toQ(oneEntryAt(int64_t(1) << 62)) << "is after the year 2200" << 1 << 200;
     const auto noTrace = [](PickleBuilder& p) { entry(p, "alloc", 1 << 20, 512, 1700000000000000); };
     QTest::newRow("overlapping blocks")

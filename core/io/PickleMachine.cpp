@@ -183,6 +183,7 @@ Value PickleMachine::readLong(uint64_t n) {
     if (Value::fitsSmall(v)) return Value::smallIntValue(v);
     charge(sizeof v);
     bigInts_.push_back(v);
+    bigAbove63_.push_back(!negative && v < 0);
     return Value::make(Tag::BigInt, bigInts_.size() - 1);
 }
 

@@ -57,6 +57,9 @@ class PickleMachine {
     bool toInt(Value v, int64_t& out) const;     // Int/BigInt/Bool
     bool toUInt64(Value v, uint64_t& out) const; // the low 64 bits (addresses, streams)
     bool toDouble(Value v, double& out) const;
+    // An integer written as 2^63 or more keeps its low 64 bits, which read as negative in int64: this
+    // tells it from a negative one, so that messages print the value as written.
+    bool isAbove63(Value v) const { return v.tag() == Tag::BigInt && bigAbove63_[v.payload()]; }
     bool intOverflowed() const { return overflowed_; }
     void specialise(uint32_t container, Kind kind, uint32_t payload) {
         containers_[container] = {kind, payload};
@@ -94,6 +97,7 @@ class PickleMachine {
     std::vector<Container> containers_;
     std::vector<std::vector<Value>> storage_;
     std::vector<int64_t> bigInts_;
+    std::vector<bool> bigAbove63_;
     std::vector<double> floats_;
     std::vector<std::pair<uint64_t, uint64_t>> longStrs_;
     bool overflowed_ = false;

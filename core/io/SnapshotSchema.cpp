@@ -87,10 +87,12 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
     const auto index = static_cast<uint32_t>(events_.eventCount());
     if (index == UINT32_MAX) throw LoadError("more than 4 billion trace entries", m.offset());
     const auto time = static_cast<int64_t>(integer(SnapshotKey::TimeUs, "time_us"));
+    const bool above63 = m.isAbove63(get(SnapshotKey::TimeUs));
     if (time < 0 || time > kMaxPlausibleTimeUs)
         throw LoadError("trace entry " + std::to_string(index) + " (in file order, '" +
-                            std::string(m.str(get(SnapshotKey::Action))) + "'): time_us " + std::to_string(time) +
-                            (time < 0 ? " is negative" : " is after the year 2200") +
+                            std::string(m.str(get(SnapshotKey::Action))) + "'): time_us " +
+                            (above63 ? std::to_string(uint64_t(time)) : std::to_string(time)) +
+                            (time < 0 && !above63 ? " is negative" : " is after the year 2200") +
                             ", not a time PyTorch records",
                         m.offset());
     m.meter().charge(kEventColumnBytes, m.offset());
@@ -134,7 +136,7 @@ StreamId SnapshotSchema::stream(pickle::PickleMachine& m, uint64_t raw) {
     const size_t before = capture_.streams.size();
     const StreamId id = capture_.internStream(raw);
     if (capture_.streams.size() != before) {
-        // A program uses a handful of streams; the stream table is a sorted vector built for that.
+        // The stream table is a sorted vector built for a few streams: many would make it quadratic.
         if (capture_.streams.size() > kMaxStreams)
             throw LoadError("more than " + std::to_string(kMaxStreams) + " distinct CUDA streams in the trace",
                             m.offset());

@@ -32,6 +32,7 @@ constexpr uint64_t kMaxPlausibleBytes = 1ull << 50;
 // PyTorch stamps entries in microseconds since 1970 (0 in versions without time_us); a time before
 // that or after 2200-01-01 is not one it wrote, and would wreck every span and duration computed.
 constexpr int64_t kMaxPlausibleTimeUs = 7258118400ll * 1000000;
+// A program uses a handful of streams; a StreamId is two bytes. The .vscap reader bounds them alike.
 constexpr size_t kMaxStreams = 65536;
 // What one event takes in the columns (time, addr, size, action, stream, stack).
 constexpr uint64_t kEventColumnBytes = sizeof(int64_t) + 2 * sizeof(uint64_t) + sizeof(Action) +

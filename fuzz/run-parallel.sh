@@ -1,0 +1,35 @@
+#!/bin/bash
+# Runs the libFuzzer build of fuzz_snapshot on several cores at once, each group of workers on one
+# reader (VRAMSCOPE_FUZZ_MODE), seeded from fuzz/corpus with the dictionary, and prints the
+# executions per reader and any crash, leak or timeout found (reproducers under OUT/artifacts).
+#   fuzz/run-parallel.sh FUZZER SECONDS OUT [MODE:WORKERS ...]
+#   (default: pickle:4 snp:4 vscap:3 rec:3 raw:2)
+set -u
+fuzzer=$(realpath "$1"); seconds=$2; out=$(realpath -m "$3"); shift 3
+groups=("$@"); [ ${#groups[@]} -eq 0 ] && groups=(pickle:4 snp:4 vscap:3 rec:3 raw:2)
+src=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out/artifacts"
+for g in "${groups[@]}"; do
+  mode=${g%%:*}; workers=${g##*:}
+  seeds="$out/seeds-$mode"; mkdir -p "$seeds" "$out/corpus-$mode" "$out/log-$mode"
+  case $mode in # the 1 GiB zstd bomb is a regression seed, too slow to mutate for hours
+    pickle) cp "$src"/corpus/*.pickle* "$seeds"/ ;;
+    vscap) cp "$src"/corpus/*.vscap "$seeds"/ ;;
+    raw) cp "$src"/corpus/*.raw "$seeds"/ ;;
+    *) head -c 64 /dev/urandom > "$seeds/random" ;;
+  esac
+  (cd "$out/log-$mode" && VRAMSCOPE_FUZZ_MODE=$mode "$fuzzer" -jobs="$workers" -workers="$workers" \
+     -max_total_time="$seconds" -dict="$src/snapshot.dict" -rss_limit_mb=2048 -timeout=20 -max_len=65536 \
+     -print_final_stats=1 -artifact_prefix="$out/artifacts/$mode-" "$out/corpus-$mode" "$seeds" \
+     > /dev/null 2>&1) &
+done
+wait
+total=0
+for g in "${groups[@]}"; do
+  mode=${g%%:*}
+  n=$(cat "$out/log-$mode"/fuzz-*.log 2>/dev/null | awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
+  total=$((total + n))
+  echo "$mode: $n executions, $(ls "$out/corpus-$mode" | wc -l) corpus inputs"
+done
+echo "total: $total executions in $seconds s"
+echo "findings: $(ls "$out/artifacts" | wc -l)"; ls "$out/artifacts"
