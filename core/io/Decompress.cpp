@@ -46,7 +46,7 @@ class Sink {
     [[noreturn]] void ratioExceeded() const {
         throw LoadError("the compressed data expands more than " + std::to_string(kMaxDecompressionRatio) +
                         " times (past " + MemoryBudget::describe(ratioBound_) +
-                        "): a decompression bomb, not a capture");
+                        "): a decompression bomb, not a capture (decompress it yourself to open it anyway)");
     }
     std::unique_ptr<uint8_t[]> data_;
     uint64_t size_ = 0, cap_ = 0, budget_, ratioBound_;

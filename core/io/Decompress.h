@@ -1,7 +1,8 @@
 #pragma once
 // Whole-buffer gzip (zlib) and zstd decompression with two hard output bounds, checked before the
 // memory is taken: the load's memory budget, and kMaxDecompressionRatio times the compressed size
-// (real snapshots compress 10-30 times; a stream of zeros 30,000 times).
+// (real snapshots compress 10-30 times; a stream of zeros 30,000 times). A file past it can still be
+// opened decompressed.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -13,7 +14,7 @@ struct DecompressedBytes {
     uint64_t size = 0;
 };
 
-constexpr uint64_t kMaxDecompressionRatio = 1000;
+constexpr uint64_t kMaxDecompressionRatio = 256;
 uint64_t maxDecompressedFor(uint64_t compressedBytes); // the ratio bound, plus slack for tiny inputs
 
 // `budget`: the most the output may take (LoadOptions::maxMemory). Throw LoadError.
