@@ -5,6 +5,11 @@
 #include "TestData.h"
 #include "analysis/Composition.h"
 #include "analysis/PhaseWindows.h"
+#include "io/LoadError.h"
+#include "io/VscapEncode.h"
+#include "io/VscapEvents.h"
+#include "io/VscapReader.h"
+#include "io/VscapWriter.h"
 #include "load/OpenAnalysis.h"
 
 #include <QJsonArray>
@@ -39,6 +44,32 @@ int64_t markTime(const CaptureAnalysis& a, const char* name) {
 
 int64_t size(const QJsonObject& categories, const char* name, const char* field = "bytes") {
     return categories[QLatin1String(name)].toObject()[QLatin1String(field)].toInteger();
+}
+
+// A PyTorch recorder's part, then the CUDA level after a Part record, each with ids from 1: what
+// `record --native` writes. `partAlone`: the Part closes its chunk (a writer that does not is refused).
+std::string twoLevels(bool partAlone) {
+    using namespace vs::vscap;
+    std::string out;
+    Writer w([&](std::string_view s) { out.append(s); }, Writer::Options{Codec::None, 0, 1 << 20, 1 << 16});
+    auto part = [&](const char* file, uint64_t addr, uint64_t size) {
+        w.write(StringRecord{file}), w.write(StringRecord{"f"}); // strings 1, 2
+        w.write(FrameRecord{2, 1, 7});                             // frame 0
+        const uint64_t frames[] = {0};
+        w.write(StackRecord{frames});                              // stack 1
+        w.write(StreamRecord{0});
+        const EventFields ev[] = {{1000, addr, size, Action::SegmentAlloc, 0, 1}, {1001, addr, size, Action::Alloc, 0, 1}};
+        writeEventsBody(w.beginRecord(Record::Events), 0, 2, [&](size_t i) { return ev[i]; });
+        w.endRecord();
+    };
+    part("train.py", 0x7f0000000000, 2 << 20);
+    w.write(EndRecord{});
+    w.flush();
+    w.write(PartRecord{});
+    if (partAlone) w.flush();
+    part("libcublas.so.13", 0x7f0010000000, 64 << 20);
+    w.finish();
+    return out;
 }
 
 } // namespace
@@ -144,6 +175,30 @@ class TestCategories : public QObject {
         QCOMPARE(g->driverUsed, at[QLatin1String("process_used_nvml")].toInteger());
         QCOMPARE(g->explained, at[QLatin1String("memory_reserved")].toInteger() + o->outsideAt(g->timeUs));
         QVERIFY(g->gap() > 0);
+    }
+
+    // After a Part record the ids restart and everything goes to the CUDA level: each level's stack
+    // names its own file.
+    void partRecordStartsTheCudaLevel() {
+        const std::string bytes = twoLevels(true);
+        const auto c = loadVscapBytes({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+        QVERIFY(c && c->cudaLevel);
+        QCOMPARE(c->devices.size(), size_t(1));
+        QCOMPARE(c->devices[0].eventCount(), size_t(2));
+        QCOMPARE(c->cudaLevel->devices.at(0).eventCount(), size_t(2));
+        auto fileOf = [](const Capture& k) {
+            return std::string(k.strings.text(k.frames[k.stacks.frames(k.devices[0].stack[0])[0]].filename));
+        };
+        QCOMPARE(fileOf(*c), std::string("train.py"));
+        QCOMPARE(fileOf(*c->cudaLevel), std::string("libcublas.so.13"));
+        QCOMPARE(c->cudaLevel->devices[0].size[0], uint64_t(64 << 20));
+        const std::string mixed = twoLevels(false);
+        try {
+            loadVscapBytes({reinterpret_cast<const uint8_t*>(mixed.data()), mixed.size()});
+            QFAIL("a record after the Part in its chunk was accepted");
+        } catch (const LoadError& e) {
+            QVERIFY2(std::string(e.what()).find("after the Part record") != std::string::npos, e.what());
+        }
     }
 
     // The extension's cudaMalloc that is never freed: not in PyTorch's allocator, found on the

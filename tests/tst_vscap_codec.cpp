@@ -116,6 +116,14 @@ std::string container() { // the header and one uncompressed chunk
     return out;
 }
 
+// Issue 17's records: tags, a driver sample, the Part that starts the CUDA level.
+std::string levels() {
+    const std::pair<uint64_t, uint8_t> tags[] = {{0x7F0000000000, 1}, {0x7F0000200000, 2}, {0x7F0000400000, 3},
+                                                 {0x7F0000600000, 4}};
+    return recordBytes(TagsRecord{0, kT0 + 40, tags}) + recordBytes(DriverMemoryRecord{0, kT0 + 50, 3313893376, 2373976064}) +
+           recordBytes(DriverMemoryRecord{1, kT0 + 60, 1 << 20, 0}) + recordBytes(PartRecord{});
+}
+
 const std::map<std::string, std::string>& cases() {
     static const std::map<std::string, std::string> all = {
         {"tables", tables()},
@@ -133,6 +141,7 @@ const std::map<std::string, std::string>& cases() {
         {"settings", settings()},
         {"retention", retention()},
         {"small", recordBytes(DroppedRecord{12345}) + recordBytes(EndRecord{})},
+        {"levels", levels()},
         {"container", container()},
     };
     return all;

@@ -84,6 +84,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
         j.beginObject().field("bytes", g.bytes).field("count", g.count);
         j.field("first_s", secondsAt(g.firstEvent)).field("last_s", secondsAt(g.lastEvent));
         j.field("steady", isSteady(g)).field("coverage", g.coverage);
+        j.field("category", categoryName(rep.categoryOf(g)));
         const auto frames = c.stacks.frames(g.stack);
         j.key("site");
         siteJson(j, c, g.stack);

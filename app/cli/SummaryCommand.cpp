@@ -3,13 +3,45 @@
 #include "analysis/CaptureAnalysis.h"
 #include "util/Format.h"
 #include "util/JsonWriter.h"
+#include "analysis/Composition.h"
+#include "analysis/PhaseWindows.h"
+
+#include <algorithm>
 
 #include <cstdio>
 
 namespace vs::cli {
 namespace {
 
+// What the memory is made of at the device's peak of allocated, and outside PyTorch
+// (docs/categories.md): only for recordings that can tell (phases, tags, both levels, driver samples).
+void writeComposition(JsonWriter& j, const CaptureAnalysis& a, const Composition& comp, size_t i) {
+    const DeviceTrace& t = a.trace(i);
+    const auto& allocated = a.replay(i).allocated;
+    if (allocated.empty()) return;
+    const size_t peak = size_t(std::max_element(allocated.begin(), allocated.end()) - allocated.begin());
+    const CompositionAt at = comp.at(a, i, t.timeUs[peak]);
+    j.key("categories_at_peak").beginObject();
+    for (size_t c = 0; c < kCategoryCount; ++c) j.field(categoryName(Category(c)), at.categories[c]);
+    j.endObject();
+    const DeviceOutside* o = comp.outsideOf(t.device);
+    j.key("outside_pytorch").beginArray();
+    if (o)
+        for (const auto& s : o->owners) j.beginObject().field("library", s.name).field("peak", s.peak).field("final", s.final).endObject();
+    j.endArray();
+    if (o && !o->gap.empty()) {
+        const GapSample& g = o->gap.back();
+        j.key("driver").beginObject().field("used", g.driverUsed).field("figure", g.processFigure ? "nvml process" : "cuMemGetInfo device");
+        j.field("explained", g.explained).field("gap", g.gap()).endObject();
+    }
+}
+
+bool canTellComposition(const Capture& c) {
+    return !c.tags.empty() || c.cudaLevel || !c.driverSamples.empty() || !PhaseWindows(c).empty();
+}
+
 void writeJson(const CaptureAnalysis& a, std::ostream& out) {
+    const auto comp = canTellComposition(a.capture()) ? Composition::compute(a) : nullptr;
     JsonWriter j(out);
     j.beginObject()
         .field("file", a.capture().path)
@@ -33,8 +65,9 @@ void writeJson(const CaptureAnalysis& a, std::ostream& out) {
             .field("segments", uint64_t(s.segments))
             .field("baseline_blocks", s.baselineBlocks)
             .field("baseline_bytes", s.baselineBytes)
-            .field("replay_exact", a.replay(i).finalMatchesSnapshot && a.replay(i).inconsistencies == 0)
-            .endObject();
+            .field("replay_exact", a.replay(i).finalMatchesSnapshot && a.replay(i).inconsistencies == 0);
+        if (comp) writeComposition(j, a, *comp, i);
+        j.endObject();
     }
     j.endArray().key("warnings").beginArray();
     for (const auto& w : a.warnings()) j.value(w);

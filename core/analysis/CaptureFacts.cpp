@@ -1,5 +1,8 @@
 #include "CaptureFacts.h"
 
+#include "OutsideTorch.h"
+#include "PhaseWindows.h"
+
 #include "util/Format.h"
 
 #include <cstdio>
@@ -44,6 +47,30 @@ FactRow moduleRow(const std::string& value) {
 
 } // namespace
 
+// What the recording can tell about what the memory is made of (docs/categories.md): the recorder's
+// phases and tags, the libraries outside PyTorch and the gap to the driver. The categories' bytes
+// over time are the Composition tab's (computed in the background there).
+static FactSection madeOfSection(const CaptureAnalysis& a) {
+    const Capture& c = a.capture();
+    FactSection s{"What the memory is made of", {}};
+    const PhaseWindows phases(c);
+    if (!phases.empty() || !c.tags.empty())
+        s.rows.push_back({"categories", std::string(phases.empty() ? "no phases" : "forward/backward/optimizer phases") +
+                                            ", " + std::to_string(c.tags.size()) + " tagged tensors (Composition tab)"});
+    std::vector<const ReplayResult*> replays;
+    for (size_t i = 0; i < a.deviceCount(); ++i) replays.push_back(&a.replay(i));
+    for (const DeviceOutside& o : outsideTorch(c, replays)) {
+        const std::string dev = "device " + std::to_string(o.device) + ": ";
+        for (const auto& lib : o.owners)
+            s.rows.push_back({dev + lib.name, "peak " + humanBytesPrecise(lib.peak) + ", final " + humanBytesPrecise(lib.final)});
+        if (!o.gap.empty())
+            s.rows.push_back({dev + "gap to the driver", humanBytesPrecise(o.gap.back().gap()) + " of " +
+                                                             humanBytesPrecise(o.gap.back().driverUsed) +
+                                                             (o.gap.back().processFigure ? " (NVML, this process)" : " (cuMemGetInfo, whole device)")});
+    }
+    return s;
+}
+
 std::vector<FactSection> captureFacts(const CaptureAnalysis& a, uint64_t fileBytes) {
     const Capture& c = a.capture();
     std::vector<FactSection> out{fileSection(a, fileBytes)};
@@ -61,6 +88,7 @@ std::vector<FactSection> captureFacts(const CaptureAnalysis& a, uint64_t fileByt
             recorder.rows.push_back({k, v});
     if (!recorder.rows.empty()) out.push_back(std::move(recorder));
     if (!modules.rows.empty()) out.push_back(std::move(modules));
+    if (auto made = madeOfSection(a); !made.rows.empty()) out.push_back(std::move(made));
     if (!a.warnings().empty()) {
         FactSection s{"Warnings", {}};
         for (const auto& w : a.warnings()) s.rows.push_back({"", w});

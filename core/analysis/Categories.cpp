@@ -188,4 +188,12 @@ Category DeviceCategories::ofAllocEvent(uint32_t event) const {
     return it != allocations.end() && it->alloc == event ? category[size_t(it - allocations.begin())] : Category::Unknown;
 }
 
+Category DeviceCategories::dominant(const std::vector<uint32_t>& indices) const {
+    std::array<uint64_t, kCategoryCount> bytes{};
+    for (uint32_t k : indices)
+        if (k < allocations.size()) bytes[static_cast<size_t>(category[k])] += allocations[k].bytes;
+    const auto top = std::max_element(bytes.begin(), bytes.end());
+    return *top ? Category(top - bytes.begin()) : Category::Unknown;
+}
+
 } // namespace vs

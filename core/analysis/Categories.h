@@ -33,6 +33,8 @@ struct DeviceCategories {
     std::array<int64_t, kCategoryCount> requestedAt(uint32_t event, const DeviceTrace& t) const;
     // The category of the allocation made by alloc event `event`, or Unknown.
     Category ofAllocEvent(uint32_t event) const;
+    // The category holding most of these allocations' bytes (indices into `allocations`).
+    Category dominant(const std::vector<uint32_t>& indices) const;
 };
 
 struct CaptureCategories {

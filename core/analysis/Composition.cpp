@@ -33,7 +33,8 @@ CompositionAt Composition::at(const CaptureAnalysis& a, size_t device, int64_t t
     r.device = t.device;
     r.timeUs = timeUs;
     const auto after = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs);
-    if (after != t.timeUs.begin()) {
+    // A driver-level recording has no caching allocator: its allocations are all outside PyTorch.
+    if (after != t.timeUs.begin() && !a.capture().nativeStacks) {
         const auto e = static_cast<uint32_t>(after - t.timeUs.begin() - 1);
         const auto& cats = categories_.devices[device];
         r.categories = cats.at(e);
@@ -42,7 +43,7 @@ CompositionAt Composition::at(const CaptureAnalysis& a, size_t device, int64_t t
         r.reserved = a.replay(device).reserved[e];
     }
     if (const DeviceOutside* o = outsideOf(t.device)) {
-        r.hasCudaLevel = a.capture().cudaLevel != nullptr;
+        r.hasCudaLevel = a.capture().cudaLevel != nullptr || a.capture().nativeStacks;
         r.torchMatched = o->torchMatched.at(timeUs);
         for (const auto& s : o->owners)
             if (const int64_t b = s.at(timeUs)) r.outside.emplace_back(s.name, b);

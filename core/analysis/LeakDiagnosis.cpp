@@ -247,6 +247,7 @@ LeakInputs prepareLeakInputs(const CaptureAnalysis& a, size_t device) {
     LeakInputs in;
     in.lifetimes = pairAllocations(a.trace(device), a.replay(device));
     in.regions = std::make_shared<const GrowthRegions>(findGrowthRegions(a, device, in.lifetimes));
+    in.categories = std::make_shared<const DeviceCategories>(classifyDevice(a.capture(), device, a.replay(device)));
     return in;
 }
 
@@ -288,6 +289,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     rep.aliveAtEnd = q.aliveAtEnd;
     rep.groups = survivors(all, {rep.first, rep.last, q.aliveAtEnd}, n);
     rep.regions = in.regions;
+    rep.categories = in.categories;
     const auto iterations = startsWithin(rep.growth().iterations, rep.first, rep.last);
     rep.iterationMarker = rep.growth().iterations.marker;
     rep.iterations = iterations.size();

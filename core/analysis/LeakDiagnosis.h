@@ -3,6 +3,7 @@
 // accumulate steadily there (ranked by steadiness, then bytes: a small block kept every iteration
 // outranks gigabytes of churn), and what kind of problem it is, in plain words with the evidence
 // and the next step.
+#include "Categories.h"
 #include "CaptureAnalysis.h"
 #include "GrowthRegions.h"
 #include "Survivors.h"
@@ -37,6 +38,12 @@ struct LeakReport {
     static inline const GrowthRegions kNoGrowth{};
     std::optional<GrowthRegion> region; // the region this report explains, when it explains one
     std::string holder;                 // what keeps the memory alive, from a retention graph, if any
+    // What the device's allocations are (docs/categories.md), shared with the inputs.
+    std::shared_ptr<const DeviceCategories> categories;
+    // The category holding most of a group's surviving bytes (Unknown without categories).
+    Category categoryOf(const SurvivorGroup& g) const {
+        return categories ? categories->dominant(g.allocations) : Category::Unknown;
+    }
 };
 
 struct LeakQuery {
@@ -51,6 +58,7 @@ struct LeakQuery {
 struct LeakInputs {
     std::vector<Allocation> lifetimes;
     std::shared_ptr<const GrowthRegions> regions;
+    std::shared_ptr<const DeviceCategories> categories;
 };
 LeakInputs prepareLeakInputs(const CaptureAnalysis& a, size_t device);
 

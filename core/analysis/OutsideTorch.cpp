@@ -110,9 +110,12 @@ void gaps(const Capture& c, const DeviceTrace* torch, const ReplayResult* replay
 } // namespace
 
 std::vector<DeviceOutside> outsideTorch(const Capture& c, const std::vector<const ReplayResult*>& replays) {
+    // A recording of the CUPTI agent alone is its own CUDA level: everything in it is named by
+    // library, and there is no PyTorch level to match (its caching allocator is one of the names).
+    const Capture* level = c.cudaLevel ? c.cudaLevel.get() : c.nativeStacks ? &c : nullptr;
     std::vector<int> ordinals;
-    if (c.cudaLevel)
-        for (const DeviceTrace& native : c.cudaLevel->devices) ordinals.push_back(native.device);
+    if (level)
+        for (const DeviceTrace& native : level->devices) ordinals.push_back(native.device);
     for (const auto& s : c.driverSamples)
         if (std::find(ordinals.begin(), ordinals.end(), s.device) == ordinals.end()) ordinals.push_back(s.device);
     std::vector<DeviceOutside> out;
@@ -121,10 +124,10 @@ std::vector<DeviceOutside> outsideTorch(const Capture& c, const std::vector<cons
         o.device = ordinal;
         const DeviceTrace* torch = nullptr;
         const ReplayResult* replay = nullptr;
-        for (size_t i = 0; i < c.devices.size(); ++i)
+        for (size_t i = 0; i < c.devices.size() && level != &c; ++i)
             if (c.devices[i].device == ordinal) torch = &c.devices[i], replay = i < replays.size() ? replays[i] : nullptr;
-        if (c.cudaLevel)
-            if (const DeviceTrace* native = c.cudaLevel->device(ordinal)) attribute(*c.cudaLevel, *native, torch, o);
+        if (level)
+            if (const DeviceTrace* native = level->device(ordinal)) attribute(*level, *native, torch, o);
         gaps(c, torch, replay, o);
         out.push_back(std::move(o));
     }

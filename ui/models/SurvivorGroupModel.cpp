@@ -16,11 +16,13 @@ constexpr quintptr kGroupId = 0;
 
 SurvivorGroupModel::SurvivorGroupModel(QObject* parent) : QAbstractItemModel(parent) {}
 
-void SurvivorGroupModel::setGroups(AnalysisPtr analysis, std::vector<SurvivorGroup> groups, bool showLibraries) {
+void SurvivorGroupModel::setGroups(AnalysisPtr analysis, std::vector<SurvivorGroup> groups, bool showLibraries,
+                                   std::vector<Category> categories) {
     beginResetModel();
     analysis_ = std::move(analysis);
     if (groups.size() > size_t(kMaxGroups)) groups.resize(size_t(kMaxGroups));
     groups_ = std::move(groups);
+    categories_ = std::move(categories);
     frames_.clear();
     biggest_ = 1;
     if (analysis_) {
@@ -71,6 +73,12 @@ QVariant SurvivorGroupModel::groupData(size_t i, int column, int role) const {
             return formatBytes(double(g.bytes));
         case Blocks:
             return QString::number(g.count);
+        case Kind:
+            if (i < categories_.size() && categories_[i] != Category::Unknown) {
+                const auto name = categoryName(categories_[i]);
+                return QString::fromUtf8(name.data(), int(name.size()));
+            }
+            return QString();
         case Steady:
             return isSteady(g) ? tr("%1/10").arg(g.coverage) : QString();
         default: {
@@ -101,7 +109,7 @@ QVariant SurvivorGroupModel::frameData(size_t g, size_t k, int column, int role)
 
 QVariant SurvivorGroupModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"Surviving bytes", "Blocks", "Steady", "Allocation site / stack"};
+    static const char* names[] = {"Surviving bytes", "Blocks", "Category", "Steady", "Allocation site / stack"};
     return tr(names[section]);
 }
 

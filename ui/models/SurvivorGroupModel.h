@@ -4,6 +4,7 @@
 // as child rows (internal frames hidden, library frames folded unless asked for). Nothing is copied
 // out of the capture; a proxy filters it.
 #include "session/CaptureLoader.h"
+#include "analysis/Categories.h"
 #include "analysis/Survivors.h"
 
 #include <QAbstractItemModel>
@@ -15,11 +16,13 @@ namespace vs::ui {
 class SurvivorGroupModel : public QAbstractItemModel {
     Q_OBJECT
   public:
-    enum Column { Bytes, Blocks, Steady, Site, ColumnCount };
+    enum Column { Bytes, Blocks, Kind, Steady, Site, ColumnCount };
     static constexpr int kMaxGroups = 500; // the rest are tails nobody scrolls to
 
     explicit SurvivorGroupModel(QObject* parent = nullptr);
-    void setGroups(AnalysisPtr analysis, std::vector<SurvivorGroup> groups, bool showLibraries);
+    // `categories`: what each group's bytes mostly are (docs/categories.md); empty when unknown.
+    void setGroups(AnalysisPtr analysis, std::vector<SurvivorGroup> groups, bool showLibraries,
+                   std::vector<Category> categories = {});
     // The top-level row of any index (a group, or a frame of it); -1 for none.
     static int groupRow(const QModelIndex& index);
 
@@ -36,6 +39,7 @@ class SurvivorGroupModel : public QAbstractItemModel {
 
     AnalysisPtr analysis_;
     std::vector<SurvivorGroup> groups_;
+    std::vector<Category> categories_;
     std::vector<std::vector<FrameId>> frames_; // shown frames per group
     double biggest_ = 1;
 };

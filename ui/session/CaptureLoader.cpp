@@ -1,7 +1,8 @@
 #include "session/CaptureLoader.h"
 #include "load/OpenAnalysis.h"
+#include "load/OpenCudaLevel.h"
 
-#include "io/LoadError.h"
+#include "io/DamagedCapture.h"
 
 #include <QMetaObject>
 #include <QPointer>
@@ -17,6 +18,8 @@ CaptureLoader::CaptureLoader(QObject* parent) : QObject(parent) {
             emit cancelled(path_);
         else if (o.analysis)
             emit loaded(path_, o.analysis);
+        else if (o.damaged)
+            emit damaged(path_, o.error);
         else
             emit failed(path_, o.error);
     });
@@ -27,14 +30,15 @@ CaptureLoader::~CaptureLoader() {
     watcher_.waitForFinished();
 }
 
-void CaptureLoader::open(const QString& path) {
+void CaptureLoader::open(const QString& path, bool cudaLevel) {
     cancel();
     watcher_.waitForFinished();
     path_ = path;
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     auto flag = cancel_;
     QPointer<CaptureLoader> self(this);
-    watcher_.setFuture(QtConcurrent::run([path, flag, self]() -> Outcome {
+    const OpenOptions open = std::exchange(next_, {});
+    watcher_.setFuture(QtConcurrent::run([path, flag, self, cudaLevel, open]() -> Outcome {
         AnalysisOptions options;
         options.cancel = flag.get();
         int last = -1;
@@ -52,9 +56,12 @@ void CaptureLoader::open(const QString& path) {
             return !flag->load();
         };
         try {
-            return {openAnalysis(path.toStdString(), options), {}, false};
+            return {cudaLevel ? openCudaLevel(path.toStdString(), options) : openAnalysis(path.toStdString(), options, open),
+                    {}, false};
         } catch (const Cancelled&) {
             return {nullptr, {}, true};
+        } catch (const DamagedCapture& e) {
+            return {nullptr, QString::fromUtf8(e.what()), false, true};
         } catch (const LoadError& e) {
             return {nullptr, QString::fromUtf8(e.what()), false};
         } catch (const std::bad_alloc&) {
@@ -65,12 +72,17 @@ void CaptureLoader::open(const QString& path) {
     }));
 }
 
+void CaptureLoader::openWith(const QString& path, const OpenOptions& options) {
+    next_ = options; // taken by the load open() starts
+    open(path);
+}
+
 void CaptureLoader::cancel() {
     if (cancel_) cancel_->store(true);
 }
 
-AnalysisPtr CaptureLoader::openNow(const QString& path) {
-    return openAnalysis(path.toStdString());
+AnalysisPtr CaptureLoader::openNow(const QString& path, const OpenOptions& options) {
+    return openAnalysis(path.toStdString(), {}, options);
 }
 
 } // namespace vs::ui

@@ -1,6 +1,7 @@
 #pragma once
 // Opens a capture off the GUI thread, reporting progress, and can be cancelled.
 #include "analysis/CaptureAnalysis.h"
+#include "load/OpenAnalysis.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -18,16 +19,21 @@ class CaptureLoader : public QObject {
   public:
     explicit CaptureLoader(QObject* parent = nullptr);
     ~CaptureLoader() override;
-    void open(const QString& path);
+    // `cudaLevel`: the CUDA level of a recording with both levels (record --native) instead.
+    void open(const QString& path, bool cudaLevel = false);
+    // Only a window of the file, or the intact part of a damaged .vscap; otherwise as open().
+    void openWith(const QString& path, const OpenOptions& options);
     void cancel();
     bool busy() const { return watcher_.isRunning(); }
     // Blocking variant for headless use (--screenshot) and tests. Throws LoadError.
-    static AnalysisPtr openNow(const QString& path);
+    static AnalysisPtr openNow(const QString& path, const OpenOptions& options = {});
 
   signals:
     void progress(int percent);
     void loaded(const QString& path, vs::ui::AnalysisPtr analysis);
     void failed(const QString& path, const QString& message);
+    // A damaged .vscap (DamagedCapture): the chunks before the damage can be opened (openWith).
+    void damaged(const QString& path, const QString& message);
     void cancelled(const QString& path);
 
   private:
@@ -35,7 +41,9 @@ class CaptureLoader : public QObject {
         AnalysisPtr analysis;
         QString error;
         bool cancelled = false;
+        bool damaged = false;
     };
+    OpenOptions next_; // for the next load only
     QFutureWatcher<Outcome> watcher_;
     std::shared_ptr<std::atomic<bool>> cancel_;
     QString path_;

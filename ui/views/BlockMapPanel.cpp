@@ -18,12 +18,15 @@ namespace vs::ui {
 BlockMapPanel::BlockMapPanel(QWidget* parent) : QWidget(parent) {
     view_ = new BlockMapView(this);
     colour_ = new QComboBox(this);
-    colour_->addItems({tr("Colour by state"), tr("Colour by allocation site"), tr("Colour by age")});
+    colour_->addItems({tr("Colour by state"), tr("Colour by allocation site"), tr("Colour by age"),
+                       tr("Colour by category")});
     colour_->setToolTip(
         tr("State: allocated blue, pending free amber, free grey. Site: one colour per allocating "
-           "line. Age: newer blocks brighter."));
+           "line. Age: newer blocks brighter. Category: parameter, gradient, optimizer state, input, "
+           "activation, temporary (from the recorder's tags and phases)."));
     connect(colour_, &QComboBox::currentIndexChanged, this, [this](int i) {
         view_->setColourBy(static_cast<BlockMapView::ColourBy>(i));
+        if (view_->colourBy() == BlockMapView::ColourBy::Category) classify();
         updateLegend();
     });
     play_ = new QToolButton(this);
@@ -85,6 +88,7 @@ void BlockMapPanel::follow(Session* session) {
     connect(session, &Session::momentChanged, this, &BlockMapPanel::setMoment);
     connect(session, &Session::deviceChanged, this, [this, session](size_t device) {
         setAnalysis(session->analysis(), device, session->originUs());
+        if (view_->colourBy() == BlockMapView::ColourBy::Category) classify();
     });
     connect(session, &Session::extended, this, [this, session] {
         analysis_ = session->analysis();
@@ -176,6 +180,20 @@ void BlockMapPanel::updateLabel() {
         tr("%1 \u2022 %n segment(s), reserved %2, allocated %3", nullptr, int(view_->segments().size()))
             .arg(when, formatBytes(double(reserved)), formatBytes(double(allocated))) +
         (marked ? tr(" \u2022 %n marked block(s) (red)", nullptr, int(marked)) : QString()));
+}
+
+// The categories of the session's device, in the background, when the colouring needs them.
+void BlockMapPanel::classify() {
+    if (!session_ || !session_->analysis()) return;
+    const AnalysisPtr a = session_->analysis();
+    const size_t d = session_->device();
+    view_->setCategories(nullptr);
+    session_->jobs().run<std::shared_ptr<const DeviceCategories>>(
+        QStringLiteral("block map categories"),
+        [a, d](const std::atomic<bool>&) {
+            return std::make_shared<const DeviceCategories>(classifyDevice(a->capture(), d, a->replay(d)));
+        },
+        [this](const std::shared_ptr<const DeviceCategories>& c) { view_->setCategories(c); });
 }
 
 } // namespace vs::ui

@@ -48,6 +48,7 @@ class BlockMapPanel : public QWidget {
     void updateLegend();
 
     AnalysisPtr analysis_;
+    void classify();
     Session* session_ = nullptr;
     size_t device_ = 0;
     int64_t originUs_ = 0;

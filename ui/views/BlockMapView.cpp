@@ -1,5 +1,7 @@
 #include "views/BlockMapView.h"
 
+#include "common/CategoryColours.h"
+
 #include "common/ByteAxisTicker.h"
 #include "analysis/FrameFilter.h"
 #include "model/PoolCache.h"
@@ -137,6 +139,11 @@ BlockMapView::Colours BlockMapView::colours() const {
             palette().color(QPalette::Window).darker(dark ? 60 : 112)};
 }
 
+void BlockMapView::setCategories(std::shared_ptr<const DeviceCategories> categories) {
+    categories_ = std::move(categories);
+    viewport()->update();
+}
+
 QColor BlockMapView::colourOf(const StateBlock& b) const {
     const Colours c = colours();
     if (isMarked(b)) return c.marked; // the selection's blocks
@@ -144,6 +151,8 @@ QColor BlockMapView::colourOf(const StateBlock& b) const {
     if (colourBy_ == ColourBy::State || b.allocEvent == kNoEvent)
         return b.allocEvent == kNoEvent && colourBy_ != ColourBy::State ? c.baseline : c.allocated;
     if (colourBy_ == ColourBy::Age) return c.age(double(b.allocEvent) / double(std::max<size_t>(1, moment_)));
+    if (colourBy_ == ColourBy::Category)
+        return categoryColour(categories_ ? categories_->ofAllocEvent(b.allocEvent) : Category::Unknown);
     const StackId s = analysis_->trace(device_).stack[b.allocEvent];
     const uint32_t site = firstUserFrame(analysis_->capture(), s);
     const uint32_t key = site == kNoFrame ? 0 : analysis_->capture().stacks.frames(s)[site].value;
@@ -158,6 +167,11 @@ QList<BlockMapView::LegendEntry> BlockMapView::legend() const {
     if (colourBy_ == ColourBy::Site)
         out << LegendEntry{tr("one colour per allocating line (hover a block)"), QColor::fromHsv(200, 150, 200)};
     if (colourBy_ == ColourBy::Age) out << LegendEntry{tr("oldest"), c.age(0)} << LegendEntry{tr("newest"), c.age(1)};
+    if (colourBy_ == ColourBy::Category)
+        for (size_t k = 0; k < kCategoryCount; ++k) {
+            const auto name = categoryName(Category(k));
+            out << LegendEntry{QString::fromUtf8(name.data(), int(name.size())), categoryColour(Category(k))};
+        }
     if (colourBy_ != ColourBy::State) out << LegendEntry{tr("from before the recording"), c.baseline};
     out << LegendEntry{tr("pending free"), c.pending} << LegendEntry{tr("free (cached)"), c.free}
         << LegendEntry{tr("marked"), c.marked};

@@ -3,6 +3,7 @@
 // scale (allocated, pending free, free) and coloured by state, allocation site or age. Ctrl+wheel
 // zooms (bytes per pixel), the wheel scrolls, hovering tells a block's details and clicking
 // selects it. Only visible rows are drawn; blocks below a pixel still get a pixel.
+#include "analysis/Categories.h"
 #include "session/CaptureLoader.h"
 #include "analysis/BlockLayout.h"
 
@@ -17,7 +18,7 @@ namespace vs::ui {
 class BlockMapView : public QAbstractScrollArea {
     Q_OBJECT
   public:
-    enum class ColourBy { State, Site, Age };
+    enum class ColourBy { State, Site, Age, Category };
     explicit BlockMapView(QWidget* parent = nullptr);
 
     void setAnalysis(AnalysisPtr analysis, size_t device);
@@ -25,6 +26,9 @@ class BlockMapView : public QAbstractScrollArea {
     void setMoment(size_t eventsApplied); // the state after that many events
     size_t moment() const { return moment_; }
     void setColourBy(ColourBy c);
+    // What each allocation is (docs/categories.md), for ColourBy::Category; computed off the GUI
+    // thread by the panel. Null: every block draws as unknown.
+    void setCategories(std::shared_ptr<const DeviceCategories> categories);
     ColourBy colourBy() const { return colourBy_; }
     // What the colours of the current mode mean, in drawing colours (the panel's legend).
     struct LegendEntry {
@@ -87,6 +91,7 @@ class BlockMapView : public QAbstractScrollArea {
     mutable bool awaiting_ = false; // a background replay of moment_ was asked for
     Replayer replayer_;
     ColourBy colourBy_ = ColourBy::State;
+    std::shared_ptr<const DeviceCategories> categories_;
     double zoom_ = 1;
     std::optional<uint64_t> highlight_;
     std::vector<uint32_t> markedEvents_;   // ascending

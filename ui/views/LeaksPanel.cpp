@@ -274,7 +274,9 @@ void LeaksPanel::buildTrees() {
 }
 
 void LeaksPanel::fillGroups() {
-    groupsModel_->setGroups(analysis_, result_.report.groups, libraries_->isChecked());
+    std::vector<Category> kinds; // what each group mostly is: activations kept, gradients, inputs...
+    for (const auto& g : result_.report.groups) kinds.push_back(result_.report.categoryOf(g));
+    groupsModel_->setGroups(analysis_, result_.report.groups, libraries_->isChecked(), std::move(kinds));
     if (groupsFilter_->rowCount()) groupsView_->expand(groupsFilter_->index(0, 0));
     for (int col = 0; col < SurvivorGroupModel::Site; ++col) groupsView_->resizeColumnToContents(col);
 }

@@ -12,6 +12,7 @@
 #include "models/EventTableModel.h"
 #include "timeline/FragmentationOverlay.h"
 #include "views/LeaksPanel.h"
+#include "views/CompositionView.h"
 #include "views/MemoryMapView.h"
 #include "window/RegionSelector.h"
 #include "views/StackPane.h"
@@ -86,6 +87,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     memoryMap_->setToolTip(
         tr("Reserved address space (up) over time (right): allocated blue, pending amber, free grey"));
     details_->addTab(memoryMap_, tr("&Memory map"));
+    auto* composition = new CompositionView(this); // categories, outside PyTorch, the gap to the driver
+    composition->follow(session_);
+    details_->addTab(composition, tr("Com&position"));
+    bands_ = new AllocationBandsView(this); // memory_viz's Active Memory Timeline
+    bands_->follow(session_);
+    details_->addTab(bands_, tr("&Allocation bands"));
     retention_ = new RetentionPanel(this);
     retention_->follow(session_);
     details_->addTab(retention_, tr("&Retention"));
@@ -212,9 +219,20 @@ void MainWindow::dropEvent(QDropEvent* e) {
 }
 
 void MainWindow::openFile(const QString& path) {
+    openFileWith(path, {});
+}
+
+void MainWindow::openFileWith(const QString& path, const OpenOptions& options) {
     setBusy(true);
     fileLabel_->setText(tr("Opening %1\u2026").arg(QFileInfo(path).fileName()));
-    loader_->open(path);
+    loader_->openWith(path, options);
+}
+
+void MainWindow::openCudaLevel() {
+    if (!session_->isOpen() || !session_->analysis()->capture().cudaLevel) return;
+    setBusy(true);
+    fileLabel_->setText(tr("Opening the CUDA level of %1\u2026").arg(QFileInfo(session_->path()).fileName()));
+    loader_->open(session_->path(), true);
 }
 
 void MainWindow::setBusy(bool busy) {

@@ -42,6 +42,12 @@ class MainWindow : public QMainWindow {
     ~MainWindow() override;
 
     void openFile(const QString& path);
+    // Only a window of the file (File > Open Range..., --from/--to), or the intact part of a
+    // damaged one (offered when a load finds the damage).
+    void openFileWith(const QString& path, const OpenOptions& options);
+    // The CUPTI agent's part of a recording with both levels (record --native), in this window:
+    // every driver allocation with native stacks; Reload returns to PyTorch's level.
+    void openCudaLevel();
     void setAnalysis(const QString& path, AnalysisPtr analysis); // also used headless and by tests
     TimelinePlot* timeline() const { return timeline_; }
     QTableView* eventTable() const { return table_; }
@@ -141,7 +147,9 @@ class MainWindow : public QMainWindow {
     bool fromBlockMap_ = false;
     bool keepDetails_ = false; // an event selected by a click on a ramp: leave the details tabs alone
     MemoryMapView* memoryMap_;
+    AllocationBandsView* bands_;
     QAction* propertiesAct_ = nullptr;
+    QAction* cudaLevelAct_ = nullptr; // enabled while the capture has a CUDA level
     QPointer<CapturePropertiesDialog> properties_;
     QStackedWidget* pages_ = nullptr; // the welcome page, then the views once a capture is open
     WelcomePage* welcome_ = nullptr;

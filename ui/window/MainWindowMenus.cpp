@@ -86,6 +86,14 @@ void MainWindow::buildMenus() {
     icons::set(file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
         if (!session_->path().isEmpty()) openFile(session_->path());
     }), QStringLiteral("reload"), palette());
+    cudaLevelAct_ = file->addAction(tr("Open C&UDA Level"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_L), this,
+                                    &MainWindow::openCudaLevel);
+    cudaLevelAct_->setToolTip(tr("A recording with both levels (python -m vramscope record --native): open what the "
+                                 "CUPTI agent saw, every driver allocation with native stacks (cuBLAS, cuDNN, NCCL, "
+                                 "extensions). Reload (F5) returns to PyTorch's level."));
+    cudaLevelAct_->setEnabled(false);
+    connect(session_, &Session::opened, cudaLevelAct_,
+            [this] { cudaLevelAct_->setEnabled(session_->analysis()->capture().cudaLevel != nullptr); });
     file->addAction(tr("Compare &With\u2026"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
                     [this] { CompareView::askAndCompare(this, session_->analysis(), session_->path()); });
     file->addAction(tr("Compare Two Ran&ges\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this,

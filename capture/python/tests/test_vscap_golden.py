@@ -93,6 +93,13 @@ class MatchesTheCodec(unittest.TestCase):
         got += vscap.mark_record(1, T0 + 20, 4, 42) + vscap.mark_record(1, T0 + 30, 4, -7)
         self.same(got, "marks")
 
+    def test_levels(self):
+        got = vscap.tags_record(0, T0 + 40, [(0x7F0000000000, 1), (0x7F0000200000, 2), (0x7F0000400000, 3),
+                                             (0x7F0000600000, 4)])
+        got += vscap.driver_memory_record(0, T0 + 50, 3313893376, 2373976064)
+        got += vscap.driver_memory_record(1, T0 + 60, 1 << 20, 0) + vscap.part_record(vscap.PART_NATIVE)
+        self.same(got, "levels")
+
     def test_segments(self):
         segments = [
             {"address": ADDR, "total_size": 2 << 20, "stream": 0, "segment_type": "large", "frames": frames(F1),

@@ -1,0 +1,74 @@
+// The Composition tab on a real recording with both levels (samples/categories/resnet_both.vscap):
+// the bands are computed on the session's runner and their top at every sample adds up, category by
+// category, to what core says; the gap band is the driver's figure minus what the allocators explain; the
+// block map colours blocks by the same categories. With VRAMSCOPE_SHOT_DIR set, the view is saved
+// as composition.png there (to look at it).
+#include "TestData.h"
+#include "analysis/Composition.h"
+#include "load/OpenAnalysis.h"
+#include "session/Session.h"
+#include "views/BlockMapPanel.h"
+#include "views/BlockMapView.h"
+#include "views/CompositionView.h"
+
+#include <QtTest>
+
+using namespace vs;
+using namespace vs::ui;
+
+class TestCompositionView : public QObject {
+    Q_OBJECT
+  private slots:
+    void bandsAddUpToTheDriversFigure() {
+        const QString path = test::samplesDir() + "/../categories/resnet_both.vscap";
+        Session session;
+        CompositionView view;
+        view.follow(&session);
+        view.resize(1000, 600);
+        view.show();
+        const auto analysis = openAnalysis(path.toStdString());
+        session.open(path, analysis);
+        session.jobs().waitForAll();
+        const CompositionBands& b = view.bands();
+        QVERIFY(b.seconds.size() > 100);
+        auto has = [&](const QString& n) { return std::find(b.names.begin(), b.names.end(), n) != b.names.end(); };
+        QVERIFY(has(QStringLiteral("parameter")));
+        QVERIFY(has(QStringLiteral("outside PyTorch: cuBLAS")));
+        QVERIFY(b.names.back().startsWith(QStringLiteral("gap")));
+        const auto comp = Composition::compute(*analysis);
+        const size_t cache = kCategoryCount, firstOutside = cache + 1, gap = size_t(b.names.size() - 1);
+        size_t withDriver = 0;
+        for (size_t s = 0; s < b.seconds.size(); ++s) {
+            const CompositionAt at = comp->at(*analysis, 0, b.timesUs[s]);
+            QCOMPARE(b.tops[cache - 1][s], double(at.allocated)); // the categories end at allocated
+            QCOMPARE(b.tops[cache][s], double(at.reserved));      // the cache ends at reserved
+            int64_t outside = 0;
+            for (const auto& o : at.outside) outside += o.second;
+            QCOMPARE(b.tops[gap - 1][s], double(at.reserved + outside));
+            QVERIFY(firstOutside < gap);
+            if (at.driver) { // the gap band: the latest driver sample's figure minus what it explained
+                QCOMPARE(b.tops[gap][s] - b.tops[gap - 1][s], double(std::max<int64_t>(0, at.driver->gap())));
+                ++withDriver;
+            }
+        }
+        QVERIFY(withDriver > b.seconds.size() / 2);
+        QVERIFY(!view.describe(b.seconds[b.seconds.size() / 2]).isEmpty());
+        if (qEnvironmentVariableIsSet("VRAMSCOPE_SHOT_DIR"))
+            view.grab().save(qEnvironmentVariable("VRAMSCOPE_SHOT_DIR") + "/composition.png");
+    }
+
+    void blockMapColoursByCategory() {
+        const QString path = test::samplesDir() + "/../categories/resnet_both.vscap";
+        Session session;
+        BlockMapPanel panel;
+        panel.follow(&session);
+        panel.resize(900, 600);
+        session.open(path, openAnalysis(path.toStdString()));
+        panel.view()->setColourBy(BlockMapView::ColourBy::Category);
+        QVERIFY(panel.view()->legend().size() >= int(kCategoryCount));
+        QCOMPARE(panel.view()->legend().first().name, QStringLiteral("parameter"));
+    }
+};
+
+QTEST_MAIN(TestCompositionView)
+#include "tst_composition_view.moc"
