@@ -1,7 +1,8 @@
 // Capture > Listen against a fake producer on a real Unix socket: the stream arrives and decodes,
 // the window follows it (and stops following when frozen), the session saves as .vscap; hostile or
-// broken producers (garbage, bad lengths, early disconnect, another user, a second program) are
-// refused with a message and never crash or corrupt what was received.
+// broken producers (garbage, bad lengths, early disconnect, another user, a second program, silence,
+// trickling, more than the budget) are refused with a message and never crash or corrupt what was
+// received; the socket lives only in a private directory; Launch Program never follows a planted path.
 #include "models/EventTableModel.h"
 #include "live/FileFollower.h"
 #include "live/LiveController.h"
@@ -16,7 +17,11 @@
 #include "io/CaptureFile.h"
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
+#include "util/Format.h"
 
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QMessageBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -97,6 +102,15 @@ class TestLive : public QObject {
     void init() { QVERIFY(dir_.isValid()); }
     void streamArrivesAndDecodes();
     void socketIsPrivate();
+    void socketDirectoryMustBePrivate_data();
+    void socketDirectoryMustBePrivate();
+    void defaultDirectoryWithoutRuntimeDir();
+    void onlyAStaleSocketIsReplaced();
+    void silentProducerTimesOut();
+    void idleProducerTimesOut();
+    void tricklingProducerIsCutOff();
+    void oversizedStreamHitsTheBudget();
+    void tooManyEventsHitTheBudget();
     void hostileProducers_data();
     void hostileProducers();
     void earlyDisconnectKeepsCompleteChunks();
@@ -108,8 +122,16 @@ class TestLive : public QObject {
     void windowGrowsKeepingSelection();
     void launchedProgramIsFollowed();
     void launchedProgramWithoutCudaSaysSo();
+    void launchNeverFollowsAPlantedOutput();
 
   private:
+    // A session whose stream limits are `edit`ed from the defaults, listening in the test's directory.
+    template <typename Edit> void listenWith(ui::LiveSession& s, const char* name, Edit edit) {
+        ui::LiveSession::Limits l;
+        edit(l);
+        s.setLimits(l);
+        QVERIFY(s.listen(socketPath(name)));
+    }
     QString socketPath(const char* name) { return dir_.filePath(QString::fromLatin1(name)); }
     QTemporaryDir dir_;
 };
@@ -141,6 +163,201 @@ void TestLive::socketIsPrivate() {
     QVERIFY(s.command().contains("python -m vramscope record"));
 }
 
+// Where the socket goes: the directory must be ours, a real directory and closed to others; one
+// that is not is refused with the reason (and left as it is), a missing one is made 0700.
+void TestLive::socketDirectoryMustBePrivate_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("open to others") << "0755" << "has mode 0755";
+    QTest::newRow("symlink to a private directory") << "symlink" << "symbolic link";
+    QTest::newRow("owned by nobody") << "nobody" << "belongs to uid 65534";
+    QTest::newRow("missing: made") << "missing" << "";
+}
+
+void TestLive::socketDirectoryMustBePrivate() {
+    QFETCH(QString, kind);
+    QFETCH(QString, message);
+    const QString dir = dir_.filePath("d-" + kind);
+    const QByteArray d = QFile::encodeName(dir);
+    if (kind == "symlink") {
+        QVERIFY(QDir().mkpath(dir_.filePath("real")));
+        QCOMPARE(::chmod(QFile::encodeName(dir_.filePath("real")).constData(), 0700), 0);
+        QCOMPARE(::symlink(QFile::encodeName(dir_.filePath("real")).constData(), d.constData()), 0);
+    } else if (kind != "missing") {
+        QCOMPARE(::mkdir(d.constData(), 0700), 0);
+        if (kind == "0755") QCOMPARE(::chmod(d.constData(), 0755), 0);
+        if (kind == "nobody" && ::chown(d.constData(), 65534, 65534) != 0) QSKIP("not root: cannot chown");
+    }
+    ui::LiveSession s;
+    const bool ok = s.listen(dir + "/live.sock");
+    if (message.isEmpty()) {
+        QVERIFY2(ok, qPrintable(s.errorString()));
+        struct stat st {};
+        QCOMPARE(::lstat(d.constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0700));
+        return;
+    }
+    QVERIFY(!ok);
+    QVERIFY(!s.isListening());
+    QVERIFY2(s.errorString().contains(message), qPrintable(s.errorString()));
+    QVERIFY(s.errorString().contains(dir));
+    QVERIFY(!QFileInfo::exists(dir + "/live.sock")); // nothing was made in it
+}
+
+// Without XDG_RUNTIME_DIR the socket goes to TMPDIR/vramscope-UID: made 0700 on first use, refused
+// when another user (here: anyone with the directory at mode 0777) got there first.
+void TestLive::defaultDirectoryWithoutRuntimeDir() {
+    const QByteArray xdg = qgetenv("XDG_RUNTIME_DIR"), tmp = qgetenv("TMPDIR");
+    qunsetenv("XDG_RUNTIME_DIR");
+    qputenv("TMPDIR", QFile::encodeName(dir_.path()));
+    const QString expected = dir_.filePath(QStringLiteral("vramscope-%1").arg(::geteuid()));
+    const QString path = ui::LiveSession::defaultSocketPath();
+    QCOMPARE(QFileInfo(path).absolutePath(), expected);
+    {
+        ui::LiveSession s;
+        QVERIFY2(s.listen(path), qPrintable(s.errorString()));
+        struct stat st {};
+        QCOMPARE(::lstat(QFile::encodeName(expected).constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0700));
+        QCOMPARE(::lstat(QFile::encodeName(path).constData(), &st), 0);
+        QVERIFY(S_ISSOCK(st.st_mode));
+        QCOMPARE(st.st_mode & 0777, mode_t(0600));
+    }
+    QCOMPARE(::chmod(QFile::encodeName(expected).constData(), 0777), 0);
+    ui::LiveSession s;
+    QVERIFY(!s.listen(ui::LiveSession::defaultSocketPath()));
+    QVERIFY2(s.errorString().contains("mode 0777"), qPrintable(s.errorString()));
+    for (const auto& [name, value] : {std::pair{"XDG_RUNTIME_DIR", xdg}, std::pair{"TMPDIR", tmp}})
+        value.isNull() ? void(qunsetenv(name)) : void(qputenv(name, value));
+}
+
+// A socket left by a crashed session is replaced; a file or a symlink at the socket's path is not
+// removed or followed.
+void TestLive::onlyAStaleSocketIsReplaced() {
+    const QString stale = socketPath("stale.sock");
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0); // as a crashed session leaves it: bound, closed
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strcpy(a.sun_path, QFile::encodeName(stale).constData());
+    QCOMPARE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    ::close(fd);
+    ui::LiveSession s;
+    QVERIFY2(s.listen(stale), qPrintable(s.errorString()));
+    Producer p(stale);
+    QVERIFY(p.ok());
+
+    const QString file = socketPath("file.sock"), link = socketPath("link.sock"), victim = socketPath("victim");
+    QFile f(file), v(victim);
+    QVERIFY(f.open(QIODevice::WriteOnly) && v.open(QIODevice::WriteOnly));
+    f.write("mine"), v.write("precious"), f.close(), v.close();
+    QCOMPARE(::symlink(QFile::encodeName(victim).constData(), QFile::encodeName(link).constData()), 0);
+    for (const QString& path : {file, link}) {
+        ui::LiveSession t;
+        QVERIFY(!t.listen(path));
+        QVERIFY2(t.errorString().contains("not a socket"), qPrintable(t.errorString()));
+    }
+    QCOMPARE(QFileInfo(file).size(), qint64(4));
+    QVERIFY(QFileInfo(link).isSymLink());
+    QCOMPARE(QFileInfo(victim).size(), qint64(8));
+}
+
+// A program that connects and says nothing holds the session only until the handshake timeout;
+// the next program can connect.
+void TestLive::silentProducerTimesOut() {
+    ui::LiveSession s;
+    listenWith(s, "silent.sock", [](auto& l) { l.handshakeMs = 300; });
+    QSignalSpy status(&s, &ui::LiveSession::statusChanged);
+    Producer p(s.socketPath());
+    QTRY_VERIFY(s.connected());
+    p.send(sampleBytes("oom").substr(0, vscap::kHeaderSize - 1)); // not even a whole header
+    QTRY_VERIFY_WITH_TIMEOUT(!s.connected(), 3000);
+    QVERIFY2(status.last()[0].toString().contains("no .vscap header within 0.3 s"),
+             qPrintable(status.last()[0].toString()));
+    QCOMPARE(s.bytes().size(), qsizetype(0));
+    Producer next(s.socketPath());
+    next.send(sampleBytes("oom").substr(0, 64));
+    QTRY_VERIFY(s.connected());
+}
+
+// After its last complete chunk a program may be silent for idleMs; then the session ends, with
+// what arrived kept.
+void TestLive::idleProducerTimesOut() {
+    ui::LiveSession s;
+    listenWith(s, "idle.sock", [](auto& l) { l.idleMs = 400; });
+    const std::string bytes = sampleBytes("leak_list");
+    const size_t two = afterChunk(bytes, 1);
+    QSignalSpy status(&s, &ui::LiveSession::statusChanged);
+    Producer p(s.socketPath());
+    p.send(std::string_view(bytes).substr(0, two));
+    QTRY_COMPARE(s.bytes().size(), qsizetype(two));
+    QElapsedTimer t;
+    t.start();
+    QTRY_VERIFY_WITH_TIMEOUT(!s.connected(), 3000);
+    QVERIFY(t.elapsed() >= 300); // not before the timeout (less the time the two chunks took)
+    QVERIFY2(status.last()[0].toString().contains("sent nothing for 0.4 s"),
+             qPrintable(status.last()[0].toString()));
+    QVERIFY(s.bytes() == QByteArray(bytes.data(), qsizetype(two)));
+    QVERIFY(s.isListening());
+}
+
+// A byte every 50 ms keeps the connection busy but never completes its chunk: cut after stallMs,
+// even though bytes kept arriving well within the idle timeout.
+void TestLive::tricklingProducerIsCutOff() {
+    ui::LiveSession s;
+    listenWith(s, "trickle.sock", [](auto& l) { l.stallMs = 500; });
+    const std::string bytes = sampleBytes("leak_list");
+    const size_t one = afterChunk(bytes, 0);
+    QSignalSpy status(&s, &ui::LiveSession::statusChanged);
+    Producer p(s.socketPath());
+    p.send(std::string_view(bytes).substr(0, one));
+    QTRY_COMPARE(s.bytes().size(), qsizetype(one));
+    size_t sent = one;
+    QElapsedTimer t;
+    t.start();
+    while (s.connected() && t.elapsed() < 5000 && sent < bytes.size()) {
+        p.send(std::string_view(bytes).substr(sent++, 1));
+        QTest::qWait(50);
+    }
+    QVERIFY(!s.connected());
+    QVERIFY2(status.last()[0].toString().contains("not complete after 0.5 s"),
+             qPrintable(status.last()[0].toString()));
+    QVERIFY(t.elapsed() >= 450);
+    QVERIFY(sent < afterChunk(bytes, 1)); // it never finished the second chunk
+    QVERIFY(s.bytes() == QByteArray(bytes.data(), qsizetype(one)));
+}
+
+// More bytes than the budget: the program is cut off; what is kept is a whole-chunk prefix within
+// the budget, and the message names the budget.
+void TestLive::oversizedStreamHitsTheBudget() {
+    const std::string bytes = sampleBytes("leak_list");
+    const qint64 budget = qint64(afterChunk(bytes, 3)) + 10;
+    ui::LiveSession s;
+    listenWith(s, "big.sock", [&](auto& l) { l.maxBytes = budget; });
+    QSignalSpy status(&s, &ui::LiveSession::statusChanged);
+    Producer p(s.socketPath());
+    p.send(bytes, 97);
+    QTRY_VERIFY(!status.isEmpty() && status.last()[0].toString().contains("budget"));
+    QVERIFY2(status.last()[0].toString().contains(QString::fromStdString(humanBytes(budget))),
+             qPrintable(status.last()[0].toString()));
+    QVERIFY(!s.connected());
+    QVERIFY(s.byteCount() <= budget);
+    QVERIFY(s.byteCount() >= qsizetype(afterChunk(bytes, 2))); // all whole chunks under the budget
+    QVERIFY(s.bytes() == QByteArray(bytes.data(), s.byteCount()));
+}
+
+void TestLive::tooManyEventsHitTheBudget() {
+    const std::string bytes = sampleBytes("leak_list");
+    ui::LiveSession s;
+    listenWith(s, "many.sock", [](auto& l) { l.maxEvents = 100; });
+    QSignalSpy status(&s, &ui::LiveSession::statusChanged);
+    Producer p(s.socketPath());
+    p.send(bytes);
+    QTRY_VERIFY(!status.isEmpty() && status.last()[0].toString().contains("more than 100 events"));
+    QVERIFY(!s.connected());
+    QVERIFY(s.events() > 100);
+    QVERIFY(s.events() < 100 + 64 * 8); // cut within the chunk that crossed it (64 events a record)
+}
+
 void TestLive::hostileProducers_data() {
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<QString>("message");
@@ -152,8 +369,8 @@ void TestLive::hostileProducers_data() {
     QTest::newRow("damaged chunk") << damaged << "checksum";
     QTest::newRow("huge length") << header +
                                         QByteArray("VSCK\x01\0\0\0\xff\xff\xff\xff\x10\0\0\0\0\0\0\0", 20)
-                                 << "size out of range";
-    QTest::newRow("garbage after header") << header + QByteArray(64, 'z') << "no chunk starts here";
+                                 << "size field is out of range";
+    QTest::newRow("garbage after header") << header + QByteArray(64, 'z') << "no chunk starts there";
 }
 
 void TestLive::hostileProducers() {
@@ -376,6 +593,39 @@ void TestLive::launchedProgramWithoutCudaSaysSo() {
     QTRY_VERIFY_WITH_TIMEOUT(
         !status.isEmpty() && status.last().at(0).toString().contains("nothing was recorded"), 5000);
     QVERIFY(status.last().at(0).toString().contains("status 4"));
+    qunsetenv("VRAMSCOPE_CUPTI_LIB");
+}
+
+// Launch Program creates its output itself (O_EXCL|O_NOFOLLOW): a symlink planted at the path, or
+// a file already there, is refused with a message, and the file it points to is not touched.
+void TestLive::launchNeverFollowsAPlantedOutput() {
+    qputenv("VRAMSCOPE_CUPTI_LIB", QFile::encodeName(QCoreApplication::applicationFilePath()));
+    const QString victim = dir_.filePath("victim"), planted = dir_.filePath("planted.vscap");
+    QFile v(victim);
+    QVERIFY(v.open(QIODevice::WriteOnly));
+    v.write("precious");
+    v.close();
+    QCOMPARE(::symlink(QFile::encodeName(victim).constData(), QFile::encodeName(planted).constData()), 0);
+    ui::MainWindow w;
+    QString shown;
+    QTimer closer; // the refusal is a modal message box: read it and close it
+    QObject::connect(&closer, &QTimer::timeout, [&] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+            shown = box->text(), box->accept();
+    });
+    closer.start(20);
+    QVERIFY(!w.live()->launch("/bin/sh", {"-c", "echo x > \"$VRAMSCOPE_OUTPUT\""}, planted));
+    QVERIFY2(shown.contains("already exists"), qPrintable(shown));
+    QCOMPARE(QFileInfo(victim).size(), qint64(8));
+    QVERIFY(!w.live()->follower()->active());
+    // A fresh name is made 0600 before the program starts, then written by it.
+    const QString fresh = dir_.filePath("fresh.vscap");
+    QVERIFY(w.live()->launch("/bin/sh", {"-c", "sleep 0.3; echo x > \"$VRAMSCOPE_OUTPUT\""}, fresh));
+    struct stat st {};
+    QCOMPARE(::lstat(QFile::encodeName(fresh).constData(), &st), 0);
+    QVERIFY(S_ISREG(st.st_mode));
+    QCOMPARE(st.st_mode & 07777, mode_t(0600));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.live()->follower()->active(), 5000);
     qunsetenv("VRAMSCOPE_CUPTI_LIB");
 }
 

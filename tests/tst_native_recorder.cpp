@@ -82,6 +82,7 @@ class TestNativeRecorder : public QObject {
     void gpuCapturesShowTheLeakAndPyTorchsReserved();
     void liveViewerGetsTheFileBytes();
     void stalledViewerIsDroppedNotWaitedFor();
+    void listenerOfAnotherUserGetsNothing();
 
   private:
     std::unique_ptr<Capture> record(const std::function<void(cupti::NativeRecorder&)>& f,
@@ -620,6 +621,21 @@ void TestNativeRecorder::stalledViewerIsDroppedNotWaitedFor() {
     QVERIFY(!socket->open()); // dropped, while the file got everything
     std::fclose(out);
     QCOMPARE(loadCaptureFile(path.toStdString(), {})->devices[0].eventCount(), size_t(40000));
+}
+
+// The agent checks who listens (SO_PEERCRED) before sending: a listener of another uid (here: we,
+// while the agent is told to expect someone else) is refused with the reason and gets no byte.
+void TestNativeRecorder::listenerOfAnotherUserGetsNothing() {
+    Listener l(dir_.filePath("other.sock").toStdString());
+    std::string error;
+    QVERIFY(!cupti::LiveSocket::connect(l.path, error, 4096, long(::geteuid()) + 1));
+    QVERIFY2(error.find("the listener runs as uid " + std::to_string(::geteuid())) != std::string::npos,
+             error.c_str());
+    const int c = ::accept(l.fd, nullptr, nullptr);
+    char buf[16];
+    QCOMPARE(::recv(c, buf, sizeof buf, 0), ssize_t(0)); // closed without a byte
+    ::close(c);
+    QVERIFY(cupti::LiveSocket::connect(l.path, error, 4096)); // our own uid: accepted
 }
 
 QTEST_GUILESS_MAIN(TestNativeRecorder)

@@ -10,8 +10,21 @@
 
 namespace vs::cupti {
 
+namespace {
+// Empty when the process listening at the other end of `fd` runs as `uid`, else why not.
+std::string checkListener(int fd, uid_t uid) {
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+        return std::string("cannot tell who listens: ") + std::strerror(errno);
+    if (cred.uid == uid) return {};
+    return "the listener runs as uid " + std::to_string(cred.uid) + ", not as this user (uid " +
+           std::to_string(uid) + "): refused, nothing sent";
+}
+} // namespace
+
 std::unique_ptr<LiveSocket> LiveSocket::connect(const std::string& path, std::string& error,
-                                                size_t maxPending) {
+                                                size_t maxPending, long expectedUid) {
     sockaddr_un addr{};
     if (path.size() >= sizeof addr.sun_path) return error = "socket path too long", nullptr;
     addr.sun_family = AF_UNIX;
@@ -22,6 +35,8 @@ std::unique_ptr<LiveSocket> LiveSocket::connect(const std::string& path, std::st
         if (fd >= 0) ::close(fd);
         return nullptr;
     }
+    if (error = checkListener(fd, expectedUid < 0 ? ::geteuid() : uid_t(expectedUid)); !error.empty())
+        return ::close(fd), nullptr;
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
     return std::unique_ptr<LiveSocket>(new LiveSocket(fd, maxPending));
 }

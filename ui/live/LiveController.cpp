@@ -2,6 +2,7 @@
 
 #include "common/Icons.h"
 #include "util/AgentPath.h"
+#include "util/PrivatePath.h"
 
 #include "live/FileFollower.h"
 #include "live/LiveSession.h"
@@ -17,6 +18,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -29,10 +31,22 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include <unistd.h>
+
 namespace vs::ui {
 
 namespace {
 constexpr int kRefreshMs = 250; // with the recorder's 100 ms flushes: well under 0.5 s end to end
+
+// The launched program's file: created here, empty and 0600, only when nothing (not even a symlink)
+// is at `output`; the agent then writes into this file. False with `why` otherwise.
+bool createOutput(const QString& output, QString& why) {
+    std::string error;
+    const int fd = createExclusive(QFile::encodeName(output).toStdString(), error);
+    if (fd < 0) return why = QString::fromLocal8Bit(error.c_str()), false;
+    ::close(fd);
+    return true;
+}
 } // namespace
 
 LiveController::LiveController(QWidget* window, Show show)
@@ -117,10 +131,26 @@ void LiveController::askAndLaunch() {
     const QStringList words = QProcess::splitCommand(line);
     if (!ok || words.isEmpty()) return;
     settings.setValue(QStringLiteral("launch/commandLine"), line); // offered again next time
-    const QString output =
-        QDir::temp().filePath(QStringLiteral("vramscope-launch-%1.vscap")
-                                  .arg(QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")));
-    launch(words.front(), words.mid(1), output);
+    // A fresh private directory (mkdtemp, 0700): a name in the shared temporary directory could be
+    // planted by another user (a symlink to one of our files) before the agent writes to it.
+    QString dir;
+    try {
+        dir = QString::fromStdString(makePrivateTempDir(QDir::tempPath().toStdString(), "vramscope-launch-"));
+    } catch (const std::exception& e) {
+        QMessageBox::warning(window_, tr("Cannot launch"), QString::fromStdString(e.what()));
+        return;
+    }
+    launchDir_ = dir;
+    launch(words.front(), words.mid(1),
+           QDir(dir).filePath(QStringLiteral("launch-%1.vscap")
+                                  .arg(QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"))));
+}
+
+// A program that recorded nothing leaves no empty file (nor the directory made for it).
+void LiveController::removeEmptyOutput(const QString& output) {
+    if (QFileInfo(output).size() > 0) return;
+    QFile::remove(output);
+    if (!launchDir_.isEmpty() && QFileInfo(output).absolutePath() == launchDir_) QDir().rmdir(launchDir_);
 }
 
 bool LiveController::launch(const QString& program, const QStringList& arguments, const QString& output) {
@@ -129,6 +159,11 @@ bool LiveController::launch(const QString& program, const QStringList& arguments
                              tr("%1 was not found: it is built when the CUDA toolkit's CUPTI is installed "
                                 "(or set VRAMSCOPE_CUPTI_LIB).")
                                  .arg(agentLibrary()));
+        return false;
+    }
+    QString why;
+    if (!createOutput(output, why)) {
+        QMessageBox::warning(window_, tr("Cannot launch"), why);
         return false;
     }
     if (process_) process_->kill(), process_->waitForFinished(2000), process_->deleteLater();
@@ -141,6 +176,7 @@ bool LiveController::launch(const QString& program, const QStringList& arguments
     connect(process_, &QProcess::finished, this, [this](int code) {
         follower_->stop();
         refresh();
+        removeEmptyOutput(follower_->path());
         if (QFile::exists(follower_->path()))
             emit status(tr("The program exited with status %1; its recording is %2")
                             .arg(code)
@@ -152,7 +188,6 @@ bool LiveController::launch(const QString& program, const QStringList& arguments
     connect(process_, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart) emit status(tr("Cannot start %1").arg(program));
     });
-    QFile::remove(output);
     following_ = true;
     resetLive();
     follower_->follow(output);

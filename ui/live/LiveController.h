@@ -47,7 +47,8 @@ class LiveController : public QObject {
     LiveSession* session() const { return session_; }
     FileFollower* follower() const { return follower_; }
     // Capture > Launch Program: runs `program` with the CUPTI agent injected, writing `output`, and
-    // follows that file. False (with a message box) when the agent library is missing.
+    // follows that file. False (with a message box) when the agent library is missing or `output`
+    // exists (a file or a symlink: it is created anew, O_EXCL|O_NOFOLLOW, never followed).
     bool launch(const QString& program, const QStringList& arguments, const QString& output);
     static QString agentLibrary();
     void waitForRefresh(); // tests: the decode in flight, if any, has been shown
@@ -66,6 +67,7 @@ class LiveController : public QObject {
     void showLatest();
     void showCommand();
     void askAndLaunch();
+    void removeEmptyOutput(const QString& output);
     QByteArray currentBytes() const;
     void updateActions();
 
@@ -74,6 +76,7 @@ class LiveController : public QObject {
     LiveSession* session_;
     FileFollower* follower_;
     QProcess* process_ = nullptr;
+    QString launchDir_; // the private directory made for the last launch's file
     bool following_ = false; // the view shows the launched program's file, not the socket
     QTimer timer_;
     Extend extend_;

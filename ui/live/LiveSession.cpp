@@ -1,7 +1,11 @@
 #include "live/LiveSession.h"
 
+#include "live/PrivateSocket.h"
+
 #include "io/LoadError.h"
+#include "io/VscapFormat.h"
 #include "io/VscapStream.h"
+#include "util/Format.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -11,7 +15,6 @@
 #include <QStandardPaths>
 
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace vs::ui {
@@ -24,37 +27,64 @@ int64_t peerUid(qintptr fd) {
     if (getsockopt(static_cast<int>(fd), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
     return cred.uid;
 }
+
+// A positive whole number from the environment, else `fallback` (unset, empty or not a number).
+qint64 positiveEnv(const char* name, qint64 fallback) {
+    bool ok = false;
+    const qint64 v = qEnvironmentVariable(name).toLongLong(&ok);
+    return ok && v > 0 ? v : fallback;
+}
+
+QString seconds(int ms) {
+    return ms % 1000 == 0 ? QString::number(ms / 1000) : QString::number(ms / 1000.0, 'f', 1);
+}
 } // namespace
 
-LiveSession::LiveSession(QObject* parent) : QObject(parent), allowedUid_(geteuid()) {}
+LiveSession::Limits LiveSession::Limits::fromEnvironment() {
+    Limits l;
+    const qint64 pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    // A live session holds about 296 bytes an event (the validating decoder's copy, the live
+    // analysis and its snapshots; measured on the 2M-event transformer capture): one event per
+    // 640 bytes of memory keeps it under half the machine.
+    if (pages > 0 && page > 0) l.maxEvents = quint64(pages) * quint64(page) / 640;
+    l.idleMs = int(std::min<qint64>(positiveEnv("VRAMSCOPE_LIVE_IDLE_S", l.idleMs / 1000), 86'400) * 1000);
+    l.maxBytes = std::min<qint64>(positiveEnv("VRAMSCOPE_LIVE_MAX_MB", l.maxBytes >> 20), qint64(1) << 40 >> 20) << 20;
+    return l;
+}
+
+LiveSession::LiveSession(QObject* parent)
+    : QObject(parent), allowedUid_(geteuid()), limits_(Limits::fromEnvironment()) {
+    watchdog_.setSingleShot(true);
+    connect(&watchdog_, &QTimer::timeout, this, &LiveSession::onWatchdog);
+}
 
 LiveSession::~LiveSession() {
     stop();
 }
 
 QString LiveSession::defaultSocketPath() {
-    // A private directory: XDG_RUNTIME_DIR is per user and 0700; else one made 0700 under /tmp.
+    // XDG_RUNTIME_DIR is per user and 0700; a shared temporary directory gets a per-user one, which
+    // listen() makes 0700 or, when someone else made it first, refuses.
     QString base = qEnvironmentVariable("XDG_RUNTIME_DIR");
     if (base.isEmpty())
         base = QDir::tempPath() + QStringLiteral("/vramscope-%1").arg(geteuid());
     else
         base += QStringLiteral("/vramscope");
-    QDir().mkpath(base);
-    ::chmod(QFile::encodeName(base).constData(), 0700);
     return base + QStringLiteral("/live-%1.sock").arg(QCoreApplication::applicationPid());
 }
 
 bool LiveSession::listen(const QString& path) {
     stop();
+    std::string why;
+    const int fd = listenPrivately(QFile::encodeName(path).toStdString(), why);
     server_ = new QLocalServer(this);
-    server_->setSocketOptions(QLocalServer::UserAccessOption);
-    QLocalServer::removeServer(path); // a stale socket of a crashed session
-    if (!server_->listen(path)) {
-        error_ = server_->errorString();
+    if (fd < 0 || !server_->listen(qintptr(fd))) {
+        error_ = fd < 0 ? QString::fromLocal8Bit(why.c_str())
+                        : server_->errorString();
+        if (fd >= 0) ::close(fd), ::unlink(QFile::encodeName(path).constData());
         delete server_, server_ = nullptr;
         return false;
     }
-    ::chmod(QFile::encodeName(path).constData(), 0600);
     path_ = path;
     connect(server_, &QLocalServer::newConnection, this, &LiveSession::onNewConnection);
     emit statusChanged(tr("Listening on %1 \u2014 waiting for a program").arg(path));
@@ -62,6 +92,7 @@ bool LiveSession::listen(const QString& path) {
 }
 
 void LiveSession::stop() {
+    watchdog_.stop();
     if (socket_) socket_->disconnect(this), socket_->abort(), socket_->deleteLater(), socket_ = nullptr;
     if (server_) server_->close(), delete server_, server_ = nullptr;
 }
@@ -105,6 +136,55 @@ void LiveSession::reject(QLocalSocket* s, const QString& why) {
     s->deleteLater();
 }
 
+void LiveSession::cutOff(const QString& why) {
+    QLocalSocket* s = socket_;
+    socket_ = nullptr;
+    watchdog_.stop();
+    s->disconnect(this);
+    reject(s, tr("Disconnected the program: %1 (%L2 events received are kept)").arg(why).arg(events()));
+}
+
+// The stream kept (and what it decodes to) stays within the limits, whatever a producer sends or
+// however well it compresses: true while it does, else the program is cut off.
+bool LiveSession::withinBudget(bool bytesOver) {
+    if (bytesOver)
+        cutOff(tr("it sent more than %1, the live session's budget; its own recording file has everything "
+                  "(VRAMSCOPE_LIVE_MAX_MB raises the budget)")
+                   .arg(QString::fromStdString(humanBytes(limits_.maxBytes))));
+    else if (events() > limits_.maxEvents)
+        cutOff(tr("it sent more than %L1 events, the live session's budget for this machine's memory; its own "
+                  "recording file has everything")
+                   .arg(limits_.maxEvents));
+    return socket_ != nullptr;
+}
+
+// The next deadline of the current program: its header, the end of a chunk under way, or the next chunk.
+void LiveSession::armWatchdog() {
+    if (!socket_) return;
+    qint64 left = limits_.idleMs - sinceChunk_.elapsed();
+    if (byteCount() == 0)
+        left = limits_.handshakeMs - sinceConnect_.elapsed();
+    else if (sincePartial_.isValid())
+        left = std::min(left, limits_.stallMs - sincePartial_.elapsed());
+    watchdog_.start(int(std::clamp<qint64>(left, 0, limits_.idleMs)));
+}
+
+void LiveSession::onWatchdog() {
+    if (!socket_) return;
+    onReadyRead(); // what arrived meanwhile counts
+    if (!socket_) return;
+    if (byteCount() == 0 && sinceConnect_.elapsed() >= limits_.handshakeMs)
+        return cutOff(tr("it sent no .vscap header within %1 s of connecting").arg(seconds(limits_.handshakeMs)));
+    if (byteCount() > 0 && sincePartial_.isValid() && sincePartial_.elapsed() >= limits_.stallMs)
+        return cutOff(tr("a chunk started arriving but was not complete after %1 s (%L2 bytes of it so far)")
+                          .arg(seconds(limits_.stallMs))
+                          .arg(stream_->pendingBytes()));
+    if (byteCount() > 0 && sinceChunk_.elapsed() >= limits_.idleMs)
+        return cutOff(tr("it sent nothing for %1 s (VRAMSCOPE_LIVE_IDLE_S sets how long to wait)")
+                          .arg(seconds(limits_.idleMs)));
+    armWatchdog();
+}
+
 void LiveSession::onNewConnection() {
     while (QLocalSocket* s = server_->nextPendingConnection()) {
         if (peerUid(s->socketDescriptor()) != int64_t(allowedUid_)) {
@@ -118,6 +198,7 @@ void LiveSession::onNewConnection() {
         socket_ = s;
         stream_ = std::make_unique<vscap::StreamAssembler>();
         ++generation_;
+        sinceConnect_.start(), sinceChunk_.start(), sincePartial_.invalidate();
         connect(s, &QLocalSocket::readyRead, this, &LiveSession::onReadyRead);
         connect(s, &QLocalSocket::disconnected, this, &LiveSession::onDisconnected);
         emit statusChanged(tr("Receiving a live recording"));
@@ -128,16 +209,22 @@ void LiveSession::onNewConnection() {
 void LiveSession::onReadyRead() {
     if (!socket_) return;
     const QByteArray data = socket_->readAll();
+    if (data.isEmpty()) return;
+    // Only what fits the byte budget is taken: the whole chunks within it are kept.
+    const qint64 room = std::max<qint64>(0, limits_.maxBytes - byteCount() - qint64(stream_->pendingBytes()));
+    const bool over = data.size() > room;
     size_t used = 0;
     try {
-        used = stream_->feed({data.constData(), size_t(data.size())});
+        used = stream_->feed({data.constData(), size_t(over ? room : data.size())});
     } catch (const std::exception& e) { // LoadError from the stream, or memory: never trust a producer
-        QLocalSocket* s = socket_;
-        socket_ = nullptr;
-        s->disconnect(this);
-        reject(s, tr("Disconnected the program: %1").arg(QString::fromStdString(e.what())));
-        return;
+        return cutOff(QString::fromStdString(e.what()));
     }
+    if (used) sinceChunk_.start();
+    if (stream_->pendingBytes() == 0)
+        sincePartial_.invalidate();
+    else if (used || !sincePartial_.isValid())
+        sincePartial_.start(); // a new chunk began
+    if (withinBudget(over)) armWatchdog();
     if (used) emit dataArrived();
 }
 
@@ -145,6 +232,7 @@ void LiveSession::onDisconnected() {
     onReadyRead(); // whatever arrived with the close
     QLocalSocket* s = socket_;
     socket_ = nullptr;
+    watchdog_.stop();
     if (s) s->deleteLater();
     const bool clean = stream_ && stream_->ended();
     const size_t pending = stream_ ? stream_->pendingBytes() : 0;

@@ -1,13 +1,16 @@
 #pragma once
-// Capture > Listen: a Unix socket (mode 0600, peer uid checked) that one recorder at a time streams
-// .vscap bytes into. Every arriving piece is validated by the incremental decoder at once, so a
-// hostile or broken producer is cut off with a message; the complete chunks received so far are
-// kept, can be decoded any time (bytes()) and saved as a .vscap file.
+// Capture > Listen: a Unix socket (mode 0600 in a private directory, peer uid checked) that one
+// recorder at a time streams .vscap bytes into. Every arriving piece is validated by the incremental
+// decoder at once, so a hostile or broken producer is cut off with a message; so is one that stays
+// silent, trickles, or sends more than the session's budget (Limits). The complete chunks received
+// so far are kept, can be decoded any time (bytes()) and saved as a .vscap file.
 #include "model/Capture.h"
 
 #include <QByteArray>
 #include <QObject>
+#include <QElapsedTimer>
 #include <QString>
+#include <QTimer>
 
 #include <memory>
 
@@ -23,11 +26,25 @@ namespace vs::ui {
 class LiveSession : public QObject {
     Q_OBJECT
   public:
+    // What one program may cost the viewer. A real recorder sends its header at once and whole
+    // chunks (every 100 ms while it allocates); anything slower is stuck or hostile.
+    struct Limits {
+        int handshakeMs = 10'000; // from connecting to a complete .vscap header
+        int stallMs = 30'000;     // from a chunk's first byte to its last
+        int idleMs = 600'000;     // without a new complete chunk (VRAMSCOPE_LIVE_IDLE_S)
+        qint64 maxBytes = qint64(1) << 30; // of stream kept per program (VRAMSCOPE_LIVE_MAX_MB)
+        quint64 maxEvents = ~quint64(0); // decoded per program (fromEnvironment: memory / 640 B)
+        static Limits fromEnvironment(); // the defaults, with the variables above when set
+    };
+
     explicit LiveSession(QObject* parent = nullptr);
     ~LiveSession() override;
 
+    // XDG_RUNTIME_DIR/vramscope/live-PID.sock, or TMPDIR/vramscope-UID/live-PID.sock. Its directory
+    // is made (0700) and checked by listen(), which refuses one that is not private.
     static QString defaultSocketPath();
-    // Starts listening; false with errorString() when the socket cannot be made.
+    // Starts listening; false with errorString() when the socket cannot be made or its directory
+    // is not private (not ours, a symlink, open to others).
     bool listen(const QString& path = defaultSocketPath());
     void stop();
     bool isListening() const;
@@ -47,6 +64,8 @@ class LiveSession : public QObject {
     QString errorString() const { return error_; }
     // Tests only: accept a different peer uid than our own.
     void setAllowedUid(uint32_t uid) { allowedUid_ = uid; }
+    void setLimits(const Limits& limits) { limits_ = limits; }
+    const Limits& limits() const { return limits_; }
 
   signals:
     void dataArrived(); // new complete chunks
@@ -57,6 +76,10 @@ class LiveSession : public QObject {
     void onReadyRead();
     void onDisconnected();
     void reject(QLocalSocket* s, const QString& why);
+    void cutOff(const QString& why); // ends the current program's session, keeping what arrived
+    bool withinBudget(bool bytesOver);
+    void armWatchdog();
+    void onWatchdog();
 
     QLocalServer* server_ = nullptr;
     QLocalSocket* socket_ = nullptr;
@@ -65,6 +88,9 @@ class LiveSession : public QObject {
     std::unique_ptr<vscap::StreamAssembler> stream_; // header + complete chunks so far
     uint32_t allowedUid_;
     quint64 generation_ = 0;
+    Limits limits_;
+    QTimer watchdog_;              // fires at the current program's next deadline
+    QElapsedTimer sinceConnect_, sinceChunk_, sincePartial_; // sincePartial_: a chunk is under way
 };
 
 } // namespace vs::ui
