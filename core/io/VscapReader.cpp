@@ -27,12 +27,28 @@ void Decoder::setStreamSize(uint64_t bytes) {
     // 16 events per stored byte: far above the best ratio seen (1.5 on loop-like traces).
     reserveLimit_ = bytes * 16;
     records_->setReserveLimit(reserveLimit_);
+    streamSize_ = bytes;
+    budgetRecords(budget_, 0);
 }
 
 void Decoder::setLimits(uint64_t maxMemory, uint64_t maxDecompressed) {
-    records_->setMemoryBudget(maxMemory);
     budget_ = maxMemory;
     maxDecompressed_ = maxDecompressed;
+    budgetRecords(budget_, 0);
+}
+
+// The records decoded from now may build what is `left` of the budget and, in a file of known size,
+// at most kExpansion times its bytes (plus kSlack) minus what was `used` before: the best recordings
+// take 0.6 bytes per event (50x in memory), so only a decompression bomb comes near 4096x.
+void Decoder::budgetRecords(uint64_t left, uint64_t used) {
+    const uint64_t byFile = streamSize_ && streamSize_ < (UINT64_MAX - kSlack) / kExpansion
+                                ? streamSize_ * kExpansion + kSlack
+                                : UINT64_MAX;
+    const uint64_t fileLeft = byFile - std::min(byFile, used);
+    if (fileLeft < left)
+        records_->setMemoryBudget(fileLeft, kExpansion, streamSize_);
+    else
+        records_->setMemoryBudget(left);
 }
 
 void Decoder::damaged(const std::string& what, uint64_t offset) const {
@@ -151,10 +167,10 @@ void Decoder::startCudaLevel() {
     auto level = std::make_shared<Capture>();
     level->path = c_.path;
     level->format = c_.format;
-    const uint64_t left = budget_ - std::min(budget_, records_->charged());
+    const uint64_t used = records_->charged();
     c_.cudaLevel = level;
     records_ = std::make_unique<Records>(*level);
-    records_->setMemoryBudget(left);
+    budgetRecords(budget_ - std::min(budget_, used), used);
     records_->setReserveLimit(reserveLimit_);
     droppedBefore_ = 0;
 }

@@ -52,6 +52,9 @@ class Decoder {
     void warnIncomplete();
     void readRecords(std::span<const uint8_t> raw, uint64_t offset);
     void startCudaLevel();
+    void budgetRecords(uint64_t left, uint64_t used);
+    static constexpr uint64_t kExpansion = 4096;
+    static constexpr uint64_t kSlack = 64ull << 20;
 
     Capture& c_;
     std::unique_ptr<Records> records_;
@@ -62,6 +65,7 @@ class Decoder {
     uint64_t dropped_ = 0;
     uint64_t droppedBefore_ = 0; // the current Records' count already added to dropped_
     uint64_t budget_ = UINT64_MAX, reserveLimit_ = 0;
+    uint64_t streamSize_ = 0; // 0: unknown (a live stream)
     uint64_t decompressed_ = 0;
     uint64_t maxDecompressed_ = UINT64_MAX;
 };

@@ -3,7 +3,7 @@
 #include "LoadError.h"
 #include "SnapshotSchema.h"
 #include "VscapFormat.h"
-#include "util/Format.h"
+#include "MemoryBudget.h"
 
 #include <algorithm>
 #include <cstring>
@@ -131,10 +131,10 @@ static constexpr uint64_t kRecordOverhead = 96;
 static constexpr uint64_t kBytesPerBodyByte = 8;
 
 void Records::overBudget() const {
-    throw LoadError("loading this capture needs more memory than the budget of " +
-                    humanBytes(static_cast<int64_t>(budget_)) +
-                    " (a decompression bomb, or a capture larger than this machine should hold; " +
-                    "raise the budget with --max-memory)");
+    if (!bound_) throw LoadError(MemoryBudget::exceededMessage(budget_));
+    throw LoadError("the capture's " + MemoryBudget::describe(fileBytes_) + " would expand to more than " +
+                    std::to_string(bound_) + " times their size in memory (" + MemoryBudget::describe(budget_) +
+                    "), which no recording does: a decompression bomb");
 }
 
 void Records::charge(uint64_t otherBytes, uint64_t newEventBytes) {
@@ -162,6 +162,7 @@ void Records::record(uint32_t kind, Body& b) {
     case Record::Stack:
         return stack(b);
     case Record::Stream:
+        if (c_.streams.size() >= kMaxStreams) b.fail("more than " + std::to_string(kMaxStreams) + " streams");
         streams_.push_back(c_.internStream(b.varint()));
         return;
     case Record::Device:

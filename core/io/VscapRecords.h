@@ -20,7 +20,11 @@ class Records {
     void setReserveLimit(uint64_t events) { reserveLimit_ = events; }
     // The memory the decoded model may take (LoadOptions::maxMemory): event columns are charged
     // exactly before they grow, other records by a bound on what their bytes can allocate.
-    void setMemoryBudget(uint64_t bytes) { budget_ = bytes; }
+    // `bound` > 0: the budget is that many times the file's `fileBytes` (a decompression bomb), not
+    // LoadOptions::maxMemory; the refusal says so.
+    void setMemoryBudget(uint64_t bytes, uint64_t bound = 0, uint64_t fileBytes = 0) {
+        budget_ = bytes, bound_ = bound, fileBytes_ = fileBytes;
+    }
     uint64_t charged() const { return charged_ + eventBytes_; }
     bool ended() const { return ended_; }
     // A Part record was read (alone in its chunk): the records after it go to a new Records over
@@ -59,6 +63,7 @@ class Records {
     std::vector<FrameId> frameScratch_;
     uint64_t reserveLimit_ = 0;
     uint64_t budget_ = UINT64_MAX;
+    uint64_t bound_ = 0, fileBytes_ = 0;
     uint64_t charged_ = 0;    // records other than events
     uint64_t eventBytes_ = 0; // event columns of every device
     bool ended_ = false;

@@ -59,11 +59,11 @@ struct Capture {
     // of the file): every driver allocation, PyTorch's segments and everyone else's. Null otherwise.
     std::shared_ptr<Capture> cudaLevel;
 
-    StreamId internStream(uint64_t raw);
+    StreamId internStream(uint64_t raw); // throws std::length_error past 65536 streams
     const DeviceTrace* device(int ordinal) const;
 
   private:
-    std::vector<std::pair<uint64_t, uint32_t>> streamIndex_; // few streams: a sorted small vector
+    std::vector<std::pair<uint64_t, uint16_t>> streamIndex_; // few streams: a sorted small vector
 };
 
 } // namespace vs

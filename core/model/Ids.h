@@ -16,7 +16,8 @@ template <class Tag, class Rep = uint32_t> struct StrongId {
 using StringId = StrongId<struct StringTag>;
 using FrameId = StrongId<struct FrameTag>;
 using StackId = StrongId<struct StackTag>; // StackId{0} is the empty stack
-using StreamId = StrongId<struct StreamTag>;
+// Two bytes: a capture has a handful of streams, and the id is a column of every event.
+using StreamId = StrongId<struct StreamTag, uint16_t>;
 
 } // namespace vs
 
