@@ -141,7 +141,7 @@ void LiveSession::cutOff(const QString& why) {
     socket_ = nullptr;
     watchdog_.stop();
     s->disconnect(this);
-    reject(s, tr("Disconnected the program: %1 (%L2 events received are kept)").arg(why).arg(events()));
+    reject(s, tr("Disconnected the program: %1; the %L2 events received are kept").arg(why).arg(events()));
 }
 
 // The stream kept (and what it decodes to) stays within the limits, whatever a producer sends or
