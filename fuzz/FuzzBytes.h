@@ -48,7 +48,7 @@ class FuzzBytes {
                                                1025};
         const uint8_t b = byte();
         if ((b & 3) == 0) return kHostile[(b >> 2) % (sizeof kHostile / sizeof kHostile[0])];
-        return typical + static_cast<int64_t>(b >> 2) * 512;
+        return static_cast<int64_t>(static_cast<uint64_t>(typical) + (b >> 2) * 512u); // wraps, never UB
     }
 
   private:

@@ -84,7 +84,7 @@ class HostileSnapshot {
                 key("frames");
                 frames();
                 p_.setitems();
-                at += size;
+                at = static_cast<int64_t>(static_cast<uint64_t>(at) + static_cast<uint64_t>(size)); // wraps
             }
             p_.appends();
         }

@@ -11,6 +11,7 @@
 #include "views/RetentionPanel.h"
 #include "timeline/TimelinePlot.h"
 #include "io/LoadError.h"
+#include "io/MemoryBudget.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -148,9 +149,18 @@ int main(int argc, char** argv) {
         QStringLiteral("at"),
         QStringLiteral("Moment for --view blockmap, in seconds since the first event (default: the end)."),
         QStringLiteral("S"));
-    parser.addOptions({shot, view, size, atOption});
+    QCommandLineOption maxMemory(
+        QStringLiteral("max-memory"),
+        QStringLiteral("The most memory one file may take to load (default: half of the RAM): 8G, 512M, bytes."),
+        QStringLiteral("SIZE"));
+    parser.addOptions({shot, view, size, atOption, maxMemory});
     parser.process(app);
     const QStringList files = parser.positionalArguments();
+    if (parser.isSet(maxMemory)) {
+        const auto bytes = vs::MemoryBudget::parse(parser.value(maxMemory).toStdString());
+        if (!bytes) return fail(QStringLiteral("--max-memory needs a size such as 8G, 512M or a byte count"));
+        vs::MemoryBudget::setProcessDefault(*bytes);
+    }
 
     if (parser.isSet(shot)) {
         if (files.size() != 1) return fail(QStringLiteral("--screenshot needs exactly one input file"));
