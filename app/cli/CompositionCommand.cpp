@@ -46,14 +46,16 @@ void writeJson(const CompositionAt& r, const Composition& comp, std::ostream& ou
     j.endObject();
 }
 
-void writeText(const CompositionAt& r, const Composition& comp, std::ostream& out) {
+void writeText(const CompositionAt& r, const Composition& comp, bool driverLevel, std::ostream& out) {
     out << "device " << r.device << " at " << r.timeUs << " us\n";
-    if (!comp.categories().phases)
+    if (!comp.categories().phases && !driverLevel)
         out << "  (no phase annotations: categories need a recording by vramscope's recorder; all unknown)\n";
     for (size_t c = 0; c < kCategoryCount; ++c)
         if (r.categories[c]) out << "  " << categoryName(Category(c)) << ": " << humanBytesPrecise(r.categories[c]) << '\n';
     out << "  PyTorch cache (reserved, free): " << humanBytesPrecise(r.cache()) << '\n';
-    for (const auto& [name, bytes] : r.outside) out << "  outside PyTorch, " << name << ": " << humanBytesPrecise(bytes) << '\n';
+    // A CUPTI-only recording: every allocation is a driver allocation, PyTorch's caching allocator one owner
+    const char* prefix = driverLevel ? "  driver allocations, " : "  outside PyTorch, ";
+    for (const auto& [name, bytes] : r.outside) out << prefix << name << ": " << humanBytesPrecise(bytes) << '\n';
     if (r.driver)
         out << "  gap to the driver (" << (r.driver->processFigure ? "NVML, this process" : "cuMemGetInfo, whole device")
             << "): " << humanBytesPrecise(r.driver->gap()) << " of " << humanBytesPrecise(r.driver->driverUsed) << '\n';
@@ -68,7 +70,7 @@ int runComposition(const std::vector<std::string>& args, std::ostream& out) {
     const size_t d = chooseDevice(*capture, a);
     const auto comp = Composition::compute(*capture);
     const CompositionAt r = comp->at(*capture, d, chosenMoment(*capture, d, a), true);
-    a.has("--json") ? writeJson(r, *comp, out) : writeText(r, *comp, out);
+    a.has("--json") ? writeJson(r, *comp, out) : writeText(r, *comp, capture->capture().nativeStacks, out);
     return 0;
 }
 

@@ -1,7 +1,9 @@
 // vramscope: the desktop viewer. Also renders views headless: vramscope FILE --screenshot OUT.png
 #include "common/Icons.h"
 #include "common/Theme.h"
+#include "views/AllocationBandsView.h"
 #include "views/BlockMapPanel.h"
+#include "views/CompositionView.h"
 #include "session/CaptureLoader.h"
 #include "session/Session.h"
 #include "window/Exporter.h"
@@ -95,8 +97,12 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
         error = renderAlone(window.blockMap(), &window, size, out, title);
     } else if (view == QLatin1String("memorymap")) {
         error = renderAlone(window.memoryMap(), &window, size, out, title);
+    } else if (view == QLatin1String("composition")) {
+        error = renderAlone(window.composition(), &window, size, out, title);
+    } else if (view == QLatin1String("bands")) {
+        error = renderAlone(window.allocationBands(), &window, size, out, title);
     } else {
-        return fail(QStringLiteral("--view must be timeline, window, blockmap, memorymap, leaks or retention"));
+        return fail(QStringLiteral("--view must be timeline, window, blockmap, memorymap, composition, bands, leaks or retention"));
     }
     return error.isEmpty() ? 0 : fail(error);
 }
@@ -141,7 +147,7 @@ int main(int argc, char** argv) {
                             QStringLiteral("OUT"));
     QCommandLineOption view(
         QStringLiteral("view"),
-        QStringLiteral("View for --screenshot: timeline, window, blockmap, memorymap, leaks, retention."),
+        QStringLiteral("View for --screenshot: timeline, window, blockmap, memorymap, composition, bands (allocation bands), leaks, retention."),
         QStringLiteral("VIEW"), QStringLiteral("timeline"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --screenshot."),
                             QStringLiteral("WxH"), QStringLiteral("1600x900"));

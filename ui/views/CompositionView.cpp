@@ -54,7 +54,9 @@ CompositionBands sample(const CaptureAnalysis& a, const Composition& comp, size_
     b.names.push_back(QObject::tr("PyTorch cache (reserved, free)"));
     const DeviceOutside* outside = comp.outsideOf(a.trace(d).device);
     if (outside)
-        for (const auto& o : outside->owners) b.names.push_back(QObject::tr("outside PyTorch: %1").arg(QString::fromStdString(o.name)));
+        for (const auto& o : outside->owners)
+            b.names.push_back((a.capture().nativeStacks ? QObject::tr("driver: %1") : QObject::tr("outside PyTorch: %1"))
+                                  .arg(QString::fromStdString(o.name)));
     const bool gap = outside && !outside->gap.empty();
     if (gap) b.names.push_back(QObject::tr("gap to the driver (context, modules)"));
     b.tops.assign(b.names.size(), {});

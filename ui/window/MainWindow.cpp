@@ -87,9 +87,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     memoryMap_->setToolTip(
         tr("Reserved address space (up) over time (right): allocated blue, pending amber, free grey"));
     details_->addTab(memoryMap_, tr("&Memory map"));
-    auto* composition = new CompositionView(this); // categories, outside PyTorch, the gap to the driver
-    composition->follow(session_);
-    details_->addTab(composition, tr("Com&position"));
+    composition_ = new CompositionView(this); // categories, outside PyTorch, the gap to the driver
+    composition_->follow(session_);
+    details_->addTab(composition_, tr("Com&position"));
     bands_ = new AllocationBandsView(this); // memory_viz's Active Memory Timeline
     bands_->follow(session_);
     details_->addTab(bands_, tr("&Allocation bands"));

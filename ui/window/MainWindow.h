@@ -28,6 +28,7 @@ class EventFindBar;
 class LeaksPanel;
 class LiveController;
 class MemoryMapView;
+class CompositionView;
 class RegionSelector;
 class Session;
 class RetentionPanel;
@@ -48,6 +49,7 @@ class MainWindow : public QMainWindow {
     // The CUPTI agent's part of a recording with both levels (record --native), in this window:
     // every driver allocation with native stacks; Reload returns to PyTorch's level.
     void openCudaLevel();
+    CompositionView* composition() const { return composition_; }
     void setAnalysis(const QString& path, AnalysisPtr analysis); // also used headless and by tests
     TimelinePlot* timeline() const { return timeline_; }
     QTableView* eventTable() const { return table_; }
@@ -150,6 +152,7 @@ class MainWindow : public QMainWindow {
     AllocationBandsView* bands_;
     QAction* propertiesAct_ = nullptr;
     QAction* cudaLevelAct_ = nullptr; // enabled while the capture has a CUDA level
+    CompositionView* composition_ = nullptr;
     QPointer<CapturePropertiesDialog> properties_;
     QStackedWidget* pages_ = nullptr; // the welcome page, then the views once a capture is open
     WelcomePage* welcome_ = nullptr;
