@@ -9,8 +9,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 OUT=$(mkdir -p "${1:?OUTDIR}" && cd "$1" && pwd)
 LOGS=$OUT/logs && mkdir -p $LOGS
-rm -rf /tmp/vramscope-pkg; pip install -q --no-deps --no-build-isolation --target /tmp/vramscope-pkg "$ROOT/capture/python" >/dev/null 2>&1
-export PYTHONPATH=/tmp/vramscope-pkg${PYTHONPATH:+:$PYTHONPATH}
+PKG=$(mktemp -d) && trap 'rm -rf "$PKG"' EXIT  # 0700, fresh: nobody can plant a module on PYTHONPATH
+pip install -q --no-deps --no-build-isolation --target "$PKG" "$ROOT/capture/python" >/dev/null 2>&1
+export PYTHONPATH=$PKG${PYTHONPATH:+:$PYTHONPATH}
 export VRAMSCOPE_CUPTI_LIB=${VRAMSCOPE_CUPTI_LIB:-$ROOT/.gpu/bin/libvramscope_cupti.so}
 export LD_LIBRARY_PATH=$(dirname "$VRAMSCOPE_CUPTI_LIB"):/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 REAL=$ROOT/samples/real

@@ -16,8 +16,9 @@ JOBS=${3:-4}
 MODES=" ${MODES:-hist rec cupti} "
 LOGS=$OUTDIR/logs && mkdir -p $LOGS
 if ! python3 -c "import vramscope" 2>/dev/null; then
-  pip install -q --no-deps --no-build-isolation --target /tmp/vramscope-pkg "$ROOT/capture/python" >/dev/null 2>&1
-  export PYTHONPATH=/tmp/vramscope-pkg${PYTHONPATH:+:$PYTHONPATH}
+  PKG=$(mktemp -d) && trap 'rm -rf "$PKG"' EXIT  # 0700, fresh: nobody can plant a module on PYTHONPATH
+  pip install -q --no-deps --no-build-isolation --target "$PKG" "$ROOT/capture/python" >/dev/null 2>&1
+  export PYTHONPATH=$PKG${PYTHONPATH:+:$PYTHONPATH}
 fi
 python3 -c "import vramscope.native as n; m, r = n.load(); print('native tracker:', 'built' if m else r)"
 AGENT=${VRAMSCOPE_CUPTI_LIB:-$ROOT/.gpu/bin/libvramscope_cupti.so}

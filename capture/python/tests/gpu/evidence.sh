@@ -6,8 +6,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SCEN=${SCEN:?path to scenarios.py}
 cd "$HERE"
 # Installed as a user would (offline: no build isolation, torch is already there).
-pip install -q --no-deps --no-build-isolation --target /tmp/vramscope-pkg "$HERE/../.." && echo "pip install: ok"
-export PYTHONPATH=/tmp/vramscope-pkg
+PKG=$(mktemp -d) && trap 'rm -rf "$PKG"' EXIT  # 0700, fresh: nobody can plant a module on PYTHONPATH
+pip install -q --no-deps --no-build-isolation --target "$PKG" "$HERE/../.." && echo "pip install: ok"
+export PYTHONPATH=$PKG
 mkdir -p "$OUT/scen" "$OUT/poll"
 t0=$(date +%s)
 python -c "import vramscope.native as n; m, r = n.load(); print('native tracker:', 'built' if m else r)"
@@ -23,9 +24,9 @@ for m in off history agent-nostack agent-python; do python overhead.py $m "$OUT"
 python -m vramscope record -o "$OUT/killed.vscap" -- train_loop.py 100000 > /dev/null 2>&1 &
 pid=$!; sleep 25; kill -9 $pid; wait $pid 2>/dev/null; ls -la "$OUT/killed.vscap"
 # live stream to a listening stand-in viewer
-python live_viewer.py /tmp/vs.sock "$OUT/live_stream.vscap" "$OUT/live_arrivals.txt" &
+python live_viewer.py "$PKG/vs.sock" "$OUT/live_stream.vscap" "$OUT/live_arrivals.txt" &
 vpid=$!; sleep 1
-VRAMSCOPE_LIVE=/tmp/vs.sock python -m vramscope record -o "$OUT/live_file.vscap" -- train_loop.py 300 --print-times > "$OUT/live_steps.txt"
+VRAMSCOPE_LIVE="$PKG/vs.sock" python -m vramscope record -o "$OUT/live_file.vscap" -- train_loop.py 300 --print-times > "$OUT/live_steps.txt"
 wait $vpid
 cmp "$OUT/live_stream.vscap" "$OUT/live_file.vscap" && echo "live stream == file"
 tar -C "$OUT" -cf "$OUT/runs.tar" scen poll && rm -rf "$OUT/scen" "$OUT/poll"

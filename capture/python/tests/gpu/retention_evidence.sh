@@ -4,8 +4,9 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCEN=${SCEN:?path to scenarios.py}
 cd "$HERE"
-pip install -q --no-deps --no-build-isolation --target /tmp/vramscope-pkg "$HERE/../.." 2>/dev/null && echo "pip install: ok"
-export PYTHONPATH=/tmp/vramscope-pkg
+PKG=$(mktemp -d) && trap 'rm -rf "$PKG"' EXIT  # 0700, fresh: nobody can plant a module on PYTHONPATH
+pip install -q --no-deps --no-build-isolation --target "$PKG" "$HERE/../.." 2>/dev/null && echo "pip install: ok"
+export PYTHONPATH=$PKG
 mkdir -p "$OUT/ret"
 for s in leak_global_cache leak_eval_no_grad leak_autograd_ctx leak_hook cycle_gc_delayed clean_train; do
   python run_scenario.py "$SCEN" $s "$OUT/ret" --retention 2>&1 | tail -3
