@@ -21,6 +21,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QInputDialog>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -123,6 +124,7 @@ class TestLive : public QObject {
     void launchedProgramIsFollowed();
     void launchedProgramWithoutCudaSaysSo();
     void launchNeverFollowsAPlantedOutput();
+    void launchWritesIntoAFreshPrivateDirectory();
 
   private:
     // A session whose stream limits are `edit`ed from the defaults, listening in the test's directory.
@@ -626,6 +628,53 @@ void TestLive::launchNeverFollowsAPlantedOutput() {
     QVERIFY(S_ISREG(st.st_mode));
     QCOMPARE(st.st_mode & 07777, mode_t(0600));
     QTRY_VERIFY_WITH_TIMEOUT(!w.live()->follower()->active(), 5000);
+    qunsetenv("VRAMSCOPE_CUPTI_LIB");
+}
+
+// Capture > Launch Program, as a user runs it (the dialog answered): the file is made 0600 in a new
+// 0700 directory under TMPDIR, never at a predictable name; a program that records nothing leaves
+// neither behind.
+void TestLive::launchWritesIntoAFreshPrivateDirectory() {
+    QStandardPaths::setTestModeEnabled(true); // the dialog remembers the command line in QSettings
+    const QByteArray tmp = qgetenv("TMPDIR");
+    qputenv("TMPDIR", QFile::encodeName(dir_.path()));
+    qputenv("VRAMSCOPE_CUPTI_LIB", QFile::encodeName(QCoreApplication::applicationFilePath()));
+    ui::MainWindow w;
+    QAction* launch = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)) launch = a;
+    QVERIFY(launch);
+    QString command;
+    QTimer answer; // the command-line dialog is modal: answer it
+    QObject::connect(&answer, &QTimer::timeout, [&] {
+        if (auto* d = qobject_cast<QInputDialog*>(QApplication::activeModalWidget()))
+            d->setTextValue(command), d->accept();
+    });
+    answer.start(20);
+    struct stat st {};
+    command = QStringLiteral("/bin/sh -c \"sleep 0.3; echo x >> $VRAMSCOPE_OUTPUT\"");
+    launch->trigger();
+    const QString first = w.live()->follower()->path();
+    const QFileInfo dir(QFileInfo(first).absolutePath());
+    QVERIFY2(dir.fileName().startsWith("vramscope-launch-") && dir.absolutePath() == dir_.path(), qPrintable(first));
+    QCOMPARE(::lstat(QFile::encodeName(dir.filePath()).constData(), &st), 0);
+    QCOMPARE(st.st_mode & 07777, mode_t(0700));
+    QCOMPARE(::lstat(QFile::encodeName(first).constData(), &st), 0);
+    QCOMPARE(st.st_mode & 07777, mode_t(0600));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.live()->follower()->active(), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(QFileInfo(first).size(), qint64(2), 5000); // the program wrote into it
+
+    command = QStringLiteral("/bin/sh -c \"exit 3\"");
+    QSignalSpy status(w.live(), &ui::LiveController::status);
+    launch->trigger();
+    const QString second = w.live()->follower()->path();
+    QVERIFY(QFileInfo(second).absolutePath() != dir.filePath()); // a new directory each time
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !status.isEmpty() && status.last().at(0).toString().contains("nothing was recorded"), 5000);
+    QVERIFY(!QFileInfo::exists(second));
+    QVERIFY(!QFileInfo::exists(QFileInfo(second).absolutePath()));
+    QVERIFY(QFileInfo::exists(first)); // the earlier recording stays
+    tmp.isNull() ? void(qunsetenv("TMPDIR")) : void(qputenv("TMPDIR", tmp));
     qunsetenv("VRAMSCOPE_CUPTI_LIB");
 }
 
