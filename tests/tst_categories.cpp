@@ -143,6 +143,18 @@ class TestCategories : public QObject {
         QVERIFY(gradients > 0);
     }
 
+    // Hugging Face's Trainer calls model(**batch): the outermost module's own hook (with keyword
+    // arguments) tags the batch from the second step on.
+    void keywordInputsAreTagged() {
+        const auto a = open(QStringLiteral("hf_both"));
+        const auto comp = Composition::compute(*a);
+        const auto& cats = comp->categories().devices[0];
+        size_t inputs = 0;
+        for (size_t k = 0; k < cats.allocations.size(); ++k)
+            inputs += cats.category[k] == Category::Input && cats.basis[k] == CategoryBasis::Tagged;
+        QVERIFY2(inputs >= 3, "no tagged input tensors in the Trainer run");
+    }
+
     // PyTorch's segments found at the CUDA level are exactly its reserved bytes, counted once; the
     // rest is named by library.
     void cudaLevelMatchesReservedAndNamesLibraries() {

@@ -32,6 +32,11 @@ class PhaseTracker:
         self._handles = []
         self._original_backward = None
         self._tag_seconds = 0.0
+        # Outermost modules get a hook of their own that also sees keyword arguments (global hooks
+        # get positional ones only; Hugging Face models take model(**batch)): from their next call on.
+        import weakref
+        self._with_kwargs = weakref.WeakSet()
+        self._instance_handles = []
         self._started = time.perf_counter()
         self._fresh_iteration = True
 
@@ -71,9 +76,10 @@ class PhaseTracker:
         return self
 
     def remove(self):
-        for h in self._handles:
+        for h in self._handles + self._instance_handles:
             h.remove()
         self._handles = []
+        self._instance_handles = []
         if self._original_backward is not None:
             self.torch.autograd.backward = self._original_backward
             self._original_backward = None
@@ -87,12 +93,30 @@ class PhaseTracker:
         self._local.depth = depth + 1
         if depth == 0:
             self._annotate(0, FORWARD)
-            # The tensors handed to the outermost call are the input data, if no autograd op made
-            # them (a loss module's logits have a grad_fn; its labels do not). Without grad mode
-            # only the first call of an iteration counts (eval: model(x), then a metric(out, y)).
-            if self.torch.is_grad_enabled() or self._fresh_iteration:
-                self._tag_inputs(args)
-            self._fresh_iteration = False
+            if module not in self._with_kwargs:
+                self._inputs(args)
+                self._hook_kwargs(module)
+
+    def _inputs(self, values):
+        # The tensors handed to the outermost call are the input data, if no autograd op made
+        # them (a loss module's logits have a grad_fn; its labels do not). Without grad mode
+        # only the first call of an iteration counts (eval: model(x), then a metric(out, y)).
+        if self.torch.is_grad_enabled() or self._fresh_iteration:
+            self._tag_inputs(values)
+        self._fresh_iteration = False
+
+    def _hook_kwargs(self, module):
+        try:
+            handle = module.register_forward_pre_hook(self._instance_pre, with_kwargs=True)
+        except (TypeError, AttributeError):  # torch < 2.0
+            return
+        self._with_kwargs.add(module)
+        self._instance_handles.append(handle)
+
+    def _instance_pre(self, module, args, kwargs):
+        if self._depth() == 1:  # called outermost (the global pre-hook ran first and counted it)
+            self._inputs((args, kwargs))
+        return None
 
     def _forward_post(self, module, args, output):
         depth = max(self._depth() - 1, 0)
@@ -175,13 +199,13 @@ class PhaseTracker:
 
 def _tensors(value, depth=0):
     """Tensors in a call's arguments: the values themselves, and one level into lists, tuples and
-    dicts (a batch dict of input_ids, attention_mask, labels)."""
+    dicts (a batch dict of input_ids, attention_mask, labels), down to three levels."""
     import torch
     if isinstance(value, torch.Tensor):
         yield value
-    elif depth < 2 and isinstance(value, (list, tuple)):
+    elif depth < 3 and isinstance(value, (list, tuple)):
         for v in value:
             yield from _tensors(v, depth + 1)
-    elif depth < 2 and isinstance(value, dict):
+    elif depth < 3 and isinstance(value, dict):
         for v in value.values():
             yield from _tensors(v, depth + 1)
