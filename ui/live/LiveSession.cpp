@@ -202,6 +202,7 @@ void LiveSession::onNewConnection() {
         connect(s, &QLocalSocket::readyRead, this, &LiveSession::onReadyRead);
         connect(s, &QLocalSocket::disconnected, this, &LiveSession::onDisconnected);
         emit statusChanged(tr("Receiving a live recording"));
+        armWatchdog(); // a program that never sends a byte must time out too
         onReadyRead();
     }
 }
