@@ -14,6 +14,8 @@
 #include <QLocalSocket>
 #include <QStandardPaths>
 
+#include <limits>
+
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -166,7 +168,7 @@ void LiveSession::armWatchdog() {
         left = limits_.handshakeMs - sinceConnect_.elapsed();
     else if (sincePartial_.isValid())
         left = std::min(left, limits_.stallMs - sincePartial_.elapsed());
-    watchdog_.start(int(std::clamp<qint64>(left, 0, limits_.idleMs)));
+    watchdog_.start(int(std::clamp<qint64>(left, 0, std::numeric_limits<int>::max())));
 }
 
 void LiveSession::onWatchdog() {
