@@ -42,6 +42,14 @@ SnapshotKey SnapshotSchema::keyOf(const pickle::PickleMachine& m, Value key) {
     return k;
 }
 
+Action SnapshotSchema::actionOf(const pickle::PickleMachine& m, Value v) {
+    auto& slot = actionCache_[(v.bits * 0x9E3779B97F4A7C15ULL) >> 60];
+    if (slot.bits == v.bits && v.bits != 0) return slot.action;
+    const Action a = actionFromName(m.str(v));
+    slot = {v.bits, a};
+    return a;
+}
+
 StackId SnapshotSchema::stackOf(const pickle::PickleMachine& m, Value v) const {
     const auto* c = m.containerOf(v);
     if (c && c->kind == Kind::Stack) return StackId{c->payload};
@@ -68,7 +76,7 @@ bool SnapshotSchema::dictFilled(pickle::PickleMachine& m, uint32_t container, st
 bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, const std::array<Value, 13>& v,
                                uint32_t seen) {
     auto get = [&](SnapshotKey k) { return v[static_cast<size_t>(k)]; };
-    const Action action = actionFromName(m.str(get(SnapshotKey::Action)));
+    const Action action = actionOf(m, get(SnapshotKey::Action));
     if (action == Action::Unknown) ++unknownActions_;
     auto integer = [&](SnapshotKey k, const char* name) -> uint64_t {
         uint64_t out = 0;

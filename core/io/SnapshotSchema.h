@@ -68,6 +68,12 @@ class SnapshotSchema : public pickle::ContainerHooks {
         SnapshotKey key = SnapshotKey::Other;
     };
     std::array<CacheSlot, 256> keyCache_{};
+    struct ActionSlot {
+        uint64_t bits = 0;
+        Action action = Action::Unknown;
+    };
+    std::array<ActionSlot, 16> actionCache_{}; // action strings are memo references too
+    Action actionOf(const pickle::PickleMachine& m, pickle::Value v);
     uint64_t unknownActions_ = 0;
     friend class SnapshotLoader;
 };
