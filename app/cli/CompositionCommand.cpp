@@ -49,7 +49,9 @@ void writeJson(const CompositionAt& r, const Composition& comp, std::ostream& ou
 void writeText(const CompositionAt& r, const Composition& comp, bool driverLevel, std::ostream& out) {
     out << "device " << r.device << " at " << r.timeUs << " us\n";
     if (!comp.categories().phases && !driverLevel)
-        out << "  (no phase annotations: categories need a recording by vramscope's recorder; all unknown)\n";
+        out << "  (no phases: categories need a recording by vramscope's recorder or Python stacks; all unknown)\n";
+    else if (!comp.categories().tags && !driverLevel)
+        out << "  (no tags: categories guessed from the phases alone; inferred)\n";
     for (size_t c = 0; c < kCategoryCount; ++c)
         if (r.categories[c]) out << "  " << categoryName(Category(c)) << ": " << humanBytesPrecise(r.categories[c]) << '\n';
     out << "  PyTorch cache (reserved, free): " << humanBytesPrecise(r.cache()) << '\n';

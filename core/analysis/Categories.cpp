@@ -6,6 +6,7 @@
 #include <climits>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace vs {
 
@@ -86,15 +87,36 @@ void propagateBySite(DeviceCategories& out) {
     }
 }
 
+// Without tags (a PyTorch snapshot): what Module.to()/.cuda() made (torch/nn/modules/module.py's
+// _apply) is the model's parameters and buffers, for as long as they live.
+void tagModuleMoves(const Capture& c, DeviceCategories& out) {
+    std::unordered_map<uint32_t, bool> moved; // by stack
+    for (size_t k = 0; k < out.allocations.size(); ++k) {
+        const StackId s = out.allocations[k].stack;
+        auto [it, fresh] = moved.emplace(s.value, false);
+        if (fresh)
+            for (FrameId f : c.stacks.frames(s))
+                if (c.strings.text(c.frames[f].name) == "_apply" &&
+                    c.strings.text(c.frames[f].filename).find("torch/nn/modules/module.py") != std::string_view::npos)
+                    it->second = true;
+        if (it->second) out.category[k] = Category::Parameter, out.basis[k] = CategoryBasis::Phase;
+    }
+}
+
 // The rest by when they were made and let go (docs/categories.md). `firstIterationEndUs`: the end of
 // the first optimizer step (or backward): what is made before it and kept to the end is made on
 // first use (cuBLAS's workspaces, which PyTorch allocates through its allocator, lazily built
 // buffers), not the phase's tensor.
-Category byPhases(const PhaseWindows& w, int64_t allocUs, int64_t freeUs, int64_t firstIterationEndUs) {
+// A gradient, a momentum or an Adam moment has its parameter's size: one made then and kept that
+// has no parameter's size is a workspace (`parameterSized`).
+Category byPhases(const PhaseWindows& w, int64_t allocUs, int64_t freeUs, int64_t firstIterationEndUs,
+                  bool parameterSized) {
     const PhaseAt made = w.at(allocUs);
     const PhaseAt gone = freeUs == INT64_MAX ? PhaseAt{} : w.at(freeUs);
     if (made.instance != 0 && gone.instance == made.instance) return Category::Temporary;
-    if (freeUs == INT64_MAX && allocUs < firstIterationEndUs) return Category::Unknown;
+    if (freeUs == INT64_MAX && allocUs < firstIterationEndUs &&
+        !(parameterSized && (made.phase == Phase::Backward || made.phase == Phase::Optimizer)))
+        return Category::Unknown;
     switch (made.phase) {
     case Phase::Forward:
         // Let go during a backward: autograd saved it for that backward. Kept past it: an output
@@ -140,16 +162,22 @@ DeviceCategories classifyDevice(const Capture& c, size_t device, const ReplayRes
     out.basis.assign(out.allocations.size(), CategoryBasis::None);
     applyTags(c, t.device, t, out);
     propagateBySite(out);
-    const PhaseWindows windows(c);
+    PhaseWindows windows(c);
+    if (windows.empty() && !c.nativeStacks) windows = PhaseWindows::fromStacks(c, t); // a PyTorch snapshot
+    if (c.tags.empty()) tagModuleMoves(c, out); // .to()/.cuda() of a module: its parameters and buffers
     const int64_t firstIterationEnd = windows.firstEndOf(Phase::Optimizer) != INT64_MAX
                                           ? windows.firstEndOf(Phase::Optimizer)
                                           : windows.firstEndOf(Phase::Backward);
+    std::unordered_set<uint64_t> parameterSizes; // requested bytes of the parameters found so far
+    for (size_t k = 0; k < out.allocations.size(); ++k)
+        if (out.category[k] == Category::Parameter) parameterSizes.insert(t.size[out.allocations[k].alloc]);
     if (!windows.empty())
         for (size_t k = 0; k < out.allocations.size(); ++k) {
             if (out.basis[k] != CategoryBasis::None) continue;
             const Allocation& al = out.allocations[k];
             const int64_t freeUs = al.freeRequested == kNoEvent ? INT64_MAX : t.timeUs[al.freeRequested];
-            out.category[k] = byPhases(windows, t.timeUs[al.alloc], freeUs, firstIterationEnd);
+            out.category[k] = byPhases(windows, t.timeUs[al.alloc], freeUs, firstIterationEnd,
+                                       parameterSizes.count(t.size[al.alloc]) != 0);
             out.basis[k] = CategoryBasis::Phase;
         }
     fillSeries(t, out);

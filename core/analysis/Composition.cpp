@@ -17,6 +17,8 @@ std::shared_ptr<const Composition> Composition::compute(const CaptureAnalysis& a
     }
     out->categories_.tags = !c.tags.empty();
     out->categories_.phases = !PhaseWindows(c).empty();
+    for (size_t d = 0; d < a.deviceCount() && !out->categories_.phases && !c.nativeStacks; ++d)
+        out->categories_.phases = !PhaseWindows::fromStacks(c, a.trace(d)).empty(); // a snapshot's stacks
     out->outside_ = outsideTorch(c, replays);
     return out;
 }

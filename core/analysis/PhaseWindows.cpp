@@ -14,15 +14,67 @@ static Phase phaseNamed(std::string_view name) {
 }
 
 PhaseWindows::PhaseWindows(const Capture& c) {
-    struct Mark {
-        int64_t timeUs;
-        Phase phase;
-        bool start;
-    };
     std::vector<Mark> marks;
     for (const auto& a : c.annotations)
         if (const Phase p = phaseNamed(c.strings.text(a.name)); p != Phase::None)
             marks.push_back({a.timeUs, p, a.start});
+    build(std::move(marks));
+}
+
+namespace {
+
+bool contains(std::string_view s, std::string_view part) {
+    return s.find(part) != std::string_view::npos;
+}
+
+bool isPython(std::string_view file) {
+    return file.size() > 3 && (file.substr(file.size() - 3) == ".py" || file.front() == '<');
+}
+
+// The phase one allocation's Python stack says it was made in; None when it says nothing.
+Phase phaseOfStack(const Capture& c, StackId s, bool& python) {
+    python = false;
+    Phase found = Phase::None;
+    for (FrameId f : c.stacks.frames(s)) {
+        const std::string_view file = c.strings.text(c.frames[f].filename), name = c.strings.text(c.frames[f].name);
+        if (!isPython(file)) continue;
+        python = true;
+        if (contains(file, "torch/optim/")) return Phase::Optimizer;
+        if (contains(file, "torch/autograd/")) return Phase::Backward;
+        if (found == Phase::None && name == "_call_impl" && contains(file, "torch/nn/modules/module.py"))
+            found = Phase::Forward;
+    }
+    return found;
+}
+
+} // namespace
+
+PhaseWindows PhaseWindows::fromStacks(const Capture& c, const DeviceTrace& t) {
+    PhaseWindows w;
+    std::vector<Mark> marks;
+    bool anyPython = false;
+    Phase run = Phase::None;
+    int64_t runEnd = 0;
+    for (size_t i = 0; i < t.eventCount(); ++i) {
+        if (t.action[i] != Action::Alloc) continue;
+        bool python = false;
+        Phase p = phaseOfStack(c, t.stack[i], python);
+        anyPython |= python;
+        if (!python) p = Phase::Backward; // the autograd engine's thread has no Python frame
+        if (p == Phase::None) continue; // setup, data, the script's own code: inside whatever run is open
+        if (p != run) {
+            if (run != Phase::None) marks.push_back({runEnd + 1, run, false});
+            marks.push_back({t.timeUs[i], p, true});
+            run = p;
+        }
+        runEnd = t.timeUs[i];
+    }
+    if (run != Phase::None) marks.push_back({runEnd + 1, run, false});
+    if (anyPython) w.build(std::move(marks));
+    return w;
+}
+
+void PhaseWindows::build(std::vector<Mark> marks) {
     std::stable_sort(marks.begin(), marks.end(), [](const Mark& x, const Mark& y) { return x.timeUs < y.timeUs; });
     std::vector<PhaseAt> open; // innermost last
     for (const Mark& m : marks) {

@@ -24,6 +24,12 @@ class PhaseWindows {
     // From every device's annotations: phases are the process's main thread's, whichever device
     // its allocations went to.
     explicit PhaseWindows(const Capture& c);
+    // Without the recorder's annotations (a PyTorch snapshot): the phases guessed from the
+    // allocations' Python stacks on one device — torch/optim/ is the optimizer step, a module's
+    // _call_impl the forward pass, torch/autograd/ or no Python frame at all (the autograd engine's
+    // thread) the backward pass — each maximal run of one phase a window. Empty when the capture
+    // has no Python frames.
+    static PhaseWindows fromStacks(const Capture& c, const DeviceTrace& t);
     bool empty() const { return changes_.empty(); }
     PhaseAt at(int64_t timeUs) const; // the phase an event at this moment happened in
     // The moment the instance ended (INT64_MAX while open at the end of the recording).
@@ -32,6 +38,13 @@ class PhaseWindows {
     int64_t firstEndOf(Phase p) const;
 
   private:
+    PhaseWindows() = default;
+    struct Mark {
+        int64_t timeUs;
+        Phase phase;
+        bool start;
+    };
+    void build(std::vector<Mark> marks);
     struct Change {
         int64_t timeUs;
         PhaseAt now;

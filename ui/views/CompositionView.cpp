@@ -1,6 +1,7 @@
 #include "views/CompositionView.h"
 
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/PhaseWindows.h"
 #include "common/ByteAxisTicker.h"
 #include "common/CategoryColours.h"
 #include "session/Session.h"
@@ -49,7 +50,11 @@ CompositionBands sample(const CaptureAnalysis& a, const Composition& comp, size_
     b.basis = a.capture().nativeStacks
                   ? QObject::tr("A driver-level recording (the CUPTI agent): every allocation is named by the library "
                                 "whose code made it; PyTorch's caching allocator is one of them.")
-                  : basisSentence(comp);
+                  : PhaseWindows(a.capture()).empty() && comp.categories().phases
+                        ? QObject::tr("No recorder annotations (a PyTorch snapshot): categories guessed from the "
+                                      "allocations' Python stacks (module forward, torch/autograd, torch/optim, "
+                                      "Module.to); inferred.")
+                        : basisSentence(comp);
     for (Category c : kOrder) b.names.push_back(QString::fromUtf8(categoryName(c).data(), int(categoryName(c).size())));
     b.names.push_back(QObject::tr("PyTorch cache (reserved, free)"));
     const DeviceOutside* outside = comp.outsideOf(a.trace(d).device);
