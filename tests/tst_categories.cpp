@@ -5,6 +5,7 @@
 #include "TestData.h"
 #include "analysis/Composition.h"
 #include "analysis/PhaseWindows.h"
+#include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/VscapEncode.h"
 #include "io/VscapEvents.h"
@@ -97,6 +98,27 @@ class TestCategories : public QObject {
             QVERIFY(c.categories[size_t(k)] >= c.requested[size_t(k)] && c.categories[size_t(k)] < 2 * c.requested[size_t(k)]);
         QCOMPARE(c.allocated, at[QLatin1String("memory_allocated")].toInteger());
         QCOMPARE(c.reserved, at[QLatin1String("memory_reserved")].toInteger());
+    }
+
+    // A PyTorch snapshot has no tags or phase annotations: the same run with them taken out is
+    // classified from its Python stacks alone (Module.to, forward, backward, optimizer), and still
+    // finds the program's parameters (with the buffers) and its gradients and optimizer state.
+    void snapshotCategoriesFromStacks() {
+        auto capture = loadCaptureFile((dir() + QStringLiteral("resnet_both.vscap")).toStdString(), {});
+        const QJsonObject cats = truth(QStringLiteral("resnet_both"))[QLatin1String("at_step")].toObject()[QLatin1String("categories")].toObject();
+        int64_t t = -1;
+        for (const auto& n : capture->annotations)
+            if (n.start && capture->strings.text(n.name) == "truth") t = n.timeUs;
+        capture->annotations.clear(), capture->tags.clear(), capture->cudaLevel.reset(), capture->driverSamples.clear();
+        const auto a = CaptureAnalysis::analyse(std::move(capture));
+        const auto comp = Composition::compute(*a);
+        QVERIFY(comp->categories().phases && !comp->categories().tags);
+        const CompositionAt c = comp->at(*a, 0, t, true);
+        // Module.to() moves the buffers too (BatchNorm's running statistics: 38,560 B here)
+        QVERIFY(c.requested[size_t(Category::Parameter)] >= size(cats, "parameter"));
+        QVERIFY(c.requested[size_t(Category::Parameter)] < size(cats, "parameter") + size(cats, "parameter") / 100);
+        QCOMPARE(c.requested[size_t(Category::Gradient)], size(cats, "gradient"));
+        QCOMPARE(c.requested[size_t(Category::OptimizerState)], size(cats, "optimizer_state"));
     }
 
     // Block bytes of the categories add up to the replay's allocated after every event.
