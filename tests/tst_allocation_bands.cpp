@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace vs;
 
@@ -59,22 +60,27 @@ class TestAllocationBands : public QObject {
             for (uint32_t e = 0; e < r.eventCount(); ++e) QCOMPARE(int64_t(bands.bandBytesAfter(e)), r.allocated[e]);
     }
 
-    // memory_viz keeps the largest `max_entries` allocations as bands; the rest are summarized.
+    // The bands kept are the allocations holding the most memory over time (bytes x lifetime).
     void largestAreKept() {
         const auto a = openAnalysis(test::samplePath(QStringLiteral("mixed_sizes")));
-        const auto all = pairAllocations(a->trace(0), a->replay(0));
+        const DeviceTrace& t = a->trace(0);
+        const auto all = pairAllocations(t, a->replay(0));
         AllocationBands::Options few;
         few.maxBands = 7;
-        const AllocationBands bands = AllocationBands::build(a->trace(0), a->replay(0), few);
+        const AllocationBands bands = AllocationBands::build(t, a->replay(0), few);
         QCOMPARE(bands.bands().size(), size_t(7));
         QCOMPARE(bands.summarizedCount(), all.size() - 7);
-        std::vector<uint64_t> sizes;
-        for (const Allocation& x : all) sizes.push_back(x.bytes);
-        std::sort(sizes.rbegin(), sizes.rend());
-        std::vector<uint64_t> kept;
-        for (const AllocationBand& b : bands.bands()) kept.push_back(b.bytes);
-        std::sort(kept.rbegin(), kept.rend());
-        QCOMPARE(kept, std::vector<uint64_t>(sizes.begin(), sizes.begin() + 7));
+        auto area = [&](uint64_t bytes, uint32_t alloc, uint32_t free) {
+            const int64_t until = free == kNoEvent ? t.timeUs.back() : t.timeUs[free];
+            return double(bytes) * double(until - t.timeUs[alloc] + 1);
+        };
+        std::vector<double> areas;
+        for (const Allocation& x : all) areas.push_back(area(x.bytes, x.alloc, x.freeRequested));
+        std::sort(areas.rbegin(), areas.rend());
+        double smallestKept = INFINITY;
+        for (const AllocationBand& b : bands.bands()) smallestKept = std::min(smallestKept, area(b.bytes, b.alloc, b.free));
+        QCOMPARE(smallestKept, areas[6]);
+        QVERIFY(areas[6] >= areas[7]);
         QVERIFY(std::is_sorted(bands.bands().begin(), bands.bands().end(),
                                [](const AllocationBand& x, const AllocationBand& y) { return x.alloc < y.alloc; }));
         checkTiling(*a, bands, 1);

@@ -19,6 +19,7 @@
 #include "models/EventTableModel.h"
 #include "analysis/FrameFilter.h"
 #include "views/MemoryMapView.h"
+#include "views/AllocationBandsView.h"
 #include "util/Format.h"
 
 #include <QAction>
@@ -49,6 +50,7 @@ class TestDesktop : public QObject {
     void exportedImageLeavesOutTheCursor();
     void markdownHoldsDiagnosisSitesAndTruth();
     void memoryMapSharesTheTimelinesTimeAxis();
+    void allocationBandsHoverAndClick();
     void findAndGoToTimeInTheEventList();
     void blockMapLegendAndPlaySpeed();
     void darkThemeRecoloursViewsAndIcons();
@@ -316,6 +318,44 @@ void TestDesktop::memoryMapSharesTheTimelinesTimeAxis() {
         QVERIFY(columnSeconds(c) <= t);
         if (c + 1 < g.columns) QVERIFY(columnSeconds(c + 1) > t);
     }
+}
+
+// Allocation bands: the point in the middle of a drawn band names that allocation, and a click
+// selects its alloc event in the session; the time axis is the timeline's.
+void TestDesktop::allocationBandsHoverAndClick() {
+    auto w = open("leak_list");
+    w->showAllocationBandsTab();
+    QApplication::processEvents();
+    w->waitForBackgroundWork();
+    ui::AllocationBandsView* v = w->allocationBands();
+    QVERIFY(v->layout().bands);
+    w->timeline()->setVisibleRange(QCPRange(0.0, 6.5));
+    QCOMPARE(v->timeRange().first, 0.0);
+    v->grab(); // a paint sets the byte scale
+    const QRect plot = v->plotRect();
+    const auto [from, to] = v->timeRange();
+    const auto& times = w->analysis()->trace(0).timeUs;
+    const AllocationBands& bands = *v->layout().bands;
+    size_t checked = 0;
+    for (size_t i = 0; i < bands.bands().size(); ++i) {
+        const AllocationBand& b = bands.bands()[i];
+        if (double(b.bytes) / v->bytesPerPixel() < 3) continue; // a few pixels tall at least
+        const double start = w->session()->secondsAt(0, b.alloc);
+        const double end = b.free == kNoEvent ? to : w->session()->secondsAt(0, b.free);
+        const int x = plot.left() + int(((start + end) / 2 - from) / (to - from) * plot.width());
+        const double t = from + (x - plot.left() + 0.5) / plot.width() * (to - from);
+        const auto after = std::upper_bound(times.begin(), times.end(), int64_t(std::floor(t * 1e6)) + w->session()->originUs());
+        const auto event = uint32_t(after - times.begin() - 1);
+        if (!b.aliveAfter(event)) continue;
+        const double middle = double(bands.offsetAfter(b, event)) + double(b.bytes) / 2;
+        const QPoint p(x, plot.bottom() + 1 - int(middle / v->bytesPerPixel()));
+        QCOMPARE(v->bandAt(p), std::optional<size_t>(i));
+        QVERIFY(v->describe(i).contains(QString::fromStdString(hexAddress(w->analysis()->trace(0).addr[b.alloc]))));
+        QTest::mouseClick(v, Qt::LeftButton, {}, p);
+        QCOMPARE(w->session()->selectedEvent(), std::optional<size_t>(b.alloc));
+        ++checked;
+    }
+    QVERIFY(checked >= 3);
 }
 
 void TestDesktop::findAndGoToTimeInTheEventList() {

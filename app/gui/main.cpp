@@ -55,8 +55,8 @@ QString renderAlone(QWidget* panel, QWidget* owner, QSize size, const QString& o
     return error;
 }
 
-int screenshot(const QString& file, const QString& out, const QString& view, const QString& sizeText,
-               double at) {
+int screenshot(const QString& file, const vs::OpenOptions& open, const QString& out, const QString& view,
+               const QString& sizeText, double at) {
     const auto m = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(sizeText);
     if (!m.hasMatch()) return fail(QStringLiteral("--size needs WIDTHxHEIGHT, like 1600x900"));
     const QSize size(m.captured(1).toInt(), m.captured(2).toInt());
@@ -64,7 +64,7 @@ int screenshot(const QString& file, const QString& out, const QString& view, con
         return fail(QStringLiteral("--size must be between 16x16 and 16384x16384"));
     vs::ui::AnalysisPtr analysis;
     try {
-        analysis = vs::ui::CaptureLoader::openNow(file);
+        analysis = vs::ui::CaptureLoader::openNow(file, open);
     } catch (const std::exception& e) {
         return fail(QString::fromUtf8(e.what()));
     }
@@ -160,6 +160,13 @@ int main(int argc, char** argv) {
         QStringLiteral("The most memory one file may take to load (default: half of the RAM): 8G, 512M, bytes."),
         QStringLiteral("SIZE"));
     parser.addOptions({shot, view, size, atOption, maxMemory});
+    QCommandLineOption fromOption(QStringLiteral("from"),
+                                  QStringLiteral("Load only the window from S seconds after the first event."),
+                                  QStringLiteral("S"));
+    QCommandLineOption toOption(QStringLiteral("to"),
+                                QStringLiteral("Load only the window up to S seconds after the first event."),
+                                QStringLiteral("S"));
+    parser.addOptions({fromOption, toOption});
     parser.process(app);
     const QStringList files = parser.positionalArguments();
     if (parser.isSet(maxMemory)) {
@@ -168,6 +175,16 @@ int main(int argc, char** argv) {
         vs::MemoryBudget::setProcessDefault(*bytes);
     }
 
+    vs::OpenOptions open;
+    if (parser.isSet(fromOption) || parser.isSet(toOption)) {
+        vs::TimeWindow w;
+        bool okFrom = true, okTo = true;
+        if (parser.isSet(fromOption)) w.fromS = parser.value(fromOption).toDouble(&okFrom);
+        if (parser.isSet(toOption)) w.toS = parser.value(toOption).toDouble(&okTo);
+        if (!okFrom || !okTo || !(w.fromS >= 0) || !(w.toS > w.fromS))
+            return fail(QStringLiteral("--from and --to need seconds since the first event, --to after --from"));
+        open.window = w;
+    }
     if (parser.isSet(shot)) {
         if (files.size() != 1) return fail(QStringLiteral("--screenshot needs exactly one input file"));
         double at = -1;
@@ -176,16 +193,16 @@ int main(int argc, char** argv) {
             at = parser.value(atOption).toDouble(&ok);
             if (!ok || at < 0) return fail(QStringLiteral("--at needs seconds since the first event"));
         }
-        return screenshot(files.first(), parser.value(shot), parser.value(view), parser.value(size), at);
+        return screenshot(files.first(), open, parser.value(shot), parser.value(view), parser.value(size), at);
     }
     vs::ui::MainWindow window;
     window.show();
-    if (!files.isEmpty()) window.openFile(files.first());
+    if (!files.isEmpty()) window.openFileWith(files.first(), open);
     for (int i = 1; i < files.size(); ++i) { // one window per further file
         auto* other = new vs::ui::MainWindow;
         other->setAttribute(Qt::WA_DeleteOnClose);
         other->show();
-        other->openFile(files[i]);
+        other->openFileWith(files[i], open);
     }
     return app.exec();
 }

@@ -12,11 +12,18 @@ void checkCancel(const std::atomic<bool>* cancel) {
     if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
 }
 
-// The `keep` largest allocations (ties: the earlier first), as indices in allocation order.
-std::vector<uint32_t> largest(const std::vector<Allocation>& all, size_t keep) {
+// The `keep` allocations that hold the most memory over time (bytes x lifetime; ties: the earlier
+// first), as indices in allocation order.
+std::vector<uint32_t> largest(const std::vector<Allocation>& all, const DeviceTrace& t, size_t keep) {
     std::vector<uint32_t> order(all.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto bigger = [&](uint32_t a, uint32_t b) { return all[a].bytes != all[b].bytes ? all[a].bytes > all[b].bytes : a < b; };
+    std::vector<double> area(all.size());
+    const int64_t end = t.eventCount() ? t.timeUs.back() : 0;
+    for (uint32_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+        const int64_t until = all[i].freeRequested == kNoEvent ? end : t.timeUs[all[i].freeRequested];
+        area[i] = double(all[i].bytes) * double(until - t.timeUs[all[i].alloc] + 1); // +1: instant ones by size
+    }
+    auto bigger = [&](uint32_t a, uint32_t b) { return area[a] != area[b] ? area[a] > area[b] : a < b; };
     if (keep < order.size()) {
         std::nth_element(order.begin(), order.begin() + std::ptrdiff_t(keep), order.end(), bigger);
         order.resize(keep);
@@ -74,7 +81,7 @@ AllocationBands AllocationBands::build(const DeviceTrace& trace, const ReplayRes
     std::vector<uint32_t> counts;
     for (size_t keep = std::min(options.maxBands, all.size());; keep /= 2) {
         out.bands_.clear();
-        for (uint32_t i : largest(all, keep))
+        for (uint32_t i : largest(all, trace, keep))
             out.bands_.push_back({all[i].alloc, all[i].freeRequested, all[i].bytes, all[i].stack, 0, 0});
         counts.assign(out.bands_.size(), 0);
         if (sweep(out.bands_, options.maxSteps, cancel, [&](uint32_t b, uint32_t, uint64_t) { ++counts[b]; })) break;
@@ -83,7 +90,6 @@ AllocationBands AllocationBands::build(const DeviceTrace& trace, const ReplayRes
     for (size_t b = 0; b < out.bands_.size(); ++b) {
         out.bands_[b].firstStep = next;
         next += counts[b];
-        out.smallest_ = b == 0 ? out.bands_[b].bytes : std::min(out.smallest_, out.bands_[b].bytes);
     }
     out.steps_.resize(next);
     sweep(out.bands_, SIZE_MAX, cancel, [&](uint32_t b, uint32_t event, uint64_t offset) {

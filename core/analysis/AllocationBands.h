@@ -1,9 +1,12 @@
 #pragma once
 // The layout of PyTorch memory_viz's "Active Memory Timeline": every live allocation a band stacked
 // over time. Bands stack in allocation order (a new one lands on top); when one is freed, those
-// above it slide down by its size. As in memory_viz, only the largest allocations get a band of
-// their own (`maxBands`); the rest are one "summarized" band on top of them, whose top edge is the
-// allocated series itself, so the stack's height at any moment is exactly allocated().
+// above it slide down by its size. As in memory_viz, only `maxBands` allocations get a band of
+// their own: the ones holding the most memory over time (bytes x lifetime, so the long-lived
+// structure and the leaks rather than one step's many equal activations, which memory_viz's
+// largest-size rule picks arbitrarily among); the rest are one "summarized" band on top of them,
+// whose top edge is the allocated series itself, so the stack's height at any moment is exactly
+// allocated().
 //
 // Computed once per device off the GUI thread; immutable. A band's vertical offset only changes
 // when a band below it is freed, so it is stored as a short list of steps (offset after an event),
@@ -56,7 +59,6 @@ class AllocationBands {
     size_t allocationCount() const { return allocations_; } // all allocations, drawn or summarized
     size_t summarizedCount() const { return allocations_ - bands_.size(); }
     size_t stepCount() const { return steps_.size(); }
-    uint64_t smallestBandBytes() const { return bands_.empty() ? 0 : smallest_; }
 
   private:
     static std::vector<BandStep> totals(const std::vector<AllocationBand>& bands);
@@ -64,7 +66,6 @@ class AllocationBands {
     std::vector<BandStep> steps_;
     std::vector<BandStep> bandBytes_; // the bands' total after each change (event, bytes)
     size_t allocations_ = 0;
-    uint64_t smallest_ = 0;
 };
 
 } // namespace vs

@@ -12,6 +12,8 @@
 
 #include <QCheckBox>
 #include <QHBoxLayout>
+#include <QScrollArea>
+#include <QSplitter>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -72,6 +74,7 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
                                "timeline to inspect what survives any range."),
                             this);
     diagnosis_->setWordWrap(true);
+    diagnosis_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     diagnosis_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     search_ = new QLineEdit(this);
     search_->setPlaceholderText(tr("Search functions and files\u2026"));
@@ -123,7 +126,23 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     views_->setTabToolTip(2, tr("From the allocating frames up to their callers"));
     views_->setTabToolTip(3, tr("Click a frame to zoom into it, Escape to zoom out"));
     spark_ = new Sparkline(this);
-    layout->addWidget(diagnosis_);
+    // The diagnosis scrolls above a splitter handle and the groups take the rest: at 1280x800 the tab
+    // is ~350 px tall, and a long diagnosis would otherwise be cut or squeeze the groups to two rows.
+    auto* sentence = new QScrollArea(this);
+    sentence->setWidget(diagnosis_);
+    sentence->setWidgetResizable(true);
+    sentence->setFrameShape(QFrame::NoFrame);
+    sentence->setMinimumHeight(5 * fontMetrics().lineSpacing()); // the kind, the sentence and the evidence
+    auto* lower = new QWidget(this);
+    auto* lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(0, 0, 0, 0);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(sentence);
+    split->addWidget(lower);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split, 1);
     auto* row = new QHBoxLayout;
     row->addWidget(search_, 1);
     row->addWidget(atEnd_);
@@ -139,9 +158,9 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
         buildTrees();
     });
     row->addWidget(libraries_);
-    layout->addLayout(row);
-    layout->addWidget(views_, 1);
-    layout->addWidget(spark_);
+    lowerLayout->addLayout(row);
+    lowerLayout->addWidget(views_, 1);
+    lowerLayout->addWidget(spark_);
     connect(&watcher_, &QFutureWatcher<Result>::finished, this, [this] {
         if (auto next = std::exchange(queued_, std::nullopt)) return start(*next);
         present(watcher_.result());

@@ -4,6 +4,7 @@
 #include "views/RetentionPanel.h"
 #include "views/WhatIfPanel.h"
 
+#include "views/AllocationBandsView.h"
 #include "views/BlockMapPanel.h"
 #include "common/ByteAxisTicker.h"
 #include "views/CapturePropertiesDialog.h"
@@ -135,6 +136,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(loader_, &CaptureLoader::progress, progress_, &QProgressBar::setValue);
     connect(loader_, &CaptureLoader::loaded, this, &MainWindow::onLoaded);
     connect(loader_, &CaptureLoader::failed, this, &MainWindow::onFailed);
+    connect(loader_, &CaptureLoader::damaged, this, &MainWindow::onDamaged);
     connect(loader_, &CaptureLoader::cancelled, this, [this](const QString& p) {
         setBusy(false);
         statusBar()->showMessage(tr("Opening %1 was cancelled").arg(QFileInfo(p).fileName()), 5000);
@@ -271,6 +273,20 @@ void MainWindow::onFailed(const QString& path, const QString& message) {
     box.exec();
 }
 
+// A damaged .vscap: say where, and offer the chunks before the damage.
+void MainWindow::onDamaged(const QString& path, const QString& message) {
+    setBusy(false);
+    fileLabel_->setText(fileText());
+    QMessageBox box(QMessageBox::Warning, tr("Damaged capture"),
+                    tr("%1 is damaged; the part before the damage can be opened.").arg(QFileInfo(path).fileName()),
+                    QMessageBox::Cancel, this);
+    box.setInformativeText(message);
+    QPushButton* intact = box.addButton(tr("Open the &Intact Part"), QMessageBox::AcceptRole);
+    box.setDefaultButton(intact);
+    box.exec();
+    if (box.clickedButton() == intact) openFileWith(path, {std::nullopt, true});
+}
+
 void MainWindow::setAnalysis(const QString& path, AnalysisPtr analysis) {
     session_->open(path, std::move(analysis)); // onOpened, then onDeviceChanged
 }
@@ -328,6 +344,10 @@ void MainWindow::showBlockMapTab() {
 
 void MainWindow::onCursor(double seconds) {
     if (!session_->isOpen()) return;
+void MainWindow::showAllocationBandsTab() {
+    details_->setCurrentWidget(bands_);
+}
+
     cursorLabel_->setText(tr("t = %1 s").arg(seconds, 0, 'f', 6));
 }
 

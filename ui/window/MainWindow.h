@@ -19,6 +19,7 @@ class QTableView;
 
 namespace vs::ui {
 
+class AllocationBandsView;
 class BlockMapPanel;
 class CapturePropertiesDialog;
 class DevicePicker;
@@ -96,6 +97,7 @@ class MainWindow : public QMainWindow {
     void addRecent(const QString& path);
     void onLoaded(const QString& path, AnalysisPtr analysis);
     void onFailed(const QString& path, const QString& message);
+    void onDamaged(const QString& path, const QString& message);
     void onCursor(double seconds);
     void onSelection(double from, double to);
     void selectEventAt(double seconds);

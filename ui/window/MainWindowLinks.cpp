@@ -2,6 +2,7 @@
 // timeline selects a growth region (or an iteration's rise, or the event there); a Leaks group marks
 // its allocations on the timeline, in the block map and, on request, in the event list; a block in
 // the block map and a retention group select each other.
+#include "views/AllocationBandsView.h"
 #include "views/BlockMapPanel.h"
 #include "models/EventTableModel.h"
 #include "views/LeaksPanel.h"
@@ -93,6 +94,11 @@ void MainWindow::linkBlockMap() {
         table_->scrollTo(model_->index(int(applied - 1), 0), QAbstractItemView::PositionAtCenter);
         blockMap_->view()->setHighlightedAddress(address);
         showBlockMapTab();
+    });
+    connect(timeline_, &TimelinePlot::visibleRangeChanged, bands_, &AllocationBandsView::setTimeRange);
+    connect(bands_, &AllocationBandsView::allocationClicked, this, [this](uint32_t allocEvent) {
+        table_->selectRow(int(allocEvent)); // the session's selected event: stack, timeline marker, block map
+        table_->scrollTo(model_->index(int(allocEvent), 0), QAbstractItemView::PositionAtCenter);
     });
     connect(blockMap_, &BlockMapPanel::momentChanged, this, [this](size_t d, size_t applied) {
         if (applied) timeline_->setHighlightedEvent(session_->analysis()->trace(d).device, applied - 1, true);

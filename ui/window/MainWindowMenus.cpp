@@ -5,6 +5,7 @@
 #include "views/CapturePropertiesDialog.h"
 #include "views/EventFindBar.h"
 #include "views/CompareView.h"
+#include "views/OpenRangeDialog.h"
 #include "views/RanksWindow.h"
 #include "views/WelcomePage.h"
 #include "views/HelpDialogs.h"
@@ -82,6 +83,10 @@ void MainWindow::buildMenus() {
         QSettings().setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());
         openFile(path);
     }), QStringLiteral("open"), palette());
+    file->addAction(tr("Open Ran&ge\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), this, [this] {
+        const auto asked = OpenRangeDialog::ask(this, session_->path(), tr(kOpenFilter));
+        if (asked) openFileWith(asked->first, {asked->second, false});
+    })->setToolTip(tr("Load only a window of a big capture, with the allocator state at its start"));
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     icons::set(file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
         if (!session_->path().isEmpty()) openFile(session_->path());
@@ -165,6 +170,9 @@ void MainWindow::buildMenus() {
         if (auto* w = findChild<WhatIfPanel*>()) details_->setCurrentWidget(w);
     });
     view->addSeparator();
+    view->addAction(tr("Allocation &Bands"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_B), this,
+                    &MainWindow::showAllocationBandsTab)
+        ->setToolTip(tr("Each large live allocation as a band stacked over time, as in PyTorch's memory_viz"));
     themeMenu(view->addMenu(tr("&Theme")));
     QAction* internal = view->addAction(tr("Show &Internal Frames"));
     internal->setCheckable(true);

@@ -1,0 +1,323 @@
+#include "views/AllocationBandsView.h"
+
+#include "analysis/FrameFilter.h"
+#include "analysis/SiteText.h"
+#include "common/ByteAxisTicker.h"
+#include "common/Throttle.h"
+#include "session/Session.h"
+#include "util/Format.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace vs::ui {
+
+namespace {
+// Distinct hues (Tableau 10): neighbouring bands of different sites stay apart.
+constexpr QRgb kHues[] = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
+                          0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0x86bcb6};
+constexpr double kMinPixels = 0.5; // thinner bands are left to the grey summarized band under them
+constexpr int kFramesShown = 12;
+
+QColor bandColour(const AllocationBand& b, size_t index) {
+    const QColor hue(kHues[b.stack.value % std::size(kHues)]);
+    return index % 2 ? hue.darker(112) : hue; // two allocations of one site side by side stay apart
+}
+} // namespace
+
+AllocationBandsView::Layout AllocationBandsView::compute(const AnalysisPtr& a, size_t d, const std::atomic<bool>* cancel) {
+    const ReplayResult& r = a->replay(d);
+    Layout out;
+    out.bands = std::make_shared<const AllocationBands>(
+        AllocationBands::build(a->trace(d), r, AllocationBands::Options{}, cancel));
+    out.allocated = std::make_shared<const TimelineLod>(a->trace(d).timeUs, r.allocated, r.initial.allocated,
+                                                        a->originUs());
+    return out;
+}
+
+AllocationBandsView::AllocationBandsView(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setMinimumHeight(60);
+}
+
+void AllocationBandsView::follow(Session* session) {
+    session_ = session;
+    connect(session_, &Session::deviceChanged, this, [this] { isVisible() ? recompute() : void(stale_ = true); });
+    auto* live = new Throttle(2000, [this] { isVisible() ? recompute() : void(stale_ = true); }, this);
+    connect(session_, &Session::extended, live, &Throttle::request);
+}
+
+void AllocationBandsView::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (std::exchange(stale_, false)) recompute(); // the device changed or the capture grew while hidden
+}
+
+void AllocationBandsView::recompute() {
+    const AnalysisPtr a = session_->analysis();
+    if (!a) return;
+    const size_t d = session_->device();
+    session_->jobs().run<Layout>(
+        QStringLiteral("allocation bands"), [a, d](const std::atomic<bool>& cancel) { return compute(a, d, &cancel); },
+        [this, a, d](const Layout& layout) { setLayout(a, d, layout); });
+}
+
+void AllocationBandsView::setLayout(AnalysisPtr analysis, size_t device, Layout layout) {
+    analysis_ = std::move(analysis);
+    device_ = device;
+    layout_ = std::move(layout);
+    hovered_.reset();
+    start_.clear(), end_.clear();
+    const auto& trace = analysis_->trace(device_);
+    times_ = trace.timeUs.data();
+    originUs_ = analysis_->originUs();
+    const double last = trace.eventCount() ? secondsOf(uint32_t(trace.eventCount() - 1)) : 0;
+    for (const AllocationBand& b : layout_.bands->bands()) {
+        start_.push_back(secondsOf(b.alloc));
+        end_.push_back(b.free == kNoEvent ? last : secondsOf(b.free));
+    }
+    if (!followTimeline_) from_ = -last * 0.01, to_ = std::max(last, 1e-3) * 1.01;
+    update();
+}
+
+void AllocationBandsView::setTimeRange(double from, double to) {
+    if (!(to > from)) return;
+    followTimeline_ = true;
+    from_ = from, to_ = to;
+    update();
+}
+
+double AllocationBandsView::secondsOf(uint32_t event) const {
+    return double(times_[event] - originUs_) * 1e-6; // inline: a paint asks for thousands
+}
+
+QRect AllocationBandsView::plotRect() const {
+    const QFontMetrics fm = fontMetrics();
+    const int left = fm.horizontalAdvance(QStringLiteral("000.0 MiB")) + 12;
+    return rect().adjusted(left, fm.height() + 8, -10, -(2 * fm.height() + 8));
+}
+
+double AllocationBandsView::xOf(double seconds, const QRect& plot) const {
+    return plot.left() + (seconds - from_) / (to_ - from_) * plot.width();
+}
+
+std::optional<uint32_t> AllocationBandsView::eventAtX(int x) const {
+    if (!analysis_) return std::nullopt;
+    const QRect plot = plotRect();
+    const double t = from_ + (double(x - plot.left()) + 0.5) / std::max(1, plot.width()) * (to_ - from_);
+    const auto& times = analysis_->trace(device_).timeUs;
+    const auto at = int64_t(std::floor(t * 1e6)) + analysis_->originUs();
+    const auto it = std::upper_bound(times.begin(), times.end(), at);
+    if (it == times.begin()) return std::nullopt;
+    return uint32_t(it - times.begin() - 1);
+}
+
+// The visible maximum of allocated fills the height (the stack's top is allocated itself).
+double AllocationBandsView::yScale(const QRect& plot, const TimelineLod::Band& band) const {
+    double top = 0;
+    for (double v : band.hi) top = std::max(top, v);
+    visibleMax_ = std::max(top * 1.05, 1.0);
+    return plot.height() / visibleMax_;
+}
+
+double AllocationBandsView::bytesPerPixel() const {
+    return visibleMax_ / std::max(1, plotRect().height());
+}
+
+std::optional<size_t> AllocationBandsView::bandAt(QPoint p) const {
+    const QRect plot = plotRect();
+    if (!layout_.bands || !plot.contains(p)) return std::nullopt;
+    const auto event = eventAtX(p.x());
+    if (!event) return std::nullopt;
+    const double bytes = double(plot.bottom() + 1 - p.y()) * bytesPerPixel();
+    return layout_.bands->hit(*event, bytes);
+}
+
+QString AllocationBandsView::describe(size_t index) const {
+    const AllocationBand& b = layout_.bands->bands()[index];
+    const Capture& c = analysis_->capture();
+    const auto& trace = analysis_->trace(device_);
+    QString text = tr("%1 at %2\nallocated at %3 s, ")
+                       .arg(QString::fromStdString(humanBytesPrecise(int64_t(b.bytes))),
+                            QString::fromStdString(hexAddress(trace.addr[b.alloc])))
+                       .arg(secondsOf(b.alloc), 0, 'f', 6);
+    text += b.free == kNoEvent ? tr("alive at the end") : tr("freed at %1 s").arg(secondsOf(b.free), 0, 'f', 6);
+    const auto frames = shownFrames(c, b.stack, true, false);
+    if (frames.empty()) text += tr("\n(no stack recorded)");
+    for (size_t i = 0; i < frames.size() && i < kFramesShown; ++i)
+        text += QStringLiteral("\n  ") + QString::fromStdString(frameText(c, frames[i]));
+    if (frames.size() > kFramesShown) text += tr("\n  \u2026 %n more frame(s)", nullptr, int(frames.size() - kFramesShown));
+    return text + tr("\nclick to select the allocation");
+}
+
+void AllocationBandsView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().color(QPalette::Base));
+    drawn_ = 0;
+    if (!layout_.bands) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("The allocation bands appear once the capture is laid out"));
+        return;
+    }
+    const QRect plot = plotRect();
+    if (plot.width() <= 0 || plot.height() <= 0) return;
+    const auto allocated = layout_.allocated->band(from_, to_, std::max(1, plot.width()));
+    const double pxPerByte = yScale(plot, allocated);
+    // Thousands of rectangles, most a pixel wide: filled straight into an image's rows, which costs
+    // their area, not QPainter's per-call setup.
+    if (canvas_.size() != plot.size()) canvas_ = QImage(plot.size(), QImage::Format_RGB32);
+    canvas_.fill(palette().color(QPalette::Base));
+    paintSummarized(plot, allocated, pxPerByte);
+    const double minBytes = kMinPixels / pxPerByte;
+    const auto& bands = layout_.bands->bands();
+    for (size_t i = 0; i < bands.size(); ++i) {
+        if (end_[i] < from_ || start_[i] > to_ || double(bands[i].bytes) < minBytes) continue;
+        const QRgb colour = bandColour(bands[i], i).rgb();
+        forEachRect(plot, i, pxPerByte, [&](const QRectF& r) { fill(plot, r, colour); });
+        ++drawn_;
+    }
+    p.drawImage(plot.topLeft(), canvas_);
+    if (hovered_) { // outline the one the tooltip names
+        p.setClipRect(plot);
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(palette().color(QPalette::WindowText), 2));
+        forEachRect(plot, *hovered_, pxPerByte, [&](const QRectF& r) { p.drawRect(r); });
+        p.setClipping(false);
+    }
+    paintAxes(p, plot, pxPerByte);
+}
+
+// A rectangle in widget coordinates, at least a pixel each way, clipped to the plot, into canvas_.
+void AllocationBandsView::fill(const QRect& plot, const QRectF& r, QRgb colour) const {
+    const int x0 = std::max(int(std::floor(r.left())), plot.left()) - plot.left();
+    const int x1 = std::min(std::max(int(std::lround(r.right())), int(std::floor(r.left())) + 1), plot.right() + 1) - plot.left();
+    const int y0 = std::max(int(std::lround(r.top())), plot.top()) - plot.top();
+    const int y1 = std::min(std::max(int(std::lround(r.bottom())), int(std::lround(r.top())) + 1), plot.bottom() + 1) - plot.top();
+    if (x1 <= x0 || y1 <= y0) return;
+    auto* bits = reinterpret_cast<QRgb*>(canvas_.bits());
+    const qsizetype stride = canvas_.bytesPerLine() / qsizetype(sizeof(QRgb));
+    for (int y = y0; y < y1; ++y) std::fill_n(bits + y * stride + x0, x1 - x0, colour);
+}
+
+// The allocations too small for a band of their own: grey from the bottom to allocated (per pixel
+// column its maximum; zoomed in, the exact steps); the bands filled over it leave it showing only
+// above them (memory_viz's "summarized" band) and where a band is thinner than half a pixel.
+void AllocationBandsView::paintSummarized(const QRect& plot, const TimelineLod::Band& band, double pxPerByte) const {
+    const int w = plot.width(), h = plot.height();
+    std::vector<int> top(size_t(w), h); // per column, the first row (from the top) that is grey
+    for (size_t i = 0; i < band.t.size(); ++i) {
+        const double x0 = band.exact ? xOf(band.t[i], plot) - plot.left() : double(i);
+        const double x1 = !band.exact ? x0 + 1 : i + 1 < band.t.size() ? xOf(band.t[i + 1], plot) - plot.left() : w;
+        const int y = std::clamp(int(std::lround(h - band.hi[i] * pxPerByte)), 0, h);
+        for (int c = std::max(0, int(std::floor(x0))); c < std::min(w, std::max(int(std::floor(x0)) + 1, int(std::lround(x1)))); ++c)
+            top[size_t(c)] = std::min(top[size_t(c)], y);
+    }
+    const QRgb grey = palette().color(QPalette::Mid).rgb();
+    auto* bits = reinterpret_cast<QRgb*>(canvas_.bits());
+    const qsizetype stride = canvas_.bytesPerLine() / qsizetype(sizeof(QRgb));
+    for (int y = 0; y < h; ++y) { // row by row: the rows are contiguous in memory, columns are not
+        QRgb* row = bits + y * stride;
+        for (int c = 0; c < w; ++c)
+            if (top[size_t(c)] <= y) row[c] = grey;
+    }
+}
+
+// One rectangle per offset step that is at least a pixel wide; steps inside one pixel column are
+// skipped by a binary search to the next column, so a band costs at most one rectangle per column.
+void AllocationBandsView::forEachRect(const QRect& plot, size_t band, double pxPerByte,
+                                      const std::function<void(const QRectF&)>& rectangle) const {
+    const AllocationBand& b = layout_.bands->bands()[band];
+    const auto steps = layout_.bands->steps(b);
+    const double bottom = plot.bottom() + 1, h = double(b.bytes) * pxPerByte;
+    const double endX = xOf(b.free == kNoEvent ? to_ : end_[band], plot);
+    auto stepX = [&](size_t i) { return xOf(i == 0 ? start_[band] : secondsOf(steps[i].event), plot); };
+    auto byTime = [&](double x) { // first step drawn at or after pixel x
+        const double t = from_ + (x - plot.left()) / plot.width() * (to_ - from_);
+        const auto at = int64_t(std::floor(t * 1e6)) + analysis_->originUs();
+        const auto& times = analysis_->trace(device_).timeUs;
+        return size_t(std::upper_bound(steps.begin(), steps.end(), at,
+                                       [&](int64_t v, const BandStep& s) { return v < times[s.event]; }) -
+                      steps.begin());
+    };
+    size_t i = steps.size() > 1 && stepX(1) < plot.left() ? std::max<size_t>(byTime(plot.left()), 1) - 1 : 0;
+    while (i < steps.size()) {
+        const double x0 = std::max(stepX(i), double(plot.left()) - 1);
+        if (x0 > plot.right() + 1) break;
+        size_t next = i + 1;
+        if (next < steps.size() && std::floor(stepX(next)) <= std::floor(x0)) next = std::max(byTime(std::floor(x0) + 1), next);
+        const double x1 = std::min(next < steps.size() ? stepX(next) : endX, double(plot.right()) + 2);
+        const double y = bottom - double(steps[next - 1].offset) * pxPerByte - h;
+        rectangle(QRectF(x0, y, std::max(x1 - x0, 1.0), std::max(h, 1.0)));
+        i = next;
+    }
+}
+
+void AllocationBandsView::paintAxes(QPainter& p, const QRect& plot, double pxPerByte) const {
+    const QFontMetrics fm = fontMetrics();
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawLine(plot.bottomLeft() + QPoint(-1, 1), plot.bottomRight() + QPoint(0, 1));
+    p.drawLine(plot.bottomLeft() + QPoint(-1, 1), plot.topLeft() + QPoint(-1, 0));
+    QVector<double> ticks;
+    QVector<QString> labels;
+    ByteAxisTicker bytes; // round sizes, as on the timeline
+    bytes.setTickCount(std::max(2, plot.height() / (3 * fm.height())));
+    bytes.generate(QCPRange(0, plot.height() / pxPerByte), locale(), QLatin1Char('g'), 6, ticks, nullptr, &labels);
+    for (qsizetype k = 0; k < ticks.size(); ++k) {
+        const int y = plot.bottom() - int(std::lround(ticks[k] * pxPerByte));
+        p.drawLine(plot.left() - 5, y, plot.left() - 1, y);
+        p.drawText(QRect(0, y - fm.height() / 2, plot.left() - 8, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+                   labels[k]);
+    }
+    const QString legend = tr("%L1 allocations holding the most memory over time as bands, %L2 others summarized (grey)")
+                               .arg(layout_.bands->bands().size())
+                               .arg(layout_.bands->summarizedCount());
+    p.drawText(QRect(plot.left(), 4, plot.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(legend, Qt::ElideRight, plot.width()));
+    const int labelWidth = fm.horizontalAdvance(QStringLiteral("0.00000")) * 2;
+    QCPAxisTicker seconds;
+    seconds.setTickCount(std::max(1, plot.width() / labelWidth));
+    seconds.generate(QCPRange(from_, to_), locale(), QLatin1Char('g'), 6, ticks, nullptr, &labels);
+    for (qsizetype k = 0; k < ticks.size(); ++k) {
+        const int x = int(std::lround(xOf(ticks[k], plot)));
+        if (x < plot.left() || x > plot.right()) continue;
+        p.drawLine(x, plot.bottom() + 1, x, plot.bottom() + 5);
+        p.drawText(QRect(x - labelWidth / 2, plot.bottom() + 6, labelWidth, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
+                   labels[k]);
+    }
+    p.drawText(QRect(plot.left(), plot.bottom() + 6 + fm.height(), plot.width(), fm.height()), Qt::AlignCenter,
+               tr("time since first event (s)"));
+}
+
+void AllocationBandsView::mousePressEvent(QMouseEvent* e) {
+    if (const auto b = bandAt(e->position().toPoint())) emit allocationClicked(layout_.bands->bands()[*b].alloc);
+}
+
+bool AllocationBandsView::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        const auto b = bandAt(help->pos());
+        if (b != hovered_) hovered_ = b, update();
+        if (!b) {
+            if (layout_.bands && plotRect().contains(help->pos()))
+                QToolTip::showText(help->globalPos(),
+                                   tr("Grey: %L1 allocations summarized (smaller or shorter-lived than the bands), and bands "
+                                      "thinner than half a pixel")
+                                       .arg(layout_.bands->summarizedCount()),
+                                   this);
+            else
+                QToolTip::hideText();
+            return true;
+        }
+        QToolTip::showText(help->globalPos(), describe(*b), this);
+        return true;
+    }
+    if (e->type() == QEvent::Leave && hovered_) hovered_.reset(), update();
+    return QWidget::event(e);
+}
+
+} // namespace vs::ui
