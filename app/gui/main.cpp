@@ -136,11 +136,12 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription(QStringLiteral(
         "Find GPU memory leaks: opens vramscope recordings (.vscap, from `python -m vramscope record`, "
         "the CUPTI agent or a live session) and PyTorch memory snapshots "
-        "(torch.cuda.memory._dump_snapshot: .pickle, .pickle.gz, .pickle.zst)."));
+        "(torch.cuda.memory._dump_snapshot: .pickle, .pickle.gz, .pickle.zst), and torch.profiler traces "
+        "recorded with profile_memory=True (export_chrome_trace: .json, .json.gz)."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("files"),
-                                 QStringLiteral("Captures to open (.vscap, .pickle, .pickle.gz, .pickle.zst)"),
+                                 QStringLiteral("Captures to open (.vscap, .pickle, .pickle.gz, .pickle.zst, .json, .json.gz)"),
                                  QStringLiteral("[FILE...]"));
     QCommandLineOption shot(QStringLiteral("screenshot"),
                             QStringLiteral("Render a view of FILE to OUT (png, svg, pdf) and exit."),

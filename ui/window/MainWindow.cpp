@@ -190,7 +190,9 @@ void MainWindow::restoreSettings() {
                                  : QRect(0, 0, 1600, 1000);
         resize(std::min(1500, screen.width() * 9 / 10), std::min(950, screen.height() * 9 / 10));
         outer_->setSizes({height() / 2, height() / 2});
-        lower_->setSizes({width() * 3 / 5, width() * 2 / 5});
+        // the details tabs (Leaks: groups, sites, diagnosis) need nearly half of a narrow window
+        const int events = width() < 1400 ? width() * 11 / 20 : width() * 3 / 5;
+        lower_->setSizes({events, width() - events});
     }
     restoreState(s.value(QStringLiteral("window/state")).toByteArray());
     outer_->restoreState(s.value(QStringLiteral("window/outerSplitter")).toByteArray());
@@ -342,12 +344,12 @@ void MainWindow::showBlockMapTab() {
     details_->setCurrentWidget(blockMap_);
 }
 
-void MainWindow::onCursor(double seconds) {
-    if (!session_->isOpen()) return;
 void MainWindow::showAllocationBandsTab() {
     details_->setCurrentWidget(bands_);
 }
 
+void MainWindow::onCursor(double seconds) {
+    if (!session_->isOpen()) return;
     cursorLabel_->setText(tr("t = %1 s").arg(seconds, 0, 'f', 6));
 }
 

@@ -120,6 +120,8 @@ class MainWindow : public QMainWindow {
 
   public:
     MemoryMapView* memoryMap() const { return memoryMap_; }
+    AllocationBandsView* allocationBands() const { return bands_; }
+    void showAllocationBandsTab();
     // Waits for the leak analysis and the fragmentation series and shows them (headless use, tests).
     void waitForBackgroundWork();
     LiveController* live() const { return live_; }

@@ -38,8 +38,9 @@ namespace {
 constexpr int kMaxRecent = 10;
 const char* kOpenFilter = QT_TRANSLATE_NOOP(
     "MainWindow",
-    "Captures (*.vscap *.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;vramscope recordings (*.vscap);;"
-    "PyTorch memory snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;All files (*)");
+    "Captures (*.vscap *.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst *.json);;vramscope recordings (*.vscap);;"
+    "PyTorch memory snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;"
+    "torch.profiler traces with memory (*.json *.json.gz);;All files (*)");
 // A checkable View entry for one timeline overlay; off until the user turns it on (remembered).
 void overlayToggle(QMenu* menu, TimelinePlot* timeline, const QString& text, const QKeySequence& keys,
                    TimelinePlot::Overlay overlay, const QString& tip) {
@@ -169,10 +170,10 @@ void MainWindow::buildMenus() {
     view->addAction(tr("Allocator &What-if\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_W), this, [this] {
         if (auto* w = findChild<WhatIfPanel*>()) details_->setCurrentWidget(w);
     });
-    view->addSeparator();
     view->addAction(tr("Allocation &Bands"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_B), this,
                     &MainWindow::showAllocationBandsTab)
         ->setToolTip(tr("Each large live allocation as a band stacked over time, as in PyTorch's memory_viz"));
+    view->addSeparator();
     themeMenu(view->addMenu(tr("&Theme")));
     QAction* internal = view->addAction(tr("Show &Internal Frames"));
     internal->setCheckable(true);
