@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
                     (p3 - p2) * 1e3, vs::leakKindName(rep.kind).data());
         // a full-width Shift+drag: the survivors of the whole capture and their diagnosis
         {
-            const vs::LeakInputs in{all, shared};
+            const vs::LeakInputs in{all, shared, nullptr};
             vs::LeakQuery q;
             q.autoWindow = false, q.first = 0, q.last = uint32_t(a->trace(device).eventCount() - 1);
             const double s0 = now();
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
         if (!clicked) continue;
         vs::LeakQuery q;
         q.region = clicked;
-        const vs::LeakInputs in{all, shared}; // what a session keeps per device
+        const vs::LeakInputs in{all, shared, nullptr}; // what a session keeps per device
         const double c0 = now();
         const auto explained = vs::diagnoseLeaks(*a, device, q, in);
         std::printf("  click on a %s region: %.1f ms (%zu groups)\n", vs::regionKindName(clicked->kind).data(),

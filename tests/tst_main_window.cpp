@@ -903,7 +903,8 @@ void TestMainWindow::propertiesDescribeTheRecording() {
     QVERIFY(d && d->isVisible());
     QStringList sections;
     for (int i = 0; i < d->tree()->topLevelItemCount(); ++i) sections << d->tree()->topLevelItem(i)->text(0);
-    QCOMPARE(sections, (QStringList{"File", "Device 0", "Recorder", "Modules (native frames)", "Warnings"}));
+    QCOMPARE(sections, (QStringList{"File", "Device 0", "Recorder", "Modules (native frames)",
+                                    "What the memory is made of", "Warnings"}));
     const QString text = d->text();
     QVERIFY2(text.contains("recorder: vramscope-cupti") && text.contains("stacks: native") &&
                  text.contains("unwinder: libunwind") && text.contains("argv: ") && text.contains("vmm"),
@@ -913,6 +914,7 @@ void TestMainWindow::propertiesDescribeTheRecording() {
             text.contains("Memory: 139.80 GiB")); // the agent's Device record
     QVERIFY(text.contains("address_space_reserved: 16777216 bytes"));
     QVERIFY(text.contains("2097152 bytes of physical memory")); // the warning
+    QVERIFY2(text.contains("device 0: program or extension: peak "), qPrintable(text)); // a driver-level recording, named
     const QTreeWidgetItem* modules = d->tree()->topLevelItem(3);
     bool program = false; // the program itself, with its build id
     for (int i = 0; i < modules->childCount(); ++i)

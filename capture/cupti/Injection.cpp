@@ -10,6 +10,7 @@
 #include <cupti.h> // includes generated_cuda_meta.h (the *_params structs)
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <fcntl.h>
 #include <unistd.h>
 #ifdef VRAMSCOPE_HAVE_LIBUNWIND
 #define UNW_LOCAL_ONLY // this process's own stack: the _UL* functions of libunwind.so
@@ -244,7 +245,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (recorder) return 1;
     std::string path = std::getenv("VRAMSCOPE_OUTPUT") ? std::getenv("VRAMSCOPE_OUTPUT") : "";
     if (path.empty()) path = "vramscope-cupti-" + std::to_string(getpid()) + ".vscap";
-    FILE* out = std::fopen(path.c_str(), "wb");
+    // Never through a symlink planted at the path (O_NOFOLLOW); readable by the user only.
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE* out = fd >= 0 ? fdopen(fd, "wb") : nullptr;
+    if (fd >= 0 && !out) close(fd);
     if (!out) {
         std::fprintf(stderr, "vramscope: cannot write %s; this program is not recorded\n", path.c_str());
         return 0;
