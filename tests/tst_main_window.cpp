@@ -19,6 +19,8 @@
 #include "session/Session.h"
 #include "util/Format.h"
 #include "analysis/Replay.h"
+#include "io/CaptureFile.h"
+#include "io/VscapExport.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -55,6 +57,7 @@ class TestMainWindow : public QObject {
     void blockMapFollowsAndSelects();
     void blockMapNamesAPoolCache();
     void propertiesDescribeTheRecording();
+    void damagedCaptureOffersTheIntactPart();
     void fragmentationOnTheTimeline();
     void memoryMapClickMovesTheBlockMap();
     void blockMapExpandableRangesGrowAndZoom();
@@ -868,6 +871,35 @@ void TestMainWindow::hiddenBlockMapReplaysInTheBackground() {
     QCOMPARE(view->segments().size(), truth.size());
     QCOMPARE(got, want);
     QCOMPARE(int64_t(got), a->replay(0).reserved[row]); // the reserved bytes after that event
+}
+
+// A damaged .vscap: the loader reports it as damaged (the window offers the intact part, not just an
+// error), and opening with openIntactPart reads the chunks before the damage, with the warning.
+void TestMainWindow::damagedCaptureOffersTheIntactPart() {
+    const auto full = loadCaptureFile(vs::test::samplePath("mixed_sizes"), {});
+    vscap::Writer::Options o;
+    o.chunkBytes = 400, o.eventsPerRecord = 40;
+    std::string bytes = encodeVscap(*full, o);
+    bytes[bytes.size() / 2] ^= 0x20;
+    QTemporaryDir dir;
+    const QString path = dir.filePath("damaged.vscap");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes.data(), qint64(bytes.size()));
+    f.close();
+    ui::CaptureLoader loader;
+    QSignalSpy damaged(&loader, &ui::CaptureLoader::damaged), failed(&loader, &ui::CaptureLoader::failed),
+        loaded(&loader, &ui::CaptureLoader::loaded);
+    loader.open(path);
+    QTRY_COMPARE(damaged.count(), 1);
+    QCOMPARE(failed.count(), 0);
+    QVERIFY2(damaged[0][1].toString().startsWith("the capture is damaged at byte "),
+             qPrintable(damaged[0][1].toString()));
+    loader.openWith(path, {std::nullopt, true});
+    QTRY_COMPARE(loaded.count(), 1);
+    const auto a = loaded[0][1].value<ui::AnalysisPtr>();
+    QVERIFY(a->trace(0).eventCount() > 0 && a->trace(0).eventCount() < full->devices[0].eventCount());
+    QVERIFY2(a->warnings().front().find("the capture is damaged at byte ") == 0, a->warnings().front().c_str());
 }
 
 QTEST_MAIN(TestMainWindow)
