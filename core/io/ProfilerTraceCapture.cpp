@@ -25,6 +25,10 @@ uint64_t round512(uint64_t n) {
     return (n + 511) & ~uint64_t(511);
 }
 
+uint64_t magnitude(int64_t bytes) { // a freed block's size; no overflow on INT64_MIN from a hostile file
+    return bytes < 0 ? 0 - uint64_t(bytes) : uint64_t(bytes);
+}
+
 class DeviceBuilder {
   public:
     DeviceBuilder(Capture& c, DeviceTrace& t, std::span<const ProfilerMemoryEvent* const> events)
@@ -47,7 +51,7 @@ class DeviceBuilder {
         std::unordered_map<uint64_t, uint64_t> seen;
         for (const ProfilerMemoryEvent* e : events_) {
             if (e->bytes > 0) seen[e->addr] = 1;
-            else if (e->bytes < 0 && !seen.erase(e->addr)) allocated_ += round512(uint64_t(-e->bytes));
+            else if (e->bytes < 0 && !seen.erase(e->addr)) allocated_ += round512(magnitude(e->bytes));
         }
         const ProfilerMemoryEvent& first = *events_.front();
         if (first.totalAllocated >= 0) {
@@ -55,7 +59,7 @@ class DeviceBuilder {
             if (before > int64_t(allocated_)) baseline_ = uint64_t(before) - allocated_;
             allocated_ += baseline_;
         }
-        if (first.totalReserved >= 0) cache_ = uint64_t(std::max<int64_t>(0, first.totalReserved - int64_t(allocated_)));
+        // Reserved before the first event is unknown: the baseline's own segments, the cache appears with it.
     }
 
     void allocated(const ProfilerMemoryEvent& e) {
@@ -74,7 +78,7 @@ class DeviceBuilder {
 
     void freed(const ProfilerMemoryEvent& e) {
         const auto it = live_.find(e.addr);
-        release(e.addr, it != live_.end() ? it->second.second : uint64_t(-e.bytes));
+        release(e.addr, it != live_.end() ? it->second.second : magnitude(e.bytes));
         growCache(e);
     }
 
