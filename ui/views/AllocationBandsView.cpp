@@ -25,8 +25,9 @@ constexpr QRgb kHues[] = {0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
 constexpr double kMinPixels = 0.5; // thinner bands are left to the grey summarized band under them
 constexpr int kFramesShown = 12;
 
+// By allocation site; without stacks (a torch.profiler trace) by band, so neighbours still differ.
 QColor bandColour(const AllocationBand& b, size_t index) {
-    const QColor hue(kHues[b.stack.value % std::size(kHues)]);
+    const QColor hue(kHues[(b.stack.value ? b.stack.value : index / 2) % std::size(kHues)]);
     return index % 2 ? hue.darker(112) : hue; // two allocations of one site side by side stay apart
 }
 } // namespace
