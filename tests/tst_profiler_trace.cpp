@@ -12,6 +12,10 @@
 #include "io/ProfilerTrace.h"
 #include "load/OpenAnalysis.h"
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -106,6 +110,23 @@ class TestProfilerTrace : public QObject {
     }
 
     // The CLI: a non-trace JSON file is one line on stderr and exit 2; a trace is summarised.
+    // A trace recorded on an H200 (samples/profiler/record.py, torch 2.11): after its last event the
+    // capture holds what PyTorch itself said after the last step (the program's own truth file).
+    void realTraceEndsWherePyTorchSaid() {
+        const QString dir = vs::test::samplesDir() + QStringLiteral("/../profiler/");
+        QFile f(dir + QStringLiteral("mlp_train.truth.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray steps = QJsonDocument::fromJson(f.readAll()).object()[QLatin1String("steps")].toArray();
+        const QJsonObject last = steps.last().toObject();
+        const auto a = vs::openAnalysis((dir + QStringLiteral("mlp_train.json.gz")).toStdString());
+        QCOMPARE(a->deviceCount(), size_t(1));
+        QCOMPARE(a->replay(0).allocated.back(), last[QLatin1String("allocated")].toInteger());
+        QCOMPARE(a->replay(0).reserved.back(), last[QLatin1String("reserved")].toInteger());
+        // the kept losses grow allocated by one 512-byte block a step
+        QCOMPARE(last[QLatin1String("allocated")].toInteger() - steps.first().toObject()[QLatin1String("allocated")].toInteger(),
+                 qint64(512) * (steps.size() - 1));
+    }
+
     void cli() {
         const std::string bad = write("package.json", kNotATrace);
         QProcess p;
