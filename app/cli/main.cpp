@@ -13,7 +13,7 @@ const char* kUsage =
     "usage: vramscope-cli COMMAND FILE [OPTIONS]\n"
     "\n"
     "Reads .vscap recordings, PyTorch CUDA memory snapshots (.pickle, .pickle.gz, .pickle.zst) and\n"
-    "torch.profiler traces recorded with profile_memory=True (.json, .json.gz: sizes and totals, no stacks).\n"
+    "torch.profiler traces recorded with profile_memory=True (.json, .json.gz: sites are the enclosing ops).\n"
     "\n"
     "commands:\n"
     "  summary FILE [--json]                    peaks, final values, warnings per device\n"

@@ -2,7 +2,8 @@
 // Reads a torch.profiler trace recorded with profile_memory=True (the Chrome trace JSON written by
 // export_chrome_trace / tensorboard_trace_handler, plain or .json.gz): its "[memory]" instant events
 // (args Addr, Bytes, Total Allocated, Total Reserved, Device Id, Device Type) become a capture of the
-// CUDA devices. Such a trace has no call stacks, blocks or segments: each allocation becomes its own
+// CUDA devices, each allocation with the operators / Python functions open around it as its stack
+// (ProfilerTraceSites.cpp). Such a trace has no blocks or segments: each allocation becomes its own
 // segment and the memory the allocator keeps cached (Total Reserved - Total Allocated) one free range,
 // so allocated and reserved equal the profiler's totals after every event; the capture says so in a
 // warning. Anything else is refused with a LoadError.
@@ -25,12 +26,31 @@ struct ProfilerMemoryEvent {
     int64_t totalAllocated = -1, totalReserved = -1; // after the event; -1 when not recorded
     int device = -1;
     int deviceType = -1;       // c10::DeviceType: 0 CPU, 1 CUDA
+    int64_t tid = 0;           // the thread that allocated (string tids hashed)
+    uint32_t site = 0;         // index into ProfilerTraceEvents::sites (0: no enclosing op)
+};
+
+// A complete event ("ph": "X") an allocation can happen inside: an operator (cat cpu_op), a Python
+// function (python_function, with_stack=True) or a record_function range (user_annotation).
+struct ProfilerSpan {
+    double startUs = 0, endUs = 0;
+    int64_t tid = 0;
+    uint32_t name = 0; // index into ProfilerTraceEvents::names
 };
 
 struct ProfilerTraceEvents {
     std::vector<ProfilerMemoryEvent> memory; // in file order
     size_t traceEvents = 0;                  // every entry of traceEvents
+    std::vector<std::string> names;          // of spans, each once
+    // The spans around an allocation, innermost first (indices into names); site 0 is none.
+    std::vector<std::vector<uint32_t>> sites{{}};
 };
+
+// The enclosing spans of every memory event on its thread, as its site (ProfilerTraceSites.cpp).
+void attachSites(ProfilerTraceEvents& events, std::vector<ProfilerSpan>& spans);
+// A site as a call stack of the capture: an op is a frame named after it, a Python function
+// ("file.py(12): name") a frame at its file and line.
+StackId siteStack(Capture& c, const ProfilerTraceEvents& events, uint32_t site);
 
 // The JSON layer (ProfilerTraceReader.cpp): throws LoadError when the bytes are not a Chrome trace.
 ProfilerTraceEvents readProfilerTrace(std::span<const uint8_t> json, const LoadOptions& options);

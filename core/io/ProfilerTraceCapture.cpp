@@ -31,8 +31,9 @@ uint64_t magnitude(int64_t bytes) { // a freed block's size; no overflow on INT6
 
 class DeviceBuilder {
   public:
-    DeviceBuilder(Capture& c, DeviceTrace& t, std::span<const ProfilerMemoryEvent* const> events)
-        : c_(c), t_(t), events_(events), stream_(c.internStream(0)) {}
+    DeviceBuilder(Capture& c, DeviceTrace& t, std::span<const ProfilerMemoryEvent* const> events,
+                  const ProfilerTraceEvents& in)
+        : c_(c), t_(t), events_(events), in_(in), stream_(c.internStream(0)) {}
 
     void build() {
         start();
@@ -69,8 +70,10 @@ class DeviceBuilder {
         }
         const uint64_t size = round512(uint64_t(e.bytes));
         shrinkCache(e, size); // the cache gives the memory first: never a false peak
+        site_ = siteStack(c_, in_, e.site);
         push(Action::SegmentAlloc, e.addr, size);
         push(Action::Alloc, e.addr, uint64_t(e.bytes));
+        site_ = StackId{};
         live_[e.addr] = {size, uint64_t(e.bytes)};
         allocated_ += size;
         growCache(e);
@@ -112,7 +115,7 @@ class DeviceBuilder {
         t_.addr.push_back(addr);
         t_.size.push_back(size);
         t_.stream.push_back(stream_);
-        t_.stack.push_back(StackId{});
+        t_.stack.push_back(a == Action::Alloc || a == Action::SegmentAlloc ? site_ : StackId{});
     }
 
     // The end state the replay checks itself against: the live blocks, the unknown baseline, the cache.
@@ -140,7 +143,9 @@ class DeviceBuilder {
     Capture& c_;
     DeviceTrace& t_;
     std::span<const ProfilerMemoryEvent* const> events_;
+    const ProfilerTraceEvents& in_;
     StreamId stream_;
+    StackId site_; // of the allocation being pushed
     std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> live_; // addr -> (block, requested)
     uint64_t allocated_ = 0, cache_ = 0, baseline_ = 0;
     int64_t time_ = 0;
@@ -167,9 +172,10 @@ std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
                         " trace events): record it with profile_memory=True and ProfilerActivity.CUDA");
     auto capture = std::make_unique<Capture>();
     capture->warnings.push_back(
-        "torch.profiler trace: it records block sizes and the allocator's totals, not call stacks, blocks "
-        "or segments; each allocation is shown as a segment of its own and the cached memory (Total "
-        "Reserved - Total Allocated) as one free range");
+        "torch.profiler trace: it records block sizes and the allocator's totals, not blocks or segments; "
+        "each allocation is shown as a segment of its own and the cached memory (Total Reserved - Total "
+        "Allocated) as one free range; an allocation's site is the operators (and, with with_stack=True, "
+        "the Python functions) open around it");
     if (!reserved) capture->warnings.push_back("the trace has no Total Reserved: reserved is shown as allocated");
     if (otherDevices)
         capture->warnings.push_back(std::to_string(otherDevices) + " CPU (or other device) memory events left out");
@@ -178,7 +184,7 @@ std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
                          [](const ProfilerMemoryEvent* a, const ProfilerMemoryEvent* b) { return a->timeUs < b->timeUs; });
         DeviceTrace& t = capture->devices.emplace_back();
         t.device = device;
-        DeviceBuilder(*capture, t, events).build();
+        DeviceBuilder(*capture, t, events, in).build();
     }
     return capture;
 }

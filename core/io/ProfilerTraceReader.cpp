@@ -9,6 +9,8 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <string>
+#include <unordered_map>
 
 namespace vs {
 namespace {
@@ -56,6 +58,7 @@ class TraceSax {
     enum class Ctx { Top, Events, Event, Args, Other };
 
     ProfilerTraceEvents out;
+    std::vector<ProfilerSpan> spans; // operators, Python functions, record_function ranges
     bool topIsObject = false, sawEvents = false;
     double baseUs = 0;
     std::string error;
@@ -71,7 +74,10 @@ class TraceSax {
     bool binary(json::binary_t&) { return true; }
     bool string(json::string_t& s) {
         const Ctx c = here();
-        if (c == Ctx::Event && key_ == "name") memoryEvent_ = s == "[memory]";
+        if (c == Ctx::Event && key_ == "name") memoryEvent_ = s == "[memory]", name_ = s;
+        if (c == Ctx::Event && key_ == "ph") ph_ = s;
+        if (c == Ctx::Event && key_ == "cat") cat_ = s;
+        if (c == Ctx::Event && key_ == "tid") tid_ = int64_t(std::hash<std::string>{}(s) >> 1);
         if (c == Ctx::Args) { // older exports wrote numbers as strings
             int64_t v = 0;
             if (std::from_chars(s.data(), s.data() + s.size(), v).ec == std::errc()) return number(double(v), v);
@@ -120,19 +126,30 @@ class TraceSax {
         return true;
     }
     Ctx startEvent() {
-        event_ = {}, memoryEvent_ = false, tsUs_ = 0;
+        event_ = {}, memoryEvent_ = false, tsUs_ = 0, durUs_ = -1, tid_ = 0;
+        name_.clear(), ph_.clear(), cat_.clear();
         ++out.traceEvents;
         return Ctx::Event;
     }
     void endEvent() {
-        if (!memoryEvent_) return;
-        event_.timeUs = tsUs_;
-        out.memory.push_back(event_);
+        if (memoryEvent_) {
+            event_.timeUs = tsUs_, event_.tid = tid_;
+            out.memory.push_back(event_);
+        } else if (ph_ == "X" && durUs_ >= 0 && (cat_ == "cpu_op" || cat_ == "python_function" || cat_ == "user_annotation")) {
+            spans.push_back({tsUs_, tsUs_ + durUs_, tid_, nameIndex()});
+        }
+    }
+    uint32_t nameIndex() {
+        auto [it, fresh] = names_.emplace(name_, uint32_t(out.names.size()));
+        if (fresh) out.names.push_back(name_);
+        return it->second;
     }
     bool number(double d, int64_t i) {
         const Ctx c = here();
         if (c == Ctx::Top && key_ == "baseTimeNanoseconds") baseUs = d / 1000;
         if (c == Ctx::Event && key_ == "ts") tsUs_ = d;
+        if (c == Ctx::Event && key_ == "dur") durUs_ = d;
+        if (c == Ctx::Event && key_ == "tid") tid_ = i;
         if (c != Ctx::Args) return true;
         if (key_ == "Addr") event_.addr = uint64_t(i);
         else if (key_ == "Bytes") event_.bytes = i;
@@ -147,7 +164,10 @@ class TraceSax {
     std::string key_;
     ProfilerMemoryEvent event_;
     bool memoryEvent_ = false;
-    double tsUs_ = 0;
+    double tsUs_ = 0, durUs_ = -1;
+    int64_t tid_ = 0;
+    std::string name_, ph_, cat_;
+    std::unordered_map<std::string, uint32_t> names_;
 };
 
 } // namespace
@@ -162,6 +182,7 @@ ProfilerTraceEvents readProfilerTrace(std::span<const uint8_t> bytes, const Load
                         sax.errorAt);
     if (!sax.sawEvents)
         throw LoadError("not a torch.profiler trace: a JSON file without \"traceEvents\"");
+    attachSites(sax.out, sax.spans); // on the trace's own clock, before the base time is added
     for (ProfilerMemoryEvent& e : sax.out.memory) e.timeUs += sax.baseUs; // ts counts from the base time
     return std::move(sax.out);
 }

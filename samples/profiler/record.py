@@ -23,7 +23,8 @@ def main():
     model = torch.nn.Sequential(torch.nn.Linear(1024, 4096), torch.nn.ReLU(), torch.nn.Linear(4096, 1024)).to(dev)
     opt = torch.optim.AdamW(model.parameters())  # allocated before the profiler: a baseline
     kept, steps = [], []
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True) as prof:
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True, record_shapes=True,
+                 with_stack=True) as prof:
         for step in range(20):
             x = torch.randn(256, 1024, device=dev)
             loss = model(x).square().mean()
