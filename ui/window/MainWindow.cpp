@@ -229,6 +229,7 @@ void MainWindow::openFile(const QString& path) {
 void MainWindow::openFileWith(const QString& path, const OpenOptions& options) {
     setBusy(true);
     fileLabel_->setText(tr("Opening %1\u2026").arg(QFileInfo(path).fileName()));
+    opening_ = options;
     loader_->openWith(path, options);
 }
 
@@ -247,6 +248,7 @@ void MainWindow::setBusy(bool busy) {
 
 void MainWindow::onLoaded(const QString& path, AnalysisPtr analysis) {
     setBusy(false);
+    shown_ = opening_;
     setAnalysis(path, std::move(analysis));
     addRecent(path);
 }

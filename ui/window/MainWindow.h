@@ -152,6 +152,9 @@ class MainWindow : public QMainWindow {
     bool clickedOnTimeline_ = false;
     bool fromBlockMap_ = false;
     bool keepDetails_ = false; // an event selected by a click on a ramp: leave the details tabs alone
+    // What the load in flight and the capture shown were opened with (a window, the intact part of a
+    // damaged file): Reload opens the same again.
+    OpenOptions opening_, shown_;
     MemoryMapView* memoryMap_;
     AllocationBandsView* bands_;
     QAction* propertiesAct_ = nullptr;

@@ -90,7 +90,7 @@ void MainWindow::buildMenus() {
     })->setToolTip(tr("Load only a window of a big capture, with the allocator state at its start"));
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     icons::set(file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
-        if (!session_->path().isEmpty()) openFile(session_->path());
+        if (!session_->path().isEmpty()) openFileWith(session_->path(), shown_);
     }), QStringLiteral("reload"), palette());
     cudaLevelAct_ = file->addAction(tr("Open C&UDA Level"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_L), this,
                                     &MainWindow::openCudaLevel);
