@@ -7,6 +7,8 @@
 #include "analysis/Composition.h"
 #include "load/OpenAnalysis.h"
 #include "session/Session.h"
+#include "common/CategoryColours.h"
+#include "views/AllocationBandsView.h"
 #include "views/BlockMapPanel.h"
 #include "views/BlockMapView.h"
 #include "views/CompositionView.h"
@@ -55,6 +57,31 @@ class TestCompositionView : public QObject {
         QVERIFY(!view.describe(b.seconds[b.seconds.size() / 2]).isEmpty());
         if (qEnvironmentVariableIsSet("VRAMSCOPE_SHOT_DIR"))
             view.grab().save(qEnvironmentVariable("VRAMSCOPE_SHOT_DIR") + "/composition.png");
+    }
+
+    // The allocation bands take the same colours when asked (right-click → Colour by Category).
+    void bandsColourByCategory() {
+        const QString path = test::samplesDir() + "/../categories/resnet_both.vscap";
+        const auto analysis = openAnalysis(path.toStdString());
+        AllocationBandsView view;
+        view.setLayout(analysis, 0, AllocationBandsView::compute(analysis, 0));
+        QVERIFY(view.layout().categories);
+        view.setColourByCategory(true);
+        const auto& bands = view.layout().bands->bands();
+        size_t parameters = 0;
+        for (size_t i = 0; i < bands.size(); ++i)
+            if (view.layout().categories->ofAllocEvent(bands[i].alloc) == Category::Parameter) {
+                const QColor c = view.colourOf(i), want = categoryColour(Category::Parameter);
+                QVERIFY(c == want || c == want.darker(112));
+                ++parameters;
+            }
+        QVERIFY(parameters > 10);
+        std::vector<QColor> byCategory;
+        for (size_t i = 0; i < bands.size(); ++i) byCategory.push_back(view.colourOf(i));
+        view.setColourByCategory(false); // by site again: the two colourings differ somewhere
+        size_t differ = 0;
+        for (size_t i = 0; i < bands.size(); ++i) differ += view.colourOf(i) != byCategory[i];
+        QVERIFY(differ > bands.size() / 4);
     }
 
     void blockMapColoursByCategory() {

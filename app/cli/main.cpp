@@ -58,6 +58,9 @@ const char* kUsage =
     "every command: --max-memory SIZE   the most memory one file may take to load (default: half\n"
     "                                   of the RAM; 8G, 512M or bytes)\n"
     "\n"
+    "summary, series, state and check also take --from S --to S: load only that window of FILE\n"
+    "(seconds since the first event; the allocator state at its start is the full capture's)\n"
+    "\n"
     "exit status: 0 success, 1 check failed, 2 bad input or usage (one line on stderr)\n";
 
 int fail(const std::string& message) {

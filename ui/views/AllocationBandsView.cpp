@@ -1,13 +1,17 @@
 #include "views/AllocationBandsView.h"
 
 #include "analysis/FrameFilter.h"
+#include "analysis/PhaseWindows.h"
 #include "analysis/SiteText.h"
 #include "common/ByteAxisTicker.h"
+#include "common/CategoryColours.h"
 #include "common/Throttle.h"
 #include "session/Session.h"
 #include "util/Format.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -37,6 +41,9 @@ AllocationBandsView::Layout AllocationBandsView::compute(const AnalysisPtr& a, s
     Layout out;
     out.bands = std::make_shared<const AllocationBands>(
         AllocationBands::build(a->trace(d), r, AllocationBands::Options{}, cancel));
+    const Capture& c = a->capture();
+    if (!c.nativeStacks && (!c.tags.empty() || !PhaseWindows(c).empty() || !PhaseWindows::fromStacks(c, a->trace(d)).empty()))
+        out.categories = std::make_shared<const DeviceCategories>(classifyDevice(c, d, r));
     out.allocated = std::make_shared<const TimelineLod>(a->trace(d).timeUs, r.allocated, r.initial.allocated,
                                                         a->originUs());
     return out;
@@ -178,7 +185,7 @@ void AllocationBandsView::paintEvent(QPaintEvent*) {
     const auto& bands = layout_.bands->bands();
     for (size_t i = 0; i < bands.size(); ++i) {
         if (end_[i] < from_ || start_[i] > to_ || double(bands[i].bytes) < minBytes) continue;
-        const QRgb colour = bandColour(bands[i], i).rgb();
+        const QRgb colour = colourOf(i).rgb();
         forEachRect(plot, i, pxPerByte, [&](const QRectF& r) { fill(plot, r, colour); });
         ++drawn_;
     }
@@ -274,9 +281,12 @@ void AllocationBandsView::paintAxes(QPainter& p, const QRect& plot, double pxPer
         p.drawText(QRect(0, y - fm.height() / 2, plot.left() - 8, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
                    labels[k]);
     }
-    const QString legend = tr("%L1 allocations holding the most memory over time as bands, %L2 others summarized (grey)")
-                               .arg(layout_.bands->bands().size())
-                               .arg(layout_.bands->summarizedCount());
+    QString legend = tr("%L1 allocations holding the most memory over time as bands, %L2 others summarized (grey)")
+                         .arg(layout_.bands->bands().size())
+                         .arg(layout_.bands->summarizedCount());
+    if (layout_.categories)
+        legend += byCategory_ ? tr(" \u00b7 coloured by category (right-click: by site)")
+                              : tr(" \u00b7 right-click: colour by category");
     p.drawText(QRect(plot.left(), 4, plot.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                fm.elidedText(legend, Qt::ElideRight, plot.width()));
     const int labelWidth = fm.horizontalAdvance(QStringLiteral("0.00000")) * 2;
@@ -292,6 +302,28 @@ void AllocationBandsView::paintAxes(QPainter& p, const QRect& plot, double pxPer
     }
     p.drawText(QRect(plot.left(), plot.bottom() + 6 + fm.height(), plot.width(), fm.height()), Qt::AlignCenter,
                tr("time since first event (s)"));
+}
+
+void AllocationBandsView::setColourByCategory(bool on) {
+    byCategory_ = on;
+    update();
+}
+
+QColor AllocationBandsView::colourOf(size_t i) const {
+    const auto& b = layout_.bands->bands()[i];
+    if (!byCategory_ || !layout_.categories) return bandColour(b, i);
+    const QColor c = categoryColour(layout_.categories->ofAllocEvent(b.alloc));
+    return i % 2 ? c.darker(112) : c; // neighbours of one category stay apart
+}
+
+void AllocationBandsView::contextMenuEvent(QContextMenuEvent* e) {
+    QMenu menu(this);
+    QAction* site = menu.addAction(tr("Colour by Allocation Site"));
+    QAction* category = menu.addAction(tr("Colour by Category"));
+    site->setCheckable(true), category->setCheckable(true);
+    site->setChecked(!byCategory_), category->setChecked(byCategory_);
+    category->setEnabled(layout_.categories != nullptr);
+    if (QAction* chosen = menu.exec(e->globalPos())) setColourByCategory(chosen == category);
 }
 
 void AllocationBandsView::mousePressEvent(QMouseEvent* e) {

@@ -5,6 +5,7 @@
 // the mouse (size, address, alloc and free time, frames); a click selects its alloc event in the
 // session. The layout is computed by the session's runner; a paint draws only the bands under the
 // visible range that are at least half a pixel tall, each as at most one rectangle per pixel column.
+#include "analysis/Categories.h"
 #include "analysis/AllocationBands.h"
 #include "analysis/TimelineLod.h"
 #include "session/CaptureLoader.h"
@@ -28,6 +29,8 @@ class AllocationBandsView : public QWidget {
     struct Layout {
         std::shared_ptr<const AllocationBands> bands;
         std::shared_ptr<const TimelineLod> allocated; // the summarized band's top edge
+        // What each allocation is (docs/categories.md), when the capture can tell (tags or phases)
+        std::shared_ptr<const DeviceCategories> categories;
     };
     static Layout compute(const AnalysisPtr& analysis, size_t device, const std::atomic<bool>* cancel = nullptr);
 
@@ -45,6 +48,11 @@ class AllocationBandsView : public QWidget {
     std::optional<size_t> bandAt(QPoint p) const;
     QString describe(size_t band) const; // the hover text
     size_t bandsDrawn() const { return drawn_; }
+    // Colour the bands by category (parameter, gradient, activation...) instead of by site; also on
+    // the right-click menu. Without categories in the layout, by site.
+    void setColourByCategory(bool on);
+    bool colourByCategory() const { return byCategory_; }
+    QColor colourOf(size_t band) const;
     double bytesPerPixel() const;
 
   signals:
@@ -53,6 +61,7 @@ class AllocationBandsView : public QWidget {
   protected:
     void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent* e) override;
+    void contextMenuEvent(QContextMenuEvent* e) override;
     bool event(QEvent* e) override;
     void showEvent(QShowEvent* e) override;
 
@@ -76,7 +85,7 @@ class AllocationBandsView : public QWidget {
     const int64_t* times_ = nullptr;  // the device's event times, held by analysis_
     int64_t originUs_ = 0;
     double from_ = 0, to_ = 1;
-    bool followTimeline_ = false, stale_ = false;
+    bool followTimeline_ = false, stale_ = false, byCategory_ = false;
     mutable size_t drawn_ = 0;
     mutable QImage canvas_; // the plot's pixels, reused by every paint
     mutable double visibleMax_ = 1;
