@@ -28,6 +28,7 @@ class TestCompareView : public QObject {
     void ranksWindowSaysWhatFailed();
     void slotsOfSeveralIterations();
     void manyRanksSharingRows();
+    void ranksFromAFolder();
 
   private:
     QString unpack(const QString& relative);
@@ -164,6 +165,10 @@ void TestCompareView::rankHeatmap() {
     QCOMPARE(h->view().second, 30.0); // 30 steps, one column each
     QTest::qWait(50);
     shot(&w, "ranks-steps.png");
+    h->setMetric(RankHeatmap::Metric::Reserved);
+    QTest::qWait(50);
+    shot(&w, "ranks-steps-reserved.png");
+    h->setMetric(RankHeatmap::Metric::Allocated);
     // a double click on a rank's row asks for its full view
     QSignalSpy open(&w, &RanksWindow::openRank);
     const QRect area = h->rect().adjusted(64, 6, -10, -40);
@@ -187,7 +192,10 @@ void TestCompareView::slotsOfSeveralIterations() {
         RankSummary r;
         r.rank = int(g), r.path = "r", r.events = 100, r.firstUs = 1000, r.lastUs = 2000 + g;
         r.stepsPerSlot = g, r.iterations = 64;
-        for (size_t k = 0; k < 64 / g; ++k) r.stepPeak.push_back(int64_t((k * 37 + g * 11) % 50) << 20), r.stepUs.push_back(1000 + int64_t(k));
+        for (size_t k = 0; k < 64 / g; ++k) {
+            r.stepPeak.push_back(int64_t((k * 37 + g * 11) % 50) << 20), r.stepUs.push_back(1000 + int64_t(k));
+            r.stepPeakReserved.push_back(r.stepPeak.back() + (int64_t((k * 13 + g) % 7) << 20));
+        }
         r.binAllocated.assign(RankSummary::kBins, 1 << 20), r.binReserved = r.binAllocated;
         r.peakAllocated = 50 << 20;
         set->ranks.push_back(std::move(r));
@@ -200,6 +208,11 @@ void TestCompareView::slotsOfSeveralIterations() {
     for (const auto& [f, t] : {std::pair{0.0, 1.0}, {0.1, 0.3}, {0.5, 0.5001}}) sweepMatchesCells(h, true, f, t);
     // iteration 9 of the rank keeping slots of 4 is its slot 2
     QCOMPARE(h.cellValue(set->ranks[2], 9, 9.5), set->ranks[2].stepPeak[2]);
+    // reserved, aligned by step: each cell the step's highest reserved, not allocated
+    h.setMetric(RankHeatmap::Metric::Reserved);
+    for (const auto& [f, t] : {std::pair{0.0, 1.0}, {0.1, 0.3}}) sweepMatchesCells(h, true, f, t);
+    QCOMPARE(h.cellValue(set->ranks[2], 9, 9.5), set->ranks[2].stepPeakReserved[2]);
+    QVERIFY(set->ranks[2].stepPeakReserved[2] != set->ranks[2].stepPeak[2]);
 }
 
 void TestCompareView::manyRanksSharingRows() {
@@ -237,6 +250,25 @@ void TestCompareView::manyRanksSharingRows() {
                 QCOMPARE(img.pixel(col, y), h.colourOf(v));
             }
     }
+}
+
+void TestCompareView::ranksFromAFolder() {
+    // File → Open Ranks Folder…: a job's dump folder holds the per-rank captures among other files;
+    // the captures are found and ordered by the rank in their names, whatever the directory order
+    QTemporaryDir folder;
+    for (int r : {3, 1, 0, 2})
+        QVERIFY(QFile::copy(unpack(QString("ranks/ddp4/rank%1.pickle.xz").arg(r)), folder.filePath(QString("trace_rank_%1.pickle").arg(r))));
+    QFile notes(folder.filePath("notes.txt"));
+    QVERIFY(notes.open(QIODevice::WriteOnly));
+    notes.write("not a capture\n");
+    notes.close();
+    RanksWindow w;
+    QSignalSpy loaded(&w, &RanksWindow::loaded);
+    w.open({folder.path()});
+    QVERIFY(loaded.wait(60000));
+    QCOMPARE(w.ranks()->ranks.size(), size_t(4));
+    for (int r = 0; r < 4; ++r) QCOMPARE(w.ranks()->ranks[size_t(r)].rank, r);
+    QVERIFY2(w.outlierText().startsWith("rank 2: "), qPrintable(w.outlierText()));
 }
 
 QTEST_MAIN(TestCompareView)

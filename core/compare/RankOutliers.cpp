@@ -9,6 +9,13 @@
 namespace vs {
 namespace {
 
+// "grows by 28 MiB", "shrinks by 1003 KiB", "stays level": a negative growth read as a sentence
+std::string change(int64_t bytes) {
+    if (bytes == 0) return "stays level";
+    return (bytes > 0 ? "grows by " : "shrinks by ") + humanBytes(std::llabs(bytes));
+}
+
+
 // The lower median: with two ranks it is the smaller value, so that of a clean rank and a leaking
 // one the leaking one stands out (a leak only adds memory).
 int64_t median(std::vector<int64_t> v) {
@@ -63,8 +70,7 @@ std::vector<RankOutlier> findOutliers(const std::vector<RankSummary>& ranks, int
         }
         if (double(std::llabs(r.growth - mg)) > growthLimit) {
             o.growth = true;
-            parts.push_back("grows by " + humanBytes(r.growth) + " over its iterations where the median rank grows by " +
-                            humanBytes(mg));
+            parts.push_back(change(r.growth) + " over its iterations where the median rank " + change(mg));
         }
         if (r.ooms > 0 && mo == 0) {
             o.oom = true;

@@ -67,10 +67,13 @@ void fillIterations(RankSummary& s, const CaptureAnalysis& a, size_t d) {
         const uint32_t from = its.starts[i];
         const uint32_t to = i + 1 < its.starts.size() ? its.starts[i + 1] : uint32_t(t.eventCount());
         const int64_t peak = *std::max_element(r.allocated.begin() + from, r.allocated.begin() + to);
-        if (i % s.stepsPerSlot == 0)
-            s.stepUs.push_back(t.timeUs[from]), s.stepPeak.push_back(peak);
-        else
+        const int64_t peakReserved = *std::max_element(r.reserved.begin() + from, r.reserved.begin() + to);
+        if (i % s.stepsPerSlot == 0) {
+            s.stepUs.push_back(t.timeUs[from]), s.stepPeak.push_back(peak), s.stepPeakReserved.push_back(peakReserved);
+        } else {
             s.stepPeak.back() = std::max(s.stepPeak.back(), peak);
+            s.stepPeakReserved.back() = std::max(s.stepPeakReserved.back(), peakReserved);
+        }
     }
     // from the end of the first iteration (which makes the optimizer's state and other one-time
     // memory) to the start of the last

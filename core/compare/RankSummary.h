@@ -36,7 +36,8 @@ struct RankSummary {
     // highest allocated in it. Bounds a summary's size whatever the run's length.
     uint32_t stepsPerSlot = 1;
     std::vector<int64_t> stepUs;
-    std::vector<int64_t> stepPeak;
+    std::vector<int64_t> stepPeak;          // highest allocated
+    std::vector<int64_t> stepPeakReserved;  // highest reserved
     std::vector<int64_t> binAllocated;   // highest allocated in each of kBins equal slices of time
     std::vector<int64_t> binReserved;
 

@@ -81,7 +81,7 @@ void RankHeatmap::updateScale() {
     scaleMin_ = INT64_MAX, scaleMax_ = INT64_MIN;
     if (set_)
         for (const auto& r : set_->ranks) {
-            const auto& v = bySteps_ ? r.stepPeak : metric_ == Metric::Allocated ? r.binAllocated : r.binReserved;
+            const auto& v = valuesOf(r);
             if (!r.ok() || v.empty()) continue;
             const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
             scaleMin_ = std::min(scaleMin_, *lo), scaleMax_ = std::max(scaleMax_, *hi);
@@ -114,11 +114,17 @@ void RankHeatmap::setView(double from, double to) {
 
 QRect RankHeatmap::plotArea() const { return rect().adjusted(kLeft, kTop, -kRight, -kBottom); }
 
+const std::vector<int64_t>& RankHeatmap::valuesOf(const RankSummary& r) const {
+    const bool allocated = metric_ == Metric::Allocated;
+    if (bySteps_) return allocated ? r.stepPeak : r.stepPeakReserved;
+    return allocated ? r.binAllocated : r.binReserved;
+}
+
 RankHeatmap::Slices RankHeatmap::slicesOf(const RankSummary& r) const {
     Slices s;
     if (!r.ok() || r.events == 0) return s;
     // its time slices, or its slots of iterations (stepsPerSlot units each), in view units
-    s.values = bySteps_ ? &r.stepPeak : metric_ == Metric::Allocated ? &r.binAllocated : &r.binReserved;
+    s.values = &valuesOf(r);
     if (s.values->empty()) return s.values = nullptr, s;
     s.first = bySteps_ ? 0 : double(r.firstUs - set_->firstUs);
     s.last = bySteps_ ? double(s.values->size() * r.stepsPerSlot) : double(r.lastUs - set_->firstUs);
@@ -126,12 +132,21 @@ RankHeatmap::Slices RankHeatmap::slicesOf(const RankSummary& r) const {
     return s;
 }
 
+int RankHeatmap::Slices::sliceAt(double x) const {
+    const int n = int(values->size());
+    if (!(x > first)) return 0;
+    int k = int(std::min(double(n - 1), (x - first) / width)); // a guess, then settled by start()
+    while (k + 1 < n && start(k + 1) <= x) ++k;
+    while (k > 0 && start(k) > x) --k;
+    return k;
+}
+
 int64_t RankHeatmap::Slices::maxOver(double x0, double x1) const {
     if (!values || x1 < first || x0 > last) return -1;
     const auto& v = *values;
-    size_t k = x0 > first ? std::min(v.size() - 1, size_t((x0 - first) / width)) : 0;
-    int64_t m = v[k];
-    for (++k; k < v.size() && first + width * double(k) < x1; ++k) m = std::max(m, v[k]);
+    int k = sliceAt(x0);
+    int64_t m = v[size_t(k)];
+    for (++k; k < int(v.size()) && start(k) < x1; ++k) m = std::max(m, v[size_t(k)]);
     return m;
 }
 
@@ -143,12 +158,36 @@ QRgb RankHeatmap::colourOf(int64_t v) const {
     return ColourScale(palette().color(QPalette::Base).rgb(), scaleMin_, scaleMax_)(v);
 }
 
-void RankHeatmap::rowValues(const RankSummary& r, int w, std::vector<int64_t>& row) const {
+void RankHeatmap::rowValues(const RankSummary& r, const std::vector<double>& edges, std::vector<int64_t>& row) const {
     const Slices s = slicesOf(r);
     if (!s.values) return;
-    const double perPixel = (to_ - from_) / w;
-    for (int x = 0; x < w; ++x)
-        row[size_t(x)] = std::max(row[size_t(x)], s.maxOver(from_ + x * perPixel, from_ + (x + 1) * perPixel));
+    const int64_t* v = s.values->data();
+    const int n = int(s.values->size());
+    const int w = int(edges.size()) - 1;
+    // The slice at each pixel edge (sliceAt), guessed with a multiplication and settled by start():
+    // the settling loops almost never run, so no branch is mispredicted per pixel (a walk along
+    // pixels and slices together mispredicts at every irregular step)
+    const double inv = 1 / s.width, top = n - 1;
+    const auto at = [&](double x) {
+        if (!(x > s.first)) return 0;
+        int k = int(std::min(top, (x - s.first) * inv));
+        while (k + 1 < n && s.start(k + 1) <= x) ++k;
+        while (k > 0 && s.start(k) > x) --k;
+        return k;
+    };
+    int k0 = at(edges[0]);
+    for (int x = 0; x < w; ++x) {
+        const double x0 = edges[size_t(x)], x1 = edges[size_t(x) + 1];
+        const int k1 = at(x1);
+        if (x1 < s.first) { k0 = k1; continue; }
+        if (x0 > s.last) break;
+        // the pixel holds its left edge's slice and the slices starting before its right edge
+        const int last = std::max(k0, s.start(k1) < x1 || k1 == 0 ? k1 : k1 - 1);
+        int64_t m = std::max(v[k0], v[std::min(k0 + 1, last)]);
+        for (int j = k0 + 2; j <= last; ++j) m = std::max(m, v[j]);
+        row[size_t(x)] = std::max(row[size_t(x)], m);
+        k0 = k1;
+    }
 }
 
 QImage RankHeatmap::renderCells(QSize size) const {
@@ -165,6 +204,9 @@ QImage RankHeatmap::renderCells(QSize size) const {
     // scanline coloured per row and copied to the rank's other lines
     const auto draw = [&](int from, int to) {
         std::vector<int64_t> row(static_cast<size_t>(w), -1);
+        std::vector<double> edges(static_cast<size_t>(w) + 1);
+        const double perPixel = (to_ - from_) / w;
+        for (int x = 0; x <= w; ++x) edges[size_t(x)] = from_ + x * perPixel;
         const auto flush = [&](int yFrom, int yTo) {
             QRgb* first = line(yFrom);
             for (int x = 0; x < w; ++x) first[x] = colour(row[size_t(x)]);
@@ -172,7 +214,7 @@ QImage RankHeatmap::renderCells(QSize size) const {
             std::fill(row.begin(), row.end(), -1);
         };
         for (int i = from; i < to; ++i) {
-            rowValues(set_->ranks[size_t(i)], w, row);
+            rowValues(set_->ranks[size_t(i)], edges, row);
             const int y0 = topOf(i), next = i + 1 < n ? topOf(i + 1) : h;
             if (i + 1 == to || next != y0) flush(y0, std::min(h, std::max(y0 + 1, next)));
         }
@@ -223,10 +265,16 @@ void RankHeatmap::drawScale(QPainter& p) const {
     const QRect bar(width() - kRight - 120, height() - 12, 120, 8);
     for (int x = 0; x < bar.width(); ++x) p.fillRect(bar.left() + x, bar.top(), 1, bar.height(), QColor(heat(double(x) / bar.width())));
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QRect(bar.left() - 210, bar.top() - 6, 205, 18), Qt::AlignRight | Qt::AlignVCenter,
+    p.drawText(QRect(0, bar.top() - 6, bar.left() - 5, 18), Qt::AlignRight | Qt::AlignVCenter,
                tr("%1 %2 \u2013 %3")
-                   .arg(bySteps_ ? tr("peak per step") : metric_ == Metric::Allocated ? tr("allocated") : tr("reserved"),
+                   .arg(metricName(),
                         formatBytes(double(scaleMin_)), formatBytes(double(scaleMax_))));
+}
+
+QString RankHeatmap::metricName() const {
+    const bool allocated = metric_ == Metric::Allocated;
+    if (bySteps_) return allocated ? tr("peak allocated per step") : tr("peak reserved per step");
+    return allocated ? tr("allocated") : tr("reserved");
 }
 
 void RankHeatmap::drawSteps(QPainter& p, const QRect& area) const {
@@ -254,7 +302,8 @@ void RankHeatmap::drawAxis(QPainter& p, const QRect& area) const {
         const int x = area.left() + int((v * unit - from_) / (to_ - from_) * area.width());
         p.drawLine(x, area.bottom(), x, area.bottom() + 4);
         const QString label = bySteps_ ? tr("step %1").arg(int64_t(v)) : tr("%1 s").arg(v, 0, 'g', 6);
-        p.drawText(QRect(x - 50, area.bottom() + 5, 100, kBottom - 6), Qt::AlignHCenter | Qt::AlignTop, label);
+        // the last label kept inside the widget rather than cut at its edge
+        p.drawText(QRect(std::min(x - 50, width() - 100), area.bottom() + 5, 100, kBottom - 6), Qt::AlignHCenter | Qt::AlignTop, label);
     }
 }
 

@@ -59,11 +59,21 @@ class RankHeatmap : public QWidget {
     struct Slices {
         const std::vector<int64_t>* values = nullptr; // none: nothing to draw
         double first = 0, last = 0, width = 1;
+        // (an int: slices are at most a few thousand, and int converts to double without a branch)
+        double start(int k) const { return first + width * double(k); }
+        // The slice holding x: the last one starting at or before it (the first before the first).
+        // Decided only by comparing x with start(k), as the row walk does, so that a cell computed on
+        // its own and a pixel of a drawn row agree to the bit.
+        int sliceAt(double x) const;
         int64_t maxOver(double x0, double x1) const; // the highest slice overlapping [x0, x1), or -1
     };
     Slices slicesOf(const RankSummary& r) const;
-    // cellValue for every column of a row of `w` pixels, max-ed into `row`.
-    void rowValues(const RankSummary& r, int w, std::vector<int64_t>& row) const;
+    // What a row shows: time slices or per-step peaks, of allocated or reserved memory.
+    const std::vector<int64_t>& valuesOf(const RankSummary& r) const;
+    QString metricName() const;
+    // cellValue for every column of a row whose pixel edges are `edges` (w + 1 of them), max-ed
+    // into `row`: O(pixels + slices), no search per pixel, so 1024 ranks repaint within a frame.
+    void rowValues(const RankSummary& r, const std::vector<double>& edges, std::vector<int64_t>& row) const;
     void drawAxis(QPainter& p, const QRect& area) const;
     void drawSteps(QPainter& p, const QRect& area) const;
     void drawScale(QPainter& p) const;

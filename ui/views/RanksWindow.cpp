@@ -74,10 +74,16 @@ RanksWindow::RanksWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     box->addWidget(split, 1);
 }
 
-RanksWindow* RanksWindow::askAndOpen(QWidget* parent) {
-    const QStringList files = QFileDialog::getOpenFileNames(
-        parent, tr("Open one capture per rank"), QSettings().value(QStringLiteral("lastDir")).toString(),
-        tr("Captures (*.vscap *.pickle *.pickle.gz *.pickle.zst *.pkl);;All files (*)"));
+RanksWindow* RanksWindow::askAndOpen(QWidget* parent, Pick pick) {
+    const QString start = QSettings().value(QStringLiteral("lastDir")).toString();
+    QStringList files;
+    if (pick == Pick::Folder) {
+        const QString folder = QFileDialog::getExistingDirectory(parent, tr("Open a folder of per-rank captures"), start);
+        if (!folder.isEmpty()) files << folder;
+    } else {
+        files = QFileDialog::getOpenFileNames(parent, tr("Open one capture per rank"), start,
+                                              tr("Captures (*.vscap *.pickle *.pickle.gz *.pickle.zst *.pkl);;All files (*)"));
+    }
     if (files.isEmpty()) return nullptr;
     auto* w = new RanksWindow(parent);
     w->setAttribute(Qt::WA_DeleteOnClose);

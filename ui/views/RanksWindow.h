@@ -23,8 +23,10 @@ class RanksWindow : public QWidget {
     Q_OBJECT
   public:
     explicit RanksWindow(QWidget* parent = nullptr);
-    // File → Open Ranks…: asks for the per-rank files and opens the window (nullptr when cancelled).
-    static RanksWindow* askAndOpen(QWidget* parent);
+    // File → Open Ranks… (per-rank files) or Open Ranks Folder… (a folder of them, as distributed jobs
+    // dump them): asks, then opens the window (nullptr when cancelled).
+    enum class Pick { Files, Folder };
+    static RanksWindow* askAndOpen(QWidget* parent, Pick pick = Pick::Files);
     ~RanksWindow() override;
     // Files, or a folder's capture files (rankFiles); loading starts at once.
     void open(const QStringList& paths);

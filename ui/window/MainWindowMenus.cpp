@@ -107,6 +107,11 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Open R&anks\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
         if (auto* w = RanksWindow::askAndOpen(this)) connect(w, &RanksWindow::openRank, this, &MainWindow::openFile);
     });
+    file->addAction(tr("Open Ranks &Folder…"), this, [this] {
+        if (auto* w = RanksWindow::askAndOpen(this, RanksWindow::Pick::Folder))
+            connect(w, &RanksWindow::openRank, this, &MainWindow::openFile);
+    })->setToolTip(tr("A folder with one capture per rank (rank0.pickle, rank_1.vscap, …), as distributed jobs "
+                      "dump them: every capture file in it, ordered by the rank in its name."));
     file->addSeparator();
     icons::set(file->addAction(tr("&Export Timeline\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
                     &MainWindow::exportTimeline), QStringLiteral("export"), palette());
