@@ -4,6 +4,7 @@
 // and the extension's leak at its line on the CUDA level.
 #include "TestData.h"
 #include "analysis/Composition.h"
+#include "analysis/LeakDiagnosis.h"
 #include "analysis/PhaseWindows.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
@@ -98,6 +99,13 @@ class TestCategories : public QObject {
             QVERIFY(c.categories[size_t(k)] >= c.requested[size_t(k)] && c.categories[size_t(k)] < 2 * c.requested[size_t(k)]);
         QCOMPARE(c.allocated, at[QLatin1String("memory_allocated")].toInteger());
         QCOMPARE(c.reserved, at[QLatin1String("memory_reserved")].toInteger());
+        // one owner: the composition, the leak diagnosis' inputs and any later reader share the one
+        // classification the analysis made, and the leak inputs' lifetimes are its pairs
+        const auto shared = a->categories(0);
+        QCOMPARE(comp->categories().devices[0].get(), shared.get());
+        const LeakInputs in = prepareLeakInputs(*a, 0);
+        QCOMPARE(in.categories.get(), shared.get());
+        QCOMPARE(in.lifetimes().size(), pairAllocations(a->trace(0), a->replay(0)).size());
     }
 
     // A PyTorch snapshot has no tags or phase annotations: the same run with them taken out is
@@ -131,7 +139,7 @@ class TestCategories : public QObject {
         const auto a = open(name);
         const auto comp = Composition::compute(*a);
         for (size_t d = 0; d < a->deviceCount(); ++d) {
-            const auto& cats = comp->categories().devices[d];
+            const auto& cats = *comp->categories().devices[d];
             const size_t n = a->trace(d).eventCount();
             for (size_t e = 0; e < n; e += std::max<size_t>(1, n / 500)) {
                 int64_t sum = 0;
@@ -148,7 +156,7 @@ class TestCategories : public QObject {
         const PhaseWindows w(a->capture());
         QVERIFY(!w.empty());
         const auto comp = Composition::compute(*a);
-        const auto& cats = comp->categories().devices[0];
+        const auto& cats = *comp->categories().devices[0];
         int64_t activations = 0, gradients = 0;
         for (size_t k = 0; k < cats.allocations.size(); ++k) {
             const auto phase = w.at(a->trace(0).timeUs[cats.allocations[k].alloc]).phase;
@@ -170,7 +178,7 @@ class TestCategories : public QObject {
     void keywordInputsAreTagged() {
         const auto a = open(QStringLiteral("hf_both"));
         const auto comp = Composition::compute(*a);
-        const auto& cats = comp->categories().devices[0];
+        const auto& cats = *comp->categories().devices[0];
         size_t inputs = 0;
         for (size_t k = 0; k < cats.allocations.size(); ++k)
             inputs += cats.category[k] == Category::Input && cats.basis[k] == CategoryBasis::Tagged;

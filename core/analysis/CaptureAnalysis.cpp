@@ -1,5 +1,7 @@
 #include "CaptureAnalysis.h"
 
+#include "Categories.h"
+
 #include "util/Cancelled.h"
 #include "util/Format.h"
 
@@ -67,6 +69,15 @@ std::vector<StateSegment> CaptureAnalysis::stateAt(size_t device, int64_t timeUs
     const auto applied =
         static_cast<size_t>(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) - t.timeUs.begin());
     return Replay::stateAfter(t, capture_->streams, replay(device), rules_, applied);
+}
+
+std::shared_ptr<const DeviceCategories> CaptureAnalysis::categories(size_t device) const {
+    // one lock for all devices: classifying is seconds at most and a second device is rare
+    const std::lock_guard<std::mutex> lock(categoriesMutex_);
+    if (categories_.size() < deviceCount()) categories_.resize(deviceCount());
+    auto& slot = categories_[device];
+    if (!slot) slot = std::make_shared<const DeviceCategories>(classifyDevice(*capture_, device, replays_[device]));
+    return slot;
 }
 
 void CaptureAnalysis::collectWarnings() {

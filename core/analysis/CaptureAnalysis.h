@@ -8,10 +8,13 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace vs {
+
+struct DeviceCategories; // Categories.h
 
 struct DeviceSummary {
     int device = 0;
@@ -54,6 +57,11 @@ class CaptureAnalysis {
     double secondsOf(int64_t timeUs) const { return double(timeUs - originUs_) / 1e6; }
     // The segments and blocks after every event at or before `timeUs` (all events when INT64_MAX).
     std::vector<StateSegment> stateAt(size_t device, int64_t timeUs) const;
+    // What the device's allocations are (Categories.h, docs/categories.md): classified on first use,
+    // once per device, and shared by everyone who reads them (leak inputs, composition, block map,
+    // allocation bands), so a capture is never classified twice. Safe from any thread: a second
+    // caller waits for the first one's result.
+    std::shared_ptr<const DeviceCategories> categories(size_t device) const;
 
   private:
     friend class LiveAnalysis; // grows snapshots that nobody else holds yet (see LiveAnalysis.h)
@@ -65,6 +73,9 @@ class CaptureAnalysis {
     std::vector<ReplayResult> replays_;
     std::vector<std::string> warnings_;
     int64_t originUs_ = 0;
+    // categories(): filled on demand (LiveAnalysis clears it when it grows a snapshot in place)
+    mutable std::mutex categoriesMutex_;
+    mutable std::vector<std::shared_ptr<const DeviceCategories>> categories_;
 };
 
 } // namespace vs

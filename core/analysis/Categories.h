@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -38,12 +39,13 @@ struct DeviceCategories {
 };
 
 struct CaptureCategories {
-    std::vector<DeviceCategories> devices; // as CaptureAnalysis' devices
+    std::vector<std::shared_ptr<const DeviceCategories>> devices; // CaptureAnalysis::categories(d), by device
     bool phases = false;                   // the capture has phase annotations
     bool tags = false;                     // ... and tags
 };
 
-// One device: `allocations` from pairAllocations(trace, replay).
+// One device: `allocations` from pairAllocations(trace, replay). Callers with a CaptureAnalysis ask
+// it (CaptureAnalysis::categories), which classifies each device once and shares the result.
 DeviceCategories classifyDevice(const Capture& c, size_t device, const ReplayResult& replay);
 
 } // namespace vs

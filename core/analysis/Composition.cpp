@@ -12,7 +12,7 @@ std::shared_ptr<const Composition> Composition::compute(const CaptureAnalysis& a
     const Capture& c = a.capture();
     std::vector<const ReplayResult*> replays;
     for (size_t d = 0; d < a.deviceCount(); ++d) {
-        out->categories_.devices.push_back(classifyDevice(c, d, a.replay(d)));
+        out->categories_.devices.push_back(a.categories(d));
         replays.push_back(&a.replay(d));
     }
     out->categories_.tags = !c.tags.empty();
@@ -38,7 +38,7 @@ CompositionAt Composition::at(const CaptureAnalysis& a, size_t device, int64_t t
     // A driver-level recording has no caching allocator: its allocations are all outside PyTorch.
     if (after != t.timeUs.begin() && !a.capture().nativeStacks) {
         const auto e = static_cast<uint32_t>(after - t.timeUs.begin() - 1);
-        const auto& cats = categories_.devices[device];
+        const auto& cats = *categories_.devices[device];
         r.categories = cats.at(e);
         if (withRequested) r.requested = cats.requestedAt(e, t);
         r.allocated = a.replay(device).allocated[e];

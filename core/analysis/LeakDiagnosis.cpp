@@ -245,9 +245,8 @@ const GrowthRegion* repeatedRelease(const LeakReport& rep) {
 
 LeakInputs prepareLeakInputs(const CaptureAnalysis& a, size_t device) {
     LeakInputs in;
-    in.lifetimes = pairAllocations(a.trace(device), a.replay(device));
-    in.regions = std::make_shared<const GrowthRegions>(findGrowthRegions(a, device, in.lifetimes));
-    in.categories = std::make_shared<const DeviceCategories>(classifyDevice(a.capture(), device, a.replay(device)));
+    in.categories = a.categories(device);
+    in.regions = std::make_shared<const GrowthRegions>(findGrowthRegions(a, device, in.lifetimes()));
     return in;
 }
 
@@ -266,7 +265,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         return rep;
     }
     const auto n = static_cast<uint32_t>(t.eventCount());
-    const auto& all = in.lifetimes;
+    const auto& all = in.lifetimes();
     const uint32_t oom = firstOom(t);
     auto secondsAt = [&](uint32_t e) { return a.secondsAt(device, e); };
 

@@ -56,9 +56,10 @@ struct LeakQuery {
 // What every diagnosis of a device starts from, computed once per device (a session keeps it, so a
 // click on a ramp only finds that region's survivors).
 struct LeakInputs {
-    std::vector<Allocation> lifetimes;
+    std::shared_ptr<const DeviceCategories> categories; // CaptureAnalysis::categories: shared, not copied
     std::shared_ptr<const GrowthRegions> regions;
-    std::shared_ptr<const DeviceCategories> categories;
+    // every allocation's lifetime (pairAllocations), paired once with the categories
+    const std::vector<Allocation>& lifetimes() const { return categories->allocations; }
 };
 LeakInputs prepareLeakInputs(const CaptureAnalysis& a, size_t device);
 

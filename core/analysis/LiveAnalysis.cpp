@@ -72,6 +72,10 @@ void LiveAnalysis::append(CaptureAnalysis& s, Capture& delta) {
 
 void LiveAnalysis::finishSnapshot(CaptureAnalysis& s) {
     s.collectWarnings();
+    { // the events grew: what was classified before no longer covers them
+        const std::lock_guard<std::mutex> lock(s.categoriesMutex_);
+        s.categories_.clear();
+    }
     bool any = false;
     for (const auto& t : s.capture_->devices)
         if (t.eventCount())

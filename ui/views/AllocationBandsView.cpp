@@ -43,7 +43,7 @@ AllocationBandsView::Layout AllocationBandsView::compute(const AnalysisPtr& a, s
         AllocationBands::build(a->trace(d), r, AllocationBands::Options{}, cancel));
     const Capture& c = a->capture();
     if (!c.nativeStacks && (!c.tags.empty() || !PhaseWindows(c).empty() || !PhaseWindows::fromStacks(c, a->trace(d)).empty()))
-        out.categories = std::make_shared<const DeviceCategories>(classifyDevice(c, d, r));
+        out.categories = a->categories(d);
     out.allocated = std::make_shared<const TimelineLod>(a->trace(d).timeUs, r.allocated, r.initial.allocated,
                                                         a->originUs());
     return out;

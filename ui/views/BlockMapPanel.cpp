@@ -190,9 +190,7 @@ void BlockMapPanel::classify() {
     view_->setCategories(nullptr);
     session_->jobs().run<std::shared_ptr<const DeviceCategories>>(
         QStringLiteral("block map categories"),
-        [a, d](const std::atomic<bool>&) {
-            return std::make_shared<const DeviceCategories>(classifyDevice(a->capture(), d, a->replay(d)));
-        },
+        [a, d](const std::atomic<bool>&) { return a->categories(d); },
         [this](const std::shared_ptr<const DeviceCategories>& c) { view_->setCategories(c); });
 }
 

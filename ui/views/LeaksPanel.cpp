@@ -226,14 +226,14 @@ void LeaksPanel::start(const LeakQuery& q) {
     watcher_.setFuture(QtConcurrent::run([a, device, q, in] {
         auto inputs = in ? in : std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
         Result r{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device, {}};
-        if (!r.report.groups.empty()) r.firstGroupLive = liveBytes(inputs->lifetimes, r.report.groups.front().stack);
+        if (!r.report.groups.empty()) r.firstGroupLive = liveBytes(inputs->lifetimes(), r.report.groups.front().stack);
         return r;
     }));
 }
 
 const std::vector<Allocation>& LeaksPanel::lifetimes() const {
     static const std::vector<Allocation> none;
-    return result_.inputs ? result_.inputs->lifetimes : none;
+    return result_.inputs ? result_.inputs->lifetimes() : none;
 }
 
 double LeaksPanel::secondsAt(uint32_t event) const {
