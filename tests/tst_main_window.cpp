@@ -13,6 +13,7 @@
 #include "views/RetentionPanel.h"
 #include "views/Sparkline.h"
 #include "views/StackPane.h"
+#include "PickleBuilder.h"
 #include "SyntheticLoop.h"
 #include "TestData.h"
 #include "timeline/TimelinePlot.h"
@@ -68,6 +69,7 @@ class TestMainWindow : public QObject {
     void groupMarksLineUpAcrossViews();
     void leaksTreesFoldLibraryFrames();
     void everyDeviceBrowsable();
+    void manyWarningsKeepTheWindowUsable();
     void openingAnotherFileLeavesNoState();
     void twoDevicesLineUpInPixels();
     void hiddenBlockMapReplaysInTheBackground();
@@ -702,6 +704,37 @@ void TestMainWindow::leaksTreesFoldLibraryFrames() {
     QVERIFY(fromLibraries(locations()) > 0); // shown on request
     QVERIFY(QSettings().value("leaks/libraryFrames").toBool()); // and remembered
     (*it)->setChecked(false);
+}
+
+void TestMainWindow::manyWarningsKeepTheWindowUsable() {
+    // 64 devices, each one allocation that no snapshot block list confirms: two warnings a device.
+    // The banner shows three and a link to the rest, so the views keep the window.
+    vs::test::PickleBuilder p;
+    p.proto(4).emptyDict().mark().str("segments").emptyList().str("device_traces").emptyList().mark();
+    p.emptyList().mark(); // memo 5: the one trace every device shares
+    p.emptyDict().mark().str("action").str("alloc").str("addr").integer(1 << 20).str("size").integer(512);
+    p.str("time_us").integer(1700000000000000).setitems().appends();
+    for (int i = 1; i < 64; ++i) p.get(5);
+    p.appends().setitems().stop();
+    QTemporaryDir dir;
+    const QString path = dir.filePath("devices.pickle");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(reinterpret_cast<const char*>(p.bytes.data()), qint64(p.bytes.size()));
+    f.close();
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    w.setAnalysis(path, ui::CaptureLoader::openNow(path));
+    settle(w);
+    const size_t all = w.session()->analysis()->warnings().size();
+    QVERIFY2(all >= 64, qPrintable(QString::number(all)));
+    auto* banner = w.findChild<QLabel*>("warnings");
+    QVERIFY(banner && banner->isVisibleTo(&w));
+    QCOMPARE(banner->text().count(QChar(0x26a0)), 3);
+    QVERIFY2(banner->text().contains(QString("show all %1 warnings").arg(all)), qPrintable(banner->text()));
+    QVERIFY2(banner->height() < 120, qPrintable(QString::number(banner->height())));
+    QVERIFY(w.timeline()->height() > 200);
 }
 
 void TestMainWindow::everyDeviceBrowsable() {

@@ -70,10 +70,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     stack_ = new StackPane(this);
     stack_->follow(session_);
     warnings_ = new QLabel(this);
+    warnings_->setObjectName(QStringLiteral("warnings"));
     warnings_->setWordWrap(true);
     warnings_->setVisible(false);
     warnings_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 4px 8px; "
                                             "border-bottom: 1px solid #e0c060; }"));
+    connect(warnings_, &QLabel::linkActivated, this, &MainWindow::showAllWarnings);
 
     leaks_ = new LeaksPanel(this);
     leaks_->follow(session_);
@@ -302,11 +304,30 @@ void MainWindow::onOpened() {
     setWindowTitle(tr("%1 \u2014 vramscope").arg(QFileInfo(session_->path()).fileName()));
     fileLabel_->setText(fileText());
     fileLabel_->setToolTip(session_->path());
+    // a few warnings in the banner; a file with a thousand devices has a thousand of them, and the
+    // banner must not push the views off the window: the rest behind a link
+    constexpr size_t kShown = 3;
+    const auto& all = a->warnings();
     QStringList warnings;
-    for (const auto& w : a->warnings()) warnings << QString::fromStdString(w).toHtmlEscaped();
-    warnings_->setText(QStringLiteral("\u26a0 ") + warnings.join(QStringLiteral("<br>\u26a0 ")));
+    for (size_t i = 0; i < all.size() && i < kShown; ++i) warnings << QString::fromStdString(all[i]).toHtmlEscaped();
+    QString text = QStringLiteral("\u26a0 ") + warnings.join(QStringLiteral("<br>\u26a0 "));
+    if (all.size() > kShown)
+        text += tr("<br>\u2026 and %1 more: <a href=\"#warnings\">show all %2 warnings</a>").arg(all.size() - kShown).arg(all.size());
+    warnings_->setText(text);
     warnings_->setVisible(!warnings.isEmpty());
     cursorLabel_->clear();
+}
+
+void MainWindow::showAllWarnings() {
+    if (!session_->analysis()) return;
+    QString all;
+    for (const auto& w : session_->analysis()->warnings()) all += QString::fromStdString(w) + QLatin1Char('\n');
+    QMessageBox box(QMessageBox::Warning, tr("Warnings \u2014 vramscope"),
+                    tr("The capture was read with %n warning(s); they are listed below.", nullptr,
+                       int(session_->analysis()->warnings().size())),
+                    QMessageBox::Close, this);
+    box.setDetailedText(all);
+    box.exec();
 }
 
 // The device being browsed changed (or a capture was opened): the panels follow the session on their

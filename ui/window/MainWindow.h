@@ -114,6 +114,7 @@ class MainWindow : public QMainWindow {
     void setBusy(bool busy);
     void chooseFragmentationRequest();
 
+    void showAllWarnings();
     void onOpened();
     void onDeviceChanged(size_t device);
     QString fileText() const;
