@@ -21,7 +21,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 
 using namespace vs;
 using namespace vs::test;
@@ -111,6 +113,43 @@ class TestProfilerTrace : public QObject {
     }
 
     // The CLI: a non-trace JSON file is one line on stderr and exit 2; a trace is summarised.
+    // The same H200 trace's steps: record.py ends each step with prof.step(), so PyTorch wrote a
+    // "ProfilerStep#N" span around step N and the truth file holds memory_allocated() and
+    // memory_reserved() just before each span closed. The spans are the capture's annotations: the
+    // replay after the last event inside step N's span is PyTorch's figure for step N (the events and
+    // the span ends share the trace's microsecond clock), and they are the iterations the leak uses.
+    void realTraceStepsArePyTorchSteps() {
+        const QString dir = vs::test::samplesDir() + QStringLiteral("/../profiler/");
+        QFile f(dir + QStringLiteral("mlp_train.truth.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray steps = QJsonDocument::fromJson(f.readAll()).object()[QLatin1String("steps")].toArray();
+        QVERIFY(steps.size() >= 3);
+        const auto a = vs::openAnalysis((dir + QStringLiteral("mlp_train.json.gz")).toStdString());
+        const Capture& c = a->capture();
+        const DeviceTrace& t = a->trace(0);
+        std::map<int, int64_t> ends; // step number -> its span's end
+        for (const Annotation& ann : c.annotations) {
+            const QString name = QString::fromStdString(std::string(c.strings.text(ann.name)));
+            if (!ann.start && ann.device == t.device && name.startsWith(QStringLiteral("ProfilerStep#")))
+                ends[name.mid(13).toInt()] = ann.timeUs;
+        }
+        for (const QJsonValue v : steps) {
+            const QJsonObject step = v.toObject();
+            const int n = step[QLatin1String("step")].toInt();
+            QVERIFY2(ends.count(n), qPrintable(QStringLiteral("no end of ProfilerStep#%1").arg(n)));
+            const auto after = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), ends[n]) - t.timeUs.begin();
+            QVERIFY(after > 0);
+            QCOMPARE(a->replay(0).allocated[size_t(after - 1)], step[QLatin1String("allocated")].toInteger());
+            QCOMPARE(a->replay(0).reserved[size_t(after - 1)], step[QLatin1String("reserved")].toInteger());
+        }
+        // the steps are the iterations: the leak names them, one kept loss per step
+        const auto leaks = diagnoseLeaks(*a, 0);
+        QCOMPARE(QString::fromStdString(leaks.iterationMarker), QStringLiteral("ProfilerStep#"));
+        QCOMPARE(leaks.iterations, size_t(steps.size()));
+        QVERIFY(!leaks.groups.empty());
+        QCOMPARE(leaks.groups.front().count, uint32_t(steps.size()));
+    }
+
     // A trace recorded on an H200 (samples/profiler/record.py, torch 2.11): after its last event the
     // capture holds what PyTorch itself said after the last step (the program's own truth file).
     void realTraceEndsWherePyTorchSaid() {

@@ -6,7 +6,10 @@
 // (ProfilerTraceSites.cpp). Such a trace has no blocks or segments: each allocation becomes its own
 // segment and the memory the allocator keeps cached (Total Reserved - Total Allocated) one free range,
 // so allocated and reserved equal the profiler's totals after every event; the capture says so in a
-// warning. Anything else is refused with a LoadError.
+// warning. record_function ranges (cat user_annotation: the "ProfilerStep#N" span PyTorch writes
+// around each step of a scheduled profiler, the user's own ranges) become the capture's annotations,
+// start and end, as record_function annotations do in a snapshot: its iterations and step markers.
+// Anything else is refused with a LoadError.
 #include "LoadOptions.h"
 #include "model/Capture.h"
 
@@ -40,6 +43,7 @@ struct ProfilerSpan {
 
 struct ProfilerTraceEvents {
     std::vector<ProfilerMemoryEvent> memory; // in file order
+    std::vector<ProfilerSpan> marks;         // record_function ranges, epoch microseconds, in file order
     size_t traceEvents = 0;                  // every entry of traceEvents
     std::vector<std::string> names;          // of spans, each once
     // The spans around an allocation, innermost first (indices into names); site 0 is none.

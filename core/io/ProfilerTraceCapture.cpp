@@ -152,6 +152,19 @@ class DeviceBuilder {
     size_t mismatches_ = 0, unpaired_ = 0;
 };
 
+// The record_function ranges (ProfilerStep#N among them) as every CUDA device's annotations, start and
+// end, by time: the profiler records them on the host, for whatever device the step used.
+void annotate(Capture& c, const ProfilerTraceEvents& in) {
+    for (const DeviceTrace& t : c.devices)
+        for (const ProfilerSpan& s : in.marks) {
+            const StringId name = c.strings.intern(in.names[s.name]);
+            c.annotations.push_back({t.device, int64_t(std::llround(s.startUs)), true, name});
+            c.annotations.push_back({t.device, int64_t(std::llround(s.endUs)), false, name});
+        }
+    std::stable_sort(c.annotations.begin(), c.annotations.end(),
+                     [](const Annotation& a, const Annotation& b) { return a.timeUs < b.timeUs; });
+}
+
 } // namespace
 
 std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
@@ -186,6 +199,7 @@ std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
         t.device = device;
         DeviceBuilder(*capture, t, events, in).build();
     }
+    annotate(*capture, in);
     return capture;
 }
 

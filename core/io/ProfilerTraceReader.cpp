@@ -1,6 +1,6 @@
 // The JSON layer of the torch.profiler reader: one SAX pass (nlohmann::json, no document tree, so
 // memory stays at the "[memory]" events kept, whatever else the trace holds) that keeps the memory
-// instant events and the trace's time base.
+// instant events, the spans around them, the record_function ranges and the trace's time base.
 #include "LoadError.h"
 #include "ProfilerTrace.h"
 
@@ -136,8 +136,16 @@ class TraceSax {
             event_.timeUs = tsUs_, event_.tid = tid_;
             out.memory.push_back(event_);
         } else if (ph_ == "X" && durUs_ >= 0 && (cat_ == "cpu_op" || cat_ == "python_function" || cat_ == "user_annotation")) {
-            spans.push_back({tsUs_, tsUs_ + durUs_, tid_, nameIndex()});
+            const ProfilerSpan span{tsUs_, tsUs_ + durUs_, tid_, nameIndex()};
+            const bool range = cat_ == "user_annotation"; // record_function
+            if (range) out.marks.push_back(span);
+            if (!(range && numbered(name_))) spans.push_back(span);
         }
+    }
+    // "ProfilerStep#12", "step 3": a step marker, not a site (each step's allocations would be a
+    // site of their own, the kept ones of every step no longer one group).
+    static bool numbered(const std::string& name) {
+        return !name.empty() && name.back() >= '0' && name.back() <= '9';
     }
     uint32_t nameIndex() {
         auto [it, fresh] = names_.emplace(name_, uint32_t(out.names.size()));
@@ -184,6 +192,7 @@ ProfilerTraceEvents readProfilerTrace(std::span<const uint8_t> bytes, const Load
         throw LoadError("not a torch.profiler trace: a JSON file without \"traceEvents\"");
     attachSites(sax.out, sax.spans); // on the trace's own clock, before the base time is added
     for (ProfilerMemoryEvent& e : sax.out.memory) e.timeUs += sax.baseUs; // ts counts from the base time
+    for (ProfilerSpan& s : sax.out.marks) s.startUs += sax.baseUs, s.endUs += sax.baseUs;
     return std::move(sax.out);
 }
 
