@@ -179,9 +179,7 @@ class TestWhatIf : public QObject {
     // The what-if evidence (samples/whatif, recorded on an H200 by record.sh): from each program's
     // default-settings capture, the simulation predicts what torch.cuda.max_memory_reserved() said in
     // the program's runs under other settings, and whether they ran out of memory. The native
-    // allocator within 1 %, or 5 % where the simulated run flushed its cache to retry under a memory
-    // fraction (from there the driver's choice of addresses for new segments, which breaks best-fit
-    // ties, is modelled, not known); cudaMallocAsync, an approximate model, within 15 %.
+    // allocator exactly; cudaMallocAsync, an approximate model, within 15 %.
     void predictsOtherSettingsRuns() {
         const QString dir = test::samplesDir() + "/../whatif/";
         const QStringList truths = QDir(dir).entryList({"*.truth.json"}, QDir::Files, QDir::Name);
@@ -199,7 +197,7 @@ class TestWhatIf : public QObject {
             const SimResult r = simulate(in, c, {uint64_t(t["device_total"].toDouble()), false});
             const double measured = t["max_memory_reserved"].toDouble();
             const double error = std::abs(double(r.peakReserved) - measured) / measured;
-            const double allowed = r.approximate ? 0.15 : r.allocRetries ? 0.05 : 0.01;
+            const double allowed = r.approximate ? 0.15 : 0.0;
             const QString what = QString("%1: predicted %2, measured %3").arg(name).arg(r.peakReserved).arg(measured);
             QVERIFY2(error <= allowed, qPrintable(what));
             QCOMPARE(r.firstOom.has_value(), t["oom"].toBool());
@@ -208,6 +206,25 @@ class TestWhatIf : public QObject {
         }
         qInfo("%d runs predicted, %d exactly", predicted, exact);
         QVERIFY(predicted >= 32);
+    }
+
+    // ResNet-18 under a memory fraction that forces a cache flush and a retry: the new segments after
+    // the flush must not take the addresses the default run's driver gave them (another driver state;
+    // taking them broke best-fit ties the other way, +4.4 %). Against what PyTorch measured in that run.
+    void predictsTheFlushUnderAFractionExactly() {
+        const QString dir = test::samplesDir() + "/../whatif/";
+        QFile file(dir + "resnet18_fraction_default.truth.json");
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject t = QJsonDocument::fromJson(file.readAll()).object();
+        const auto a = openAnalysis((dir + "resnet18_default.pickle.gz").toStdString());
+        const SimInput in = SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0), a->capture().settings);
+        SimConfig c;
+        c.memoryFraction = t["memory_fraction"].toDouble();
+        const SimResult r = simulate(in, c, {uint64_t(t["device_total"].toDouble()), false});
+        QVERIFY(r.allocRetries > 0); // the case in question: the simulated run flushed its cache to retry
+        QCOMPARE(r.peakReserved, int64_t(t["max_memory_reserved"].toDouble()));
+        QCOMPARE(r.finalReserved, int64_t(t["final_reserved"].toDouble()));
+        QVERIFY(!r.firstOom);
     }
 };
 

@@ -96,12 +96,14 @@ bool NativeAllocatorSim::malloc(uint32_t id, uint64_t size, uint64_t stream, uin
     p.hintAddr = hintAddr;
     p.hintSize = hintSize;
     bool found = getFreeBlock(p);
+    diverged_ |= found && hintAddr; // the recorded run cudaMalloc'd here, this one did not
     if (!found) {
         if (gcActive()) garbageCollectCachedBlocks();
         found = allocBlock(p) || (releaseAvailableCachedBlocks(p) && allocBlock(p));
         if (!found) {
             releaseCachedBlocks();
             ++retries_;
+            diverged_ = true; // a flush the request stream did not record: cudaFrees the recording lacks
             found = allocBlock(p);
         }
     }
@@ -160,8 +162,12 @@ bool NativeAllocatorSim::allocBlock(Params& p) {
     return true;
 }
 
-// The recorded run's address when it made the same segment for this request (so that ties in best
-// fit break the same way), otherwise a fresh address above any real one.
+// The recorded run's address when it made the same segment for this request and the simulated run's
+// cudaMalloc/cudaFree sequence has not yet left the recorded one (so that ties in best fit break the
+// same way); otherwise a fresh address above every earlier one, in creation order. After a cache
+// flush the driver filled the freed range from its low end in creation order (samples/whatif
+// resnet18_fraction_default_hist: 76, 76, 96 MiB at ascending addresses), which this follows; the
+// recorded addresses of later segments, placed by a driver in another state, would not.
 uint64_t NativeAllocatorSim::newSegmentAddress(uint64_t size, uint64_t hintAddr, uint64_t hintSize) {
     auto overlaps = [&](uint64_t a) {
         auto it = addressSpace_.lower_bound({a, 0});
@@ -169,7 +175,8 @@ uint64_t NativeAllocatorSim::newSegmentAddress(uint64_t size, uint64_t hintAddr,
         return it != addressSpace_.begin() && std::prev(it)->second > a;
     };
     uint64_t addr = hintAddr;
-    if (!hintAddr || hintSize != size || overlaps(hintAddr)) {
+    if (diverged_ || !hintAddr || hintSize != size || overlaps(hintAddr)) {
+        diverged_ = true;
         addr = nextSynthetic_;
         nextSynthetic_ += roundUp(size, kRoundLarge) + kRoundLarge;
     }

@@ -118,6 +118,9 @@ class NativeAllocatorSim {
     std::vector<ExpandableSegment> exp_;
     std::set<std::pair<uint64_t, uint64_t>> addressSpace_; // [begin, end) of live segments and reservations
     uint64_t nextSynthetic_ = 1ull << 52;
+    // The simulated cudaMalloc/cudaFree sequence has left the recorded one: the recorded addresses
+    // describe a driver state that no longer exists, so no more hints are taken.
+    bool diverged_ = false;
     int64_t reserved_ = 0, allocated_ = 0;
     uint64_t created_ = 0, released_ = 0, retries_ = 0;
 };
