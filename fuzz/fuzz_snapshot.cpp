@@ -6,20 +6,27 @@
 //   "SNP!"  structure-aware: the rest drives HostileSnapshot, a well-formed snapshot pickle with
 //           hostile field values, counts and shared references;
 //   "REC!"  structure-aware: the rest drives hostileRecords, framed .vscap records with hostile counts;
-//   anything else is a file's bytes (pickle, gzip, zstd or .vscap).
-// VRAMSCOPE_FUZZ_MODE=pickle|vscap|snp|rec|raw sends every input to that one reader instead (no
-// prefix), so that a run can count executions per reader (fuzz/run-parallel.sh).
+//   "TRC!"  structure-aware: the rest drives HostileTrace, a torch.profiler trace JSON with hostile
+//           addresses, sizes, totals, devices, times and spans;
+//   "PRF!"  the rest goes to the torch.profiler trace reader itself, without the sniffing (which
+//           wants a JSON object or array) in front of it;
+//   anything else is a file's bytes (pickle, gzip, zstd, .vscap or a torch.profiler trace).
+// VRAMSCOPE_FUZZ_MODE=pickle|vscap|profiler|snp|rec|raw|trc sends every input to that one reader
+// instead (no prefix), so that a run can count executions per reader (fuzz/run-parallel.sh).
 // Every load runs under a 16 MiB budget, as a user's --max-memory would bound it (the seeds need less).
 // fuzz/snapshot.dict is the dictionary (opcodes, snapshot keys, actions, magics).
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/Retention.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
+#include "io/MemoryBudget.h"
+#include "io/ProfilerTrace.h"
 #include "io/SnapshotLoader.h"
 #include "io/VscapReader.h"
 #include "io/VscapRecords.h"
 #include "HostileRecords.h"
 #include "HostileSnapshot.h"
+#include "HostileTrace.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -70,10 +77,16 @@ void dispatch(const std::string& mode, const uint8_t* data, size_t size, const v
         vs::fuzz::FuzzBytes in(data, size);
         const std::string records = vs::fuzz::hostileRecords(in);
         readRecords(reinterpret_cast<const uint8_t*>(records.data()), records.size());
+    } else if (mode == "trc") {
+        vs::fuzz::FuzzBytes in(data, size);
+        const std::string trace = vs::fuzz::HostileTrace(in).build();
+        analyseAll(vs::loadProfilerTraceBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, options));
     } else if (mode == "raw") {
         readRecords(data, size);
     } else if (mode == "pickle") {
         analyseAll(vs::loadSnapshotBytes({data, size}, options));
+    } else if (mode == "profiler" || mode == "prf") {
+        analyseAll(vs::loadProfilerTraceBytes({data, size}, options));
     } else if (mode == "vscap") {
         analyseAll(vs::loadVscapBytes({data, size}, options));
     } else {
@@ -85,11 +98,15 @@ void dispatch(const std::string& mode, const uint8_t* data, size_t size, const v
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const std::string forced = forcedMode();
+    // Every LoadOptions (ours and any a reader makes) starts from this instead of asking the kernel
+    // for the machine's memory twice per input: a syscall is dear under gVisor (the GPU machine).
+    static const bool budgetSet = (vs::MemoryBudget::setProcessDefault(kBudget), true);
+    (void)budgetSet;
     vs::LoadOptions options;
     options.maxMemory = options.maxDecompressed = kBudget;
     try {
         if (!forced.empty()) return dispatch(forced, data, size, options), 0;
-        for (const char* tag : {"SNP!", "REC!", "RAW!"})
+        for (const char* tag : {"SNP!", "REC!", "RAW!", "TRC!", "PRF!"})
             if (size >= 4 && std::memcmp(data, tag, 4) == 0) {
                 std::string mode(tag, 3);
                 for (char& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

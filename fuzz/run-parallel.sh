@@ -1,9 +1,11 @@
 #!/bin/bash
 # Runs the libFuzzer build of fuzz_snapshot on several cores at once, each group of workers on one
-# reader (VRAMSCOPE_FUZZ_MODE), seeded from fuzz/corpus with the dictionary, and prints the
+# reader (VRAMSCOPE_FUZZ_MODE), seeded from fuzz/corpus with the reader's dictionary, and prints the
 # executions per reader and any crash, leak or timeout found (reproducers under OUT/artifacts).
 #   fuzz/run-parallel.sh FUZZER SECONDS OUT [MODE:WORKERS ...]
-#   (default: pickle:4 snp:4 vscap:3 rec:3 raw:2)
+#   (default: pickle:4 snp:4 vscap:3 rec:3 raw:2; modes: pickle snp vscap rec raw profiler trc)
+# FUZZ_SEEDS_FROM=DIR also seeds each reader with DIR/corpus-MODE (what an earlier run found, e.g. a
+# throughput run's corpus replayed and mutated further under ASan: scripts/fuzz-long.sh).
 set -u
 fuzzer=$(realpath "$1"); seconds=$2; out=$(realpath -m "$3"); shift 3
 groups=("$@"); [ ${#groups[@]} -eq 0 ] && groups=(pickle:4 snp:4 vscap:3 rec:3 raw:2)
@@ -12,24 +14,28 @@ mkdir -p "$out/artifacts"
 for g in "${groups[@]}"; do
   mode=${g%%:*}; workers=${g##*:}
   seeds="$out/seeds-$mode"; mkdir -p "$seeds" "$out/corpus-$mode" "$out/log-$mode"
+  dict=$src/snapshot.dict; max_len=65536
   case $mode in # the 1 GiB zstd bomb is a regression seed, too slow to mutate for hours
     pickle) cp "$src"/corpus/*.pickle* "$seeds"/ ;;
     vscap) cp "$src"/corpus/*.vscap "$seeds"/ ;;
-    raw) cp "$src"/corpus/*.raw "$seeds"/ ;;
-    *) head -c 64 /dev/urandom > "$seeds/random" ;;
+    raw) cp "$src"/corpus/*.raw "$seeds"/; max_len=8192 ;;
+    profiler) cp "$src"/corpus/*.json "$seeds"/; dict=$src/profiler.dict ;;
+    *) head -c 64 /dev/urandom > "$seeds/random"; max_len=4096 ;; # recipes: a few hundred bytes say it all
   esac
+  earlier=${FUZZ_SEEDS_FROM:+$(realpath "$FUZZ_SEEDS_FROM")/corpus-$mode}
+  [ -n "$earlier" ] && [ -d "$earlier" ] || earlier=
   (cd "$out/log-$mode" && VRAMSCOPE_FUZZ_MODE=$mode "$fuzzer" -jobs="$workers" -workers="$workers" \
-     -max_total_time="$seconds" -dict="$src/snapshot.dict" -rss_limit_mb=2048 -timeout=20 -max_len=65536 \
-     -print_final_stats=1 -artifact_prefix="$out/artifacts/$mode-" "$out/corpus-$mode" "$seeds" \
+     -max_total_time="$seconds" -dict="$dict" -rss_limit_mb=2048 -timeout=20 -max_len=$max_len \
+     -print_final_stats=1 -artifact_prefix="$out/artifacts/$mode-" "$out/corpus-$mode" "$seeds" $earlier \
      > /dev/null 2>&1) &
 done
 wait
 total=0
 for g in "${groups[@]}"; do
-  mode=${g%%:*}
+  mode=${g%%:*}; workers=${g##*:}
   n=$(cat "$out/log-$mode"/fuzz-*.log 2>/dev/null | awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
   total=$((total + n))
-  echo "$mode: $n executions, $(ls "$out/corpus-$mode" | wc -l) corpus inputs"
+  echo "$mode: $n executions on $workers cores ($((n / seconds / workers)) /s per core), $(ls "$out/corpus-$mode" | wc -l) corpus inputs"
 done
 echo "total: $total executions in $seconds s"
 echo "findings: $(ls "$out/artifacts" | wc -l)"; ls "$out/artifacts"

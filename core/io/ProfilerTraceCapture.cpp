@@ -56,7 +56,8 @@ class DeviceBuilder {
         }
         const ProfilerMemoryEvent& first = *events_.front();
         if (first.totalAllocated >= 0) {
-            const int64_t before = first.totalAllocated - first.bytes;
+            int64_t before = 0; // a hostile file's totals: no signed overflow, a huge total stays huge
+            if (__builtin_sub_overflow(first.totalAllocated, first.bytes, &before)) before = INT64_MAX;
             if (before > int64_t(allocated_)) baseline_ = uint64_t(before) - allocated_;
             allocated_ += baseline_;
         }
@@ -96,8 +97,9 @@ class DeviceBuilder {
     }
 
     uint64_t cacheTarget(const ProfilerMemoryEvent& e, uint64_t extra) const {
-        const int64_t free = e.totalReserved - int64_t(allocated_ + extra);
-        return e.totalReserved < 0 ? cache_ : uint64_t(std::max<int64_t>(0, free));
+        if (e.totalReserved < 0) return cache_;
+        const uint64_t reserved = uint64_t(e.totalReserved), used = allocated_ + extra; // unsigned: no overflow
+        return reserved > used ? reserved - used : 0;
     }
     void shrinkCache(const ProfilerMemoryEvent& e, uint64_t extra) {
         const uint64_t target = cacheTarget(e, extra);

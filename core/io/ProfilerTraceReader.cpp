@@ -116,7 +116,7 @@ class TraceSax {
     }
 
   private:
-    Ctx here() const { return stack_.back(); }
+    Ctx here() const { return stack_.empty() ? Ctx::Other : stack_.back(); } // a bare scalar: no container yet
     bool push(Ctx c) {
         if (stack_.size() >= kMaxDepth) {
             error = "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels";
