@@ -1,6 +1,7 @@
 // The "Allocation bands" view (memory_viz's Active Memory Timeline): the time to lay the bands out
-// (background) and one repaint (offscreen, panned by a pixel each time, as a drag does) zoomed out
-// and zoomed in. Prints figures, asserts nothing.   QT_QPA_PLATFORM=offscreen bench_bands FILE [WxH]
+// (background), one repaint (offscreen, panned by a pixel each time, as a drag does) zoomed out
+// and zoomed in, and a hover (the band under a point, with its tooltip text). Prints figures, asserts
+// nothing.   QT_QPA_PLATFORM=offscreen bench_bands FILE [WxH]
 #include "session/CaptureLoader.h"
 #include "views/AllocationBandsView.h"
 
@@ -52,6 +53,25 @@ int main(int argc, char** argv) {
         std::printf("  repaint %-30s median %.2f ms, max %.2f ms (%zu bands drawn)\n", label, ms[n / 2], ms.back(),
                     view.bandsDrawn());
     };
+    // Hover and click: the band under the mouse (the tooltip's text when one is there) at points
+    // spread over the whole view, as a mouse sweeping across it asks.
+    auto hover = [&](const char* label) {
+        const QRect plot = view.plotRect();
+        std::vector<double> ms;
+        size_t hits = 0;
+        for (int i = 0; i < 200; ++i) {
+            const QPoint at(plot.left() + (i * 37) % plot.width(), plot.top() + (i * 53) % plot.height());
+            QElapsedTimer t;
+            t.start();
+            if (const auto band = view.bandAt(at)) hits += !view.describe(*band).isEmpty();
+            ms.push_back(t.nsecsElapsed() / 1e6);
+        }
+        std::sort(ms.begin(), ms.end());
+        std::printf("  hover/click %-26s median %.3f ms, max %.3f ms (%zu of 200 points on a band)\n", label,
+                    ms[ms.size() / 2], ms.back(), hits);
+    };
+    view.setTimeRange(from, to);
+    hover("(whole capture):");
     repaint("zoomed out (whole capture):", to - from);
     repaint("zoomed in (1/1000 of it):", (to - from) / 1000);
     repaint("zoomed in (1/1000000 of it):", (to - from) / 1e6);

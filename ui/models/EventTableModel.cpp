@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QPalette>
+#include <QSize>
 
 #include <algorithm>
 
@@ -19,6 +20,7 @@ void EventTableModel::setDevice(AnalysisPtr analysis, size_t device, int64_t ori
     device_ = device;
     originUs_ = originUs;
     marked_.clear();
+    streamShown_ = analysis_ && analysis_->capture().streams.size() > 1;
     endResetModel();
 }
 
@@ -26,6 +28,11 @@ void EventTableModel::appendRows(AnalysisPtr grown) {
     const int before = rowCount();
     const size_t n = grown && device_ < grown->deviceCount() ? grown->trace(device_).eventCount() : 0;
     const int after = static_cast<int>(std::min<size_t>(n, INT32_MAX));
+    if (!streamShown_ && grown && grown->capture().streams.size() > 1) { // a second stream came
+        beginInsertColumns({}, Stream, Stream);
+        streamShown_ = true;
+        endInsertColumns();
+    }
     if (after <= before) return void(analysis_ = std::move(grown));
     beginInsertRows({}, before, after - 1);
     analysis_ = std::move(grown);
@@ -35,7 +42,7 @@ void EventTableModel::appendRows(AnalysisPtr grown) {
 void EventTableModel::setMarkedEvents(std::vector<uint32_t> events) {
     std::sort(events.begin(), events.end());
     marked_ = std::move(events);
-    if (rowCount()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::BackgroundRole});
+    if (rowCount()) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), {Qt::BackgroundRole});
 }
 
 int EventTableModel::nextMarked(int row, bool forward) const {
@@ -55,13 +62,13 @@ int EventTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int EventTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+    return parent.isValid() ? 0 : ColumnCount - (streamShown_ ? 0 : 1);
 }
 
 QVariant EventTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal) return {};
     static const char* names[] = {"#",      "Time (s)",        "Action",         "Address",        "Size",
-                                  "Stream", "Allocated after", "Reserved after", "Allocation site"};
+                                  "Stream", "Allocated",       "Reserved",       "Site"};
     static const char* tips[] = {"Event index in the trace",
                                  "Seconds since the first event",
                                  "Allocator action",
@@ -70,9 +77,10 @@ QVariant EventTableModel::headerData(int section, Qt::Orientation o, int role) c
                                  "CUDA stream",
                                  "torch.cuda.memory_allocated() after this event",
                                  "torch.cuda.memory_reserved() after this event",
-                                 "Innermost frame of your own code in the event's stack"};
-    if (role == Qt::DisplayRole) return tr(names[section]);
-    if (role == Qt::ToolTipRole) return tr(tips[section]);
+                                 "Allocation site: the innermost frame of your own code in the event's stack"};
+    if (section < 0 || section >= columnCount()) return {};
+    if (role == Qt::DisplayRole) return tr(names[columnAt(section)]);
+    if (role == Qt::ToolTipRole) return tr(tips[columnAt(section)]);
     return {};
 }
 
@@ -94,14 +102,18 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !analysis_) return {};
     const auto i = static_cast<size_t>(index.row());
     const DeviceTrace& t = analysis_->trace(device_);
+    const Column column = columnAt(index.column());
     if (role == Qt::TextAlignmentRole)
-        return index.column() == Action || index.column() == Site
+        return column == Action || column == Site
                    ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    // The site takes the width the other columns leave (the last section stretches, long sites are
+    // elided) rather than its text's, which would scroll the table sideways at 1280 px.
+    if (role == Qt::SizeHintRole) return column == Site ? QVariant(QSize(0, 0)) : QVariant();
     if (role == Qt::BackgroundRole)
         return std::binary_search(marked_.begin(), marked_.end(), uint32_t(i)) ? QVariant(QColor(214, 39, 40, 45))
                                                                              : QVariant();
-    if (role == Qt::ForegroundRole && index.column() == Action) {
+    if (role == Qt::ForegroundRole && column == Action) {
         const bool dark = QGuiApplication::palette().color(QPalette::Window).lightness() < 128;
         switch (t.action[i]) {
         case vs::Action::Alloc:
@@ -117,7 +129,7 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     }
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
     const ReplayResult& r = analysis_->replay(device_);
-    switch (index.column()) {
+    switch (column) {
     case Index:
         return static_cast<qulonglong>(i);
     case Time:

@@ -11,7 +11,10 @@ namespace vs::ui {
 class EventTableModel : public QAbstractTableModel {
     Q_OBJECT
   public:
+    // The sections of the table; Stream is left out while the capture has a single stream (its
+    // width goes to the site, so the table fits a 1280 px window without scrolling sideways).
     enum Column { Index, Time, Action, Address, Size, Stream, Allocated, Reserved, Site, ColumnCount };
+    Column columnAt(int section) const { return Column(!streamShown_ && section >= Stream ? section + 1 : section); }
 
     explicit EventTableModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
     void setDevice(AnalysisPtr analysis, size_t device, int64_t originUs);
@@ -40,6 +43,7 @@ class EventTableModel : public QAbstractTableModel {
     size_t device_ = 0;
     int64_t originUs_ = 0;
     std::vector<uint32_t> marked_;
+    bool streamShown_ = true;
 };
 
 } // namespace vs::ui
