@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <sys/mman.h>
 
 namespace vs::pickle {
 namespace {
@@ -13,6 +14,17 @@ template <class T> T readLE(const uint8_t* p) {
     T v;
     std::memcpy(&v, p, sizeof v); // x86-64 and aarch64 are little-endian, as pickle is
     return v;
+}
+
+// Transparent huge pages under a big table reserved for the whole parse: first-touch page faults
+// of 4 KiB pages otherwise cost as much as filling it.
+template <class T> void adviseHuge(const std::vector<T>& v) {
+    const size_t bytes = v.capacity() * sizeof(T);
+    if (bytes < (8u << 20)) return;
+    constexpr uintptr_t kPage = 4096;
+    const auto begin = (reinterpret_cast<uintptr_t>(v.data()) + kPage - 1) & ~(kPage - 1);
+    const auto end = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kPage - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
 // Memo indices far beyond what has been stored would make us allocate for nothing.
@@ -38,7 +50,7 @@ void PickleMachine::charge(uint64_t bytes) {
 // at every progress report.
 void PickleMachine::chargeWorkingMemory() {
     const uint64_t now = (stack_.capacity() + memo_.capacity()) * sizeof(Value) +
-                         marks_.capacity() * sizeof(size_t) + containers_.capacity() * sizeof(Container);
+                         marks_.capacity() * sizeof(size_t) + containerCapacity_ * sizeof(Container);
     if (now > workingCharged_) meter_.charge(now - workingCharged_, pos_);
     workingCharged_ = std::max(now, workingCharged_);
 }
@@ -75,9 +87,74 @@ size_t PickleMachine::popMark() {
 }
 
 Value PickleMachine::newContainer(Kind k) {
-    if (containers_.size() >= (1ull << 32) - 1) fail("too many containers");
+    if (containersMade_ >= (1ull << 32) - 1) fail("too many containers");
+    if (containersMade_ == containerCapacity_) containerCapacity_ += std::max<uint64_t>(containerCapacity_, 1);
+    ++containersMade_;
+    if (!freeContainers_.empty()) {
+        const uint32_t i = freeContainers_.back();
+        freeContainers_.pop_back();
+        containers_[i] = {k, kNoStorage};
+        return Value::make(Tag::Container, i);
+    }
     containers_.push_back({k, kNoStorage});
     return Value::make(Tag::Container, containers_.size() - 1);
+}
+
+// The tracked dict became an event: its stack slot and memo slot, the only places its value is,
+// now name the event directly, and its container slot is free for the next container.
+void PickleMachine::recycleEvent(uint32_t container, size_t at) {
+    const uint64_t bits = trackBits_;
+    trackBits_ = kUntracked;
+    if (at >= stack_.size() || stack_[at].bits != bits) return;
+    const Value event = Value::make(Tag::Event, containers_[container].payload);
+    stack_[at] = event;
+    if (trackMemo_ < memo_.size() && memo_[trackMemo_].bits == bits) memo_[trackMemo_] = event;
+    freeContainers_.push_back(container);
+}
+
+static bool eventIndex(const PickleMachine& m, Value v, uint32_t& out) {
+    const Container c = m.peek(v);
+    out = c.payload;
+    return c.kind == Kind::Event;
+}
+
+// An empty list receiving consecutive events becomes an Events run; an Events run receiving the
+// next events grows. Otherwise an Events run turns into a plain list of its events (and false is
+// returned: the caller appends `items`). Charged as the plain list's storage would be.
+bool PickleMachine::extendEventRun(uint32_t container, std::span<const Value> items) {
+    Container& c = containers_[container];
+    uint32_t next = 0;
+    if (c.kind == Kind::Events) {
+        next = runs_[c.payload].first + runs_[c.payload].second;
+    } else if (items.empty() || !eventIndex(*this, items[0], next)) {
+        return false;
+    }
+    bool consecutive = true;
+    for (size_t i = 0; i < items.size() && consecutive; ++i) {
+        uint32_t e;
+        consecutive = eventIndex(*this, items[i], e) && e == next + i && e != UINT32_MAX;
+    }
+    if (consecutive && c.kind == Kind::Events) {
+        charge(items.size() * sizeof(Value));
+        runs_[c.payload].second += static_cast<uint32_t>(items.size());
+        return true;
+    }
+    if (consecutive) {
+        if (runs_.size() >= kNoStorage) fail("too many containers");
+        charge(kVectorOverhead + items.size() * sizeof(Value));
+        runs_.push_back({next, static_cast<uint32_t>(items.size())});
+        containers_[container] = {Kind::Events, static_cast<uint32_t>(runs_.size() - 1)};
+        return true;
+    }
+    if (c.kind != Kind::Events) return false;
+    // Already charged as a list: make the list the run stands for.
+    const auto [first, count] = runs_[c.payload];
+    if (storage_.size() >= kNoStorage) fail("too many containers");
+    auto& s = storage_.emplace_back();
+    s.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) s.push_back(Value::make(Tag::Event, first + i));
+    containers_[container] = {Kind::List, static_cast<uint32_t>(storage_.size() - 1)};
+    return false;
 }
 
 std::span<const Value> PickleMachine::items(const Container& c) const {
@@ -85,10 +162,7 @@ std::span<const Value> PickleMachine::items(const Container& c) const {
     return storage_[c.payload];
 }
 
-std::string_view PickleMachine::str(Value v) const {
-    if (v.tag() == Tag::Str)
-        return {reinterpret_cast<const char*>(in_.data() + v.strOffset()),
-                static_cast<size_t>(v.strLength())};
+std::string_view PickleMachine::longStr(Value v) const {
     if (v.tag() == Tag::LongStr) {
         auto [off, len] = longStrs_[v.payload()];
         return {reinterpret_cast<const char*>(in_.data() + off), static_cast<size_t>(len)};
@@ -96,7 +170,7 @@ std::string_view PickleMachine::str(Value v) const {
     return {};
 }
 
-bool PickleMachine::toInt(Value v, int64_t& out) const {
+bool PickleMachine::toIntSlow(Value v, int64_t& out) const {
     switch (v.tag()) {
     case Tag::Int:
         out = v.smallInt();
@@ -112,13 +186,6 @@ bool PickleMachine::toInt(Value v, int64_t& out) const {
     }
 }
 
-bool PickleMachine::toUInt64(Value v, uint64_t& out) const {
-    int64_t i;
-    if (!toInt(v, i)) return false;
-    out = static_cast<uint64_t>(i);
-    return true;
-}
-
 bool PickleMachine::toDouble(Value v, double& out) const {
     if (v.tag() == Tag::Float) return out = floats_[v.payload()], true;
     int64_t i;
@@ -127,17 +194,23 @@ bool PickleMachine::toDouble(Value v, double& out) const {
     return true;
 }
 
-void PickleMachine::fillDict(Value dict, std::span<const Value> pairs) {
+void PickleMachine::fillDict(Value dict, std::span<const Value> pairs, size_t at) {
     if (pairs.size() % 2) fail("odd number of items for a dict");
+    if (dict.tag() == Tag::Event) fail("SETITEM(S) on something that is not a dict (or a dict changed after use)");
     if (dict.tag() != Tag::Container) fail("SETITEM(S) on something that is not a dict");
     const uint32_t idx = static_cast<uint32_t>(dict.payload());
     Container& c = containers_[idx];
     if (c.kind != Kind::Dict)
         fail("SETITEM(S) on something that is not a dict (or a dict changed after use)");
     if (c.payload == kNoStorage) {
-        if (hooks_.dictFilled(*this, idx, pairs)) return;
-        const uint32_t at = newStorage(pairs);
-        containers_[idx].payload = at;
+        const bool tracked = dict.bits == trackBits_;
+        if (tracked) trackBits_ = kUntracked;
+        if (hooks_.dictFilled(*this, idx, pairs)) {
+            if (tracked && containers_[idx].kind == Kind::Event) trackBits_ = dict.bits, recycleEvent(idx, at);
+            return;
+        }
+        const uint32_t storage = newStorage(pairs);
+        containers_[idx].payload = storage;
         return;
     }
     charge(pairs.size() * sizeof(Value));
@@ -153,8 +226,10 @@ void PickleMachine::extendList(Value list, std::span<const Value> items) {
         if (hooks_.listExtended(*this, idx, items)) return;
         if (c.kind == Kind::Stack) fail("a list of frames was extended with something that is not a frame");
     }
+    if (c.kind == Kind::Events && extendEventRun(idx, items)) return;
     if (c.kind != Kind::List) fail("APPEND(S) on something that is not a list");
     if (c.payload == kNoStorage) {
+        if (extendEventRun(idx, items)) return;
         const uint32_t at = newStorage(items);
         containers_[idx].payload = at;
         return;
@@ -199,6 +274,12 @@ Value PickleMachine::pushString(uint64_t len) {
 
 void PickleMachine::memoPut(uint64_t index) {
     if (stack_.empty()) fail("memo store with an empty stack");
+    if (stack_.back().bits == trackBits_) {
+        if (trackMemo_ == UINT64_MAX)
+            trackMemo_ = index;
+        else
+            trackBits_ = kUntracked;
+    }
     if (index >= memo_.size()) {
         if (index > memo_.size() + kMemoSlack)
             fail("memo index " + std::to_string(index) + " is out of range");
@@ -231,128 +312,178 @@ void PickleMachine::releaseWorkingMemory() {
     stack_ = {}, marks_ = {}, memo_ = {};
 }
 
+// Computed gotos (&&label) are a GNU extension, in GCC and Clang.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
 Value PickleMachine::run(const Progress& progress, const std::function<void(uint64_t)>& consumed) {
     // The hot loop keeps the read position in a local pointer and syncs pos_ only before anything
-    // that may report an error or call a hook, so the compiler can keep it in a register.
+    // that may report an error or call a hook, so the compiler can keep it in a register. Each
+    // opcode's code ends in its own jump to the next one's (a computed goto): the branch predictor
+    // then learns which opcode follows which, as the regular shape of trace entries makes likely.
     const uint8_t* const base = in_.data();
     const uint8_t* const end = base + in_.size();
     const uint8_t* p = base + pos_;
     const uint8_t* nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
+    const uint8_t* limit = std::min(nextReport, end); // below it: no report due and a byte to read
     const uint64_t unset = Value::make(Tag::None, 1).bits;
     memo_.reserve(in_.size() / 24);
     containers_.reserve(in_.size() / 48);
+    containerCapacity_ = std::max<uint64_t>(containerCapacity_, containers_.capacity());
+    adviseHuge(memo_), adviseHuge(containers_);
+    const void* table[256];
+    for (auto& t : table) t = &&other;
+    table[op::BINGET] = &&binget;
+    table[op::LONG_BINGET] = &&long_binget;
+    table[op::MEMOIZE] = &&memoize;
+    table[op::BININT1] = &&binint1;
+    table[op::BININT2] = &&binint2;
+    table[op::BININT] = &&binint;
+    table[op::LONG1] = &&long1;
+    table[op::SHORT_BINUNICODE] = &&short_binunicode;
+    table[op::MARK] = &&mark;
+    table[op::EMPTY_DICT] = &&empty_dict;
+    table[op::EMPTY_LIST] = &&empty_list;
+    table[op::SETITEMS] = &&setitems_appends;
+    table[op::APPENDS] = &&setitems_appends;
+    uint8_t op = 0;
 #define VS_NEED(n)                                                                                           \
     do {                                                                                                     \
         if (static_cast<uint64_t>(end - p) < static_cast<uint64_t>(n)) pos_ = p - base, need(n);             \
     } while (0)
 #define VS_SYNC() (pos_ = static_cast<uint64_t>(p - base))
-    for (;;) {
-        if (p >= nextReport) {
-            VS_SYNC();
-            nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
-            if (progress.report && !progress.report(pos_, in_.size())) throw Cancelled();
-            chargeWorkingMemory();
-            if (consumed) consumed(pos_);
-            if (p >= end) nextReport = end + 1;
-        }
-        VS_NEED(1);
-        const uint8_t op = *p++;
-        switch (op) {
-        case op::BINGET: {
-            VS_NEED(1);
-            const uint8_t i = *p++;
-            if (i >= memo_.size() || memo_[i].bits == unset) VS_SYNC(), memoGet(i);
-            stack_.push_back(memo_[i]);
-            break;
-        }
-        case op::LONG_BINGET: {
-            VS_NEED(4);
-            const uint32_t i = readLE<uint32_t>(p);
-            p += 4;
-            if (i >= memo_.size() || memo_[i].bits == unset) VS_SYNC(), memoGet(i);
-            stack_.push_back(memo_[i]);
-            break;
-        }
-        case op::MEMOIZE:
-            if (stack_.empty()) VS_SYNC(), fail("memo store with an empty stack");
-            memo_.push_back(stack_.back());
-            break;
-        case op::BININT1:
-            VS_NEED(1);
-            stack_.push_back(Value::smallIntValue(*p++));
-            break;
-        case op::BININT2:
-            VS_NEED(2);
-            stack_.push_back(Value::smallIntValue(readLE<uint16_t>(p)));
-            p += 2;
-            break;
-        case op::BININT:
-            VS_NEED(4);
-            stack_.push_back(Value::smallIntValue(readLE<int32_t>(p)));
-            p += 4;
-            break;
-        case op::LONG1: {
-            VS_NEED(1);
-            const uint8_t n = *p;
-            if (n >= 1 && n <= 7 && end - p > n) { // fast path: fits in 56 bits
-                uint64_t u = 0;
-                std::memcpy(&u, p + 1, n);
-                if (p[n] & 0x80) u |= ~uint64_t{0} << (8 * n);
-                p += n + 1;
-                const auto v = static_cast<int64_t>(u);
-                if (Value::fitsSmall(v)) {
-                    stack_.push_back(Value::smallIntValue(v));
-                    break;
-                }
-                p -= n + 1;
-            }
-            ++p;
-            VS_SYNC();
-            stack_.push_back(readLong(n));
-            p = base + pos_;
-            break;
-        }
-        case op::SHORT_BINUNICODE: {
-            VS_NEED(1);
-            const uint8_t n = *p++;
-            VS_NEED(n);
-            stack_.push_back(Value::str(static_cast<uint64_t>(p - base), n)); // offsets < 2^40 checked below
-            if (static_cast<uint64_t>(p - base) >= (1ull << 40)) VS_SYNC(), stack_.back() = pushString(n);
-            p += n;
-            break;
-        }
-        case op::MARK:
-            marks_.push_back(stack_.size());
-            break;
-        case op::EMPTY_DICT:
-            stack_.push_back(newContainer(Kind::Dict));
-            break;
-        case op::EMPTY_LIST:
-            stack_.push_back(newContainer(Kind::List));
-            break;
-        case op::SETITEMS:
-        case op::APPENDS: {
-            VS_SYNC();
-            const size_t m = popMark();
-            if (m == 0) fail(op == op::SETITEMS ? "SETITEMS without a dict" : "APPENDS without a list");
-            std::span<const Value> its(stack_.data() + m, stack_.size() - m);
-            if (op == op::SETITEMS)
-                fillDict(stack_[m - 1], its);
-            else
-                extendList(stack_[m - 1], its);
-            stack_.resize(m);
-            break;
-        }
-        default:
-            VS_SYNC();
-            step(op);
-            p = base + pos_;
-            if (done_) return stack_.back();
+#define VS_NEXT()                                                                                            \
+    do {                                                                                                     \
+        if (p >= limit) [[unlikely]]                                                                         \
+            goto top;                                                                                        \
+        __builtin_prefetch(p + 512);                                                                         \
+        op = *p++;                                                                                           \
+        goto* table[op];                                                                                     \
+    } while (0)
+top:
+    if (p >= nextReport) {
+        VS_SYNC();
+        nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
+        if (progress.report && !progress.report(pos_, in_.size())) throw Cancelled();
+        chargeWorkingMemory();
+        if (consumed) consumed(pos_);
+        if (p >= end) nextReport = end + 1;
+        limit = std::min(nextReport, end);
+    }
+    VS_NEED(1);
+    op = *p++;
+    goto* table[op];
+binget : {
+    VS_NEED(1);
+    const uint8_t i = *p++;
+    if (i >= memo_.size() || memo_[i].bits == unset) VS_SYNC(), memoGet(i);
+    if (memo_[i].bits == trackBits_) trackBits_ = kUntracked; // a copy: no longer tracked
+    stack_.push_back(memo_[i]);
+    VS_NEXT();
+}
+long_binget : {
+    VS_NEED(4);
+    const uint32_t i = readLE<uint32_t>(p);
+    p += 4;
+    if (i >= memo_.size() || memo_[i].bits == unset) VS_SYNC(), memoGet(i);
+    if (memo_[i].bits == trackBits_) trackBits_ = kUntracked; // a copy: no longer tracked
+    stack_.push_back(memo_[i]);
+    VS_NEXT();
+}
+memoize:
+    if (stack_.empty()) VS_SYNC(), fail("memo store with an empty stack");
+    if (stack_.back().bits == trackBits_) {
+        if (trackMemo_ == UINT64_MAX)
+            trackMemo_ = memo_.size();
+        else
+            trackBits_ = kUntracked;
+    }
+    memo_.push_back(stack_.back());
+    VS_NEXT();
+binint1:
+    VS_NEED(1);
+    stack_.push_back(Value::smallIntValue(*p++));
+    VS_NEXT();
+binint2:
+    VS_NEED(2);
+    stack_.push_back(Value::smallIntValue(readLE<uint16_t>(p)));
+    p += 2;
+    VS_NEXT();
+binint:
+    VS_NEED(4);
+    stack_.push_back(Value::smallIntValue(readLE<int32_t>(p)));
+    p += 4;
+    VS_NEXT();
+long1 : {
+    VS_NEED(1);
+    const uint8_t n = *p;
+    if (n >= 1 && n <= 7 && end - p >= 9) { // fast path: one 8-byte load, the top bytes dropped
+        const unsigned drop = 64 - 8 * n;
+        const auto v = static_cast<int64_t>(readLE<uint64_t>(p + 1) << drop) >> drop; // sign-extended
+        if (Value::fitsSmall(v)) {
+            stack_.push_back(Value::smallIntValue(v));
+            p += n + 1;
+            VS_NEXT();
         }
     }
+    if (n >= 1 && n <= 7 && end - p > n) { // fast path near the end: fits in 56 bits
+        uint64_t u = 0;
+        std::memcpy(&u, p + 1, n);
+        if (p[n] & 0x80) u |= ~uint64_t{0} << (8 * n);
+        const auto v = static_cast<int64_t>(u);
+        if (Value::fitsSmall(v)) {
+            stack_.push_back(Value::smallIntValue(v));
+            p += n + 1;
+            VS_NEXT();
+        }
+    }
+    ++p;
+    VS_SYNC();
+    stack_.push_back(readLong(n));
+    p = base + pos_;
+    VS_NEXT();
+}
+short_binunicode : {
+    VS_NEED(1);
+    const uint8_t n = *p++;
+    VS_NEED(n);
+    stack_.push_back(Value::str(static_cast<uint64_t>(p - base), n)); // offsets < 2^40 checked below
+    if (static_cast<uint64_t>(p - base) >= (1ull << 40)) VS_SYNC(), stack_.back() = pushString(n);
+    p += n;
+    VS_NEXT();
+}
+mark:
+    marks_.push_back(stack_.size());
+    VS_NEXT();
+empty_dict:
+    stack_.push_back(newContainer(Kind::Dict));
+    trackBits_ = stack_.back().bits, trackMemo_ = UINT64_MAX;
+    VS_NEXT();
+empty_list:
+    stack_.push_back(newContainer(Kind::List));
+    VS_NEXT();
+setitems_appends : {
+    VS_SYNC();
+    const size_t m = popMark();
+    if (m == 0) fail(op == op::SETITEMS ? "SETITEMS without a dict" : "APPENDS without a list");
+    std::span<const Value> its(stack_.data() + m, stack_.size() - m);
+    if (op == op::SETITEMS)
+        fillDict(stack_[m - 1], its, m - 1);
+    else
+        extendList(stack_[m - 1], its);
+    stack_.resize(m);
+    VS_NEXT();
+}
+other:
+    VS_SYNC();
+    step(op);
+    p = base + pos_;
+    if (done_) return stack_.back();
+    VS_NEXT();
+#undef VS_NEXT
 #undef VS_NEED
 #undef VS_SYNC
 }
+#pragma GCC diagnostic pop
 
 // The rarer opcodes, out of the hot loop. pos_ is just past the opcode byte.
 void PickleMachine::step(uint8_t op) {
@@ -387,7 +518,7 @@ void PickleMachine::step(uint8_t op) {
         Value c = newContainer(k);
         std::span<const Value> its(stack_.data() + m, stack_.size() - m);
         if (k == Kind::Dict)
-            fillDict(c, its);
+            fillDict(c, its, kNoSlot);
         else if (k == Kind::List)
             extendList(c, its);
         else if (!its.empty()) {
@@ -415,7 +546,7 @@ void PickleMachine::step(uint8_t op) {
         Value v = pop(), k = pop();
         if (stack_.empty()) fail("SETITEM without a dict");
         const Value pair[2] = {k, v};
-        fillDict(stack_.back(), pair);
+        fillDict(stack_.back(), pair, stack_.size() - 1);
         break;
     }
     case op::APPEND: {

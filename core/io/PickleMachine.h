@@ -10,13 +10,16 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
 namespace vs::pickle {
 
-enum class Kind : uint8_t { List, Dict, Tuple, Event, Frame, Stack };
+// Events: a list whose items are consecutive trace entries (a device's trace), kept as a run of
+// event indices instead of one Value per item; it reads as a list everywhere.
+enum class Kind : uint8_t { List, Dict, Tuple, Event, Frame, Stack, Events };
 
 struct Container {
     Kind kind;
@@ -48,14 +51,39 @@ class PickleMachine {
 
     // Accessors for hooks and for the schema walk after run().
     const Container& container(uint32_t i) const { return containers_[i]; }
-    const Container* containerOf(Value v) const {
-        return v.tag() == Tag::Container ? &containers_[v.payload()] : nullptr;
+    // The container a value names (an Event value reads as a container of kind Event), or none.
+    std::optional<Container> containerOf(Value v) const {
+        if (v.tag() == Tag::Container) return containers_[v.payload()];
+        if (v.tag() == Tag::Event) return Container{Kind::Event, static_cast<uint32_t>(v.payload())};
+        return std::nullopt;
     }
+    // The same for the hot paths: kind kNotContainer for any other value.
+    static constexpr Kind kNotContainer = static_cast<Kind>(0xff);
+    Container peek(Value v) const {
+        if (v.tag() == Tag::Container) return containers_[v.payload()];
+        return {v.tag() == Tag::Event ? Kind::Event : kNotContainer, static_cast<uint32_t>(v.payload())};
+    }
+    // Items of a List, Dict or Tuple (none for the other kinds; an Events list: see eventRun).
     std::span<const Value> items(const Container& c) const;
-    std::string_view str(Value v) const;
+    // An Events list: its first event index and its count.
+    std::pair<uint32_t, uint32_t> eventRun(const Container& c) const { return runs_[c.payload]; }
+    std::string_view str(Value v) const {
+        if (v.tag() == Tag::Str) [[likely]]
+            return {reinterpret_cast<const char*>(in_.data() + v.strOffset()), static_cast<size_t>(v.strLength())};
+        return longStr(v);
+    }
     bool isStr(Value v) const { return v.tag() == Tag::Str || v.tag() == Tag::LongStr; }
-    bool toInt(Value v, int64_t& out) const;     // Int/BigInt/Bool
-    bool toUInt64(Value v, uint64_t& out) const; // the low 64 bits (addresses, streams)
+    bool toInt(Value v, int64_t& out) const {    // Int/BigInt/Bool
+        if (v.tag() == Tag::Int) [[likely]]
+            return out = v.smallInt(), true;
+        return toIntSlow(v, out);
+    }
+    bool toUInt64(Value v, uint64_t& out) const { // the low 64 bits (addresses, streams)
+        int64_t i;
+        if (!toInt(v, i)) return false;
+        out = static_cast<uint64_t>(i);
+        return true;
+    }
     bool toDouble(Value v, double& out) const;
     // An integer written as 2^63 or more keeps its low 64 bits, which read as negative in int64: this
     // tells it from a negative one, so that messages print the value as written.
@@ -69,6 +97,8 @@ class PickleMachine {
     void releaseWorkingMemory();
 
   private:
+    std::string_view longStr(Value v) const;
+    bool toIntSlow(Value v, int64_t& out) const;
     [[noreturn]] void fail(const std::string& what) const;
     void need(uint64_t n) const;
     Value pop();
@@ -77,8 +107,12 @@ class PickleMachine {
     uint32_t newStorage(std::span<const Value> items);
     void charge(uint64_t bytes);
     void chargeWorkingMemory();
-    void fillDict(Value dict, std::span<const Value> pairs);
+    // `at`: the stack slot holding the dict or list (kNoSlot when it is on no stack slot).
+    void fillDict(Value dict, std::span<const Value> pairs, size_t at);
     void extendList(Value list, std::span<const Value> items);
+    bool extendEventRun(uint32_t container, std::span<const Value> items);
+    void recycleEvent(uint32_t container, size_t at);
+    static constexpr size_t kNoSlot = SIZE_MAX;
     Value readLong(uint64_t nbytes);
     Value pushString(uint64_t len);
     void memoPut(uint64_t index);
@@ -95,6 +129,18 @@ class PickleMachine {
     std::vector<size_t> marks_;
     std::vector<Value> memo_;
     std::vector<Container> containers_;
+    // The dict made by the last EMPTY_DICT, while no copy of its value exists but its stack slot
+    // and at most one memo slot (trackMemo_): once it becomes an event, both are rewritten to an
+    // Event value and its container slot is reused (freeContainers_). kUntracked: none.
+    static constexpr uint64_t kUntracked = UINT64_MAX;
+    uint64_t trackBits_ = kUntracked;
+    uint64_t trackMemo_ = UINT64_MAX;
+    std::vector<uint32_t> freeContainers_;
+    // Containers made, reused slots included: the memory meter charges the table as if no slot
+    // were reused (containerCapacity_: the capacity a table without reuse would have).
+    uint64_t containersMade_ = 0;
+    uint64_t containerCapacity_ = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> runs_; // Events lists: (first event, count)
     std::vector<std::vector<Value>> storage_;
     std::vector<int64_t> bigInts_;
     std::vector<bool> bigAbove63_;

@@ -1,12 +1,13 @@
 #pragma once
 // One value on the unpickler's stack or memo, in 8 bytes: a 4-bit tag and a 60-bit payload.
 // Strings are (offset, length) views into the input; containers are indices into the machine's
-// container table, so memo references share the object instead of copying it.
+// container table, so memo references share the object instead of copying it. A dict that became a
+// trace entry is usually named directly by its event index (Event), its container slot reused.
 #include <cstdint>
 
 namespace vs::pickle {
 
-enum class Tag : uint8_t { None, Bool, Int, BigInt, Float, Str, LongStr, Container };
+enum class Tag : uint8_t { None, Bool, Int, BigInt, Float, Str, LongStr, Container, Event };
 
 struct Value {
     uint64_t bits = 0;

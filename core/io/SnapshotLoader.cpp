@@ -7,6 +7,12 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <map>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+#include <numeric>
+#include <optional>
 
 namespace vs {
 using pickle::Kind;
@@ -40,7 +46,8 @@ class SnapshotLoader {
         throw LoadError("impossible snapshot: " + what);
     }
     void charge(uint64_t bytes) { m_.meter().charge(bytes, m_.offset()); }
-    std::span<const Value> listItems(Value v, const char* what) const;
+    std::span<const Value> listItems(Value v, const char* what);
+    std::optional<std::pair<uint32_t, uint32_t>> eventRun(Value v) const;
     std::span<const Value> dictPairs(Value v, const char* what) const;
     std::string_view key(Value k) const { return m_.str(k); }
     uint64_t uintField(Value v, const char* what) const;
@@ -59,16 +66,33 @@ class SnapshotLoader {
     SnapshotSchema& schema_;
     Capture& c_;
     std::vector<int32_t> deviceIndex_ = std::vector<int32_t>(kMaxDevices, -1); // ordinal -> devices[]
+    std::map<uint32_t, std::vector<Value>> runItems_; // Events lists read as lists, by run
 };
 
-std::span<const Value> SnapshotLoader::listItems(Value v, const char* what) const {
-    const auto* c = m_.containerOf(v);
-    if (!c || (c->kind != Kind::List && c->kind != Kind::Tuple)) fail(std::string(what) + " is not a list");
+std::span<const Value> SnapshotLoader::listItems(Value v, const char* what) {
+    const auto c = m_.containerOf(v);
+    if (!c || (c->kind != Kind::List && c->kind != Kind::Tuple && c->kind != Kind::Events))
+        fail(std::string(what) + " is not a list");
+    if (c->kind == Kind::Events) { // a run of events where a list of something else is expected: its items
+        auto [it, fresh] = runItems_.try_emplace(c->payload);
+        if (fresh) {
+            const auto [first, count] = m_.eventRun(*c);
+            for (uint32_t i = 0; i < count; ++i) it->second.push_back(Value::make(Tag::Event, first + i));
+        }
+        return it->second;
+    }
     return m_.items(*c);
 }
 
+// A device trace kept as a run of consecutive events: (first event, count).
+std::optional<std::pair<uint32_t, uint32_t>> SnapshotLoader::eventRun(Value v) const {
+    const auto c = m_.containerOf(v);
+    if (c && c->kind == Kind::Events) return m_.eventRun(*c);
+    return std::nullopt;
+}
+
 std::span<const Value> SnapshotLoader::dictPairs(Value v, const char* what) const {
-    const auto* c = m_.containerOf(v);
+    const auto c = m_.containerOf(v);
     if (!c || c->kind != Kind::Dict) fail(std::string(what) + " is not a dict");
     return m_.items(*c);
 }
@@ -90,8 +114,8 @@ DeviceTrace& SnapshotLoader::deviceTrace(int ordinal) { // ordinal checked < kMa
 }
 
 void SnapshotLoader::load(Value top) {
-    const auto* c = m_.containerOf(top);
-    if (c && c->kind == Kind::List) { // very old PyTorch: memory_snapshot() was just the segments list
+    const auto c = m_.containerOf(top);
+    if (c && (c->kind == Kind::List || c->kind == Kind::Events)) { // very old PyTorch: just the segments list
         loadSegments(top);
         return;
     }
@@ -234,20 +258,33 @@ void SnapshotLoader::loadTraces(Value list) {
         impossible("'device_traces' lists " + std::to_string(devices.size()) + " devices; at most " +
                    std::to_string(kMaxDevices) + " are supported");
     size_t nonEmpty = 0;
-    for (Value d : devices) nonEmpty += !listItems(d, "a device trace").empty();
+    for (Value d : devices) {
+        const auto run = eventRun(d);
+        nonEmpty += run ? run->second != 0 : !listItems(d, "a device trace").empty();
+    }
     std::vector<uint32_t> idx;
     for (size_t d = 0; d < devices.size(); ++d) {
-        auto entries = listItems(devices[d], "a device trace");
         idx.clear();
-        for (Value e : entries) {
-            const auto* c = m_.containerOf(e);
-            if (!c || c->kind != Kind::Event) fail("a trace entry is not a dict with an 'action'");
-            idx.push_back(c->payload);
+        bool identity = false;
+        if (const auto run = eventRun(devices[d])) { // the usual case: consecutive entries
+            if (run->second == 0) continue;
+            identity = nonEmpty == 1 && run->first == 0 && run->second == all.eventCount();
+            if (!identity) {
+                idx.resize(run->second);
+                std::iota(idx.begin(), idx.end(), run->first);
+            }
+        } else {
+            auto entries = listItems(devices[d], "a device trace");
+            for (Value e : entries) {
+                const auto c = m_.containerOf(e);
+                if (!c || c->kind != Kind::Event) fail("a trace entry is not a dict with an 'action'");
+                idx.push_back(c->payload);
+            }
+            if (idx.empty()) continue;
+            identity = nonEmpty == 1 && idx.front() == 0 && idx.back() == idx.size() - 1 &&
+                       idx.size() == all.eventCount() && std::is_sorted(idx.begin(), idx.end());
         }
-        if (idx.empty()) continue;
         DeviceTrace& out = deviceTrace(static_cast<int>(d));
-        const bool identity = nonEmpty == 1 && idx.front() == 0 && idx.back() == idx.size() - 1 &&
-                              idx.size() == all.eventCount() && std::is_sorted(idx.begin(), idx.end());
         if (identity) { // the usual case: one device, entries in creation order: move the columns
             auto segments = std::move(out.finalSegments);
             const int ordinal = out.device;
@@ -304,7 +341,7 @@ void SnapshotLoader::loadSettings(Value dict) {
         else if (k == "PYTORCH_CUDA_ALLOC_CONF")
             s.allocConf = std::string(m_.str(v));
         else if (k == "roundup_power2_divisions") {
-            const auto* c = m_.containerOf(v);
+            const auto c = m_.containerOf(v);
             if (!c || c->kind != Kind::Dict) continue;
             auto rp = m_.items(*c);
             for (size_t j = 0; j + 1 < rp.size(); j += 2) { // keys '1','2',...,'32768' MiB
@@ -321,7 +358,7 @@ void SnapshotLoader::loadSettings(Value dict) {
 
 void SnapshotLoader::loadAnnotations(Value list) {
     for (Value a : listItems(list, "'external_annotations'")) {
-        const auto* c = m_.containerOf(a);
+        const auto c = m_.containerOf(a);
         if (!c || c->kind != Kind::Dict) continue; // unknown shapes of a newer version: skip, do not fail
         Annotation ann;
         charge(sizeof ann);
@@ -357,7 +394,8 @@ std::string SnapshotLoader::printable(Value v) const {
     case Tag::Float:
         m_.toDouble(v, x);
         return std::to_string(x);
-    case Tag::Container: {
+    case Tag::Container:
+    case Tag::Event: {
         const auto k = m_.containerOf(v)->kind;
         return k == Kind::Dict ? "dict" : k == Kind::Tuple ? "tuple" : "list";
     }
@@ -402,23 +440,41 @@ std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, cons
                                     " trace entries have an unknown action");
     std::sort(capture->devices.begin(), capture->devices.end(),
               [](auto& a, auto& b) { return a.device < b.device; });
+    for (auto& d : capture->devices) d.releaseSpareRoom();
     return capture;
+}
+
+// The parse's working memory (memo, container table, decompressed input) is freed by now, but
+// glibc keeps freed heap memory for reuse unless asked to return it: it would stay resident and
+// count as the loaded capture's.
+void returnFreedMemory() {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
 }
 
 } // namespace
 
 std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOptions& options) {
+    std::unique_ptr<Capture> capture;
     try {
         InputBuffer in = InputBuffer::open(path, std::min(options.maxMemory, options.maxDecompressed));
-        return loadFrom(in, path, options);
+        capture = loadFrom(in, path, options);
     } catch (const LoadError& e) {
         throw LoadError(path + ": " + e.what());
     }
+    returnFreedMemory();
+    return capture;
 }
 
 std::unique_ptr<Capture> loadSnapshotBytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
-    InputBuffer in = InputBuffer::fromMemory(bytes, std::min(options.maxMemory, options.maxDecompressed));
-    return loadFrom(in, "<memory>", options);
+    std::unique_ptr<Capture> capture;
+    {
+        InputBuffer in = InputBuffer::fromMemory(bytes, std::min(options.maxMemory, options.maxDecompressed));
+        capture = loadFrom(in, "<memory>", options);
+    }
+    returnFreedMemory();
+    return capture;
 }
 
 std::unique_ptr<Capture> loadSnapshotFile(const std::string& path) {

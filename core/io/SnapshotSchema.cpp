@@ -51,20 +51,33 @@ Action SnapshotSchema::actionOf(const pickle::PickleMachine& m, Value v) {
 }
 
 StackId SnapshotSchema::stackOf(const pickle::PickleMachine& m, Value v) const {
-    const auto* c = m.containerOf(v);
-    if (c && c->kind == Kind::Stack) return StackId{c->payload};
-    if (c && c->kind == Kind::List && m.items(*c).empty()) return StackId{0};
+    const auto c = m.peek(v);
+    if (c.kind == Kind::Stack) return StackId{c.payload};
+    if (c.kind == Kind::List && m.items(c).empty()) return StackId{0};
     if (v.tag() == Tag::None) return StackId{0};
     throw LoadError("'frames' is not a list of {name, filename, line} frames", m.offset());
 }
 
 bool SnapshotSchema::dictFilled(pickle::PickleMachine& m, uint32_t container, std::span<const Value> pairs) {
-    std::array<Value, 13> v{};
+    auto& v = fields_; // slots of keys not in `seen` hold an earlier dict's values: never read
     uint32_t seen = 0;
-    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
-        const SnapshotKey k = keyOf(m, pairs[i]);
-        v[static_cast<size_t>(k)] = pairs[i + 1];
-        seen |= bit(k);
+    const size_t n = pairs.size() / 2;
+    // Trace entries repeat one sequence of keys (the same memo references, hence the same bits):
+    // when a dict has the last dict's keys, their slots are known without looking each key up.
+    bool same = n == lastKeys_.n;
+    for (size_t i = 0; i < n && same; ++i) same = pairs[2 * i].bits == lastKeys_.bits[i];
+    if (same) {
+        for (size_t i = 0; i < n; ++i) v[lastKeys_.slot[i]] = pairs[2 * i + 1];
+        seen = lastKeys_.seen;
+    } else {
+        for (size_t i = 0; i < n; ++i) {
+            const SnapshotKey k = keyOf(m, pairs[2 * i]);
+            v[static_cast<size_t>(k)] = pairs[2 * i + 1];
+            seen |= bit(k);
+            if (i < lastKeys_.bits.size()) lastKeys_.bits[i] = pairs[2 * i].bits, lastKeys_.slot[i] = uint8_t(k);
+        }
+        lastKeys_.n = n <= lastKeys_.bits.size() ? n : SIZE_MAX;
+        lastKeys_.seen = seen;
     }
     if ((seen & bit(SnapshotKey::Action)) && m.isStr(v[size_t(SnapshotKey::Action)]))
         return makeEvent(m, container, v, seen);
@@ -95,7 +108,7 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
     const auto index = static_cast<uint32_t>(events_.eventCount());
     if (index == UINT32_MAX) throw LoadError("more than 4 billion trace entries", m.offset());
     const auto time = static_cast<int64_t>(integer(SnapshotKey::TimeUs, "time_us"));
-    const bool above63 = m.isAbove63(get(SnapshotKey::TimeUs));
+    const bool above63 = (seen & bit(SnapshotKey::TimeUs)) && m.isAbove63(get(SnapshotKey::TimeUs));
     if (time < 0 || time > kMaxPlausibleTimeUs)
         throw LoadError("trace entry " + std::to_string(index) + " (in file order, '" +
                             std::string(m.str(get(SnapshotKey::Action))) + "'): time_us " +
@@ -141,6 +154,13 @@ bool SnapshotSchema::makeFrame(pickle::PickleMachine& m, uint32_t container, con
 }
 
 StreamId SnapshotSchema::stream(pickle::PickleMachine& m, uint64_t raw) {
+    if (raw == lastStream_.first && lastStreamSet_) return lastStream_.second; // almost every entry
+    const StreamId id = internStream(m, raw);
+    lastStream_ = {raw, id}, lastStreamSet_ = true;
+    return id;
+}
+
+StreamId SnapshotSchema::internStream(pickle::PickleMachine& m, uint64_t raw) {
     const size_t before = capture_.streams.size();
     const StreamId id = capture_.internStream(raw);
     if (capture_.streams.size() != before) {
@@ -163,17 +183,15 @@ StringId SnapshotSchema::intern(pickle::PickleMachine& m, std::string_view s) {
 bool SnapshotSchema::listExtended(pickle::PickleMachine& m, uint32_t container,
                                   std::span<const Value> items) {
     if (items.empty()) return true;
-    for (Value it : items) {
-        const auto* c = m.containerOf(it);
-        if (!c || c->kind != Kind::Frame) return false;
-    }
+    for (Value it : items)
+        if (m.peek(it).kind != Kind::Frame) return false;
     scratch_.clear();
     const auto& self = m.container(container);
     if (self.kind == Kind::Stack) {
         auto old = capture_.stacks.frames(StackId{self.payload});
         scratch_.assign(old.begin(), old.end());
     }
-    for (Value it : items) scratch_.push_back(FrameId{m.containerOf(it)->payload});
+    for (Value it : items) scratch_.push_back(FrameId{m.peek(it).payload});
     // Each extension interns the whole list again: charge it, or appending one frame at a time to
     // a long shared list would grow the table quadratically.
     const size_t before = capture_.stacks.size();

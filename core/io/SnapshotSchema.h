@@ -59,10 +59,20 @@ class SnapshotSchema : public pickle::ContainerHooks {
     bool makeFrame(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v);
     StringId intern(pickle::PickleMachine& m, std::string_view s); // charged to the load's meter
     StreamId stream(pickle::PickleMachine& m, uint64_t raw);         // bounded and charged
+    StreamId internStream(pickle::PickleMachine& m, uint64_t raw);
+    std::pair<uint64_t, StreamId> lastStream_{};
+    bool lastStreamSet_ = false;
 
     Capture& capture_;
     DeviceTrace events_;
     std::vector<FrameId> scratch_;
+    std::array<pickle::Value, 13> fields_{}; // the values of a dict being filled, by SnapshotKey
+    struct KeySequence {                      // the keys of the last dict filled (up to 16)
+        size_t n = SIZE_MAX;
+        std::array<uint64_t, 16> bits{};
+        std::array<uint8_t, 16> slot{};
+        uint32_t seen = 0;
+    } lastKeys_;
     struct CacheSlot {
         uint64_t bits = 0;
         SnapshotKey key = SnapshotKey::Other;

@@ -18,6 +18,20 @@ template <class T> static void reserveHuge(std::vector<T>& v, size_t n) {
     if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
+// The room past size() inside the vector's own allocation: no allocator bookkeeping lives there,
+// and the pages read back as zeros if touched again.
+template <class T> static void releaseSpare(std::vector<T>& v) {
+    constexpr uintptr_t kPage = 4096;
+    const auto begin = (reinterpret_cast<uintptr_t>(v.data() + v.size()) + kPage - 1) & ~(kPage - 1);
+    const auto end = reinterpret_cast<uintptr_t>(v.data() + v.capacity()) & ~(kPage - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
+void DeviceTrace::releaseSpareRoom() {
+    releaseSpare(timeUs), releaseSpare(addr), releaseSpare(size);
+    releaseSpare(action), releaseSpare(stream), releaseSpare(stack);
+}
+
 size_t DeviceTrace::columnBytesAt(size_t n) const {
     const size_t have = timeUs.capacity();
     // std::vector grows to the larger of twice its size and what is asked for.

@@ -41,6 +41,10 @@ struct DeviceTrace {
     size_t columnBytesAt(size_t n) const;
     void reserve(size_t n);
     void clearEvents();
+    // Gives the system back the whole pages of reserved column room past the last event (readers
+    // reserve for more events than a file can hold; transparent huge pages would otherwise keep up
+    // to 2 MiB per column resident past the end). The capacity stays: appending still works.
+    void releaseSpareRoom();
 };
 
 } // namespace vs
