@@ -346,6 +346,27 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     table[op::SETITEMS] = &&setitems_appends;
     table[op::APPENDS] = &&setitems_appends;
     uint8_t op = 0;
+    // The stack's base, top and capacity end, and the memo's values and size, in registers: stored
+    // back (or reloaded) around whatever else reads or changes them.
+    Value *sbase, *sp, *slimit;
+    const Value* mdata;
+    size_t msize;
+#define VS_STACK_LOAD() (sbase = stack_.data(), sp = sbase + stack_.size(), slimit = sbase + stack_.capacity())
+#define VS_STACK_STORE() stack_.setSize(static_cast<size_t>(sp - sbase))
+#define VS_MEMO_LOAD() (mdata = memo_.data(), msize = memo_.size())
+#define VS_PUSH(value)                                                                                       \
+    do {                                                                                                     \
+        const Value pushed_ = (value);                                                                       \
+        if (sp == slimit) [[unlikely]] {                                                                     \
+            VS_STACK_STORE();                                                                                \
+            stack_.push_back(pushed_);                                                                       \
+            VS_STACK_LOAD();                                                                                 \
+        } else {                                                                                             \
+            *sp++ = pushed_;                                                                                 \
+        }                                                                                                    \
+    } while (0)
+    VS_STACK_LOAD();
+    VS_MEMO_LOAD();
 #define VS_NEED(n)                                                                                           \
     do {                                                                                                     \
         if (static_cast<uint64_t>(end - p) < static_cast<uint64_t>(n)) pos_ = p - base, need(n);             \
@@ -362,6 +383,7 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
 top:
     if (p >= nextReport) {
         VS_SYNC();
+        VS_STACK_STORE();
         nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
         if (progress.report && !progress.report(pos_, in_.size())) throw Cancelled();
         chargeWorkingMemory();
@@ -375,42 +397,47 @@ top:
 binget : {
     VS_NEED(1);
     const uint8_t i = *p++;
-    if (i >= memo_.size() || memo_[i].bits == unset) VS_SYNC(), memoGet(i);
-    if (memo_[i].bits == trackBits_) trackBits_ = kUntracked; // a copy: no longer tracked
-    stack_.push_back(memo_[i]);
+    if (i >= msize || mdata[i].bits == unset) VS_SYNC(), memoGet(i);
+    const Value v = mdata[i];
+    if (v.bits == trackBits_) trackBits_ = kUntracked; // a copy: no longer tracked
+    VS_PUSH(v);
     VS_NEXT();
 }
 long_binget : {
     VS_NEED(4);
     const uint32_t i = readLE<uint32_t>(p);
     p += 4;
-    if (i >= memo_.size() || memo_[i].bits == unset) VS_SYNC(), memoGet(i);
-    if (memo_[i].bits == trackBits_) trackBits_ = kUntracked; // a copy: no longer tracked
-    stack_.push_back(memo_[i]);
+    if (i >= msize || mdata[i].bits == unset) VS_SYNC(), memoGet(i);
+    const Value v = mdata[i];
+    if (v.bits == trackBits_) trackBits_ = kUntracked; // a copy: no longer tracked
+    VS_PUSH(v);
     VS_NEXT();
 }
-memoize:
-    if (stack_.empty()) VS_SYNC(), fail("memo store with an empty stack");
-    if (stack_.back().bits == trackBits_) {
+memoize : {
+    if (sp == sbase) VS_SYNC(), fail("memo store with an empty stack");
+    const Value top = sp[-1];
+    if (top.bits == trackBits_) {
         if (trackMemo_ == UINT64_MAX)
-            trackMemo_ = memo_.size();
+            trackMemo_ = msize;
         else
             trackBits_ = kUntracked;
     }
-    memo_.push_back(stack_.back());
+    memo_.push_back(top);
+    VS_MEMO_LOAD();
     VS_NEXT();
+}
 binint1:
     VS_NEED(1);
-    stack_.push_back(Value::smallIntValue(*p++));
+    VS_PUSH(Value::smallIntValue(*p++));
     VS_NEXT();
 binint2:
     VS_NEED(2);
-    stack_.push_back(Value::smallIntValue(readLE<uint16_t>(p)));
+    VS_PUSH(Value::smallIntValue(readLE<uint16_t>(p)));
     p += 2;
     VS_NEXT();
 binint:
     VS_NEED(4);
-    stack_.push_back(Value::smallIntValue(readLE<int32_t>(p)));
+    VS_PUSH(Value::smallIntValue(readLE<int32_t>(p)));
     p += 4;
     VS_NEXT();
 long1 : {
@@ -420,7 +447,7 @@ long1 : {
         const unsigned drop = 64 - 8 * n;
         const auto v = static_cast<int64_t>(readLE<uint64_t>(p + 1) << drop) >> drop; // sign-extended
         if (Value::fitsSmall(v)) {
-            stack_.push_back(Value::smallIntValue(v));
+            VS_PUSH(Value::smallIntValue(v));
             p += n + 1;
             VS_NEXT();
         }
@@ -431,14 +458,14 @@ long1 : {
         if (p[n] & 0x80) u |= ~uint64_t{0} << (8 * n);
         const auto v = static_cast<int64_t>(u);
         if (Value::fitsSmall(v)) {
-            stack_.push_back(Value::smallIntValue(v));
+            VS_PUSH(Value::smallIntValue(v));
             p += n + 1;
             VS_NEXT();
         }
     }
     ++p;
     VS_SYNC();
-    stack_.push_back(readLong(n));
+    VS_PUSH(readLong(n)); // readLong touches neither the stack nor the memo
     p = base + pos_;
     VS_NEXT();
 }
@@ -446,23 +473,26 @@ short_binunicode : {
     VS_NEED(1);
     const uint8_t n = *p++;
     VS_NEED(n);
-    stack_.push_back(Value::str(static_cast<uint64_t>(p - base), n)); // offsets < 2^40 checked below
-    if (static_cast<uint64_t>(p - base) >= (1ull << 40)) VS_SYNC(), stack_.back() = pushString(n);
+    VS_PUSH(Value::str(static_cast<uint64_t>(p - base), n)); // offsets < 2^40 checked below
+    if (static_cast<uint64_t>(p - base) >= (1ull << 40)) VS_SYNC(), sp[-1] = pushString(n);
     p += n;
     VS_NEXT();
 }
 mark:
-    marks_.push_back(stack_.size());
+    marks_.push_back(static_cast<size_t>(sp - sbase));
     VS_NEXT();
-empty_dict:
-    stack_.push_back(newContainer(Kind::Dict));
-    trackBits_ = stack_.back().bits, trackMemo_ = UINT64_MAX;
+empty_dict : {
+    const Value d = newContainer(Kind::Dict);
+    VS_PUSH(d);
+    trackBits_ = d.bits, trackMemo_ = UINT64_MAX;
     VS_NEXT();
+}
 empty_list:
-    stack_.push_back(newContainer(Kind::List));
+    VS_PUSH(newContainer(Kind::List));
     VS_NEXT();
 setitems_appends : {
     VS_SYNC();
+    VS_STACK_STORE();
     const size_t m = popMark();
     if (m == 0) fail(op == op::SETITEMS ? "SETITEMS without a dict" : "APPENDS without a list");
     std::span<const Value> its(stack_.data() + m, stack_.size() - m);
@@ -471,14 +501,22 @@ setitems_appends : {
     else
         extendList(stack_[m - 1], its);
     stack_.resize(m);
+    VS_STACK_LOAD();
     VS_NEXT();
 }
 other:
     VS_SYNC();
+    VS_STACK_STORE();
     step(op);
+    VS_STACK_LOAD();
+    VS_MEMO_LOAD();
     p = base + pos_;
     if (done_) return stack_.back();
     VS_NEXT();
+#undef VS_PUSH
+#undef VS_MEMO_LOAD
+#undef VS_STACK_STORE
+#undef VS_STACK_LOAD
 #undef VS_NEXT
 #undef VS_NEED
 #undef VS_SYNC

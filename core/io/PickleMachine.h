@@ -8,8 +8,11 @@
 #include "PickleValue.h"
 #include "util/Progress.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -40,6 +43,48 @@ class ContainerHooks {
 };
 
 using Progress = vs::Progress;
+
+// The unpickler's stack: what a std::vector<Value> does here (the same capacity growth, which the
+// memory meter charges), plus setSize() so that the hot loop can keep the top in a register.
+class ValueStack {
+  public:
+    bool empty() const { return size_ == 0; }
+    size_t size() const { return size_; }
+    size_t capacity() const { return cap_; }
+    Value* data() { return data_.get(); }
+    const Value* data() const { return data_.get(); }
+    const Value* end() const { return data_.get() + size_; }
+    Value& back() { return data_[size_ - 1]; }
+    Value& operator[](size_t i) { return data_[i]; }
+    void push_back(Value v) {
+        if (size_ == cap_) [[unlikely]]
+            reallocate(size_ + std::max<size_t>(size_, 1));
+        data_[size_++] = v;
+    }
+    void pop_back() { --size_; }
+    void resize(size_t n) {
+        if (n > cap_) reallocate(size_ + std::max(size_, n - size_));
+        for (size_t i = size_; i < n; ++i) data_[i] = Value{};
+        size_ = n;
+    }
+    void reserve(size_t n) {
+        if (n > cap_) reallocate(n);
+    }
+    void setSize(size_t n) { size_ = n; } // n <= capacity(), the values below it written
+
+  private:
+    struct Free {
+        void operator()(Value* p) const { ::operator delete(p); }
+    };
+    void reallocate(size_t cap) {
+        std::unique_ptr<Value[], Free> fresh(static_cast<Value*>(::operator new(cap * sizeof(Value))));
+        if (size_) std::memcpy(static_cast<void*>(fresh.get()), data_.get(), size_ * sizeof(Value));
+        data_ = std::move(fresh);
+        cap_ = cap;
+    }
+    std::unique_ptr<Value[], Free> data_;
+    size_t size_ = 0, cap_ = 0;
+};
 
 class PickleMachine {
   public:
@@ -125,7 +170,7 @@ class PickleMachine {
     ContainerHooks& hooks_;
     LoadMeter& meter_;
     uint64_t workingCharged_ = 0; // what stack, marks, memo and container table were last charged
-    std::vector<Value> stack_;
+    ValueStack stack_;
     std::vector<size_t> marks_;
     std::vector<Value> memo_;
     std::vector<Container> containers_;
