@@ -2,6 +2,8 @@
 
 #include "LoadError.h"
 
+#include <algorithm>
+
 namespace vs {
 using pickle::Kind;
 using pickle::Tag;
@@ -44,7 +46,13 @@ SnapshotKey SnapshotSchema::keyOf(const pickle::PickleMachine& m, Value key) {
 
 Action SnapshotSchema::actionOf(const pickle::PickleMachine& m, Value v) {
     auto& slot = actionCache_[(v.bits * 0x9E3779B97F4A7C15ULL) >> 60];
-    if (slot.bits == v.bits && v.bits != 0) return slot.action;
+    if (slot.bits == v.bits && v.bits != 0) [[likely]]
+        return slot.action;
+    return actionMissed(m, v);
+}
+
+Action SnapshotSchema::actionMissed(const pickle::PickleMachine& m, Value v) {
+    auto& slot = actionCache_[(v.bits * 0x9E3779B97F4A7C15ULL) >> 60];
     const Action a = actionFromName(m.str(v));
     slot = {v.bits, a};
     return a;
@@ -52,7 +60,13 @@ Action SnapshotSchema::actionOf(const pickle::PickleMachine& m, Value v) {
 
 StackId SnapshotSchema::stackOf(const pickle::PickleMachine& m, Value v) const {
     const auto c = m.peek(v);
-    if (c.kind == Kind::Stack) return StackId{c.payload};
+    if (c.kind == Kind::Stack) [[likely]]
+        return StackId{c.payload};
+    return stackOfOther(m, v);
+}
+
+StackId SnapshotSchema::stackOfOther(const pickle::PickleMachine& m, Value v) const {
+    const auto c = m.peek(v);
     if (c.kind == Kind::List && m.items(c).empty()) return StackId{0};
     if (v.tag() == Tag::None) return StackId{0};
     throw LoadError("'frames' is not a list of {name, filename, line} frames", m.offset());
@@ -65,7 +79,11 @@ bool SnapshotSchema::dictFilled(pickle::PickleMachine& m, uint32_t container, st
     // Trace entries repeat one sequence of keys (the same memo references, hence the same bits):
     // when a dict has the last dict's keys, their slots are known without looking each key up.
     bool same = n == lastKeys_.n;
-    for (size_t i = 0; i < n && same; ++i) same = pairs[2 * i].bits == lastKeys_.bits[i];
+    if (same) {
+        uint64_t differ = 0;
+        for (size_t i = 0; i < n; ++i) differ |= pairs[2 * i].bits ^ lastKeys_.bits[i];
+        same = differ == 0;
+    }
     if (same) {
         for (size_t i = 0; i < n; ++i) v[lastKeys_.slot[i]] = pairs[2 * i + 1];
         seen = lastKeys_.seen;
@@ -185,8 +203,22 @@ bool SnapshotSchema::listExtended(pickle::PickleMachine& m, uint32_t container,
     if (items.empty()) return true;
     for (Value it : items)
         if (m.peek(it).kind != Kind::Frame) return false;
-    scratch_.clear();
     const auto& self = m.container(container);
+    // A fresh list of the frames of a list before (trace entries repeat a few stacks, each in a
+    // list of its own): frame values name immutable frames, so it is that list's stack.
+    uint64_t h = items.size();
+    for (Value it : items) h = (h ^ it.bits) * 0x9E3779B97F4A7C15ULL, h ^= h >> 32;
+    if (self.kind != Kind::Stack) {
+        const auto hit = listCache_.find(h);
+        if (hit != listCache_.end() && hit->second.length == items.size() &&
+            std::equal(items.begin(), items.end(), listCacheItems_.begin() + hit->second.offset,
+                       [](Value a, uint64_t b) { return a.bits == b; })) {
+            m.specialise(container, Kind::Stack, hit->second.stack);
+            return true;
+        }
+    }
+    const bool fresh = self.kind != Kind::Stack;
+    scratch_.clear();
     if (self.kind == Kind::Stack) {
         auto old = capture_.stacks.frames(StackId{self.payload});
         scratch_.assign(old.begin(), old.end());
@@ -198,6 +230,10 @@ bool SnapshotSchema::listExtended(pickle::PickleMachine& m, uint32_t container,
     const StackId id = capture_.stacks.intern(scratch_);
     if (capture_.stacks.size() != before) m.meter().charge(scratch_.size() * sizeof(FrameId) + 16, m.offset());
     m.specialise(container, Kind::Stack, id.value);
+    if (fresh && listCacheItems_.size() + items.size() <= kListCacheItems) { // bounded: not charged
+        listCache_[h] = {static_cast<uint32_t>(listCacheItems_.size()), static_cast<uint32_t>(items.size()), id.value};
+        for (Value it : items) listCacheItems_.push_back(it.bits);
+    }
     return true;
 }
 

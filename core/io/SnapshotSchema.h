@@ -7,6 +7,7 @@
 #include "model/Capture.h"
 
 #include <array>
+#include <unordered_map>
 
 namespace vs {
 
@@ -52,6 +53,7 @@ class SnapshotSchema : public pickle::ContainerHooks {
     uint64_t unknownActions() const { return unknownActions_; }
     SnapshotKey keyOf(const pickle::PickleMachine& m, pickle::Value key);
     StackId stackOf(const pickle::PickleMachine& m, pickle::Value v) const; // throws when not a frame list
+    StackId stackOfOther(const pickle::PickleMachine& m, pickle::Value v) const;
 
   private:
     bool makeEvent(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v,
@@ -73,6 +75,13 @@ class SnapshotSchema : public pickle::ContainerHooks {
         std::array<uint8_t, 16> slot{};
         uint32_t seen = 0;
     } lastKeys_;
+    struct ListEntry {
+        uint32_t offset, length; // in listCacheItems_
+        uint32_t stack;
+    };
+    std::unordered_map<uint64_t, ListEntry> listCache_; // a fresh list of frames' item bits -> stack
+    std::vector<uint64_t> listCacheItems_;
+    static constexpr size_t kListCacheItems = 1 << 18;
     struct CacheSlot {
         uint64_t bits = 0;
         SnapshotKey key = SnapshotKey::Other;
@@ -84,6 +93,7 @@ class SnapshotSchema : public pickle::ContainerHooks {
     };
     std::array<ActionSlot, 16> actionCache_{}; // action strings are memo references too
     Action actionOf(const pickle::PickleMachine& m, pickle::Value v);
+    Action actionMissed(const pickle::PickleMachine& m, pickle::Value v);
     uint64_t unknownActions_ = 0;
     friend class SnapshotLoader;
 };
