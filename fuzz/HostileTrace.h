@@ -32,11 +32,17 @@ class HostileTrace {
         switch (in_.below(8)) {
         case 0: return std::to_string(v) + ".5";
         case 1: return in_.flag() ? "1e300" : "-1.8446744073709552e19";
-        case 2: return "\"" + std::to_string(v) + "\"";
+        case 2: return quoted(std::to_string(v));
         default: return std::to_string(v);
         }
     }
-    std::string tid() { return in_.below(4) == 0 ? "\"thread " + std::to_string(in_.below(3)) + "\"" : number(7); }
+    std::string tid() { return in_.below(4) == 0 ? quoted(std::string("thread ").append(std::to_string(in_.below(3)))) : number(7); }
+    // Appending to a named string: GCC 12's -Wrestrict misfires on `"literal" + std::string&&` at -O3.
+    static std::string quoted(const std::string& body) {
+        std::string q(1, '"');
+        q.append(body);
+        return q.append(1, '"');
+    }
 
     void memory() {
         static constexpr int64_t kAddrs[] = {0x7f0000000000, 0x7f0000000200, 0x7f0000100000};

@@ -103,7 +103,30 @@ class TestProfilerTrace : public QObject {
         QTest::newRow("truncated") << QByteArray(kTruncated)
                                    << QStringLiteral("at byte");
         QTest::newRow("deeply nested") << QByteArray(100000, '[') << QStringLiteral("deeper than 256");
+        // A free of INT64_MIN bytes (the fuzzer's: it overflowed the replay's totals) and an allocation
+        // of 2^60 bytes: sizes no device has.
+        const auto cudaEvent = [](const char* bytes) {
+            return QByteArray(R"({"traceEvents": [{"ph": "i", "name": "[memory]", "ts": 1, "args": {"Addr": 4096, "Bytes": )") +
+                   bytes + R"(, "Total Allocated": 0, "Total Reserved": 0, "Device Type": 1, "Device Id": 0}}]})";
+        };
+        QTest::newRow("free of INT64_MIN bytes") << cudaEvent("-9223372036854775808") << QStringLiteral("impossible size");
+        QTest::newRow("2^60 bytes") << cudaEvent("1152921504606846976") << QStringLiteral("impossible size");
         QTest::newRow("not JSON after the brace") << QByteArray("{\x80\x02}") << QStringLiteral("not a torch.profiler trace");
+        // Totals near 2^63 (a Total Allocated of 2^63 - 1 made a baseline block that overflowed the
+        // summary's reserved) and 65 blocks of 1 PiB never freed: more live than any device has.
+        const auto events = [](int n, const char* bytes, const char* total) {
+            QByteArray s(R"({"traceEvents": [)");
+            for (int i = 0; i < n; ++i)
+                s += QByteArray(i ? ", " : "") + R"({"ph": "i", "name": "[memory]", "ts": )" + QByteArray::number(i + 1) +
+                     R"(, "args": {"Addr": )" + QByteArray::number(4096 * (i + 1)) + R"(, "Bytes": )" + bytes +
+                     R"(, "Total Allocated": )" + total + R"(, "Total Reserved": )" + total +
+                     R"(, "Device Type": 1, "Device Id": 0}})";
+            return s + "]}";
+        };
+        QTest::newRow("Total Allocated 2^63 - 1") << events(2, "512", "9223372036854775807")
+                                                 << QStringLiteral("more than any device has");
+        QTest::newRow("65 blocks of 1 PiB") << events(65, "1125899906842624", "-1")
+                                           << QStringLiteral("more than any device has");
     }
     void refusesWhatIsNotATrace() {
         QFETCH(QByteArray, content);

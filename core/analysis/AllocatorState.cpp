@@ -66,12 +66,17 @@ void AllocatorState::dropBlock(uint32_t b) {
     spareBlocks_.push_back(b);
 }
 
+// total += sign * size in two's complement: sizes come from files, and a damaged one's size above
+// INT64_MAX must make wrong totals (which the replay's checks report), never signed overflow.
+static void addScaled(int64_t& total, uint64_t size, int sign) {
+    const uint64_t step = size * static_cast<uint64_t>(static_cast<int64_t>(sign)); // unsigned: wraps, no UB
+    total = static_cast<int64_t>(static_cast<uint64_t>(total) + step);
+}
+
 void AllocatorState::setState(uint32_t b, BlockState st) {
     Block& k = blocks_[b];
-    const auto size = static_cast<int64_t>(k.size);
-    totals_.allocated +=
-        size * ((st == BlockState::ActiveAllocated) - (k.state == BlockState::ActiveAllocated));
-    totals_.active += size * ((st != BlockState::Inactive) - (k.state != BlockState::Inactive));
+    addScaled(totals_.allocated, k.size, (st == BlockState::ActiveAllocated) - (k.state == BlockState::ActiveAllocated));
+    addScaled(totals_.active, k.size, (st != BlockState::Inactive) - (k.state != BlockState::Inactive));
     if (freeIndex_ && (st == BlockState::Inactive) != (k.state == BlockState::Inactive)) {
         if (st == BlockState::Inactive)
             (*freeIndex_)[k.addr] = b;
@@ -83,9 +88,10 @@ void AllocatorState::setState(uint32_t b, BlockState st) {
 
 void AllocatorState::setSize(uint32_t b, uint64_t size) {
     Block& k = blocks_[b];
-    const auto delta = static_cast<int64_t>(size) - static_cast<int64_t>(k.size);
-    if (k.state == BlockState::ActiveAllocated) totals_.allocated += delta;
-    if (k.state != BlockState::Inactive) totals_.active += delta;
+    addScaled(totals_.allocated, size, k.state == BlockState::ActiveAllocated);
+    addScaled(totals_.allocated, k.size, -(k.state == BlockState::ActiveAllocated));
+    addScaled(totals_.active, size, k.state != BlockState::Inactive);
+    addScaled(totals_.active, k.size, -(k.state != BlockState::Inactive));
     k.size = size;
 }
 

@@ -20,6 +20,8 @@ namespace {
 constexpr int kCudaDeviceType = 1;                        // c10::DeviceType::CUDA
 constexpr uint64_t kCacheBase = 0xffff900000000000ull;     // never a device address
 constexpr uint64_t kBaselineBase = 0xffffa00000000000ull;
+constexpr uint64_t kMaxLiveBytes = 1ull << 56;              // 64 PiB: no device; the replay's sums stay far from 2^63
+constexpr uint64_t kMaxBlockBytes = 1ull << 50;             // 1 PiB: above any device, far from overflow
 
 uint64_t round512(uint64_t n) {
     return (n + 511) & ~uint64_t(511);
@@ -40,6 +42,7 @@ class DeviceBuilder {
         for (const ProfilerMemoryEvent* e : events_) {
             time_ = int64_t(std::llround(e->timeUs));
             e->bytes > 0 ? allocated(*e) : e->bytes < 0 ? freed(*e) : void();
+            checkLive();
             if (e->totalAllocated >= 0 && uint64_t(e->totalAllocated) != allocated_) ++mismatches_;
         }
         finish();
@@ -50,9 +53,10 @@ class DeviceBuilder {
     // rest of the first event's Total Allocated as one block.
     void start() {
         std::unordered_map<uint64_t, uint64_t> seen;
+        time_ = int64_t(std::llround(events_.front()->timeUs)); // what was live before the first event
         for (const ProfilerMemoryEvent* e : events_) {
             if (e->bytes > 0) seen[e->addr] = 1;
-            else if (e->bytes < 0 && !seen.erase(e->addr)) allocated_ += round512(magnitude(e->bytes));
+            else if (e->bytes < 0 && !seen.erase(e->addr)) allocated_ += round512(magnitude(e->bytes)), checkLive();
         }
         const ProfilerMemoryEvent& first = *events_.front();
         if (first.totalAllocated >= 0) {
@@ -62,6 +66,7 @@ class DeviceBuilder {
             allocated_ += baseline_;
         }
         // Reserved before the first event is unknown: the baseline's own segments, the cache appears with it.
+        checkLive();
     }
 
     void allocated(const ProfilerMemoryEvent& e) {
@@ -78,6 +83,16 @@ class DeviceBuilder {
         live_[e.addr] = {size, uint64_t(e.bytes)};
         allocated_ += size;
         growCache(e);
+    }
+
+    // What is live (blocks, the baseline, the cache) after each event: a hostile file's sizes or totals
+    // near 2^63, or enough allocations never freed, would overflow the replay's and the summary's
+    // signed totals (each addition here is below 2^64 once the sum before it passed).
+    void checkLive() const {
+        if (allocated_ + cache_ > kMaxLiveBytes)
+            throw LoadError("the torch.profiler trace's memory events leave " + std::to_string(allocated_ + cache_) +
+                            " bytes live on device " + std::to_string(t_.device) + " at " + std::to_string(time_) +
+                            " us, more than any device has: the file is damaged");
     }
 
     void freed(const ProfilerMemoryEvent& e) {
@@ -178,6 +193,9 @@ std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
             ++otherDevices;
             continue;
         }
+        if (magnitude(e.bytes) > kMaxBlockBytes)
+            throw LoadError("the torch.profiler trace's [memory] event at " + std::to_string(e.timeUs) +
+                            " us has an impossible size (" + std::to_string(e.bytes) + " bytes): the file is damaged");
         byDevice[e.device].push_back(&e);
         reserved = reserved && e.totalReserved >= 0;
     }
