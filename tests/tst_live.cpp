@@ -109,6 +109,7 @@ class TestLive : public QObject {
     void onlyAStaleSocketIsReplaced();
     void silentProducerTimesOut();
     void idleProducerTimesOut();
+    void keepaliveHoldsAnIdleProgram();
     void tricklingProducerIsCutOff();
     void oversizedStreamHitsTheBudget();
     void tooManyEventsHitTheBudget();
@@ -302,6 +303,37 @@ void TestLive::idleProducerTimesOut() {
              qPrintable(status.last()[0].toString()));
     QVERIFY(s.bytes() == QByteArray(bytes.data(), qsizetype(two)));
     QVERIFY(s.isListening());
+}
+
+// The recorder's keepalive (recorder.py _keep_alive): an empty chunk, codec none, as Python's
+// vscap.chunk(b"", CODEC_NONE) writes it. A program that sends one within every idle period keeps
+// its session past the timeout, adds no events, and the kept stream still decodes.
+void TestLive::keepaliveHoldsAnIdleProgram() {
+    ui::LiveSession s;
+    listenWith(s, "keepalive.sock", [](auto& l) { l.idleMs = 400; });
+    const std::string bytes = sampleBytes("leak_list");
+    size_t chunks = 1;
+    while (afterChunk(bytes, chunks - 1) + vscap::kChunkHeaderSize <= bytes.size()) ++chunks;
+    const size_t two = afterChunk(bytes, chunks / 2); // half the chunks: allocations, not only the preamble
+    Producer p(s.socketPath());
+    p.send(std::string_view(bytes).substr(0, two));
+    QTRY_COMPARE(s.bytes().size(), qsizetype(two));
+    const std::string empty = std::string("VSCK") + std::string(16, '\0'); // codec 0, sizes 0, crc32("") = 0
+    QCOMPARE(empty.size(), size_t(vscap::kChunkHeaderSize));
+    QElapsedTimer t;
+    t.start();
+    size_t sent = 0;
+    while (t.elapsed() < 1200) { // three idle periods
+        p.send(empty), ++sent;
+        QTest::qWait(150);
+        QVERIFY2(s.connected(), qPrintable(QString::number(t.elapsed())));
+    }
+    QTRY_COMPARE(s.bytes().size(), qsizetype(two + sent * empty.size()));
+    const auto kept = loadCaptureBytes({reinterpret_cast<const uint8_t*>(s.bytes().constData()), size_t(s.bytes().size())}, {});
+    const auto prefix = loadCaptureBytes({reinterpret_cast<const uint8_t*>(bytes.data()), two}, {});
+    QCOMPARE(kept->devices.size(), prefix->devices.size());
+    QCOMPARE(kept->devices.front().eventCount(), prefix->devices.front().eventCount());
+    QTRY_VERIFY_WITH_TIMEOUT(!s.connected(), 3000); // silent again: the timeout applies as before
 }
 
 // A byte every 50 ms keeps the connection busy but never completes its chunk: cut after stallMs,

@@ -25,12 +25,15 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QHeaderView>
 #include <QImage>
 #include <QJsonArray>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -73,6 +76,7 @@ class TestMainWindow : public QObject {
     void openingAnotherFileLeavesNoState();
     void twoDevicesLineUpInPixels();
     void hiddenBlockMapReplaysInTheBackground();
+    void eventTableFitsAt1280();
 
   private:
     std::unique_ptr<MainWindow> open(const QString& name);
@@ -933,6 +937,31 @@ void TestMainWindow::damagedCaptureOffersTheIntactPart() {
     const auto a = loaded[0][1].value<ui::AnalysisPtr>();
     QVERIFY(a->trace(0).eventCount() > 0 && a->trace(0).eventCount() < full->devices[0].eventCount());
     QVERIFY2(a->warnings().front().find("the capture is damaged at byte ") == 0, a->warnings().front().c_str());
+}
+
+void TestMainWindow::eventTableFitsAt1280() {
+    // stacks=all: sites far wider than the window. The site column takes the width that is left, so
+    // the table never scrolls sideways at 1280 px, and the cut site reads whole in its tooltip.
+    auto w = open("stacks_all");
+    w->resize(1280, 800);
+    QTableView* table = w->eventTable();
+    for (QWidget* p = table->parentWidget(); p; p = p->parentWidget()) // bring the table's tab forward
+        if (auto* tabs = qobject_cast<QTabWidget*>(p->parentWidget() ? p->parentWidget()->parentWidget() : nullptr))
+            tabs->setCurrentWidget(p);
+    QApplication::processEvents();
+    QVERIFY(table->isVisible());
+    QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+    auto* model = table->model();
+    const int site = model->columnCount() - 1;
+    QVERIFY(table->horizontalHeader()->length() <= table->viewport()->width());
+    QVERIFY2(table->columnWidth(site) >= 60, qPrintable(QString::number(table->columnWidth(site)))); // not squeezed out
+    int cut = 0;
+    for (int row = 0; row < std::min(model->rowCount(), 200); ++row) {
+        const QString text = model->index(row, site).data().toString();
+        QCOMPARE(model->index(row, site).data(Qt::ToolTipRole).toString(), text);
+        cut += table->fontMetrics().horizontalAdvance(text) > table->columnWidth(site);
+    }
+    QVERIFY(cut > 0); // the sample has sites wider than the column: the case this guards
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -343,6 +343,9 @@ void MainWindow::onDeviceChanged(size_t device) {
                                         table_->fontMetrics().horizontalAdvance(
                                             model_->data(model_->index(model_->rowCount() - 1, EventTableModel::Time),
                                                          Qt::DisplayRole).toString()) + 16));
+    // The site (last, stretched) column takes what is left, not its longest text: no horizontal
+    // scrolling at 1280 px; a cut site reads whole in its tooltip.
+    table_->setColumnWidth(model_->columnCount() - 1, table_->fontMetrics().horizontalAdvance(QStringLiteral("site")) + 16);
     table_->setCurrentIndex(QModelIndex()); // no event is selected until the user picks one
     table_->scrollToTop();
     selectionLabel_->clear();

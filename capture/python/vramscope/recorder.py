@@ -13,6 +13,8 @@ import time
 from . import auto, driver, native, phases, retention, sources, vscap
 from .live import LiveSink
 
+KEEPALIVE_S = 60.0  # an empty chunk to the viewer after this long without one (see _keep_alive)
+
 
 class Recorder:
     def __init__(self, path=None, live=None, stacks="python", interval=0.1, use_native=True,
@@ -47,6 +49,7 @@ class Recorder:
         self.native_warning = None
         self.source = None
         self.live = None
+        self._last_chunk = time.monotonic()
         self.chunks = 0
         self.bytes_written = 0
         self._lock = threading.Lock()  # one writer of chunks at a time
@@ -216,11 +219,22 @@ class Recorder:
 
     def _write_chunk(self, raw):
         if not raw:
+            self._keep_alive()
             return
         compress = self.source.compress()
         codec = vscap.CODEC_ZSTD if compress else vscap.CODEC_ZLIB
         self._emit(vscap.chunk(raw, codec, compress))
         self.chunks += 1
+        self._last_chunk = time.monotonic()
+
+    def _keep_alive(self):
+        """A program that allocates nothing for a while (a long evaluation, waiting for data) is still
+        alive: the viewer ends a session silent for VRAMSCOPE_LIVE_IDLE_S (10 min), so an empty chunk
+        goes to the viewer, only, once a minute. The file gets nothing."""
+        now = time.monotonic()
+        if self.live and now - self._last_chunk >= KEEPALIVE_S:
+            self.live.write(vscap.chunk(b"", vscap.CODEC_NONE))
+            self._last_chunk = now
 
     def _preamble(self):
         t = self.torch
