@@ -343,9 +343,8 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     table[op::MARK] = &&mark;
     table[op::EMPTY_DICT] = &&empty_dict;
     table[op::EMPTY_LIST] = &&empty_list;
-    table[op::SETITEMS] = &&setitems_appends;
-    table[op::APPENDS] = &&setitems_appends;
-    uint8_t op = 0;
+    table[op::SETITEMS] = &&setitems;
+    table[op::APPENDS] = &&appends;
     // The stack's base, top and capacity end, and the memo's values and size, in registers: stored
     // back (or reloaded) around whatever else reads or changes them.
     Value *sbase, *sp, *slimit;
@@ -376,9 +375,8 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     do {                                                                                                     \
         if (p >= limit) [[unlikely]]                                                                         \
             goto top;                                                                                        \
-        __builtin_prefetch(p + 512);                                                                         \
-        op = *p++;                                                                                           \
-        goto* table[op];                                                                                     \
+        __builtin_prefetch(p + 512); /* the input streams in ahead of the parse */                           \
+        goto* table[*p++];                                                                                   \
     } while (0)
 top:
     if (p >= nextReport) {
@@ -392,8 +390,7 @@ top:
         limit = std::min(nextReport, end);
     }
     VS_NEED(1);
-    op = *p++;
-    goto* table[op];
+    goto* table[*p++];
 binget : {
     VS_NEED(1);
     const uint8_t i = *p++;
@@ -490,16 +487,22 @@ empty_dict : {
 empty_list:
     VS_PUSH(newContainer(Kind::List));
     VS_NEXT();
-setitems_appends : {
+setitems : {
     VS_SYNC();
     VS_STACK_STORE();
     const size_t m = popMark();
-    if (m == 0) fail(op == op::SETITEMS ? "SETITEMS without a dict" : "APPENDS without a list");
-    std::span<const Value> its(stack_.data() + m, stack_.size() - m);
-    if (op == op::SETITEMS)
-        fillDict(stack_[m - 1], its, m - 1);
-    else
-        extendList(stack_[m - 1], its);
+    if (m == 0) fail("SETITEMS without a dict");
+    fillDict(stack_[m - 1], std::span<const Value>(stack_.data() + m, stack_.size() - m), m - 1);
+    stack_.resize(m);
+    VS_STACK_LOAD();
+    VS_NEXT();
+}
+appends : {
+    VS_SYNC();
+    VS_STACK_STORE();
+    const size_t m = popMark();
+    if (m == 0) fail("APPENDS without a list");
+    extendList(stack_[m - 1], std::span<const Value>(stack_.data() + m, stack_.size() - m));
     stack_.resize(m);
     VS_STACK_LOAD();
     VS_NEXT();
@@ -507,7 +510,7 @@ setitems_appends : {
 other:
     VS_SYNC();
     VS_STACK_STORE();
-    step(op);
+    step(p[-1]); // the opcode byte just read
     VS_STACK_LOAD();
     VS_MEMO_LOAD();
     p = base + pos_;
