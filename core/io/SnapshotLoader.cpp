@@ -446,10 +446,13 @@ std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, cons
 
 // The parse's working memory (memo, container table, decompressed input) is freed by now, but
 // glibc keeps freed heap memory for reuse unless asked to return it: it would stay resident and
-// count as the loaded capture's.
-void returnFreedMemory() {
+// count as the loaded capture's. Only after big inputs (small loads, as fuzzing runs by the
+// million, free little and would pay the heap walk each time).
+void returnFreedMemory(uint64_t inputBytes) {
 #if defined(__GLIBC__)
-    malloc_trim(0);
+    if (inputBytes >= (16u << 20)) malloc_trim(0);
+#else
+    (void)inputBytes;
 #endif
 }
 
@@ -457,23 +460,27 @@ void returnFreedMemory() {
 
 std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOptions& options) {
     std::unique_ptr<Capture> capture;
+    uint64_t inputBytes = 0;
     try {
         InputBuffer in = InputBuffer::open(path, std::min(options.maxMemory, options.maxDecompressed));
+        inputBytes = in.bytes().size();
         capture = loadFrom(in, path, options);
     } catch (const LoadError& e) {
         throw LoadError(path + ": " + e.what());
     }
-    returnFreedMemory();
+    returnFreedMemory(inputBytes);
     return capture;
 }
 
 std::unique_ptr<Capture> loadSnapshotBytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
     std::unique_ptr<Capture> capture;
+    uint64_t inputBytes = 0;
     {
         InputBuffer in = InputBuffer::fromMemory(bytes, std::min(options.maxMemory, options.maxDecompressed));
+        inputBytes = in.bytes().size();
         capture = loadFrom(in, "<memory>", options);
     }
-    returnFreedMemory();
+    returnFreedMemory(inputBytes);
     return capture;
 }
 
