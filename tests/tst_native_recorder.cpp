@@ -9,6 +9,7 @@
 #include "analysis/LeakDiagnosis.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
+#include "io/VscapFormat.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -81,6 +82,7 @@ class TestNativeRecorder : public QObject {
     void injectionRefusesUnwritableOutput();
     void gpuCapturesShowTheLeakAndPyTorchsReserved();
     void liveViewerGetsTheFileBytes();
+    void idleViewerGetsKeepalives();
     void stalledViewerIsDroppedNotWaitedFor();
     void listenerOfAnotherUserGetsNothing();
 
@@ -598,6 +600,56 @@ void TestNativeRecorder::liveViewerGetsTheFileBytes() {
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(QByteArray::fromStdString(received), f.readAll());
+}
+
+// An idle program (nothing allocated for longer than the keepalive) sends the viewer empty chunks,
+// and only the viewer: the live stream is the file's bytes with empty chunks between whole chunks.
+void TestNativeRecorder::idleViewerGetsKeepalives() {
+    Listener l(dir_.filePath("idle.sock").toStdString());
+    std::string received;
+    std::thread viewer([&] {
+        const int c = ::accept(l.fd, nullptr, nullptr);
+        char buf[4096];
+        for (ssize_t n; (n = ::recv(c, buf, sizeof buf, 0)) > 0;) received.append(buf, size_t(n));
+        ::close(c);
+    });
+    std::string error;
+    auto live = cupti::LiveSocket::connect(l.path, error);
+    QVERIFY2(live, error.c_str());
+    const QString path = dir_.filePath("idle.vscap");
+    FILE* out = std::fopen(path.toLocal8Bit().constData(), "wb");
+    {
+        cupti::NativeRecorder r(out, 1 << 20, std::move(live));
+        r.setKeepalive(std::chrono::milliseconds(50));
+        leakyAllocation(r, 0x7f2000000000);
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(path).size() > qint64(vscap::kHeaderSize), 20000); // symbolized, written
+        std::this_thread::sleep_for(std::chrono::milliseconds(600)); // then idle: ~6 writer wake-ups
+        leakyAllocation(r, 0x7f2000200000);
+        r.close();
+    }
+    std::fclose(out);
+    viewer.join();
+    QVERIFY(received.size() > vscap::kHeaderSize);
+    std::string withoutEmpty = received.substr(0, vscap::kHeaderSize);
+    size_t empty = 0;
+    for (size_t pos = vscap::kHeaderSize; pos < received.size();) {
+        QVERIFY(pos + vscap::kChunkHeaderSize <= received.size());
+        QCOMPARE(received.compare(pos, 4, "VSCK"), 0);
+        uint32_t stored = 0, raw = 0;
+        std::memcpy(&stored, received.data() + pos + 8, 4);
+        std::memcpy(&raw, received.data() + pos + 12, 4);
+        const size_t next = pos + vscap::kChunkHeaderSize + stored;
+        QVERIFY(next <= received.size());
+        if (stored == 0 && raw == 0) ++empty;
+        else withoutEmpty.append(received, pos, next - pos);
+        pos = next;
+    }
+    QVERIFY2(empty >= 3, qPrintable(QString::number(empty)));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QByteArray::fromStdString(withoutEmpty), f.readAll()); // the file got none of them
+    const auto capture = loadCaptureBytes({reinterpret_cast<const uint8_t*>(received.data()), received.size()}, {});
+    QCOMPARE(capture->devices.size(), size_t(1)); // and the viewer reads the stream as a capture
 }
 
 void TestNativeRecorder::stalledViewerIsDroppedNotWaitedFor() {

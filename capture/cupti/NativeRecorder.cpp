@@ -2,6 +2,7 @@
 
 #include "io/VscapEncodeState.h"
 #include "io/VscapEvents.h"
+#include "io/VscapFormat.h"
 
 #include <algorithm>
 #include <chrono>
@@ -20,7 +21,7 @@ uint64_t round512(uint64_t n) {
 NativeRecorder::NativeRecorder(FILE* out, size_t maxBuffered, std::unique_ptr<LiveSocket> live)
     : out_(out), viewer_(std::move(live)), writer_([this](std::string_view s) {
           std::fwrite(s.data(), 1, s.size(), out_), std::fflush(out_);
-          if (viewer_) viewer_->send(s);
+          if (viewer_) viewer_->send(s), lastSent_ = std::chrono::steady_clock::now();
       }),
       max_(maxBuffered) {
     buffer_.reserve(1024);
@@ -147,6 +148,7 @@ void NativeRecorder::run() {
         lock.unlock();
         if (beforeFlush_) beforeFlush_(false);
         flush();
+        keepAlive();
         lock.lock();
     }
 }
@@ -251,6 +253,15 @@ void NativeRecorder::write(bool final) {
         droppedWritten_ = dropped;
     }
     writer_.flush();
+}
+
+void NativeRecorder::keepAlive() {
+    std::lock_guard writeLock(writeMutex_); // between whole chunks, never inside one
+    if (closed_ || !viewer_ || std::chrono::steady_clock::now() - lastSent_ < keepalive_) return;
+    std::string empty(vscap::kChunkHeaderSize, '\0'); // codec none, no bytes, CRC-32 of nothing = 0
+    std::copy(std::begin(vscap::kChunkMagic), std::end(vscap::kChunkMagic), empty.begin());
+    viewer_->send(empty);
+    lastSent_ = std::chrono::steady_clock::now();
 }
 
 void NativeRecorder::close() {

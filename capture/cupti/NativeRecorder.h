@@ -11,6 +11,7 @@
 #include "model/Action.h"
 #include "model/PoolCache.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -85,6 +86,10 @@ class NativeRecorder final : public PoolSink {
     void setBeforeFlush(std::function<void(bool final)> f) { beforeFlush_ = std::move(f); }
     static constexpr uint64_t kPoolCacheBase = vs::kPoolCacheBase; // model/PoolCache.h
 
+    // A viewer that got no chunk for this long gets an empty one (a sign of life; the file gets
+    // nothing): the viewer ends a session silent for VRAMSCOPE_LIVE_IDLE_S (10 min by default).
+    void setKeepalive(std::chrono::milliseconds every) { keepalive_ = every; }
+
     void flush(); // writes what is buffered now (the writer thread does this every 100 ms)
     void close(); // flush, End record, stop the thread; idempotent
 
@@ -97,6 +102,7 @@ class NativeRecorder final : public PoolSink {
               uint32_t poolCorrelation, int device);
     void run();
     void write(bool final);
+    void keepAlive();
     size_t ready(const std::vector<Op>& ops, bool final) const;
     std::vector<Op> withPoolCaches(const std::vector<Op>& ops, size_t n, std::vector<PoolChange>& changes,
                                    const std::unordered_map<uint32_t, PoolSample>& samples);
@@ -143,6 +149,8 @@ class NativeRecorder final : public PoolSink {
     std::set<int> devices_;  // those with events: each gets its final state
     uint64_t droppedWritten_ = 0;
     bool closed_ = false;
+    std::chrono::milliseconds keepalive_{60'000};
+    std::chrono::steady_clock::time_point lastSent_ = std::chrono::steady_clock::now(); // to the viewer
 };
 
 } // namespace vs::cupti
