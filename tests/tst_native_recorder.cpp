@@ -574,17 +574,24 @@ struct Listener {
     }
     ~Listener() { ::close(fd); }
 };
+// A viewer at `l`: accepts one producer and keeps what it sends until the producer closes.
+struct Viewer {
+    explicit Viewer(const Listener& l)
+        : thread([this, fd = l.fd] {
+              const int c = ::accept(fd, nullptr, nullptr);
+              char buf[4096];
+              for (ssize_t n; (n = ::recv(c, buf, sizeof buf, 0)) > 0;) received.append(buf, size_t(n));
+              ::close(c);
+          }) {}
+    const std::string& join() { return thread.join(), received; }
+    std::string received;
+    std::thread thread;
+};
 } // namespace
 
 void TestNativeRecorder::liveViewerGetsTheFileBytes() {
     Listener l(dir_.filePath("live.sock").toStdString());
-    std::string received;
-    std::thread viewer([&] {
-        const int c = ::accept(l.fd, nullptr, nullptr);
-        char buf[4096];
-        for (ssize_t n; (n = ::recv(c, buf, sizeof buf, 0)) > 0;) received.append(buf, size_t(n));
-        ::close(c);
-    });
+    Viewer viewer(l);
     std::string error;
     auto live = cupti::LiveSocket::connect(l.path, error);
     QVERIFY2(live, error.c_str());
@@ -596,7 +603,7 @@ void TestNativeRecorder::liveViewerGetsTheFileBytes() {
         r.close();
     } // the recorder (and its socket) is gone: the viewer sees the end of the stream
     std::fclose(out);
-    viewer.join();
+    const std::string& received = viewer.join();
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(QByteArray::fromStdString(received), f.readAll());
@@ -606,13 +613,7 @@ void TestNativeRecorder::liveViewerGetsTheFileBytes() {
 // and only the viewer: the live stream is the file's bytes with empty chunks between whole chunks.
 void TestNativeRecorder::idleViewerGetsKeepalives() {
     Listener l(dir_.filePath("idle.sock").toStdString());
-    std::string received;
-    std::thread viewer([&] {
-        const int c = ::accept(l.fd, nullptr, nullptr);
-        char buf[4096];
-        for (ssize_t n; (n = ::recv(c, buf, sizeof buf, 0)) > 0;) received.append(buf, size_t(n));
-        ::close(c);
-    });
+    Viewer viewer(l);
     std::string error;
     auto live = cupti::LiveSocket::connect(l.path, error);
     QVERIFY2(live, error.c_str());
@@ -628,7 +629,7 @@ void TestNativeRecorder::idleViewerGetsKeepalives() {
         r.close();
     }
     std::fclose(out);
-    viewer.join();
+    const std::string& received = viewer.join();
     QVERIFY(received.size() > vscap::kHeaderSize);
     std::string withoutEmpty = received.substr(0, vscap::kHeaderSize);
     size_t empty = 0;

@@ -2,10 +2,10 @@
 
 #include "LoadError.h"
 #include "PickleOpcodes.h"
+#include "util/HugePages.h"
 
 #include <algorithm>
 #include <cstring>
-#include <sys/mman.h>
 
 namespace vs::pickle {
 namespace {
@@ -14,17 +14,6 @@ template <class T> T readLE(const uint8_t* p) {
     T v;
     std::memcpy(&v, p, sizeof v); // x86-64 and aarch64 are little-endian, as pickle is
     return v;
-}
-
-// Transparent huge pages under a big table reserved for the whole parse: first-touch page faults
-// of 4 KiB pages otherwise cost as much as filling it.
-template <class T> void adviseHuge(const std::vector<T>& v) {
-    const size_t bytes = v.capacity() * sizeof(T);
-    if (bytes < (8u << 20)) return;
-    constexpr uintptr_t kPage = 4096;
-    const auto begin = (reinterpret_cast<uintptr_t>(v.data()) + kPage - 1) & ~(kPage - 1);
-    const auto end = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kPage - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
 // Memo indices far beyond what has been stored would make us allocate for nothing.
@@ -329,7 +318,7 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     memo_.reserve(in_.size() / 24);
     containers_.reserve(in_.size() / 48);
     containerCapacity_ = std::max<uint64_t>(containerCapacity_, containers_.capacity());
-    adviseHuge(memo_), adviseHuge(containers_);
+    adviseHugePages(memo_), adviseHugePages(containers_);
     const void* table[256];
     for (auto& t : table) t = &&other;
     table[op::BINGET] = &&binget;

@@ -1,21 +1,17 @@
 #include "DeviceTrace.h"
 
+#include "util/HugePages.h"
+
 #include <algorithm>
 
 #include <sys/mman.h>
 
 namespace vs {
 
-// Asks for transparent huge pages under a big column: first-touch page faults otherwise cost as
-// much as decoding the events (measured on the 2M capture).
+// Huge pages under a big column (util/HugePages.h: first-touch faults cost as much as decoding).
 template <class T> static void reserveHuge(std::vector<T>& v, size_t n) {
     v.reserve(n);
-    const size_t bytes = v.capacity() * sizeof(T);
-    if (bytes < (8u << 20)) return;
-    constexpr uintptr_t kPage = 4096;
-    const auto begin = (reinterpret_cast<uintptr_t>(v.data()) + kPage - 1) & ~(kPage - 1);
-    const auto end = (reinterpret_cast<uintptr_t>(v.data()) + bytes) & ~(kPage - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+    adviseHugePages(v);
 }
 
 // The room past size() inside the vector's own allocation: no allocator bookkeeping lives there,
