@@ -88,10 +88,9 @@ void AllocatorState::setState(uint32_t b, BlockState st) {
 
 void AllocatorState::setSize(uint32_t b, uint64_t size) {
     Block& k = blocks_[b];
-    addScaled(totals_.allocated, size, k.state == BlockState::ActiveAllocated);
-    addScaled(totals_.allocated, k.size, -(k.state == BlockState::ActiveAllocated));
-    addScaled(totals_.active, size, k.state != BlockState::Inactive);
-    addScaled(totals_.active, k.size, -(k.state != BlockState::Inactive));
+    const uint64_t delta = size - k.size; // the signed difference, in two's complement
+    addScaled(totals_.allocated, delta, k.state == BlockState::ActiveAllocated);
+    addScaled(totals_.active, delta, k.state != BlockState::Inactive);
     k.size = size;
 }
 
