@@ -3,6 +3,9 @@
 #include "TestData.h"
 #include "analysis/CallTree.h"
 #include "analysis/FrameFilter.h"
+#include "analysis/Iterations.h"
+#include "analysis/LifetimeIndex.h"
+#include "analysis/StackAllocations.h"
 #include "analysis/LeakDiagnosis.h"
 #include "load/OpenAnalysis.h"
 
@@ -10,6 +13,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <random>
+#include <set>
 
 using namespace vs;
 
@@ -19,6 +25,7 @@ class TestLeaks : public QObject {
     void survivorsAtRangeEdges();
     void steadySmallGroupOutranksBigChurn();
     void netDeltaBetweenTwoMoments();
+    void indexesAgreeWithScans();
     void samplesDiagnosis_data();
     void samplesDiagnosis();
     void checkGatesGrowth();
@@ -90,6 +97,53 @@ void TestLeaks::netDeltaBetweenTwoMoments() {
     QCOMPARE(d[1].stack.value, 2u);
     QCOMPARE(d[1].bytes, int64_t(-150));
     QCOMPARE(d[1].count, 0);
+}
+
+// The per-device indexes a click uses instead of passes over every allocation (LifetimeIndex,
+// StackAllocations, iterationsMaking) give exactly what those passes give, on random lifetimes of
+// every length (temporaries, long-lived, never freed, a free at the alloc event itself).
+void TestLeaks::indexesAgreeWithScans() {
+    std::mt19937 rng(19);
+    std::vector<Allocation> all;
+    const uint32_t n = 20000;
+    for (uint32_t e = 0; e < n; e += 1 + rng() % 3) {
+        const uint32_t kind = rng() % 10;
+        const uint32_t life = kind < 6 ? rng() % 8 : kind < 8 ? rng() % 600 : kind < 9 ? rng() % 15000 : n;
+        const uint32_t freed = kind == 9 || e + life >= n ? kNoEvent : e + life;
+        all.push_back(alloc(e, freed, 1 + rng() % 4096, rng() % 40));
+    }
+    const LifetimeIndex byLifetime(all);
+    for (int q = 0; q < 400; ++q) {
+        uint32_t first = rng() % n, last = rng() % n;
+        if (first > last) std::swap(first, last);
+        const uint32_t until = q % 2 ? last : n - 1;
+        std::vector<uint32_t> scanned;
+        for (uint32_t i = 0; i < all.size(); ++i)
+            if (all[i].alloc >= first && all[i].alloc <= last && all[i].aliveAt(until)) scanned.push_back(i);
+        QCOMPARE(byLifetime.aliveAt(all, first, last, until), scanned);
+        const auto viaIndex = groupSurvivors(all, scanned, {first, last, q % 2 == 0});
+        const auto viaScan = survivors(all, {first, last, q % 2 == 0}, n);
+        QCOMPARE(viaIndex.size(), viaScan.size());
+        for (size_t g = 0; g < viaScan.size(); ++g) QCOMPARE(viaIndex[g].allocations, viaScan[g].allocations);
+    }
+    const StackAllocations byStack(all);
+    std::vector<uint32_t> starts;
+    for (uint32_t e = 50; e < n; e += 97) starts.push_back(e);
+    for (uint32_t s = 0; s < 42; ++s) {
+        std::vector<uint32_t> mine;
+        std::set<size_t> iterations, iterationsAfterFirst;
+        for (uint32_t i = 0; i < all.size(); ++i)
+            if (all[i].stack.value == s) {
+                mine.push_back(i);
+                const auto k = size_t(std::upper_bound(starts.begin(), starts.end(), all[i].alloc) - starts.begin());
+                iterations.insert(k);
+                if (k > 0) iterationsAfterFirst.insert(k);
+            }
+        const auto of = byStack.of(StackId{s});
+        QCOMPARE(std::vector<uint32_t>(of.begin(), of.end()), mine);
+        QCOMPARE(iterationsMaking(all, mine, starts, true), iterations.size());
+        QCOMPARE(iterationsMaking(all, mine, starts, false), iterationsAfterFirst.size());
+    }
 }
 
 void TestLeaks::samplesDiagnosis_data() {

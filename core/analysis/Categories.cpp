@@ -158,6 +158,8 @@ DeviceCategories classifyDevice(const Capture& c, size_t device, const ReplayRes
     const DeviceTrace& t = c.devices[device];
     DeviceCategories out;
     out.allocations = pairAllocations(t, replay);
+    out.byStack = StackAllocations(out.allocations);
+    out.byLifetime = LifetimeIndex(out.allocations);
     out.category.assign(out.allocations.size(), Category::Unknown);
     out.basis.assign(out.allocations.size(), CategoryBasis::None);
     applyTags(c, t.device, t, out);

@@ -6,7 +6,9 @@
 // decided, and how sure, is docs/categories.md: tags first (the recorder named the tensor), then
 // an allocation from the same call site with the same size as a tagged one, then the phases.
 #include "Lifetimes.h"
+#include "LifetimeIndex.h"
 #include "Replay.h"
+#include "StackAllocations.h"
 #include "model/Capture.h"
 
 #include <array>
@@ -25,6 +27,8 @@ std::string_view categoryName(Category c); // "parameter", "optimizer state", ..
 
 struct DeviceCategories {
     std::vector<Allocation> allocations; // pairAllocations' order (by alloc event)
+    StackAllocations byStack;            // the allocations of each stack
+    LifetimeIndex byLifetime;            // which of them are alive at a moment
     std::vector<Category> category;      // by allocation
     std::vector<CategoryBasis> basis;    // by allocation
     // Bytes of each category after every event that changed it: (event index, bytes) by category.

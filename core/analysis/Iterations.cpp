@@ -20,6 +20,36 @@ std::vector<uint32_t> startsWithin(const Iterations& its, uint32_t first, uint32
     return {lo, hi};
 }
 
+namespace {
+
+// upper_bound over [from, end) for a value at or after the previous one: an exponential probe
+// first, so a walk over ascending values costs the log of each gap, not of the whole list.
+std::vector<uint32_t>::const_iterator upperFrom(std::vector<uint32_t>::const_iterator from,
+                                                std::vector<uint32_t>::const_iterator end, uint32_t value) {
+    size_t step = 1;
+    while (size_t(end - from) > step && from[ptrdiff_t(step)] <= value) step *= 2;
+    return std::upper_bound(from + ptrdiff_t(step / 2), from + ptrdiff_t(std::min(step, size_t(end - from))), value);
+}
+
+} // namespace
+
+size_t iterationsMaking(const std::vector<Allocation>& all, std::span<const uint32_t> allocations,
+                        const std::vector<uint32_t>& starts, bool countBeforeFirst) {
+    std::vector<uint32_t> events;
+    events.reserve(allocations.size());
+    for (uint32_t a : allocations) events.push_back(all[a].alloc);
+    if (!std::is_sorted(events.begin(), events.end())) std::sort(events.begin(), events.end()); // a group by site
+    size_t count = 0, previous = SIZE_MAX;
+    auto at = starts.begin();
+    for (uint32_t e : events) {
+        at = upperFrom(at, starts.end(), e);
+        const auto k = size_t(at - starts.begin());
+        if (k != previous && (k > 0 || countBeforeFirst)) ++count;
+        previous = k;
+    }
+    return count;
+}
+
 std::string_view withoutNumber(std::string_view name) {
     size_t end = name.size();
     while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;

@@ -6,6 +6,7 @@
 #include "Lifetimes.h"
 #include "model/Capture.h"
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,12 @@ constexpr std::string_view kGcAnnotation = "gc.collect";
 
 // The iteration starts inside [first, last].
 std::vector<uint32_t> startsWithin(const Iterations& its, uint32_t first, uint32_t last);
+
+// In how many iterations of `starts` (as Iterations::indexOf numbers them; 0 is before the first
+// start) these allocations were made, each iteration counted once; the one before the first start
+// only if `countBeforeFirst`.
+size_t iterationsMaking(const std::vector<Allocation>& all, std::span<const uint32_t> allocations,
+                        const std::vector<uint32_t>& starts, bool countBeforeFirst);
 
 Iterations findIterations(const Capture& c, const DeviceTrace& t, const std::vector<Allocation>& all);
 

@@ -68,19 +68,20 @@ bool Releases::periodic() const {
 // One stack's allocations and frees as (event, +1 alloc / -1 free), in event order.
 using LiveSteps = std::vector<std::pair<uint32_t, int>>;
 
-// The steps of each of `stacks`, gathered in one pass over the allocations (a pass per stack made a
-// 10M-event diagnosis spend most of its time here).
-std::unordered_map<uint32_t, LiveSteps> liveStepsOf(const std::vector<Allocation>& all,
+// The steps of each of `stacks`, from each stack's own allocations (a pass over every allocation
+// made a click at 100M events wait ~100 ms here).
+std::unordered_map<uint32_t, LiveSteps> liveStepsOf(const std::vector<Allocation>& all, const StackAllocations& byStack,
                                                     const std::vector<StackId>& stacks) {
     std::unordered_map<uint32_t, LiveSteps> out;
-    for (StackId s : stacks) out[s.value];
-    for (const auto& a : all) {
-        auto it = out.find(a.stack.value);
-        if (it == out.end()) continue;
-        it->second.emplace_back(a.alloc, +1);
-        if (a.freeRequested != kNoEvent) it->second.emplace_back(a.freeRequested, -1);
+    for (StackId s : stacks) {
+        auto& ev = out[s.value];
+        if (!ev.empty()) continue; // listed twice
+        for (uint32_t i : byStack.of(s)) {
+            ev.emplace_back(all[i].alloc, +1);
+            if (all[i].freeRequested != kNoEvent) ev.emplace_back(all[i].freeRequested, -1);
+        }
+        std::sort(ev.begin(), ev.end());
     }
-    for (auto& [k, ev] : out) std::sort(ev.begin(), ev.end());
     return out;
 }
 
@@ -116,8 +117,8 @@ bool keepsGrowing(const LiveSteps& ev, uint32_t first, uint32_t last, uint32_t e
 // Only the stacks of the first `kReleaseCandidates` of `groups` (the window's survivors, ranked: the
 // diagnosis asks about no others; all of a 10M-event capture's stacks took 0.4 s).
 constexpr size_t kReleaseCandidates = 64;
-std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation>& all, uint32_t eventCount,
-                                                    const std::vector<uint32_t>& iterations,
+std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation>& all, const StackAllocations& stacks,
+                                                    uint32_t eventCount, const std::vector<uint32_t>& iterations,
                                                     const std::vector<SurvivorGroup>& groups) {
     // With iterations known, what a release frees must have been made over three or more iterations
     // (objects piling up across steps), not all in the step it ends.
@@ -130,14 +131,15 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
         bool free;
     };
     std::unordered_map<uint32_t, std::vector<Ev>> byStack;
-    for (size_t i = 0; i < groups.size() && i < kReleaseCandidates; ++i)
-        if (groups[i].stack.value != 0) byStack[groups[i].stack.value];
-    for (const auto& a : all) {
-        auto it = byStack.find(a.stack.value);
-        if (it == byStack.end()) continue;
-        auto& v = it->second;
-        v.push_back({a.alloc, a.alloc, false});
-        if (a.freeRequested != kNoEvent) v.push_back({a.freeRequested, a.alloc, true});
+    for (size_t i = 0; i < groups.size() && i < kReleaseCandidates; ++i) {
+        if (groups[i].stack.value == 0) continue;
+        auto& v = byStack[groups[i].stack.value];
+        if (!v.empty()) continue; // listed twice
+        for (uint32_t k : stacks.of(groups[i].stack)) {
+            const Allocation& a = all[k];
+            v.push_back({a.alloc, a.alloc, false});
+            if (a.freeRequested != kNoEvent) v.push_back({a.freeRequested, a.alloc, true});
+        }
     }
     const double longLived = 0.03 * eventCount;
     std::unordered_map<uint32_t, Releases> out;
@@ -177,12 +179,7 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
 // The share of iterations in which a group left survivors, scaled to kSlices like slice coverage.
 uint32_t iterationCoverage(const std::vector<Allocation>& all, const SurvivorGroup& g,
                            const std::vector<uint32_t>& starts) {
-    std::vector<bool> seen(starts.size() + 1, false);
-    for (uint32_t a : g.allocations) {
-        const auto k = size_t(std::upper_bound(starts.begin(), starts.end(), all[a].alloc) - starts.begin());
-        seen[k] = true; // k == 0: before the first iteration (warm-up)
-    }
-    const auto hit = size_t(std::count(seen.begin() + 1, seen.end(), true));
+    const size_t hit = iterationsMaking(all, g.allocations, starts, false); // not the warm-up before the first
     return static_cast<uint32_t>((hit * kSlices + starts.size() / 2) / starts.size());
 }
 
@@ -286,7 +283,9 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         while (rep.last > 0 && r.allocated[rep.last] < top - top / 50) --rep.last;
     }
     rep.aliveAtEnd = q.aliveAtEnd;
-    rep.groups = survivors(all, {rep.first, rep.last, q.aliveAtEnd}, n);
+    const uint32_t until = q.aliveAtEnd ? n - 1 : rep.last;
+    rep.groups = groupSurvivors(all, in.categories->byLifetime.aliveAt(all, rep.first, rep.last, until),
+                                {rep.first, rep.last, q.aliveAtEnd});
     rep.regions = in.regions;
     rep.categories = in.categories;
     const auto iterations = startsWithin(rep.growth().iterations, rep.first, rep.last);
@@ -304,7 +303,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     std::vector<StackId> candidates; // the largest steady groups; the rest stay as they are
     for (size_t i = 0; i < rep.groups.size() && i < 32; ++i)
         if (isSteady(rep.groups[i])) candidates.push_back(rep.groups[i].stack);
-    const auto steps = liveStepsOf(all, candidates);
+    const auto steps = liveStepsOf(all, in.categories->byStack, candidates);
     for (size_t i = 0; i < rep.groups.size() && i < 32; ++i)
         if (isSteady(rep.groups[i]))
             rep.groups[i].growing = keepsGrowing(steps.at(rep.groups[i].stack.value), rep.first, rep.last, n - 1);
@@ -313,7 +312,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
             if (nativeOwner(c, g.stack) != NativeOwner::User) g.growing = false;
     rankBySteadiness(rep.groups);
     rep.steadyGroups = static_cast<size_t>(std::count_if(rep.groups.begin(), rep.groups.end(), isSteady));
-    const auto bulk = bulkReleases(all, n, iterations, rep.groups);
+    const auto bulk = bulkReleases(all, in.categories->byStack, n, iterations, rep.groups);
     const double duration = std::max(1e-6, secondsAt(rep.last) - secondsAt(rep.first));
     for (size_t i = 0; i < rep.steadyGroups; ++i) rep.growthBytes += rep.groups[i].bytes;
     const DeviceSummary sum = a.summary(device);

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace vs {
 namespace {
@@ -41,10 +40,9 @@ void rankRegionGroups(const std::vector<Allocation>& all, const GrowthRegion& re
     rep.steadyGroups = 0;
     for (auto& g : rep.groups) {
         if (!rank.count(g.stack.value)) break;
-        std::unordered_set<size_t> births;
-        for (uint32_t a : g.allocations) births.insert(its.indexOf(all[a].alloc));
+        const size_t births = iterationsMaking(all, g.allocations, its.starts, true);
         const size_t span = std::max<size_t>(1, to - from + 1);
-        g.coverage = uint32_t(std::min<size_t>(kSlices, (births.size() * kSlices + span / 2) / span));
+        g.coverage = uint32_t(std::min<size_t>(kSlices, (births * kSlices + span / 2) / span));
         g.growing = true;
         ++rep.steadyGroups;
     }

@@ -10,22 +10,29 @@ namespace vs {
 std::vector<SurvivorGroup> survivors(const std::vector<Allocation>& all, const SurvivorQuery& q,
                                      uint32_t eventCount) {
     const uint32_t until = q.aliveAtEnd ? (eventCount ? eventCount - 1 : 0) : q.last;
-    std::unordered_map<uint32_t, size_t> index; // stack -> group
-    std::vector<SurvivorGroup> groups;
-    const double span = double(q.last - q.first) + 1;
     auto firstIt = std::lower_bound(all.begin(), all.end(), q.first,
                                     [](const Allocation& a, uint32_t e) { return a.alloc < e; });
-    std::vector<uint32_t> slices;
-    for (auto it = firstIt; it != all.end() && it->alloc <= q.last; ++it) {
-        if (!it->aliveAt(until)) continue;
-        auto [pos, fresh] = index.try_emplace(it->stack.value, groups.size());
-        if (fresh) groups.push_back({it->stack, 0, 0, it->alloc, it->alloc, 0, true, {}});
+    std::vector<uint32_t> kept;
+    for (auto it = firstIt; it != all.end() && it->alloc <= q.last; ++it)
+        if (it->aliveAt(until)) kept.push_back(static_cast<uint32_t>(it - all.begin()));
+    return groupSurvivors(all, kept, q);
+}
+
+std::vector<SurvivorGroup> groupSurvivors(const std::vector<Allocation>& all, std::span<const uint32_t> kept,
+                                          const SurvivorQuery& q) {
+    std::unordered_map<uint32_t, size_t> index; // stack -> group
+    std::vector<SurvivorGroup> groups;
+    for (uint32_t k : kept) {
+        const Allocation& a = all[k];
+        auto [pos, fresh] = index.try_emplace(a.stack.value, groups.size());
+        if (fresh) groups.push_back({a.stack, 0, 0, a.alloc, a.alloc, 0, true, {}});
         SurvivorGroup& g = groups[pos->second];
-        g.bytes += it->bytes;
+        g.bytes += a.bytes;
         ++g.count;
-        g.lastEvent = it->alloc;
-        g.allocations.push_back(static_cast<uint32_t>(it - all.begin()));
+        g.lastEvent = a.alloc;
+        g.allocations.push_back(k);
     }
+    const double span = double(q.last - q.first) + 1;
     for (auto& g : groups) {
         uint32_t seen = 0; // a bit per slice
         for (uint32_t a : g.allocations) {

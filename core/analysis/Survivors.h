@@ -5,6 +5,7 @@
 #include "Lifetimes.h"
 #include "model/Capture.h"
 
+#include <span>
 #include <vector>
 
 namespace vs {
@@ -28,6 +29,11 @@ constexpr uint32_t kSlices = 10;
 
 std::vector<SurvivorGroup> survivors(const std::vector<Allocation>& allocations, const SurvivorQuery& q,
                                      uint32_t eventCount);
+
+// The groups of the allocations already known to survive the query (indices into `allocations`,
+// ascending): what survivors() makes of the ones it finds.
+std::vector<SurvivorGroup> groupSurvivors(const std::vector<Allocation>& allocations, std::span<const uint32_t> kept,
+                                          const SurvivorQuery& q);
 
 // Net change per stack between two moments: bytes and blocks alive at `to` minus alive at `from`
 // (allocations made before the range count too), largest growth first.

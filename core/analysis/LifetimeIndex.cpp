@@ -1,0 +1,42 @@
+#include "LifetimeIndex.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace vs {
+
+// Class k >= 1 holds lifetimes in [2^(k-1), 2^k); class 0 a free at the alloc event itself (none in
+// a consistent trace); the last class, allocations never freed.
+size_t LifetimeIndex::classOf(const Allocation& a) {
+    if (a.freeRequested == kNoEvent) return kClasses - 1;
+    const uint32_t life = a.freeRequested > a.alloc ? a.freeRequested - a.alloc : 0;
+    return size_t(std::bit_width(life));
+}
+
+LifetimeIndex::LifetimeIndex(const std::vector<Allocation>& all) {
+    offsets_.assign(kClasses + 1, 0); // a counting sort: stable, so each class stays in alloc order
+    for (const Allocation& a : all) ++offsets_[classOf(a) + 1];
+    for (size_t c = 1; c < offsets_.size(); ++c) offsets_[c] += offsets_[c - 1];
+    indices_.resize(all.size());
+    std::vector<uint32_t> next(offsets_.begin(), offsets_.end() - 1);
+    for (size_t i = 0; i < all.size(); ++i) indices_[next[classOf(all[i])]++] = static_cast<uint32_t>(i);
+}
+
+std::vector<uint32_t> LifetimeIndex::aliveAt(const std::vector<Allocation>& all, uint32_t first, uint32_t last,
+                                             uint32_t until) const {
+    std::vector<uint32_t> out;
+    if (offsets_.empty()) return out;
+    auto madeBefore = [&](uint32_t index, uint32_t event) { return all[index].alloc < event; };
+    for (size_t c = 0; c < kClasses; ++c) {
+        // a lifetime under 2^c events: made after until - 2^c, or it was freed by then
+        const uint64_t reach = c == kClasses - 1 ? UINT64_MAX : (uint64_t(1) << c);
+        const uint32_t from = uint64_t(until) >= reach ? std::max<uint32_t>(first, uint32_t(until - reach + 1)) : first;
+        const auto begin = indices_.begin() + offsets_[c], end = indices_.begin() + offsets_[c + 1];
+        for (auto it = std::lower_bound(begin, end, from, madeBefore); it != end && all[*it].alloc <= last; ++it)
+            if (all[*it].aliveAt(until)) out.push_back(*it);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace vs
