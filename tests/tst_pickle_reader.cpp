@@ -5,6 +5,7 @@
 #include "TestData.h"
 #include "io/LoadError.h"
 #include "io/SnapshotLoader.h"
+#include "model/FrameTable.h"
 
 #include <QtTest>
 
@@ -20,6 +21,7 @@ class TestPickleReader : public QObject {
     void minimalSnapshotProtocols_data();
     void minimalSnapshotProtocols();
     void sharedFrameListIsOneStack();
+    void extendingAStackIsInterningTheWholeList();
     void cxxPicklerShape();
     void bigIntegersAreClampedWithWarning();
     void rejects_data();
@@ -100,6 +102,33 @@ void TestPickleReader::sharedFrameListIsOneStack() {
     QCOMPARE(frames.size(), size_t(1));
     QCOMPARE(c->strings.text(c->frames[frames[0]].filename), std::string_view("x.py"));
     QCOMPARE(c->frames[frames[0]].line, 7u);
+}
+
+// A frame list appended to batch by batch (Python writes APPENDS of up to 1000 items) is interned
+// after each batch by StackTable::extend, which must give the ids and the table that interning
+// every whole list gives: lists extended in turn, again with the same frames, and from other stacks.
+void TestPickleReader::extendingAStackIsInterningTheWholeList() {
+    StackTable byExtend, byIntern;
+    uint32_t seed = 1;
+    auto next = [&] { return seed = seed * 1103515245u + 12345u, (seed >> 16) % 4; };
+    std::vector<std::vector<FrameId>> lists(6); // the whole lists so far
+    std::vector<StackId> ids(6, StackId{0});
+    for (int step = 0; step < 3000; ++step) {
+        const size_t l = step < 1500 ? next() % 2 : next() + 2; // two in turn, then four others
+        if (next() == 0 && lists[l].size() > 40) lists[l].clear(), ids[l] = StackId{0}; // a fresh list
+        std::vector<FrameId> tail(1 + next());
+        for (auto& f : tail) f = FrameId{next()};
+        lists[l].insert(lists[l].end(), tail.begin(), tail.end());
+        ids[l] = byExtend.extend(ids[l], tail);
+        QCOMPARE(ids[l], byIntern.intern(lists[l]));
+        QCOMPARE(byExtend.size(), byIntern.size());
+        const auto got = byExtend.frames(ids[l]);
+        QVERIFY(std::equal(got.begin(), got.end(), lists[l].begin(), lists[l].end()));
+    }
+    for (size_t i = 0; i < byIntern.size(); ++i) {
+        const auto a = byExtend.frames(StackId(uint32_t(i))), b = byIntern.frames(StackId(uint32_t(i)));
+        QVERIFY(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+    }
 }
 
 void TestPickleReader::cxxPicklerShape() {

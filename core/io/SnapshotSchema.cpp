@@ -219,16 +219,14 @@ bool SnapshotSchema::listExtended(pickle::PickleMachine& m, uint32_t container,
     }
     const bool fresh = self.kind != Kind::Stack;
     scratch_.clear();
-    if (self.kind == Kind::Stack) {
-        auto old = capture_.stacks.frames(StackId{self.payload});
-        scratch_.assign(old.begin(), old.end());
-    }
     for (Value it : items) scratch_.push_back(FrameId{m.peek(it).payload});
-    // Each extension interns the whole list again: charge it, or appending one frame at a time to
-    // a long shared list would grow the table quadratically.
+    // Each extension interns the whole list again (extend() costs only the new frames). It is
+    // charged as a stack of its own even where it shares its base's frames, so that a long list
+    // appended to one frame at a time is refused as before, for the table it would otherwise grow.
     const size_t before = capture_.stacks.size();
-    const StackId id = capture_.stacks.intern(scratch_);
-    if (capture_.stacks.size() != before) m.meter().charge(scratch_.size() * sizeof(FrameId) + 16, m.offset());
+    const StackId id = capture_.stacks.extend(fresh ? StackId{0} : StackId{self.payload}, scratch_);
+    if (capture_.stacks.size() != before)
+        m.meter().charge(capture_.stacks.frames(id).size() * sizeof(FrameId) + 16, m.offset());
     m.specialise(container, Kind::Stack, id.value);
     if (fresh && listCacheItems_.size() + items.size() <= kListCacheItems) { // bounded: not charged
         listCache_[h] = {static_cast<uint32_t>(listCacheItems_.size()), static_cast<uint32_t>(items.size()), id.value};
