@@ -126,6 +126,12 @@ void TestLeaks::indexesAgreeWithScans() {
         QCOMPARE(viaIndex.size(), viaScan.size());
         for (size_t g = 0; g < viaScan.size(); ++g) QCOMPARE(viaIndex[g].allocations, viaScan[g].allocations);
     }
+    for (uint64_t life : {0ull, 1ull, 7ull, 8ull, 500ull, 4096ull, 14000ull, 1ull << 40}) {
+        std::set<uint32_t> stacks;
+        for (const Allocation& x : all)
+            if (x.freeRequested != kNoEvent && x.freeRequested - x.alloc >= life) stacks.insert(x.stack.value);
+        QCOMPARE(byLifetime.stacksFreedAfter(all, life), std::vector<uint32_t>(stacks.begin(), stacks.end()));
+    }
     const StackAllocations byStack(all);
     std::vector<uint32_t> starts;
     for (uint32_t e = 50; e < n; e += 97) starts.push_back(e);

@@ -73,15 +73,12 @@ using LiveSteps = std::vector<std::pair<uint32_t, int>>;
 std::unordered_map<uint32_t, LiveSteps> liveStepsOf(const std::vector<Allocation>& all, const StackAllocations& byStack,
                                                     const std::vector<StackId>& stacks) {
     std::unordered_map<uint32_t, LiveSteps> out;
-    for (StackId s : stacks) {
-        auto& ev = out[s.value];
-        if (!ev.empty()) continue; // listed twice
-        for (uint32_t i : byStack.of(s)) {
-            ev.emplace_back(all[i].alloc, +1);
-            if (all[i].freeRequested != kNoEvent) ev.emplace_back(all[i].freeRequested, -1);
-        }
-        std::sort(ev.begin(), ev.end());
-    }
+    for (StackId s : stacks)
+        if (!out.count(s.value))
+            out[s.value] = byStack.steps<LiveSteps::value_type>(
+                all, s,
+                [](uint32_t e, const Allocation&, bool free) { return std::pair<uint32_t, int>(e, free ? -1 : +1); },
+                [](const std::pair<uint32_t, int>& step) { return step.first; });
     return out;
 }
 
@@ -117,7 +114,7 @@ bool keepsGrowing(const LiveSteps& ev, uint32_t first, uint32_t last, uint32_t e
 // Only the stacks of the first `kReleaseCandidates` of `groups` (the window's survivors, ranked: the
 // diagnosis asks about no others; all of a 10M-event capture's stacks took 0.4 s).
 constexpr size_t kReleaseCandidates = 64;
-std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation>& all, const StackAllocations& stacks,
+std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation>& all, const DeviceCategories& device,
                                                     uint32_t eventCount, const std::vector<uint32_t>& iterations,
                                                     const std::vector<SurvivorGroup>& groups) {
     // With iterations known, what a release frees must have been made over three or more iterations
@@ -130,22 +127,20 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
         uint32_t born; // for frees: the alloc event
         bool free;
     };
-    std::unordered_map<uint32_t, std::vector<Ev>> byStack;
-    for (size_t i = 0; i < groups.size() && i < kReleaseCandidates; ++i) {
-        if (groups[i].stack.value == 0) continue;
-        auto& v = byStack[groups[i].stack.value];
-        if (!v.empty()) continue; // listed twice
-        for (uint32_t k : stacks.of(groups[i].stack)) {
-            const Allocation& a = all[k];
-            v.push_back({a.alloc, a.alloc, false});
-            if (a.freeRequested != kNoEvent) v.push_back({a.freeRequested, a.alloc, true});
-        }
-    }
     const double longLived = 0.03 * eventCount;
+    // A release counts only if its frees lived longLived on average, so one of them at least did: the
+    // other stacks (a loop's temporaries, millions of allocations each) cannot have one.
+    const auto canRelease = device.byLifetime.stacksFreedAfter(all, uint64_t(std::ceil(longLived)));
+    std::unordered_map<uint32_t, std::vector<Ev>> byStack;
+    for (size_t i = 0; i < groups.size() && i < kReleaseCandidates; ++i)
+        if (groups[i].stack.value != 0 && !byStack.count(groups[i].stack.value) &&
+            std::binary_search(canRelease.begin(), canRelease.end(), groups[i].stack.value))
+            byStack[groups[i].stack.value] = device.byStack.steps<Ev>(
+                all, groups[i].stack,
+                [](uint32_t e, const Allocation& a, bool free) { return Ev{e, a.alloc, free}; },
+                [](const Ev& step) { return step.event; });
     std::unordered_map<uint32_t, Releases> out;
     for (auto& [stack, v] : byStack) {
-        std::sort(v.begin(), v.end(), [](const Ev& x, const Ev& y) { return x.event < y.event; });
-        if (stack == 0) continue; // allocations without a stack are unrelated to each other
         int live = 0, run = 0, before = 0;
         double lifetimes = 0;
         uint32_t start = 0, oldest = UINT32_MAX, newest = 0;
@@ -312,7 +307,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
             if (nativeOwner(c, g.stack) != NativeOwner::User) g.growing = false;
     rankBySteadiness(rep.groups);
     rep.steadyGroups = static_cast<size_t>(std::count_if(rep.groups.begin(), rep.groups.end(), isSteady));
-    const auto bulk = bulkReleases(all, in.categories->byStack, n, iterations, rep.groups);
+    const auto bulk = bulkReleases(all, *in.categories, n, iterations, rep.groups);
     const double duration = std::max(1e-6, secondsAt(rep.last) - secondsAt(rep.first));
     for (size_t i = 0; i < rep.steadyGroups; ++i) rep.growthBytes += rep.groups[i].bytes;
     const DeviceSummary sum = a.summary(device);

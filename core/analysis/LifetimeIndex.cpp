@@ -39,4 +39,19 @@ std::vector<uint32_t> LifetimeIndex::aliveAt(const std::vector<Allocation>& all,
     return out;
 }
 
+std::vector<uint32_t> LifetimeIndex::stacksFreedAfter(const std::vector<Allocation>& all, uint64_t events) const {
+    std::vector<uint32_t> out;
+    if (offsets_.empty()) return out;
+    for (size_t c = 0; c + 1 < kClasses; ++c) { // class 0 too: a free recorded before its alloc wraps
+        if (c > 0 && (uint64_t(1) << c) - 1 < events) continue; // all shorter
+        for (uint32_t k = offsets_[c]; k < offsets_[c + 1]; ++k) {
+            const Allocation& a = all[indices_[k]];
+            if (uint32_t(a.freeRequested - a.alloc) >= events) out.push_back(a.stack.value);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 } // namespace vs

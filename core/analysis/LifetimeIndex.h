@@ -20,6 +20,10 @@ class LifetimeIndex {
     // and alive after event `until`, ascending.
     std::vector<uint32_t> aliveAt(const std::vector<Allocation>& all, uint32_t first, uint32_t last,
                                   uint32_t until) const;
+    // The stacks (ascending, once each) with an allocation freed `events` or more events after it was
+    // made, its lifetime read as uint32_t(freeRequested - alloc) like the diagnosis reads it. Only the
+    // long-lived classes are visited: few allocations live long.
+    std::vector<uint32_t> stacksFreedAfter(const std::vector<Allocation>& all, uint64_t events) const;
 
   private:
     static constexpr size_t kClasses = 34; // 33 powers of two for uint32_t lifetimes, then never freed

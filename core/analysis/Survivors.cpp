@@ -22,11 +22,15 @@ std::vector<SurvivorGroup> groupSurvivors(const std::vector<Allocation>& all, st
                                           const SurvivorQuery& q) {
     std::unordered_map<uint32_t, size_t> index; // stack -> group
     std::vector<SurvivorGroup> groups;
+    size_t at = SIZE_MAX; // the group of the previous one: a leak's survivors come in long runs of one stack
     for (uint32_t k : kept) {
         const Allocation& a = all[k];
-        auto [pos, fresh] = index.try_emplace(a.stack.value, groups.size());
-        if (fresh) groups.push_back({a.stack, 0, 0, a.alloc, a.alloc, 0, true, {}});
-        SurvivorGroup& g = groups[pos->second];
+        if (at == SIZE_MAX || groups[at].stack != a.stack) {
+            auto [pos, fresh] = index.try_emplace(a.stack.value, groups.size());
+            if (fresh) groups.push_back({a.stack, 0, 0, a.alloc, a.alloc, 0, true, {}});
+            at = pos->second;
+        }
+        SurvivorGroup& g = groups[at];
         g.bytes += a.bytes;
         ++g.count;
         g.lastEvent = a.alloc;

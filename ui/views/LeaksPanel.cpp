@@ -226,7 +226,7 @@ void LeaksPanel::start(const LeakQuery& q) {
     watcher_.setFuture(QtConcurrent::run([a, device, q, in] {
         auto inputs = in ? in : std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
         Result r{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device, {}};
-        if (!r.report.groups.empty()) r.firstGroupLive = liveBytes(inputs->lifetimes(), r.report.groups.front().stack);
+        if (!r.report.groups.empty()) r.firstGroupLive = liveBytes(*inputs->categories, r.report.groups.front().stack);
         return r;
     }));
 }
@@ -313,7 +313,7 @@ void LeaksPanel::selectGroup(int row) {
 
 void LeaksPanel::onGroupSelected(int row) {
     const auto& groups = result_.report.groups;
-    if (!analysis_ || row < 0 || size_t(row) >= groups.size()) {
+    if (!analysis_ || !result_.inputs || row < 0 || size_t(row) >= groups.size()) {
         spark_->setSeries({}, 1, 0, 0, {});
         emit groupHighlighted(device_, {}, {});
         return;
@@ -322,7 +322,7 @@ void LeaksPanel::onGroupSelected(int row) {
     const SurvivorGroup& g = groups[size_t(row)];
     auto seconds = [&](uint32_t e) { return secondsAt(e); };
     std::vector<std::pair<double, double>> points;
-    for (const auto& [e, live] : row == 0 ? result_.firstGroupLive : liveBytes(lifetimes(), g.stack))
+    for (const auto& [e, live] : row == 0 ? result_.firstGroupLive : liveBytes(*result_.inputs->categories, g.stack))
         points.emplace_back(seconds(e), double(live));
     const LeakReport& r = result_.report;
     spark_->setSeries(std::move(points), seconds(uint32_t(t.eventCount() - 1)), seconds(r.first),
@@ -333,14 +333,12 @@ void LeaksPanel::onGroupSelected(int row) {
     emit groupHighlighted(device_, times, events);
 }
 
-std::vector<std::pair<uint32_t, int64_t>> LeaksPanel::liveBytes(const std::vector<Allocation>& all, StackId stack) {
-    std::vector<std::pair<uint32_t, int64_t>> steps; // +bytes at each alloc, -bytes at each free
-    for (const auto& a : all) {
-        if (a.stack != stack) continue;
-        steps.emplace_back(a.alloc, int64_t(a.bytes));
-        if (a.freeRequested != kNoEvent) steps.emplace_back(a.freeRequested, -int64_t(a.bytes));
-    }
-    std::sort(steps.begin(), steps.end());
+std::vector<std::pair<uint32_t, int64_t>> LeaksPanel::liveBytes(const DeviceCategories& device, StackId stack) {
+    using Step = std::pair<uint32_t, int64_t>; // +bytes at each alloc, -bytes at each free
+    auto steps = device.byStack.steps<Step>(
+        device.allocations, stack,
+        [](uint32_t e, const Allocation& a, bool free) { return Step(e, free ? -int64_t(a.bytes) : int64_t(a.bytes)); },
+        [](const Step& s) { return s.first; });
     int64_t live = 0;
     for (auto& [e, d] : steps) d = live += d;
     return steps;

@@ -86,7 +86,7 @@ class LeaksPanel : public QWidget {
     void groupMenu(const QPoint& pos);
     QVector<quint32> groupEvents(int row) const;
     // A stack's live bytes after each of its allocations and frees, in event order.
-    static std::vector<std::pair<uint32_t, int64_t>> liveBytes(const std::vector<Allocation>& all, StackId stack);
+    static std::vector<std::pair<uint32_t, int64_t>> liveBytes(const DeviceCategories& device, StackId stack);
     double secondsAt(uint32_t event) const;
 
     AnalysisPtr analysis_;
