@@ -42,7 +42,7 @@ DeviceSummary CaptureAnalysis::summary(size_t i) const {
     s.device = t.device;
     s.events = t.eventCount();
     if (s.events) s.firstTimeUs = t.timeUs.front(), s.lastTimeUs = t.timeUs.back();
-    s.oomEvents = static_cast<uint32_t>(std::count(t.action.begin(), t.action.end(), Action::Oom));
+    for (size_t at = t.find(Action::Oom); at < s.events; at = t.find(Action::Oom, at + 1)) ++s.oomEvents;
     s.segments = t.finalSegments.size();
     if (!t.hasFinalSnapshot && s.events) { // a killed recording: the replay's end is all there is
         s.final = r.after(s.events - 1);

@@ -187,9 +187,8 @@ void rankBySteadiness(std::vector<SurvivorGroup>& groups) {
 }
 
 uint32_t firstOom(const DeviceTrace& t) {
-    for (size_t i = 0; i < t.eventCount(); ++i)
-        if (t.action[i] == Action::Oom) return static_cast<uint32_t>(i);
-    return kNoEvent;
+    const size_t at = t.find(Action::Oom);
+    return at < t.eventCount() ? static_cast<uint32_t>(at) : kNoEvent;
 }
 
 // Free bytes inside segments that also hold live blocks (split free space `empty_cache` cannot

@@ -28,14 +28,16 @@ std::vector<uint32_t> LifetimeIndex::aliveAt(const std::vector<Allocation>& all,
     if (offsets_.empty()) return out;
     auto madeBefore = [&](uint32_t index, uint32_t event) { return all[index].alloc < event; };
     for (size_t c = 0; c < kClasses; ++c) {
+        const size_t before = out.size();
         // a lifetime under 2^c events: made after until - 2^c, or it was freed by then
         const uint64_t reach = c == kClasses - 1 ? UINT64_MAX : (uint64_t(1) << c);
         const uint32_t from = uint64_t(until) >= reach ? std::max<uint32_t>(first, uint32_t(until - reach + 1)) : first;
         const auto begin = indices_.begin() + offsets_[c], end = indices_.begin() + offsets_[c + 1];
         for (auto it = std::lower_bound(begin, end, from, madeBefore); it != end && all[*it].alloc <= last; ++it)
             if (all[*it].aliveAt(until)) out.push_back(*it);
+        // each class is in alloc order: merge it in (a leak's ~1M survivors took 60 ms to sort)
+        std::inplace_merge(out.begin(), out.begin() + ptrdiff_t(before), out.end());
     }
-    std::sort(out.begin(), out.end());
     return out;
 }
 

@@ -3,10 +3,17 @@
 #include "util/HugePages.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <sys/mman.h>
 
 namespace vs {
+
+size_t DeviceTrace::find(Action a, size_t from) const {
+    if (from >= action.size()) return action.size();
+    const void* at = std::memchr(action.data() + from, static_cast<int>(a), action.size() - from);
+    return at ? size_t(static_cast<const Action*>(at) - action.data()) : action.size();
+}
 
 // Huge pages under a big column (util/HugePages.h: first-touch faults cost as much as decoding).
 template <class T> static void reserveHuge(std::vector<T>& v, size_t n) {

@@ -37,6 +37,9 @@ struct DeviceTrace {
                                              sizeof(StreamId) + sizeof(StackId);
 
     size_t eventCount() const { return timeUs.size(); }
+    // The first event at or after `from` with this action, or eventCount(). memchr: 4 ms over 100M
+    // events where a loop (or std::count) took 31 ms, and a click asks whether there is an OOM.
+    size_t find(Action a, size_t from = 0) const;
     // The bytes the columns hold once they have grown to `n` events (capacity grows geometrically).
     size_t columnBytesAt(size_t n) const;
     void reserve(size_t n);
