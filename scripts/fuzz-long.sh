@@ -6,6 +6,12 @@
 #   scripts/fuzz-long.sh build BUILD SHIP         builds BUILD/ubsan, BUILD/asan; SHIP gets the fuzzers
 #                                                 (stripped) and the libraries they need beyond libc/libstdc++
 #   scripts/fuzz-long.sh run SHIP FAST_S ASAN_S OUT   both passes; per-reader totals in OUT/summary.txt
+#   scripts/fuzz-long.sh call SHIP ubsan|asan SECONDS MODE:CORES...
+#                                                 one device call (at most 10 minutes each) of a run spread
+#                                                 over several: the corpus lives in build-fuzzrun/ (a warm
+#                                                 device keeps ignored paths between calls) and each call
+#                                                 is seeded from the one before (the first from
+#                                                 SHIP/seeds.tar.xz when there is one); prints the counts
 # FUZZ_PLAN / FUZZ_ASAN_PLAN ("pickle:4 snp:2 ...", modes of fuzz/run-parallel.sh) override the cores
 # per reader; the default gives the slow readers more cores and is written for 16 cores.
 set -eu
@@ -23,6 +29,7 @@ build() {
   strip --strip-debug -o "$ship/fuzz_ubsan" "$dir/ubsan/fuzz/fuzz_snapshot" # symbolised here, from BUILD
   strip --strip-debug -o "$ship/fuzz_asan" "$dir/asan/fuzz/fuzz_snapshot"
   ldd "$dir/ubsan/fuzz/fuzz_snapshot" | awk '/libzstd|libz\./ {print $3}' | xargs -r cp -L -t "$ship/lib"
+  rm -rf "$ship/fuzz-src" # cp -r into an existing one would nest it
   cp -r "$src/fuzz" "$ship/fuzz-src" # run-parallel.sh, dictionaries, corpus: the run needs no checkout
 }
 
@@ -40,7 +47,25 @@ run() {
   } 2>&1 | tee "$out/summary.txt"
 }
 
+call() {
+  local ship=$1 pass=$2 secs=$3 run seeds n out
+  shift 3
+  ship=$(realpath "$ship"); run=$(realpath -m build-fuzzrun)
+  export LD_LIBRARY_PATH="$ship/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  mkdir -p "$run/seeds"
+  [ -f "$ship/seeds.tar.xz" ] && [ -z "$(ls "$run/seeds")" ] && tar -C "$run/seeds" -xJf "$ship/seeds.tar.xz"
+  n=$(ls -d "$run"/call-* 2>/dev/null | wc -l); out=$run/call-$n
+  seeds=$run/seeds; [ "$n" -gt 0 ] && seeds=$run/call-$((n - 1))
+  FUZZ_SEEDS_FROM=$seeds "$ship/fuzz-src/run-parallel.sh" "$ship/fuzz_$pass" "$secs" "$out" "$@"
+  for d in "$seeds"/corpus-*; do # what earlier calls kept seeds the next call too
+    [ -d "$d" ] || continue
+    mkdir -p "$out/$(basename "$d")" && cp -n "$d"/* "$out/$(basename "$d")"/ 2>/dev/null
+  done
+  return 0
+}
+
 case ${1:-} in
+  call) shift; call "$@" ;;
   build) build "$2" "$3" ;;
   run) run "$2" "$3" "$4" "$5" ;;
   *) sed -n 2,10p "$0"; exit 2 ;;
