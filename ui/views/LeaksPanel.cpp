@@ -223,10 +223,15 @@ void LeaksPanel::start(const LeakQuery& q) {
     const size_t device = device_;
     // The lifetimes and regions of a device are found once; a click on a ramp reuses them (fast).
     auto in = result_.analysis == analysis_ && result_.device == device_ ? result_.inputs : nullptr;
-    watcher_.setFuture(QtConcurrent::run([a, device, q, in] {
+    const int64_t origin = originUs_;
+    watcher_.setFuture(QtConcurrent::run([a, device, q, in, origin] {
         auto inputs = in ? in : std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
-        Result r{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device, {}};
-        if (!r.report.groups.empty()) r.firstGroupLive = liveBytes(*inputs->categories, r.report.groups.front().stack);
+        Result r{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device, {}, {}, {}};
+        if (!r.report.groups.empty()) {
+            r.firstGroupLive = liveBytes(*inputs->categories, r.report.groups.front().stack);
+            r.firstGroupEvents = eventsOf(inputs->lifetimes(), r.report.groups.front());
+            r.firstGroupTimes = timesOf(a->trace(device), origin, r.firstGroupEvents);
+        }
         return r;
     }));
 }
@@ -327,10 +332,12 @@ void LeaksPanel::onGroupSelected(int row) {
     const LeakReport& r = result_.report;
     spark_->setSeries(std::move(points), seconds(uint32_t(t.eventCount() - 1)), seconds(r.first),
                       seconds(r.last), tr("group #%1 live bytes").arg(row + 1));
+    if (row == 0) { // found with the report, off the GUI thread
+        emit groupHighlighted(device_, result_.firstGroupTimes, result_.firstGroupEvents);
+        return;
+    }
     const QVector<quint32> events = groupEvents(row);
-    QVector<double> times;
-    for (quint32 e : events) times.push_back(seconds(e));
-    emit groupHighlighted(device_, times, events);
+    emit groupHighlighted(device_, timesOf(t, originUs_, events), events);
 }
 
 std::vector<std::pair<uint32_t, int64_t>> LeaksPanel::liveBytes(const DeviceCategories& device, StackId stack) {
@@ -344,13 +351,24 @@ std::vector<std::pair<uint32_t, int64_t>> LeaksPanel::liveBytes(const DeviceCate
     return steps;
 }
 
-// The alloc events of a group's allocations, ascending.
 QVector<quint32> LeaksPanel::groupEvents(int row) const {
     const auto& groups = result_.report.groups;
     if (row < 0 || size_t(row) >= groups.size()) return {};
+    return eventsOf(lifetimes(), groups[size_t(row)]);
+}
+
+QVector<double> LeaksPanel::timesOf(const DeviceTrace& t, int64_t originUs, const QVector<quint32>& events) {
+    QVector<double> times;
+    times.reserve(events.size());
+    for (quint32 e : events) times.push_back(e < t.eventCount() ? double(t.timeUs[e] - originUs) / 1e6 : 0.0);
+    return times;
+}
+
+// The alloc events of a group's allocations, ascending.
+QVector<quint32> LeaksPanel::eventsOf(const std::vector<Allocation>& all, const SurvivorGroup& g) {
     QVector<quint32> events;
-    events.reserve(qsizetype(groups[size_t(row)].allocations.size()));
-    for (uint32_t a : groups[size_t(row)].allocations) events.push_back(lifetimes()[a].alloc);
+    events.reserve(qsizetype(g.allocations.size()));
+    for (uint32_t a : g.allocations) events.push_back(all[a].alloc);
     // a stack's survivors come in alloc order already (a leak's ~1M at 100M events): see, don't sort
     if (!std::is_sorted(events.begin(), events.end())) std::sort(events.begin(), events.end());
     return events;

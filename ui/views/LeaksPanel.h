@@ -75,6 +75,8 @@ class LeaksPanel : public QWidget {
         // the first group's live bytes over time (event, bytes), found with the report off the GUI
         // thread: the group shown first must not cost O(allocations) when the result arrives
         std::vector<std::pair<uint32_t, int64_t>> firstGroupLive;
+        QVector<quint32> firstGroupEvents; // its alloc events and their times, for the marks: a
+        QVector<double> firstGroupTimes;   // leak's group at 100M events holds ~1M of them
     };
     void present(Result result);
     void fillGroups();
@@ -85,6 +87,8 @@ class LeaksPanel : public QWidget {
     void start(const LeakQuery& q);
     void groupMenu(const QPoint& pos);
     QVector<quint32> groupEvents(int row) const;
+    static QVector<quint32> eventsOf(const std::vector<Allocation>& all, const SurvivorGroup& g);
+    static QVector<double> timesOf(const DeviceTrace& t, int64_t originUs, const QVector<quint32>& events);
     // A stack's live bytes after each of its allocations and frees, in event order.
     static std::vector<std::pair<uint32_t, int64_t>> liveBytes(const DeviceCategories& device, StackId stack);
     double secondsAt(uint32_t event) const;
