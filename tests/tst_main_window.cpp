@@ -72,6 +72,7 @@ class TestMainWindow : public QObject {
     void groupMarksLineUpAcrossViews();
     void leaksTreesFoldLibraryFrames();
     void everyDeviceBrowsable();
+    void manyDevicesGetTheBusiestLanes();
     void manyWarningsKeepTheWindowUsable();
     void openingAnotherFileLeavesNoState();
     void twoDevicesLineUpInPixels();
@@ -782,6 +783,58 @@ void TestMainWindow::everyDeviceBrowsable() {
     const double from = s->secondsAt(later, rep.first);
     QVERIFY2(from > 0.3, qPrintable(QString::number(from)));
     if (auto shade = plot->growthRegion()) QVERIFY(std::abs(shade->lower - from) < 0.05 || shade->lower > 0.3);
+}
+
+void TestMainWindow::manyDevicesGetTheBusiestLanes() {
+    // ten devices, device d makes d + 1 allocations of 1 MiB (the last ones are the busiest): lanes
+    // for the four busiest; a device picked in the box takes the least busy one's lane
+    vs::test::SyntheticLoop loop;
+    const StackId keep = loop.stack({{"keep", 3}});
+    for (int d = 0; d < 10; ++d) {
+        if (d) loop.useDevice(d, 1700000000000000 + d * 1000);
+        for (int i = 0; i <= d; ++i) loop.alloc(1 << 20, keep);
+    }
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.setAnalysis("ten devices", CaptureAnalysis::analyse(loop.take()));
+    settle(w);
+    TimelinePlot* plot = w.timeline();
+    QCOMPARE(plot->analysis()->deviceCount(), size_t(10));
+    QCOMPARE(plot->shownDevices(), (std::vector<size_t>{6, 7, 8, 9}));
+    QCOMPARE(plot->axisRectCount(), 4);
+    QVERIFY(!plot->seriesGraph(0, TimelinePlot::Series::Allocated, true));
+    QCOMPARE(w.session()->device(), size_t(9)); // the longest trace, as at any open
+    auto* box = w.findChild<QComboBox*>("deviceBox");
+    box->setCurrentIndex(2);
+    emit box->activated(2);
+    settle(w);
+    QCOMPARE(plot->shownDevices(), (std::vector<size_t>{2, 7, 8, 9}));
+    // the picked device's lane draws that device: its peak is its replay's (3 MiB), and a click in it
+    // names it
+    plot->fitAll();
+    plot->replot();
+    const QCPGraph* g = plot->seriesGraph(2, TimelinePlot::Series::Allocated, true);
+    QVERIFY(g);
+    double peak = 0;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) peak = std::max(peak, it->value);
+    QCOMPARE(peak, double(3 << 20));
+    QVERIFY(plot->tooltipAt(2, 0.0).contains("device 2"));
+    QSignalSpy clicked(plot, &TimelinePlot::laneClicked);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, plot->axisRect(3)->rect().center());
+    QCOMPARE(clicked.size(), 1);
+    QCOMPARE(clicked.at(0).at(0).value<size_t>(), size_t(9));
+    // marks for a device without a lane are ignored, not drawn on another device's lane
+    const int graphs = plot->graphCount();
+    plot->setMarkedTimes(0, {0.0});
+    QCOMPARE(plot->graphCount(), graphs);
+    bool said = false;
+    for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+        if (auto* grid = qobject_cast<QCPLayoutGrid*>(plot->plotLayout()->elementAt(i)))
+            for (int j = 0; j < grid->elementCount(); ++j)
+                if (auto* text = qobject_cast<QCPTextElement*>(grid->elementAt(j)))
+                    said = said || text->text().startsWith("4 of 10 devices");
+    QVERIFY(said);
 }
 
 void TestMainWindow::openingAnotherFileLeavesNoState() {

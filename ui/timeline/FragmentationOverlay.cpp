@@ -10,7 +10,10 @@ namespace vs::ui {
 
 FragmentationOverlay::FragmentationOverlay(Session* session, TimelinePlot* timeline, QObject* parent)
     : QObject(parent), session_(session), timeline_(timeline) {
-    connect(session_, &Session::opened, this, &FragmentationOverlay::recompute);
+    connect(session_, &Session::opened, this, [this] {
+        shown_.clear(); // the previous capture's
+        recompute();
+    });
     // A growing capture: one replay pass at most every 2 s, and only while the overlay is shown (a
     // hidden one checks again 2 s later, so it is current soon after it is turned on).
     live_ = new Throttle(2000, [this] {
@@ -18,6 +21,7 @@ FragmentationOverlay::FragmentationOverlay(Session* session, TimelinePlot* timel
         else live_->request();
     }, this);
     connect(session_, &Session::extended, live_, &Throttle::request);
+    connect(timeline_, &TimelinePlot::lanesChanged, this, [this] { show(shown_); });
 }
 
 void FragmentationOverlay::recompute() {
@@ -38,6 +42,7 @@ void FragmentationOverlay::recompute() {
 
 void FragmentationOverlay::show(const std::vector<std::vector<FragmentationSample>>& all) {
     const AnalysisPtr a = session_->analysis();
+    if (&all != &shown_) shown_ = all;
     const uint64_t request =
         uint64_t(QSettings().value(QStringLiteral("fragmentationRequestMiB"), 20).toDouble() * (1 << 20));
     for (size_t d = 0; d < all.size() && d < a->deviceCount(); ++d) {

@@ -26,6 +26,7 @@ class FragmentationOverlay : public QObject {
     Session* session_;
     TimelinePlot* timeline_;
     Throttle* live_ = nullptr;
+    std::vector<std::vector<FragmentationSample>> shown_; // drawn again on lanes given to other devices
 };
 
 } // namespace vs::ui

@@ -6,13 +6,14 @@
 namespace vs::ui {
 
 void TimelinePlot::grow(AnalysisPtr grown) {
-    if (!grown || lanes_.size() != grown->deviceCount()) return setAnalysis(std::move(grown));
+    if (!grown || !analysis_ || analysis_->deviceCount() != grown->deviceCount())
+        return setAnalysis(std::move(grown), pinned_);
     const QCPRange before = fullRange(), shown = visibleRange();
     analysis_ = std::move(grown);
-    for (size_t d = 0; d < lanes_.size(); ++d) {
-        const DeviceTrace& t = analysis_->trace(d);
-        const ReplayResult& r = analysis_->replay(d);
-        Band* bands = lanes_[d].bands;
+    for (Lane& lane : lanes_) {
+        const DeviceTrace& t = analysis_->trace(lane.device);
+        const ReplayResult& r = analysis_->replay(lane.device);
+        Band* bands = lane.bands;
         bands[int(Series::Reserved)].lod->extend(t.timeUs, r.reserved);
         bands[int(Series::Active)].lod->extend(t.timeUs, r.active);
         bands[int(Series::Allocated)].lod->extend(t.timeUs, r.allocated);

@@ -8,6 +8,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <numeric>
 
 namespace vs::ui {
 namespace {
@@ -31,6 +32,12 @@ QColor opaqueOver(const QColor& c, const QColor& bg) {
     const double a = c.alphaF();
     return QColor::fromRgbF(float(c.redF() * a + bg.redF() * (1 - a)), float(c.greenF() * a + bg.greenF() * (1 - a)),
                             float(c.blueF() * a + bg.blueF() * (1 - a)));
+}
+
+// A time range shaded over a lane's height, or hidden.
+void showSpan(QCPItemRect* item, const std::optional<QCPRange>& r) {
+    item->setVisible(r.has_value());
+    if (r) item->topLeft->setCoords(r->lower, 0), item->bottomRight->setCoords(r->upper, 1);
 }
 
 } // namespace
@@ -68,16 +75,15 @@ void TimelinePlot::clearLanes() {
     clearItems();
     clearGraphs();
     plotLayout()->clear();
-    legend_ = nullptr;
+    legend_ = nullptr, notice_ = nullptr;
     lanes_.clear(); // graphs (marks included) were cleared above
-    back_.clear(), forward_.clear();
-    selection_.reset();
-    growth_.reset();
+    laneOf_.clear();
 }
 
 void TimelinePlot::follow(Session* session) {
-    connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis()); });
+    connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis(), session->device()); });
     connect(session, &Session::deviceChanged, this, [this](size_t device) {
+        showDevice(device); // first: the other followers mark the new device's lane
         setHighlightedEvent(-1, SIZE_MAX, false);
         setSelection(std::nullopt);
         setMarkedTimes(device, {});
@@ -86,23 +92,83 @@ void TimelinePlot::follow(Session* session) {
     connect(session, &Session::extended, this, [this, session] { grow(session->analysis()); });
 }
 
-void TimelinePlot::setAnalysis(AnalysisPtr analysis) {
-    clearLanes();
+void TimelinePlot::setAnalysis(AnalysisPtr analysis, size_t keepDevice) {
     analysis_ = std::move(analysis);
     originUs_ = analysis_->originUs(); // the one origin of every view (core)
-    for (size_t d = 0; d < analysis_->deviceCount(); ++d) buildLane(d);
-    if (lanes_.empty())
-        plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("This capture holds no device")));
-    applyColours();
-    if (!lanes_.empty()) applyOverlays();
+    pinned_ = keepDevice;
+    back_.clear(), forward_.clear();
+    selection_.reset();
+    growth_.reset();
+    buildLanes(devicesToShow());
     fitAll();
     back_.clear();
+}
+
+// Every device when they fit; else the busiest (ties: the lower index), the pinned one among them.
+std::vector<size_t> TimelinePlot::devicesToShow() const {
+    std::vector<size_t> all(analysis_->deviceCount());
+    std::iota(all.begin(), all.end(), size_t(0));
+    if (all.size() <= kMaxLanes) return all;
+    auto weight = [this](size_t d) { return d == pinned_ ? SIZE_MAX : analysis_->trace(d).eventCount(); };
+    std::stable_sort(all.begin(), all.end(), [&](size_t a, size_t b) { return weight(a) > weight(b); });
+    all.resize(kMaxLanes);
+    std::sort(all.begin(), all.end());
+    return all;
+}
+
+std::vector<size_t> TimelinePlot::shownDevices() const {
+    std::vector<size_t> out;
+    for (const Lane& l : lanes_) out.push_back(l.device);
+    return out;
+}
+
+void TimelinePlot::showDevice(size_t device) {
+    if (!analysis_ || device >= analysis_->deviceCount() || laneOf(device)) return;
+    pinned_ = device;
+    const QCPRange shown = visibleRange();
+    buildLanes(devicesToShow());
+    setVisibleRange(shown, false);
+    refreshData(); // in case the range did not change (its signal refreshes too)
+    emit lanesChanged();
+}
+
+// The lanes of these devices; the selection and growth shading carry over (a rebuild for a picked
+// device keeps what the user chose).
+void TimelinePlot::buildLanes(const std::vector<size_t>& devices) {
+    clearLanes();
+    laneOf_.assign(analysis_->deviceCount(), -1);
+    for (size_t d : devices) buildLane(d);
+    if (lanes_.empty()) {
+        plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("This capture holds no device")));
+        return;
+    }
+    if (devices.size() < analysis_->deviceCount())
+        notice_->setText(tr("%1 of %2 devices have a lane: the busiest, and the one picked under Device")
+                             .arg(devices.size())
+                             .arg(analysis_->deviceCount()));
+    for (Lane& l : lanes_) showSpan(l.selection, selection_), showSpan(l.growth, growth_);
+    for (size_t i = 0; i + 1 < lanes_.size(); ++i) { // the time axis is shared: labelled once, at the bottom
+        QCPAxis* x = lanes_[i].rect->axis(QCPAxis::atBottom);
+        x->setTickLabels(false);
+        x->setLabel(QString());
+    }
+    applyColours();
+    applyOverlays();
+}
+
+TimelinePlot::Lane* TimelinePlot::laneOf(size_t device) {
+    return device < laneOf_.size() && laneOf_[device] >= 0 ? &lanes_[size_t(laneOf_[device])] : nullptr;
+}
+
+const TimelinePlot::Lane* TimelinePlot::laneOf(size_t device) const {
+    return const_cast<TimelinePlot*>(this)->laneOf(device);
 }
 
 void TimelinePlot::buildLane(size_t device) {
     const DeviceTrace& t = analysis_->trace(device);
     const ReplayResult& r = analysis_->replay(device);
     Lane lane;
+    lane.device = device;
     lane.rect = new QCPAxisRect(this);
     lane.rect->setLayer(QStringLiteral("background")); // its fill under the "grid" layer's shading bands
     plotLayout()->addElement(plotLayout()->rowCount(), 0, lane.rect);
@@ -130,14 +196,15 @@ void TimelinePlot::buildLane(size_t device) {
     lane.bands[int(Series::Active)] =
         makeBand(x, y, tr("active (incl. pending free)"), r.active, r.initial.active, t);
     lane.bands[int(Series::Allocated)] = makeBand(x, y, tr("allocated"), r.allocated, r.initial.allocated, t);
-    if (device == 0) { // one horizontal legend above the lanes, never over the data
+    if (lanes_.empty()) { // one horizontal legend above the lanes, never over the data
         legend_ = new QCPLegend;
         auto* top = new QCPLayoutGrid;
         plotLayout()->insertRow(0);
         plotLayout()->addElement(0, 0, top);
         plotLayout()->setRowStretchFactor(0, 0.001);
         top->addElement(0, 0, legend_);
-        top->addElement(0, 1, new QCPTextElement(this, QString())); // a spacer keeps the legend compact
+        notice_ = new QCPTextElement(this, QString()); // also a spacer: it keeps the legend compact
+        top->addElement(0, 1, notice_);
         top->setColumnStretchFactor(0, 0.001);
         top->setColumnStretchFactor(1, 1);
         legend_->setFillOrder(QCPLayoutGrid::foColumnsFirst);
@@ -180,6 +247,7 @@ void TimelinePlot::buildLane(size_t device) {
         refreshData();
         emit visibleRangeChanged(want.lower, want.upper);
     });
+    laneOf_[device] = int(lanes_.size());
     lanes_.push_back(std::move(lane));
 }
 
@@ -333,12 +401,11 @@ QStringList TimelinePlot::legendNames() const {
 }
 
 // The shaded marks under a moment, named for the tooltip (the legend names the lines and ticks).
-QString TimelinePlot::marksAt(size_t lane, double seconds) const {
+QString TimelinePlot::marksAt(const Lane& l, double seconds) const {
     QStringList marks;
     auto inside = [seconds](const std::optional<QCPRange>& r) { return r && r->contains(seconds); };
     if (inside(selection_)) marks << tr("purple shading: the selected range (Shift+drag; Esc clears)");
     if (inside(growth_)) marks << tr("red shading: the growth region explained in the Leaks tab");
-    const Lane& l = lanes_[lane];
     if (l.lifetime->visible() && QCPRange(l.lifetime->topLeft->coords().x(), l.lifetime->bottomRight->coords().x()).contains(seconds))
         marks << tr("green bar: the lifetime of the block clicked in the block map");
     if (l.highlight->visible() &&
@@ -373,9 +440,10 @@ QCPItemRect* TimelinePlot::makeBandItem(QCPAxis* x, QCPAxis* y) {
     return r;
 }
 
-QCPGraph* TimelinePlot::seriesGraph(size_t lane, Series s, bool upper) const {
-    const Band& b = lanes_.at(lane).bands[int(s)];
-    return upper ? b.hi : b.lo;
+QCPGraph* TimelinePlot::seriesGraph(size_t device, Series s, bool upper) const {
+    const Lane* l = laneOf(device);
+    if (!l) return nullptr;
+    return upper ? l->bands[int(s)].hi : l->bands[int(s)].lo;
 }
 
 void TimelinePlot::applyColours() {
@@ -534,7 +602,8 @@ QString TimelinePlot::tooltipAt(size_t device, double seconds) const {
     s += tr("<br>allocated %1<br>active %2<br>reserved %3<br>cached %4")
              .arg(formatBytes(double(v.allocated)), formatBytes(double(v.active)),
                   formatBytes(double(v.reserved)), formatBytes(double(v.reserved - v.allocated)));
-    return s + marksAt(device, seconds);
+    const Lane* l = laneOf(device);
+    return l ? s + marksAt(*l, seconds) : s;
 }
 
 TimelinePlot::ExportScope::ExportScope(TimelinePlot* plot) : plot_(plot) {
@@ -570,12 +639,13 @@ void TimelinePlot::setCursorTime(double seconds) {
 }
 
 void TimelinePlot::setHighlightedEvent(int device, size_t event, bool reveal) {
-    for (size_t i = 0; i < lanes_.size(); ++i) {
-        const bool here = analysis_->trace(i).device == device && event < analysis_->trace(i).eventCount();
-        lanes_[i].highlight->setVisible(here);
+    for (Lane& l : lanes_) {
+        const DeviceTrace& trace = analysis_->trace(l.device);
+        const bool here = trace.device == device && event < trace.eventCount();
+        l.highlight->setVisible(here);
         if (!here) continue;
-        const double t = double(analysis_->trace(i).timeUs[event] - originUs_) / 1e6;
-        lanes_[i].highlight->point1->setCoords(t, 0), lanes_[i].highlight->point2->setCoords(t, 1);
+        const double t = double(trace.timeUs[event] - originUs_) / 1e6;
+        l.highlight->point1->setCoords(t, 0), l.highlight->point2->setCoords(t, 1);
         const QCPRange r = visibleRange();
         if (reveal && (t < r.lower || t > r.upper))
             setVisibleRange(QCPRange(t - r.size() / 2, t + r.size() / 2));
@@ -585,36 +655,38 @@ void TimelinePlot::setHighlightedEvent(int device, size_t event, bool reveal) {
 
 void TimelinePlot::setSelection(std::optional<QCPRange> r) {
     selection_ = r;
-    for (auto& l : lanes_) {
-        l.selection->setVisible(r.has_value());
-        if (r) l.selection->topLeft->setCoords(r->lower, 0), l.selection->bottomRight->setCoords(r->upper, 1);
-    }
+    for (auto& l : lanes_) showSpan(l.selection, r);
     replot(QCustomPlot::rpQueuedReplot);
     emit selectionChanged(r ? r->lower : 0, r ? r->upper : 0);
 }
 
 void TimelinePlot::setGrowthRegion(std::optional<QCPRange> r) {
     growth_ = r;
-    for (auto& l : lanes_) {
-        l.growth->setVisible(r.has_value());
-        if (r) l.growth->topLeft->setCoords(r->lower, 0), l.growth->bottomRight->setCoords(r->upper, 1);
-    }
+    for (auto& l : lanes_) showSpan(l.growth, r);
     replot(QCustomPlot::rpQueuedReplot);
 }
 
-void TimelinePlot::setRegions(size_t lane, const QVector<RegionSpan>& spans) {
-    if (lane >= lanes_.size()) return;
-    lanes_[lane].regions.set(spans);
-    lanes_[lane].hovered = -1;
-    lanes_[lane].hover->setVisible(false);
+void TimelinePlot::setRegions(size_t device, const QVector<RegionSpan>& spans) {
+    Lane* l = laneOf(device);
+    if (!l) return;
+    l->regions.set(spans);
+    l->hovered = -1;
+    l->hover->setVisible(false);
     replot(QCustomPlot::rpQueuedReplot);
 }
 
-std::optional<RegionSpan> TimelinePlot::regionAt(size_t lane, double seconds) const {
-    return lane < lanes_.size() ? lanes_[lane].regions.at(seconds) : std::nullopt;
+std::optional<RegionSpan> TimelinePlot::regionAt(size_t device, double seconds) const {
+    const Lane* l = laneOf(device);
+    return l ? l->regions.at(seconds) : std::nullopt;
 }
 
-// Bands the region under the mouse on its lane (one lookup in a small sorted vector per move).
+int TimelinePlot::hoveredRegion(size_t device) const {
+    const Lane* l = laneOf(device);
+    return l ? l->hovered : -1;
+}
+
+// Bands the region under the mouse on its lane (an index into lanes_; one lookup in a small sorted
+// vector per move).
 void TimelinePlot::hoverRegion(size_t lane, double seconds) {
     for (size_t i = 0; i < lanes_.size(); ++i) {
         Lane& l = lanes_[i];
@@ -625,9 +697,10 @@ void TimelinePlot::hoverRegion(size_t lane, double seconds) {
     }
 }
 
-void TimelinePlot::setMarkedTimes(size_t lane, const QVector<double>& seconds) {
-    if (lane >= lanes_.size()) return;
-    Lane& l = lanes_[lane];
+void TimelinePlot::setMarkedTimes(size_t device, const QVector<double>& seconds) {
+    Lane* lane = laneOf(device);
+    if (!lane) return;
+    Lane& l = *lane;
     if (!l.marks) { // impulses on a hidden axis: 0..1 is the bottom 4 % of the lane
         QCPAxis* hidden = l.rect->addAxis(QCPAxis::atRight);
         hidden->setVisible(false);
@@ -646,11 +719,12 @@ void TimelinePlot::setMarkedTimes(size_t lane, const QVector<double>& seconds) {
     replot(QCustomPlot::rpQueuedReplot);
 }
 
-void TimelinePlot::setFragmentation(size_t lane, const QVector<QCPGraphData>& largestFree,
+void TimelinePlot::setFragmentation(size_t device, const QVector<QCPGraphData>& largestFree,
                                     const QVector<double>& newSegmentAt,
                                     const QVector<QCPGraphData>& fragments) {
-    if (lane >= lanes_.size()) return;
-    Lane& l = lanes_[lane];
+    Lane* lane = laneOf(device);
+    if (!lane) return;
+    Lane& l = *lane;
     const auto c = TimelineColours::forPalette(palette());
     if (!l.largestFree) {
         l.largestFree = addGraph(l.rect->axis(QCPAxis::atBottom), l.rect->axis(QCPAxis::atLeft));
@@ -686,13 +760,11 @@ void TimelinePlot::setFragmentation(size_t lane, const QVector<QCPGraphData>& la
     replot(QCustomPlot::rpQueuedReplot);
 }
 
-void TimelinePlot::setLifetime(size_t lane, std::optional<QCPRange> span) {
-    for (size_t i = 0; i < lanes_.size(); ++i) {
-        const bool here = i == lane && span.has_value();
-        lanes_[i].lifetime->setVisible(here);
-        if (here)
-            lanes_[i].lifetime->topLeft->setCoords(span->lower, 0.96),
-                lanes_[i].lifetime->bottomRight->setCoords(span->upper, 1.0);
+void TimelinePlot::setLifetime(size_t device, std::optional<QCPRange> span) {
+    for (Lane& l : lanes_) {
+        const bool here = l.device == device && span.has_value();
+        l.lifetime->setVisible(here);
+        if (here) l.lifetime->topLeft->setCoords(span->lower, 0.96), l.lifetime->bottomRight->setCoords(span->upper, 1.0);
     }
     replot(QCustomPlot::rpQueuedReplot);
 }
@@ -713,18 +785,16 @@ void TimelinePlot::mouseMoveEvent(QMouseEvent* e) {
     if (selectAnchor_) {
         const QCPRange r(std::min(*selectAnchor_, t), std::max(*selectAnchor_, t));
         selection_ = r;
-        for (auto& l : lanes_) {
-            l.selection->setVisible(true);
-            l.selection->topLeft->setCoords(r.lower, 0), l.selection->bottomRight->setCoords(r.upper, 1);
-        }
+        for (auto& l : lanes_) showSpan(l.selection, r);
     } else {
         QCustomPlot::mouseMoveEvent(e);
     }
     const size_t lane = laneAt(e->position());
     hoverRegion(selectAnchor_ ? SIZE_MAX : lane, t); // no band while a range is being dragged
     setCursorTime(t);
-    QString tip = tooltipAt(lane, t);
-    if (const auto r = regionAt(lane, t); r && !selectAnchor_)
+    const size_t device = lanes_[lane].device;
+    QString tip = tooltipAt(device, t);
+    if (const auto r = regionAt(device, t); r && !selectAnchor_)
         tip = tr("<b>%1</b> \u2014 click to select<br>").arg(r->label.toHtmlEscaped()) + tip;
     QToolTip::showText(e->globalPosition().toPoint(), tip, this);
     emit cursorMoved(t);
@@ -746,10 +816,10 @@ void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
     if (now.lower != rangeAtPress_.lower || now.upper != rangeAtPress_.upper)
         rememberRange(rangeAtPress_);
     else if (!lanes_.empty() && e->button() == Qt::LeftButton) {
-        const size_t lane = laneAt(e->position());
+        const size_t device = lanes_[laneAt(e->position())].device;
         const double t = timeAt(e->position());
-        emit laneClicked(lane); // that device's events, regions and blocks are shown from now on
-        if (const auto r = regionAt(lane, t)) emit regionClicked(lane, r->id); // a click on a ramp
+        emit laneClicked(device); // that device's events, regions and blocks are shown from now on
+        if (const auto r = regionAt(device, t)) emit regionClicked(device, r->id); // a click on a ramp
         emit timeClicked(t);
     }
 }

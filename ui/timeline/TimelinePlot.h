@@ -1,5 +1,5 @@
 #pragma once
-// The allocated / active / reserved timeline: one axis rect per device with linked time axes,
+// The allocated / active / reserved timeline: one axis rect (lane) per device with linked time axes,
 // level-of-detail data per repaint, the cached part shaded, OOM and annotation markers, a cursor
 // with a tooltip, wheel zoom, drag pan, Ctrl-drag rubber-band zoom, Shift-drag range selection,
 // double-click to fit and a zoom history.
@@ -28,8 +28,16 @@ class TimelinePlot : public QCustomPlot {
     // (TimelineGrow.cpp) instead of rebuilding the lanes.
     void grow(AnalysisPtr grown);
 
-    void setAnalysis(AnalysisPtr analysis);
+    // `keepDevice`: a device that gets a lane even when it is not among the busiest.
+    void setAnalysis(AnalysisPtr analysis, size_t keepDevice = SIZE_MAX);
     AnalysisPtr analysis() const { return analysis_; }
+    // At most this many lanes: past it each would be a few pixels high and every repaint would draw
+    // them all (a file may list 1024 devices). Beyond it the busiest devices get lanes, and a device
+    // picked elsewhere (the Device box) takes the place of the least busy one. Every method below
+    // takes a device index; one without a lane ignores marks and has no regions.
+    static constexpr size_t kMaxLanes = 4;
+    std::vector<size_t> shownDevices() const; // ascending
+    void showDevice(size_t device);           // gives it a lane if it has none (rebuilds the lanes)
     int64_t originUs() const { return originUs_; }
 
     QCPRange visibleRange() const;
@@ -44,14 +52,14 @@ class TimelinePlot : public QCustomPlot {
     void setGrowthRegion(std::optional<QCPRange> r);
     std::optional<QCPRange> growthRegion() const { return growth_; }
     // The growth regions of a lane: hovering one bands it and names it, clicking it emits regionClicked.
-    void setRegions(size_t lane, const QVector<RegionSpan>& spans);
-    std::optional<RegionSpan> regionAt(size_t lane, double seconds) const;
-    int hoveredRegion(size_t lane) const { return lane < lanes_.size() ? lanes_[lane].hovered : -1; }
+    void setRegions(size_t device, const QVector<RegionSpan>& spans);
+    std::optional<RegionSpan> regionAt(size_t device, double seconds) const;
+    int hoveredRegion(size_t device) const;
     // Ticks along the bottom of a device's lane at these times (a group's allocations); empty clears.
-    void setMarkedTimes(size_t lane, const QVector<double>& seconds);
+    void setMarkedTimes(size_t device, const QVector<double>& seconds);
     // Fragmentation on a lane: the largest free block over time (dotted), and red ticks along the
     // top where a request of the chosen size would have needed a new segment. Empty hides them.
-    void setFragmentation(size_t lane, const QVector<QCPGraphData>& largestFree,
+    void setFragmentation(size_t device, const QVector<QCPGraphData>& largestFree,
                           const QVector<double>& newSegmentAt, const QVector<QCPGraphData>& fragments);
     // Overlays over allocated and reserved, each behind a View toggle and off at first: the active
     // series, the fragmentation series and the annotations. The legend lists only what is drawn.
@@ -61,7 +69,7 @@ class TimelinePlot : public QCustomPlot {
     void setFragmentationVisible(bool on) { setOverlayVisible(Overlay::Fragmentation, on); }
     QStringList legendNames() const; // the legend's entries in order
     // A block's lifetime (alloc to free, or to the end) shaded on a lane; nullopt hides it.
-    void setLifetime(size_t lane, std::optional<QCPRange> span);
+    void setLifetime(size_t device, std::optional<QCPRange> span);
     // A marker at one event (from the event list); `reveal` scrolls it into view.
     void setHighlightedEvent(int device, size_t event, bool reveal = true);
     // Values under a time for one device index: allocated, active, reserved.
@@ -69,7 +77,7 @@ class TimelinePlot : public QCustomPlot {
     size_t pointsDrawn() const { return pointsDrawn_; } // after the last refresh, all graphs
     enum class Series { Allocated, Active, Reserved };
     // The graph holding a series' per-column maxima (upper) or minima (lower) in a device lane.
-    QCPGraph* seriesGraph(size_t lane, Series s, bool upper) const;
+    QCPGraph* seriesGraph(size_t device, Series s, bool upper) const; // nullptr without a lane
     QString tooltipAt(size_t device, double seconds) const;
     // While one lives, the marks that belong to the mouse (cursor, hovered region, range being
     // selected) are hidden: exported images show the finding, not where the pointer was.
@@ -87,8 +95,9 @@ class TimelinePlot : public QCustomPlot {
 
   signals:
     void cursorMoved(double seconds);
-    void laneClicked(size_t lane);           // a click in a device's lane, first of the click's signals
-    void regionClicked(size_t lane, int id); // a click on a region set with setRegions, before timeClicked
+    void laneClicked(size_t device);           // a click in a device's lane, first of the click's signals
+    void regionClicked(size_t device, int id); // a click on a region set with setRegions, before timeClicked
+    void lanesChanged(); // another device got a lane: marks set on the lanes before are gone
     void timeClicked(double seconds);        // every click
     void selectionChanged(double from, double to); // from == to: cleared
     void visibleRangeChanged(double from, double to);
@@ -110,6 +119,7 @@ class TimelinePlot : public QCustomPlot {
         std::unique_ptr<TimelineLod> lod;
     };
     struct Lane {
+        size_t device = 0;
         QCPAxisRect* rect = nullptr;
         Band bands[3];                     // indexed by Series
         ColumnFill* allocatedBase = nullptr; // light fill from 0 to allocated
@@ -132,6 +142,10 @@ class TimelinePlot : public QCustomPlot {
     QCPItemRect* makeBandItem(QCPAxis* x, QCPAxis* y);
     void hoverRegion(size_t lane, double seconds);
     void clearLanes();
+    void buildLanes(const std::vector<size_t>& devices);
+    std::vector<size_t> devicesToShow() const;
+    Lane* laneOf(size_t device);
+    const Lane* laneOf(size_t device) const;
     Band makeBand(QCPAxis* x, QCPAxis* y, const QString& name, const std::vector<int64_t>& values,
                   int64_t initial, const DeviceTrace& t);
     void buildLane(size_t device);
@@ -142,7 +156,7 @@ class TimelinePlot : public QCustomPlot {
     void applyOverlays();
     void placeAnnotationLabels();
     void syncLegend();
-    QString marksAt(size_t lane, double seconds) const;
+    QString marksAt(const Lane& l, double seconds) const;
     void rememberRange(const QCPRange& previous);
     size_t laneAt(const QPointF& pos) const;
     double timeAt(const QPointF& pos) const;
@@ -151,7 +165,10 @@ class TimelinePlot : public QCustomPlot {
     AnalysisPtr analysis_;
     int64_t originUs_ = 0;
     std::vector<Lane> lanes_;
+    std::vector<int> laneOf_;       // device index -> index in lanes_, -1 without a lane
+    size_t pinned_ = SIZE_MAX;      // the device picked elsewhere: it keeps a lane
     QCPLegend* legend_ = nullptr;
+    QCPTextElement* notice_ = nullptr; // "8 of 1024 devices shown", beside the legend
     bool overlays_[3] = {false, false, false}; // indexed by Overlay
     std::vector<QCPRange> back_, forward_;
     std::optional<QCPRange> selection_;
