@@ -72,11 +72,12 @@ class LeaksPanel : public QWidget {
         std::shared_ptr<const LeakInputs> inputs; // lifetimes and regions, once per device
         AnalysisPtr analysis;                     // whose device `device` the inputs are of
         size_t device = 0;
-        // the first group's live bytes over time (event, bytes), found with the report off the GUI
-        // thread: the group shown first must not cost O(allocations) when the result arrives
-        std::vector<std::pair<uint32_t, int64_t>> firstGroupLive;
-        QVector<quint32> firstGroupEvents; // its alloc events and their times, for the marks: a
-        QVector<double> firstGroupTimes;   // leak's group at 100M events holds ~1M of them
+        // Found with the report off the GUI thread: the group shown first must not cost
+        // O(allocations) when the result arrives (a leak's group at 100M events holds ~1M).
+        std::vector<Category> kinds;                            // what each group mostly is
+        std::vector<std::pair<double, double>> firstGroupSpark; // its live bytes over time (s, bytes)
+        QVector<quint32> firstGroupEvents; // its alloc events and their times, for the marks
+        QVector<double> firstGroupTimes;
     };
     void present(Result result);
     void fillGroups();
@@ -89,8 +90,9 @@ class LeaksPanel : public QWidget {
     QVector<quint32> groupEvents(int row) const;
     static QVector<quint32> eventsOf(const std::vector<Allocation>& all, const SurvivorGroup& g);
     static QVector<double> timesOf(const DeviceTrace& t, int64_t originUs, const QVector<quint32>& events);
-    // A stack's live bytes after each of its allocations and frees, in event order.
-    static std::vector<std::pair<uint32_t, int64_t>> liveBytes(const DeviceCategories& device, StackId stack);
+    // A stack's live bytes after each of its allocations and frees, in event order: (seconds, bytes).
+    static std::vector<std::pair<double, double>> liveBytes(const DeviceCategories& device, const DeviceTrace& t,
+                                                            int64_t originUs, StackId stack);
     double secondsAt(uint32_t event) const;
 
     AnalysisPtr analysis_;

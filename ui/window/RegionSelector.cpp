@@ -91,13 +91,10 @@ void RegionSelector::apply(const GrowthRegion& r, int index, bool explain, bool 
     const double from = seconds(r.first), to = seconds(r.last);
     timeline_->setGrowthRegion(QCPRange(from, to));
     leaks_->regionList()->selectRegion(index);
-    // the block map at the ramp's top, where every kept block is alive, those blocks marked
+    // the block map at the ramp's top, where every kept block is alive; the explanation marks the
+    // blocks of its top group (the earlier marks go now: they belonged to another selection)
     session_->setMoment(size_t(r.last) + 1);
-    std::vector<uint32_t> events;
-    const auto& lifetimes = leaks_->lifetimes();
-    for (uint32_t a : r.allocations)
-        if (a < lifetimes.size()) events.push_back(lifetimes[a].alloc);
-    blockMap_->markAllocations(std::move(events));
+    blockMap_->markAllocations({});
     if (explain) leaks_->analyseRegion(analysis_, device_, r, !byUser);
     QString sentence = tr("%1, %2 s \u2013 %3 s").arg(RegionTableModel::describe(r)).arg(from, 0, 'f', 3).arg(to, 0, 'f', 3);
     if (!r.releasedBy.empty()) sentence += tr("; released: %1").arg(QString::fromStdString(r.releasedBy));
