@@ -1,6 +1,7 @@
 #include "ForwardReplay.h"
 
 #include "util/Cancelled.h"
+#include "util/HugePages.h"
 
 #include <algorithm>
 
@@ -24,7 +25,7 @@ bool ForwardReplay::extend(const DeviceTrace& t, std::span<const uint64_t> strea
         out.initial = out.peak = st_.totals();
     }
     const size_t n = t.eventCount();
-    out.allocated.resize(n), out.active.resize(n), out.reserved.resize(n);
+    for (auto* series : {&out.allocated, &out.active, &out.reserved}) reserveHuge(*series, n), series->resize(n);
     for (size_t i = applied_; i < n; ++i) {
         if (cancel && (i & 0xffff) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
         if (i == nextCheckpoint_) checkpoint(i, out);

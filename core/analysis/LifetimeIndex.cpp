@@ -1,5 +1,7 @@
 #include "LifetimeIndex.h"
 
+#include "CountingSort.h"
+
 #include <algorithm>
 #include <bit>
 
@@ -14,12 +16,8 @@ size_t LifetimeIndex::classOf(const Allocation& a) {
 }
 
 LifetimeIndex::LifetimeIndex(const std::vector<Allocation>& all) {
-    offsets_.assign(kClasses + 1, 0); // a counting sort: stable, so each class stays in alloc order
-    for (const Allocation& a : all) ++offsets_[classOf(a) + 1];
-    for (size_t c = 1; c < offsets_.size(); ++c) offsets_[c] += offsets_[c - 1];
-    indices_.resize(all.size());
-    std::vector<uint32_t> next(offsets_.begin(), offsets_.end() - 1);
-    for (size_t i = 0; i < all.size(); ++i) indices_[next[classOf(all[i])]++] = static_cast<uint32_t>(i);
+    // stable: each class stays in alloc order
+    countingSort(all.size(), kClasses, [&](size_t i) { return classOf(all[i]); }, offsets_, indices_);
 }
 
 std::vector<uint32_t> LifetimeIndex::aliveAt(const std::vector<Allocation>& all, uint32_t first, uint32_t last,

@@ -1,12 +1,13 @@
 #include "Lifetimes.h"
 
 #include "model/FlatMap.h"
+#include "util/HugePages.h"
 
 namespace vs {
 
 std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r) {
     std::vector<Allocation> out;
-    out.reserve(r.blockSize.size());
+    reserveHuge(out, r.blockSize.size());
     FlatMap open; // block address -> index into out, while not completely freed
     size_t nextSize = 0;
     for (size_t i = 0; i < t.eventCount(); ++i) {

@@ -15,12 +15,6 @@ size_t DeviceTrace::find(Action a, size_t from) const {
     return at ? size_t(static_cast<const Action*>(at) - action.data()) : action.size();
 }
 
-// Huge pages under a big column (util/HugePages.h: first-touch faults cost as much as decoding).
-template <class T> static void reserveHuge(std::vector<T>& v, size_t n) {
-    v.reserve(n);
-    adviseHugePages(v);
-}
-
 // The room past size() inside the vector's own allocation: no allocator bookkeeping lives there,
 // and the pages read back as zeros if touched again.
 template <class T> static void releaseSpare(std::vector<T>& v) {
