@@ -149,6 +149,24 @@ class TestCategories : public QObject {
         }
     }
 
+    // The frees pairAllocations reports on the way are every freed allocation once, in event order:
+    // what sorting the allocations by their free gives (the category series are built from them).
+    void freesComeInEventOrder_data() { categoriesAddUpToAllocated_data(); }
+    void freesComeInEventOrder() {
+        QFETCH(QString, name);
+        const auto a = open(name);
+        for (size_t d = 0; d < a->deviceCount(); ++d) {
+            std::vector<std::pair<uint32_t, uint32_t>> frees;
+            const auto all = pairAllocations(a->trace(d), a->replay(d), &frees);
+            std::vector<std::pair<uint32_t, uint32_t>> sorted;
+            for (uint32_t k = 0; k < all.size(); ++k)
+                if (all[k].freeRequested != kNoEvent) sorted.emplace_back(all[k].freeRequested, k);
+            std::sort(sorted.begin(), sorted.end());
+            QVERIFY(!sorted.empty());
+            QVERIFY(frees == sorted);
+        }
+    }
+
     // Lightning steps the optimizer with a closure that runs forward and backward inside it: the
     // innermost phase counts, so the activations of that forward are activations, not state.
     void nestedPhasesTakeTheInnermost() {

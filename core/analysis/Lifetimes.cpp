@@ -5,9 +5,15 @@
 
 namespace vs {
 
-std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r) {
+std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r,
+                                        std::vector<std::pair<uint32_t, uint32_t>>* frees) {
     std::vector<Allocation> out;
     reserveHuge(out, r.blockSize.size());
+    if (frees) reserveHuge(*frees, r.blockSize.size()); // at most one per allocation; untouched room costs nothing
+    auto freeRequested = [&](uint32_t a, uint32_t e) {
+        out[a].freeRequested = e;
+        if (frees) frees->emplace_back(e, a);
+    };
     FlatMap open; // block address -> index into out, while not completely freed
     size_t nextSize = 0;
     for (size_t i = 0; i < t.eventCount(); ++i) {
@@ -25,11 +31,11 @@ std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult
         case Action::FreeRequested:
             if (const uint32_t a = open.find(t.addr[i]);
                 a != FlatMap::kMissing && out[a].freeRequested == kNoEvent)
-                out[a].freeRequested = e;
+                freeRequested(a, e);
             break;
         case Action::FreeCompleted:
             if (const uint32_t a = open.find(t.addr[i]); a != FlatMap::kMissing) {
-                if (out[a].freeRequested == kNoEvent) out[a].freeRequested = e; // free_requested not recorded
+                if (out[a].freeRequested == kNoEvent) freeRequested(a, e); // free_requested not recorded
                 out[a].freeCompleted = e;
                 open.erase(t.addr[i]);
             }

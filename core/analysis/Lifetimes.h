@@ -20,6 +20,9 @@ struct Allocation {
     }
 };
 
-std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r);
+// `frees`, when given, receives (freeRequested event, allocation) of every freed allocation in event
+// order: what a sort of the allocations by free would give, found on the way.
+std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r,
+                                        std::vector<std::pair<uint32_t, uint32_t>>* frees = nullptr);
 
 } // namespace vs
