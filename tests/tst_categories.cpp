@@ -149,6 +149,32 @@ class TestCategories : public QObject {
         }
     }
 
+    // The totals by category at a moment (a checkpoint plus what was made and freed since) equal a
+    // sum over the allocations alive then, at and around the checkpoints and between them.
+    void categoryTotalsEqualTheAliveAllocations_data() {
+        QTest::addColumn<QString>("name");
+        for (const char* n : {"resnet_both", "lightning_phases", "hf_both"}) QTest::newRow(n) << n; // several checkpoints
+    }
+    void categoryTotalsEqualTheAliveAllocations() {
+        QFETCH(QString, name);
+        const auto a = open(name);
+        const auto& cats = *a->categories(0);
+        const size_t n = a->trace(0).eventCount();
+        QVERIFY(n > 2 * DeviceCategories::kCheckpointEvery);
+        std::vector<size_t> moments{0, n - 1};
+        for (size_t k = DeviceCategories::kCheckpointEvery; k + 1 < n; k += DeviceCategories::kCheckpointEvery)
+            moments.insert(moments.end(), {k - 1, k, k + 1});
+        for (size_t e = 0; e < n; e += std::max<size_t>(1, n / 300)) moments.push_back(e);
+        for (size_t e : moments) {
+            std::array<int64_t, kCategoryCount> alive{};
+            for (size_t k = 0; k < cats.allocations.size(); ++k)
+                if (cats.allocations[k].aliveAt(uint32_t(e)))
+                    alive[static_cast<size_t>(cats.category[k])] += int64_t(cats.allocations[k].bytes);
+            alive[static_cast<size_t>(Category::Unknown)] += cats.before;
+            QVERIFY2(cats.at(uint32_t(e)) == alive, qPrintable(QString::number(e)));
+        }
+    }
+
     // The frees pairAllocations reports on the way are every freed allocation once, in event order:
     // what sorting the allocations by their free gives (the category series are built from them).
     void freesComeInEventOrder_data() { categoriesAddUpToAllocated_data(); }

@@ -135,24 +135,19 @@ Category byPhases(const PhaseWindows& w, int64_t allocUs, int64_t freeUs, int64_
     return Category::Unknown;
 }
 
-// `ends`: (freeRequested event, allocation) of the freed allocations in event order (pairAllocations).
-void fillSeries(const DeviceTrace& t, DeviceCategories& out, const std::vector<std::pair<uint32_t, uint32_t>>& ends) {
-    // Each series sized first: grown by doubling, its copies into fresh pages were 2/3 of
-    // classifying 20M events (3.8 s).
-    std::array<size_t, kCategoryCount> changes{};
-    for (uint32_t k = 0; k < out.allocations.size(); ++k)
-        changes[static_cast<size_t>(out.category[k])] += 1 + (out.allocations[k].freeRequested != kNoEvent);
-    for (size_t c = 0; c < kCategoryCount; ++c) reserveHuge(out.series[c], changes[c]);
+// The category totals before every kCheckpointEvery-th event (out.frees: the frees in event order).
+void fillCheckpoints(const DeviceTrace& t, DeviceCategories& out) {
+    const auto& all = out.allocations;
     std::array<int64_t, kCategoryCount> bytes{};
-    size_t a = 0, e = 0;
+    size_t a = 0, f = 0;
+    out.checkpoints.reserve(t.eventCount() / DeviceCategories::kCheckpointEvery + 1);
     for (uint32_t i = 0; i < t.eventCount(); ++i) {
-        auto change = [&](uint32_t k, int64_t sign) {
-            const auto c = static_cast<size_t>(out.category[k]);
-            bytes[c] += sign * int64_t(out.allocations[k].bytes);
-            out.series[c].emplace_back(i, bytes[c]);
-        };
-        for (; a < out.allocations.size() && out.allocations[a].alloc == i; ++a) change(uint32_t(a), +1);
-        for (; e < ends.size() && ends[e].first == i; ++e) change(ends[e].second, -1);
+        if (i % DeviceCategories::kCheckpointEvery == 0) out.checkpoints.push_back(bytes);
+        for (; a < all.size() && all[a].alloc == i; ++a) bytes[static_cast<size_t>(out.category[a])] += int64_t(all[a].bytes);
+        for (; f < out.frees.size() && out.frees[f].first == i; ++f) {
+            const uint32_t k = out.frees[f].second;
+            bytes[static_cast<size_t>(out.category[k])] -= int64_t(all[k].bytes);
+        }
     }
 }
 
@@ -161,8 +156,7 @@ void fillSeries(const DeviceTrace& t, DeviceCategories& out, const std::vector<s
 DeviceCategories classifyDevice(const Capture& c, size_t device, const ReplayResult& replay) {
     const DeviceTrace& t = c.devices[device];
     DeviceCategories out;
-    std::vector<std::pair<uint32_t, uint32_t>> ends; // the frees in event order, for the series
-    out.allocations = pairAllocations(t, replay, &ends);
+    out.allocations = pairAllocations(t, replay, &out.frees);
     out.byStack = StackAllocations(out.allocations);
     out.byLifetime = LifetimeIndex(out.allocations);
     out.category.assign(out.allocations.size(), Category::Unknown);
@@ -187,7 +181,7 @@ DeviceCategories classifyDevice(const Capture& c, size_t device, const ReplayRes
                                        parameterSizes.count(t.size[al.alloc]) != 0);
             out.basis[k] = CategoryBasis::Phase;
         }
-    fillSeries(t, out, ends);
+    fillCheckpoints(t, out);
     if (!replay.allocated.empty()) {
         // allocated after the first event minus what that event itself changed
         const auto first = out.at(0);
@@ -200,11 +194,17 @@ DeviceCategories classifyDevice(const Capture& c, size_t device, const ReplayRes
 
 std::array<int64_t, kCategoryCount> DeviceCategories::at(uint32_t event) const {
     std::array<int64_t, kCategoryCount> v{};
-    for (size_t c = 0; c < kCategoryCount; ++c) {
-        const auto& s = series[c];
-        auto it = std::upper_bound(s.begin(), s.end(), event,
-                                   [](uint32_t e, const std::pair<uint32_t, int64_t>& p) { return e < p.first; });
-        v[c] = it == s.begin() ? 0 : std::prev(it)->second;
+    if (!checkpoints.empty()) {
+        const size_t j = std::min<size_t>((uint64_t(event) + 1) / kCheckpointEvery, checkpoints.size() - 1);
+        v = checkpoints[j];
+        const auto from = static_cast<uint32_t>(j * kCheckpointEvery); // then events from..event
+        auto a = std::lower_bound(allocations.begin(), allocations.end(), from,
+                                  [](const Allocation& x, uint32_t e) { return x.alloc < e; });
+        for (; a != allocations.end() && a->alloc <= event; ++a)
+            v[static_cast<size_t>(category[size_t(a - allocations.begin())])] += int64_t(a->bytes);
+        auto f = std::lower_bound(frees.begin(), frees.end(), std::pair<uint32_t, uint32_t>(from, 0));
+        for (; f != frees.end() && f->first <= event; ++f)
+            v[static_cast<size_t>(category[f->second])] -= int64_t(allocations[f->second].bytes);
     }
     v[static_cast<size_t>(Category::Unknown)] += before;
     return v;
