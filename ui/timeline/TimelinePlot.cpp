@@ -126,7 +126,10 @@ void TimelinePlot::showDevice(size_t device) {
     if (!analysis_ || device >= analysis_->deviceCount() || laneOf(device)) return;
     pinned_ = device;
     const QCPRange shown = visibleRange();
+    for (Lane& l : lanes_)
+        for (int s = 0; s < 3; ++s) keptLods_[l.device][size_t(s)] = std::move(l.bands[s].lod);
     buildLanes(devicesToShow());
+    keptLods_.clear();
     setVisibleRange(shown, false);
     refreshData(); // in case the range did not change (its signal refreshes too)
     emit lanesChanged();
@@ -192,10 +195,14 @@ void TimelinePlot::buildLane(size_t device) {
     };
     lane.allocatedBase = fill();
     lane.cachedFill = fill();
-    lane.bands[int(Series::Reserved)] = makeBand(x, y, tr("reserved"), r.reserved, r.initial.reserved, t);
-    lane.bands[int(Series::Active)] =
-        makeBand(x, y, tr("active (incl. pending free)"), r.active, r.initial.active, t);
-    lane.bands[int(Series::Allocated)] = makeBand(x, y, tr("allocated"), r.allocated, r.initial.allocated, t);
+    auto kept = keptLods_.extract(device);
+    auto lod = [&kept](Series s) { return kept ? std::move(kept.mapped()[size_t(s)]) : nullptr; };
+    lane.bands[int(Series::Reserved)] =
+        makeBand(lod(Series::Reserved), x, y, tr("reserved"), r.reserved, r.initial.reserved, t);
+    lane.bands[int(Series::Active)] = makeBand(lod(Series::Active), x, y, tr("active (incl. pending free)"),
+                                               r.active, r.initial.active, t);
+    lane.bands[int(Series::Allocated)] =
+        makeBand(lod(Series::Allocated), x, y, tr("allocated"), r.allocated, r.initial.allocated, t);
     if (lanes_.empty()) { // one horizontal legend above the lanes, never over the data
         legend_ = new QCPLegend;
         auto* top = new QCPLayoutGrid;
@@ -414,7 +421,8 @@ QString TimelinePlot::marksAt(const Lane& l, double seconds) const {
     return marks.isEmpty() ? QString() : QStringLiteral("<br><span style='color:gray'>") + marks.join(QStringLiteral("<br>")) + QStringLiteral("</span>");
 }
 
-TimelinePlot::Band TimelinePlot::makeBand(QCPAxis* x, QCPAxis* y, const QString& name,
+TimelinePlot::Band TimelinePlot::makeBand(std::unique_ptr<TimelineLod> kept, QCPAxis* x, QCPAxis* y,
+                                          const QString& name,
                                           const std::vector<int64_t>& values, int64_t initial,
                                           const DeviceTrace& t) {
     Band b;
@@ -424,7 +432,7 @@ TimelinePlot::Band TimelinePlot::makeBand(QCPAxis* x, QCPAxis* y, const QString&
     b.hi->setName(name);
     b.lo = addGraph(x, y);
     b.lo->removeFromLegend();
-    b.lod = std::make_unique<TimelineLod>(t.timeUs, values, initial, originUs_);
+    b.lod = kept ? std::move(kept) : std::make_unique<TimelineLod>(t.timeUs, values, initial, originUs_);
     return b;
 }
 

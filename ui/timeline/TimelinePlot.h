@@ -10,6 +10,8 @@
 
 #include <qcustomplot.h>
 
+#include <array>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -146,7 +148,9 @@ class TimelinePlot : public QCustomPlot {
     std::vector<size_t> devicesToShow() const;
     Lane* laneOf(size_t device);
     const Lane* laneOf(size_t device) const;
-    Band makeBand(QCPAxis* x, QCPAxis* y, const QString& name, const std::vector<int64_t>& values,
+    // `kept`: the device's level of detail from a lane being rebuilt (built again when null).
+    Band makeBand(std::unique_ptr<TimelineLod> kept, QCPAxis* x, QCPAxis* y, const QString& name,
+                  const std::vector<int64_t>& values,
                   int64_t initial, const DeviceTrace& t);
     void buildLane(size_t device);
     void refreshData(bool replotAfter = true);
@@ -166,6 +170,9 @@ class TimelinePlot : public QCustomPlot {
     int64_t originUs_ = 0;
     std::vector<Lane> lanes_;
     std::vector<int> laneOf_;       // device index -> index in lanes_, -1 without a lane
+    // While lanes are rebuilt for a picked device: the levels of detail of the devices that keep a
+    // lane (by device, indexed by Series), so only the picked device's is built (O(its events)).
+    std::map<size_t, std::array<std::unique_ptr<TimelineLod>, 3>> keptLods_;
     size_t pinned_ = SIZE_MAX;      // the device picked elsewhere: it keeps a lane
     QCPLegend* legend_ = nullptr;
     QCPTextElement* notice_ = nullptr; // "8 of 1024 devices shown", beside the legend
