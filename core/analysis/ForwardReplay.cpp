@@ -25,7 +25,12 @@ bool ForwardReplay::extend(const DeviceTrace& t, std::span<const uint64_t> strea
         out.initial = out.peak = st_.totals();
     }
     const size_t n = t.eventCount();
-    for (auto* series : {&out.allocated, &out.active, &out.reserved}) reserveHuge(*series, n), series->resize(n);
+    for (auto* series : {&out.allocated, &out.active, &out.reserved}) {
+        // The whole capture at once: on huge pages. A live session's series grow through ColumnRegrow
+        // (plain pages, a doubled buffer filled ahead): no advice, no exact-size reserve per refresh.
+        if (series->empty()) reserveHuge(*series, n);
+        series->resize(n);
+    }
     for (size_t i = applied_; i < n; ++i) {
         if (cancel && (i & 0xffff) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
         if (i == nextCheckpoint_) checkpoint(i, out);
