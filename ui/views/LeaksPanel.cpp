@@ -33,6 +33,11 @@
 namespace vs::ui {
 namespace {
 
+// Seconds since the capture's origin of an event (0 past the trace): the panel's one clock.
+double secondsOf(const DeviceTrace& t, int64_t originUs, uint32_t event) {
+    return event < t.eventCount() ? double(t.timeUs[event] - originUs) / 1e6 : 0.0;
+}
+
 // Draws a bar proportional to the row's share behind the text of a cost column.
 class CostBarDelegate : public QStyledItemDelegate {
   public:
@@ -257,7 +262,7 @@ const std::vector<Allocation>& LeaksPanel::lifetimes() const {
 
 double LeaksPanel::secondsAt(uint32_t event) const {
     const DeviceTrace& t = analysis_->trace(device_);
-    return event < t.eventCount() ? double(t.timeUs[event] - originUs_) / 1e6 : 0.0;
+    return secondsOf(t, originUs_, event);
 }
 
 void LeaksPanel::waitForResult() {
@@ -365,7 +370,7 @@ std::vector<std::pair<double, double>> LeaksPanel::liveBytes(const DeviceCategor
     points.reserve(steps.size());
     int64_t live = 0;
     for (const auto& [e, d] : steps)
-        points.emplace_back(e < t.eventCount() ? double(t.timeUs[e] - originUs) / 1e6 : 0.0, double(live += d));
+        points.emplace_back(secondsOf(t, originUs, e), double(live += d));
     return points;
 }
 
@@ -378,7 +383,7 @@ QVector<quint32> LeaksPanel::groupEvents(int row) const {
 QVector<double> LeaksPanel::timesOf(const DeviceTrace& t, int64_t originUs, const QVector<quint32>& events) {
     QVector<double> times;
     times.reserve(events.size());
-    for (quint32 e : events) times.push_back(e < t.eventCount() ? double(t.timeUs[e] - originUs) / 1e6 : 0.0);
+    for (quint32 e : events) times.push_back(secondsOf(t, originUs, e));
     return times;
 }
 
