@@ -36,7 +36,7 @@ struct Timeline {
     void update(const vs::CaptureAnalysis& a) {
         const auto& t = a.trace(0);
         const auto& r = a.replay(0);
-        const std::vector<int64_t>* series[3] = {&r.allocated, &r.active, &r.reserved};
+        const vs::CompactSeries* series[3] = {&r.allocated, &r.active, &r.reserved};
         for (int k = 0; k < 3; ++k) {
             if (lod[k])
                 lod[k]->extend(t.timeUs, *series[k]);

@@ -63,7 +63,7 @@ void compareDevice(const CaptureAnalysis& full, const CaptureAnalysis& win, size
         QCOMPARE(wt.timeUs[k], ft.timeUs[first + k]);
         QCOMPARE(win.replay(d).after(k), full.replay(d).after(first + k));
         if (wt.action[k] == Action::Alloc)
-            QCOMPARE(win.replay(d).blockSizeOf(uint32_t(k)), full.replay(d).blockSizeOf(uint32_t(first + k)));
+            QCOMPARE(win.replay(d).blockSizeOf(wt, uint32_t(k)), full.replay(d).blockSizeOf(ft, uint32_t(first + k)));
     }
     QCOMPARE(win.replay(d).inconsistencies, uint32_t(0));
     QVERIFY2(win.replay(d).finalMatchesSnapshot, win.replay(d).finalMismatch.c_str());

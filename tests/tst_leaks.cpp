@@ -36,7 +36,7 @@ class TestLeaks : public QObject {
 namespace {
 Allocation alloc(uint32_t at, uint32_t freedAt, uint64_t bytes, uint32_t stack,
                  uint32_t completedAt = kNoEvent) {
-    return {at, freedAt, completedAt == kNoEvent ? freedAt : completedAt, bytes, StackId{stack}};
+    return {at, freedAt, completedAt == kNoEvent ? freedAt : completedAt, StackId{stack}, bytes};
 }
 } // namespace
 

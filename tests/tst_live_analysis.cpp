@@ -66,7 +66,8 @@ void compare(const CaptureAnalysis& live, const CaptureAnalysis& oneShot, bool d
         QVERIFY(lr.allocated == orr.allocated);
         QVERIFY(lr.active == orr.active);
         QVERIFY(lr.reserved == orr.reserved);
-        QVERIFY(lr.blockSize == orr.blockSize);
+        QVERIFY(lr.blockSizeExceptions == orr.blockSizeExceptions);
+        QCOMPARE(lr.allocEvents, orr.allocEvents);
         if (!lt.hasFinalSnapshot) { // the live replay's checkpoints, against a one-shot one of the same
                                     // spacing
             const auto want = Replay::run(ot, oneShot.capture().streams, oneShot.rules(), nullptr, kSpacing);
@@ -232,10 +233,16 @@ void TestLiveAnalysis::lodExtendsLikeARebuild() {
         values.push_back(int64_t(x >> 40) - (1 << 23));
     }
     const std::span<const int64_t> t(times), v(values);
-    TimelineLod grown(t.first(0), v.first(0), 7, 0);
+    CompactSeries growing; // a new object at every step, as a live session's snapshots alternate
+    TimelineLod grown(t.first(0), growing, 7, 0);
+    std::vector<CompactSeries> kept;
+    kept.reserve(16); // the lod points at the latest
     for (size_t n : {1, 15, 16, 17, 255, 256, 4097, 65536, 65537, 70000}) {
-        grown.extend(t.first(n), v.first(n));
-        const TimelineLod fresh(t.first(n), v.first(n), 7, 0);
+        while (growing.size() < n) growing.push_back(v[growing.size()]);
+        const CompactSeries& now = kept.emplace_back(growing);
+        grown.extend(t.first(n), now);
+        const CompactSeries freshValues(v.first(n));
+        const TimelineLod fresh(t.first(n), freshValues, 7, 0);
         for (size_t a = 0; a < n; a += 1 + a / 3)
             for (size_t b : {a + 1, (a + n) / 2 + 1, n}) {
                 if (b <= a || b > n) continue;

@@ -19,7 +19,7 @@ void writeComposition(JsonWriter& j, const CaptureAnalysis& a, const Composition
     const DeviceTrace& t = a.trace(i);
     const auto& allocated = a.replay(i).allocated;
     if (allocated.empty()) return;
-    const size_t peak = size_t(std::max_element(allocated.begin(), allocated.end()) - allocated.begin());
+    const size_t peak = allocated.argMax(0, allocated.size());
     const CompositionAt at = comp.at(a, i, t.timeUs[peak]);
     j.key("categories_at_peak").beginObject();
     for (size_t c = 0; c < kCategoryCount; ++c) j.field(categoryName(Category(c)), at.categories[c]);

@@ -16,6 +16,7 @@ namespace vs {
 class AllocatorState {
   public:
     explicit AllocatorState(const AllocatorRules& rules) : rules_(rules) {}
+    const AllocatorRules& rules() const { return rules_; }
     static AllocatorState fromSegments(const std::vector<StateSegment>& segments,
                                        const AllocatorRules& rules);
 

@@ -63,9 +63,10 @@ void appendDelta(DeviceTrace& dst, const DeviceTrace& delta) {
 }
 
 void appendReplayTail(ReplayResult& dst, const ReplayResult& src) {
-    appendTail(dst.allocated, src.allocated), appendTail(dst.active, src.active);
-    appendTail(dst.reserved, src.reserved);
-    appendTail(dst.blockSize, src.blockSize);
+    dst.allocated.appendTail(src.allocated), dst.active.appendTail(src.active);
+    dst.reserved.appendTail(src.reserved);
+    appendTail(dst.blockSizeExceptions, src.blockSizeExceptions);
+    dst.rules = src.rules, dst.allocEvents = src.allocEvents;
     appendTail(dst.checkpoints, src.checkpoints);
     dst.initial = src.initial, dst.peak = src.peak, dst.final = src.final;
     dst.inconsistencies = src.inconsistencies;

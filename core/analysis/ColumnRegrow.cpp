@@ -28,8 +28,7 @@ template <class T> void regrow(std::vector<T>& v, std::vector<T>& next, size_t i
 template <class F> void ColumnRegrow::forEach(DeviceTrace& t, ReplayResult& r, F&& f) {
     f(t.timeUs, nextTrace_.timeUs), f(t.addr, nextTrace_.addr), f(t.size, nextTrace_.size);
     f(t.action, nextTrace_.action), f(t.stream, nextTrace_.stream), f(t.stack, nextTrace_.stack);
-    f(r.allocated, nextReplay_.allocated), f(r.active, nextReplay_.active);
-    f(r.reserved, nextReplay_.reserved), f(r.blockSize, nextReplay_.blockSize);
+    f(r.blockSizeExceptions, nextReplay_.blockSizeExceptions); // the series are chunked: they never move
 }
 
 void ColumnRegrow::prepare(DeviceTrace& trace, ReplayResult& replay, size_t incoming) {

@@ -1,7 +1,6 @@
 #include "ForwardReplay.h"
 
 #include "util/Cancelled.h"
-#include "util/HugePages.h"
 
 #include <algorithm>
 
@@ -20,17 +19,13 @@ void ForwardReplay::checkpoint(size_t i, ReplayResult& out) {
 bool ForwardReplay::extend(const DeviceTrace& t, std::span<const uint64_t> streams, ReplayResult& out,
                            bool strict, const std::atomic<bool>* cancel) {
     if (applied_ == 0) { // a fresh result: what holds before the first event
-        out.checkpoints.clear(), out.blockSize.clear();
+        out.checkpoints.clear(), out.blockSizeExceptions.clear();
+        out.rules = st_.rules(), out.allocEvents = 0;
+        out.allocated.clear(), out.active.clear(), out.reserved.clear();
         out.inconsistencies = 0;
         out.initial = out.peak = st_.totals();
     }
     const size_t n = t.eventCount();
-    for (auto* series : {&out.allocated, &out.active, &out.reserved}) {
-        // The whole capture at once: on huge pages. A live session's series grow through ColumnRegrow
-        // (plain pages, a doubled buffer filled ahead): no advice, no exact-size reserve per refresh.
-        if (series->empty()) reserveHuge(*series, n);
-        series->resize(n);
-    }
     for (size_t i = applied_; i < n; ++i) {
         if (cancel && (i & 0xffff) == 0 && cancel->load(std::memory_order_relaxed)) throw Cancelled();
         if (i == nextCheckpoint_) checkpoint(i, out);
@@ -39,9 +34,12 @@ bool ForwardReplay::extend(const DeviceTrace& t, std::span<const uint64_t> strea
             if (strict) return false;
             ++out.inconsistencies;
         }
-        if (t.action[i] == Action::Alloc) out.blockSize.emplace_back(static_cast<uint32_t>(i), block);
+        if (t.action[i] == Action::Alloc) {
+            ++out.allocEvents;
+            if (block != out.rules.roundSize(t.size[i])) out.blockSizeExceptions.emplace_back(uint32_t(i), block);
+        }
         const Totals& v = st_.totals();
-        out.allocated[i] = v.allocated, out.active[i] = v.active, out.reserved[i] = v.reserved;
+        out.allocated.push_back(v.allocated), out.active.push_back(v.active), out.reserved.push_back(v.reserved);
         out.peak.allocated = std::max(out.peak.allocated, v.allocated);
         out.peak.active = std::max(out.peak.active, v.active);
         out.peak.reserved = std::max(out.peak.reserved, v.reserved);

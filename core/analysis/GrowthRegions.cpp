@@ -191,7 +191,7 @@ void addCacheRegion(const CaptureAnalysis& a, size_t device, std::vector<GrowthR
     const DeviceSummary sum = a.summary(device);
     const int64_t excess = sum.peak.reserved - sum.peak.allocated;
     if (!(sum.peak.reserved > sum.peak.allocated * 3 / 2 && excess >= (64 << 20)) || r.reserved.empty()) return;
-    const auto top = uint32_t(std::max_element(r.reserved.begin(), r.reserved.end()) - r.reserved.begin());
+    const auto top = uint32_t(r.reserved.argMax(0, r.reserved.size()));
     uint32_t from = top; // back to where reserved last held no more than allocated ever needs
     while (from > 0 && r.reserved[from - 1] > sum.peak.allocated) --from;
     GrowthRegion g;
@@ -295,10 +295,7 @@ std::optional<GrowthRegion> iterationRamp(const CaptureAnalysis& a, size_t devic
     const size_t k = its.indexOf(event);
     const uint32_t from = k == 0 ? 0 : its.starts[k - 1];
     const uint32_t to = k < its.count() ? its.starts[k] : uint32_t(t.eventCount());
-    const auto lo = uint32_t(std::min_element(allocated.begin() + from, allocated.begin() + event + 1) -
-                             allocated.begin());
-    const auto hi = uint32_t(std::max_element(allocated.begin() + event, allocated.begin() + to) -
-                             allocated.begin());
+    const auto lo = uint32_t(allocated.argMin(from, event + 1)), hi = uint32_t(allocated.argMax(event, to));
     if (allocated[hi] <= allocated[lo]) return std::nullopt;
     GrowthRegion r;
     r.kind = RegionKind::Transient;

@@ -272,7 +272,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         // The last time allocated came within 2 % of its maximum: the end of a leak's growth, the
         // last peak of a sawtooth, or late in a steady loop (so warm-up is a small part of it).
         rep.first = 0;
-        const int64_t top = *std::max_element(r.allocated.begin(), r.allocated.end());
+        const int64_t top = r.allocated.max();
         rep.last = n - 1;
         while (rep.last > 0 && r.allocated[rep.last] < top - top / 50) --rep.last;
     }
@@ -395,8 +395,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         }
     } else if (sum.peak.reserved > sum.peak.allocated * 3 / 2 &&
                sum.peak.reserved - sum.peak.allocated >= (64 << 20)) {
-        const auto at = static_cast<uint32_t>(std::max_element(r.reserved.begin(), r.reserved.end()) -
-                                              r.reserved.begin());
+        const auto at = static_cast<uint32_t>(r.reserved.argMax(0, r.reserved.size()));
         const auto [split, whole] = splitAndWholeFree(Replay::stateAfter(t, c.streams, r, a.rules(), at + 1));
         rep.kind = split > whole ? LeakKind::Fragmentation : LeakKind::Cache;
         rep.summary =

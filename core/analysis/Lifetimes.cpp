@@ -8,24 +8,25 @@ namespace vs {
 std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r,
                                         std::vector<std::pair<uint32_t, uint32_t>>* frees) {
     std::vector<Allocation> out;
-    reserveHuge(out, r.blockSize.size());
-    if (frees) reserveHuge(*frees, r.blockSize.size()); // at most one per allocation; untouched room costs nothing
+    reserveHuge(out, r.allocEvents);
+    if (frees) reserveHuge(*frees, r.allocEvents); // at most one per allocation; untouched room costs nothing
     auto freeRequested = [&](uint32_t a, uint32_t e) {
         out[a].freeRequested = e;
         if (frees) frees->emplace_back(e, a);
     };
     FlatMap open; // block address -> index into out, while not completely freed
+    const auto& unrounded = r.blockSizeExceptions;
     size_t nextSize = 0;
     for (size_t i = 0; i < t.eventCount(); ++i) {
         const auto e = static_cast<uint32_t>(i);
         switch (t.action[i]) {
         case Action::Alloc: {
-            while (nextSize < r.blockSize.size() && r.blockSize[nextSize].first < e) ++nextSize;
-            const uint64_t bytes = nextSize < r.blockSize.size() && r.blockSize[nextSize].first == e
-                                       ? r.blockSize[nextSize].second
-                                       : t.size[i];
+            while (nextSize < unrounded.size() && unrounded[nextSize].first < e) ++nextSize;
+            const uint64_t bytes = nextSize < unrounded.size() && unrounded[nextSize].first == e
+                                       ? unrounded[nextSize].second
+                                       : r.rules.roundSize(t.size[i]);
             open.set(t.addr[i], static_cast<uint32_t>(out.size()));
-            out.push_back({e, kNoEvent, kNoEvent, bytes, t.stack[i]});
+            out.push_back({e, kNoEvent, kNoEvent, t.stack[i], bytes});
             break;
         }
         case Action::FreeRequested:

@@ -17,7 +17,7 @@ PhasePeaks phasePeaks(const ReplayResult& r, const Iterations& its) {
         if (b > p.starts.back() && b < n) p.starts.push_back(b);
     for (size_t i = 0; i < p.starts.size(); ++i) {
         const uint32_t to = i + 1 < p.starts.size() ? p.starts[i + 1] : n;
-        p.peaks.push_back(*std::max_element(r.allocated.begin() + p.starts[i], r.allocated.begin() + to));
+        p.peaks.push_back(r.allocated.range(p.starts[i], to).max);
     }
     return p;
 }

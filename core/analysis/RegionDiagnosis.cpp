@@ -182,8 +182,8 @@ void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<All
 
 std::string flatEvidence(const CaptureAnalysis& a, size_t device, const LeakReport& rep) {
     const auto& allocated = a.replay(device).allocated;
-    const auto [lo, hi] = std::minmax_element(allocated.begin() + rep.first, allocated.begin() + rep.last + 1);
-    std::string s = "allocated between " + humanBytes(*lo) + " and " + humanBytes(*hi) + " in the window";
+    const auto [lo, hi] = allocated.range(rep.first, rep.last + 1);
+    std::string s = "allocated between " + humanBytes(lo) + " and " + humanBytes(hi) + " in the window";
     if (rep.iterations >= 3)
         s += " over " + std::to_string(rep.iterations) + " '" + rep.iterationMarker + "' iterations";
     const GrowthRegion* biggest = nullptr;

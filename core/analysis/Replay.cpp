@@ -86,9 +86,11 @@ std::string describeMismatch(const std::vector<StateSegment>& got, const std::ve
 
 } // namespace
 
-uint64_t ReplayResult::blockSizeOf(uint32_t allocEvent) const {
-    auto it = std::lower_bound(blockSize.begin(), blockSize.end(), std::make_pair(allocEvent, uint64_t{0}));
-    return it != blockSize.end() && it->first == allocEvent ? it->second : 0;
+uint64_t ReplayResult::blockSizeOf(const DeviceTrace& t, uint32_t allocEvent) const {
+    if (allocEvent >= t.eventCount() || t.action[allocEvent] != Action::Alloc) return 0;
+    const auto& x = blockSizeExceptions;
+    auto it = std::lower_bound(x.begin(), x.end(), std::make_pair(allocEvent, uint64_t{0}));
+    return it != x.end() && it->first == allocEvent ? it->second : rules.roundSize(t.size[allocEvent]);
 }
 
 std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& segments) {

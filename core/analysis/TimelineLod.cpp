@@ -5,15 +5,22 @@
 
 namespace vs {
 
-TimelineLod::TimelineLod(std::span<const int64_t> times, std::span<const int64_t> values, int64_t initial,
+TimelineLod::TimelineLod(std::span<const int64_t> times, const CompactSeries& values, int64_t initial,
                          int64_t originUs)
     : initial_(initial), origin_(originUs) {
     extend(times, values);
 }
 
-void TimelineLod::extend(std::span<const int64_t> times, std::span<const int64_t> values) {
-    size_t changed = values_.size(); // the first entry of the level below that is new or grew
-    times_ = times, values_ = values;
+// Folds entry i of the level below (its bounds m) into `level`, whose entries cover kFan each.
+static void fold(std::vector<TimelineLod::MinMax>& level, size_t i, TimelineLod::MinMax m, size_t fan) {
+    if (i % fan == 0) return level.push_back(m);
+    TimelineLod::MinMax& last = level.back();
+    last.min = std::min(last.min, m.min), last.max = std::max(last.max, m.max);
+}
+
+void TimelineLod::extend(std::span<const int64_t> times, const CompactSeries& values) {
+    size_t changed = valueCount_; // the first entry of the level below that is new or grew
+    times_ = times, values_ = &values, valueCount_ = values.size();
     if (values.empty()) return levels_.clear();
     for (size_t k = 0;; ++k) {
         const size_t belowSize = k == 0 ? values.size() : levels_[k - 1].size();
@@ -22,18 +29,18 @@ void TimelineLod::extend(std::span<const int64_t> times, std::span<const int64_t
         std::vector<MinMax>& level = levels_[k];
         const size_t first = changed / kFan; // entries before it cover unchanged values only
         level.resize(first);
-        for (size_t i = first * kFan; i < belowSize; ++i) {
-            const MinMax m = k == 0 ? MinMax{values[i], values[i]} : levels_[k - 1][i];
-            if (i % kFan == 0) level.push_back(m);
-            MinMax& last = level.back();
-            last.min = std::min(last.min, m.min), last.max = std::max(last.max, m.max);
-        }
+        if (k == 0) // the values, read a decoded stretch at a time
+            values.forEachSpan(first * kFan, belowSize, [&](size_t at, std::span<const int64_t> v) {
+                for (size_t j = 0; j < v.size(); ++j) fold(level, at + j, {v[j], v[j]}, kFan);
+            });
+        else
+            for (size_t i = first * kFan; i < belowSize; ++i) fold(level, i, levels_[k - 1][i], kFan);
         changed = first;
     }
 }
 
 TimelineLod::MinMax TimelineLod::range(size_t first, size_t last) const {
-    MinMax r{values_[first], values_[first]};
+    MinMax r{(*values_)[first], (*values_)[first]};
     auto take = [&](const MinMax& m) { r.min = std::min(r.min, m.min), r.max = std::max(r.max, m.max); };
     size_t i = first;
     while (i < last) {
@@ -44,7 +51,7 @@ TimelineLod::MinMax TimelineLod::range(size_t first, size_t last) const {
                i + width * kFan <= last)
             width *= kFan, ++level;
         if (level < 0)
-            take({values_[i], values_[i]});
+            take({(*values_)[i], (*values_)[i]});
         else
             take(levels_[size_t(level)][i / width]);
         i += width;
@@ -66,7 +73,7 @@ std::vector<LodPoint> TimelineLod::query(double t0, double t1, int columns, bool
     if (exact) *exact = fine;
     if (fine) { // exact steps: the value in effect at t0, every change inside, and the value at t1
         out.push_back({t0, static_cast<double>(valueBefore(a))});
-        for (size_t i = a; i < b; ++i) out.push_back({seconds(i), static_cast<double>(values_[i])});
+        for (size_t i = a; i < b; ++i) out.push_back({seconds(i), static_cast<double>((*values_)[i])});
         out.push_back({t1, static_cast<double>(valueBefore(b))});
         return out;
     }
@@ -82,10 +89,10 @@ std::vector<LodPoint> TimelineLod::query(double t0, double t1, int columns, bool
         }
         MinMax m = range(i, j);
         m.min = std::min(m.min, carried), m.max = std::max(m.max, carried);
-        const bool rising = values_[j - 1] >= carried; // draw towards where the column ends
+        const bool rising = (*values_)[j - 1] >= carried; // draw towards where the column ends
         out.push_back({x, static_cast<double>(rising ? m.min : m.max)});
         out.push_back({x, static_cast<double>(rising ? m.max : m.min)});
-        carried = values_[j - 1];
+        carried = (*values_)[j - 1];
         i = j;
     }
     return out;
@@ -112,7 +119,7 @@ TimelineLod::Band TimelineLod::band(double t0, double t1, int columns) const {
         if (j > i) {
             const MinMax inside = range(i, j);
             m.min = std::min(m.min, inside.min), m.max = std::max(m.max, inside.max);
-            carried = values_[j - 1];
+            carried = (*values_)[j - 1];
         }
         add(t0 + (c + 0.5) * width, static_cast<double>(m.min), static_cast<double>(m.max));
         i = j;

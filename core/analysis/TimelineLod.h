@@ -2,6 +2,8 @@
 // Level of detail for a step series (one value after each event): a min/max pyramid over event
 // indices, so that drawing any time range at any width costs O(columns * log n) and returns at
 // most two points per pixel column while keeping every column's true minimum and maximum.
+#include "util/CompactSeries.h"
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -16,12 +18,11 @@ struct LodPoint {
 class TimelineLod {
   public:
     // `times` are µs (non-decreasing), `values[i]` holds after event i; `initial` before event 0.
-    TimelineLod(std::span<const int64_t> times, std::span<const int64_t> values, int64_t initial,
-                int64_t originUs);
+    TimelineLod(std::span<const int64_t> times, const CompactSeries& values, int64_t initial, int64_t originUs);
 
     // The series grew (a live session): `values` starts with the values given before. Recomputes
     // only the pyramid's last entry per level and the new ones: O(new values + levels).
-    void extend(std::span<const int64_t> times, std::span<const int64_t> values);
+    void extend(std::span<const int64_t> times, const CompactSeries& values);
 
     // Points to draw [t0, t1] seconds at `columns` pixel columns. When the range holds few events
     // the exact steps come back (`exact` = true: draw as a step line); otherwise for each column
@@ -40,12 +41,14 @@ class TimelineLod {
         int64_t min, max;
     };
     MinMax range(size_t first, size_t last) const; // over values[first, last), last > first
-    int64_t valueBefore(size_t i) const { return i == 0 ? initial_ : values_[i - 1]; }
+    int64_t valueBefore(size_t i) const { return i == 0 ? initial_ : (*values_)[i - 1]; }
     size_t indexAtOrAfter(double t) const; // first event with time >= t (seconds)
 
   private:
     static constexpr size_t kFan = 16;
-    std::span<const int64_t> times_, values_; // the caller keeps them alive
+    std::span<const int64_t> times_; // the caller keeps them alive
+    const CompactSeries* values_ = nullptr; // may be another object than at the last extend: a newer snapshot's
+    size_t valueCount_ = 0;
     int64_t initial_, origin_;
     std::vector<std::vector<MinMax>> levels_; // levels_[k][j]: values[j*16^(k+1), (j+1)*16^(k+1))
 };

@@ -46,9 +46,9 @@ SideTotals totalsOf(const DiffSide& s) {
     if (s.empty()) return t;
     const auto& r = s.replay();
     const uint32_t last = s.lastEvent();
-    const auto top = std::max_element(r.allocated.begin() + s.first, r.allocated.begin() + last + 1);
-    t.peak = *top, t.peakEvent = uint32_t(top - r.allocated.begin());
-    t.peakReserved = *std::max_element(r.reserved.begin() + s.first, r.reserved.begin() + last + 1);
+    t.peakEvent = uint32_t(r.allocated.argMax(s.first, last + 1));
+    t.peak = r.allocated[t.peakEvent];
+    t.peakReserved = r.reserved.range(s.first, last + 1).max;
     t.live = r.allocated[last];
     t.events = last - s.first + 1;
     t.seconds = double(s.trace().timeUs[last] - s.trace().timeUs[s.first]) / 1e6;

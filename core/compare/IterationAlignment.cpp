@@ -48,8 +48,8 @@ IterationCurve iterationCurve(const DiffSide& side, const Iterations& its) {
     const auto& r = side.replay();
     for (size_t i = 0; i < k.starts.size(); ++i) {
         const uint32_t from = k.starts[i], to = i + 1 < k.starts.size() ? k.starts[i + 1] - 1 : last;
-        k.peak.push_back(*std::max_element(r.allocated.begin() + from, r.allocated.begin() + to + 1));
-        k.reservedPeak.push_back(*std::max_element(r.reserved.begin() + from, r.reserved.begin() + to + 1));
+        k.peak.push_back(r.allocated.range(from, to + 1).max);
+        k.reservedPeak.push_back(r.reserved.range(from, to + 1).max);
         k.live.push_back(r.allocated[to]);
     }
     return k;

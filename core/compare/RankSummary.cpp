@@ -66,8 +66,7 @@ void fillIterations(RankSummary& s, const CaptureAnalysis& a, size_t d) {
     for (size_t i = 0; i < its.starts.size(); ++i) {
         const uint32_t from = its.starts[i];
         const uint32_t to = i + 1 < its.starts.size() ? its.starts[i + 1] : uint32_t(t.eventCount());
-        const int64_t peak = *std::max_element(r.allocated.begin() + from, r.allocated.begin() + to);
-        const int64_t peakReserved = *std::max_element(r.reserved.begin() + from, r.reserved.begin() + to);
+        const int64_t peak = r.allocated.range(from, to).max, peakReserved = r.reserved.range(from, to).max;
         if (i % s.stepsPerSlot == 0) {
             s.stepUs.push_back(t.timeUs[from]), s.stepPeak.push_back(peak), s.stepPeakReserved.push_back(peakReserved);
         } else {

@@ -423,7 +423,7 @@ QString TimelinePlot::marksAt(const Lane& l, double seconds) const {
 
 TimelinePlot::Band TimelinePlot::makeBand(std::unique_ptr<TimelineLod> kept, QCPAxis* x, QCPAxis* y,
                                           const QString& name,
-                                          const std::vector<int64_t>& values, int64_t initial,
+                                          const CompactSeries& values, int64_t initial,
                                           const DeviceTrace& t) {
     Band b;
     b.fill = new ColumnFill(x, y); // the band between each column's minimum and maximum, under its lines

@@ -150,7 +150,7 @@ class TimelinePlot : public QCustomPlot {
     const Lane* laneOf(size_t device) const;
     // `kept`: the device's level of detail from a lane being rebuilt (built again when null).
     Band makeBand(std::unique_ptr<TimelineLod> kept, QCPAxis* x, QCPAxis* y, const QString& name,
-                  const std::vector<int64_t>& values,
+                  const CompactSeries& values,
                   int64_t initial, const DeviceTrace& t);
     void buildLane(size_t device);
     void refreshData(bool replotAfter = true);

@@ -1,0 +1,118 @@
+// CompactSeries against a plain vector of the same values: every kind of chunk (constant, 32-bit
+// offsets, full values, values near the int64 limits), the unsealed tail, range queries that start
+// and end inside chunks, and a live snapshot catching up from a longer one.
+#include "util/CompactSeries.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <limits>
+#include <random>
+
+using namespace vs;
+
+class TestCompactSeries : public QObject {
+    Q_OBJECT
+  private slots:
+    void equalsTheValues();
+    void rangesAndFirstExtremes();
+    void catchingUpSharesSealedChunks();
+    void smallerThanPlainValues();
+};
+
+namespace {
+
+constexpr size_t kChunk = CompactSeries::kChunk;
+
+// Stretches of each kind, in chunk-sized pieces and across chunk edges.
+std::vector<int64_t> mixedValues() {
+    std::mt19937_64 rng(7);
+    std::vector<int64_t> v;
+    auto add = [&](size_t n, auto f) {
+        for (size_t i = 0; i < n; ++i) v.push_back(f(i));
+    };
+    add(kChunk, [](size_t) { return int64_t(42); });                                   // constant
+    add(kChunk + 100, [&](size_t) { return int64_t(rng() % (3ull << 30)) + (5ll << 30); }); // narrow
+    add(kChunk / 2, [&](size_t i) { return int64_t(i & 1 ? rng() : -rng() / 2); });      // wide
+    add(kChunk, [](size_t i) { return i & 1 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min(); });
+    add(kChunk, [](size_t i) { return int64_t(i / 100) - 20; }); // narrow, negative minimum
+    add(3 * kChunk + 17, [&](size_t i) { return int64_t(i * 512) - int64_t(rng() % 1000); });
+    add(kChunk - 1, [](size_t) { return int64_t(-1); }); // the tail
+    return v;
+}
+
+} // namespace
+
+void TestCompactSeries::equalsTheValues() {
+    const auto v = mixedValues();
+    const CompactSeries s(v);
+    QCOMPARE(s.size(), v.size());
+    for (size_t i = 0; i < v.size(); ++i) QCOMPARE(s[i], v[i]);
+    QCOMPARE(s.back(), v.back());
+    std::vector<int64_t> decoded;
+    s.forEachSpan(3, v.size() - 5, [&](size_t first, std::span<const int64_t> part) {
+        QCOMPARE(first, decoded.size() + 3);
+        decoded.insert(decoded.end(), part.begin(), part.end());
+    });
+    QVERIFY(std::equal(decoded.begin(), decoded.end(), v.begin() + 3, v.end() - 5));
+    QVERIFY(std::equal(s.begin(), s.end(), v.begin(), v.end()));
+    CompactSeries again(v);
+    QVERIFY(again == s);
+    again.push_back(1);
+    QVERIFY(!(again == s));
+    again.clear();
+    QVERIFY(again.empty());
+}
+
+void TestCompactSeries::rangesAndFirstExtremes() {
+    const auto v = mixedValues();
+    const CompactSeries s(v);
+    std::mt19937 rng(11);
+    std::vector<std::pair<size_t, size_t>> ranges{{0, v.size()}, {0, 1}, {kChunk, 2 * kChunk}, {kChunk - 1, kChunk + 1}};
+    for (int k = 0; k < 400; ++k) {
+        const size_t a = rng() % v.size(), b = rng() % v.size();
+        ranges.emplace_back(std::min(a, b), std::max(a, b) + 1);
+    }
+    for (const auto& [from, to] : ranges) {
+        const auto first = v.begin() + std::ptrdiff_t(from), last = v.begin() + std::ptrdiff_t(to);
+        const auto r = s.range(from, to);
+        QCOMPARE(r.min, *std::min_element(first, last));
+        QCOMPARE(r.max, *std::max_element(first, last));
+        QCOMPARE(s.argMax(from, to), size_t(std::max_element(first, last) - v.begin()));
+        QCOMPARE(s.argMin(from, to), size_t(std::min_element(first, last) - v.begin()));
+    }
+    QCOMPARE(s.max(), *std::max_element(v.begin(), v.end()));
+}
+
+// Two snapshots of a live session: the older one takes the newer one's values past its own, and
+// both keep equalling the values while each goes on appending.
+void TestCompactSeries::catchingUpSharesSealedChunks() {
+    const auto v = mixedValues();
+    CompactSeries older, newer;
+    size_t n = 0;
+    for (size_t step : {size_t(10), kChunk, 3 * kChunk + 5, v.size()}) {
+        for (; n < step; ++n) newer.push_back(v[n]);
+        older.appendTail(newer);
+        QVERIFY(older == newer);
+        std::swap(older, newer); // the next refresh appends to the other one
+    }
+    QCOMPARE(newer.size(), v.size());
+    for (size_t i = 0; i < v.size(); ++i) QCOMPARE(newer[i], v[i]);
+}
+
+// What the replay's series are for: byte counts that move by less than 4 GiB per 4096 events take
+// about 4 bytes each; a constant stretch almost nothing.
+void TestCompactSeries::smallerThanPlainValues() {
+    CompactSeries allocated, reserved;
+    std::mt19937_64 rng(3);
+    int64_t bytes = 1ll << 32;
+    for (size_t i = 0; i < 100 * kChunk; ++i) {
+        bytes += int64_t(rng() % (1 << 20)) - (1 << 19);
+        allocated.push_back(bytes), reserved.push_back(int64_t(20) << 30);
+    }
+    QVERIFY2(allocated.heapBytes() < allocated.size() * 9 / 2, qPrintable(QString::number(allocated.heapBytes())));
+    QVERIFY2(reserved.heapBytes() < reserved.size() / 8, qPrintable(QString::number(reserved.heapBytes())));
+}
+
+QTEST_GUILESS_MAIN(TestCompactSeries)
+#include "tst_compact_series.moc"
