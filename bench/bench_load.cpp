@@ -70,6 +70,12 @@ int main(int argc, char** argv) {
         size_t events = 0;
         for (const auto& d : capture->devices) events += d.eventCount();
         const double heldMB = residentMB();
+        double columnBytes[6] = {}; // what each event column holds, summed over devices
+        for (const auto& d : capture->devices) {
+            columnBytes[0] += double(d.timeUs.heapBytes()), columnBytes[1] += double(d.addr.heapBytes());
+            columnBytes[2] += double(d.size.heapBytes()), columnBytes[3] += double(d.action.capacity());
+            columnBytes[4] += double(d.stream.capacity() * 2), columnBytes[5] += double(d.stack.capacity() * 4);
+        }
         auto analysis = vs::CaptureAnalysis::analyse(std::move(capture));
         const auto summary = analysis->summary(0);
         const double t2 = now();
@@ -84,6 +90,11 @@ int main(int argc, char** argv) {
                     "loading); peak RSS per event %.1f bytes\n",
                     heldMB, heldMB * 1e6 / double(events), (heldMB - startMB) * 1e6 / double(events), startMB,
                     double(peakRssKiB()) * 1024 / double(events));
+        const double per = events ? 1.0 / double(events) : 0;
+        std::printf("  columns, bytes per event: time %.2f, address %.2f, size %.2f, action %.2f, stream %.2f, "
+                    "stack %.2f\n",
+                    columnBytes[0] * per, columnBytes[1] * per, columnBytes[2] * per, columnBytes[3] * per,
+                    columnBytes[4] * per, columnBytes[5] * per);
         std::printf("  peak allocated %lld, peak reserved %lld\n",
                     static_cast<long long>(summary.peak.allocated),
                     static_cast<long long>(summary.peak.reserved));

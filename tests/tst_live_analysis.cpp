@@ -233,16 +233,16 @@ void TestLiveAnalysis::lodExtendsLikeARebuild() {
         values.push_back(int64_t(x >> 40) - (1 << 23));
     }
     const std::span<const int64_t> t(times), v(values);
-    CompactSeries growing; // a new object at every step, as a live session's snapshots alternate
-    TimelineLod grown(t.first(0), growing, 7, 0);
-    std::vector<CompactSeries> kept;
+    CompactSeries growing, growingTimes; // new objects at every step, as a live session's snapshots alternate
+    TimelineLod grown(growingTimes, growing, 7, 0);
+    std::vector<std::pair<CompactSeries, CompactSeries>> kept;
     kept.reserve(16); // the lod points at the latest
     for (size_t n : {1, 15, 16, 17, 255, 256, 4097, 65536, 65537, 70000}) {
-        while (growing.size() < n) growing.push_back(v[growing.size()]);
-        const CompactSeries& now = kept.emplace_back(growing);
-        grown.extend(t.first(n), now);
-        const CompactSeries freshValues(v.first(n));
-        const TimelineLod fresh(t.first(n), freshValues, 7, 0);
+        while (growing.size() < n) growing.push_back(v[growing.size()]), growingTimes.push_back(t[growingTimes.size()]);
+        const auto& now = kept.emplace_back(growingTimes, growing);
+        grown.extend(now.first, now.second);
+        const CompactSeries freshTimes(t.first(n)), freshValues(v.first(n));
+        const TimelineLod fresh(freshTimes, freshValues, 7, 0);
         for (size_t a = 0; a < n; a += 1 + a / 3)
             for (size_t b : {a + 1, (a + n) / 2 + 1, n}) {
                 if (b <= a || b > n) continue;
@@ -254,27 +254,29 @@ void TestLiveAnalysis::lodExtendsLikeARebuild() {
     }
 }
 
-// Past its small sizes a column never reallocates (a copy of everything at once) while a refresh
-// appends: ColumnRegrow made room beforehand, a slice at a time, and the values stay the same.
+// Past its small sizes a vector column never reallocates (a copy of everything at once) while a
+// refresh appends: ColumnRegrow made room beforehand, a slice at a time, and the values stay the
+// same. (The compact columns and series grow by chunks and never move.)
 void TestLiveAnalysis::columnsNeverReallocateWhileAppending() {
     DeviceTrace t;
     ReplayResult r;
     ColumnRegrow grow;
-    std::vector<int64_t> want;
+    std::vector<StackId> want;
     for (int step = 0; step < 400; ++step) {
         constexpr size_t kIncoming = 5000;
         grow.prepare(t, r, kIncoming);
-        const auto* before = t.timeUs.data();
-        const size_t cap = t.timeUs.capacity();
+        const auto* before = t.stack.data();
+        const size_t cap = t.stack.capacity();
         for (size_t i = 0; i < kIncoming; ++i) {
-            const auto v = int64_t(want.size() * 7 + 3);
-            t.timeUs.push_back(v), r.allocated.push_back(-v), want.push_back(v);
+            const auto v = StackId(uint32_t(want.size() * 7 + 3));
+            t.timeUs.push_back(int64_t(want.size())), t.stack.push_back(v), r.allocated.push_back(-int64_t(v.value));
+            want.push_back(v);
         }
-        if (cap >= (1 << 16)) QVERIFY2(t.timeUs.data() == before, "reallocated while appending");
+        if (cap >= (1 << 16)) QVERIFY2(t.stack.data() == before, "reallocated while appending");
     }
-    QVERIFY(t.timeUs == want);
-    for (size_t i = 0; i < want.size(); ++i) QCOMPARE(r.allocated[i], -want[i]);
-    QVERIFY(t.timeUs.capacity() >= want.size());
+    QVERIFY(t.stack == want);
+    for (size_t i = 0; i < want.size(); ++i) QCOMPARE(r.allocated[i], -int64_t(want[i].value));
+    QVERIFY(t.stack.capacity() >= want.size());
 }
 
 QTEST_GUILESS_MAIN(TestLiveAnalysis)

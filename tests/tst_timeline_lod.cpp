@@ -36,8 +36,8 @@ void TestTimelineLod::budgetAndExtremes() {
         if (rng() % 5000 == 0) level += 5'000'000; // a rare spike
         t[i] = now, v[i] = level;
     }
-    const CompactSeries values(v);
-    const TimelineLod lod(t, values, 0, t.front());
+    const CompactSeries times(t), values(v);
+    const TimelineLod lod(times, values, 0, t.front());
     const double span = double(t.back() - t.front()) / 1e6;
     for (auto [t0, t1] : {std::pair{0.0, span}, {span * 0.25, span * 0.3}, {span * 0.9, span * 1.1}}) {
         bool exact = true;
@@ -73,8 +73,8 @@ void TestTimelineLod::budgetAndExtremes() {
 
 void TestTimelineLod::exactWhenZoomedIn() {
     const std::vector<int64_t> t{10, 20, 30, 40}, v{5, 7, 3, 9};
-    const CompactSeries values(v);
-    const TimelineLod lod(t, values, 1, 0);
+    const CompactSeries times(t), values(v);
+    const TimelineLod lod(times, values, 1, 0);
     bool exact = false;
     const auto pts = lod.query(0, 1e-4, 100, &exact);
     QVERIFY(exact);

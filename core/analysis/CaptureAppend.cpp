@@ -22,11 +22,6 @@ void appendTables(Capture& dst, const Capture& src) {
     for (size_t i = dst.streams.size(); i < src.streams.size(); ++i) dst.internStream(src.streams[i]);
 }
 
-void appendEvents(DeviceTrace& dst, const DeviceTrace& src, size_t from) {
-    appendFrom(dst.timeUs, src.timeUs, from), appendFrom(dst.addr, src.addr, from);
-    appendFrom(dst.size, src.size, from), appendFrom(dst.action, src.action, from);
-    appendFrom(dst.stream, src.stream, from), appendFrom(dst.stack, src.stack, from);
-}
 
 } // namespace
 
@@ -50,14 +45,17 @@ void appendCaptureParts(Capture& dst, const Capture& src) {
 }
 
 void catchUpEvents(DeviceTrace& dst, const DeviceTrace& src) {
-    appendEvents(dst, src, dst.eventCount());
+    const size_t from = dst.eventCount(); // `dst` holds a prefix of `src`: the compact columns share its chunks
+    dst.timeUs.appendTail(src.timeUs), dst.addr.appendTail(src.addr), dst.size.appendTail(src.size);
+    appendFrom(dst.action, src.action, from), appendFrom(dst.stream, src.stream, from);
+    appendFrom(dst.stack, src.stack, from);
     // Texts may name an earlier chunk's event: they are matched by their count, not their index.
     appendTail(dst.compileContext, src.compileContext);
     appendTail(dst.userMetadata, src.userMetadata);
 }
 
 void appendDelta(DeviceTrace& dst, const DeviceTrace& delta) {
-    appendEvents(dst, delta, 0);
+    dst.append(delta, 0, delta.eventCount());
     appendFrom(dst.compileContext, delta.compileContext, 0);
     appendFrom(dst.userMetadata, delta.userMetadata, 0);
 }

@@ -33,7 +33,6 @@ std::vector<SnapshotSegment> asSnapshot(const std::vector<StateSegment>& state, 
     return out;
 }
 
-template <class V> V slice(const V& v, size_t from, size_t to) { return V(v.begin() + from, v.begin() + to); }
 
 // Sparse (event index, text) pairs of events in [from, to), re-indexed from the window's start.
 std::vector<std::pair<uint32_t, StringId>> sliceSparse(const std::vector<std::pair<uint32_t, StringId>>& v,
@@ -50,9 +49,7 @@ DeviceTrace cutDevice(const DeviceTrace& t, std::span<const uint64_t> streams, c
     const ReplayResult r = Replay::run(t, streams, rules, cancel);
     DeviceTrace w;
     w.device = t.device;
-    w.timeUs = slice(t.timeUs, first, last), w.addr = slice(t.addr, first, last);
-    w.size = slice(t.size, first, last), w.action = slice(t.action, first, last);
-    w.stream = slice(t.stream, first, last), w.stack = slice(t.stack, first, last);
+    w.append(t, first, last);
     w.compileContext = sliceSparse(t.compileContext, first, last);
     w.userMetadata = sliceSparse(t.userMetadata, first, last);
     w.startSegments = asSnapshot(Replay::stateAfter(t, streams, r, rules, first), t);

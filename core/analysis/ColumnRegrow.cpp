@@ -26,9 +26,9 @@ template <class T> void regrow(std::vector<T>& v, std::vector<T>& next, size_t i
 } // namespace
 
 template <class F> void ColumnRegrow::forEach(DeviceTrace& t, ReplayResult& r, F&& f) {
-    f(t.timeUs, nextTrace_.timeUs), f(t.addr, nextTrace_.addr), f(t.size, nextTrace_.size);
+    // Times, addresses, sizes and the series are compact columns: chunked, they never move.
     f(t.action, nextTrace_.action), f(t.stream, nextTrace_.stream), f(t.stack, nextTrace_.stack);
-    f(r.blockSizeExceptions, nextReplay_.blockSizeExceptions); // the series are chunked: they never move
+    f(r.blockSizeExceptions, nextReplay_.blockSizeExceptions);
 }
 
 void ColumnRegrow::prepare(DeviceTrace& trace, ReplayResult& replay, size_t incoming) {

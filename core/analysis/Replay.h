@@ -9,7 +9,7 @@
 #include "AllocatorRules.h"
 #include "StateTypes.h"
 #include "model/DeviceTrace.h"
-#include "util/CompactSeries.h"
+#include "util/CompactColumn.h"
 
 #include <atomic>
 #include <span>

@@ -5,7 +5,7 @@
 
 namespace vs {
 
-TimelineLod::TimelineLod(std::span<const int64_t> times, const CompactSeries& values, int64_t initial,
+TimelineLod::TimelineLod(const CompactSeries& times, const CompactSeries& values, int64_t initial,
                          int64_t originUs)
     : initial_(initial), origin_(originUs) {
     extend(times, values);
@@ -18,9 +18,9 @@ static void fold(std::vector<TimelineLod::MinMax>& level, size_t i, TimelineLod:
     last.min = std::min(last.min, m.min), last.max = std::max(last.max, m.max);
 }
 
-void TimelineLod::extend(std::span<const int64_t> times, const CompactSeries& values) {
+void TimelineLod::extend(const CompactSeries& times, const CompactSeries& values) {
     size_t changed = valueCount_; // the first entry of the level below that is new or grew
-    times_ = times, values_ = &values, valueCount_ = values.size();
+    times_ = &times, values_ = &values, valueCount_ = values.size();
     if (values.empty()) return levels_.clear();
     for (size_t k = 0;; ++k) {
         const size_t belowSize = k == 0 ? values.size() : levels_[k - 1].size();
@@ -61,14 +61,14 @@ TimelineLod::MinMax TimelineLod::range(size_t first, size_t last) const {
 
 size_t TimelineLod::indexAtOrAfter(double t) const {
     const auto us = static_cast<int64_t>(std::ceil(t * 1e6)) + origin_;
-    return static_cast<size_t>(std::lower_bound(times_.begin(), times_.end(), us) - times_.begin());
+    return static_cast<size_t>(std::lower_bound(times_->begin(), times_->end(), us) - times_->begin());
 }
 
 std::vector<LodPoint> TimelineLod::query(double t0, double t1, int columns, bool* exact) const {
     std::vector<LodPoint> out;
     if (columns < 1 || !(t1 > t0)) return out;
     const size_t a = indexAtOrAfter(t0), b = indexAtOrAfter(t1);
-    auto seconds = [&](size_t i) { return static_cast<double>(times_[i] - origin_) / 1e6; };
+    auto seconds = [&](size_t i) { return static_cast<double>((*times_)[i] - origin_) / 1e6; };
     const bool fine = b - a <= static_cast<size_t>(columns);
     if (exact) *exact = fine;
     if (fine) { // exact steps: the value in effect at t0, every change inside, and the value at t1

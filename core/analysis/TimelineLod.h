@@ -2,7 +2,7 @@
 // Level of detail for a step series (one value after each event): a min/max pyramid over event
 // indices, so that drawing any time range at any width costs O(columns * log n) and returns at
 // most two points per pixel column while keeping every column's true minimum and maximum.
-#include "util/CompactSeries.h"
+#include "util/CompactColumn.h"
 
 #include <cstdint>
 #include <span>
@@ -18,11 +18,11 @@ struct LodPoint {
 class TimelineLod {
   public:
     // `times` are µs (non-decreasing), `values[i]` holds after event i; `initial` before event 0.
-    TimelineLod(std::span<const int64_t> times, const CompactSeries& values, int64_t initial, int64_t originUs);
+    TimelineLod(const CompactSeries& times, const CompactSeries& values, int64_t initial, int64_t originUs);
 
     // The series grew (a live session): `values` starts with the values given before. Recomputes
     // only the pyramid's last entry per level and the new ones: O(new values + levels).
-    void extend(std::span<const int64_t> times, const CompactSeries& values);
+    void extend(const CompactSeries& times, const CompactSeries& values);
 
     // Points to draw [t0, t1] seconds at `columns` pixel columns. When the range holds few events
     // the exact steps come back (`exact` = true: draw as a step line); otherwise for each column
@@ -46,8 +46,9 @@ class TimelineLod {
 
   private:
     static constexpr size_t kFan = 16;
-    std::span<const int64_t> times_; // the caller keeps them alive
-    const CompactSeries* values_ = nullptr; // may be another object than at the last extend: a newer snapshot's
+    // The caller keeps them alive; they may be other objects than at the last extend (a newer snapshot's).
+    const CompactSeries* times_ = nullptr;
+    const CompactSeries* values_ = nullptr;
     size_t valueCount_ = 0;
     int64_t initial_, origin_;
     std::vector<std::vector<MinMax>> levels_; // levels_[k][j]: values[j*16^(k+1), (j+1)*16^(k+1))

@@ -299,23 +299,17 @@ void Records::events(Body& b) {
     growEvents(d, first + n);
     int64_t t = b.svarint();
     const auto actions = b.take(n);
-    d.timeUs.resize(first + n), d.addr.resize(first + n), d.size.resize(first + n);
     d.action.resize(first + n), d.stream.resize(first + n), d.stack.resize(first + n);
     for (uint64_t i = 0; i < n; ++i)
         d.action[first + i] = static_cast<Action>(std::min<uint8_t>(actions[i], uint8_t(Action::Unknown)));
-    int64_t* times = d.timeUs.data() + first;
     uint64_t tu = static_cast<uint64_t>(t); // wrapping arithmetic: hostile deltas must not be UB
-    b.column(n, [&](uint64_t i, uint64_t v) {
-        times[i] = static_cast<int64_t>(tu += static_cast<uint64_t>(unzigzag(v)));
-    });
+    b.column(n, [&](uint64_t, uint64_t v) { d.timeUs.push_back(static_cast<int64_t>(tu += static_cast<uint64_t>(unzigzag(v)))); });
     uint64_t a = 0;
-    uint64_t* addrs = d.addr.data() + first;
-    b.column(n, [&](uint64_t i, uint64_t v) { addrs[i] = a += static_cast<uint64_t>(unzigzag(v)); });
-    uint64_t* sizes = d.size.data() + first;
+    b.column(n, [&](uint64_t, uint64_t v) { d.addr.push_back(a += static_cast<uint64_t>(unzigzag(v))); });
     uint64_t tooBig = 0; // the same plausibility bound as snapshots: sums of sizes stay far from overflow
     b.column(n, [&](uint64_t i, uint64_t v) {
         tooBig |= (v > kMaxPlausibleBytes) & (actions[i] != uint8_t(Action::Oom));
-        sizes[i] = v;
+        d.size.push_back(v);
     });
     if (tooBig) b.fail("an event size is larger than any device memory");
     // Ids out of range are remembered and reported after the loop, keeping it branch-light.

@@ -25,20 +25,28 @@ template <class T> static void releaseSpare(std::vector<T>& v) {
 }
 
 void DeviceTrace::releaseSpareRoom() {
-    releaseSpare(timeUs), releaseSpare(addr), releaseSpare(size);
     releaseSpare(action), releaseSpare(stream), releaseSpare(stack);
 }
 
 size_t DeviceTrace::columnBytesAt(size_t n) const {
-    const size_t have = timeUs.capacity();
+    constexpr size_t kCompact = 3 * sizeof(uint64_t), kVectors = kBytesPerEvent - kCompact;
+    const size_t have = action.capacity();
     // std::vector grows to the larger of twice its size and what is asked for.
-    const size_t cap = n <= have ? have : std::max(n, 2 * timeUs.size());
-    return cap * kBytesPerEvent;
+    const size_t cap = n <= have ? have : std::max(n, 2 * action.size());
+    return cap * kVectors + n * kCompact;
 }
 
 void DeviceTrace::reserve(size_t n) {
-    reserveHuge(timeUs, n), reserveHuge(addr, n), reserveHuge(size, n);
     reserveHuge(action, n), reserveHuge(stream, n), reserveHuge(stack, n);
+}
+
+void DeviceTrace::append(const DeviceTrace& from, size_t first, size_t last) {
+    timeUs.appendRange(from.timeUs, first, last), addr.appendRange(from.addr, first, last);
+    size.appendRange(from.size, first, last);
+    const auto range = [&](const auto& v) { return std::span(v.begin() + std::ptrdiff_t(first), v.begin() + std::ptrdiff_t(last)); };
+    for (Action a : range(from.action)) action.push_back(a);
+    for (StreamId s : range(from.stream)) stream.push_back(s);
+    for (StackId s : range(from.stack)) stack.push_back(s);
 }
 
 void DeviceTrace::clearEvents() {

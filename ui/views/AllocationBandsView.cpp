@@ -82,7 +82,7 @@ void AllocationBandsView::setLayout(AnalysisPtr analysis, size_t device, Layout 
     hovered_.reset();
     start_.clear(), end_.clear();
     const auto& trace = analysis_->trace(device_);
-    times_ = trace.timeUs.data();
+    times_ = &trace.timeUs;
     originUs_ = analysis_->originUs();
     const double last = trace.eventCount() ? secondsOf(uint32_t(trace.eventCount() - 1)) : 0;
     for (const AllocationBand& b : layout_.bands->bands()) {
@@ -101,7 +101,7 @@ void AllocationBandsView::setTimeRange(double from, double to) {
 }
 
 double AllocationBandsView::secondsOf(uint32_t event) const {
-    return double(times_[event] - originUs_) * 1e-6; // inline: a paint asks for thousands
+    return double((*times_)[event] - originUs_) * 1e-6; // inline: a paint asks for thousands
 }
 
 QRect AllocationBandsView::plotRect() const {

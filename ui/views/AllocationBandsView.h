@@ -82,7 +82,7 @@ class AllocationBandsView : public QWidget {
     size_t device_ = 0;
     Layout layout_;
     std::vector<double> start_, end_; // per band, seconds
-    const int64_t* times_ = nullptr;  // the device's event times, held by analysis_
+    const CompactSeries* times_ = nullptr; // the device's event times, held by analysis_
     int64_t originUs_ = 0;
     double from_ = 0, to_ = 1;
     bool followTimeline_ = false, stale_ = false, byCategory_ = false;

@@ -39,7 +39,7 @@ QString basisSentence(const Composition& c) {
 std::vector<int64_t> sampleTimes(const DeviceTrace& t) {
     std::vector<int64_t> out;
     if (t.eventCount() == 0) return out;
-    if (t.eventCount() <= kSamples) return t.timeUs; // exact steps
+    if (t.eventCount() <= kSamples) return {t.timeUs.begin(), t.timeUs.end()}; // exact steps
     const int64_t a = t.timeUs.front(), b = t.timeUs.back();
     for (size_t i = 0; i < kSamples; ++i) out.push_back(a + int64_t(double(b - a) * double(i) / double(kSamples - 1)));
     return out;

@@ -1,7 +1,7 @@
-// CompactSeries against a plain vector of the same values: every kind of chunk (constant, 32-bit
-// offsets, full values, values near the int64 limits), the unsealed tail, range queries that start
-// and end inside chunks, and a live snapshot catching up from a longer one.
-#include "util/CompactSeries.h"
+// CompactColumn against a plain vector of the same values: chunks of every width (constant, 1 to 8
+// bytes per offset, values near the limits of int64 and uint64), the unsealed tail, range queries
+// that start and end inside chunks, and a live snapshot catching up from a longer one.
+#include "util/CompactColumn.h"
 
 #include <QtTest>
 
@@ -11,13 +11,14 @@
 
 using namespace vs;
 
-class TestCompactSeries : public QObject {
+class TestCompactColumn : public QObject {
     Q_OBJECT
   private slots:
     void equalsTheValues();
     void rangesAndFirstExtremes();
     void catchingUpSharesSealedChunks();
     void smallerThanPlainValues();
+    void unsignedColumnsEveryWidth();
 };
 
 namespace {
@@ -37,13 +38,15 @@ std::vector<int64_t> mixedValues() {
     add(kChunk, [](size_t i) { return i & 1 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min(); });
     add(kChunk, [](size_t i) { return int64_t(i / 100) - 20; }); // narrow, negative minimum
     add(3 * kChunk + 17, [&](size_t i) { return int64_t(i * 512) - int64_t(rng() % 1000); });
+    for (int bytes = 1; bytes <= 7; ++bytes) // offsets of every width, on a negative base
+        add(kChunk, [&](size_t i) { return -(int64_t(1) << 40) + int64_t(rng() >> (64 - 8 * bytes)) * int64_t(i & 1); });
     add(kChunk - 1, [](size_t) { return int64_t(-1); }); // the tail
     return v;
 }
 
 } // namespace
 
-void TestCompactSeries::equalsTheValues() {
+void TestCompactColumn::equalsTheValues() {
     const auto v = mixedValues();
     const CompactSeries s(v);
     QCOMPARE(s.size(), v.size());
@@ -64,7 +67,7 @@ void TestCompactSeries::equalsTheValues() {
     QVERIFY(again.empty());
 }
 
-void TestCompactSeries::rangesAndFirstExtremes() {
+void TestCompactColumn::rangesAndFirstExtremes() {
     const auto v = mixedValues();
     const CompactSeries s(v);
     std::mt19937 rng(11);
@@ -86,7 +89,7 @@ void TestCompactSeries::rangesAndFirstExtremes() {
 
 // Two snapshots of a live session: the older one takes the newer one's values past its own, and
 // both keep equalling the values while each goes on appending.
-void TestCompactSeries::catchingUpSharesSealedChunks() {
+void TestCompactColumn::catchingUpSharesSealedChunks() {
     const auto v = mixedValues();
     CompactSeries older, newer;
     size_t n = 0;
@@ -102,7 +105,7 @@ void TestCompactSeries::catchingUpSharesSealedChunks() {
 
 // What the replay's series are for: byte counts that move by less than 4 GiB per 4096 events take
 // about 4 bytes each; a constant stretch almost nothing.
-void TestCompactSeries::smallerThanPlainValues() {
+void TestCompactColumn::smallerThanPlainValues() {
     CompactSeries allocated, reserved;
     std::mt19937_64 rng(3);
     int64_t bytes = 1ll << 32;
@@ -112,7 +115,37 @@ void TestCompactSeries::smallerThanPlainValues() {
     }
     QVERIFY2(allocated.heapBytes() < allocated.size() * 9 / 2, qPrintable(QString::number(allocated.heapBytes())));
     QVERIFY2(reserved.heapBytes() < reserved.size() / 8, qPrintable(QString::number(reserved.heapBytes())));
+    // Active bytes: equal to allocated except for a stretch where a free waits: only the chunks
+    // that differ take room of their own.
+    CompactSeries active;
+    for (size_t i = 0; i < allocated.size(); ++i)
+        active.push_back(allocated[i] + (i / kChunk == 7 && i % 100 == 3 ? 512 : 0), allocated);
+    for (size_t i = 0; i < allocated.size(); ++i) QCOMPARE(active[i], allocated[i] + (i / kChunk == 7 && i % 100 == 3 ? 512 : 0));
+    QVERIFY2(active.heapBytes(&allocated) < 2 * kChunk * sizeof(int64_t), qPrintable(QString::number(active.heapBytes())));
 }
 
-QTEST_GUILESS_MAIN(TestCompactSeries)
-#include "tst_compact_series.moc"
+// Addresses and sizes: unsigned, where the order above 2^63 differs from int64's.
+void TestCompactColumn::unsignedColumnsEveryWidth() {
+    std::mt19937_64 rng(5);
+    std::vector<uint64_t> v;
+    for (int bytes = 0; bytes <= 8; ++bytes)
+        for (size_t i = 0; i < kChunk + 7; ++i) {
+            const uint64_t spread = bytes ? rng() >> (64 - 8 * bytes) : 0;
+            v.push_back(bytes == 8 ? rng() : UINT64_MAX - (uint64_t(1) << 60) + spread);
+        }
+    v.push_back(UINT64_MAX), v.push_back(0);
+    const CompactColumn<uint64_t> s(v);
+    QCOMPARE(s.size(), v.size());
+    for (size_t i = 0; i < v.size(); ++i) QCOMPARE(s[i], v[i]);
+    for (size_t from = 0; from < v.size(); from += kChunk / 3) {
+        const size_t to = std::min(v.size(), from + kChunk * 2);
+        const auto first = v.begin() + std::ptrdiff_t(from), last = v.begin() + std::ptrdiff_t(to);
+        QCOMPARE(s.range(from, to).max, *std::max_element(first, last));
+        QCOMPARE(s.argMin(from, to), size_t(std::min_element(first, last) - v.begin()));
+    }
+    QCOMPARE(size_t(std::lower_bound(s.begin(), s.end(), v[kChunk]) - s.begin()),
+             size_t(std::lower_bound(v.begin(), v.end(), v[kChunk]) - v.begin()));
+}
+
+QTEST_GUILESS_MAIN(TestCompactColumn)
+#include "tst_compact_column.moc"
