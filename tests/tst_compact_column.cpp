@@ -115,13 +115,6 @@ void TestCompactColumn::smallerThanPlainValues() {
     }
     QVERIFY2(allocated.heapBytes() < allocated.size() * 9 / 2, qPrintable(QString::number(allocated.heapBytes())));
     QVERIFY2(reserved.heapBytes() < reserved.size() / 8, qPrintable(QString::number(reserved.heapBytes())));
-    // Active bytes: equal to allocated except for a stretch where a free waits: only the chunks
-    // that differ take room of their own.
-    CompactSeries active;
-    for (size_t i = 0; i < allocated.size(); ++i)
-        active.push_back(allocated[i] + (i / kChunk == 7 && i % 100 == 3 ? 512 : 0), allocated);
-    for (size_t i = 0; i < allocated.size(); ++i) QCOMPARE(active[i], allocated[i] + (i / kChunk == 7 && i % 100 == 3 ? 512 : 0));
-    QVERIFY2(active.heapBytes(&allocated) < 2 * kChunk * sizeof(int64_t), qPrintable(QString::number(active.heapBytes())));
 }
 
 // Addresses and sizes: unsigned, where the order above 2^63 differs from int64's.

@@ -39,21 +39,8 @@ template <class T> std::shared_ptr<std::byte> CompactColumn<T>::room(size_t byte
     return at;
 }
 
-template <class T> bool CompactColumn<T>::tailEquals(const Chunk& c) const {
-    T values[kChunk];
-    decode(c, 0, kChunk, values);
-    return std::equal(tail_.begin(), tail_.end(), values);
-}
-
-template <class T> void CompactColumn<T>::seal(const CompactColumn* twin) {
+template <class T> void CompactColumn<T>::seal() {
     const auto [lo, hi] = std::minmax_element(tail_.begin(), tail_.end());
-    const size_t index = chunks_.size();
-    if (twin && twin->chunks_.size() > index && twin->chunks_[index].min == *lo && twin->chunks_[index].max == *hi &&
-        tailEquals(twin->chunks_[index])) {
-        chunks_.push_back(twin->chunks_[index]);
-        tail_.clear();
-        return;
-    }
     // In unsigned arithmetic the span is exact even for values of opposite signs near the limits.
     const uint64_t span = uint64_t(*hi) - uint64_t(*lo);
     const auto width = uint8_t((std::bit_width(span) + 7) / 8);
@@ -137,12 +124,9 @@ template <class T> size_t CompactColumn<T>::argMin(size_t from, size_t to) const
     return firstIndexOf(*this, from, to, want, [&](size_t c) { return c >= chunks_.size() || chunks_[c].min <= want; });
 }
 
-template <class T> size_t CompactColumn<T>::heapBytes(const CompactColumn* twin) const {
+template <class T> size_t CompactColumn<T>::heapBytes() const {
     size_t bytes = chunks_.capacity() * sizeof(Chunk) + tail_.capacity() * sizeof(T);
-    for (size_t i = 0; i < chunks_.size(); ++i) {
-        const bool shared = twin && i < twin->chunks_.size() && twin->chunks_[i].data == chunks_[i].data;
-        bytes += chunks_[i].width && !shared ? kChunk * chunks_[i].width + sizeof(uint64_t) : 0;
-    }
+    for (const Chunk& c : chunks_) bytes += c.width ? kChunk * c.width + sizeof(uint64_t) : 0;
     return bytes;
 }
 

@@ -42,12 +42,6 @@ template <class T> class CompactColumn {
         tail_.push_back(v);
         if (tail_.size() == kChunk) seal();
     }
-    // A column that mostly equals `twin` (active bytes equal allocated bytes except while a free
-    // waits on another stream): a chunk equal to twin's sealed chunk at the same place shares it.
-    void push_back(T v, const CompactColumn& twin) {
-        tail_.push_back(v);
-        if (tail_.size() == kChunk) seal(&twin);
-    }
     void append(std::span<const T> values) {
         for (T v : values) push_back(v);
     }
@@ -69,7 +63,7 @@ template <class T> class CompactColumn {
     // fast way to read a long stretch.
     template <class F> void forEachSpan(size_t from, size_t to, F&& f) const;
 
-    size_t heapBytes(const CompactColumn* twin = nullptr) const; // what the chunks (not twin's) and the tail hold
+    size_t heapBytes() const; // what the chunks and the tail hold
     bool operator==(const CompactColumn& o) const;
 
     class const_iterator {
@@ -116,8 +110,7 @@ template <class T> class CompactColumn {
         std::memcpy(&x, c.data.get() + j * c.width, sizeof x);
         return x & c.mask;
     }
-    void seal(const CompactColumn* twin = nullptr);
-    bool tailEquals(const Chunk& c) const;
+    void seal();
     std::shared_ptr<std::byte> room(size_t bytes);
     static void decode(const Chunk& c, size_t from, size_t to, T* out);
 
