@@ -144,8 +144,8 @@ void fillCheckpoints(const DeviceTrace& t, DeviceCategories& out) {
     for (uint32_t i = 0; i < t.eventCount(); ++i) {
         if (i % DeviceCategories::kCheckpointEvery == 0) out.checkpoints.push_back(bytes);
         for (; a < all.size() && all[a].alloc == i; ++a) bytes[static_cast<size_t>(out.category[a])] += int64_t(all[a].bytes);
-        for (; f < out.frees.size() && out.frees[f].first == i; ++f) {
-            const uint32_t k = out.frees[f].second;
+        for (; f < out.frees.size() && all[out.frees[f]].freeRequested == i; ++f) {
+            const uint32_t k = out.frees[f];
             bytes[static_cast<size_t>(out.category[k])] -= int64_t(all[k].bytes);
         }
     }
@@ -202,9 +202,10 @@ std::array<int64_t, kCategoryCount> DeviceCategories::at(uint32_t event) const {
                                   [](const Allocation& x, uint32_t e) { return x.alloc < e; });
         for (; a != allocations.end() && a->alloc <= event; ++a)
             v[static_cast<size_t>(category[size_t(a - allocations.begin())])] += int64_t(a->bytes);
-        auto f = std::lower_bound(frees.begin(), frees.end(), std::pair<uint32_t, uint32_t>(from, 0));
-        for (; f != frees.end() && f->first <= event; ++f)
-            v[static_cast<size_t>(category[f->second])] -= int64_t(allocations[f->second].bytes);
+        auto f = std::lower_bound(frees.begin(), frees.end(), from,
+                                  [&](uint32_t k, uint32_t e) { return allocations[k].freeRequested < e; });
+        for (; f != frees.end() && allocations[*f].freeRequested <= event; ++f)
+            v[static_cast<size_t>(category[*f])] -= int64_t(allocations[*f].bytes);
     }
     v[static_cast<size_t>(Category::Unknown)] += before;
     return v;

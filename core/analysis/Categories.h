@@ -36,7 +36,7 @@ struct DeviceCategories {
     // per change, ~13 B per event, more than a tenth of the window's memory at 100M events.)
     static constexpr uint32_t kCheckpointEvery = 4096;
     std::vector<std::array<int64_t, kCategoryCount>> checkpoints;
-    std::vector<std::pair<uint32_t, uint32_t>> frees; // (freeRequested event, allocation), by event
+    std::vector<uint32_t> frees; // the freed allocations by their freeRequested event
     int64_t before = 0; // allocated before the first event (blocks from before the recording): unknown
     std::array<int64_t, kCategoryCount> at(uint32_t event) const; // bytes after `event`
     std::array<int64_t, kCategoryCount> requestedAt(uint32_t event, const DeviceTrace& t) const;

@@ -6,13 +6,13 @@
 namespace vs {
 
 std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r,
-                                        std::vector<std::pair<uint32_t, uint32_t>>* frees) {
+                                        std::vector<uint32_t>* frees) {
     std::vector<Allocation> out;
     reserveHuge(out, r.allocEvents);
     if (frees) reserveHuge(*frees, r.allocEvents); // at most one per allocation; untouched room costs nothing
     auto freeRequested = [&](uint32_t a, uint32_t e) {
         out[a].freeRequested = e;
-        if (frees) frees->emplace_back(e, a);
+        if (frees) frees->push_back(a);
     };
     FlatMap open; // block address -> index into out, while not completely freed
     const auto& unrounded = r.blockSizeExceptions;

@@ -22,9 +22,9 @@ struct Allocation {
 // One per allocation, ~half the events: the four 32-bit fields first leave no padding (was 32 B).
 static_assert(sizeof(Allocation) == 24);
 
-// `frees`, when given, receives (freeRequested event, allocation) of every freed allocation in event
-// order: what a sort of the allocations by free would give, found on the way.
+// `frees`, when given, receives every freed allocation (its index) in the order of their
+// freeRequested events: what a sort of the allocations by free would give, found on the way.
 std::vector<Allocation> pairAllocations(const DeviceTrace& t, const ReplayResult& r,
-                                        std::vector<std::pair<uint32_t, uint32_t>>* frees = nullptr);
+                                        std::vector<uint32_t>* frees = nullptr);
 
 } // namespace vs
