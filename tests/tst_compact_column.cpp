@@ -19,6 +19,7 @@ class TestCompactColumn : public QObject {
     void catchingUpSharesSealedChunks();
     void smallerThanPlainValues();
     void unsignedColumnsEveryWidth();
+    void copiesAndMovesGrowApart();
 };
 
 namespace {
@@ -138,6 +139,29 @@ void TestCompactColumn::unsignedColumnsEveryWidth() {
     }
     QCOMPARE(size_t(std::lower_bound(s.begin(), s.end(), v[kChunk]) - s.begin()),
              size_t(std::lower_bound(v.begin(), v.end(), v[kChunk]) - v.begin()));
+}
+
+// A copy (a live snapshot's columns copied, then both appended to) seals into room of its own: the
+// two never overwrite each other's chunks. A moved-from column is empty and can be filled again.
+void TestCompactColumn::copiesAndMovesGrowApart() {
+    CompactSeries a;
+    for (size_t i = 0; i < kChunk + 10; ++i) a.push_back(int64_t(i));
+    CompactSeries b = a, c;
+    c = a;
+    for (size_t i = 0; i < 3 * kChunk; ++i) a.push_back(1), b.push_back(int64_t(i) << 20), c.push_back(-int64_t(i));
+    for (size_t i = kChunk + 10; i < a.size(); ++i) {
+        const auto k = int64_t(i - kChunk - 10);
+        QCOMPARE(a[i], int64_t(1));
+        QCOMPARE(b[i], k << 20);
+        QCOMPARE(c[i], -k);
+    }
+    CompactSeries d = std::move(b);
+    QVERIFY(b.empty());
+    for (size_t i = 0; i < 2 * kChunk; ++i) b.push_back(7), d.push_back(8);
+    QCOMPARE(b.size(), 2 * kChunk);
+    QCOMPARE(b.range(0, b.size()).max, int64_t(7));
+    QCOMPARE(d.back(), int64_t(8));
+    QCOMPARE(d[kChunk + 12], int64_t(2) << 20);
 }
 
 QTEST_GUILESS_MAIN(TestCompactColumn)

@@ -3,7 +3,9 @@
 // copies everything at once: at 6.5M events that is ~400 MB and a 250 ms refresh, twice (two
 // snapshots alternate). Instead, once a column is half full, a buffer of twice its capacity is
 // filled a slice per refresh (the prefix never changes, so it can be copied any time), and swapped
-// in, O(1), when the column would overflow: every refresh copies O(its new events).
+// in, O(1), when the column would overflow: every refresh copies O(its new events). Only the vector
+// columns need this: times, addresses, sizes and the replay's series are CompactColumns, which
+// grow by chunks that never move.
 #include "Replay.h"
 #include "model/DeviceTrace.h"
 

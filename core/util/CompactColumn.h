@@ -18,6 +18,7 @@
 #include <iterator>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace vs {
@@ -32,6 +33,20 @@ template <class T> class CompactColumn {
 
     CompactColumn() = default;
     explicit CompactColumn(std::span<const T> values) { append(values); }
+    // A copy shares the sealed chunks but seals its own into slabs of its own: two columns writing
+    // into one slab would overwrite each other's chunks.
+    CompactColumn(const CompactColumn& o) : chunks_(o.chunks_), tail_(o.tail_) {}
+    CompactColumn& operator=(const CompactColumn& o) {
+        if (this != &o) chunks_ = o.chunks_, tail_ = o.tail_, slab_.reset(), slabSize_ = slabUsed_ = 0;
+        return *this;
+    }
+    CompactColumn(CompactColumn&& o) noexcept { *this = std::move(o); }
+    CompactColumn& operator=(CompactColumn&& o) noexcept { // leaves `o` empty and usable
+        chunks_ = std::exchange(o.chunks_, {}), tail_ = std::exchange(o.tail_, {});
+        slab_ = std::exchange(o.slab_, {});
+        slabSize_ = std::exchange(o.slabSize_, 0), slabUsed_ = std::exchange(o.slabUsed_, 0);
+        return *this;
+    }
 
     size_t size() const { return (chunks_.size() << kShift) + tail_.size(); }
     bool empty() const { return chunks_.empty() && tail_.empty(); }
