@@ -43,10 +43,10 @@ void DeviceTrace::reserve(size_t n) {
 void DeviceTrace::append(const DeviceTrace& from, size_t first, size_t last) {
     timeUs.appendRange(from.timeUs, first, last), addr.appendRange(from.addr, first, last);
     size.appendRange(from.size, first, last);
-    const auto range = [&](const auto& v) { return std::span(v.begin() + std::ptrdiff_t(first), v.begin() + std::ptrdiff_t(last)); };
-    for (Action a : range(from.action)) action.push_back(a);
-    for (StreamId s : range(from.stream)) stream.push_back(s);
-    for (StackId s : range(from.stack)) stack.push_back(s);
+    const auto take = [&](auto& to, const auto& v) {
+        to.insert(to.end(), v.begin() + std::ptrdiff_t(first), v.begin() + std::ptrdiff_t(last));
+    };
+    take(action, from.action), take(stream, from.stream), take(stack, from.stack);
 }
 
 void DeviceTrace::clearEvents() {
