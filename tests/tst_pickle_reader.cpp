@@ -3,7 +3,10 @@
 // anything, never crashing.
 #include "PickleBuilder.h"
 #include "TestData.h"
+#include "io/InputBuffer.h"
 #include "io/LoadError.h"
+#include "io/LoadMeter.h"
+#include "io/PickleMemo.h"
 #include "io/SnapshotLoader.h"
 #include "model/FrameTable.h"
 
@@ -27,6 +30,7 @@ class TestPickleReader : public QObject {
     void rejects_data();
     void rejects();
     void everyTruncationOfARealSampleIsRejected();
+    void memoScanInWindowsMarksWhatOneScanMarks();
     void corruptCompressedInputIsRejected();
     void missingFileIsRejected();
 };
@@ -233,6 +237,34 @@ void TestPickleReader::rejects() {
         QFAIL("accepted bad input");
     } catch (const LoadError& e) {
         QVERIFY2(QString(e.what()).contains(message), e.what());
+    }
+}
+
+// The memo scan reads a mapped file in windows of 1 MiB, so opcodes and strings cross window edges:
+// every window size marks the same slots as one scan of the whole input, and a real snapshot
+// reads back far fewer slots than it memoizes (what the scan saves).
+void TestPickleReader::memoScanInWindowsMarksWhatOneScanMarks() {
+    const auto file = vs::test::readFile(vs::test::samplePath("stacks_all"));
+    const auto input = vs::InputBuffer::fromMemory(file); // decompressed if it is compressed
+    const std::span<const uint8_t> whole = input.bytes();
+    QVERIFY(whole.size() > 10000);
+    const auto scanIn = [&](size_t window) {
+        vs::LoadMeter meter(1ull << 32);
+        vs::pickle::PickleMemo::Scan scan(meter, whole.size());
+        for (uint64_t at = 0, step = 1; at < whole.size() && step; at += step)
+            step = scan.feed(whole.subspan(at, std::min<size_t>(window, whole.size() - at)), at);
+        return scan.finish();
+    };
+    auto one = scanIn(whole.size());
+    size_t memoized = 0; // MEMOIZE opcodes, an upper bound (string bytes may hold 0x94 too)
+    for (uint8_t b : whole) memoized += b == 0x94;
+    QVERIFY2(one.referenced() > 10 && one.referenced() * 3 < memoized,
+             qPrintable(QString("%1 of %2").arg(one.referenced()).arg(memoized)));
+    for (size_t window : {260, 300, 301, 1000, 4097}) {
+        auto w = scanIn(window);
+        QCOMPARE(w.referenced(), one.referenced());
+        for (uint64_t i = 0; i < memoized; ++i)
+            QVERIFY2((w.slot(i) != nullptr) == (one.slot(i) != nullptr), qPrintable(QString::number(i)));
     }
 }
 

@@ -4,6 +4,7 @@
 #include "LoadError.h"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -43,6 +44,7 @@ InputBuffer InputBuffer::open(const std::string& path, uint64_t budget) {
     if (m == MAP_FAILED) throw LoadError("cannot map " + path + ": " + std::strerror(errno));
     ::madvise(m, in.fileSize_, MADV_SEQUENTIAL);
     in.mapping_ = m;
+    in.fd_ = std::exchange(f.fd, -1);
     in.data_ = static_cast<const uint8_t*>(m);
     in.size_ = in.fileSize_;
     in.compression_ = sniff(in.bytes());
@@ -80,6 +82,20 @@ void InputBuffer::releaseBefore(uint64_t offset) {
     released_ = end;
 }
 
+void InputBuffer::readWindows(const std::function<uint64_t(std::span<const uint8_t>, uint64_t)>& f) const {
+    if (fd_ < 0) { // in memory already: windows of 8 MiB, so that `f` can report progress
+        for (uint64_t at = 0, step = 1; at < size_ && step; at += step)
+            step = f({data_ + at, std::min<uint64_t>(size_ - at, 8 << 20)}, at);
+        return;
+    }
+    std::unique_ptr<uint8_t[]> buffer(new uint8_t[1 << 20]);
+    for (uint64_t at = 0, step = 1; at < size_ && step; at += step) {
+        const auto n = ::pread(fd_, buffer.get(), std::min<uint64_t>(size_ - at, 1 << 20), static_cast<off_t>(at));
+        if (n <= 0) return; // the mapped reading will report it
+        step = f({buffer.get(), static_cast<size_t>(n)}, at);
+    }
+}
+
 InputBuffer::InputBuffer(InputBuffer&& o) noexcept {
     *this = std::move(o);
 }
@@ -87,6 +103,8 @@ InputBuffer::InputBuffer(InputBuffer&& o) noexcept {
 InputBuffer& InputBuffer::operator=(InputBuffer&& o) noexcept {
     if (this == &o) return *this;
     if (mapping_) ::munmap(mapping_, fileSize_);
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(o.fd_, -1);
     data_ = std::exchange(o.data_, nullptr);
     size_ = std::exchange(o.size_, 0);
     fileSize_ = std::exchange(o.fileSize_, 0);
@@ -99,6 +117,7 @@ InputBuffer& InputBuffer::operator=(InputBuffer&& o) noexcept {
 
 InputBuffer::~InputBuffer() {
     if (mapping_) ::munmap(mapping_, fileSize_);
+    if (fd_ >= 0) ::close(fd_);
 }
 
 } // namespace vs

@@ -3,6 +3,7 @@
 #include "MemoryBudget.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -31,6 +32,11 @@ class InputBuffer {
     uint64_t fileSize() const { return fileSize_; }
     // Lets the kernel drop already-parsed pages of a mapped file from memory (they can be re-read).
     void releaseBefore(uint64_t offset);
+    // A pass that needs each byte once, in order: `f(window, offset)` receives consecutive windows
+    // of the bytes and returns how far to move on (at least 1 while it wants more; 0 stops). A
+    // mapped file is read with pread(2) into a buffer of 1 MiB: mapping its pages costs four times
+    // as much on a virtual machine, and they would stay resident until released.
+    void readWindows(const std::function<uint64_t(std::span<const uint8_t> window, uint64_t offset)>& f) const;
 
   private:
     InputBuffer() = default;
@@ -39,6 +45,7 @@ class InputBuffer {
     uint64_t fileSize_ = 0;
     uint64_t released_ = 0;
     void* mapping_ = nullptr;
+    int fd_ = -1; // the mapped file's, for readWindows
     std::unique_ptr<uint8_t[]> owned_;
     Compression compression_ = Compression::None;
 };

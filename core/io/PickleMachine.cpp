@@ -16,9 +16,6 @@ template <class T> T readLE(const uint8_t* p) {
     return v;
 }
 
-// Memo indices far beyond what has been stored would make us allocate for nothing.
-constexpr uint64_t kMemoSlack = 1 << 20;
-
 } // namespace
 
 // A vector of items in storage_ costs its header and the allocator's bookkeeping besides its items.
@@ -38,7 +35,7 @@ void PickleMachine::charge(uint64_t bytes) {
 // which does not count them one by one: their capacity is charged here, at every other charge and
 // at every progress report.
 void PickleMachine::chargeWorkingMemory() {
-    const uint64_t now = (stack_.capacity() + memo_.capacity()) * sizeof(Value) +
+    const uint64_t now = stack_.capacity() * sizeof(Value) +
                          marks_.capacity() * sizeof(size_t) + containerCapacity_ * sizeof(Container);
     if (now > workingCharged_) meter_.charge(now - workingCharged_, pos_);
     workingCharged_ = std::max(now, workingCharged_);
@@ -97,8 +94,19 @@ void PickleMachine::recycleEvent(uint32_t container, size_t at) {
     if (at >= stack_.size() || stack_[at].bits != bits) return;
     const Value event = Value::make(Tag::Event, containers_[container].payload);
     stack_[at] = event;
-    if (trackMemo_ < memo_.size() && memo_[trackMemo_].bits == bits) memo_[trackMemo_] = event;
+    if (Value* s = trackMemo_ != UINT64_MAX ? memo_.slot(trackMemo_) : nullptr; s && s->bits == bits) *s = event;
     freeContainers_.push_back(container);
+}
+
+// A dict that became an event consumed these pairs: if the tracked list is among its values, that
+// was its only copy, and its container slot is free for the next container.
+void PickleMachine::recycleList(std::span<const Value> pairs) {
+    for (size_t i = 1; i < pairs.size(); i += 2)
+        if (pairs[i].bits == trackList_) {
+            freeContainers_.push_back(static_cast<uint32_t>(Value{trackList_}.payload()));
+            break;
+        }
+    trackList_ = kUntracked;
 }
 
 static bool eventIndex(const PickleMachine& m, Value v, uint32_t& out) {
@@ -195,6 +203,7 @@ void PickleMachine::fillDict(Value dict, std::span<const Value> pairs, size_t at
         const bool tracked = dict.bits == trackBits_;
         if (tracked) trackBits_ = kUntracked;
         if (hooks_.dictFilled(*this, idx, pairs)) {
+            if (trackList_ != kUntracked && containers_[idx].kind == Kind::Event) recycleList(pairs);
             if (tracked && containers_[idx].kind == Kind::Event) trackBits_ = dict.bits, recycleEvent(idx, at);
             return;
         }
@@ -263,28 +272,18 @@ Value PickleMachine::pushString(uint64_t len) {
 
 void PickleMachine::memoPut(uint64_t index) {
     if (stack_.empty()) fail("memo store with an empty stack");
-    if (stack_.back().bits == trackBits_) {
+    if (stack_.back().bits == trackList_ && memo_.slot(index)) trackList_ = kUntracked;
+    if (stack_.back().bits == trackBits_ && memo_.slot(index)) { // a copy that a GET may read back
         if (trackMemo_ == UINT64_MAX)
             trackMemo_ = index;
         else
             trackBits_ = kUntracked;
     }
-    if (index >= memo_.size()) {
-        if (index > memo_.size() + kMemoSlack)
-            fail("memo index " + std::to_string(index) + " is out of range");
-        const uint64_t grow = (index + 1 - memo_.size()) * sizeof(Value);
-        charge(grow); // before the slots exist: far memo indices are a bound, not gigabytes
-        const uint64_t oldCapacity = memo_.capacity();
-        memo_.resize(index + 1, Value::make(Tag::None, 1)); // payload 1 marks an unset slot
-        workingCharged_ += std::min(grow, (memo_.capacity() - oldCapacity) * sizeof(Value)); // charged once
-    }
-    memo_[index] = stack_.back();
+    if (!memo_.put(index, stack_.back())) fail("memo index " + std::to_string(index) + " is out of range");
 }
 
-Value PickleMachine::memoGet(uint64_t index) const {
-    if (index >= memo_.size() || memo_[index].bits == Value::make(Tag::None, 1).bits)
-        fail("memo index " + std::to_string(index) + " was never stored");
-    return memo_[index];
+void PickleMachine::memoMissing(uint64_t index) const {
+    fail("memo index " + std::to_string(index) + " was never stored");
 }
 
 void PickleMachine::refuse(uint8_t op) const {
@@ -314,11 +313,14 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     const uint8_t* p = base + pos_;
     const uint8_t* nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
     const uint8_t* limit = std::min(nextReport, end); // below it: no report due and a byte to read
-    const uint64_t unset = Value::make(Tag::None, 1).bits;
-    memo_.reserve(in_.size() / 24);
+    if (!memoScanned_) {
+        PickleMemo::Scan scan(meter_, in_.size());
+        for (uint64_t at = 0, step = 1; at < in_.size() && step; at += step) step = scan.feed(in_.subspan(at), at);
+        setMemo(scan.finish());
+    }
     containers_.reserve(in_.size() / 48);
     containerCapacity_ = std::max<uint64_t>(containerCapacity_, containers_.capacity());
-    adviseHugePages(memo_), adviseHugePages(containers_);
+    adviseHugePages(containers_);
     const void* table[256];
     for (auto& t : table) t = &&other;
     table[op::BINGET] = &&binget;
@@ -334,14 +336,11 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     table[op::EMPTY_LIST] = &&empty_list;
     table[op::SETITEMS] = &&setitems;
     table[op::APPENDS] = &&appends;
-    // The stack's base, top and capacity end, and the memo's values and size, in registers: stored
-    // back (or reloaded) around whatever else reads or changes them.
+    // The stack's base, top and capacity end in registers: stored back (or reloaded) around whatever
+    // else reads or changes them.
     Value *sbase, *sp, *slimit;
-    const Value* mdata;
-    size_t msize;
 #define VS_STACK_LOAD() (sbase = stack_.data(), sp = sbase + stack_.size(), slimit = sbase + stack_.capacity())
 #define VS_STACK_STORE() stack_.setSize(static_cast<size_t>(sp - sbase))
-#define VS_MEMO_LOAD() (mdata = memo_.data(), msize = memo_.size())
 #define VS_PUSH(value)                                                                                       \
     do {                                                                                                     \
         const Value pushed_ = (value);                                                                       \
@@ -354,7 +353,6 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
         }                                                                                                    \
     } while (0)
     VS_STACK_LOAD();
-    VS_MEMO_LOAD();
 #define VS_NEED(n)                                                                                           \
     do {                                                                                                     \
         if (static_cast<uint64_t>(end - p) < static_cast<uint64_t>(n)) pos_ = p - base, need(n);             \
@@ -372,7 +370,9 @@ top:
         VS_SYNC();
         VS_STACK_STORE();
         nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
-        if (progress.report && !progress.report(pos_, in_.size())) throw Cancelled();
+        constexpr double share = PickleMemo::kScanShare; // the scan's, reported before
+        const auto done = uint64_t(double(in_.size()) * share + double(pos_) * (1 - share));
+        if (progress.report && !progress.report(done, in_.size())) throw Cancelled();
         chargeWorkingMemory();
         if (consumed) consumed(pos_);
         if (p >= end) nextReport = end + 1;
@@ -383,9 +383,10 @@ top:
 binget : {
     VS_NEED(1);
     const uint8_t i = *p++;
-    if (i >= msize || mdata[i].bits == unset) VS_SYNC(), memoGet(i);
-    const Value v = mdata[i];
+    Value v;
+    if (!memo_.get(i, v)) VS_SYNC(), memoMissing(i);
     if (v.bits == trackBits_) trackBits_ = kUntracked; // a copy: no longer tracked
+    if (v.bits == trackList_) trackList_ = kUntracked;
     VS_PUSH(v);
     VS_NEXT();
 }
@@ -393,23 +394,24 @@ long_binget : {
     VS_NEED(4);
     const uint32_t i = readLE<uint32_t>(p);
     p += 4;
-    if (i >= msize || mdata[i].bits == unset) VS_SYNC(), memoGet(i);
-    const Value v = mdata[i];
+    Value v;
+    if (!memo_.get(i, v)) VS_SYNC(), memoMissing(i);
     if (v.bits == trackBits_) trackBits_ = kUntracked; // a copy: no longer tracked
+    if (v.bits == trackList_) trackList_ = kUntracked;
     VS_PUSH(v);
     VS_NEXT();
 }
 memoize : {
     if (sp == sbase) VS_SYNC(), fail("memo store with an empty stack");
     const Value top = sp[-1];
-    if (top.bits == trackBits_) {
+    if (top.bits == trackList_ && memo_.slot(memo_.size())) trackList_ = kUntracked;
+    if (top.bits == trackBits_ && memo_.slot(memo_.size())) { // a copy that a GET may read back
         if (trackMemo_ == UINT64_MAX)
-            trackMemo_ = msize;
+            trackMemo_ = memo_.size();
         else
             trackBits_ = kUntracked;
     }
-    memo_.push_back(top);
-    VS_MEMO_LOAD();
+    memo_.push(top);
     VS_NEXT();
 }
 binint1:
@@ -473,9 +475,12 @@ empty_dict : {
     trackBits_ = d.bits, trackMemo_ = UINT64_MAX;
     VS_NEXT();
 }
-empty_list:
-    VS_PUSH(newContainer(Kind::List));
+empty_list : {
+    const Value l = newContainer(Kind::List);
+    VS_PUSH(l);
+    trackList_ = l.bits;
     VS_NEXT();
+}
 setitems : {
     VS_SYNC();
     VS_STACK_STORE();
@@ -501,12 +506,10 @@ other:
     VS_STACK_STORE();
     step(p[-1]); // the opcode byte just read
     VS_STACK_LOAD();
-    VS_MEMO_LOAD();
     p = base + pos_;
     if (done_) return stack_.back();
     VS_NEXT();
 #undef VS_PUSH
-#undef VS_MEMO_LOAD
 #undef VS_STACK_STORE
 #undef VS_STACK_LOAD
 #undef VS_NEXT

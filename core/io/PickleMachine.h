@@ -5,6 +5,7 @@
 // entry or a frame looks like) lives in a ContainerHooks implementation, which may turn a freshly
 // filled dict or list into a compact specialised object instead of keeping it generic.
 #include "LoadMeter.h"
+#include "PickleMemo.h"
 #include "PickleValue.h"
 #include "util/Progress.h"
 
@@ -91,6 +92,9 @@ class PickleMachine {
     // Everything the machine keeps is charged to `meter`, which stops hostile expansion.
     PickleMachine(std::span<const uint8_t> input, ContainerHooks& hooks, LoadMeter& meter);
 
+    // The memo slots that GETs read back, from a PickleMemo::Scan of the same input; without them
+    // run() scans the input first.
+    void setMemo(PickleMemo memo) { memo_ = std::move(memo), memoScanned_ = true; }
     // Runs to STOP and returns the top of the stack. Throws LoadError (with the offset) or Cancelled.
     Value run(const Progress& progress = {}, const std::function<void(uint64_t)>& consumed = {});
 
@@ -157,11 +161,12 @@ class PickleMachine {
     void extendList(Value list, std::span<const Value> items);
     bool extendEventRun(uint32_t container, std::span<const Value> items);
     void recycleEvent(uint32_t container, size_t at);
+    void recycleList(std::span<const Value> pairs);
     static constexpr size_t kNoSlot = SIZE_MAX;
     Value readLong(uint64_t nbytes);
     Value pushString(uint64_t len);
     void memoPut(uint64_t index);
-    Value memoGet(uint64_t index) const;
+    [[noreturn]] void memoMissing(uint64_t index) const;
     void refuse(uint8_t op) const;
     void step(uint8_t op);
 
@@ -172,13 +177,18 @@ class PickleMachine {
     uint64_t workingCharged_ = 0; // what stack, marks, memo and container table were last charged
     ValueStack stack_;
     std::vector<size_t> marks_;
-    std::vector<Value> memo_;
+    PickleMemo memo_;
+    bool memoScanned_ = false;
     std::vector<Container> containers_;
     // The dict made by the last EMPTY_DICT, while no copy of its value exists but its stack slot
     // and at most one memo slot (trackMemo_): once it becomes an event, both are rewritten to an
     // Event value and its container slot is reused (freeContainers_). kUntracked: none.
     static constexpr uint64_t kUntracked = UINT64_MAX;
     uint64_t trackBits_ = kUntracked;
+    // The list made by the last EMPTY_LIST while its value is on one stack slot only (no memo slot
+    // that a GET reads, no GET of it): once a dict that becomes an event consumes it (a trace
+    // entry's frames, already read into the event's stack), its container slot is reused too.
+    uint64_t trackList_ = kUntracked;
     uint64_t trackMemo_ = UINT64_MAX;
     std::vector<uint32_t> freeContainers_;
     // Containers made, reused slots included: the memory meter charges the table as if no slot

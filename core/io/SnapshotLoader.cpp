@@ -3,6 +3,7 @@
 #include "LoadError.h"
 #include "PickleMachine.h"
 #include "SnapshotSchema.h"
+#include "util/Cancelled.h"
 
 #include <algorithm>
 #include <array>
@@ -410,6 +411,22 @@ std::string SnapshotLoader::printable(Value v) const {
 
 namespace {
 
+// The memo slots the pickle reads back, from a pass over its bytes before the parse (PickleMemo.h),
+// reported as the first part of the parse's progress.
+pickle::PickleMemo scanMemo(const InputBuffer& in, LoadMeter& meter, const Progress& progress) {
+    pickle::PickleMemo::Scan scan(meter, in.bytes().size());
+    uint64_t nextReport = 0;
+    in.readWindows([&](std::span<const uint8_t> window, uint64_t at) {
+        if (progress.report && at >= nextReport) {
+            nextReport = at + progress.every;
+            const auto done = uint64_t(double(at) * pickle::PickleMemo::kScanShare);
+            if (!progress.report(done, in.bytes().size())) throw Cancelled();
+        }
+        return scan.feed(window, at);
+    });
+    return scan.finish();
+}
+
 std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, const LoadOptions& options) {
     auto capture = std::make_unique<Capture>();
     capture->path = path;
@@ -432,6 +449,7 @@ std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, cons
     // touched, so the spare room costs address space, not memory (no shrink_to_fit copy at the end).
     schema.events().reserve(bytes.size() / 40 + 16);
     PickleMachine m(bytes, schema, meter);
+    m.setMemo(scanMemo(in, meter, options.progress));
     const Value top = m.run(options.progress,
                             [&](uint64_t pos) { in.releaseBefore(pos > (1 << 20) ? pos - (1 << 20) : 0); });
     m.releaseWorkingMemory();
