@@ -95,6 +95,14 @@ int main(int argc, char** argv) {
                     "stack %.2f\n",
                     columnBytes[0] * per, columnBytes[1] * per, columnBytes[2] * per, columnBytes[3] * per,
                     columnBytes[4] * per, columnBytes[5] * per);
+        double seriesBytes = 0, checkpointBytes = 0; // what the replay keeps
+        for (size_t d = 0; d < analysis->capture().devices.size(); ++d) {
+            const auto& rr = analysis->replay(d);
+            seriesBytes += double(rr.allocated.heapBytes() + rr.active.heapBytes() + rr.reserved.heapBytes());
+            for (const auto& c : rr.checkpoints) checkpointBytes += double(c.state.heapBytes());
+        }
+        std::printf("  the replay keeps, bytes per event: series %.2f, checkpoints %.2f\n", seriesBytes * per,
+                    checkpointBytes * per);
         std::printf("  peak allocated %lld, peak reserved %lld\n",
                     static_cast<long long>(summary.peak.allocated),
                     static_cast<long long>(summary.peak.reserved));

@@ -74,7 +74,7 @@ void compare(const CaptureAnalysis& live, const CaptureAnalysis& oneShot, bool d
             QCOMPARE(lr.checkpoints.size(), want.checkpoints.size());
             for (size_t i = 0; i < lr.checkpoints.size(); ++i) {
                 QCOMPARE(lr.checkpoints[i].event, want.checkpoints[i].event);
-                QVERIFY(sameSegments(lr.checkpoints[i].segments, want.checkpoints[i].segments));
+                QVERIFY(sameSegments(lr.checkpoints[i].state.unpack(), want.checkpoints[i].state.unpack()));
             }
         }
         QVERIFY(lr.peak == orr.peak && lr.final == orr.final && lr.initial == orr.initial);

@@ -3,6 +3,7 @@
 #include "TestData.h"
 #include "analysis/AllocatorState.h"
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/PackedState.h"
 #include "load/OpenAnalysis.h"
 #include "analysis/Fragmentation.h"
 
@@ -29,6 +30,7 @@ class TestSamples : public QObject {
     void oomIsCounted();
     void fragmentationSeriesMatchesStates();
     void stateFromCheckpointsEqualsReplayFromStart();
+    void packedStateKeepsEveryField();
 };
 
 namespace {
@@ -200,6 +202,47 @@ void TestSamples::stateFromCheckpointsEqualsReplayFromStart() {
                 QFAIL(qPrintable(QString("%1: state after %2 events differs").arg(name).arg(k)));
         }
     }
+}
+
+namespace {
+bool sameState(const std::vector<StateSegment>& a, const std::vector<StateSegment>& b) {
+    const auto key = [](const StateSegment& s) {
+        return std::tie(s.address, s.size, s.stream, s.expandable, s.smallPool, s.blocks);
+    };
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [&](auto& x, auto& y) { return key(x) == key(y); });
+}
+} // namespace
+
+void TestSamples::packedStateKeepsEveryField() {
+    // What a checkpoint packs unpacks to the same segments and blocks, every field: the states of
+    // every sample along its recording, and one made of the rare cases (a gap between blocks, sizes
+    // off the 512-byte grid, requests above the size or none, blocks from before the recording,
+    // alloc events out of order, segments out of address order).
+    for (const QString& name : vs::test::sampleNames()) {
+        const auto a = open(name);
+        const DeviceTrace& t = a->trace(0);
+        AllocatorState st = AllocatorState::fromSegments(a->replay(0).initialState, a->rules());
+        for (size_t k = 0; k < t.eventCount(); ++k) {
+            Replay::apply(st, t, k, a->capture().streams);
+            if (k % 7) continue;
+            const auto segments = st.segments();
+            if (!sameState(PackedState(segments).unpack(), segments))
+                QFAIL(qPrintable(QString("%1: the state after %2 events unpacks differently").arg(name).arg(k + 1)));
+        }
+    }
+    using B = BlockState;
+    const std::vector<StateSegment> odd = {
+        {0x7f0000200000, 4 << 20, 0xdead, true, false,
+         {{0x7f0000200000, 1536, 1500, B::ActiveAllocated, 900},
+          {0x7f0000200600, 1000, 0, B::Inactive, kNoEvent},
+          {0x7f0000300000, 3 << 20, (3 << 20) + 7, B::ActivePendingFree, 12}}},
+        {0x7f0000000000, 2 << 20, 0, false, true, {{0x7f0000000000, 2 << 20, 1, B::ActiveAllocated, 4000000000u}}},
+        {0x7f0000100000, 0, 0, false, false, {}},
+    };
+    QVERIFY(sameState(PackedState(odd).unpack(), odd));
+    QVERIFY2(PackedState(odd).heapBytes() < 5 * sizeof(StateBlock) / 2, /* 5 blocks, 3 segments */
+             qPrintable(QString::number(PackedState(odd).heapBytes())));
+    QVERIFY(PackedState(std::vector<StateSegment>{}).unpack().empty());
 }
 
 QTEST_GUILESS_MAIN(TestSamples)

@@ -10,7 +10,7 @@ ForwardReplay::ForwardReplay(AllocatorState start, uint32_t checkpointEvery)
     : st_(std::move(start)), every_(checkpointEvery) {}
 
 void ForwardReplay::checkpoint(size_t i, ReplayResult& out) {
-    out.checkpoints.push_back({static_cast<uint32_t>(i), st_.totals(), st_.segments()});
+    out.checkpoints.push_back({static_cast<uint32_t>(i), st_.totals(), PackedState(st_.segments())});
     // Spacing grows with the state's size so that all checkpoints together stay within a few bytes
     // per event, while rebuilding any moment replays at most one interval.
     nextCheckpoint_ = i + std::max<size_t>(every_, 8 * st_.blockCount() * every_ / Replay::kCheckpointEvery);

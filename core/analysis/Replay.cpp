@@ -172,7 +172,7 @@ std::vector<StateSegment> Replay::stateAfter(const DeviceTrace& t, std::span<con
     const Checkpoint* from = nullptr;
     for (const auto& c : r.checkpoints)
         if (c.event <= eventsApplied) from = &c;
-    AllocatorState st = AllocatorState::fromSegments(from ? from->segments : r.initialState, rules);
+    AllocatorState st = AllocatorState::fromSegments(from ? from->state.unpack() : r.initialState, rules);
     for (size_t i = from ? from->event : 0; i < eventsApplied; ++i) applyForward(st, t, i, streams);
     return st.segments();
 }

@@ -7,6 +7,7 @@
 // in exactly the snapshot's final block list, the recording saw everything. Otherwise the trace is
 // undone backward from the final block list to recover the initial state, then replayed forward.
 #include "AllocatorRules.h"
+#include "PackedState.h"
 #include "StateTypes.h"
 #include "model/DeviceTrace.h"
 #include "util/CompactColumn.h"
@@ -21,7 +22,7 @@ namespace vs {
 struct Checkpoint {
     uint32_t event = 0; // the state before this event
     Totals totals;
-    std::vector<StateSegment> segments;
+    PackedState state;
 };
 
 struct ReplayResult {
