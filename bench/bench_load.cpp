@@ -73,8 +73,8 @@ int main(int argc, char** argv) {
         double columnBytes[6] = {}; // what each event column holds, summed over devices
         for (const auto& d : capture->devices) {
             columnBytes[0] += double(d.timeUs.heapBytes()), columnBytes[1] += double(d.addr.heapBytes());
-            columnBytes[2] += double(d.size.heapBytes()), columnBytes[3] += double(d.action.capacity());
-            columnBytes[4] += double(d.stream.capacity() * 2), columnBytes[5] += double(d.stack.capacity() * 4);
+            columnBytes[2] += double(d.size.heapBytes()), columnBytes[3] += double(d.action.size());
+            columnBytes[4] += double(d.stream.size() * 2), columnBytes[5] += double(d.stack.size() * 4);
         }
         auto analysis = vs::CaptureAnalysis::analyse(std::move(capture));
         const auto summary = analysis->summary(0);
