@@ -17,6 +17,7 @@
 #include "views/BlockMapPanel.h"
 #include "views/EventFindBar.h"
 #include "models/EventTableModel.h"
+#include "views/EventTableView.h"
 #include "analysis/FrameFilter.h"
 #include "views/MemoryMapView.h"
 #include "views/AllocationBandsView.h"

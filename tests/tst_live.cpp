@@ -4,6 +4,7 @@
 // trickling, more than the budget) are refused with a message and never crash or corrupt what was
 // received; the socket lives only in a private directory; Launch Program never follows a planted path.
 #include "models/EventTableModel.h"
+#include "views/EventTableView.h"
 #include "live/FileFollower.h"
 #include "live/LiveController.h"
 #include "live/LiveSession.h"

@@ -4,6 +4,7 @@
 #include "models/CallTreeModel.h"
 #include "views/CapturePropertiesDialog.h"
 #include "models/EventTableModel.h"
+#include "views/EventTableView.h"
 #include "views/FlameGraph.h"
 #include "views/LeaksPanel.h"
 #include "window/MainWindow.h"
@@ -49,6 +50,7 @@ class TestMainWindow : public QObject {
   private slots:
     void initTestCase();
     void retentionTabNamesTheHolder();
+    void eventListTurnsPages();
     void plottedExtremesEqualTruth();
     void wheelZoomsAroundTheMouse();
     void dragPansAndHistoryGoesBack();
@@ -141,6 +143,48 @@ void settle(MainWindow& w) {
 void TestMainWindow::initTestCase() {
     QCoreApplication::setOrganizationName("vramscope-tests");
     QSettings().clear();
+}
+
+// A capture larger than a page of the event list (100 rows here, a million in the window): every
+// event is reachable, by going to it and by scrolling past a page's end, and each row shows its event.
+void TestMainWindow::eventListTurnsPages() {
+    auto w = open("leak_list");
+    const auto a = w->timeline()->analysis();
+    const size_t n = a->trace(0).eventCount();
+    QVERIFY2(n > 400, qPrintable(QString::number(n)));
+    ui::EventTableModel model(nullptr, 100);
+    ui::EventTableView view(&model);
+    view.resize(600, 300);
+    model.setDevice(a, 0, a->trace(0).timeUs.front());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(model.rowCount(), 100);
+    QVERIFY(model.hasLater() && !model.hasEarlier());
+    const auto shown = [&](int row) { return model.data(model.index(row, ui::EventTableModel::Index), Qt::DisplayRole).toULongLong(); };
+    view.goToEvent(n - 3); // the last page: centred as far as the capture allows
+    QCOMPARE(view.currentEvent(), int64_t(n - 3));
+    QCOMPARE(shown(view.currentIndex().row()), qulonglong(n - 3));
+    QCOMPARE(model.firstEvent(), n - 100);
+    QVERIFY(!model.hasLater());
+    view.goToEvent(250);
+    QCOMPARE(view.currentEvent(), int64_t(250));
+    QCOMPARE(model.firstEvent(), size_t(200));
+    QCOMPARE(model.eventAtTime(model.timeOfEvent(250)) >= 250, true);
+    // Scrolling to the bottom of the page turns it: the top row stays, the current event stays current.
+    QScrollBar* bar = view.verticalScrollBar();
+    bar->setValue(bar->maximum());
+    const size_t first = model.firstEvent();
+    QVERIFY2(first > 200, qPrintable(QString::number(first)));
+    QVERIFY(bar->value() < bar->maximum()); // room to scroll on
+    QCOMPARE(view.currentEvent(), int64_t(250));
+    QVERIFY(shown(view.rowAt(0)) >= 250);
+    bar->setValue(bar->minimum()); // and back up past the page's start
+    QVERIFY(model.firstEvent() < first);
+    // Marks step across pages.
+    model.setMarkedEvents({5, uint32_t(n - 2)});
+    QCOMPARE(model.nextMarked(250, true), int64_t(n - 2));
+    QCOMPARE(model.nextMarked(250, false), int64_t(5));
+    QCOMPARE(model.nextMarked(int64_t(n - 2), true), int64_t(5)); // wraps
 }
 
 std::unique_ptr<MainWindow> TestMainWindow::open(const QString& name) {
@@ -267,12 +311,12 @@ void TestMainWindow::clickSelectsEventAndStack() {
     const QPoint at(rect->left() + rect->width() / 2, rect->top() + 40);
     mouse(plot, QEvent::MouseButtonPress, at, Qt::LeftButton);
     mouse(plot, QEvent::MouseButtonRelease, at, Qt::NoButton);
-    const int row = w->eventTable()->currentIndex().row();
-    QVERIFY(row >= 0);
+    const int64_t event = w->eventTable()->currentEvent();
+    QVERIFY(event >= 0);
     const double t = rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x());
     auto* model = static_cast<ui::EventTableModel*>(w->eventTable()->model());
-    QVERIFY(model->timeOfRow(row) <= t);
-    if (row + 1 < model->rowCount()) QVERIFY(model->timeOfRow(row + 1) > t);
+    QVERIFY(model->timeOfEvent(size_t(event)) <= t);
+    if (size_t(event) + 1 < model->eventCount()) QVERIFY(model->timeOfEvent(size_t(event) + 1) > t);
     // stacks=all: internal frames are folded until the toggle is on
     w->eventTable()->selectRow(0);
     const int folded = w->stackPane()->visibleFrameCount();
@@ -581,15 +625,16 @@ void TestMainWindow::clickOnARampSelectsItsRegion() {
     QCOMPARE(w->leaksPanel()->regionList()->currentRegion(), other);
     // the click also selected the event under it, without moving the block map away
     auto* model = static_cast<ui::EventTableModel*>(w->eventTable()->model());
-    QCOMPARE(w->eventTable()->currentIndex().row(), model->rowAtTime(w->timeline()->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(px.x())));
+    QCOMPARE(w->eventTable()->currentEvent(),
+             int64_t(model->eventAtTime(w->timeline()->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(px.x()))));
     // flat ground (the tail after the last release): no region, the event there is selected
     const double flat = secondsOf(*w, uint32_t(w->timeline()->analysis()->trace(0).eventCount() - 4));
     QVERIFY(!w->timeline()->regionAt(0, flat));
     QTest::mouseClick(w->timeline(), Qt::LeftButton, {}, pixelAt(w->timeline(), flat));
     QVERIFY(w->stackPane()->isVisible()); // flat ground: the event's stack, as before regions
     const QPoint flatPx = pixelAt(w->timeline(), flat);
-    QCOMPARE(w->eventTable()->currentIndex().row(),
-             model->rowAtTime(w->timeline()->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(flatPx.x())));
+    QCOMPARE(w->eventTable()->currentEvent(),
+             int64_t(model->eventAtTime(w->timeline()->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(flatPx.x()))));
     QCOMPARE(sel->selectedIndex(), other); // still the region clicked before
     // stepping in time order from the first tooth: Next gives the second, Previous the first again
     std::vector<size_t> order = {0, 1, 2};

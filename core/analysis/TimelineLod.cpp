@@ -28,6 +28,10 @@ void TimelineLod::extend(const CompactSeries& times, const CompactSeries& values
         if (k == levels_.size()) levels_.emplace_back();
         std::vector<MinMax>& level = levels_[k];
         const size_t first = changed / kFan; // entries before it cover unchanged values only
+        // Room for all its entries at once (a live session's later extends grow it geometrically):
+        // growing by push_back held the old and the new array together, 1.5x the level at its peak.
+        const size_t need = (belowSize + kFan - 1) / kFan;
+        if (level.capacity() < need) level.reserve(std::max(need, 2 * level.capacity()));
         level.resize(first);
         if (k == 0) // the values, read a decoded stretch at a time
             values.forEachSpan(first * kFan, belowSize, [&](size_t at, std::span<const int64_t> v) {

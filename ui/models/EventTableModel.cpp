@@ -19,6 +19,7 @@ void EventTableModel::setDevice(AnalysisPtr analysis, size_t device, int64_t ori
     analysis_ = std::move(analysis);
     device_ = device;
     originUs_ = originUs;
+    first_ = 0;
     marked_.clear();
     streamShown_ = analysis_ && analysis_->capture().streams.size() > 1;
     endResetModel();
@@ -27,7 +28,7 @@ void EventTableModel::setDevice(AnalysisPtr analysis, size_t device, int64_t ori
 void EventTableModel::appendRows(AnalysisPtr grown) {
     const int before = rowCount();
     const size_t n = grown && device_ < grown->deviceCount() ? grown->trace(device_).eventCount() : 0;
-    const int after = static_cast<int>(std::min<size_t>(n, INT32_MAX));
+    const int after = static_cast<int>(n > first_ ? std::min(n - first_, pageRows_) : 0); // the page's
     if (!streamShown_ && grown && grown->capture().streams.size() > 1) { // a second stream came
         beginInsertColumns({}, Stream, Stream);
         streamShown_ = true;
@@ -45,20 +46,43 @@ void EventTableModel::setMarkedEvents(std::vector<uint32_t> events) {
     if (rowCount()) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), {Qt::BackgroundRole});
 }
 
-int EventTableModel::nextMarked(int row, bool forward) const {
+int64_t EventTableModel::nextMarked(int64_t event, bool forward) const {
     if (marked_.empty()) return -1;
     if (forward) {
-        if (row < 0) return int(marked_.front());
-        const auto it = std::upper_bound(marked_.begin(), marked_.end(), uint32_t(row));
-        return int(it == marked_.end() ? marked_.front() : *it);
+        if (event < 0) return marked_.front();
+        const auto it = std::upper_bound(marked_.begin(), marked_.end(), uint64_t(event),
+                                         [](uint64_t e, uint32_t m) { return e < m; });
+        return it == marked_.end() ? marked_.front() : *it;
     }
-    const auto it = std::lower_bound(marked_.begin(), marked_.end(), uint32_t(std::max(row, 0)));
-    return int(it == marked_.begin() ? marked_.back() : *(it - 1));
+    if (event < 0) return marked_.back();
+    const auto it = std::lower_bound(marked_.begin(), marked_.end(), uint64_t(event),
+                                     [](uint32_t m, uint64_t e) { return m < e; });
+    return it == marked_.begin() ? marked_.back() : *(it - 1);
+}
+
+size_t EventTableModel::eventCount() const {
+    return analysis_ && device_ < analysis_->deviceCount() ? analysis_->trace(device_).eventCount() : 0;
 }
 
 int EventTableModel::rowCount(const QModelIndex& parent) const {
-    if (parent.isValid() || !analysis_ || device_ >= analysis_->deviceCount()) return 0;
-    return static_cast<int>(std::min<size_t>(analysis_->trace(device_).eventCount(), INT32_MAX));
+    const size_t n = eventCount();
+    if (parent.isValid() || n <= first_) return 0;
+    return static_cast<int>(std::min(n - first_, pageRows_));
+}
+
+bool EventTableModel::pageAround(size_t event) {
+    const size_t n = eventCount();
+    const size_t first = n <= pageRows_ ? 0 : std::min(event - std::min(event, pageRows_ / 2), n - pageRows_);
+    if (first == first_) return false;
+    beginResetModel();
+    first_ = first;
+    endResetModel();
+    return true;
+}
+
+int EventTableModel::rowOf(size_t event) {
+    if (event < first_ || event >= first_ + size_t(rowCount())) pageAround(event);
+    return static_cast<int>(std::min(event - first_, size_t(std::max(rowCount() - 1, 0))));
 }
 
 int EventTableModel::columnCount(const QModelIndex& parent) const {
@@ -100,7 +124,7 @@ QString EventTableModel::siteOf(size_t event) const {
 
 QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !analysis_) return {};
-    const auto i = static_cast<size_t>(index.row());
+    const size_t i = eventOf(index.row());
     const DeviceTrace& t = analysis_->trace(device_);
     const Column column = columnAt(index.column());
     if (role == Qt::TextAlignmentRole)
@@ -133,7 +157,7 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     case Index:
         return static_cast<qulonglong>(i);
     case Time:
-        return QString::number(double(t.timeUs[i] - originUs_) / 1e6, 'f', 6);
+        return QString::number(timeOfEvent(i), 'f', 6);
     case Action:
         return QString::fromLatin1(actionName(t.action[i]).data());
     case Address:
@@ -153,16 +177,16 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     }
 }
 
-int EventTableModel::rowAtTime(double seconds) const {
+size_t EventTableModel::eventAtTime(double seconds) const {
     if (!analysis_) return 0;
     const DeviceTrace& t = analysis_->trace(device_);
     const auto us = originUs_ + static_cast<int64_t>(std::floor(seconds * 1e6));
     const auto n = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin();
-    return static_cast<int>(std::max<ptrdiff_t>(0, n - 1));
+    return static_cast<size_t>(std::max<ptrdiff_t>(0, n - 1));
 }
 
-double EventTableModel::timeOfRow(int row) const {
-    return double(analysis_->trace(device_).timeUs[size_t(row)] - originUs_) / 1e6;
+double EventTableModel::timeOfEvent(size_t event) const {
+    return double(analysis_->trace(device_).timeUs[event] - originUs_) / 1e6;
 }
 
 } // namespace vs::ui

@@ -2,17 +2,17 @@
 
 #include "models/EventSearch.h"
 #include "models/EventTableModel.h"
+#include "views/EventTableView.h"
 
 #include <QApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QTableView>
 #include <QToolButton>
 
 namespace vs::ui {
 
-EventFindBar::EventFindBar(QTableView* table, EventTableModel* model, QWidget* parent)
+EventFindBar::EventFindBar(EventTableView* table, EventTableModel* model, QWidget* parent)
     : QWidget(parent), table_(table), model_(model) {
     field_ = new QLineEdit(this);
     field_->setPlaceholderText(tr("Find: action, function, file:line, 0xADDRESS or #event"));
@@ -53,13 +53,13 @@ void EventFindBar::open() {
 int EventFindBar::find(const QString& text, bool forward) {
     const AnalysisPtr a = model_->analysis();
     if (!a || text.trimmed().isEmpty()) return -1;
-    const int from = table_->currentIndex().isValid() ? table_->currentIndex().row() : (forward ? -1 : 0);
-    const int row = EventSearch(*a, model_->device(), text).next(from, forward);
-    status_->setText(row < 0 ? tr("no match") : tr("#%L1").arg(row));
-    if (row < 0) return -1;
-    table_->selectRow(row);
-    table_->scrollTo(model_->index(row, 0), QAbstractItemView::PositionAtCenter);
-    return row;
+    const int64_t current = table_->currentEvent();
+    const int from = current >= 0 ? int(current) : (forward ? -1 : 0);
+    const int event = EventSearch(*a, model_->device(), text).next(from, forward);
+    status_->setText(event < 0 ? tr("no match") : tr("#%L1").arg(event));
+    if (event < 0) return -1;
+    table_->goToEvent(size_t(event));
+    return event;
 }
 
 } // namespace vs::ui

@@ -6,22 +6,22 @@
 
 class QLabel;
 class QLineEdit;
-class QTableView;
 
 namespace vs::ui {
 
 class EventTableModel;
+class EventTableView;
 
 class EventFindBar : public QWidget {
     Q_OBJECT
   public:
-    EventFindBar(QTableView* table, EventTableModel* model, QWidget* parent);
+    EventFindBar(EventTableView* table, EventTableModel* model, QWidget* parent);
     void open(); // shown, its text selected and focused
-    int find(const QString& text, bool forward); // selects the match; its row, or -1
+    int find(const QString& text, bool forward); // selects the match; its event, or -1
     QLineEdit* field() const { return field_; }
 
   private:
-    QTableView* table_;
+    EventTableView* table_;
     EventTableModel* model_;
     QLineEdit* field_;
     QLabel* status_;

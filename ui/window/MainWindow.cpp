@@ -11,6 +11,7 @@
 #include "views/DevicePicker.h"
 #include "views/EventFindBar.h"
 #include "models/EventTableModel.h"
+#include "views/EventTableView.h"
 #include "timeline/FragmentationOverlay.h"
 #include "views/LeaksPanel.h"
 #include "views/CompositionView.h"
@@ -57,8 +58,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     timeline_->follow(session_);
     timeline_->setMinimumHeight(120);
     model_ = new EventTableModel(this);
-    table_ = new QTableView(this);
-    table_->setModel(model_);
+    table_ = new EventTableView(model_, this);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->hide();
@@ -146,7 +146,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(timeline_, &TimelinePlot::cursorMoved, this, &MainWindow::onCursor);
     connect(timeline_, &TimelinePlot::selectionChanged, this, &MainWindow::onSelection);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& i) { onEventSelected(i.row()); });
+            [this](const QModelIndex& i) { onEventSelected(i.isValid() ? int64_t(model_->eventOf(i.row())) : -1); });
     connect(session_, &Session::opened, this, &MainWindow::onOpened);
     connect(session_, &Session::deviceChanged, this, &MainWindow::onDeviceChanged);
     connect(session_, &Session::extended, this, [this] {
@@ -335,14 +335,14 @@ void MainWindow::showAllWarnings() {
 void MainWindow::onDeviceChanged(size_t device) {
     model_->setDevice(session_->analysis(), device, session_->originUs());
     table_->resizeColumnsToContents(); // from the first rows; the index column must fit the last one
+    const size_t events = model_->eventCount(); // on every page: the last index and time are the widest
     table_->setColumnWidth(EventTableModel::Index,
-                           table_->fontMetrics().horizontalAdvance(QString::number(model_->rowCount())) + 16);
-    if (model_->rowCount() > 0) // the last time is the widest (1234.567890 s)
+                           table_->fontMetrics().horizontalAdvance(QString::number(events)) + 16);
+    if (events > 0) // 1234.567890 s
         table_->setColumnWidth(EventTableModel::Time,
                                std::max(table_->columnWidth(EventTableModel::Time),
                                         table_->fontMetrics().horizontalAdvance(
-                                            model_->data(model_->index(model_->rowCount() - 1, EventTableModel::Time),
-                                                         Qt::DisplayRole).toString()) + 16));
+                                            QString::number(model_->timeOfEvent(events - 1), 'f', 6)) + 16));
     // The site (last, stretched) column takes what is left, not its longest text: no horizontal
     // scrolling at 1280 px; a cut site reads whole in its tooltip.
     table_->setColumnWidth(model_->columnCount() - 1, table_->fontMetrics().horizontalAdvance(QStringLiteral("site")) + 16);
@@ -390,9 +390,9 @@ void MainWindow::onSelection(double from, double to) {
     session_->setRange(std::make_pair(from, to));
     const size_t d = session_->device();
     regions_->clear(); // the Leaks tab explains the range now, not a region
-    leaks_->analyse(analysis, d,
-                    model_->rowAtTime(from) + (model_->timeOfRow(model_->rowAtTime(from)) < from),
-                    model_->rowAtTime(to)); // what survives the selected range
+    const size_t first = model_->eventAtTime(from);
+    leaks_->analyse(analysis, d, first + (model_->timeOfEvent(first) < from),
+                    model_->eventAtTime(to)); // what survives the selected range
     showLeaksTab();
     const Totals a = timeline_->valuesAt(d, from), b = timeline_->valuesAt(d, to);
     auto delta = [](int64_t v) {
@@ -405,21 +405,19 @@ void MainWindow::onSelection(double from, double to) {
 
 void MainWindow::selectEventAt(double seconds) {
     if (!session_->isOpen() || model_->rowCount() == 0) return;
-    const int row = model_->rowAtTime(seconds);
     clickedOnTimeline_ = true; // the user is looking at that moment: do not move the view
-    table_->selectRow(row);    // currentRowChanged updates the stack pane and the marker
-    table_->scrollTo(model_->index(row, 0), QAbstractItemView::PositionAtCenter);
+    table_->goToEvent(model_->eventAtTime(seconds)); // currentRowChanged: the stack pane and the marker
     clickedOnTimeline_ = false;
 }
 
-void MainWindow::onEventSelected(int row) {
+void MainWindow::onEventSelected(int64_t event) {
     const AnalysisPtr analysis = session_->analysis();
-    if (!analysis || row < 0) return;
-    session_->selectEvent(size_t(row)); // the stack pane follows
+    if (!analysis || event < 0) return;
+    session_->selectEvent(size_t(event)); // the stack pane follows
     const size_t d = session_->device();
-    if (!fromBlockMap_ && !keepDetails_) session_->setMoment(size_t(row) + 1); // the block map follows
+    if (!fromBlockMap_ && !keepDetails_) session_->setMoment(size_t(event) + 1); // the block map follows
     if (!keepDetails_ && details_->currentWidget() != blockMap_) details_->setCurrentWidget(stack_);
-    timeline_->setHighlightedEvent(analysis->trace(d).device, size_t(row), !clickedOnTimeline_);
+    timeline_->setHighlightedEvent(analysis->trace(d).device, size_t(event), !clickedOnTimeline_);
 }
 
 } // namespace vs::ui

@@ -15,7 +15,6 @@ class QPushButton;
 class QSplitter;
 class QStackedWidget;
 class QToolBar;
-class QTableView;
 
 namespace vs::ui {
 
@@ -25,6 +24,7 @@ class CapturePropertiesDialog;
 class DevicePicker;
 class FragmentationOverlay;
 class EventTableModel;
+class EventTableView;
 class EventFindBar;
 class LeaksPanel;
 class LiveController;
@@ -53,7 +53,7 @@ class MainWindow : public QMainWindow {
     CompositionView* composition() const { return composition_; }
     void setAnalysis(const QString& path, AnalysisPtr analysis); // also used headless and by tests
     TimelinePlot* timeline() const { return timeline_; }
-    QTableView* eventTable() const { return table_; }
+    EventTableView* eventTable() const { return table_; }
     EventFindBar* findBar() const { return findBar_; }
     void goToTime(double seconds); // the event at that moment, selected and shown (Go > Go to Time)
     StackPane* stackPane() const { return stack_; }
@@ -101,7 +101,7 @@ class MainWindow : public QMainWindow {
     void onCursor(double seconds);
     void onSelection(double from, double to);
     void selectEventAt(double seconds);
-    void onEventSelected(int row);
+    void onEventSelected(int64_t event);
     void exportTimeline();
     void exportWindow();
     void exportBugReport();
@@ -134,7 +134,7 @@ class MainWindow : public QMainWindow {
     LiveController* live_;
     TimelinePlot* timeline_;
     EventTableModel* model_;
-    QTableView* table_;
+    EventTableView* table_;
     EventFindBar* findBar_;
     StackPane* stack_;
     LeaksPanel* leaks_;

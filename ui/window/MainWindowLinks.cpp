@@ -5,6 +5,7 @@
 #include "views/AllocationBandsView.h"
 #include "views/BlockMapPanel.h"
 #include "models/EventTableModel.h"
+#include "views/EventTableView.h"
 #include "views/LeaksPanel.h"
 #include "window/MainWindow.h"
 #include "views/MemoryMapView.h"
@@ -15,7 +16,6 @@
 
 #include <QLabel>
 #include <QStatusBar>
-#include <QTableView>
 
 namespace vs::ui {
 
@@ -48,8 +48,7 @@ void MainWindow::linkViews() {
             [this](size_t device, const QVector<quint32>& events) {
                 if (device != model_->device() || events.isEmpty()) return;
                 model_->setMarkedEvents({events.begin(), events.end()});
-                table_->selectRow(int(events.front()));
-                table_->scrollTo(model_->index(int(events.front()), 0), QAbstractItemView::PositionAtCenter);
+                table_->goToEvent(events.front());
                 statusBar()->showMessage(
                     tr("%n allocation(s) marked in the event list: F3 / Shift+F3 step through them", nullptr,
                        int(events.size())),
@@ -71,8 +70,7 @@ void MainWindow::linkBlockMap() {
         auto seconds = [&](size_t e) { return double(t.timeUs[e] - timeline_->originUs()) / 1e6; };
         timeline_->setLifetime(model_->device(), QCPRange(seconds(allocEvent), seconds(freed)));
         fromBlockMap_ = true;               // show where it was allocated, without moving the map away
-        table_->selectRow(int(allocEvent)); // its alloc event: stack and timeline marker
-        table_->scrollTo(model_->index(int(allocEvent), 0), QAbstractItemView::PositionAtCenter);
+        table_->goToEvent(allocEvent); // its alloc event: stack and timeline marker
         fromBlockMap_ = false;
         retention_->selectBlockAddress(t.addr[allocEvent]); // what keeps it alive, if a graph has it
     });
@@ -90,15 +88,13 @@ void MainWindow::linkBlockMap() {
     connect(timeline_, &TimelinePlot::visibleRangeChanged, memoryMap_, &MemoryMapView::setTimeRange);
     connect(memoryMap_, &MemoryMapView::cellClicked, this, [this](uint32_t applied, uint64_t address) {
         if (!session_->isOpen() || applied == 0) return;
-        table_->selectRow(int(applied - 1)); // moves the cursor and the block map to that moment
-        table_->scrollTo(model_->index(int(applied - 1), 0), QAbstractItemView::PositionAtCenter);
+        table_->goToEvent(applied - 1); // moves the cursor and the block map to that moment
         blockMap_->view()->setHighlightedAddress(address);
         showBlockMapTab();
     });
     connect(timeline_, &TimelinePlot::visibleRangeChanged, bands_, &AllocationBandsView::setTimeRange);
     connect(bands_, &AllocationBandsView::allocationClicked, this, [this](uint32_t allocEvent) {
-        table_->selectRow(int(allocEvent)); // the session's selected event: stack, timeline marker, block map
-        table_->scrollTo(model_->index(int(allocEvent), 0), QAbstractItemView::PositionAtCenter);
+        table_->goToEvent(allocEvent); // the session's selected event: stack, timeline marker, block map
     });
     connect(blockMap_, &BlockMapPanel::momentChanged, this, [this](size_t d, size_t applied) {
         if (applied) timeline_->setHighlightedEvent(session_->analysis()->trace(d).device, applied - 1, true);
@@ -106,17 +102,15 @@ void MainWindow::linkBlockMap() {
 }
 
 void MainWindow::stepMarkedEvent(bool forward) {
-    const int row = model_->nextMarked(table_->currentIndex().row(), forward);
-    if (row < 0) return statusBar()->showMessage(tr("No events are marked: right-click a Leaks group"), 4000);
-    table_->selectRow(row);
-    table_->scrollTo(model_->index(row, 0), QAbstractItemView::PositionAtCenter);
+    const int64_t event = model_->nextMarked(table_->currentEvent(), forward);
+    if (event < 0) return statusBar()->showMessage(tr("No events are marked: right-click a Leaks group"), 4000);
+    table_->goToEvent(size_t(event));
 }
 
 void MainWindow::goToTime(double seconds) {
     if (!session_->isOpen() || model_->rowCount() == 0) return;
-    const int row = model_->rowAtTime(seconds);
-    table_->selectRow(row); // the stack, block map and timeline marker follow; the timeline reveals it
-    table_->scrollTo(model_->index(row, 0), QAbstractItemView::PositionAtCenter);
+    // The stack, block map and timeline marker follow; the timeline reveals it.
+    table_->goToEvent(model_->eventAtTime(seconds));
 }
 
 QString MainWindow::regionStatus() const {
