@@ -53,6 +53,7 @@ const std::vector<StateSegment>& BlockMapView::segments() const {
         segments_ = Replay::stateAfter(analysis_->trace(device_), analysis_->capture().streams,
                                        analysis_->replay(device_), analysis_->rules(), moment_);
         stale_ = awaiting_ = false;
+        flagsStale_ = true;
     }
     return segments_;
 }
@@ -72,6 +73,7 @@ void BlockMapView::setState(size_t moment, std::vector<StateSegment> segments) {
     if (moment != moment_ || !stale_) return; // an older moment's, or already replayed here
     segments_ = std::move(segments);
     stale_ = awaiting_ = false;
+    flagsStale_ = true;
     updateScroll();
     viewport()->update();
     emit stateReady();
@@ -86,12 +88,14 @@ void BlockMapView::setMarkedAllocations(std::vector<uint32_t> allocEvents) {
     // a region's allocations come in allocation order already: O(n) to see, no O(n log n) sort
     if (!std::is_sorted(allocEvents.begin(), allocEvents.end())) std::sort(allocEvents.begin(), allocEvents.end());
     markedEvents_ = std::move(allocEvents);
+    flagsStale_ = true;
     viewport()->update();
 }
 
 void BlockMapView::setMarkedAddresses(std::vector<uint64_t> addresses) {
     std::sort(addresses.begin(), addresses.end());
     markedAddresses_ = std::move(addresses);
+    flagsStale_ = true;
     viewport()->update();
 }
 
@@ -101,11 +105,19 @@ bool BlockMapView::isMarked(const StateBlock& b) const {
            std::binary_search(markedAddresses_.begin(), markedAddresses_.end(), b.address);
 }
 
+const std::vector<bool>& BlockMapView::markedFlags() const {
+    const auto& state = segments();
+    if (!flagsStale_) return markedFlags_;
+    markedFlags_.clear();
+    for (const auto& s : state)
+        for (const auto& b : s.blocks) markedFlags_.push_back(isMarked(b));
+    flagsStale_ = false;
+    return markedFlags_;
+}
+
 size_t BlockMapView::markedAlive() const {
-    size_t n = 0;
-    for (const auto& s : segments())
-        for (const auto& b : s.blocks) n += isMarked(b);
-    return n;
+    const auto& flags = markedFlags();
+    return size_t(std::count(flags.begin(), flags.end(), true));
 }
 
 void BlockMapView::setColourBy(ColourBy c) {
@@ -144,9 +156,8 @@ void BlockMapView::setCategories(std::shared_ptr<const DeviceCategories> categor
     viewport()->update();
 }
 
-QColor BlockMapView::colourOf(const StateBlock& b) const {
-    const Colours c = colours();
-    if (isMarked(b)) return c.marked; // the selection's blocks
+QColor BlockMapView::colourOf(const StateBlock& b, const Colours& c, bool marked) const {
+    if (marked) return c.marked; // the selection's blocks
     if (b.state == BlockState::ActivePendingFree) return c.pending;
     if (colourBy_ == ColourBy::State || b.allocEvent == kNoEvent)
         return b.allocEvent == kNoEvent && colourBy_ != ColourBy::State ? c.baseline : c.allocated;
@@ -197,7 +208,9 @@ void BlockMapView::paintEvent(QPaintEvent*) {
     const int scroll = verticalScrollBar()->value();
     const int firstRow = std::max(0, (scroll - kMargin) / (kRowHeight + kRowGap));
     const int lastRow = (scroll + viewport()->height()) / (kRowHeight + kRowGap) + 1;
-    const QColor freeColour = colours().free;
+    const Colours colours = this->colours(); // once: the palette's conversions cost more than a block
+    const std::vector<bool>& marked = markedFlags();
+    const double firstPixel = double(firstRow) * l.width(), endPixel = double(lastRow + 1) * l.width();
     // Paints strip pixels [from, to) as rectangles, wrapping across rows; returns nothing off screen.
     auto span = [&](double from, double to, const QColor& c) {
         to = std::max(to, from + 1); // below a pixel: still a pixel
@@ -210,16 +223,25 @@ void BlockMapView::paintEvent(QPaintEvent*) {
                        c);
         }
     };
+    size_t flat = 0; // the block's index across segments, in markedFlags()
     for (size_t s = 0; s < segments().size(); ++s) {
         const StateSegment& g = segments()[s];
         const double start = l.segmentStart(s);
-        span(start, l.pixelOf(s, g.size), freeColour); // free space, then live blocks over it
-        for (const StateBlock& b : g.blocks)
-            if (b.state != BlockState::Inactive) {
-                const double from = l.pixelOf(s, b.address - g.address),
-                             to = l.pixelOf(s, b.address - g.address + b.size);
-                span(from, to - (to - from >= 3 ? 1 : 0), colourOf(b)); // a hairline between wide neighbours
-            }
+        span(start, l.pixelOf(s, g.size), colours.free); // free space, then live blocks over it
+        // Blocks below a pixel share it: one rectangle per pixel and colour, not one per block.
+        double paintedTo = -1;
+        QColor paintedColour;
+        for (const StateBlock& b : g.blocks) {
+            const bool isMarkedBlock = marked[flat++];
+            if (b.state == BlockState::Inactive) continue;
+            const double from = l.pixelOf(s, b.address - g.address),
+                         to = l.pixelOf(s, b.address - g.address + b.size);
+            if (std::max(to, from + 1) <= firstPixel || from >= endPixel) continue; // off screen
+            const QColor c = colourOf(b, colours, isMarkedBlock);
+            if (c == paintedColour && to <= paintedTo) continue; // inside what was just painted in its colour
+            span(from, to - (to - from >= 3 ? 1 : 0), c); // a hairline between wide neighbours
+            paintedTo = std::max(to, from + 1), paintedColour = c;
+        }
         if (highlight_ && *highlight_ >= g.address && *highlight_ < g.address + g.size)
             for (const StateBlock& b : g.blocks)
                 if (*highlight_ >= b.address && *highlight_ < b.address + b.size) { // outline the block
