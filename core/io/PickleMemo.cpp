@@ -83,25 +83,23 @@ uint64_t PickleMemo::Scan::feed(std::span<const uint8_t> window, uint64_t offset
         at = p;                                                                                              \
         goto* table[*p++];                                                                                   \
     } while (0)
+#define VS_SKIP(n)                                                                                           \
+    do {                                                                                                     \
+        VS_NEED(n);                                                                                          \
+        p += (n);                                                                                            \
+        VS_NEXT();                                                                                           \
+    } while (0)
     VS_NEXT();
 arg0:
     VS_NEXT();
 arg1:
-    VS_NEED(1);
-    p += 1;
-    VS_NEXT();
+    VS_SKIP(1);
 arg2:
-    VS_NEED(2);
-    p += 2;
-    VS_NEXT();
+    VS_SKIP(2);
 arg4:
-    VS_NEED(4);
-    p += 4;
-    VS_NEXT();
+    VS_SKIP(4);
 arg8:
-    VS_NEED(8);
-    p += 8;
-    VS_NEXT();
+    VS_SKIP(8);
 memoize:
     ++size;
     VS_NEXT();
@@ -164,6 +162,7 @@ stop:
 out:
     size_ = size;
     return uint64_t(p - base) + skip;
+#undef VS_SKIP
 #undef VS_NEXT
 #undef VS_NEED
 }
