@@ -311,8 +311,12 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     const uint8_t* const base = in_.data();
     const uint8_t* const end = base + in_.size();
     const uint8_t* p = base + pos_;
-    const uint8_t* nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
-    const uint8_t* limit = std::min(nextReport, end); // below it: no report due and a byte to read
+    // The loop stops every MiB to hand `consumed` the position (a mapped file's pages behind it are
+    // released: at most ~2 MiB of the file stay resident), and reports progress every progress.every.
+    constexpr uint64_t kConsumedEvery = 1 << 20;
+    uint64_t reportAt = pos_ + progress.every;
+    const uint8_t* nextStop = base + std::min<uint64_t>(in_.size(), pos_ + std::min(progress.every, kConsumedEvery));
+    const uint8_t* limit = std::min(nextStop, end); // below it: nothing due and a byte to read
     if (!memoScanned_) {
         PickleMemo::Scan scan(meter_, in_.size());
         for (uint64_t at = 0, step = 1; at < in_.size() && step; at += step) step = scan.feed(in_.subspan(at), at);
@@ -366,17 +370,20 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
         goto* table[*p++];                                                                                   \
     } while (0)
 top:
-    if (p >= nextReport) {
+    if (p >= nextStop) {
         VS_SYNC();
         VS_STACK_STORE();
-        nextReport = base + std::min<uint64_t>(in_.size(), pos_ + progress.every);
-        constexpr double share = PickleMemo::kScanShare; // the scan's, reported before
-        const auto done = uint64_t(double(in_.size()) * share + double(pos_) * (1 - share));
-        if (progress.report && !progress.report(done, in_.size())) throw Cancelled();
-        chargeWorkingMemory();
+        if (pos_ >= reportAt || p >= end) {
+            reportAt = pos_ + progress.every;
+            constexpr double share = PickleMemo::kScanShare; // the scan's, reported before
+            const auto done = uint64_t(double(in_.size()) * share + double(pos_) * (1 - share));
+            if (progress.report && !progress.report(done, in_.size())) throw Cancelled();
+            chargeWorkingMemory();
+        }
         if (consumed) consumed(pos_);
-        if (p >= end) nextReport = end + 1;
-        limit = std::min(nextReport, end);
+        nextStop = base + std::min<uint64_t>(in_.size(), std::min(reportAt, pos_ + kConsumedEvery));
+        if (p >= end) nextStop = end + 1;
+        limit = std::min(nextStop, end);
     }
     VS_NEED(1);
     goto* table[*p++];
