@@ -317,9 +317,9 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     uint64_t reportAt = pos_ + progress.every;
     const uint8_t* nextStop = base + std::min<uint64_t>(in_.size(), pos_ + std::min(progress.every, kConsumedEvery));
     const uint8_t* limit = std::min(nextStop, end); // below it: nothing due and a byte to read
-    if (!memoScanned_) {
+    if (!memoScanned_) { // the whole input in one window
         PickleMemo::Scan scan(meter_, in_.size());
-        for (uint64_t at = 0, step = 1; at < in_.size() && step; at += step) step = scan.feed(in_.subspan(at), at);
+        scan.feed(in_, 0);
         setMemo(scan.finish());
     }
     containers_.reserve(in_.size() / 48);
