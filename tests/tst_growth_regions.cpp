@@ -37,6 +37,14 @@ class TestGrowthRegions : public QObject {
     void cudaLevelPyTorchIsNoLeak();
     void oneTimeOriginAcrossDevices();
     void epochsOfVaryingLength();
+    void leakEveryKthIteration_data();
+    void leakEveryKthIteration();
+    void leakOnIrregularSteps();
+    void nestedRequestTokenLeak();
+    void nestedRequestTokenClean();
+    void leakReleasedAtProgramEnd();
+    void boundedQueueIsNoLeak();
+    void cacheFilledEarlyIsNoLeak();
 };
 
 namespace {
@@ -66,6 +74,28 @@ void sawtooth(SyntheticLoop& loop, const Sawtooth& s, StackId keep, const StackI
         for (int i = 0; i < s.steps; ++i) loop.step(), held.push_back(loop.alloc(s.kept, keep));
         if (release)
             for (auto it = held.rbegin(); it != held.rend(); ++it) loop.free(*it, s.kept, *release);
+    }
+}
+
+// The one leak region the floor finds, or null.
+const GrowthRegion* onlyLeak(const GrowthRegions& r) {
+    const GrowthRegion* out = nullptr;
+    for (const auto& g : r.regions)
+        if (g.kind == RegionKind::Leak) {
+            if (out) return nullptr;
+            out = &g;
+        }
+    return out;
+}
+
+// A serving loop: `requests` requests of `tokens` forward passes; each token's KV entry lives until
+// its request ends, and each request keeps `kept` bytes from `keep` (0: the clean twin).
+void servingLoop(SyntheticLoop& loop, int requests, int tokens, uint64_t kept, StackId kv, StackId keep) {
+    for (int r = 0; r < requests; ++r) {
+        std::vector<uint64_t> cache;
+        for (int t = 0; t < tokens; ++t) loop.step(), cache.push_back(loop.alloc(256 << 10, kv));
+        for (auto it = cache.rbegin(); it != cache.rend(); ++it) loop.free(*it, 256 << 10, kv);
+        if (kept) loop.alloc(kept, keep);
     }
 }
 
@@ -406,3 +436,144 @@ void TestGrowthRegions::epochsOfVaryingLength() {
 
 QTEST_GUILESS_MAIN(TestGrowthRegions)
 #include "tst_growth_regions.moc"
+
+void TestGrowthRegions::leakEveryKthIteration_data() {
+    QTest::addColumn<int>("k");
+    QTest::newRow("every step") << 1;
+    QTest::newRow("every 3rd") << 3;
+    QTest::newRow("every 10th") << 10;
+    QTest::newRow("every 40th") << 40;
+}
+
+// A leak on every k-th step only (validation steps, logging steps, failed checks): the floor rises
+// in steps k iterations apart, and the region says so in the program's unit.
+void TestGrowthRegions::leakEveryKthIteration() {
+    QFETCH(int, k);
+    SyntheticLoop loop;
+    const StackId keep = loop.stack({{"keep_failure", 44}, {"train", 80}});
+    loop.alloc(64 << 20, loop.stack({{"build_model", 10}}));
+    const int steps = 40 * k;
+    for (int i = 1; i <= steps; ++i) {
+        loop.step(4 << 20);
+        if (i % k == 0) loop.alloc(1 << 20, keep);
+    }
+    auto a = analyse(loop);
+    const auto r = regionsOf(*a);
+    const GrowthRegion* g = onlyLeak(r);
+    QVERIFY(g);
+    QCOMPARE(g->stacks.front(), keep);
+    QCOMPARE(g->growthBytes, uint64_t(40) << 20);
+    const LeakReport rep = diagnoseLeaks(*a, 0);
+    QCOMPARE(rep.kind, LeakKind::Leak);
+    QCOMPARE(rep.groups.front().stack, keep);
+    QVERIFY2(rep.summary.find("keep_failure (train.py:44)") != std::string::npos, rep.summary.c_str());
+    if (k > 1) {
+        QCOMPARE(g->keptIn, 40u);
+        QCOMPARE(g->interval, uint32_t(k));
+        const std::string every = "every " + std::to_string(k);
+        QVERIFY2(rep.summary.find(every) != std::string::npos, rep.summary.c_str());
+    }
+}
+
+void TestGrowthRegions::leakOnIrregularSteps() {
+    SyntheticLoop loop;
+    std::mt19937 rng(11);
+    const StackId keep = loop.stack({{"on_error", 61}, {"train", 80}});
+    loop.alloc(32 << 20, loop.stack({{"build_model", 10}}));
+    for (int i = 0; i < 400; ++i) {
+        loop.step(2 << 20);
+        if (rng() % 12 == 0) loop.alloc(1 << 20, keep);
+    }
+    auto a = analyse(loop);
+    const auto r = regionsOf(*a);
+    const GrowthRegion* g = onlyLeak(r);
+    QVERIFY(g);
+    QCOMPARE(g->stacks.front(), keep);
+    QCOMPARE(g->interval, 0u);
+    const LeakReport rep = diagnoseLeaks(*a, 0);
+    QCOMPARE(rep.kind, LeakKind::Leak);
+    QVERIFY2(rep.summary.find("irregularly") != std::string::npos, rep.summary.c_str());
+}
+
+void TestGrowthRegions::nestedRequestTokenLeak() {
+    SyntheticLoop loop;
+    const StackId kv = loop.stack({{"attention", 90}, {"generate", 200}});
+    const StackId keep = loop.stack({{"serve", 33}, {"main", 70}});
+    loop.alloc(64 << 20, loop.stack({{"build_model", 10}}));
+    servingLoop(loop, 48, 40, 1 << 20, kv, keep);
+    auto a = analyse(loop);
+    const auto r = regionsOf(*a);
+    const GrowthRegion* g = onlyLeak(r);
+    QVERIFY(g);
+    QCOMPARE(g->stacks.front(), keep);
+    QCOMPARE(g->growthBytes, uint64_t(48) << 20);
+    QCOMPARE(countKind(r, RegionKind::Accumulation), size_t(0)); // a request's KV cache is its working set
+    const LeakReport rep = diagnoseLeaks(*a, 0);
+    QCOMPARE(rep.kind, LeakKind::Leak);
+    QCOMPARE(rep.groups.front().stack, keep);
+    QVERIFY2(rep.summary.find("every 40th") != std::string::npos, rep.summary.c_str());
+}
+
+void TestGrowthRegions::nestedRequestTokenClean() {
+    SyntheticLoop loop;
+    const StackId kv = loop.stack({{"attention", 90}, {"generate", 200}});
+    loop.alloc(64 << 20, loop.stack({{"build_model", 10}}));
+    servingLoop(loop, 48, 40, 0, kv, kv);
+    auto a = analyse(loop);
+    const auto r = regionsOf(*a);
+    QVERIFY2(r.regions.empty(), r.regions.empty() ? "" : std::string(regionKindName(r.regions[0].kind)).c_str());
+    QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::None);
+}
+
+// A list local to the training function: kept through the whole run, released when it returns.
+void TestGrowthRegions::leakReleasedAtProgramEnd() {
+    SyntheticLoop loop;
+    const StackId keep = loop.stack({{"train", 52}, {"main", 90}});
+    const StackId ret = loop.stack({{"main", 91}});
+    loop.alloc(64 << 20, loop.stack({{"build_model", 10}}));
+    std::vector<uint64_t> held;
+    for (int i = 0; i < 100; ++i) loop.step(4 << 20), held.push_back(loop.alloc(1 << 20, keep));
+    for (uint64_t at : held) loop.free(at, 1 << 20, ret);
+    auto a = analyse(loop);
+    const auto r = regionsOf(*a);
+    const GrowthRegion* g = onlyLeak(r);
+    QVERIFY(g);
+    QCOMPARE(g->stacks.front(), keep);
+    QVERIFY(g->releasedAt != kNoEvent);
+    const LeakReport rep = diagnoseLeaks(*a, 0);
+    QCOMPARE(rep.kind, LeakKind::Leak);
+    QCOMPARE(rep.groups.front().stack, keep);
+}
+
+// deque(maxlen=20): every step keeps one and drops the oldest; the floor rises for 20 steps, then
+// stays flat for 280.
+void TestGrowthRegions::boundedQueueIsNoLeak() {
+    SyntheticLoop loop;
+    const StackId keep = loop.stack({{"recent", 12}, {"train", 80}});
+    loop.alloc(64 << 20, loop.stack({{"build_model", 10}}));
+    std::vector<uint64_t> q;
+    for (int i = 0; i < 300; ++i) {
+        loop.step(4 << 20);
+        q.push_back(loop.alloc(1 << 20, keep));
+        if (q.size() > 20) loop.free(q.front(), 1 << 20, keep), q.erase(q.begin());
+    }
+    auto a = analyse(loop);
+    const auto r = regionsOf(*a);
+    QVERIFY(!onlyLeak(r));
+    QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::None);
+}
+
+// A cache of 30 entries filled in the first 30 of 300 steps, never evicted: bounded, not growing.
+void TestGrowthRegions::cacheFilledEarlyIsNoLeak() {
+    SyntheticLoop loop;
+    const StackId keep = loop.stack({{"memo", 12}, {"train", 80}});
+    loop.alloc(64 << 20, loop.stack({{"build_model", 10}}));
+    for (int i = 0; i < 300; ++i) {
+        loop.step(4 << 20);
+        if (i < 30) loop.alloc(1 << 20, keep);
+    }
+    auto a = analyse(loop);
+    const auto r = regionsOf(*a);
+    QVERIFY(!onlyLeak(r));
+    QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::None);
+}

@@ -1,5 +1,6 @@
 #include "GrowthRegions.h"
 
+#include "FloorRegions.h"
 #include "FrameFilter.h"
 #include "NativeOwner.h"
 #include "ReleaseCause.h"
@@ -203,6 +204,20 @@ void addCacheRegion(const CaptureAnalysis& a, size_t device, std::vector<GrowthR
     out.push_back(std::move(g));
 }
 
+// The floor's regions: every leak (made every step, once per request, every k-th step, on errors,
+// released when the program ends), and the phase accumulations the iteration rules above missed
+// (one they found at the same time is not repeated).
+void addFloorRegions(std::vector<GrowthRegion> floor, std::vector<GrowthRegion>& out) {
+    const size_t found = out.size();
+    for (auto& f : floor) {
+        const bool known = f.kind != RegionKind::Leak &&
+                           std::any_of(out.begin(), out.begin() + ptrdiff_t(found), [&](const GrowthRegion& g) {
+                               return g.first <= f.last && f.first <= g.last;
+                           });
+        if (!known) out.push_back(std::move(f));
+    }
+}
+
 } // namespace
 
 GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all) {
@@ -244,13 +259,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
             leaked.insert(leaked.end(), end->second.begin(), end->second.end());
     }
 
-    if (!leaked.empty()) {
-        GrowthRegion r = b.make(RegionKind::Leak, leaked);
-        r.scale = RegionScale::Run;
-        r.releasedBy = "not released: still alive when the capture ends";
-        r.cost = double(r.perIterationBytes) * double(std::max<size_t>(its.count(), 1));
-        out.regions.push_back(std::move(r));
-    }
+    // what is kept to the end (or to the program's end) is the floor's to find: addFloorRegions
     joinFreedTogether(all, its, releases);
     for (auto& [key, items] : releases) {
         const size_t freed = key.first;
@@ -268,6 +277,12 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     for (auto& r : out.regions) // when no free stack said so directly
         if (r.kind == RegionKind::Accumulation && r.releasedAt != kNoEvent && causes.variedSites(r.stacks.front()))
             r.kind = RegionKind::Cycle;
+    // built up and released faster than a working set (a request's KV cache): not growth, unless
+    // the collector is what releases it (a cycle, however short)
+    std::erase_if(out.regions, [&](const GrowthRegion& r) {
+        return r.kind == RegionKind::Accumulation && r.releasedAt != kNoEvent &&
+               !longerThanWorkingSet(r.releasedAt - r.first, t.eventCount());
+    });
     if (!pending.empty()) {
         // still held at the end, as the same memory was before: released the same way, later
         const bool collected = std::any_of(out.regions.begin(), out.regions.end(), [&](const GrowthRegion& g) {
@@ -280,6 +295,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
         r.cost = double(r.perIterationBytes) * double(its.count() + 1 - its.indexOf(r.first));
         out.regions.push_back(std::move(r));
     }
+    addFloorRegions(floorRegions(a, device, all, out.iterations), out.regions);
     addCacheRegion(a, device, out.regions);
     std::stable_sort(out.regions.begin(), out.regions.end(),
                      [](const GrowthRegion& x, const GrowthRegion& y) { return x.cost > y.cost; });

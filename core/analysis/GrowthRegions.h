@@ -36,6 +36,8 @@ struct GrowthRegion {
     uint64_t growthBytes = 0;         // bytes of the kept allocations
     uint64_t perIterationBytes = 0;   // kept per iteration while it grows
     uint32_t iterations = 0;          // iterations the ramp spans (0: no iterations known)
+    uint32_t keptIn = 0;              // of those, the ones that made kept memory (0: not counted)
+    uint32_t interval = 0;            // iterations between them when evenly spaced (every k-th), else 0
     double cost = 0;                  // ranking: per-iteration bytes x iterations it keeps growing
     bool significant = false;         // at least 1 % of the device's peak allocated
     std::vector<StackId> stacks;      // stacks of the kept allocations, most bytes first

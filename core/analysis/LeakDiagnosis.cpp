@@ -232,6 +232,11 @@ const GrowthRegion* repeatedRelease(const LeakReport& rep) {
     return nullptr;
 }
 
+// Kinds that say nothing grows: a leak region found by the floor takes their place.
+bool quiet(LeakKind k) {
+    return k == LeakKind::None || k == LeakKind::Cache || k == LeakKind::Fragmentation || k == LeakKind::DeferredFree;
+}
+
 } // namespace
 
 LeakInputs prepareLeakInputs(const CaptureAnalysis& a, size_t device) {
@@ -447,6 +452,19 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         // the same memory again and again (phases of varying length): a sawtooth, not a leak
         rep.region = *tooth;
         explainRegion(a, device, all, *tooth, rep);
+    } else if (const GrowthRegion* leak = q.autoWindow && quiet(rep.kind) ? worstRegion(rep.growth(), RegionKind::Leak) : nullptr) {
+        // memory kept for good (or until the program ends) is the finding, whatever the window's own
+        // per-iteration checks say: they see a leak made every k-th step or once per request as noise
+        LeakQuery again = q;
+        again.autoWindow = false, again.first = leak->first, again.last = leak->last;
+        LeakReport viaRegion = diagnoseLeaks(a, device, again, in);
+        if (viaRegion.kind == LeakKind::Leak && !viaRegion.groups.empty() && !leak->stacks.empty() &&
+            viaRegion.groups.front().stack == leak->stacks.front()) {
+            viaRegion.autoWindow = true, viaRegion.region = *leak;
+            return viaRegion;
+        }
+        rep.region = *leak;
+        explainRegion(a, device, all, *leak, rep);
     } else if (q.autoWindow && rep.kind != LeakKind::Leak && rep.kind != LeakKind::Oom) {
         // memory the program keeps until a phase ends outranks what else the window shows; memory
         // the collector frees in bulk is a cycle even when the window missed the sawtooth
@@ -455,15 +473,6 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         if (acc) {
             rep.region = *acc;
             explainRegion(a, device, all, *acc, rep);
-        } else if (const GrowthRegion* leak = worstRegion(rep.growth(), RegionKind::Leak);
-                   leak && rep.kind == LeakKind::None) {
-            // the window's own checks (steadiness in iterations, still growing) confirm the region
-            LeakQuery again = q;
-            again.autoWindow = false, again.first = leak->first, again.last = leak->last;
-            LeakReport viaRegion = diagnoseLeaks(a, device, again, in);
-            if (viaRegion.kind == LeakKind::Leak)
-                viaRegion.autoWindow = true, viaRegion.region = *leak, rep = std::move(viaRegion);
-            return rep;
         }
     }
     attachHolder(a, device, all, rep);

@@ -15,6 +15,11 @@ std::string secondsText(double s) {
     return fixed(s, 3) + " s";
 }
 
+const char* ordinalSuffix(uint32_t k) {
+    if (k % 100 >= 11 && k % 100 <= 13) return "th";
+    return k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+}
+
 } // namespace
 
 size_t releasesOfSameStack(const GrowthRegions& all, const GrowthRegion& r) {
@@ -92,6 +97,19 @@ void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRe
     if (!c.retention.empty()) rep.nextStep += " The Retention tab names what holds them.";
 }
 
+// "4.75 MiB every 10th 'train_step'", "1.11 MiB per 'forward' (in 48 of 1920)": the bytes kept
+// each time, in the unit that repeats; empty without iterations.
+std::string repeatText(const GrowthRegion& r, const Iterations& its) {
+    if (r.iterations < 3 || r.keptIn == 0) return {};
+    const std::string unit = "'" + its.marker + "'";
+    const std::string each = humanBytes(int64_t(r.perIterationBytes));
+    if (5 * r.keptIn >= 4 * r.iterations) return each + " per " + unit + " iteration";
+    if (const uint32_t k = r.interval; k > 1)
+        return each + " every " + std::to_string(k) + ordinalSuffix(k) + " " + unit + " iteration";
+    return each + " at a time, in " + std::to_string(r.keptIn) + " of " + std::to_string(r.iterations) + " " + unit +
+           " iterations (irregularly: on errors, retries or some inputs)";
+}
+
 // A clicked leak region, from what the region analysis already knows (the whole window diagnosis
 // re-ranks every group and took 0.5 s on a 10M-event capture).
 void explainLeak(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
@@ -99,19 +117,27 @@ void explainLeak(const CaptureAnalysis& a, size_t device, const GrowthRegion& re
     const ReplayResult& r = a.replay(device);
     auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
     const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
+    const std::string rate = repeatText(region, rep.growth().iterations);
+    const bool atEnd = region.releasedAt != kNoEvent;
     rep.kind = LeakKind::Leak;
     rep.growthBytes = region.growthBytes;
     rep.summary = humanBytes(int64_t(region.growthBytes)) + " from " + site + " made over " +
                   (region.iterations ? std::to_string(region.iterations) + " iterations" : std::string("the run")) +
-                  " is still alive when the capture ends: " + std::to_string(region.allocations.size()) +
-                  " blocks, " + humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration.";
-    rep.evidence = "allocated " + humanBytes(r.allocated[region.first]) + " at " + secondsText(at(region.first)) +
-                   " and " + humanBytes(r.allocated[region.last]) + " at " + secondsText(at(region.last)) +
-                   "; none of these blocks is freed before the end.";
+                  (atEnd ? " is kept until the program ends: " : " is still alive when the capture ends: ") +
+                  std::to_string(region.allocations.size()) + " blocks, " +
+                  (rate.empty() ? humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration" : rate) + ".";
+    rep.evidence = "the floor of allocated memory rises from " + humanBytes(r.allocated[region.first]) + " at " +
+                   secondsText(at(region.first)) + " to " + humanBytes(r.allocated[region.last]) + " at " +
+                   secondsText(at(region.last)) +
+                   (atEnd ? "; these blocks are freed only at " + secondsText(at(region.releasedAt)) + ", " +
+                                region.releasedBy
+                          : std::string("; none of these blocks is freed before the end")) +
+                   ".";
     rep.nextStep = c.nativeStacks
                        ? "Find the missing free: follow the stack to the code that keeps the pointers."
                        : "Find what keeps these tensors alive (a list, dict or attribute that only grows, a hook "
-                         "that appends); keep .item() or .detach() of what you store.";
+                         "that appends, an exception or traceback kept); keep .item() or .detach() of what you "
+                         "store, or bound the container.";
 }
 
 void explainTransient(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {

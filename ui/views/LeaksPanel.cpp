@@ -294,8 +294,9 @@ void LeaksPanel::present(Result result) {
     selectGroup(report.groups.empty() ? -1 : 0);
     // shade where the steady growth happens: from the first surviving block of the top steady group
     const bool steady = !report.groups.empty() && isSteady(report.groups.front());
+    // a window where nothing was found is not shaded as growth (a red band over a flat capture)
     emit windowChanged(secondsAt(steady ? report.groups.front().firstEvent : report.first),
-                       secondsAt(report.last), report.autoWindow);
+                       secondsAt(report.last), report.autoWindow && report.kind != LeakKind::None);
     emit reportReady();
 }
 
