@@ -495,4 +495,6 @@ class LiveSinkTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
+    # ctest runs this file: the recorder's robustness suite (test_recorder_robust.py) runs with it
+    from test_recorder_robust import *  # noqa: F401,F403,E402
     unittest.main()

@@ -1,9 +1,19 @@
-"""python -m vramscope record [-o FILE] [--live SOCKET] [--stacks python|all|none] -- script.py ARGS"""
+"""python -m vramscope record [-o FILE] [--live SOCKET] [--stacks python|all|none] -- script.py ARGS
+
+The program runs as `python script.py ARGS` would, and ends the same way: its exit code (sys.exit(3)
+-> 3, an uncaught exception -> 1 with the program's own traceback, the recorder's frames left out,
+Ctrl-C -> killed by SIGINT after the traceback, os._exit(n) -> n), its stdout untouched. A recorder
+that cannot start (no CUDA, no torch) says so in one line and runs the program unrecorded; a
+recorder failure later is a warning in the capture, never the program's failure."""
 import argparse
+import atexit
 import os
 import runpy
+import signal
 import sys
 import types
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def main(argv=None):
@@ -31,6 +41,7 @@ def main(argv=None):
         p.error("give the program after --, e.g. python -m vramscope record -o run.vscap -- train.py")
 
     import vramscope
+    quiet = os.environ.get("VRAMSCOPE_QUIET", "") not in ("", "0")
     level = None
     if args.native:
         from .nativelevel import NativeLevel
@@ -39,13 +50,18 @@ def main(argv=None):
         except RuntimeError as e:
             p.error(str(e))
         level.inject()  # before anything initialises CUDA
-    rec = vramscope.start(args.output, live=args.live, stacks=args.stacks, use_native=not args.no_native,
-                          native_level=level)
-    code = 0
+    rec = None
+    try:
+        rec = vramscope.start(args.output, live=args.live, stacks=args.stacks, use_native=not args.no_native,
+                              native_level=level)
+    except Exception as e:  # no torch, no CUDA...: the program still runs, unrecorded
+        if not quiet:
+            _say("vramscope: not recording (%s: %s); running the program unrecorded" % (type(e).__name__, e))
+    code, failure = 0, None
     # The program's globals stay alive until the recorder stops, as module __main__, as they are at
     # atexit time in a plain `python script.py` (runpy drops its module and hands back a copy):
     # the final state and the retention graph at exit see what the program kept.
-    namespace, our_main = None, sys.modules.get("__main__")
+    namespace, our_main, program_main = None, sys.modules.get("__main__"), None
     try:
         if args.module:
             sys.argv = [args.module] + program
@@ -53,23 +69,146 @@ def main(argv=None):
         else:
             sys.argv = program
             sys.path.insert(0, os.path.dirname(os.path.abspath(program[0])))
-            namespace = runpy.run_path(program[0], run_name="__main__")
+            namespace = _run_path(program[0])
     except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        code = e.code  # sys.exit() turns it into the exit status as Python would (a text: printed, 1)
+    except BaseException as e:  # the program's own failure: its traceback, then exit 1 (or SIGINT)
+        failure = e
+        code = 1
+        _print_program_exception(e)
     finally:
+        if namespace is None:
+            namespace = _PROGRAM_GLOBALS.get("globals")
         if namespace is not None:
             program_main = types.ModuleType("__main__")
-            program_main.__dict__.update(namespace)
+            try:
+                program_main.__dict__.update(namespace)
+            except Exception:
+                pass
             sys.modules["__main__"] = program_main
         try:
-            vramscope.stop()
+            vramscope.stop()  # never raises by design; belt and braces for the exit code's sake
+        except BaseException:
+            pass
         finally:
             if our_main is not None:
                 sys.modules["__main__"] = our_main
             namespace = program_main = None
-        print("vramscope: wrote %s (%d chunks, %d bytes, recorder: %s)"
-              % (rec.path, rec.chunks, rec.bytes_written, rec.source.mode), file=sys.stderr)
+            _PROGRAM_GLOBALS.clear()
+        if rec is not None and not quiet and os.getpid() == rec._pid:  # not in a forked child
+            warned = len(rec.warnings)
+            _say("vramscope: wrote %s (%d chunks, %d bytes, recorder: %s%s)"
+                 % (rec.path, rec.chunks, rec.bytes_written, rec.source.mode,
+                    ", %d recorder warning%s in the file" % (warned, "" if warned == 1 else "s") if warned else ""))
+    if isinstance(failure, KeyboardInterrupt):
+        _exit_like_sigint()
     return code
+
+
+_PROGRAM_GLOBALS = {}
+
+
+def _run_path(path):
+    """runpy.run_path, keeping a handle on the program's globals even when it raises (for the
+    retention graph at exit, as in `python script.py`, where they live on until atexit)."""
+    import runpy as _r
+    real = _r._run_code
+
+    def run_code(code, run_globals, *a, **kw):
+        _PROGRAM_GLOBALS["globals"] = run_globals
+        return real(code, run_globals, *a, **kw)
+    _r._run_code = run_code
+    try:
+        return runpy.run_path(path, run_name="__main__")
+    finally:
+        _r._run_code = real
+
+
+def _say(text):
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except Exception:
+        pass
+
+
+def _ours(tb):
+    try:
+        name = tb.tb_frame.f_code.co_filename
+    except Exception:
+        return False
+    return name.startswith(_PACKAGE)
+
+
+def _runpy(tb):
+    try:
+        name = tb.tb_frame.f_code.co_filename
+    except Exception:
+        return False
+    return name in (runpy.__file__, "<frozen runpy>") or name.endswith(os.sep + "runpy.py")
+
+
+def _program_traceback(tb):
+    """The traceback as `python script.py` shows it: runpy's and the recorder's frames left out."""
+    entries = []
+    while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    head = 0
+    while head < len(entries) and (_ours(entries[head]) or _runpy(entries[head])):
+        head += 1
+    keep = [e for e in entries[head:] if not _ours(e)]
+    try:
+        for a, b in zip(keep, keep[1:]):
+            a.tb_next = b
+        if keep:
+            keep[-1].tb_next = None
+    except (AttributeError, TypeError, ValueError):  # Python < 3.7: tb_next is read-only
+        return entries[0] if entries else None
+    return keep[0] if keep else None
+
+
+def _strip_chain(e, seen):
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        try:
+            e.__traceback__ = _program_traceback(e.__traceback__)
+        except Exception:
+            pass
+        if e.__cause__ is not None:
+            _strip_chain(e.__cause__, seen)
+        e = e.__context__
+
+
+def _print_program_exception(e):
+    _strip_chain(e, set())
+    sys.last_type, sys.last_value, sys.last_traceback = type(e), e, e.__traceback__
+    try:
+        sys.excepthook(type(e), e, e.__traceback__)
+    except BaseException:
+        try:
+            sys.__excepthook__(type(e), e, e.__traceback__)
+        except BaseException:
+            pass
+
+
+def _exit_like_sigint():
+    """What Python does after an uncaught KeyboardInterrupt: finalize (atexit), then die of SIGINT
+    (the shell sees 130, subprocess -2)."""
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:
+            pass
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    except Exception:
+        pass
+    os._exit(130)
 
 
 if __name__ == "__main__":

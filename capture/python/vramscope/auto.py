@@ -46,20 +46,26 @@ class GcAnnotations:
         self.queue = collections.deque()  # append/popleft are atomic: no lock (a collection can
         self._started = None              # start while the writer thread holds the recorder's lock)
         self.installed = False
+        self.failures = 0
 
     def __call__(self, phase, info):
-        if phase == "start":
-            self._started = self.clock()
-            return
-        t0, self._started = self._started, None
-        if t0 is None or not (info.get("collected") or info.get("uncollectable")):
-            return
-        t1 = self.clock()
+        # A gc callback that raises is printed by the interpreter ("Exception ignored in") into the
+        # program's stderr: nothing here may raise (a failure counts, and is said in the capture).
         try:
-            device = self.device_of()
+            if phase == "start":
+                self._started = self.clock()
+                return
+            t0, self._started = self._started, None
+            if t0 is None or not (info.get("collected") or info.get("uncollectable")):
+                return
+            t1 = self.clock()
+            try:
+                device = self.device_of()
+            except Exception:
+                device = 0
+            self.queue.append((device, t0, t1))
         except Exception:
-            device = 0
-        self.queue.append((device, t0, t1))
+            self.failures += 1
 
     def install(self):
         import gc

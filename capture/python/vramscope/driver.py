@@ -6,6 +6,7 @@ Python package is needed. NVML devices are matched to CUDA ordinals by UUID (CUD
 reorders them)."""
 import ctypes
 import os
+import threading
 
 
 class _Memory(ctypes.Structure):
@@ -57,10 +58,60 @@ class Nvml:
         return 0
 
 
+class CaptureWatch:
+    """Knows when a CUDA graph is being captured in this process (torch.cuda.CUDAGraph.capture_begin
+    to capture_end, which torch.cuda.graph and torch.compile's CUDA graphs both go through). A
+    capture in the default "global" mode fails when any other thread makes a potentially unsafe
+    CUDA call meanwhile, as cudaMemGetInfo may be: the sampler holds `lock` for its call and skips
+    while a capture is on, and a capture waits for a call under way (microseconds)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.capturing = 0
+        self._restore = []
+
+    def install(self, torch):
+        cls = getattr(getattr(torch, "cuda", None), "CUDAGraph", None)
+        if cls is None or "capture_begin" not in vars(cls) or "capture_end" not in vars(cls):
+            return self
+        begin, end = vars(cls)["capture_begin"], vars(cls)["capture_end"]
+        watch = self
+
+        def capture_begin(self, *args, **kwargs):
+            with watch.lock:
+                watch.capturing += 1
+            try:
+                return begin(self, *args, **kwargs)
+            except BaseException:
+                with watch.lock:
+                    watch.capturing -= 1
+                raise
+
+        def capture_end(self, *args, **kwargs):
+            try:
+                return end(self, *args, **kwargs)
+            finally:
+                with watch.lock:
+                    watch.capturing = max(0, watch.capturing - 1)
+        for name, fn, orig in (("capture_begin", capture_begin, begin), ("capture_end", capture_end, end)):
+            fn.__wrapped__ = orig
+            fn.__name__, fn.__qualname__, fn.__doc__ = orig.__name__, orig.__qualname__, orig.__doc__
+            setattr(cls, name, fn)
+            self._restore.append((cls, name, orig, fn))
+        return self
+
+    def remove(self):
+        for cls, name, orig, fn in self._restore:
+            if vars(cls).get(name) is fn:
+                setattr(cls, name, orig)
+        self._restore = []
+
+
 class DriverSampler:
     """Samples both figures for every device this process has a context on."""
 
-    def __init__(self, torch):
+    def __init__(self, torch, watch=None):
+        self.watch = watch
         self.torch = torch
         self.nvml = Nvml()
         self.pid = os.getpid()
@@ -77,11 +128,22 @@ class DriverSampler:
         for d, uuid in self.uuids.items():
             if has_context is not None and not has_context(d):
                 continue
-            try:
-                free, total = self.torch.cuda.mem_get_info(d)
-                device_used = total - free
-            except Exception:
-                device_used = 0
+            device_used = 0
+            if self.watch is None:
+                try:
+                    free, total = self.torch.cuda.mem_get_info(d)
+                    device_used = total - free
+                except Exception:
+                    pass
+            else:
+                with self.watch.lock:
+                    if self.watch.capturing:
+                        return []  # no sample while a CUDA graph is captured
+                    try:
+                        free, total = self.torch.cuda.mem_get_info(d)
+                        device_used = total - free
+                    except Exception:
+                        pass
             h = self.nvml.handle(uuid)
             process_used = self.nvml.process_used(h, self.pid) if h is not None else 0
             out.append((d, device_used, process_used))

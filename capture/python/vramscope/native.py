@@ -1,23 +1,151 @@
-"""Builds (once, cached) and loads the native allocator tracker, _tracker.cpp, against the torch
-that is installed. Returns the module, or None and the reason when no compiler/headers are there."""
+"""Builds (once per machine, torch and Python version) and loads the native allocator tracker,
+_tracker.cpp, against the torch that is installed. Returns the module, or None and the reason when
+no compiler/headers are there.
+
+The cache: $VRAMSCOPE_CACHE (a CI recipe names a directory it keeps between jobs), else
+$XDG_CACHE_HOME/vramscope, else ~/.cache/vramscope. In it one directory per build key (torch
+version, its CUDA, Python, machine, a digest of the sources and flags) holds vramscope_tracker.so.
+A build happens in a fresh private directory beside them (mkdtemp: mode 0700) and is renamed into
+place when it is complete, so a reader never sees half a build and two first runs at once cost two
+builds, not a broken one (the loser's is discarded). The cache directory and each build directory
+must be real directories (not symlinks), owned by this user and closed to group and others (made
+so when they are ours); otherwise the cache is not used and the extension is built in a private
+temporary directory for this run only, with the reason said. The library is loaded through the
+already opened, checked directory (/proc/self/fd), so nothing can be swapped in between.
+"""
 import ctypes.util
 import hashlib
+import importlib.machinery
+import importlib.util
 import os
+import platform
+import shutil
+import stat
 import sys
+import tempfile
+
+NAME = "vramscope_tracker"
+LIBRARY = NAME + ".so"
 
 _cached = None
 
 
-def _cache_dir(torch, source):
-    sha = hashlib.sha1(open(source, "rb").read())
-    sha.update(open(os.path.join(os.path.dirname(source), "_vscap_encode.h"), "rb").read())  # its encoders
-    digest = sha.hexdigest()[:12]
-    base = os.environ.get("VRAMSCOPE_CACHE") or os.path.join(
+class UnsafeCache(Exception):
+    pass
+
+
+def cache_root():
+    return os.environ.get("VRAMSCOPE_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vramscope")
-    tag = "torch%s-py%d%d-%s" % (torch.__version__.replace("+", "_"), sys.version_info[0], sys.version_info[1], digest)
-    path = os.path.join(base, tag)
-    os.makedirs(path, exist_ok=True)
+
+
+def _sources():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(here, "_tracker.cpp"), os.path.join(here, "_vscap_encode.h")
+
+
+def build_key(torch, flags):
+    sha = hashlib.sha1()
+    for path in _sources():
+        with open(path, "rb") as f:
+            sha.update(f.read())
+    sha.update(repr(flags).encode())
+    cuda = getattr(getattr(torch, "version", None), "cuda", None) or "cpu"
+    return "torch%s-cu%s-py%d%d-%s-%s" % (torch.__version__.replace("+", "_"), cuda, sys.version_info[0],
+                                          sys.version_info[1], platform.machine() or "any", sha.hexdigest()[:12])
+
+
+def private_dir(path, create=True):
+    """Makes `path` (mode 0700) or checks it: a real directory of ours, closed to group and others
+    (a directory of ours that is not gets chmod 0700). Raises UnsafeCache with the reason."""
+    if create:
+        parent = os.path.dirname(path.rstrip("/"))
+        if parent and not os.path.isdir(parent):
+            os.makedirs(parent, 0o700, exist_ok=True)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafeCache("%s is a symlink" % path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafeCache("%s is not a directory" % path)
+    if st.st_uid != os.geteuid():
+        raise UnsafeCache("%s belongs to uid %d, not to this user (uid %d)" % (path, st.st_uid, os.geteuid()))
+    if st.st_mode & 0o077:
+        os.chmod(path, 0o700)  # ours, checked not to be a symlink just now
     return path
+
+
+def _open_dir(path):
+    """An fd on the directory itself (O_NOFOLLOW: never through a symlink), checked private."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        st = os.fstat(fd)
+        if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+            raise UnsafeCache("%s is not private to this user" % path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _import_from(directory):
+    """Imports the library from a checked build directory, through its fd."""
+    fd = _open_dir(directory)
+    try:
+        lib_fd = os.open(LIBRARY, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+        try:
+            st = os.fstat(lib_fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+                raise UnsafeCache("%s/%s is not a private regular file" % (directory, LIBRARY))
+            path = "/proc/self/fd/%d" % lib_fd if os.path.isdir("/proc/self/fd") else os.path.join(directory, LIBRARY)
+            loader = importlib.machinery.ExtensionFileLoader(NAME, path)
+            spec = importlib.util.spec_from_file_location(NAME, path, loader=loader)
+            module = importlib.util.module_from_spec(spec)
+            loader.exec_module(module)
+            return module
+        finally:
+            os.close(lib_fd)
+    finally:
+        os.close(fd)
+
+
+def cached_build(root, key, build, load=_import_from, say=None):
+    """The module from root/key, building it first when absent: build(directory) compiles and
+    returns the module loaded from `directory`. Returns (module, how): how is "cached", "built" or
+    "built (not cached: REASON)"."""
+    try:
+        private_dir(root)
+        final = os.path.join(root, key)
+        if os.path.lexists(final):
+            private_dir(final, create=False)
+            if os.path.exists(os.path.join(final, LIBRARY)):
+                return load(final), "cached"
+            # an incomplete directory left by hand: built again beside it
+        tmp = tempfile.mkdtemp(prefix=".build-", dir=root)  # 0700, new
+    except (OSError, UnsafeCache) as e:
+        tmp = tempfile.mkdtemp(prefix="vramscope-build-")
+        try:
+            return build(tmp), "built (not cached: %s)" % e
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if say is not None:
+        say("vramscope: building the allocator tracker once for this torch (about 30 s; cached in %s)" % root)
+    try:
+        module = build(tmp)
+        if not os.path.exists(os.path.join(tmp, LIBRARY)):
+            return module, "built (not cached: no %s was made)" % LIBRARY
+        try:
+            os.rename(tmp, final)  # atomic; fails if another process put its build there first
+            tmp = None
+        except OSError:
+            pass  # theirs stays, ours goes: same sources, same key
+        return module, "built"
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _zstd_flags():
@@ -27,7 +155,7 @@ def _zstd_flags():
     return [], []
 
 
-def load():
+def load(say=None):
     """(module, None) or (None, reason)."""
     global _cached
     if _cached is not None:
@@ -38,13 +166,20 @@ def load():
     try:
         import torch
         from torch.utils import cpp_extension
-        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_tracker.cpp")
+        source = _sources()[0]
         cflags, ldflags = _zstd_flags()
-        module = cpp_extension.load(name="vramscope_tracker", sources=[source], extra_cflags=["-O2"] + cflags,
-                                    extra_ldflags=ldflags, build_directory=_cache_dir(torch, source),
-                                    with_cuda=True, verbose=bool(os.environ.get("VRAMSCOPE_VERBOSE")))
+
+        def build(directory):
+            return cpp_extension.load(name=NAME, sources=[source], extra_cflags=["-O2"] + cflags,
+                                      extra_ldflags=ldflags, build_directory=directory, with_cuda=True,
+                                      verbose=bool(os.environ.get("VRAMSCOPE_VERBOSE")))
+        module, how = cached_build(cache_root(), build_key(torch, (cflags, ldflags)), build, say=say)
+        load.how = how
         _cached = (module, None)
     except Exception as e:  # no compiler, no headers, no ninja...: the fallback still records
         reason = str(e).strip().splitlines()
         _cached = (None, "%s: %s" % (type(e).__name__, reason[-1] if reason else ""))
     return _cached
+
+
+load.how = None

@@ -1,8 +1,17 @@
 """The recorder: owns the .vscap file (and the live connection), a writer thread that turns
 buffered allocator events into compressed chunks every `interval` seconds, iteration marks,
 garbage-collection annotations, automatic retention graphs when memory keeps growing (auto.py),
-and the allocator's block list at exit and on OOM."""
+and the allocator's block list at exit and on OOM.
+
+It runs inside the user's program and never fails it: every part that runs there (hooks, tagging,
+retention walks, the writer thread, the stop at exit) catches what it raises and writes it into the
+capture as a warning (a Meta record with key `warning`, text beginning "recorder: "), which the
+viewer shows with its own warnings; the program's exit code and output stay as they would be
+unrecorded. The only lines it prints are its own, beginning "vramscope: " (none with
+VRAMSCOPE_QUIET=1). The pauses it causes (retention graphs) come out of one budget (pauses.py)
+and are written as Annotation pairs named pauses.PAUSE."""
 import atexit
+import collections
 import gc
 import os
 import socket
@@ -10,8 +19,10 @@ import sys
 import threading
 import time
 
-from . import auto, driver, native, phases, retention, sources, vscap
+from . import auto, driver, native, pauses, phases, retention, sources, vscap
 from .live import LiveSink
+
+MAX_WARNINGS = 200  # distinct warnings written into one capture; later ones are only counted
 
 KEEPALIVE_S = 60.0  # an empty chunk to the viewer after this long without one (see _keep_alive)
 
@@ -19,7 +30,7 @@ KEEPALIVE_S = 60.0  # an empty chunk to the viewer after this long without one (
 class Recorder:
     def __init__(self, path=None, live=None, stacks="python", interval=0.1, use_native=True,
                  max_buffered=1 << 22, retention=True, retention_budget_s=30.0, auto_retention=None,
-                 gc_annotations=True, phases=True, native_level=None):
+                 gc_annotations=True, phases=True, native_level=None, pause_budget=None):
         self.path = path or "vramscope-%d.vscap" % os.getpid()
         self.live_path = live if live is not None else os.environ.get("VRAMSCOPE_LIVE") or None
         if stacks not in ("python", "all", "none"):
@@ -59,6 +70,56 @@ class Recorder:
         self._thread = None
         self._file = None
         self._running = False
+        self._pid = os.getpid()
+        self.quiet = os.environ.get("VRAMSCOPE_QUIET", "") not in ("", "0")
+        self.warnings = []                   # every warning written (or to be written), in order
+        self._pending_warnings = collections.deque()
+        self._warned = {}                    # key -> times seen
+        self.warnings_dropped = 0
+        self._pause_marks = collections.deque()  # (start µs, end µs) of each pause, for the writer
+        self.pause_budget = pause_budget      # pauses.PauseBudget; made at start() when None
+        self.retention_skipped = []           # triggers whose graph the budget did not allow
+        self._real_os_exit = None
+        self._exit_hook = None
+
+    # ---- what the recorder says
+    def say(self, text):
+        """One line of the recorder's own on stderr (never with VRAMSCOPE_QUIET=1); never raises."""
+        if self.quiet:
+            return
+        try:
+            print(text, file=sys.stderr, flush=True)
+        except Exception:
+            pass
+
+    def warn(self, text, key=None):
+        """A recorder warning, written into the capture at the next flush (never raises)."""
+        try:
+            key = key or text
+            n = self._warned.get(key, 0)
+            self._warned[key] = n + 1
+            if n:
+                return
+            if len(self.warnings) >= MAX_WARNINGS:
+                self.warnings_dropped += 1
+                return
+            line = text if text.startswith("recorder: ") else "recorder: " + text
+            self.warnings.append(line)
+            self._pending_warnings.append(line)
+        except Exception:
+            pass
+
+    def _failed(self, where, e):
+        self.warn("%s failed (%s: %s); the program went on" % (where, type(e).__name__, _text(e)),
+                  key=(where, type(e).__name__))
+
+    def _step(self, where, fn, *args):
+        """fn(*args), or a warning that says where it failed; None then."""
+        try:
+            return fn(*args)
+        except Exception as e:
+            self._failed(where, e)
+            return None
 
     # ---- lifecycle
     def start(self):
@@ -73,80 +134,193 @@ class Recorder:
             import torch._dynamo  # noqa: F401
         except Exception:
             pass
+        if self.pause_budget is None:
+            self.pause_budget = pauses.PauseBudget.from_env()
+            if getattr(self.pause_budget, "problem", None):
+                self.warn(self.pause_budget.problem)
         self.source = self._make_source()
         self._file = open(self.path, "wb", buffering=0)
-        self._sinks = [self._file.write]
-        self._connect_live()
-        self._emit(vscap.header())
-        self._write_chunk(self._preamble())
-        ctx = None if self.stacks == "none" else "all"
-        torch.cuda.memory._record_memory_history(enabled="all", context=ctx,
-                                                 stacks="python" if self.stacks == "none" else self.stacks,
-                                                 max_entries=self.source.history_entries())
-        self.source.start()
-        self._attach_oom_observer()
+        history = False
+        try:
+            self._sinks = [self._file.write]
+            self._connect_live()
+            self._emit(vscap.header())
+            self._write_chunk(self._preamble())
+            ctx = None if self.stacks == "none" else "all"
+            torch.cuda.memory._record_memory_history(enabled="all", context=ctx,
+                                                     stacks="python" if self.stacks == "none" else self.stacks,
+                                                     max_entries=self.source.history_entries())
+            history = True
+            self.source.start()
+            self._devices = torch.cuda.device_count()
+        except BaseException:
+            if history:
+                self._step("switching PyTorch's memory history off", torch.cuda.memory._record_memory_history, None)
+            self._step("closing the file", self._file.close)
+            if self.live:
+                self._step("closing the live connection", self.live.close)
+            raise
+        self._step("attaching the OOM observer", self._attach_oom_observer)
         if self.auto_params is not None:
             self.auto_trigger = auto.GrowthTrigger(**self.auto_params)
+        get_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
         if self.gc_annotations:
-            get_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
-            self._gc = auto.GcAnnotations(get_device)
-            self._gc.install()
+            try:
+                self._gc = auto.GcAnnotations(get_device)
+                self._gc.install()
+            except Exception as e:
+                self._failed("installing the garbage-collection annotations", e)
+                self._gc = None
         if self.track_phases:
-            get_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
             try:
                 self.phases = phases.PhaseTracker(torch, get_device).install()
             except Exception as e:  # a torch without these hooks: record without phases
-                print("vramscope: no phase annotations (%s: %s)" % (type(e).__name__, e), file=sys.stderr)
+                self._failed("installing the phase hooks (no phase annotations)", e)
                 self.phases = None
-        self.driver = driver.DriverSampler(torch)
-        self._devices = torch.cuda.device_count()
+        self.capture_watch = self._step("watching CUDA graph captures", driver.CaptureWatch().install, torch)
+        self.driver = self._step("starting the driver memory sampler", driver.DriverSampler, torch, self.capture_watch)
         self._running = True
         self._thread = threading.Thread(target=self._loop, name="vramscope-writer", daemon=True)
         self._thread.start()
         atexit.register(self.stop)
+        self._hook_os_exit()
         return self
 
-    def stop(self):
-        if not self._running:
+    def _hook_os_exit(self):
+        """os._exit skips atexit: the recording is finished first (no retention graph), in this
+        process only (a forked child inherits the wrapper and goes straight through)."""
+        real = os._exit
+
+        def _exit(code):
+            if os.getpid() == self._pid and self._running:
+                try:
+                    self.stop(walk=False)
+                except BaseException:
+                    pass
+            real(code)
+        self._real_os_exit, self._exit_hook = real, _exit
+        os._exit = _exit
+
+    def _unhook_os_exit(self):
+        if self._exit_hook is not None and os._exit is self._exit_hook:
+            os._exit = self._real_os_exit
+        self._exit_hook = None
+
+    def stop(self, walk=True):
+        """Finishes the recording: the retention graph at exit (unless walk=False), the allocator's
+        final block list, the warnings, the End record. Never raises; each part that fails is a
+        warning in the file and the rest still runs."""
+        if not self._running or os.getpid() != self._pid:  # a forked child: the file is the parent's
             return
         self._running = False
         self._stop.set()
-        self._thread.join()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            # the writer may be in a retention walk: it ends by its deadline
+            self._step("waiting for the writer thread", self._thread.join, self.retention_budget_s + 10)
         if self._gc is not None:
-            self._gc.remove()
+            self._step("removing the garbage-collection annotations", self._gc.remove)
         if self.phases is not None:
-            self.phases.remove()
-        self._flush()
-        if self.retention:
-            self.collect_retention("exit")
+            self._step("removing the phase hooks", self.phases.remove)
+        self._step("writing the last events", self._flush)
+        if walk and self.retention:
+            try:
+                self.collect_retention("exit")
+            except KeyboardInterrupt:
+                self.warn("the retention graph at exit was interrupted (Ctrl-C)")
         # The final block list must be the state after the last recorded event: stop the tracker,
         # then snapshot, with gc off in between (a collection would free tensors unrecorded).
         was_enabled = gc.isenabled()
         gc.disable()
+        end_state = b""
         try:
-            self.source.stop()
-            end_state = self._end_state()
-            self._flush()  # everything up to the stop (the polling source reads the ring here)
+            self._step("stopping the event source", self.source.stop)
+            end_state = self._step("reading the allocator's final block list", self._end_state) or b""
+            self._step("writing the last events", self._flush)
         finally:
             if was_enabled:
                 gc.enable()
-        self.torch.cuda.memory._record_memory_history(enabled=None)
-        self._write_chunk(end_state)
-        self._write_chunk(vscap.end_record())
+        self._step("switching PyTorch's memory history off", self.torch.cuda.memory._record_memory_history, None)
+        if getattr(self, "capture_watch", None) is not None:
+            self._step("restoring torch.cuda.CUDAGraph", self.capture_watch.remove)
+        if self._gc is not None and self._gc.failures:
+            self.warn("the garbage-collection annotation failed %d times" % self._gc.failures)
+        self._step("writing the end of the recording", self._finish, end_state)
         if self.native_level is not None:
-            self.native_warning = self.native_level.finish_into(lambda part, chunks: (self._emit(part), self._emit(chunks)))
+            self.native_warning = self._step("appending the CUDA-level recording", self.native_level.finish_into,
+                                             lambda part, chunks: (self._emit(part), self._emit(chunks)))
             if self.native_warning:
-                print("vramscope: %s" % self.native_warning, file=sys.stderr)
-        self._file.close()
+                self.say("vramscope: %s" % self.native_warning)
+        self._step("closing the file", self._file.close)
         if self.live:
-            self.live.close()
+            self._step("closing the live connection", self.live.close)
         try:
             atexit.unregister(self.stop)
         except Exception:
             pass
+        self._unhook_os_exit()
 
-    def collect_retention(self, trigger="request", budget_s=None):
-        """Records which Python objects keep the allocated blocks alive, now (a Retention record)."""
+    def _finish(self, end_state):
+        """The last chunk: the final block list, the warnings not yet written, a line on the pauses,
+        the End record."""
+        locked = self._lock.acquire(timeout=10)
+        try:
+            raw = bytearray(end_state)
+            if self.phases is not None:
+                for line in self.phases.failure_summary():
+                    self.warn(line)
+            for key, n in list(self._warned.items()):
+                if n > 1:
+                    self.warn("the warning %r came %d times in all" % (_short(key), n), key=("count", repr(key)))
+            if self.warnings_dropped:
+                self._pending_warnings.append("recorder: %d more warnings were not written" % self.warnings_dropped)
+            raw += self._warning_records()
+            raw += self._pause_records()
+            if self.pause_budget is not None:
+                raw += vscap.meta_record("pauses", self.pause_budget.summary())
+            raw += vscap.end_record()
+            self._write_chunk(bytes(raw))
+        finally:
+            if locked:
+                self._lock.release()
+
+    def _warning_records(self):
+        out = bytearray()
+        if self.phases is not None:
+            while self.phases.problems:
+                self.warn(self.phases.problems.popleft())
+        while self._pending_warnings:
+            out += vscap.warning_record(self._pending_warnings.popleft())
+        return bytes(out)
+
+    def _pause_records(self):
+        out = bytearray()
+        if not self._pause_marks:
+            return b""
+        name = self.source.interner.string(pauses.PAUSE)
+        records = bytearray()
+        while self._pause_marks:
+            t0, t1 = self._pause_marks.popleft()
+            for dev in range(max(1, getattr(self, "_devices", 1))):
+                records += vscap.annotation_record(dev, t0, 0, name)
+                records += vscap.annotation_record(dev, t1, 1, name)
+        out += self.source.interner.take_records()
+        out += records
+        return bytes(out)
+
+    def collect_retention(self, trigger="request", budget_s=None, final=None):
+        """Records which Python objects keep the allocated blocks alive, now (a Retention record),
+        within what is left of the pause budget (pauses.py). `final`: may use the budget's reserve
+        (the graph at exit, and graphs the user asked for). Never raises for the recorder's sake."""
+        if final is None:
+            final = trigger == "exit" or trigger.startswith("request")
+        budget = self.pause_budget or pauses.PauseBudget(None)
+        allowance = budget.allowance(final)
+        cap = min(allowance, budget_s or self.retention_budget_s)
+        if cap < pauses.MIN_WALK_S:
+            self.retention_skipped.append(trigger)
+            self.warn("retention graph (%s) skipped: the pause budget is spent (%s; %s sets it)"
+                      % (trigger, budget.summary(), pauses.ENV), key=("skipped", trigger.split(":")[0]))
+            return
         # _snapshot() allocates thousands of objects: an automatic collection then would free the
         # very cycles that may be the leak before we look at them
         was_enabled = gc.isenabled()
@@ -158,17 +332,23 @@ class Recorder:
         interval = sys.getswitchinterval()
         if other_thread:
             sys.setswitchinterval(max(interval, 1000.0))
+        us0 = vscap_now_us()
         t0 = time.perf_counter()
         try:
-            self._collect_retention(trigger, budget_s)
+            self._collect_retention(trigger, cap, t0)
+        except Exception as e:
+            self._failed("the retention graph (%s)" % trigger, e)
         finally:
             if other_thread:
                 sys.setswitchinterval(interval)
             if was_enabled:
                 gc.enable()
-        self.retention_pauses.append((trigger, time.perf_counter() - t0))
+            seconds = time.perf_counter() - t0
+            budget.charge(seconds)
+            self._pause_marks.append((us0, vscap_now_us()))
+            self.retention_pauses.append((trigger, seconds))
 
-    def _collect_retention(self, trigger, budget_s):
+    def _collect_retention(self, trigger, cap, t0):
         snap = self.torch.cuda.memory._snapshot()
         by_device = {}
         for s in snap.get("segments", []):
@@ -177,28 +357,46 @@ class Recorder:
                     pool = tuple(s.get("segment_pool_id") or (0, 0))
                     by_device.setdefault(s.get("device", 0), []).append((b["address"], b["size"], pool))
         for device, blocks in sorted(by_device.items()):
-            def progress(done, total, t0=time.monotonic()):
-                if time.monotonic() - t0 > 2:  # only say something when it takes a while
-                    print("vramscope: retention (%s): %d/%d objects" % (trigger, done, total), file=sys.stderr)
-            g = retention.collect(blocks, self.torch, budget_s or self.retention_budget_s, progress=progress)
+            left = cap - (time.perf_counter() - t0)
+            if left < pauses.MIN_WALK_S:
+                self.warn("retention graph (%s) of device %d skipped: its pause budget (%.2f s) was spent"
+                          % (trigger, device, cap))
+                continue
+
+            def progress(done, total, start=time.monotonic()):
+                if time.monotonic() - start > 2:  # only say something when it takes a while
+                    self.say("vramscope: retention (%s): %d/%d objects" % (trigger, done, total))
+            g = retention.collect(blocks, self.torch, left, progress=progress)
             self.retention_stats.append((trigger, len(blocks), g.objects, len(g.nodes), g.seconds, g.truncated))
+            if g.truncated:
+                self.warn("retention graph (%s) of device %d is partial: %s; the pause budget allowed %.2f s "
+                          "(%s; %s sets it)" % (trigger, device, g.cut or "cut short", cap,
+                                                self.pause_budget.summary() if self.pause_budget else "",
+                                                pauses.ENV))
+            if g.skipped:
+                self.warn("retention graph (%s): %d objects could not be read and were left out"
+                          % (trigger, g.skipped), key=("unreadable", trigger))
             with self._lock:
                 raw = vscap.retention_record(device, time.time_ns() // 1000, trigger, g, self.source.interner)
                 self._write_chunk(raw)
 
     def mark(self, name, value):
-        with self._lock:
-            self._marks.append((time.time_ns() // 1000, str(name), int(value)))
+        try:
+            with self._lock:
+                self._marks.append((time.time_ns() // 1000, str(name), int(value)))
+        except Exception as e:
+            self._failed("vramscope.mark()", e)
 
     # ---- internals
     def _make_source(self):
         if self.use_native:
-            module, reason = native.load()
+            module, reason = native.load(say=self.say)
             if module is not None:
                 return sources.NativeSource(module, self.max_buffered, self.stacks != "all")
-            print("vramscope: the native tracker could not be built (%s); falling back to polling "
-                  "torch.cuda.memory._snapshot() once a second: slower, and events can be lost when "
-                  "PyTorch's ring overruns" % reason, file=sys.stderr)
+            self.say("vramscope: the native tracker could not be built (%s); falling back to polling "
+                     "torch.cuda.memory._snapshot() once a second: slower, and events can be lost when "
+                     "PyTorch's ring overruns" % reason)
+            self.warn("the native tracker could not be built (%s): events polled from PyTorch's ring" % reason)
         self.interval = max(self.interval, 1.0)
         return sources.PollingSource(self.torch)
 
@@ -209,13 +407,20 @@ class Recorder:
             self.live = LiveSink(self.live_path)
             self._sinks.append(self.live.write)
         except OSError as e:
-            print("vramscope: no viewer listening at %s (%s); recording to %s only"
-                  % (self.live_path, e.strerror or e, self.path), file=sys.stderr)
+            self.say("vramscope: no viewer listening at %s (%s); recording to %s only"
+                     % (self.live_path, e.strerror or e, self.path))
 
     def _emit(self, data):
         self.bytes_written += len(data)
         for sink in self._sinks:
-            sink(data)
+            try:
+                sink(data)
+            except OSError as e:
+                # the file cannot hold a warning about itself: this is said on stderr, once
+                if not getattr(self, "_write_error", None):
+                    self._write_error = e
+                    self.say("vramscope: cannot write %s (%s); the recording is incomplete" % (self.path, _text(e)))
+                raise
 
     def _write_chunk(self, raw):
         if not raw:
@@ -250,6 +455,7 @@ class Recorder:
         return bytes(out)
 
     def _loop(self):
+        failures = 0
         while not self._stop.wait(self.interval):
             try:
                 self._flush()
@@ -261,9 +467,15 @@ class Recorder:
                         self.auto_trigger.restart(time.monotonic())
                 elif self.auto_trigger is not None:
                     self._auto_retention()
-            except Exception as e:  # never take the program down; say why the recording stopped
-                print("vramscope: recording stopped: %s" % e, file=sys.stderr)
-                return
+                failures = 0
+            except Exception as e:  # never take the program down; say why in the file
+                failures += 1
+                self._failed("the writer thread", e)
+                if failures >= 5:
+                    self.warn("the writer thread stopped after %d failures in a row: events after this "
+                              "moment are missing" % failures)
+                    self.say("vramscope: recording stopped: %s: %s" % (type(e).__name__, _text(e)))
+                    return
 
     def _allocated(self):
         """memory_allocated() of all devices (the writer thread has no current device of its own)."""
@@ -272,7 +484,7 @@ class Recorder:
 
     def _auto_retention(self):
         if self.auto_trigger.sample(time.monotonic(), self._allocated()):
-            print("vramscope: collecting a retention graph (%s)" % self.auto_trigger.reason, file=sys.stderr)
+            self.say("vramscope: collecting a retention graph (%s)" % self.auto_trigger.reason)
             self.collect_retention(self.auto_trigger.reason, budget_s=min(10.0, self.retention_budget_s))
             self.auto_trigger.restart(time.monotonic())
 
@@ -291,6 +503,8 @@ class Recorder:
                 raw += vscap.annotation_record(dev, t, stage, gc_name)
             if self.phases is not None:
                 raw += self.phases.drain(self.source.interner)
+            raw += self._warning_records()
+            raw += self._pause_records()
             if self.driver is not None and self._running:
                 t = time.time_ns() // 1000
                 for dev, device_used, process_used in self.driver.sample():
@@ -321,8 +535,27 @@ class Recorder:
                 if self.retention:
                     self.collect_retention("oom", budget_s=min(10.0, self.retention_budget_s))
             except Exception as e:
-                print("vramscope: could not record the state at the OOM: %s" % e, file=sys.stderr)
+                self._failed("recording the state at the OOM", e)
         try:
             self.torch._C._cuda_attach_out_of_memory_observer(on_oom)
         except Exception:
             pass  # older torch: the state at exit still comes
+
+
+def vscap_now_us():
+    return time.time_ns() // 1000
+
+
+def _text(e):
+    try:
+        return str(e)
+    except Exception:
+        return "(its message could not be read)"
+
+
+def _short(key):
+    try:
+        text = key if isinstance(key, str) else " ".join(str(k) for k in key)
+    except Exception:
+        text = "?"
+    return text if len(text) <= 120 else text[:117] + "..."

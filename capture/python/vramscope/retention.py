@@ -7,9 +7,24 @@ Function ctx attributes); roots are module globals, thread frames, objects held 
 refcount exceeds what tracked objects explain) and - decided by the viewer - unreachable cycles.
 Only the ancestor subgraph of the blocks is kept. Pure Python; torch is only touched through
 tensors found on the heap, so the graph logic is tested without it.
+
+The walk runs inside the user's program and must survive any object on its heap: dead
+weakref.proxy objects (whose every attribute raises ReferenceError, `isinstance` included, since it
+reads `__class__`), objects whose `__class__`, `__getattr__`, `__getattribute__`, `__dict__`,
+`__eq__`, `__hash__` or `__len__` raise or lie, C extension types, huge containers, objects that
+other threads mutate meanwhile. So it asks objects nothing they can answer themselves: types come
+from type() (never `__class__`), instance dicts from the type's own C descriptor (never a property
+of the class), sizes and items from the base type's C methods (list.__len__, dict.items), ids key
+every table (never `__hash__`/`__eq__`), and every object's edges are taken in a try of their own,
+so that one bad object costs its own edges only. Big containers and the whole walk check a
+deadline (`budget_s`): a walk that reaches it stops where it is and says so (Graph.truncated,
+Graph.cut). Warnings that touching an object raises on this thread are not shown (they would be
+the recorder's lines in the program's stderr); other threads' warnings are left alone.
 """
 import gc
+import itertools
 import sys
+import threading
 import time
 import types
 import warnings
@@ -20,6 +35,15 @@ OBJECT, TENSOR, BLOCK, AUTOGRAD, ROOT_MODULE, ROOT_FRAME, ROOT_EXTERNAL, ROOT_PO
 # edge kinds
 REF, LOCAL, GRAD, AUTOGRAD_EDGE, SAVED, STORAGE, ATTR = 0, 1, 2, 3, 4, 5, 6
 
+_CHECK_EVERY = 4096          # objects between two looks at the clock
+_CHECK_REFERENTS = 1 << 16   # referents of one container between two looks at the clock
+
+_type_dict = type.__dict__["__dict__"].__get__     # a class's own namespace, no metaclass involved
+_type_mro = type.__dict__["__mro__"].__get__
+_type_name_of = type.__dict__["__name__"].__get__
+# getset_descriptor, member_descriptor: C code, no user code (a class's property is never asked)
+_C_DESCRIPTORS = (type(type.__dict__["__dict__"]), type(types.ModuleType.__dict__["__dict__"]))
+
 
 class Graph:
     """nodes: [kind, type_name, label, gpu_bytes, address]; edges: [src, dst, kind, label]."""
@@ -27,27 +51,144 @@ class Graph:
     def __init__(self):
         self.nodes, self.edges = [], []
         self.truncated = False
+        self.cut = None        # why it was truncated: a sentence, or None
         self.objects = 0
         self.seconds = 0.0
+        self.skipped = 0       # objects whose edges could not be read (they raised)
+
+
+def type_name(t):
+    try:
+        name = _type_name_of(t)
+        return name if type(name) is str else "?"
+    except Exception:
+        return "?"
+
+
+def _is_sub(o, cls):
+    """isinstance without asking the object (isinstance reads `__class__`, which may raise)."""
+    try:
+        return issubclass(type(o), cls)
+    except Exception:
+        return False
+
+
+def _mro(t):
+    try:
+        m = _type_mro(t)
+        return m if type(m) is tuple else (t,)
+    except Exception:
+        return (t,)
+
+
+_dict_getters = {}  # id(type) -> the C getter of its instances' __dict__, or None
+
+
+def _dict_getter(t):
+    key = id(t)
+    try:
+        return _dict_getters[key]
+    except KeyError:
+        pass
+    getter = None
+    for k in _mro(t):
+        try:
+            ns = _type_dict(k)
+            d = ns.get("__dict__") if ns is not None else None
+        except Exception:
+            break
+        if d is not None:
+            getter = d.__get__ if type(d) in _C_DESCRIPTORS else None  # a class's property: not asked
+            break
+    if len(_dict_getters) < 100000:
+        _dict_getters[key] = getter
+    return getter
+
+
+def _owner_dict(o, t=None):
+    """o's instance dict when its type keeps one the standard way, else None. Never calls code
+    of the object's class (a `__dict__` property that raises or lies is not asked)."""
+    t = type(o) if t is None else t
+    if issubclass(t, type):
+        return None
+    getter = _dict_getter(t)
+    if getter is None:
+        return None
+    try:
+        d = getter(o, t)
+    except Exception:
+        return None
+    return d if type(d) is dict else None
 
 
 def describe(o):
     t = type(o)
-    name = t.__name__
+    name = type_name(t)
     try:
-        if isinstance(o, (list, tuple, dict, set)):
-            return name, "%s len=%d" % (name, len(o))
-        if isinstance(o, types.ModuleType):
-            return "module", "module %s" % o.__name__
-        if isinstance(o, types.FunctionType):
-            return "function", "function %s" % o.__qualname__
-        if hasattr(o, "untyped_storage") and hasattr(o, "shape"):
+        for base in (list, tuple, dict, set):
+            if issubclass(t, base):
+                return name, "%s len=%d" % (name, base.__len__(o))
+        if issubclass(t, types.ModuleType):
+            d = _owner_dict(o, t)
+            mod = d.get("__name__") if d is not None else None
+            return "module", "module %s" % (mod if type(mod) is str else "?")
+        if t is types.FunctionType:
+            q = o.__qualname__
+            return "function", "function %s" % (q if type(q) is str else "?")
+        if name in ("Tensor", "Parameter") or _tensor_type(t):
             return "Tensor", "Tensor%s %s" % (list(o.shape), str(o.dtype).replace("torch.", ""))
         if "Backward" in name or name.endswith("Function"):
             return name, name
     except Exception:
         pass
     return name, name
+
+
+_tensor_types = {}
+
+
+def _tensor_type(t):
+    """A torch.Tensor (sub)class, told by its MRO's names (torch itself is not needed here)."""
+    key = id(t)
+    r = _tensor_types.get(key)
+    if r is None:
+        r = False
+        for k in _mro(t):
+            if type_name(k) == "Tensor" and getattr_static_module(k) == "torch":
+                r = True
+                break
+        if len(_tensor_types) < 100000:
+            _tensor_types[key] = r
+    return r
+
+
+def getattr_static_module(k):
+    try:
+        m = _type_dict(k).get("__module__")
+        return m if type(m) is str else None
+    except Exception:
+        return None
+
+
+_node_types = {}
+
+
+def _autograd_node(t):
+    """An autograd graph node type: one whose class (or a base) defines next_functions."""
+    key = id(t)
+    r = _node_types.get(key)
+    if r is None:
+        r = False
+        for k in _mro(t):
+            try:
+                if "next_functions" in _type_dict(k):
+                    r = True
+                    break
+            except Exception:
+                break
+        if len(_node_types) < 100000:
+            _node_types[key] = r
+    return r
 
 
 class _Index:
@@ -73,44 +214,88 @@ class _Index:
             self.rev[j].append((src, kind, label))
 
 
-def _owner_dict(o):
-    try:
-        d = object.__getattribute__(o, "__dict__")
-    except Exception:
-        return None
-    return d if type(d) is dict else None
+class _Deadline(Exception):
+    pass
 
 
-def _build(idx, objs, frames_to_skip, progress=None):
-    for o in objs:
-        idx.add(o)
-    for i in range(len(objs)):
-        if progress is not None and i % 100000 == 0:
-            progress(i, len(objs))
-        o = objs[i]
-        if isinstance(o, types.FrameType) or id(o) in idx.skip:
-            continue
-        d = None if isinstance(o, type) else _owner_dict(o)
-        if d is not None:
-            idx.skip.add(id(d))
-            for k, v in d.items():
-                idx.edge(i, v, ATTR, ".%s" % k)
-        if isinstance(o, types.FunctionType):
-            # __globals__/__code__ are not retention; what a closure captured is
-            for n, cell in enumerate(o.__closure__ or ()):
-                idx.edge(i, cell, REF, "__closure__[%d]" % n)
-            continue
-        t = type(o)
-        for r in gc.get_referents(o):
-            if r is d or r is t:
-                continue
+def _edges_of(idx, i, o, t, deadline, clock):
+    if t is types.FunctionType:
+        # __globals__/__code__ are not retention; what a closure captured is
+        for n, cell in enumerate(o.__closure__ or ()):
+            idx.edge(i, cell, REF, "__closure__[%d]" % n)
+        return
+    if t is list or t is tuple or t is dict:
+        # exact builtin containers: their items, read in place (no copy of a huge one), with the
+        # clock looked at as they go; one mutated meanwhile by another thread stops with an error
+        # (its remaining edges are lost, counted by the caller)
+        items = dict.values(o) if t is dict else o
+        keys = dict.keys(o) if t is dict else ()
+        for n, r in enumerate(itertools.chain(keys, items)):
+            if n % _CHECK_REFERENTS == _CHECK_REFERENTS - 1 and clock() > deadline:
+                raise _Deadline()
             idx.edge(i, r)
+        return
+    refs = gc.get_referents(o)  # C traversal into a new list: a snapshot, whatever other threads do
+    d = None
+    # The instance dict is folded into its owner (edges labelled with the attribute names). Only a
+    # dict that already exists is asked for: since 3.11 an object keeps its attributes inline until
+    # someone reads its __dict__, and reading it would make one (the referents are then the
+    # values themselves; their names are looked up for the few edges that are kept).
+    if _dict_getter(t) is not None:
+        for r in refs:
+            if type(r) is dict:
+                d = _owner_dict(o, t)
+                if d is not None and not any(r is d for r in refs):
+                    d = None
+                break
+    if d is not None:
+        idx.skip.add(id(d))
+        for k, v in list(dict.items(d)):  # C iteration of the real dict: atomic, no user code
+            idx.edge(i, v, ATTR, k if type(k) is str else "<%s>" % type_name(type(k)))
+    n = 0
+    for r in refs:
+        n += 1
+        if n % _CHECK_REFERENTS == 0 and clock() > deadline:
+            raise _Deadline()
+        if r is d or r is t:
+            continue
+        idx.edge(i, r)
+
+
+def _build(idx, objs, frames_to_skip, progress=None, deadline=float("inf"), clock=time.monotonic):
+    """Forward edges of every object into the reverse index. Returns the number of objects whose
+    edges could not be read; raises _Deadline when the clock passes the deadline."""
+    for n, o in enumerate(objs):
+        idx.add(o)
+        if n % (16 * _CHECK_EVERY) == 0 and clock() > deadline:
+            raise _Deadline()
+    failed = 0
+    frame_type = types.FrameType
+    for i in range(len(objs)):
+        if i % _CHECK_EVERY == 0:
+            if progress is not None and i % 100000 == 0:
+                progress(i, len(objs))
+            if clock() > deadline:
+                raise _Deadline()
+        o = objs[i]
+        t = type(o)
+        if t is frame_type or id(o) in idx.skip:
+            continue
+        try:
+            _edges_of(idx, i, o, t, deadline, clock)
+        except _Deadline:
+            raise
+        except Exception:
+            failed += 1
+    return failed
 
 
 def torch_storage(torch):
     """storage_of for real tensors: the data pointer of CUDA tensors."""
+    tensor = torch.Tensor
+
     def storage_of(o):
-        if isinstance(o, torch.Tensor) and o.is_cuda:
+        if issubclass(type(o), tensor) and o.is_cuda:
             return o.untyped_storage().data_ptr()
         return None
     return storage_of
@@ -119,9 +304,9 @@ def torch_storage(torch):
 def _storage_edge(idx, i, o, storage_of, starts, blocks, block_node):
     try:
         ptr = storage_of(o)
+        if ptr is None or type(ptr) is not int:
+            return
     except Exception:
-        return
-    if ptr is None:
         return
     k = bisect_right(starts, ptr) - 1
     if k >= 0 and ptr < blocks[k][0] + blocks[k][1]:
@@ -130,62 +315,72 @@ def _storage_edge(idx, i, o, storage_of, starts, blocks, block_node):
 
 def _synthetic(idx, i, o, torch, queue):
     """Edges gc cannot see: .grad, grad_fn and the autograd graph, saved tensors, ctx attributes."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if isinstance(o, torch.Tensor):
-            try:
-                g = o.grad if o.is_leaf else None
-                fn = o.grad_fn
-            except Exception:
-                return
-            try:
-                hooks = o._backward_hooks  # held by the C++ tensor, invisible to gc
-            except Exception:
-                hooks = None
-            for child, kind, label in ((g, GRAD, ".grad"), (fn, AUTOGRAD_EDGE, ".grad_fn"),
-                                       (hooks, ATTR, "._backward_hooks")):
-                if child is not None:
-                    new = id(child) not in idx.pos
-                    j = idx.add(child)
-                    idx.rev[j].append((i, kind, label))
-                    if new:
-                        queue.append(j)
+    t = type(o)
+    if issubclass(t, torch.Tensor):
+        try:
+            g = o.grad if o.is_leaf else None
+            fn = o.grad_fn
+        except Exception:
             return
-        if not hasattr(o, "next_functions"):
-            return
-        children = []
-        for n, (fn, _) in enumerate(getattr(o, "next_functions", ()) or ()):
-            if fn is not None:
-                children.append((fn, AUTOGRAD_EDGE, ".next_functions[%d]" % n))
-        for name in dir(o):
-            if name.startswith("_saved_") or name == "variable":
-                try:
-                    v = getattr(o, name)
-                except Exception:
-                    continue
-                for m, x in enumerate(v if isinstance(v, (tuple, list)) else [v]):
-                    if isinstance(x, torch.Tensor):
-                        children.append((x, SAVED, ".%s%s" % (name, "[%d]" % m if isinstance(v, (tuple, list)) else "")))
-        for fn, kind, label in children:
-            new = id(fn) not in idx.pos
-            j = idx.add(fn)
-            idx.rev[j].append((i, kind, label))
-            if new:
-                queue.append(j)
+        try:
+            hooks = o._backward_hooks  # held by the C++ tensor, invisible to gc
+        except Exception:
+            hooks = None
+        for child, kind, label in ((g, GRAD, ".grad"), (fn, AUTOGRAD_EDGE, ".grad_fn"),
+                                   (hooks, ATTR, "._backward_hooks")):
+            if child is not None:
+                new = id(child) not in idx.pos
+                j = idx.add(child)
+                idx.rev[j].append((i, kind, label))
+                if new:
+                    queue.append(j)
+        return
+    if not _autograd_node(t):
+        return
+    children = []
+    for n, pair in enumerate(o.next_functions or ()):
+        fn = pair[0] if type(pair) is tuple and pair else None
+        if fn is not None:
+            children.append((fn, AUTOGRAD_EDGE, ".next_functions[%d]" % n))
+    for name in dir(o):
+        if type(name) is str and (name.startswith("_saved_") or name == "variable"):
+            try:
+                v = getattr(o, name)
+            except Exception:
+                continue
+            seq = type(v) in (tuple, list)
+            for m, x in enumerate(v if seq else [v]):
+                if issubclass(type(x), torch.Tensor):
+                    children.append((x, SAVED, ".%s%s" % (name, "[%d]" % m if seq else "")))
+    for fn, kind, label in children:
+        new = id(fn) not in idx.pos
+        j = idx.add(fn)
+        idx.rev[j].append((i, kind, label))
+        if new:
+            queue.append(j)
 
 
 def _frames(idx, skip_frames):
     roots = []
-    for tid, f in sys._current_frames().items():
-        while f is not None:
-            if f.f_code.co_filename != __file__ and id(f) not in skip_frames:
-                name = "frame %s (%s:%d)" % (f.f_code.co_name, f.f_code.co_filename.rsplit("/", 1)[-1], f.f_lineno)
-                r = idx.add(("frame", tid, id(f)))  # a stand-in: frames themselves are not followed
-                roots.append((r, name))
-                for k, v in list(f.f_locals.items()):
-                    idx.edge(r, v, LOCAL, "local '%s'" % k)
+    for tid, f in list(sys._current_frames().items()):
+        depth = 0
+        while f is not None and depth < 10000:
+            depth += 1
+            try:
+                code = f.f_code
+                if code.co_filename != __file__ and id(f) not in skip_frames:
+                    name = "frame %s (%s:%d)" % (code.co_name, code.co_filename.rsplit("/", 1)[-1], f.f_lineno)
+                    r = idx.add(("frame", tid, id(f)))  # a stand-in: frames themselves are not followed
+                    roots.append((r, name))
+                    for k, v in list(f.f_locals.items()):
+                        idx.edge(r, v, LOCAL, "local '%s'" % (k if type(k) is str else "?"))
+            except Exception:
+                pass
             f = f.f_back
     return roots
+
+
+_NEVER_EXTERNAL = (tuple, types.ModuleType, type)
 
 
 def _external(idx, j):
@@ -193,7 +388,8 @@ def _external(idx, j):
     autograd node holding its ctx, an extension's static...). Objects with Python referrers are
     explained by them; objects in unreachable cycles are the viewer's "garbage" verdict."""
     o = idx.objs[j]
-    if isinstance(o, (tuple, types.ModuleType, type)) or type(o).__name__ in ("Tensor", "Parameter"):
+    t = type(o)
+    if issubclass(t, _NEVER_EXTERNAL) or type_name(t) in ("Tensor", "Parameter") or _tensor_type(t):
         return False  # tuples are shared by the interpreter; tensors' C++ side owns their wrapper
     if any(kind in (REF, ATTR, LOCAL) for (_, kind, _) in idx.rev[j]):
         return False
@@ -202,92 +398,155 @@ def _external(idx, j):
     return (1 << 29) > rc > 4
 
 
-def _edge_label(idx, src, dst, label):
+def _edge_label(idx, src, dst, kind, label):
+    """(kind, label) of an edge of the output graph; labels are made here, for the few kept."""
     if label is not None:
-        return label
+        if kind == ATTR and not label.startswith("."):
+            return kind, "." + label
+        return kind, label
     r, o = idx.objs[src], idx.objs[dst]
     try:
-        if isinstance(r, dict):
-            for k, v in r.items():
+        t = type(r)
+        if issubclass(t, dict):
+            for k, v in list(dict.items(r)):
                 if v is o:
-                    if isinstance(k, (int, str)):
-                        return "[%r]" % (k,)
-                    return "[<%s>]" % type(k).__name__  # e.g. optimizer.state[<Parameter>]
-        elif isinstance(r, (list, tuple)):
-            for n, v in enumerate(r):
+                    if type(k) in (int, str):
+                        return kind, "[%r]" % (k,)
+                    return kind, "[<%s>]" % type_name(type(k))  # e.g. optimizer.state[<Parameter>]
+        elif issubclass(t, (list, tuple)):
+            base = list if issubclass(t, list) else tuple
+            for n, v in enumerate(list(base.__iter__(r))):
                 if v is o:
-                    return "[%d]" % n
-        elif isinstance(r, types.CellType):
-            return "cell_contents"
+                    return kind, "[%d]" % n
+        elif t is types.CellType:
+            return kind, "cell_contents"
+        elif kind == REF:  # an attribute kept inline (no __dict__ was made for it during the walk)
+            d = _owner_dict(r, t)
+            if d is not None:
+                for k, v in list(dict.items(d)):
+                    if v is o and type(k) is str:
+                        return ATTR, "." + k
     except Exception:
         pass
-    return ""
+    return kind, ""
 
 
-def collect(blocks, torch=None, budget_s=30.0, max_nodes=50000, storage_of=None, progress=None):
+class _QuietWarnings:
+    """Warnings raised on this thread while it walks are not shown; other threads' are."""
+
+    def __enter__(self):
+        me = threading.get_ident()
+        prev = self.prev = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if threading.get_ident() == me:
+                return None
+            return prev(message, category, filename, lineno, file, line)
+        self.show = show
+        warnings.showwarning = show
+        return self
+
+    def __exit__(self, *exc):
+        if warnings.showwarning is self.show:
+            warnings.showwarning = self.prev
+        return False
+
+
+def collect(blocks, torch=None, budget_s=30.0, max_nodes=50000, storage_of=None, progress=None,
+            clock=time.monotonic):
     """blocks: [(address, size)] or [(address, size, pool)] of one device; a pool other than None
     or (0, 0) is a CUDA graph's private pool. Returns a Graph of the blocks' ancestors up to roots.
     storage_of(o) -> address or None says which objects own block memory (default: CUDA tensors).
-    progress(done, total) is called every 100k objects scanned."""
+    progress(done, total) is called every 100k objects scanned. The walk stops after budget_s
+    seconds wherever it is (Graph.truncated, Graph.cut say so) and never raises for an object."""
     if storage_of is None and torch is not None:
         storage_of = torch_storage(torch)
-    t0 = time.monotonic()
+    t0 = clock()
+    # what follows the cut (roots, the kept subgraph, letting go of the index) takes a little too
+    deadline = t0 + max(0.0, budget_s - min(0.1 * budget_s, 0.05))
     g = Graph()
     blocks = sorted(blocks)
     starts = [b[0] for b in blocks]
     was_enabled = gc.isenabled()
     gc.disable()  # no collection while we hold the heap (and never collect for the user)
-    caught = warnings.catch_warnings()
-    caught.__enter__()
-    warnings.simplefilter("ignore")  # isinstance() on lazy modules' objects warns about deprecations
+    objs = idx = None
     try:
-        objs = gc.get_objects()
-        g.objects = len(objs)
-        idx = _Index()
-        idx.skip.update({id(objs), id(idx.objs), id(idx.pos), id(idx.rev), id(blocks), id(starts)})
-        here = sys._getframe()
-        skip_frames = set()
-        while here is not None and here.f_code.co_filename == __file__:
-            skip_frames.add(id(here))  # the collector's own frames
-            here = here.f_back
-        _build(idx, objs, skip_frames, progress)
-        module_roots = [(idx.pos[id(m)], "module %s" % name) for name, m in list(sys.modules.items())
-                        if id(m) in idx.pos]
-        frame_roots = _frames(idx, skip_frames)
-        block_node = [idx.add(("block", b[0])) for b in blocks]
-        pool_roots = []
-        for k, b in enumerate(blocks):  # a CUDA graph's private pool keeps its blocks by itself
-            pool = tuple(b[2]) if len(b) > 2 and b[2] else (0, 0)
-            if pool != (0, 0):
-                r = idx.add(("pool", pool))
-                idx.rev[block_node[k]].append((r, REF, "private pool"))
-                pool_roots.append((r, "CUDA graph pool (%d, %d)" % pool))
-        frame_roots = frame_roots + pool_roots
-        queue = []
-        for i in range(len(objs)):
-            o = idx.objs[i]
-            if storage_of is not None:
-                _storage_edge(idx, i, o, storage_of, starts, blocks, block_node)
-            if torch is not None and isinstance(o, torch.Tensor):
-                _synthetic(idx, i, o, torch, queue)
-        while queue:  # the autograd graph and what it saves, found through grad_fn
-            j = queue.pop()
-            o = idx.objs[j]
-            _storage_edge(idx, j, o, storage_of, starts, blocks, block_node)
-            _synthetic(idx, j, o, torch, queue)
-            if time.monotonic() - t0 > budget_s:
+        with _QuietWarnings():
+            objs = gc.get_objects()
+            g.objects = len(objs)
+            idx = _Index()
+            idx.skip.update({id(objs), id(idx.objs), id(idx.pos), id(idx.rev), id(blocks), id(starts)})
+            here = sys._getframe()
+            skip_frames = set()
+            while here is not None and here.f_code.co_filename == __file__:
+                skip_frames.add(id(here))  # the collector's own frames
+                here = here.f_back
+            try:
+                g.skipped = _build(idx, objs, skip_frames, progress, deadline, clock)
+            except _Deadline:
                 g.truncated = True
-                break
-        _emit(g, idx, blocks, block_node, module_roots, frame_roots, max_nodes, t0, budget_s)
+                g.cut = "stopped after %.2f s while indexing %d objects (budget %.2f s)" % (
+                    clock() - t0, len(objs), budget_s)
+            module_roots = []
+            for name, m in list(sys.modules.items()):
+                if id(m) in idx.pos:
+                    module_roots.append((idx.pos[id(m)], "module %s" % (name if type(name) is str else "?")))
+            frame_roots = _frames(idx, skip_frames)
+            block_node = [idx.add(("block", b[0])) for b in blocks]
+            pool_roots = []
+            for k, b in enumerate(blocks):  # a CUDA graph's private pool keeps its blocks by itself
+                pool = tuple(b[2]) if len(b) > 2 and b[2] else (0, 0)
+                if pool != (0, 0):
+                    r = idx.add(("pool", pool))
+                    idx.rev[block_node[k]].append((r, REF, "private pool"))
+                    pool_roots.append((r, "CUDA graph pool (%d, %d)" % pool))
+            frame_roots = frame_roots + pool_roots
+            if not g.truncated:
+                _tensors_and_autograd(g, idx, len(objs), torch, storage_of, starts, blocks, block_node,
+                                      deadline, clock, t0, budget_s)
+            _emit(g, idx, blocks, block_node, module_roots, frame_roots, max_nodes, deadline, clock)
     finally:
-        caught.__exit__(None, None, None)
+        objs = idx = None  # noqa: F841 (drop the heap before gc may run again)
         if was_enabled:
             gc.enable()
-    g.seconds = time.monotonic() - t0
+    g.seconds = clock() - t0
     return g
 
 
-def _emit(g, idx, blocks, block_node, module_roots, frame_roots, max_nodes, t0, budget_s):
+def _tensors_and_autograd(g, idx, n, torch, storage_of, starts, blocks, block_node, deadline, clock, t0, budget_s):
+    queue = []
+    for i in range(n):
+        if i % _CHECK_EVERY == 0 and clock() > deadline:
+            g.truncated = True
+            g.cut = "stopped after %.2f s while matching tensors to blocks (budget %.2f s)" % (clock() - t0, budget_s)
+            return
+        o = idx.objs[i]
+        if storage_of is not None:
+            _storage_edge(idx, i, o, storage_of, starts, blocks, block_node)
+        if torch is not None:
+            try:
+                _synthetic(idx, i, o, torch, queue)
+            except Exception:
+                g.skipped += 1
+    steps = 0
+    while queue:  # the autograd graph and what it saves, found through grad_fn
+        j = queue.pop()
+        o = idx.objs[j]
+        if storage_of is not None:
+            _storage_edge(idx, j, o, storage_of, starts, blocks, block_node)
+        try:
+            _synthetic(idx, j, o, torch, queue)
+        except Exception:
+            g.skipped += 1
+        steps += 1
+        if steps % 256 == 0 and clock() > deadline:
+            g.truncated = True
+            g.cut = "stopped after %.2f s while following the autograd graph (budget %.2f s)" % (
+                clock() - t0, budget_s)
+            break
+
+
+def _emit(g, idx, blocks, block_node, module_roots, frame_roots, max_nodes, deadline, clock):
     roots = dict(module_roots)
     roots.update(frame_roots)
     out = {}  # index -> output node
@@ -302,8 +561,10 @@ def _emit(g, idx, blocks, block_node, module_roots, frame_roots, max_nodes, t0, 
         head += 1
         if j in roots:
             continue
-        if len(order) >= max_nodes or time.monotonic() - t0 > budget_s:
+        if len(order) >= max_nodes or (head % 256 == 0 and clock() > deadline):
             g.truncated = True
+            g.cut = g.cut or ("kept the first %d nodes" % max_nodes if len(order) >= max_nodes
+                              else "stopped while gathering the holders (budget spent)")
             break
         for (src, _, _) in idx.rev[j]:
             if src not in out:
@@ -323,11 +584,14 @@ def _emit(g, idx, blocks, block_node, module_roots, frame_roots, max_nodes, t0, 
             g.nodes.append([kind, tname, roots[j], 0, 0])
         else:
             tname, label = describe(o)
-            kind = TENSOR if tname == "Tensor" else AUTOGRAD if hasattr(o, "next_functions") else OBJECT
-            if _external(idx, j):
-                kind, label = ROOT_EXTERNAL, "held from C/C++: " + label
+            kind = TENSOR if tname == "Tensor" else AUTOGRAD if _autograd_node(type(o)) else OBJECT
+            try:
+                if _external(idx, j):
+                    kind, label = ROOT_EXTERNAL, "held from C/C++: " + label
+            except Exception:
+                pass
             g.nodes.append([kind, tname, label, 0, 0])
     for j in order:
         for (src, kind, label) in idx.rev[j]:
             if src in out:
-                g.edges.append([out[src], out[j], kind, _edge_label(idx, src, j, label)])
+                g.edges.append([out[src], out[j], *_edge_label(idx, src, j, kind, label)])

@@ -186,6 +186,11 @@ def meta_record(key, value):
     return record(META, text(key) + str(value).encode("utf-8", "replace"))
 
 
+def warning_record(text):
+    """A recorder's own finding, shown by readers with their warnings (a Meta record, key `warning`)."""
+    return meta_record("warning", text)
+
+
 def mark_record(device, time_us, name_id, value):
     return record(MARK, svarint(device) + svarint(time_us) + varint(name_id) + svarint(int(value)))
 

@@ -1,0 +1,32 @@
+#!/bin/bash
+# GPU evidence for issue 30 (items 1-3, the recorder's part), one device call; everything to $OUT.
+#   1. the tracker extension: first load builds it into the cache, a second process finds it there
+#   2. observer_effect.py: seven programs unrecorded / recorded / under PyTorch's history
+#   3. hostile_heap.py under the real recorder: exit codes, stdout and stderr as unrecorded
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:?output directory}
+PKG=$(mktemp -d) && trap 'rm -rf "$PKG"' EXIT  # 0700, fresh: nobody can plant a module on PYTHONPATH
+pip install -q --no-deps --no-build-isolation --target "$PKG" "$HERE/../.." && echo "pip install: ok"
+export PYTHONPATH=$PKG
+export VRAMSCOPE_CACHE=${VRAMSCOPE_CACHE:-$HOME/.cache/vramscope}
+python -c "import torch, transformers; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'transformers', transformers.__version__)"
+for i in 1 2; do
+  t0=$(date +%s.%N)
+  python -c "import vramscope.native as n; m, r = n.load(); print('tracker load $i:', n.load.how if m else r)"
+  echo "tracker load $i took $(python -c "print(round($(date +%s.%N) - $t0, 1))") s (process start and import torch included)"
+done
+ls -la "$VRAMSCOPE_CACHE"
+python "$HERE/observer_effect.py" "$OUT/observer" --jobs ${JOBS:-6} 2>&1 | tee "$OUT/observer_effect.txt"
+cd "$OUT"
+for how in ok exit3 raise; do
+  python "$HERE/hostile_heap.py" $how > plain.$how.out 2> plain.$how.err; prc=$?
+  python -m vramscope record -o hostile.$how.vscap -- "$HERE/hostile_heap.py" $how > rec.$how.out 2> rec.$how.err; rrc=$?
+  grep -v '^vramscope: ' rec.$how.err > rec.$how.err.program
+  same_out=$(cmp -s plain.$how.out rec.$how.out && echo same || echo DIFFERENT)
+  same_err=$(cmp -s plain.$how.err rec.$how.err.program && echo same || echo DIFFERENT)
+  echo "hostile $how: exit $prc unrecorded, $rrc recorded; stdout $same_out; stderr (recorder's lines aside) $same_err; $(grep '^vramscope: wrote' rec.$how.err)"
+done
+VRAMSCOPE_PAUSE_BUDGET=none python -m vramscope record -o hostile.full.vscap -- "$HERE/hostile_heap.py" ok > /dev/null 2> rec.full.err
+echo "hostile, no pause budget: exit $?; $(grep '^vramscope: ' rec.full.err | tr '\n' '|')"
+du -sh "$OUT"/*.vscap "$OUT"/observer/*.vscap 2>/dev/null | tail -20
