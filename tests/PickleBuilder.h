@@ -3,6 +3,7 @@
 // snapshots in the shapes Python's pickler and PyTorch's C++ pickler emit, and hostile ones.
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ class PickleBuilder {
             op(0x8c).op(static_cast<uint8_t>(s.size()));
         else
             op('X').u32(static_cast<uint32_t>(s.size()));
-        return raw(s.data(), s.size()).op(0x94);
+        return raw(s.data(), s.size()).memoize();
     }
     PickleBuilder& integer(int64_t v) {
         if (v >= 0 && v < 256) return op('K').op(static_cast<uint8_t>(v));
@@ -34,13 +35,26 @@ class PickleBuilder {
         }
         return op(0x8a).op(8).raw(&v, 8); // LONG1, 8 bytes (what the C++ pickler writes)
     }
-    PickleBuilder& emptyDict() { return op('}').op(0x94); }
-    PickleBuilder& emptyList() { return op(']').op(0x94); }
+    PickleBuilder& emptyDict() { return op('}').memoize(); }
+    PickleBuilder& emptyList() { return op(']').memoize(); }
     PickleBuilder& mark() { return op('('); }
     PickleBuilder& setitems() { return op('u'); }
     PickleBuilder& appends() { return op('e'); }
     PickleBuilder& get(uint32_t i) { return i < 256 ? op('h').op(static_cast<uint8_t>(i)) : op('j').u32(i); }
+    // A string written once and read back from the memo after, as Python's pickler shares repeated
+    // keys: keeps large generated inputs small.
+    PickleBuilder& key(const std::string& s) {
+        const auto it = keys_.find(s);
+        if (it != keys_.end()) return get(it->second);
+        keys_[s] = memos_;
+        return str(s);
+    }
     PickleBuilder& stop() { return op('.'); }
+
+  private:
+    PickleBuilder& memoize() { return ++memos_, op(0x94); } // MEMOIZE: the next memo slot
+    uint32_t memos_ = 0;
+    std::map<std::string, uint32_t> keys_;
 };
 
 } // namespace vs::test

@@ -1,6 +1,7 @@
 #include "Commands.h"
 
 #include "analysis/CaptureAnalysis.h"
+#include "sim/SimRange.h"
 #include "sim/WhatIf.h"
 #include "util/Format.h"
 #include "util/JsonWriter.h"
@@ -78,6 +79,9 @@ uint64_t parseBytes(const std::string& s) {
                         : unit == "GiB"             ? 1073741824.0
                                                     : -1;
     if (mult < 0 || !(v > 0)) throw UsageError("--capacity wants bytes (e.g. 42949672960 or 40GiB), got '" + s + "'");
+    if (v * mult > double(kMaxSimBytes)) // also keeps the conversion below defined
+        throw UsageError("--capacity: '" + s + "' is more than any device has (at most " +
+                         humanBytes(int64_t(kMaxSimBytes)) + ")");
     return static_cast<uint64_t>(v * mult);
 }
 

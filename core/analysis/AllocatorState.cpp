@@ -140,12 +140,12 @@ uint32_t AllocatorState::newSegment(uint64_t addr, uint64_t size, uint64_t strea
 void AllocatorState::setSegmentRange(uint32_t s, uint64_t addr, uint64_t size) {
     Segment& g = segs_[s];
     if (g.size) {
-        if (segStart_.find(g.addr) == s) segStart_.erase(g.addr);
+        if (segmentStartingAt(g.addr) == s) segStart_.erase(g.addr);
         if (segEnd_.find(g.addr + g.size) == s) segEnd_.erase(g.addr + g.size);
     }
     totals_.reserved += static_cast<int64_t>(size) - static_cast<int64_t>(g.size);
     g.addr = addr, g.size = size;
-    if (size) segStart_.set(addr, s), segEnd_.set(addr + size, s);
+    if (size) segStart_[addr] = s, segEnd_.set(addr + size, s);
 }
 
 void AllocatorState::dropSegment(uint32_t s) {
@@ -155,14 +155,19 @@ void AllocatorState::dropSegment(uint32_t s) {
     spareSegs_.push_back(s);
 }
 
+uint32_t AllocatorState::segmentStartingAt(uint64_t addr) const {
+    const auto it = segStart_.find(addr);
+    return it == segStart_.end() ? kNil : it->second;
+}
+
+// Live segments do not overlap in a coherent trace: the one starting last at or below addr is the
+// only candidate. (A hostile trace's overlapping ranges are inconsistencies either way.)
 uint32_t AllocatorState::segmentContaining(uint64_t addr, bool expandableOnly) const {
-    // Segments are few (hundreds); a scan is cheaper than keeping another ordered index.
-    for (uint32_t s = 0; s < segs_.size(); ++s) {
-        const Segment& g = segs_[s];
-        if (g.alive && (!expandableOnly || g.expandable) && addr >= g.addr && addr < g.addr + g.size)
-            return s;
-    }
-    return kNil;
+    auto it = segStart_.upper_bound(addr);
+    if (it == segStart_.begin()) return kNil;
+    const Segment& g = segs_[std::prev(it)->second];
+    if (!g.alive || (expandableOnly && !g.expandable) || addr - g.addr >= g.size) return kNil;
+    return std::prev(it)->second;
 }
 
 bool AllocatorState::alloc(uint64_t addr, uint64_t requested, uint32_t event, uint64_t* blockSize) {
@@ -204,14 +209,14 @@ bool AllocatorState::freeCompleted(uint64_t addr) {
 }
 
 bool AllocatorState::segmentAlloc(uint64_t addr, uint64_t size, uint64_t stream) {
-    if (segStart_.find(addr) != kNil || segmentContaining(addr, false) != kNil) return false;
+    if (segmentStartingAt(addr) != kNil || segmentContaining(addr, false) != kNil) return false;
     const uint32_t s = newSegment(addr, size, stream, false);
     linkAfter(newBlock(addr, size, s, BlockState::Inactive), kNil);
     return true;
 }
 
 bool AllocatorState::segmentFree(uint64_t addr, uint64_t size) {
-    const uint32_t s = segStart_.find(addr);
+    const uint32_t s = segmentStartingAt(addr);
     if (s == kNil) return false;
     const Segment& g = segs_[s];
     const bool clean =
@@ -234,7 +239,7 @@ bool AllocatorState::map(uint64_t addr, uint64_t size, uint64_t stream) {
         else
             linkAfter(newBlock(addr, size, s, BlockState::Inactive), tail);
     }
-    const uint32_t right = segStart_.find(addr + size);
+    const uint32_t right = segmentStartingAt(addr + size);
     if (right != kNil && right != s && segs_[right].expandable) joinSegments(s, right);
     return true;
 }

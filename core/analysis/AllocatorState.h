@@ -79,6 +79,7 @@ class AllocatorState {
     void dropSegment(uint32_t s);
     void setSegmentRange(uint32_t s, uint64_t addr, uint64_t size);
     uint32_t blockAt(uint64_t addr) const { return byAddr_.find(addr); }
+    uint32_t segmentStartingAt(uint64_t addr) const;
     uint32_t segmentContaining(uint64_t addr, bool expandableOnly) const;
     uint32_t freeBlockContaining(uint64_t addr) const;
     void joinSegments(uint32_t left, uint32_t right);
@@ -89,7 +90,10 @@ class AllocatorState {
     std::vector<Segment> segs_;
     std::vector<uint32_t> spareSegs_;
     FlatMap byAddr_;   // block start -> block
-    FlatMap segStart_; // segment start -> segment
+    // Segment start -> segment, ordered: the segment containing an address is the one starting at or
+    // below it, found in O(log n) (a trace may hold hundreds of thousands of segments: a torch.profiler
+    // trace makes one per allocation).
+    std::map<uint64_t, uint32_t> segStart_;
     FlatMap segEnd_;   // segment end -> segment (expandable ranges grow at their ends)
     std::shared_ptr<std::map<uint64_t, uint32_t>> freeIndex_; // start -> inactive block (backward only)
     Totals totals_;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 namespace vs {
@@ -76,13 +77,20 @@ class DeviceBuilder {
         }
         const uint64_t size = round512(uint64_t(e.bytes));
         shrinkCache(e, size); // the cache gives the memory first: never a false peak
-        site_ = siteStack(c_, in_, e.site);
+        site_ = stackOfSite(e.site);
         push(Action::SegmentAlloc, e.addr, size);
         push(Action::Alloc, e.addr, uint64_t(e.bytes));
         site_ = StackId{};
         live_[e.addr] = {size, uint64_t(e.bytes)};
         allocated_ += size;
         growCache(e);
+    }
+
+    // Each site's stack interned once, not once per allocation (a site may hold thousands of frames).
+    StackId stackOfSite(uint32_t site) {
+        if (site >= siteStacks_.size()) return siteStack(c_, in_, site);
+        if (!siteStacks_[site]) siteStacks_[site] = siteStack(c_, in_, site);
+        return *siteStacks_[site];
     }
 
     // What is live (blocks, the baseline, the cache) after each event: a hostile file's sizes or totals
@@ -163,6 +171,7 @@ class DeviceBuilder {
     const ProfilerTraceEvents& in_;
     StreamId stream_;
     StackId site_; // of the allocation being pushed
+    std::vector<std::optional<StackId>> siteStacks_ = std::vector<std::optional<StackId>>(in_.sites.size());
     std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> live_; // addr -> (block, requested)
     uint64_t allocated_ = 0, cache_ = 0, baseline_ = 0;
     int64_t time_ = 0;

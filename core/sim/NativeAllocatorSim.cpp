@@ -175,7 +175,7 @@ uint64_t NativeAllocatorSim::newSegmentAddress(uint64_t size, uint64_t hintAddr,
         return it != addressSpace_.begin() && std::prev(it)->second > a;
     };
     uint64_t addr = hintAddr;
-    if (diverged_ || !hintAddr || hintSize != size || overlaps(hintAddr)) {
+    if (diverged_ || !hintAddr || hintSize != size || hintAddr > UINT64_MAX - size || overlaps(hintAddr)) {
         diverged_ = true;
         addr = nextSynthetic_;
         nextSynthetic_ += roundUp(size, kRoundLarge) + kRoundLarge;
@@ -222,7 +222,23 @@ void NativeAllocatorSim::freeRequested(uint32_t id) {
     x.allocated = false;
     x.pending = true; // waits on other streams' events until free_completed
     allocated_ -= int64_t(x.size);
-    pending_.push_back(blockOf_[id]);
+    addPending(blockOf_[id]);
+}
+
+void NativeAllocatorSim::addPending(uint32_t b) {
+    blocks_[b].pendingAt = static_cast<uint32_t>(pending_.size());
+    pending_.push_back(b);
+}
+
+// O(1): the entry is blanked where it is, so that a flush still frees the others in request order;
+// the list is compacted once blanks are most of it.
+void NativeAllocatorSim::removePending(uint32_t b) {
+    pending_[blocks_[b].pendingAt] = kNil;
+    blocks_[b].pendingAt = kNil;
+    if (++blankPending_ < 1024 || blankPending_ * 2 < pending_.size()) return;
+    std::erase(pending_, kNil);
+    for (uint32_t i = 0; i < pending_.size(); ++i) blocks_[pending_[i]].pendingAt = i;
+    blankPending_ = 0;
 }
 
 void NativeAllocatorSim::freeCompleted(uint32_t id) {
@@ -231,7 +247,7 @@ void NativeAllocatorSim::freeCompleted(uint32_t id) {
     if (blocks_[b].allocated) return release(id);
     if (!blocks_[b].pending) return;
     blocks_[b].pending = false;
-    pending_.erase(std::find(pending_.begin(), pending_.end(), b));
+    removePending(b);
     blockOf_[id] = kNil;
     freeBlock(b);
 }
@@ -343,8 +359,11 @@ void NativeAllocatorSim::releaseCachedBlocks() {
     // synchronize_and_free_events: frees waiting on other streams complete first
     const auto pending = std::move(pending_);
     pending_.clear();
+    blankPending_ = 0;
     for (uint32_t b : pending) {
+        if (b == kNil) continue; // completed since
         blocks_[b].pending = false;
+        blocks_[b].pendingAt = kNil;
         blockOf_[blocks_[b].id] = kNil;
         freeBlock(b);
     }
@@ -396,10 +415,12 @@ uint32_t NativeAllocatorSim::findExpandableBlock(const Params& p) {
         for (uint32_t x = c; bytes < p.size && allocatable(x); x = blocks_[x].next) bytes += blocks_[x].size;
         if (bytes >= p.size) return c;
     }
-    // a new reservation of 1 1/8 the device's memory, mapped page by page as needed
+    // a new reservation of 1 1/8 the device's memory, mapped page by page as needed; never smaller
+    // than the request (unlimited capacity assumes a 1 TiB device: a larger request would not fit in
+    // it, and growing past the reservation's end has no block to grow into)
     ExpandableSegment e;
     e.page = pool.small ? kSmallBuffer : kLargeBuffer;
-    e.vaSize = capacity_ ? roundUp(capacity_ + capacity_ / 8, e.page) : (1ull << 40);
+    e.vaSize = std::max<uint64_t>(capacity_ ? roundUp(capacity_ + capacity_ / 8, e.page) : (1ull << 40), roundUp(p.size, e.page));
     e.base = newSegmentAddress(e.vaSize, p.hintAddr, p.hintAddr ? e.vaSize : 0);
     exp_.push_back(e);
     Block b;
@@ -420,6 +441,7 @@ uint32_t NativeAllocatorSim::tryAllocateExpandableBlock(const Params& p) {
     while (blocks_[c].size < p.size) {
         // c is free and followed by unmapped space: mapping it merges the two
         const uint32_t next = blocks_[c].next;
+        if (next == kNil || blocks_[next].mapped) return kNil; // the reservation ends here: nothing to grow into
         if (!mapBlock(next, std::min(p.size - blocks_[c].size, blocks_[next].size))) return kNil;
         c = next;
     }
@@ -523,7 +545,7 @@ void NativeAllocatorSim::loadInitialState(const SimInput& in) {
                 blockOf_[id] = i;
                 blocks_[i].id = id;
             }
-            if (b.pending) pending_.push_back(i);
+            if (b.pending) addPending(i);
             if (!b.allocated && !b.pending) insertIntoBlocks(i);
             allocated_ += b.allocated ? int64_t(b.size) : 0;
         }

@@ -41,6 +41,7 @@ class NativeAllocatorSim {
         uint32_t prev = kNil, next = kNil;
         uint32_t expSeg = kNil; // index into exp_ when in an expandable segment
         uint32_t id = kNil;     // the allocation it holds
+        uint32_t pendingAt = kNil; // its entry in pending_ while its free waits
         uint64_t requested = 0;
         int64_t gcBase = 0;
         bool small = false, allocated = false, pending = false, mapped = true, live = true;
@@ -86,6 +87,8 @@ class NativeAllocatorSim {
     void insertUnmapped(uint32_t b);
     void eraseUnmapped(uint32_t b);
     void splice(uint32_t b, uint32_t before, uint32_t after);
+    void addPending(uint32_t b);
+    void removePending(uint32_t b);
 
     bool getFreeBlock(Params& p);
     bool allocBlock(Params& p);
@@ -114,7 +117,8 @@ class NativeAllocatorSim {
     std::vector<Block> blocks_;
     std::vector<uint32_t> freeSlots_;
     std::vector<uint32_t> blockOf_; // allocation id -> block
-    std::vector<uint32_t> pending_; // blocks whose free waits for free_completed
+    std::vector<uint32_t> pending_; // blocks whose free waits for free_completed, in order; kNil: blanked
+    size_t blankPending_ = 0;
     std::vector<ExpandableSegment> exp_;
     std::set<std::pair<uint64_t, uint64_t>> addressSpace_; // [begin, end) of live segments and reservations
     uint64_t nextSynthetic_ = 1ull << 52;

@@ -1,5 +1,6 @@
 #include "SimInput.h"
 
+#include "SimRange.h"
 #include "analysis/AllocatorRules.h"
 
 #include <algorithm>
@@ -92,12 +93,23 @@ class Builder {
                 active += live;
             }
             in_.initialIds.push_back(std::move(ids));
+            ask(s.size, 0, false);
             if (!s.expandable) segs_.add(s.address, s.size, s.stream, active);
             noteStream(s.stream);
         }
     }
 
+    // Counts a request (or an initial segment) toward the simulator's range check.
+    void ask(uint64_t size, uint32_t event, bool request) {
+        if (request && size > in_.largestRequest) in_.largestRequest = size, in_.largestRequestEvent = event;
+        const uint64_t cost = size > UINT64_MAX - kSimOverheadPerRequest ? UINT64_MAX : size + kSimOverheadPerRequest;
+        const bool wasIn = in_.demand <= kMaxSimDemand;
+        in_.demand = cost > UINT64_MAX - in_.demand ? UINT64_MAX : in_.demand + cost;
+        if (wasIn && in_.demand > kMaxSimDemand) in_.demandExceededAt = event;
+    }
+
     void push(SimRequest q) {
+        if (q.kind == Kind::Alloc || (q.kind == Kind::Oom && q.size <= kMaxSimBytes)) ask(q.size, q.event, true);
         in_.requests.push_back(q);
         hintAddr_ = hintSize_ = 0;
     }

@@ -50,6 +50,14 @@ struct SimInput {
     uint64_t capacityAtLeast = 0;
     uint64_t capacityBelow = 0;
     std::vector<uint64_t> streams; // distinct raw streams in first-use order
+    // What the simulator's entry check (SimRange.h) needs, counted once here: the largest allocation
+    // request (recorded out-of-memory requests beyond any size are left out: they are reproduced
+    // without simulating) and everything the input asks for (the initial state's segments plus each
+    // request with a segment's overhead), saturating at UINT64_MAX.
+    uint64_t largestRequest = 0;
+    uint32_t largestRequestEvent = 0;
+    uint64_t demand = 0;
+    uint32_t demandExceededAt = 0; // the event at which demand passed kMaxSimDemand
 
     static SimInput fromTrace(const DeviceTrace& trace, std::span<const uint64_t> streams, const ReplayResult& replay,
                               const AllocatorSettings& recorded);

@@ -2,6 +2,7 @@
 
 #include "AsyncAllocatorSim.h"
 #include "NativeAllocatorSim.h"
+#include "SimRange.h"
 #include "util/Cancelled.h"
 #include "util/Format.h"
 
@@ -58,6 +59,10 @@ class Runner {
             e_.emptyCache();
             return true;
         case Kind::Oom: // the recorded run failed here; the program went on without the memory
+            if (r.size > kMaxSimBytes) { // larger than any device: fails under every setting
+                ++r_.recordedOomsReproduced;
+                return true;
+            }
             if (e_.malloc(in_.idCount, r.size, r.stream, 0, 0)) {
                 ++r_.recordedOomsAvoided;
                 e_.release(in_.idCount);
@@ -112,6 +117,7 @@ void describe(const SimInput& in, SimResult& r) {
 
 SimResult simulate(const SimInput& in, const SimConfig& config, const SimOptions& o) {
     SimResult r;
+    r.notes = checkSimRange(in, o.capacity); // before anything is simulated: throws SimRangeError
     r.config = config;
     r.capacity = o.capacity;
     if (config.backend == SimConfig::Backend::CudaMallocAsync) {

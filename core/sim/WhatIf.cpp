@@ -1,5 +1,6 @@
 #include "WhatIf.h"
 
+#include "SimRange.h"
 #include "util/Cancelled.h"
 #include "util/Format.h"
 
@@ -33,9 +34,10 @@ Reproduction compareWithRecording(const SimResult& sim, const ReplayResult& rec)
 
 Capacity defaultCapacity(const Capture& capture, int deviceOrdinal, const SimInput& in) {
     // A recorded OOM below the device's size means a memory fraction or other processes limited the run.
-    if (in.capacityBelow) return {in.capacityBelow - 1, "recorded out-of-memory"};
+    // Either is read from the file: one past the simulator's range (SimRange.h) is damage, not a device.
+    if (in.capacityBelow && in.capacityBelow - 1 <= kMaxSimBytes) return {in.capacityBelow - 1, "recorded out-of-memory"};
     for (const auto& d : capture.deviceInfo)
-        if (d.device == deviceOrdinal && d.totalMemory) return {d.totalMemory, "device"};
+        if (d.device == deviceOrdinal && d.totalMemory && d.totalMemory <= kMaxSimBytes) return {d.totalMemory, "device"};
     return {0, "not recorded"};
 }
 

@@ -10,17 +10,29 @@ std::string hexAddress(uint64_t v) {
     return buf;
 }
 
-std::string humanBytes(int64_t bytes) {
-    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = static_cast<double>(bytes < 0 ? -bytes : bytes);
+namespace {
+// The magnitude and its sign apart: INT64_MIN's magnitude and sizes past 2^63 print right.
+std::string scaled(uint64_t magnitude, bool negative) {
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = static_cast<double>(magnitude);
     int u = 0;
-    while (v >= 1024.0 && u < 5) v /= 1024.0, ++u;
-    char buf[32];
+    while (v >= 1024.0 && u < 6) v /= 1024.0, ++u;
+    char buf[40];
     if (u == 0)
-        std::snprintf(buf, sizeof buf, "%s%lld B", bytes < 0 ? "-" : "", static_cast<long long>(v));
+        std::snprintf(buf, sizeof buf, "%s%llu B", negative ? "-" : "", static_cast<unsigned long long>(magnitude));
     else
-        std::snprintf(buf, sizeof buf, "%s%.2f %s", bytes < 0 ? "-" : "", v, units[u]);
+        std::snprintf(buf, sizeof buf, "%s%.2f %s", negative ? "-" : "", v, units[u]);
     return buf;
+}
+} // namespace
+
+std::string humanBytes(int64_t bytes) {
+    return scaled(bytes < 0 ? 0 - static_cast<uint64_t>(bytes) : static_cast<uint64_t>(bytes), bytes < 0);
+}
+
+std::string humanSize(uint64_t bytes) {
+    if (bytes < 1024) return scaled(bytes, false);
+    return scaled(bytes, false) + " (" + std::to_string(bytes) + " B)";
 }
 
 std::string humanBytesPrecise(int64_t bytes) {
