@@ -1,8 +1,10 @@
 #include "Commands.h"
 
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/GraphPools.h"
 #include "util/JsonWriter.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace vs::cli {
@@ -21,6 +23,8 @@ int runState(const std::vector<std::string>& args, std::ostream& out) {
         at = capture->originUs() + std::llround(*s * 1e6); // the capture's first event, on any device
     }
     const auto segments = a.option("--at") ? capture->stateAt(d, at) : toStateSegments(t.finalSegments);
+    const GraphPools pools(t);
+    const auto event = uint32_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), at) - t.timeUs.begin());
     JsonWriter j(out);
     j.beginObject().field("device", t.device).field("time_us", at).key("segments").beginArray();
     for (const auto& s : segments) {
@@ -29,7 +33,11 @@ int runState(const std::vector<std::string>& args, std::ostream& out) {
             .field("size", s.size)
             .field("stream", s.stream)
             .field("expandable", s.expandable)
-            .field("pool", s.smallPool ? "small" : "large")
+            .field("pool", s.smallPool ? "small" : "large");
+        // a private pool (a CUDA graph's, a MemPool) by its id; [0, 0]: the default pool
+        const PoolId pool = pools.poolOf(s.address, event == 0 ? 0 : event - 1);
+        j.key("pool_id").beginArray().value(pool.first).value(pool.second).endArray();
+        j.field("graph_pool", !pool.isDefault())
             .key("blocks")
             .beginArray();
         for (const auto& b : s.blocks)

@@ -1,5 +1,8 @@
 #include "Commands.h"
 
+#include "analysis/GraphPools.h"
+#include "analysis/RecorderPauses.h"
+
 #include "analysis/CaptureAnalysis.h"
 #include "util/Format.h"
 #include "util/JsonWriter.h"
@@ -66,10 +69,18 @@ void writeJson(const CaptureAnalysis& a, std::ostream& out) {
             .field("baseline_blocks", s.baselineBlocks)
             .field("baseline_bytes", s.baselineBytes)
             .field("replay_exact", a.replay(i).finalMatchesSnapshot && a.replay(i).inconsistencies == 0);
+        const GraphPools pools(a.trace(i)); // private pools (CUDA graphs) at the end, from the snapshot
+        j.field("graph_pools", uint64_t(pools.poolCount()))
+            .field("graph_pool_reserved", pools.reservedAtEnd())
+            .field("graph_pool_allocated", pools.allocatedAtEnd());
         if (comp) writeComposition(j, a, *comp, i);
         j.endObject();
     }
-    j.endArray().key("warnings").beginArray();
+    const auto& c = a.capture();
+    size_t pauses = 0;
+    for (const auto& d : c.devices) pauses = std::max(pauses, recorderPauses(c, d.device).size());
+    j.endArray().field("recorder_pauses", uint64_t(pauses)).field("recorder_pause_s", recorderPauseSeconds(c));
+    j.key("warnings").beginArray();
     for (const auto& w : a.warnings()) j.value(w);
     j.endArray().endObject();
 }
@@ -107,8 +118,14 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
         row("OOM events", std::to_string(s.oomEvents), "");
         row("Baseline (before recording)", humanBytes(int64_t(s.baselineBytes)),
             std::to_string(s.baselineBlocks) + " blocks");
+        if (const GraphPools pools(a.trace(i)); !pools.empty())
+            row("CUDA graph pools (reserved)", humanBytes(int64_t(pools.reservedAtEnd())),
+                std::to_string(pools.poolCount()) + " pools");
         out << '|' << rule.substr(2) << "|\n";
     }
+    if (const double paused = recorderPauseSeconds(a.capture()); paused > 0)
+        out << "The recorder paused the program for " << fixed(paused, 3)
+            << " s in all (retention graphs; hatched on the timeline).\n";
     for (const auto& w : a.warnings()) out << "warning: " << w << '\n';
 }
 

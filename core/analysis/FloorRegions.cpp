@@ -1,6 +1,7 @@
 #include "FloorRegions.h"
 
 #include "FloorRises.h"
+#include "GraphPools.h"
 #include "NativeOwner.h"
 #include "ReleaseCause.h"
 
@@ -75,13 +76,25 @@ std::vector<StackId> byBytes(const std::unordered_map<uint32_t, StackKept>& stac
 }
 
 // The region a rise makes, or nothing when no stack keeps memory repeatedly across it.
-std::optional<GrowthRegion> regionOf(const Capture& cap, const std::vector<Allocation>& all, const FloorRises& f,
-                                     const Candidate& c, int64_t minRise) {
+struct Inputs {
+    const Capture& cap;
+    const DeviceTrace& trace;
+    const std::vector<Allocation>& all;
+    const FloorRises& f;
+    const GraphPools& pools;
+    int64_t minRise;
+};
+
+std::optional<GrowthRegion> regionOf(const Inputs& in, const Candidate& c) {
+    const Capture& cap = in.cap;
+    const auto& all = in.all;
+    const FloorRises& f = in.f;
     std::unordered_map<uint32_t, StackKept> stacks;
     std::unordered_map<uint32_t, bool> library;
     auto it = std::upper_bound(all.begin(), all.end(), c.rise.base, [](uint32_t e, const Allocation& x) { return e < x.alloc; });
     for (; it != all.end() && it->alloc <= c.rise.top; ++it) {
         if (!it->aliveAt(c.rise.top)) continue;
+        if (in.pools.holds(in.trace.addr[it->alloc], it->alloc)) continue; // a CUDA graph's pool, by design
         if (cap.nativeStacks) { // a framework's cache or a library's workspace is not the user's growth
             auto [lib, fresh] = library.try_emplace(it->stack.value, false);
             if (fresh) lib->second = nativeOwner(cap, it->stack) != NativeOwner::User;
@@ -112,7 +125,7 @@ std::optional<GrowthRegion> regionOf(const Capture& cap, const std::vector<Alloc
         chosen.push_back(stack), bytes += k.bytes;
         first = std::min(first, all[k.allocations.front()].alloc);
     }
-    if (chosen.empty() || int64_t(bytes) < minRise / 2) return std::nullopt;
+    if (chosen.empty() || int64_t(bytes) < in.minRise / 2) return std::nullopt;
 
     GrowthRegion r;
     r.kind = c.kind, r.scale = c.scale, r.releasedBy = c.releasedBy;
@@ -173,8 +186,10 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device, 
     const FloorRises f = findFloorRises(rep.allocated, minRise);
     if (f.slices == 0) return out;
     const auto events = uint32_t(rep.allocated.size());
+    const GraphPools pools(a.trace(device));
+    const Inputs in{a.capture(), a.trace(device), all, f, pools, minRise};
     for (const Candidate& c : candidates(f, rep.allocated, its, minRise)) {
-        auto r = regionOf(a.capture(), all, f, c, minRise);
+        auto r = regionOf(in, c);
         if (!r) continue;
         // a rise released at the end shares its memory with the kept one that ends lower: keep one
         if (std::any_of(out.begin(), out.end(), [&](const GrowthRegion& g) { return g.stacks.front() == r->stacks.front(); }))

@@ -2,6 +2,7 @@
 
 #include "FloorRegions.h"
 #include "FrameFilter.h"
+#include "GraphPools.h"
 #include "NativeOwner.h"
 #include "ReleaseCause.h"
 
@@ -121,9 +122,10 @@ struct Builder {
 };
 
 // The kept allocations of every stack, in stack order. At the CUDA level, what a framework's allocator or a library keeps is its cache, not growth.
-std::map<uint32_t, Kept> keptByStack(const Capture& c, const std::vector<Allocation>& all, const Iterations& its,
-                                     bool skipWarmUp) {
+std::map<uint32_t, Kept> keptByStack(const Capture& c, const DeviceTrace& t, const std::vector<Allocation>& all,
+                                     const Iterations& its, bool skipWarmUp) {
     std::map<uint32_t, Kept> out;
+    const GraphPools pools(t); // a CUDA graph's private pool holds memory by design
     std::unordered_map<uint32_t, bool> library;
     for (uint32_t i = 0; i < all.size(); ++i) {
         const Allocation& x = all[i];
@@ -132,6 +134,7 @@ std::map<uint32_t, Kept> keptByStack(const Capture& c, const std::vector<Allocat
             if (fresh) it->second = nativeOwner(c, x.stack) != NativeOwner::User;
             if (it->second) continue;
         }
+        if (!pools.empty() && pools.holds(t.addr[x.alloc], x.alloc)) continue;
         const size_t born = its.indexOf(x.alloc);
         if (skipWarmUp && born == 0) continue; // the model and its buffers: the baseline
         const size_t freed = x.freeRequested == kNoEvent ? kNever : its.indexOf(x.freeRequested);
@@ -234,7 +237,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
 
     ReleaseBuckets releases; // (release iteration, releasing line) -> accumulated items
     std::vector<Kept::Item> leaked, pending;            // alive at the end: leaks, unfinished phases
-    for (auto& [stack, kept] : keptByStack(c, all, its, real)) {
+    for (auto& [stack, kept] : keptByStack(c, t, all, its, real)) {
         std::map<size_t, std::vector<Kept::Item>> byFree;
         for (const auto& i : kept.items) byFree[i.freed].push_back(i);
         // Bulk releases of memory made over several iterations, against memory freed a fixed number

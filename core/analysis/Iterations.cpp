@@ -1,6 +1,7 @@
 #include "Iterations.h"
 
 #include "FrameFilter.h"
+#include "RecorderPauses.h"
 #include "SiteText.h"
 
 #include <algorithm>
@@ -81,7 +82,7 @@ std::vector<Candidate> annotationCandidates(const Capture& c, const DeviceTrace&
     for (const auto& a : c.annotations) {
         if (!a.start || a.device != t.device) continue;
         const auto full = c.strings.text(a.name);
-        if (full == kGcAnnotation) continue;
+        if (full == kGcAnnotation || full == kPauseAnnotation) continue; // the recorder's, not the program's
         const auto base = withoutNumber(full);
         Candidate& k = byName[base];
         k.name = std::string(base), k.numbered |= base.size() != full.size();

@@ -1,6 +1,7 @@
 #include "LeakDiagnosis.h"
 
 #include "FrameFilter.h"
+#include "GraphPools.h"
 #include "NativeOwner.h"
 #include "RegionDiagnosis.h"
 #include "SiteText.h"
@@ -232,6 +233,19 @@ const GrowthRegion* repeatedRelease(const LeakReport& rep) {
     return nullptr;
 }
 
+// " 96.00 MiB of the 120.00 MiB reserved at the end is in 2 CUDA graph pools ...": when private pools
+// hold a good part of what is reserved (reduce-overhead, torch.cuda.graph), which users cannot
+// otherwise explain.
+std::string graphPoolText(const DeviceTrace& t, const DeviceSummary& sum) {
+    const GraphPools pools(t);
+    if (pools.empty() || 4 * pools.reservedAtEnd() < uint64_t(std::max<int64_t>(1, sum.final.reserved))) return {};
+    return " " + humanBytes(int64_t(pools.reservedAtEnd())) + " of the " + humanBytes(sum.final.reserved) +
+           " reserved at the end is in " + std::to_string(pools.poolCount()) +
+           " CUDA graph private pool(s) (" + humanBytes(int64_t(pools.allocatedAtEnd())) +
+           " in use): memory the captured graphs keep by design (torch.compile mode=\"reduce-overhead\", "
+           "torch.cuda.graph), not growth.";
+}
+
 // Kinds that say nothing grows: a leak region found by the floor takes their place.
 bool quiet(LeakKind k) {
     return k == LeakKind::None || k == LeakKind::Cache || k == LeakKind::Fragmentation || k == LeakKind::DeferredFree;
@@ -441,6 +455,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         }
     }
     if (rep.kind == LeakKind::DeferredFree) rep.evidence = flatEvidence(a, device, rep);
+    if (quiet(rep.kind)) rep.evidence += graphPoolText(t, sum);
     rep.growthBytesPerSecond = double(rep.growthBytes) / duration;
     // A region explains itself (a click on a ramp); otherwise the worst accumulation, unless the
     // memory is leaked for good or ran out (more serious), or a leak the window missed.

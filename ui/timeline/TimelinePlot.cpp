@@ -286,9 +286,15 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
             if (!lane.oomKey)
                 lane.oomKey = legendKey(x, y, tr("out of memory (OOM)"), QPen(colours.oom, 1.5));
         }
-    std::vector<const Annotation*> starts;
+    lane.pauses.build(this, lane.rect, x, y, analysis_->capture(), t.device, originUs_, colours.annotation);
+    if (!lane.pauses.items.empty()) {
+        lane.pauseKey = legendKey(x, y, tr("the recorder paused the program (retention graph)"), Qt::NoPen);
+        lane.pauseKey->setBrush(PauseBands::hatch(colours.annotation));
+    }
+    std::vector<const Annotation*> starts; // the pauses are drawn as such, not as annotations
     for (const auto& a : analysis_->capture().annotations)
-        if (a.device == t.device && a.start) starts.push_back(&a);
+        if (a.device == t.device && a.start && analysis_->capture().strings.text(a.name) != kPauseAnnotation)
+            starts.push_back(&a);
     if (starts.empty()) return;
     const QPen pen(colours.annotation, 1, Qt::DotLine);
     lane.annotationKey = legendKey(x, y, tr("annotations (record_function)"), pen);
@@ -395,6 +401,7 @@ void TimelinePlot::syncLegend() {
     }
     if (overlays_[int(Overlay::Annotations)]) add(first([](const Lane& l) { return l.annotationKey; }));
     add(first([](const Lane& l) { return l.oomKey; }));
+    add(first([](const Lane& l) { return l.pauseKey; }));
     add(first([](const Lane& l) { return l.marks && !l.marks->data()->isEmpty() ? l.marks : nullptr; }));
     legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
 }
@@ -413,6 +420,9 @@ QString TimelinePlot::marksAt(const Lane& l, double seconds) const {
     auto inside = [seconds](const std::optional<QCPRange>& r) { return r && r->contains(seconds); };
     if (inside(selection_)) marks << tr("purple shading: the selected range (Shift+drag; Esc clears)");
     if (inside(growth_)) marks << tr("red shading: the growth region explained in the Leaks tab");
+    if (l.pauses.contains(seconds))
+        marks << tr("hatched: the recorder paused the program here to take a retention graph (not a stall of "
+                    "the program)");
     if (l.lifetime->visible() && QCPRange(l.lifetime->topLeft->coords().x(), l.lifetime->bottomRight->coords().x()).contains(seconds))
         marks << tr("green bar: the lifetime of the block clicked in the block map");
     if (l.highlight->visible() &&

@@ -5,6 +5,7 @@
 // double-click to fit and a zoom history.
 #include "session/CaptureLoader.h"
 #include "timeline/ColumnFill.h"
+#include "timeline/PauseBands.h"
 #include "timeline/RegionSpans.h"
 #include "analysis/TimelineLod.h"
 
@@ -135,6 +136,8 @@ class TimelinePlot : public QCustomPlot {
         QCPGraph* annotationTicks = nullptr;           // ticks along the top when many
         QCPGraph* annotationKey = nullptr;             // empty: the legend's entry for either
         QCPGraph* oomKey = nullptr;                    // empty: the legend's entry for OOM markers
+        PauseBands pauses;                             // the recorder's pauses, hatched
+        QCPGraph* pauseKey = nullptr;                  // empty: their legend entry
         QCPItemRect* lifetime = nullptr;
         QCPItemStraightLine* highlight = nullptr;
         QCPItemRect* hover = nullptr; // the region under the mouse
