@@ -6,7 +6,9 @@
 #include "TestData.h"
 #include "analysis/LeakDiagnosis.h"
 #include "analysis/NativeOwner.h"
+#include "analysis/GraphPools.h"
 #include "analysis/PhasePeaks.h"
+#include "analysis/RecorderPauses.h"
 #include "analysis/RegionDiagnosis.h"
 #include "load/OpenAnalysis.h"
 
@@ -45,6 +47,8 @@ class TestGrowthRegions : public QObject {
     void leakReleasedAtProgramEnd();
     void boundedQueueIsNoLeak();
     void cacheFilledEarlyIsNoLeak();
+    void graphPoolIsNoLeak();
+    void recorderPausesAreNotIterations();
 };
 
 namespace {
@@ -576,4 +580,55 @@ void TestGrowthRegions::cacheFilledEarlyIsNoLeak() {
     const auto r = regionsOf(*a);
     QVERIFY(!onlyLeak(r));
     QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::None);
+}
+
+// Memory kept in a CUDA graph's private pool (the snapshot names the pool of each segment) is the
+// graph's by design: a staircase there is no leak, and the diagnosis says where reserved memory is.
+void TestGrowthRegions::graphPoolIsNoLeak() {
+    SyntheticLoop loop;
+    const StackId keep = loop.stack({{"graph_replay", 12}, {"serve", 80}});
+    loop.alloc(64 << 20, loop.stack({{"build_model", 10}}));
+    std::vector<uint64_t> pooled;
+    for (int i = 0; i < 100; ++i) {
+        loop.step(4 << 20);
+        pooled.push_back(loop.alloc(1 << 20, keep));
+    }
+    DeviceTrace& t = loop.t();
+    for (uint64_t at : pooled) {
+        SnapshotSegment s;
+        s.address = at, s.totalSize = 1 << 20, s.poolId[0] = 1;
+        s.blocks.push_back({at, 1 << 20, 1 << 20, BlockState::ActiveAllocated, keep});
+        t.finalSegments.push_back(s);
+    }
+    auto a = analyse(loop);
+    const GraphPools pools(a->trace(0));
+    QCOMPARE(pools.poolCount(), size_t(1));
+    QCOMPARE(pools.reservedAtEnd(), uint64_t(100) << 20);
+    QVERIFY(!pools.poolOf(pooled[5], uint32_t(a->trace(0).eventCount() - 1)).isDefault());
+    QVERIFY(pools.poolOf(pooled[5], 0).isDefault()); // before its segment was made
+    const auto r = regionsOf(*a);
+    QVERIFY(!onlyLeak(r));
+    const LeakReport rep = diagnoseLeaks(*a, 0);
+    QCOMPARE(rep.kind, LeakKind::None);
+    QVERIFY2(rep.evidence.find("CUDA graph private pool") != std::string::npos, rep.evidence.c_str());
+}
+
+// The recorder's pauses (retention graphs) are annotations of its own: paired, totalled, and never
+// taken for the program's iteration marker even when they come at a steady pace.
+void TestGrowthRegions::recorderPausesAreNotIterations() {
+    SyntheticLoop loop;
+    const std::string pause(kPauseAnnotation);
+    for (int i = 0; i < 40; ++i) {
+        if (i % 4 == 0) loop.annotate(pause.c_str(), true);
+        loop.step();
+        if (i % 4 == 0) loop.annotate(pause.c_str(), false);
+    }
+    auto a = analyse(loop);
+    const auto pauses = recorderPauses(a->capture(), 0);
+    QCOMPARE(pauses.size(), size_t(10));
+    for (const auto& p : pauses) QVERIFY(p.toUs > p.fromUs);
+    double total = 0;
+    for (const auto& p : pauses) total += double(p.toUs - p.fromUs) / 1e6;
+    QCOMPARE(recorderPauseSeconds(a->capture()), total);
+    QVERIFY(regionsOf(*a).iterations.marker != pause);
 }

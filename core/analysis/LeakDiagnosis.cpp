@@ -246,6 +246,15 @@ std::string graphPoolText(const DeviceTrace& t, const DeviceSummary& sum) {
            "torch.cuda.graph), not growth.";
 }
 
+// Whether most of a group's bytes sit in a CUDA graph's private pool.
+bool inGraphPool(const DeviceTrace& t, const std::vector<Allocation>& all, const GraphPools& pools,
+                 const SurvivorGroup& g) {
+    uint64_t pooled = 0;
+    for (uint32_t i : g.allocations)
+        if (pools.holds(t.addr[all[i].alloc], all[i].alloc)) pooled += all[i].bytes;
+    return 2 * pooled > g.bytes;
+}
+
 // Kinds that say nothing grows: a leak region found by the floor takes their place.
 bool quiet(LeakKind k) {
     return k == LeakKind::None || k == LeakKind::Cache || k == LeakKind::Fragmentation || k == LeakKind::DeferredFree;
@@ -323,6 +332,9 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     if (c.nativeStacks) // a framework's cache or a library's workspace is not the user's leak
         for (auto& g : rep.groups)
             if (nativeOwner(c, g.stack) != NativeOwner::User) g.growing = false;
+    if (const GraphPools pools(t); !pools.empty()) // a CUDA graph's private pool keeps memory by design
+        for (auto& g : rep.groups)
+            if (inGraphPool(t, all, pools, g)) g.growing = false;
     rankBySteadiness(rep.groups);
     rep.steadyGroups = static_cast<size_t>(std::count_if(rep.groups.begin(), rep.groups.end(), isSteady));
     const auto bulk = bulkReleases(all, *in.categories, n, iterations, rep.groups);

@@ -27,6 +27,7 @@ BlockMapView::BlockMapView(QWidget* parent) : QAbstractScrollArea(parent) {
 void BlockMapView::setAnalysis(AnalysisPtr analysis, size_t device) {
     analysis_ = std::move(analysis);
     device_ = device;
+    pools_ = GraphPools(analysis_->trace(device));
     zoom_ = 1;
     setMoment(analysis_->trace(device).eventCount());
 }
@@ -34,6 +35,7 @@ void BlockMapView::setAnalysis(AnalysisPtr analysis, size_t device) {
 void BlockMapView::grow(AnalysisPtr grown) {
     const bool atEnd = analysis_ && moment_ == analysis_->trace(device_).eventCount();
     analysis_ = std::move(grown);
+    pools_ = GraphPools(analysis_->trace(device_));
     if (atEnd) setMoment(analysis_->trace(device_).eventCount());
 }
 
@@ -186,7 +188,12 @@ QList<BlockMapView::LegendEntry> BlockMapView::legend() const {
     if (colourBy_ != ColourBy::State) out << LegendEntry{tr("from before the recording"), c.baseline};
     out << LegendEntry{tr("pending free"), c.pending} << LegendEntry{tr("free (cached)"), c.free}
         << LegendEntry{tr("marked"), c.marked};
+    if (!pools_.empty()) out << LegendEntry{tr("stripe: CUDA graph private pool"), graphPoolColour()};
     return out;
+}
+
+QColor BlockMapView::graphPoolColour() {
+    return QColor(0, 150, 160); // teal: apart from the state, site, age and category colours
 }
 
 void BlockMapView::paintEvent(QPaintEvent*) {
@@ -223,11 +230,23 @@ void BlockMapView::paintEvent(QPaintEvent*) {
                        c);
         }
     };
+    // A stripe along the top of a segment's rows: a CUDA graph's private pool.
+    auto stripe = [&](double from, double to) {
+        for (int row = int(from / l.width()); row <= int((to - 1) / l.width()); ++row) {
+            if (row < firstRow || row > lastRow) continue;
+            const double a = std::max(from, double(row) * l.width()), b = std::min(to, double(row + 1) * l.width());
+            p.fillRect(QRectF(kMargin + a - double(row) * l.width(), kMargin + row * (kRowHeight + kRowGap) - scroll,
+                              b - a, 3),
+                       graphPoolColour());
+        }
+    };
     size_t flat = 0; // the block's index across segments, in markedFlags()
+    const auto event = uint32_t(moment_ == 0 ? 0 : moment_ - 1);
     for (size_t s = 0; s < segments().size(); ++s) {
         const StateSegment& g = segments()[s];
         const double start = l.segmentStart(s);
         span(start, l.pixelOf(s, g.size), colours.free); // free space, then live blocks over it
+        const bool graphPool = !pools_.empty() && !pools_.poolOf(g.address, event).isDefault();
         // Blocks below a pixel share it: one rectangle per pixel and colour, not one per block.
         double paintedTo = -1;
         QColor paintedColour;
@@ -242,6 +261,7 @@ void BlockMapView::paintEvent(QPaintEvent*) {
             span(from, to - (to - from >= 3 ? 1 : 0), c); // a hairline between wide neighbours
             paintedTo = std::max(to, from + 1), paintedColour = c;
         }
+        if (graphPool) stripe(start, l.pixelOf(s, g.size));
         if (highlight_ && *highlight_ >= g.address && *highlight_ < g.address + g.size)
             for (const StateBlock& b : g.blocks)
                 if (*highlight_ >= b.address && *highlight_ < b.address + b.size) { // outline the block
@@ -282,6 +302,10 @@ QString BlockMapView::describe(const BlockLayout::Hit& h) const {
                     .arg(QString::fromStdString(hexAddress(g.address)), formatBytes(double(g.size)))
                     .arg(g.expandable ? tr(", expandable") : QString())
                     .arg(g.stream);
+    if (const PoolId pool = pools_.poolOf(g.address, uint32_t(moment_ == 0 ? 0 : moment_ - 1)); !pool.isDefault())
+        s += tr("<br><b>CUDA graph private pool</b> %1 (stripe on top): memory a captured graph keeps by "
+                "design (torch.compile mode=\"reduce-overhead\", torch.cuda.graph), reused at each replay")
+                 .arg(QString::fromStdString(pool.text()));
     if (h.block < 0) return s;
     const StateBlock& b = g.blocks[size_t(h.block)];
     s += tr("<br><b>block</b> %1: %2 (%3 requested), <i>%4</i>")

@@ -6,6 +6,7 @@
 #include "analysis/Categories.h"
 #include "session/CaptureLoader.h"
 #include "analysis/BlockLayout.h"
+#include "analysis/GraphPools.h"
 
 #include <QAbstractScrollArea>
 
@@ -83,6 +84,8 @@ class BlockMapView : public QAbstractScrollArea {
         QColor age(double f) const { return QColor::fromHsvF(0.6f, 0.8f, float(0.35 + 0.65 * f)); } // newer brighter
     };
     Colours colours() const; // for the palette
+    static QColor graphPoolColour();
+    GraphPools pools_; // the device's private pools (CUDA graphs), from the snapshot
     void updateScroll();
 
     AnalysisPtr analysis_;
