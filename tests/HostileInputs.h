@@ -3,6 +3,10 @@
 // by the test that needs it instead of a committed blob. Snapshots are PyTorch pickles written by
 // PickleBuilder, traces torch.profiler JSON in the shape Kineto writes.
 #include "PickleBuilder.h"
+#include "io/VscapWriter.h"
+#include "model/Action.h"
+
+#include <zlib.h>
 
 #include <cstdint>
 #include <string>
@@ -66,6 +70,48 @@ inline std::vector<uint8_t> manySegmentsSnapshot(uint32_t n) {
         });
 }
 
+// `allocs` allocations of `size` bytes, each in a 2 MiB segment of its own and each with a distinct
+// stack `depth` frames deep (a recursion 10,000 calls deep under a distinct leaf): the frames come
+// from a few dicts shared through the memo, as a real pickle shares them, so the file stays small
+// while the stacks are long (issue 31: compare of two such captures grew to 2.8 GB).
+inline std::vector<uint8_t> deepStacksSnapshot(uint32_t allocs, uint32_t depth, uint64_t size,
+                                               const std::string& leaf = "leaf") {
+    const uint64_t base = 1ull << 40, segment = 2ull << 20;
+    PickleBuilder p;
+    p.proto(4).emptyDict().mark().key("segments").emptyList().mark();
+    for (uint32_t i = 0; i < allocs; ++i) {
+        p.emptyDict().mark().key("device").integer(0).key("address").integer(int64_t(base + i * segment));
+        p.key("total_size").integer(int64_t(segment)).key("stream").integer(0).key("segment_type").key("small");
+        p.key("blocks").emptyList().mark();
+        p.emptyDict().mark().key("address").integer(int64_t(base + i * segment)).key("size").integer(int64_t(size));
+        p.key("requested_size").integer(int64_t(size)).key("state").key("active_allocated").setitems();
+        p.emptyDict().mark().key("address").integer(int64_t(base + i * segment + size));
+        p.key("size").integer(int64_t(segment - size)).key("state").key("inactive").setitems();
+        p.appends().setitems();
+    }
+    p.appends().key("device_traces").emptyList().mark().emptyList().mark();
+    std::vector<uint32_t> common; // memo slots of the recursion's frames
+    for (uint32_t i = 0; i < allocs; ++i) {
+        traceEntry(p, "segment_alloc", base + i * segment, segment, kEpochUs + 2 * i);
+        p.emptyDict().mark().key("action").key("alloc").key("addr").integer(int64_t(base + i * segment));
+        p.key("size").integer(int64_t(size)).key("time_us").integer(kEpochUs + 2 * i + 1).key("stream").integer(0);
+        p.key("frames").emptyList().mark();
+        p.emptyDict().mark().key("name").str(leaf + std::to_string(i)).key("filename").key("/home/u/model.py");
+        p.key("line").integer(1000 + i).setitems();
+        for (uint32_t k = 0; k + 1 < depth; ++k) {
+            if (common.size() < 50) { // a frame dict of its own, remembered by its memo slot
+                common.push_back(p.memoCount());
+                p.emptyDict().mark().key("name").key("recurse").key("filename").key("/home/u/model.py");
+                p.key("line").integer(10 + k).setitems();
+            } else {
+                p.get(common[k % common.size()]);
+            }
+        }
+        p.appends().setitems();
+    }
+    return p.appends().appends().setitems().stop().bytes;
+}
+
 // A torch.profiler trace's "[memory]" event (Device Type 1: CUDA), ts in µs after the base time.
 inline std::string profilerMemoryEvent(const std::string& ts, uint64_t addr, int64_t bytes, int64_t total) {
     return R"({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": )" + ts +
@@ -86,6 +132,68 @@ inline std::string manyAllocationsTrace(uint32_t n) {
     for (uint32_t i = 0; i < n; ++i)
         events.push_back(profilerMemoryEvent(std::to_string(1000 + i), (1ull << 32) + 512ull * i, 512, 512ll * (i + 1)));
     return profilerTraceOf(events);
+}
+
+// A .vscap of one device whose Events record has the base time `base` and the time deltas `deltas`
+// (a segment_alloc, then allocations in it): times before 1970, after 2200, or deltas that overflow.
+inline std::string vscapWithTimes(int64_t base, const std::vector<int64_t>& deltas) {
+    std::string out;
+    vscap::Writer w([&](std::string_view s) { out.append(s); });
+    w.beginRecord(vscap::Record::Stream).varint(0);
+    w.endRecord();
+    vscap::ByteWriter& b = w.beginRecord(vscap::Record::Events);
+    const size_t n = deltas.size();
+    b.svarint(0), b.varint(n), b.svarint(base);
+    for (size_t i = 0; i < n; ++i) b.u8(uint8_t(i ? Action::Alloc : Action::SegmentAlloc));
+    for (int64_t d : deltas) b.svarint(d);
+    for (size_t i = 0; i < n; ++i) b.svarint(i ? 512 : int64_t(1) << 30); // addresses: deltas
+    for (size_t i = 0; i < n; ++i) b.varint(i ? 512 : 2 << 20);
+    for (size_t i = 0; i < 2 * n; ++i) b.varint(0); // stream and stack ids
+    w.endRecord();
+    w.finish();
+    return out;
+}
+
+// Raw deflate of `in`, ended by a full flush (byte-aligned, no reference back: copies of it can be
+// laid end to end) or, with Z_FINISH, as the stream's last block.
+inline std::string deflatePiece(const std::string& in, int flush) {
+    z_stream z{};
+    deflateInit2(&z, 9, Z_DEFLATED, -MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
+    std::string out(deflateBound(&z, uLong(in.size())) + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    z.avail_in = uInt(in.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = uInt(out.size());
+    deflate(&z, flush);
+    out.resize(out.size() - z.avail_out);
+    deflateEnd(&z);
+    return out;
+}
+
+// gzip of `head`, then `pieces` times 16 MiB of `fill` repeated, then `tail`: the fill is compressed once and
+// copied, so 4 GiB of whitespace is a 4 MB file made in a second, and the test never holds the text.
+inline std::string gzipOf(const std::string& head, const std::string& fill, uint32_t pieces, const std::string& tail) {
+    std::string piece;
+    while (piece.size() < (16u << 20) / fill.size() * fill.size()) piece += fill;
+    const std::string fillDeflated = deflatePiece(piece, Z_FULL_FLUSH);
+    std::string out("\x1f\x8b\x08\0\0\0\0\0\0\x03", 10); // gzip header: deflate, no name, Unix
+    out += deflatePiece(head, Z_FULL_FLUSH);
+    const uLong pieceCrc = crc32(0, reinterpret_cast<const Bytef*>(piece.data()), uInt(piece.size()));
+    uLong crc = crc32(0, reinterpret_cast<const Bytef*>(head.data()), uInt(head.size()));
+    for (uint32_t i = 0; i < pieces; ++i) out += fillDeflated, crc = crc32_combine(crc, pieceCrc, z_off_t(piece.size()));
+    out += deflatePiece(tail, Z_FINISH);
+    crc = crc32_combine(crc, crc32(0, reinterpret_cast<const Bytef*>(tail.data()), uInt(tail.size())), z_off_t(tail.size()));
+    const uint32_t size = uint32_t(head.size() + uint64_t(pieces) * piece.size() + tail.size()); // mod 2^32
+    const uint32_t crc32le = uint32_t(crc);
+    out.append(reinterpret_cast<const char*>(&crc32le), 4).append(reinterpret_cast<const char*>(&size), 4);
+    return out;
+}
+
+// `text` (ASCII) as UTF-16 little-endian with its byte-order mark, as Windows tools save JSON.
+inline std::string utf16le(const std::string& text) {
+    std::string out = "\xff\xfe";
+    for (char c : text) out += c, out += '\0';
+    return out;
 }
 
 } // namespace vs::test

@@ -50,6 +50,7 @@ class PickleBuilder {
         return str(s);
     }
     PickleBuilder& stop() { return op('.'); }
+    uint32_t memoCount() const { return memos_; } // the slot the next memoized value takes
 
   private:
     PickleBuilder& memoize() { return ++memos_, op(0x94); } // MEMOIZE: the next memo slot

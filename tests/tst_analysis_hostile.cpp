@@ -4,6 +4,9 @@
 // right result or one line naming the real problem.
 #include "CliChild.h"
 #include "HostileInputs.h"
+#include "io/CaptureFile.h"
+#include "io/LoadError.h"
+#include "io/VscapStream.h"
 #include "load/OpenAnalysis.h"
 #include "sim/SimRange.h"
 #include "sim/WhatIf.h"
@@ -17,6 +20,7 @@
 
 using namespace vs;
 using vs::test::CliRun;
+using vs::test::PickleBuilder;
 
 namespace {
 
@@ -67,6 +71,15 @@ class TestAnalysisHostile : public QObject {
     void whatIfRangeIsCheckedAtEntry();
     void manySegmentsReplayInLinearithmicTime();
     void profilerTraceOfManyAllocations();
+    void timesAreCheckedOnEveryPath_data();
+    void timesAreCheckedOnEveryPath();
+    void liveStreamChecksTimesToo();
+    void byteOrderMarksAndDetection();
+    void compressedJsonBombIsRefusedAsItInflates();
+    void pickleBombStaysWithinTheBudget();
+    void lineNumbersOutOfRangeAreUnknown();
+    void sizesPast63PrintAsWritten();
+    void compareOfDeepDistinctStacks();
 
   private:
     QTemporaryDir dir_;
@@ -154,6 +167,193 @@ void TestAnalysisHostile::profilerTraceOfManyAllocations() {
     QCOMPARE(d["segments"].toInt(), int(n));
     QCOMPARE(d["final_allocated"].toDouble(), double(n) * 512);
     QVERIFY(d["replay_exact"].toBool());
+}
+
+// Impossible times: accepted silently on two of three paths (a profiler ts of -10^20 µs, a .vscap whose
+// base time is INT64_MIN, deltas that overflow so that the capture ends before it starts). Every path
+// now refuses a time before 1970 or after 2200 (TimeRange.h) naming where it is.
+void TestAnalysisHostile::timesAreCheckedOnEveryPath_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("says");
+    const auto q = [](const auto& b) { return QByteArray(reinterpret_cast<const char*>(b.data()), qsizetype(b.size())); };
+    using test::kEpochUs;
+    QTest::newRow("pickle: -5")
+        << q(test::snapshotOf([](PickleBuilder&) {}, [](PickleBuilder& p) { test::traceEntry(p, "alloc", 1 << 20, 512, -5); }))
+        << "t.pickle" << "trace entry 0 (in file order, 'alloc'): time_us -5 is negative";
+    QTest::newRow("profiler: ts -1e20")
+        << q(test::profilerTraceOf({test::profilerMemoryEvent("-1e20", 4096, 512, 512)})) << "t.json"
+        << "the torch.profiler trace's [memory] event 0 (in file order, ts -1e+20): time_us -9.99983e+19 is before 1970";
+    QTest::newRow("profiler: ts 1e300")
+        << q(test::profilerTraceOf({test::profilerMemoryEvent("1", 4096, 512, 512), test::profilerMemoryEvent("1e300", 8192, 512, 1024)}))
+        << "t.json" << "[memory] event 1 (in file order, ts 1e+300): time_us 1e+300 is after the year 2200";
+    QTest::newRow("profiler: base time 10^30 ns")
+        << q(std::string(R"({"baseTimeNanoseconds": 1e30, "traceEvents": [)") + test::profilerMemoryEvent("1", 4096, 512, 512) + "]}")
+        << "t.json" << "the torch.profiler trace's baseTimeNanoseconds 1e+30 is after the year 2200";
+    QTest::newRow(".vscap: base time INT64_MIN")
+        << q(test::vscapWithTimes(INT64_MIN, {0, 1})) << "t.vscap"
+        << "event 0 of device 0: the Events record's base time_us -9223372036854775808 is before 1970";
+    QTest::newRow(".vscap: base time 4.6e18 (after 2200)")
+        << q(test::vscapWithTimes(int64_t(4.6e18), {0, -int64_t(9.2e18)})) << "t.vscap"
+        << "event 0 of device 0: the Events record's base time_us 4600000000000000000 is after the year 2200";
+    QTest::newRow(".vscap: deltas overflow")
+        << q(test::vscapWithTimes(kEpochUs, {0, 1, INT64_MAX, INT64_MAX})) << "t.vscap"
+        << "event 2 of device 0: time_us -9221672036854775808 is before 1970 (its delta from event 1 overflows or "
+           "leaves the range)";
+}
+
+void TestAnalysisHostile::timesAreCheckedOnEveryPath() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, name);
+    QFETCH(QString, says);
+    const CliRun r = cli({"summary", writeFile(dir_, name, bytes)});
+    QVERIFY2(oneLineError(r, says.toStdString()) && withinBounds(r), r.summary().c_str());
+}
+
+// The live stream is .vscap records: the same check, on the bytes as they arrive.
+void TestAnalysisHostile::liveStreamChecksTimesToo() {
+    const std::string bytes = test::vscapWithTimes(test::kEpochUs, {0, 1, INT64_MAX, INT64_MAX});
+    vscap::StreamAssembler live;
+    try {
+        live.feed(bytes);
+        QFAIL("the live stream took an overflowing time");
+    } catch (const LoadError& e) {
+        QVERIFY2(std::string(e.what()).find("time_us -9221672036854775808 is before 1970") != std::string::npos, e.what());
+    }
+    // A span outside 1970..2200 only names sites and steps: left out, with a warning, and the trace loads.
+    const std::string span = R"({"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": -1e20, "dur": 5})";
+    const std::string trace = test::profilerTraceOf({span, test::profilerMemoryEvent("1", 4096, 512, 512)});
+    const auto c = loadCaptureBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, {});
+    QCOMPARE(c->devices.at(0).eventCount(), size_t(2));
+    QVERIFY(std::find(c->warnings.begin(), c->warnings.end(),
+                      "1 operator or record_function spans left out: their times are before 1970 or after 2200") !=
+            c->warnings.end());
+}
+
+// A JSON trace starting with a UTF-8 byte-order mark was refused as "not a pickle"; UTF-16 too.
+void TestAnalysisHostile::byteOrderMarksAndDetection() {
+    const std::string trace = test::manyAllocationsTrace(3);
+    const CliRun bom = cli({"summary", writeFile(dir_, "bom.json", "\xef\xbb\xbf" + trace), "--json"});
+    QVERIFY2(bom.rc == 0 && device0(bom)["final_allocated"].toInt() == 3 * 512, bom.summary().c_str());
+    const CliRun utf16 = cli({"summary", writeFile(dir_, "utf16.json", test::utf16le(trace))});
+    QVERIFY2(oneLineError(utf16, "UTF-16 JSON is not supported"), utf16.summary().c_str());
+    const std::string noBom = test::utf16le(trace).substr(2); // UTF-16 without its mark: told by the NULs
+    const CliRun bare = cli({"summary", writeFile(dir_, "utf16bare.json", noBom)});
+    QVERIFY2(oneLineError(bare, "UTF-16 JSON is not supported"), bare.summary().c_str());
+    // What the detection took the file for, and why, when nothing fits.
+    const CliRun text = cli({"summary", writeFile(dir_, "notes.txt", std::string("hello world\n"))});
+    QVERIFY2(oneLineError(text, "it has no .vscap header and is not JSON, so it was read as a PyTorch snapshot "
+                                "pickle, but it is not a pickle either (it starts with 0x68 0x65 0x6c 0x6c, not "
+                                "the PROTO opcode 0x80)"),
+             text.summary().c_str());
+}
+
+// 4 GiB of whitespace inside a 4 MB .json.gz was refused only after reaching 2.0 GB: the text was
+// inflated whole first, and the JSON parser kept the whitespace run as its current token. The trace is
+// now parsed as it inflates (a window at a time) and a token past 16 MiB is refused.
+void TestAnalysisHostile::compressedJsonBombIsRefusedAsItInflates() {
+    const std::string bomb = test::gzipOf(R"({"traceEvents": [)", " ", 256, "]}");
+    QVERIFY2(bomb.size() < 5 << 20, qPrintable(QString::number(bomb.size())));
+    const CliRun r = cli({"summary", writeFile(dir_, "bomb.json.gz", bomb)});
+    QVERIFY2(oneLineError(r, "a JSON token (a string, a number or whitespace) longer than 16 MiB, which no trace holds"),
+             r.summary().c_str());
+    QVERIFY2(r.peakRssMiB < 100 * kSanitizerFactor && r.seconds < kMaxSeconds, r.summary().c_str());
+    // Many small tokens instead (1 GiB of "{},"): the text is checked against the budget as it inflates.
+    const std::string many = test::gzipOf(R"({"traceEvents": [)", "{},", 64, "{}]}");
+    const CliRun m = cli({"summary", writeFile(dir_, "objects.json.gz", many), "--max-memory", "64M"});
+    QVERIFY2(oneLineError(m, "this file would need more than 64 MiB of memory") && m.peakRssMiB < 100 * kSanitizerFactor &&
+                 withinBounds(m),
+             m.summary().c_str());
+    // A real trace compressed reads as before.
+    const std::string ok = test::gzipOf(test::manyAllocationsTrace(1000), " ", 0, "");
+    const CliRun fine = cli({"summary", writeFile(dir_, "fine.json.gz", ok), "--json"});
+    QVERIFY2(fine.rc == 0 && device0(fine)["final_allocated"].toInt() == 1000 * 512, fine.summary().c_str());
+}
+
+// The whole-buffer path (pickles, which need all their bytes): the buffer grows in place, so the
+// load's budget bounds the peak, not one and a half times it.
+void TestAnalysisHostile::pickleBombStaysWithinTheBudget() {
+    const std::string bomb = test::gzipOf("\x80\x04", std::string(1, '\0'), 256, ".");
+    const CliRun r = cli({"summary", writeFile(dir_, "bomb.pickle.gz", bomb), "--max-memory", "256M"});
+    QVERIFY2(oneLineError(r, "this file would need more than 256 MiB of memory"), r.summary().c_str());
+    QVERIFY2(r.peakRssMiB < 256 + 64 && r.seconds < kMaxSeconds, r.summary().c_str());
+}
+
+// Line numbers out of range were changed silently and inconsistently (-5 -> 0, 2^62 -> 2147483647,
+// 2^64 -> 0). One rule now (LineRange.h): outside 0..2^31-1 is 0, unknown, with one warning.
+void TestAnalysisHostile::lineNumbersOutOfRangeAreUnknown() {
+    const auto frameAt = [](PickleBuilder& p, int i, auto line) {
+        p.emptyDict().mark().key("name").str("f" + std::to_string(i)).key("filename").key("x.py").key("line");
+        line(p);
+        p.setitems();
+    };
+    const auto snapshot = test::snapshotOf([](PickleBuilder&) {}, [&](PickleBuilder& p) {
+        p.emptyDict().mark().key("action").key("alloc").key("addr").integer(1 << 20).key("size").integer(512);
+        p.key("time_us").integer(test::kEpochUs).key("frames").emptyList().mark();
+        frameAt(p, 0, [](PickleBuilder& q) { q.integer(-5); });
+        frameAt(p, 1, [](PickleBuilder& q) { q.integer(int64_t(1) << 62); });
+        frameAt(p, 2, [](PickleBuilder& q) { const uint8_t twoTo64[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1}; q.op(0x8a).op(9).raw(twoTo64, 9); });
+        frameAt(p, 3, [](PickleBuilder& q) { q.integer(42); });
+        p.appends().setitems();
+    });
+    const auto c = loadCaptureBytes(snapshot, {});
+    QCOMPARE(c->frames.size(), size_t(4));
+    for (uint32_t f = 0; f < 4; ++f) QCOMPARE(c->frames[FrameId{f}].line, f == 3 ? 42u : 0u);
+    const std::string warning = "3 frames have line numbers outside 0..2147483647: read as 0 (unknown)";
+    QVERIFY(std::find(c->warnings.begin(), c->warnings.end(), warning) != c->warnings.end());
+    // A torch.profiler Python frame "file.py(LINE): name" past 2^64 and a .vscap frame of 2^62: the same rule.
+    const std::string span = R"({"ph": "X", "cat": "python_function", "name": "x.py(99999999999999999999): f", "pid": 1, "tid": 1, "ts": 0, "dur": 5})";
+    const std::string trace = test::profilerTraceOf({span, test::profilerMemoryEvent("1", 4096, 512, 512)});
+    const auto t = loadCaptureBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, {});
+    QCOMPARE(t->frames[FrameId{0}].line, 0u);
+    QVERIFY(std::find(t->warnings.begin(), t->warnings.end(),
+                      "1 frame has a line number outside 0..2147483647: read as 0 (unknown)") != t->warnings.end());
+}
+
+// A size past 2^63 printed as a negative number in the error naming it.
+void TestAnalysisHostile::sizesPast63PrintAsWritten() {
+    const std::string trace = test::profilerTraceOf({R"({"ph": "i", "name": "[memory]", "ts": 1, "args": {"Addr": 4096, "Bytes": 9223372036854775808, "Device Id": 0, "Device Type": 1}})"});
+    const CliRun r = cli({"summary", writeFile(dir_, "big.json", trace)});
+    QVERIFY2(oneLineError(r, "has an impossible size (9223372036854775808 bytes)"), r.summary().c_str());
+    const std::string huge = test::profilerTraceOf({R"({"ph": "i", "name": "[memory]", "ts": 1, "args": {"Addr": 4096, "Bytes": 1e20, "Device Id": 0, "Device Type": 1}})"});
+    const CliRun f = cli({"summary", writeFile(dir_, "huge.json", huge)});
+    QVERIFY2(oneLineError(f, "has an impossible size (1e20 bytes)"), f.summary().c_str());
+    const auto p = test::snapshotOf([](PickleBuilder&) {}, [](PickleBuilder& b) {
+        const uint8_t twoTo64[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
+        b.emptyDict().mark().key("action").key("alloc").key("size").op(0x8a).op(9).raw(twoTo64, 9);
+        b.key("time_us").integer(test::kEpochUs).setitems();
+    });
+    const CliRun s = cli({"summary", writeFile(dir_, "wide.pickle", p)});
+    QVERIFY2(oneLineError(s, "trace entry 'size' of more than 64 bits is larger than any device memory"), s.summary().c_str());
+}
+
+// Two captures of 1,000 allocations, each under a distinct stack 10,000 frames deep: compare grew to
+// 2.4-2.8 GB (a text key and a string per frame for every stack, copied into every row) and then
+// blamed "reading the input". Stacks are keys of frame ids now (StackKey.h), rows keep 64 frames of text.
+void TestAnalysisHostile::compareOfDeepDistinctStacks() {
+    const QString a = writeFile(dir_, "deepA.pickle", test::deepStacksSnapshot(1000, 10000, 512));
+    const QString b = writeFile(dir_, "deepB.pickle", test::deepStacksSnapshot(1000, 10000, 1024));
+    const CliRun r = cli({"compare", a, b, "--json", "--top", "1000"});
+    QVERIFY2(r.rc == 0 && withinBounds(r), r.summary().c_str());
+    const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object();
+    QCOMPARE(o["a"].toObject()["live_allocated"].toInt(), 1000 * 512);
+    QCOMPARE(o["b"].toObject()["live_allocated"].toInt(), 1000 * 1024);
+    const QJsonArray stacks = o["stacks"].toArray();
+    QCOMPARE(stacks.size(), 1000); // every stack its own row, each grown by 512 bytes
+    const QJsonObject first = stacks[0].toObject();
+    QCOMPARE(first["live_delta"].toInt(), 512);
+    const QJsonArray frames = first["frames"].toArray();
+    QCOMPARE(frames.size(), 65); // the outermost 32, "... 9936 frames ...", the innermost 32
+    QCOMPARE(frames[32].toString(), QStringLiteral("... 9936 frames ..."));
+    QVERIFY2(frames[64].toString().startsWith("leaf"), qPrintable(frames[64].toString()));
+    // Under a budget that each load fits (they need under 48 MiB) but the keys of 2,000 distinct deep
+    // stacks (80 MB) do not, the refusal names the comparison, not the reading.
+    const QString c = writeFile(dir_, "deepC.pickle", test::deepStacksSnapshot(1000, 10000, 1024, "other"));
+    const CliRun small = cli({"compare", a, c, "--max-memory", "64M"});
+    QVERIFY2(oneLineError(small, "comparing the call stacks: ") &&
+                 small.err.find("would need more than 64 MiB of memory; raise --max-memory if you trust the files") !=
+                     std::string::npos,
+             small.summary().c_str());
 }
 
 QTEST_APPLESS_MAIN(TestAnalysisHostile)

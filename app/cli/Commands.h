@@ -27,6 +27,9 @@ int runComposition(const std::vector<std::string>& args, std::ostream& out);
 
 // --level cuda (any command): open the CUDA level of a recording with both levels instead.
 extern bool openCudaLevelInstead;
+// What the command is doing, for the one line main() prints when memory runs out ("out of memory
+// while comparing the two captures"): a command sets it when it moves past reading its input.
+extern const char* currentStep;
 // Shared by the commands: open the capture; choose the device (--device N, else the longest trace).
 std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path);
 // The capture of the command's FILE, only the window `--from S --to S` when given (seconds since the

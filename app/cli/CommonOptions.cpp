@@ -7,6 +7,7 @@
 namespace vs::cli {
 
 bool openCudaLevelInstead = false;
+const char* currentStep = "reading the input";
 
 std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path) {
     return openCudaLevelInstead ? openCudaLevel(path) : openAnalysis(path);

@@ -182,6 +182,7 @@ int runCompare(const std::vector<std::string>& args, std::ostream& out) {
     const auto cb = a.files()[1] == a.files()[0] ? ca : openCapture(a.files()[1]);
     const DiffSide sa = sideOf(*ca, a, parseRange(a, "--a-range"), "--a-range");
     const DiffSide sb = sideOf(*cb, a, parseRange(a, "--b-range"), "--b-range");
+    currentStep = "comparing the two captures";
     const CaptureDiff d = compareCaptures(sa, sb);
     const size_t top = size_t(a.integer("--top").value_or(a.has("--json") ? 50 : 15));
     if (a.has("--json"))

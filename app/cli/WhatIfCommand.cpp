@@ -155,6 +155,7 @@ int runWhatIf(const std::vector<std::string>& args, std::ostream& out) {
     c.recorded.memoryFraction = alt.memoryFraction; // a fraction given applies to the recorded run as well
     c.capacity = defaultCapacity(capture->capture(), capture->trace(d).device, c.in);
     if (auto cap = a.option("--capacity")) c.capacity = {parseBytes(*cap), "given"};
+    currentStep = "simulating the allocator";
     if (a.has("--sweep")) return runSweep(out, c, a.has("--json"));
 
     const SimResult base = simulate(c.in, c.recorded, {c.capacity.bytes, true, nullptr});

@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
     } catch (const vs::LoadError& e) {
         return fail(e.what());
     } catch (const std::bad_alloc&) {
-        return fail("out of memory while reading the input");
+        return fail(std::string("out of memory while ") + vs::cli::currentStep);
     } catch (const std::exception& e) {
         return fail(e.what());
     }

@@ -2,8 +2,10 @@
 
 #include "CompareVerdict.h"
 #include "StackKey.h"
+#include "analysis/FrameFilter.h"
 #include "analysis/Lifetimes.h"
 #include "analysis/SiteText.h"
+#include "load/AnalysisBudget.h"
 #include "util/Cancelled.h"
 
 #include <algorithm>
@@ -27,19 +29,22 @@ int64_t DiffRow::magnitude() const { return std::max(std::llabs(liveDelta()), st
 
 namespace {
 
-// One side's memory by stack key.
+// One side's memory by stack key (StackKey.h); the stack it was first seen with names it.
 struct Holding {
+    StackId stack;
     std::string site;
-    std::vector<std::string> frames;
     int64_t live = 0, peak = 0;
     uint32_t blocks = 0, allocs = 0;
 };
 
 struct SideResult {
     SideTotals totals;
-    std::unordered_map<std::string, Holding> byKey;
+    std::unordered_map<uint32_t, Holding> byKey;
     IterationCurve curve;
 };
+
+// The key of memory no recorded allocation explains (blocks older than the recording).
+constexpr uint32_t kBeforeKey = StackKeys::kNone;
 
 SideTotals totalsOf(const DiffSide& s) {
     SideTotals t;
@@ -55,14 +60,13 @@ SideTotals totalsOf(const DiffSide& s) {
     return t;
 }
 
-SideResult measure(const DiffSide& s, const std::atomic<bool>* cancel) {
+SideResult measure(const DiffSide& s, StackKeys& keys, const std::atomic<bool>* cancel) {
     SideResult out;
     out.totals = totalsOf(s);
     const Capture& c = s.analysis->capture();
     const auto lifetimes = pairAllocations(s.trace(), s.replay());
     out.curve = iterationCurve(s, findIterations(c, s.trace(), lifetimes));
     if (s.empty()) return out;
-    StackKeys keys(c);
     std::vector<Holding*> ofStack(c.stacks.size(), nullptr);
     const uint32_t last = s.lastEvent(), peakAt = out.totals.peakEvent;
     int64_t explainedLive = 0, explainedPeak = 0;
@@ -74,8 +78,8 @@ SideResult measure(const DiffSide& s, const std::atomic<bool>* cancel) {
         if (!live && !atPeak && !made) continue;
         Holding*& h = ofStack[al.stack.value];
         if (!h) {
-            h = &out.byKey[keys.key(al.stack)];
-            if (h->site.empty()) h->site = siteText(c, al.stack), h->frames = keys.frames(al.stack);
+            h = &out.byKey[keys.key(c, al.stack)];
+            if (h->site.empty()) h->stack = al.stack, h->site = siteText(c, al.stack);
         }
         if (live) h->live += int64_t(al.bytes), ++h->blocks, explainedLive += int64_t(al.bytes);
         if (atPeak) h->peak += int64_t(al.bytes), explainedPeak += int64_t(al.bytes);
@@ -83,9 +87,27 @@ SideResult measure(const DiffSide& s, const std::atomic<bool>* cancel) {
     }
     // blocks older than the recording are counted by allocated but have no alloc event
     if (out.totals.live != explainedLive || out.totals.peak != explainedPeak) {
-        Holding& h = out.byKey[std::string("\x01") + kBeforeRecording];
-        h.site = kBeforeRecording, h.frames = {kBeforeRecording};
+        Holding& h = out.byKey[kBeforeKey];
+        h.site = kBeforeRecording;
         h.live = out.totals.live - explainedLive, h.peak = out.totals.peak - explainedPeak;
+    }
+    return out;
+}
+
+// A row's stack as text, outermost first, at most kMaxRowFrames of them: the outermost and the
+// innermost halves around one line saying how many are left out (a 10,000-frame recursion names its
+// code in a few; all of them would be a string each, for every row).
+std::vector<std::string> rowFrames(const Capture& c, const Holding& h) {
+    if (h.site == kBeforeRecording) return {kBeforeRecording};
+    const auto shown = shownFrames(c, h.stack, true, false); // innermost first
+    const size_t n = shown.size(), half = kMaxRowFrames / 2;
+    std::vector<std::string> out;
+    for (size_t k = 0; k < n; ++k) {
+        if (n > kMaxRowFrames && k == half) {
+            out.push_back("... " + std::to_string(n - 2 * half) + " frames ...");
+            k = n - half;
+        }
+        out.push_back(frameText(c, shown[n - 1 - k]));
     }
     return out;
 }
@@ -105,25 +127,34 @@ void add(DiffRow& row, const Holding& h, bool isA) {
     (isA ? row.allocsA : row.allocsB) += h.allocs;
 }
 
-// Rows keyed by `keyOf(stack key, holding)`, changed ones only, largest difference first.
-template <class KeyOf>
-std::vector<DiffRow> rows(const SideResult& a, const SideResult& b, KeyOf keyOf, size_t* unchanged) {
-    std::unordered_map<std::string, DiffRow> byKey;
+// Rows keyed by `keyOf(stack key, holding)`, changed ones only, largest difference first; the text of
+// a row (its site and frames) is made for the rows kept only.
+template <class Key, class KeyOf>
+std::vector<DiffRow> rows(const DiffSide& sa, const SideResult& a, const DiffSide& sb, const SideResult& b, KeyOf keyOf,
+                          size_t* unchanged, bool stacks) {
+    struct Named {
+        DiffRow row;
+        const Capture* capture = nullptr;
+        const Holding* holding = nullptr;
+    };
+    std::unordered_map<Key, Named> byKey;
     for (const auto* side : {&a, &b})
         for (const auto& [key, h] : side->byKey) {
-            DiffRow& row = byKey[keyOf(key, h)];
-            if (row.site.empty()) row.site = h.site, row.frames = h.frames;
-            add(row, h, side == &a);
+            Named& n = byKey[keyOf(key, h)];
+            if (!n.holding) n.holding = &h, n.capture = &(side == &a ? sa : sb).analysis->capture();
+            add(n.row, h, side == &a);
         }
     std::vector<DiffRow> out;
     size_t same = 0;
-    for (auto& [key, row] : byKey) {
-        row.change = classify(row);
-        if (row.liveDelta() == 0 && row.peakDelta() == 0) {
+    for (auto& [key, n] : byKey) {
+        n.row.change = classify(n.row);
+        if (n.row.liveDelta() == 0 && n.row.peakDelta() == 0) {
             ++same;
             continue;
         }
-        out.push_back(std::move(row));
+        n.row.site = n.holding->site;
+        n.row.frames = stacks ? rowFrames(*n.capture, *n.holding) : std::vector<std::string>{n.row.site};
+        out.push_back(std::move(n.row));
     }
     std::sort(out.begin(), out.end(), [](const DiffRow& x, const DiffRow& y) {
         if (x.magnitude() != y.magnitude()) return x.magnitude() > y.magnitude();
@@ -138,11 +169,11 @@ std::vector<DiffRow> rows(const SideResult& a, const SideResult& b, KeyOf keyOf,
 CaptureDiff compareCaptures(const DiffSide& a, const DiffSide& b, const std::atomic<bool>* cancel) {
     CaptureDiff d;
     if (a.analysis != b.analysis) d.context = contextDifferences(a.analysis->capture(), b.analysis->capture());
-    SideResult ra = measure(a, cancel), rb = measure(b, cancel);
+    StackKeys keys(analysisBudget()); // one key space for both sides
+    SideResult ra = measure(a, keys, cancel), rb = measure(b, keys, cancel);
     d.a = ra.totals, d.b = rb.totals;
-    d.stacks = rows(ra, rb, [](const std::string& key, const Holding&) { return key; }, &d.unchangedStacks);
-    d.sites = rows(ra, rb, [](const std::string&, const Holding& h) { return h.site; }, nullptr);
-    for (auto& s : d.sites) s.frames = {s.site};
+    d.stacks = rows<uint32_t>(a, ra, b, rb, [](uint32_t key, const Holding&) { return key; }, &d.unchangedStacks, true);
+    d.sites = rows<std::string>(a, ra, b, rb, [](uint32_t, const Holding& h) { return h.site; }, nullptr, false);
     d.iterations = alignIterations(std::move(ra.curve), std::move(rb.curve));
     d.verdict = compareVerdict(d);
     return d;

@@ -18,7 +18,8 @@ std::string_view diffChangeName(DiffChange c);
 
 struct DiffRow {
     std::string site;                // "fn (file.py:17)", or words for memory without a stack
-    std::vector<std::string> frames; // the stack, outermost first (sites: the site alone)
+    std::vector<std::string> frames; // the stack, outermost first (sites: the site alone); at most
+                                     // kMaxRowFrames: a deeper one keeps its two ends around "... N frames ..."
     int64_t liveA = 0, liveB = 0;    // bytes alive at the range's end
     int64_t peakA = 0, peakB = 0;    // bytes alive at the moment of the range's peak allocated
     uint32_t blocksA = 0, blocksB = 0; // blocks alive at the range's end
@@ -49,6 +50,8 @@ struct CaptureDiff {
 
 // Throws Cancelled when `cancel` becomes true.
 CaptureDiff compareCaptures(const DiffSide& a, const DiffSide& b, const std::atomic<bool>* cancel = nullptr);
+
+constexpr size_t kMaxRowFrames = 64;
 
 // The label of memory that no recorded allocation explains (blocks older than the recording).
 constexpr const char* kBeforeRecording = "(allocated before recording)";

@@ -47,8 +47,20 @@ std::vector<uint8_t> contentHead(const std::string& path, size_t n) {
     return raw;
 }
 
+size_t utf8BomLength(std::span<const uint8_t> head) {
+    return head.size() >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf ? 3 : 0;
+}
+
+bool looksLikeUtf16(std::span<const uint8_t> head) {
+    if (head.size() < 2) return false;
+    if ((head[0] == 0xff && head[1] == 0xfe) || (head[0] == 0xfe && head[1] == 0xff)) return true;
+    auto opens = [](uint8_t c) { return c == '{' || c == '['; };
+    return (opens(head[0]) && head[1] == 0) || (head[0] == 0 && opens(head[1]));
+}
+
 bool looksLikeJson(std::span<const uint8_t> head) {
-    for (uint8_t c : head) {
+    if (looksLikeUtf16(head)) return true;
+    for (uint8_t c : head.subspan(utf8BomLength(head))) {
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
         return c == '{' || c == '[';
     }

@@ -5,20 +5,29 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <string>
 #include <zlib.h>
 #include <zstd.h>
 
 namespace vs {
+
+void DecompressionBound::check(uint64_t bytes) const {
+    if (bytes > ratioBound_)
+        throw LoadError("the compressed data expands more than " + std::to_string(kMaxDecompressionRatio) +
+                        " times (past " + MemoryBudget::describe(ratioBound_) +
+                        "): a decompression bomb, not a capture (decompress it yourself to open it anyway)");
+    if (bytes > budget_) throw LoadError(MemoryBudget::exceededMessage(budget_));
+}
+
 namespace {
 
-// A growable output buffer; capacity doubles up to the smaller of the budget and the ratio bound.
-// Growth is refused before it is allocated.
+// A growable output buffer; capacity doubles up to the bounds, checked before it grows. realloc moves
+// a large block by remapping its pages, so growing never holds the old and the new buffer at once.
 class Sink {
   public:
-    Sink(uint64_t hint, uint64_t compressedBytes, uint64_t budget)
-        : budget_(budget), ratioBound_(maxDecompressedFor(compressedBytes)) {
-        grow(std::max<uint64_t>(std::min(hint, std::min(budget_, ratioBound_)), 1 << 16));
+    Sink(uint64_t hint, uint64_t compressedBytes, uint64_t budget) : bound_(compressedBytes, budget) {
+        grow(std::max<uint64_t>(std::min(hint, bound_.most()), 1 << 16));
     }
     uint8_t* tail() { return data_.get() + size_; }
     uint64_t room() const { return cap_ - size_; }
@@ -28,28 +37,21 @@ class Sink {
     }
     DecompressedBytes take() { return {std::move(data_), size_}; }
     // A size the stream declares up front is checked before anything is decompressed.
-    void expect(uint64_t declared) const {
-        if (declared > ratioBound_) ratioExceeded();
-        if (declared > budget_) throw LoadError(MemoryBudget::exceededMessage(budget_));
-    }
+    void expect(uint64_t declared) const { bound_.check(declared); }
 
   private:
     void grow(uint64_t want) {
-        if (size_ >= ratioBound_) ratioExceeded();
-        if (size_ >= budget_) throw LoadError(MemoryBudget::exceededMessage(budget_));
-        want = std::min({want, budget_, ratioBound_});
-        auto bigger = std::unique_ptr<uint8_t[]>(new uint8_t[want]);
-        if (size_) std::memcpy(bigger.get(), data_.get(), size_);
-        data_ = std::move(bigger);
+        bound_.check(size_ + 1); // full at a bound: one more byte would pass it
+        want = std::min(want, bound_.most());
+        void* bigger = std::realloc(data_.get(), want);
+        if (!bigger) throw std::bad_alloc();
+        (void)data_.release();
+        data_.reset(static_cast<uint8_t*>(bigger));
         cap_ = want;
     }
-    [[noreturn]] void ratioExceeded() const {
-        throw LoadError("the compressed data expands more than " + std::to_string(kMaxDecompressionRatio) +
-                        " times (past " + MemoryBudget::describe(ratioBound_) +
-                        "): a decompression bomb, not a capture (decompress it yourself to open it anyway)");
-    }
-    std::unique_ptr<uint8_t[]> data_;
-    uint64_t size_ = 0, cap_ = 0, budget_, ratioBound_;
+    DecompressionBound bound_;
+    MallocBytes data_;
+    uint64_t size_ = 0, cap_ = 0;
 };
 
 } // namespace
@@ -102,8 +104,9 @@ DecompressedBytes unzstd(std::span<const uint8_t> in, uint64_t limit) {
     const uint64_t hint = (known == ZSTD_CONTENTSIZE_UNKNOWN || known == ZSTD_CONTENTSIZE_ERROR)
                               ? in.size() * 8
                               : static_cast<uint64_t>(known) + 1;
+    if (known != ZSTD_CONTENTSIZE_UNKNOWN && known != ZSTD_CONTENTSIZE_ERROR)
+        DecompressionBound(in.size(), limit).check(known); // before anything is decompressed
     Sink out(hint, in.size(), limit);
-    if (known != ZSTD_CONTENTSIZE_UNKNOWN && known != ZSTD_CONTENTSIZE_ERROR) out.expect(known);
     std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(), ZSTD_freeDStream);
     ZSTD_inBuffer ib{in.data(), in.size(), 0};
     size_t rc = 1;

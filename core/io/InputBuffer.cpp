@@ -15,13 +15,6 @@
 namespace vs {
 namespace {
 
-Compression sniff(std::span<const uint8_t> b) {
-    if (b.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b) return Compression::Gzip;
-    if (b.size() >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd)
-        return Compression::Zstd;
-    return Compression::None;
-}
-
 struct Fd {
     int fd;
     ~Fd() {
@@ -31,7 +24,22 @@ struct Fd {
 
 } // namespace
 
+Compression sniffCompression(std::span<const uint8_t> b) {
+    if (b.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b) return Compression::Gzip;
+    if (b.size() >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd)
+        return Compression::Zstd;
+    return Compression::None;
+}
+
 InputBuffer InputBuffer::open(const std::string& path, uint64_t budget) {
+    InputBuffer in = openAsStored(path);
+    if (in.compression_ == Compression::None) return in;
+    InputBuffer out = fromMemory(in.bytes(), budget);
+    out.fileSize_ = in.fileSize_;
+    return out;
+}
+
+InputBuffer InputBuffer::openAsStored(const std::string& path) {
     Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
     if (f.fd < 0) throw LoadError("cannot open " + path + ": " + std::strerror(errno));
     struct stat st {};
@@ -47,19 +55,14 @@ InputBuffer InputBuffer::open(const std::string& path, uint64_t budget) {
     in.fd_ = std::exchange(f.fd, -1);
     in.data_ = static_cast<const uint8_t*>(m);
     in.size_ = in.fileSize_;
-    in.compression_ = sniff(in.bytes());
-    if (in.compression_ != Compression::None) {
-        InputBuffer out = fromMemory(in.bytes(), budget);
-        out.fileSize_ = in.fileSize_;
-        return out;
-    }
+    in.compression_ = sniffCompression(in.bytes());
     return in;
 }
 
 InputBuffer InputBuffer::fromMemory(std::span<const uint8_t> bytes, uint64_t budget) {
     InputBuffer in;
     in.fileSize_ = bytes.size();
-    in.compression_ = sniff(bytes);
+    in.compression_ = sniffCompression(bytes);
     if (in.compression_ == Compression::None) {
         in.data_ = bytes.data();
         in.size_ = bytes.size();

@@ -1,5 +1,6 @@
 #pragma once
 // The bytes of an input file: memory-mapped when plain, decompressed into memory when gzip or zstd.
+#include "Decompress.h"
 #include "MemoryBudget.h"
 
 #include <cstdint>
@@ -11,12 +12,16 @@
 namespace vs {
 
 enum class Compression { None, Gzip, Zstd };
+Compression sniffCompression(std::span<const uint8_t> bytes); // by the magic bytes, not the name
 
 class InputBuffer {
   public:
     // Opens `path`; detects gzip/zstd by their magic bytes, not by the name. Decompressed bytes may
     // take at most `budget` (and see Decompress.h for the ratio bound). Throws LoadError.
     static InputBuffer open(const std::string& path, uint64_t budget = MemoryBudget::processDefault());
+    // Maps `path` as it is, compressed or not (compression() says which), for a reader that
+    // decompresses as it reads (DecompressStream.h). Throws LoadError.
+    static InputBuffer openAsStored(const std::string& path);
     // Wraps bytes already in memory (tests, fuzzing); decompresses them if compressed.
     static InputBuffer fromMemory(std::span<const uint8_t> bytes,
                                   uint64_t budget = MemoryBudget::processDefault());
@@ -46,7 +51,7 @@ class InputBuffer {
     uint64_t released_ = 0;
     void* mapping_ = nullptr;
     int fd_ = -1; // the mapped file's, for readWindows
-    std::unique_ptr<uint8_t[]> owned_;
+    MallocBytes owned_; // decompressed bytes (Decompress.h)
     Compression compression_ = Compression::None;
 };
 

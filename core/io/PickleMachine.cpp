@@ -243,20 +243,22 @@ Value PickleMachine::readLong(uint64_t n) {
     pos_ += n;
     if (n == 0) return Value::smallIntValue(0);
     const bool negative = p[n - 1] & 0x80;
+    bool wide = false;
     if (n > 8) {
         // Wider than 64 bits: keep the low 64 bits only if the rest is pure sign extension.
-        for (uint64_t i = 8; i < n; ++i)
-            if (p[i] != (negative ? 0xff : 0x00)) overflowed_ = true;
+        for (uint64_t i = 8; i < n; ++i) wide |= p[i] != (negative ? 0xff : 0x00);
+        overflowed_ |= wide;
         n = 8;
     }
     uint64_t u = negative ? ~uint64_t{0} : 0;
     std::memcpy(&u, p, n); // little-endian: the low n bytes, sign-filled above
     if (n < 8 && negative) u |= ~uint64_t{0} << (8 * n);
     const auto v = static_cast<int64_t>(u);
-    if (Value::fitsSmall(v)) return Value::smallIntValue(v);
+    if (Value::fitsSmall(v) && !wide) return Value::smallIntValue(v);
     charge(sizeof v);
     bigInts_.push_back(v);
-    bigAbove63_.push_back(!negative && v < 0);
+    bigAbove63_.push_back(!negative && (v < 0 || wide));
+    bigWide_.push_back(wide);
     return Value::make(Tag::BigInt, bigInts_.size() - 1);
 }
 

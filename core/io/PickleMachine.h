@@ -137,6 +137,9 @@ class PickleMachine {
     // An integer written as 2^63 or more keeps its low 64 bits, which read as negative in int64: this
     // tells it from a negative one, so that messages print the value as written.
     bool isAbove63(Value v) const { return v.tag() == Tag::BigInt && bigAbove63_[v.payload()]; }
+    // Written with more than 64 bits (its low 64 bits are all that is kept): out of any range a
+    // reader accepts. isAbove63 tells its sign.
+    bool isWide(Value v) const { return v.tag() == Tag::BigInt && bigWide_[v.payload()]; }
     bool intOverflowed() const { return overflowed_; }
     void specialise(uint32_t container, Kind kind, uint32_t payload) {
         containers_[container] = {kind, payload};
@@ -199,6 +202,7 @@ class PickleMachine {
     std::vector<std::vector<Value>> storage_;
     std::vector<int64_t> bigInts_;
     std::vector<bool> bigAbove63_;
+    std::vector<bool> bigWide_;
     std::vector<double> floats_;
     std::vector<std::pair<uint64_t, uint64_t>> longStrs_;
     bool overflowed_ = false;

@@ -45,6 +45,7 @@ struct ProfilerTraceEvents {
     std::vector<ProfilerMemoryEvent> memory; // in file order
     std::vector<ProfilerSpan> marks;         // record_function ranges, epoch microseconds, in file order
     size_t traceEvents = 0;                  // every entry of traceEvents
+    size_t spansOutOfRange = 0;              // ops and ranges left out: times outside 1970..2200
     std::vector<std::string> names;          // of spans, each once
     // The spans around an allocation, innermost first (indices into names); site 0 is none.
     std::vector<std::vector<uint32_t>> sites{{}};
@@ -53,11 +54,15 @@ struct ProfilerTraceEvents {
 // The enclosing spans of every memory event on its thread, as its site (ProfilerTraceSites.cpp).
 void attachSites(ProfilerTraceEvents& events, std::vector<ProfilerSpan>& spans);
 // A site as a call stack of the capture: an op is a frame named after it, a Python function
-// ("file.py(12): name") a frame at its file and line.
-StackId siteStack(Capture& c, const ProfilerTraceEvents& events, uint32_t site);
+// ("file.py(12): name") a frame at its file and line (one out of range is 0 and counted).
+StackId siteStack(Capture& c, const ProfilerTraceEvents& events, uint32_t site, uint64_t& linesOutOfRange);
 
 // The JSON layer (ProfilerTraceReader.cpp): throws LoadError when the bytes are not a Chrome trace.
+// `json` may be gzip or zstd compressed: it is then decompressed as it is parsed, a window at a time,
+// within the load's bounds (DecompressStream.h).
+class DecompressStream;
 ProfilerTraceEvents readProfilerTrace(std::span<const uint8_t> json, const LoadOptions& options);
+ProfilerTraceEvents readProfilerTrace(DecompressStream& json, const LoadOptions& options);
 // The capture (ProfilerTraceCapture.cpp): throws LoadError when no CUDA memory event is in it.
 std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& events);
 

@@ -5,6 +5,7 @@
 // pool caches do). Blocks alive before the profiler started are recovered by the replay's backward
 // pass from the final list built here: those freed during the trace at their addresses, the rest as
 // one block at a synthetic address.
+#include "LineRange.h"
 #include "LoadError.h"
 #include "ProfilerTrace.h"
 
@@ -88,8 +89,8 @@ class DeviceBuilder {
 
     // Each site's stack interned once, not once per allocation (a site may hold thousands of frames).
     StackId stackOfSite(uint32_t site) {
-        if (site >= siteStacks_.size()) return siteStack(c_, in_, site);
-        if (!siteStacks_[site]) siteStacks_[site] = siteStack(c_, in_, site);
+        if (site >= siteStacks_.size()) return siteStack(c_, in_, site, linesOutOfRange_);
+        if (!siteStacks_[site]) siteStacks_[site] = siteStack(c_, in_, site, linesOutOfRange_);
         return *siteStacks_[site];
     }
 
@@ -160,6 +161,7 @@ class DeviceBuilder {
         if (mismatches_)
             c_.warnings.push_back("device " + std::to_string(t_.device) + ": allocated differs from the profiler's " +
                                   "Total Allocated after " + std::to_string(mismatches_) + " memory events");
+        if (linesOutOfRange_) c_.warnings.push_back(linesOutOfRangeWarning(linesOutOfRange_));
         if (unpaired_)
             c_.warnings.push_back("device " + std::to_string(t_.device) + ": " + std::to_string(unpaired_) +
                                   " addresses allocated again without a free in the trace");
@@ -176,6 +178,7 @@ class DeviceBuilder {
     uint64_t allocated_ = 0, cache_ = 0, baseline_ = 0;
     int64_t time_ = 0;
     size_t mismatches_ = 0, unpaired_ = 0;
+    uint64_t linesOutOfRange_ = 0;
 };
 
 // The record_function ranges (ProfilerStep#N among them) as every CUDA device's annotations, start and
@@ -219,6 +222,10 @@ std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
         "Allocated) as one free range; an allocation's site is the operators (and, with with_stack=True, "
         "the Python functions) open around it");
     if (!reserved) capture->warnings.push_back("the trace has no Total Reserved: reserved is shown as allocated");
+    if (in.spansOutOfRange)
+        capture->warnings.push_back(std::to_string(in.spansOutOfRange) +
+                                    " operator or record_function spans left out: their times are before 1970 or "
+                                    "after 2200");
     if (otherDevices)
         capture->warnings.push_back(std::to_string(otherDevices) + " CPU (or other device) memory events left out");
     for (auto& [device, events] : byDevice) {
@@ -232,21 +239,25 @@ std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
     return capture;
 }
 
-static std::unique_ptr<Capture> load(const InputBuffer& in, const std::string& path, const LoadOptions& options) {
-    auto capture = profilerTraceCapture(readProfilerTrace(in.bytes(), options));
+// The text is parsed as it is decompressed (never whole in memory: a compressed trace, or a bomb,
+// costs a window of it).
+static std::unique_ptr<Capture> load(std::span<const uint8_t> bytes, const std::string& path, const LoadOptions& options) {
+    const Compression codec = sniffCompression(bytes);
+    auto capture = profilerTraceCapture(readProfilerTrace(bytes, options));
     capture->path = path;
-    capture->format = in.compression() == Compression::Gzip   ? "torch-profiler-trace.gz"
-                      : in.compression() == Compression::Zstd ? "torch-profiler-trace.zst"
-                                                              : "torch-profiler-trace";
+    capture->format = codec == Compression::Gzip   ? "torch-profiler-trace.gz"
+                      : codec == Compression::Zstd ? "torch-profiler-trace.zst"
+                                                   : "torch-profiler-trace";
     return capture;
 }
 
 std::unique_ptr<Capture> loadProfilerTraceFile(const std::string& path, const LoadOptions& options) {
-    return load(InputBuffer::open(path, options.maxDecompressed), path, options);
+    const InputBuffer file = InputBuffer::openAsStored(path);
+    return load(file.bytes(), path, options);
 }
 
 std::unique_ptr<Capture> loadProfilerTraceBytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
-    return load(InputBuffer::fromMemory(bytes, options.maxDecompressed), "<memory>", options);
+    return load(bytes, "<memory>", options);
 }
 
 } // namespace vs

@@ -1,8 +1,11 @@
 // The JSON layer of the torch.profiler reader: one SAX pass (nlohmann::json, no document tree, so
 // memory stays at the "[memory]" events kept, whatever else the trace holds) that keeps the memory
 // instant events, the spans around them, the record_function ranges and the trace's time base.
+#include "ContentHead.h"
+#include "DecompressStream.h"
 #include "LoadError.h"
 #include "ProfilerTrace.h"
+#include "TimeRange.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,38 +20,97 @@ namespace {
 
 constexpr size_t kMaxDepth = 256;
 
-// Reports progress every Progress::every bytes as the parser reads; a false answer cancels.
-struct Meter {
-    const char* begin;
-    const char* next;
-    uint64_t total;
-    const Progress& progress;
-    void tick(const char* at) {
-        next = at + std::max<uint64_t>(progress.every, 1);
-        if (progress.report && !progress.report(uint64_t(at - begin), total)) throw Cancelled();
+// The text the parser reads, a window at a time (the whole input when it is not compressed): the
+// iterator below moves a pointer and calls advance() only at a window's end or a progress tick.
+// Progress is reported every Progress::every bytes (of the compressed input when it is compressed);
+// a false answer cancels.
+class Windows {
+  public:
+    // The longest token (a string, a number, whitespace between two tokens) a trace may hold: the
+    // parser keeps the current token whole (and a string twice), so a decompression bomb of one
+    // endless token would cost twice its size in memory. Kineto's longest are a few KiB.
+    static constexpr uint64_t kMaxToken = 16 << 20;
+
+    Windows(DecompressStream& s, const Progress& p) : stream_(s), progress_(p) {}
+    const char* first() { return load(); }
+    const char* limit() const { return limit_; }
+    // Every byte the parser moves past, to bound the token it is in.
+    void see(const char* p) {
+        const char c = *p;
+        if (inString_) {
+            if (escaped_) escaped_ = false;
+            else if (c == '\\') escaped_ = true;
+            else if (c == '"') inString_ = false;
+        } else if (c == '"') {
+            inString_ = true, token_ = 0;
+        } else if (c == ',' || c == ':' || c == '{' || c == '}' || c == '[' || c == ']') {
+            token_ = 0;
+        }
+        if (++token_ > kMaxToken) [[unlikely]]
+            throw LoadError("not a torch.profiler trace: a JSON token (a string, a number or whitespace) longer than " +
+                                std::to_string(kMaxToken >> 20) + " MiB, which no trace holds",
+                            offset_ + uint64_t(p - begin_));
     }
+    // At limit(): the next window's first byte (nullptr at the end), or p itself after a tick.
+    const char* advance(const char* p) {
+        if (p == end_) return load();
+        tick(p);
+        return p;
+    }
+
+  private:
+    const char* load() {
+        offset_ += uint64_t(end_ - begin_);
+        const auto w = stream_.next();
+        if (w.empty()) return nullptr;
+        begin_ = reinterpret_cast<const char*>(w.data()), end_ = begin_ + w.size();
+        if (!started_) begin_ += byteOrderMark(w), started_ = true;
+        tick(begin_);
+        return begin_ == end_ ? load() : begin_;
+    }
+    void tick(const char* p) {
+        const uint64_t done = stream_.plain() ? uint64_t(p - begin_) : stream_.consumed();
+        if (progress_.report && !progress_.report(done, stream_.compressedSize())) throw Cancelled();
+        const uint64_t every = std::max<uint64_t>(progress_.every, 1);
+        limit_ = uint64_t(end_ - p) > every ? p + every : end_;
+    }
+    // The bytes of a UTF-8 byte-order mark (some editors write one; JSON has none) to skip; UTF-16
+    // is refused by name.
+    static size_t byteOrderMark(std::span<const uint8_t> w) {
+        if (looksLikeUtf16(w.first(std::min<size_t>(w.size(), 2))))
+            throw LoadError("UTF-16 JSON is not supported: save the trace as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)", 0);
+        return utf8BomLength(w);
+    }
+    DecompressStream& stream_;
+    const Progress& progress_;
+    const char *begin_ = nullptr, *end_ = nullptr, *limit_ = nullptr;
+    uint64_t offset_ = 0; // of begin_ in the text
+    bool started_ = false;
+    bool inString_ = false, escaped_ = false;
+    uint64_t token_ = 0; // bytes of the current token so far
 };
 
-struct MeteredIterator {
-    using iterator_category = std::forward_iterator_tag;
+struct WindowIterator {
+    using iterator_category = std::input_iterator_tag;
     using value_type = char;
     using difference_type = std::ptrdiff_t;
     using pointer = const char*;
     using reference = const char&;
-    const char* p = nullptr;
-    Meter* meter = nullptr;
+    const char* p = nullptr; // nullptr: the end
+    Windows* w = nullptr;
     reference operator*() const { return *p; }
-    MeteredIterator& operator++() {
-        if (++p == meter->next) meter->tick(p);
+    WindowIterator& operator++() {
+        w->see(p);
+        if (++p == w->limit()) p = w->advance(p);
         return *this;
     }
-    MeteredIterator operator++(int) {
-        MeteredIterator before = *this;
+    WindowIterator operator++(int) {
+        WindowIterator before = *this;
         ++*this;
         return before;
     }
-    bool operator==(const MeteredIterator& o) const { return p == o.p; }
-    bool operator!=(const MeteredIterator& o) const { return p != o.p; }
+    bool operator==(const WindowIterator& o) const { return p == o.p; }
+    bool operator!=(const WindowIterator& o) const { return p != o.p; }
 };
 
 using json = nlohmann::json;
@@ -62,14 +124,20 @@ class TraceSax {
     bool topIsObject = false, sawEvents = false;
     double baseUs = 0;
     std::string error;
+    std::string damage; // a value no trace holds: the whole message, not a JSON error
     size_t errorAt = 0;
 
     bool null() { return true; }
     bool boolean(bool) { return true; }
     bool number_integer(json::number_integer_t v) { return number(double(v), v); }
-    bool number_unsigned(json::number_unsigned_t v) { return number(double(v), int64_t(v)); }
-    bool number_float(json::number_float_t v, const json::string_t&) {
-        return number(v, std::isfinite(v) && std::abs(v) < 9e18 ? int64_t(v) : 0); // no UB on 1e300
+    bool number_unsigned(json::number_unsigned_t v) {
+        if (v > uint64_t(INT64_MAX) && isBytes()) return impossibleBytes(std::to_string(v));
+        return number(double(v), int64_t(v));
+    }
+    bool number_float(json::number_float_t v, const json::string_t& written) {
+        const bool fits = std::isfinite(v) && std::abs(v) < 9e18;
+        if (!fits && isBytes()) return impossibleBytes(written);
+        return number(v, fits ? int64_t(v) : 0); // no UB on 1e300
     }
     bool binary(json::binary_t&) { return true; }
     bool string(json::string_t& s) {
@@ -152,6 +220,13 @@ class TraceSax {
         if (fresh) out.names.push_back(name_);
         return it->second;
     }
+    bool isBytes() const { return here() == Ctx::Args && key_ == "Bytes"; }
+    // A block size past 2^63 (or not an integer in range) as written, not as it would wrap.
+    bool impossibleBytes(const std::string& written) {
+        damage = "the torch.profiler trace's event " + std::to_string(out.traceEvents - 1) +
+                 " (in file order) has an impossible size (" + written + " bytes): the file is damaged";
+        return false;
+    }
     bool number(double d, int64_t i) {
         const Ctx c = here();
         if (c == Ctx::Top && key_ == "baseTimeNanoseconds") baseUs = d / 1000;
@@ -178,22 +253,48 @@ class TraceSax {
     std::unordered_map<std::string, uint32_t> names_;
 };
 
+// Times outside 1970..2200 once the base time is added (TimeRange.h): a memory event's is an error
+// naming it; a span's (an op or a record_function range, which only name sites and steps) is left
+// out and counted. Either would also break the sorts below (a NaN orders nothing).
+void checkTimes(ProfilerTraceEvents& out, std::vector<ProfilerSpan>& spans, double baseUs) {
+    if (!plausibleTimeUs(baseUs))
+        throw LoadError("the torch.profiler trace's baseTimeNanoseconds " + implausibleTime(baseUs * 1000));
+    for (size_t i = 0; i < out.memory.size(); ++i)
+        if (const double ts = out.memory[i].timeUs; !plausibleTimeUs(ts + baseUs))
+            throw LoadError("the torch.profiler trace's [memory] event " + std::to_string(i) + " (in file order, ts " +
+                            timeText(ts) + "): time_us " + implausibleTime(ts + baseUs) +
+                            ", not a time the profiler records");
+    auto outside = [&](const ProfilerSpan& sp) {
+        return !plausibleTimeUs(sp.startUs + baseUs) || !plausibleTimeUs(sp.endUs + baseUs);
+    };
+    const size_t before = spans.size() + out.marks.size();
+    std::erase_if(spans, outside);
+    std::erase_if(out.marks, outside);
+    out.spansOutOfRange = before - spans.size() - out.marks.size();
+}
+
 } // namespace
 
-ProfilerTraceEvents readProfilerTrace(std::span<const uint8_t> bytes, const LoadOptions& options) {
-    const auto* text = reinterpret_cast<const char*>(bytes.data());
-    Meter meter{text, text + std::max<uint64_t>(options.progress.every, 1), bytes.size(), options.progress};
+ProfilerTraceEvents readProfilerTrace(DecompressStream& text, const LoadOptions& options) {
+    Windows windows(text, options.progress);
     TraceSax sax;
-    const bool ok = json::sax_parse(MeteredIterator{text, &meter}, MeteredIterator{text + bytes.size(), &meter}, &sax);
+    const bool ok = json::sax_parse(WindowIterator{windows.first(), &windows}, WindowIterator{nullptr, &windows}, &sax);
+    if (!sax.damage.empty()) throw LoadError(sax.damage);
     if (!ok)
         throw LoadError("not a torch.profiler trace: " + (sax.error.empty() ? std::string("invalid JSON") : sax.error),
                         sax.errorAt);
     if (!sax.sawEvents)
         throw LoadError("not a torch.profiler trace: a JSON file without \"traceEvents\"");
+    checkTimes(sax.out, sax.spans, sax.baseUs);
     attachSites(sax.out, sax.spans); // on the trace's own clock, before the base time is added
     for (ProfilerMemoryEvent& e : sax.out.memory) e.timeUs += sax.baseUs; // ts counts from the base time
     for (ProfilerSpan& s : sax.out.marks) s.startUs += sax.baseUs, s.endUs += sax.baseUs;
     return std::move(sax.out);
+}
+
+ProfilerTraceEvents readProfilerTrace(std::span<const uint8_t> json, const LoadOptions& options) {
+    DecompressStream text(json, sniffCompression(json), std::min(options.maxMemory, options.maxDecompressed));
+    return readProfilerTrace(text, options);
 }
 
 } // namespace vs

@@ -2,6 +2,7 @@
 // operators, Python functions (with_stack=True) and record_function ranges that are open there at
 // its moment; those spans, innermost first, are its call stack. One sweep per thread over the spans
 // sorted by start and the memory events sorted by time, with the open spans on a stack.
+#include "LineRange.h"
 #include "ProfilerTrace.h"
 
 #include <algorithm>
@@ -59,24 +60,28 @@ std::string withoutAddress(std::string name) {
     return name;
 }
 
-// "path/file.py(123): function" -> (file, line, function); anything else is an op's name.
-Frame frameOf(Capture& c, const std::string& raw) {
+// "path/file.py(123): function" -> (file, line, function); anything else is an op's name. A line
+// of digits out of range (LineRange.h) is read as 0 and counted.
+Frame frameOf(Capture& c, const std::string& raw, uint64_t& linesOutOfRange) {
     const std::string name = withoutAddress(raw);
     const size_t open = name.find("("), close = name.find("): ");
     if (open != std::string::npos && close != std::string::npos && close > open) {
-        uint32_t line = 0;
-        if (std::from_chars(name.data() + open + 1, name.data() + close, line).ec == std::errc())
-            return {c.strings.intern(name.substr(close + 3)), c.strings.intern(name.substr(0, open)), line};
+        const char *from = name.data() + open + 1, *to = name.data() + close;
+        uint64_t line = 0;
+        const auto [end, ec] = std::from_chars(from, to, line);
+        if (end == to && (ec == std::errc() || ec == std::errc::result_out_of_range))
+            return {c.strings.intern(name.substr(close + 3)), c.strings.intern(name.substr(0, open)),
+                    lineOrUnknown(ec == std::errc() ? line : UINT64_MAX, linesOutOfRange)};
     }
     return {c.strings.intern(name), c.strings.intern(""), 0};
 }
 
 } // namespace
 
-StackId siteStack(Capture& c, const ProfilerTraceEvents& ev, uint32_t site) {
+StackId siteStack(Capture& c, const ProfilerTraceEvents& ev, uint32_t site, uint64_t& linesOutOfRange) {
     if (site == 0 || site >= ev.sites.size()) return StackId{};
     std::vector<FrameId> frames;
-    for (uint32_t n : ev.sites[site]) frames.push_back(c.frames.intern(frameOf(c, ev.names[n])));
+    for (uint32_t n : ev.sites[site]) frames.push_back(c.frames.intern(frameOf(c, ev.names[n], linesOutOfRange)));
     return c.stacks.intern(frames);
 }
 

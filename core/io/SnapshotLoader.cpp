@@ -2,6 +2,7 @@
 
 #include "LoadError.h"
 #include "PickleMachine.h"
+#include "LineRange.h"
 #include "SnapshotSchema.h"
 #include "util/Cancelled.h"
 
@@ -456,6 +457,7 @@ std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, cons
     SnapshotLoader(m, schema, *capture).load(top);
     if (m.intOverflowed())
         capture->warnings.push_back("some integers did not fit in 64 bits and were clamped");
+    if (schema.linesOutOfRange()) capture->warnings.push_back(linesOutOfRangeWarning(schema.linesOutOfRange()));
     if (schema.unknownActions())
         capture->warnings.push_back(std::to_string(schema.unknownActions()) +
                                     " trace entries have an unknown action");

@@ -1,5 +1,6 @@
 #include "SnapshotSchema.h"
 
+#include "LineRange.h"
 #include "LoadError.h"
 
 #include <algorithm>
@@ -120,18 +121,23 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
                               ? integer(SnapshotKey::DeviceFree, "device_free")
                               : integer(SnapshotKey::Addr, "addr");
     const uint64_t size = integer(SnapshotKey::Size, "size");
-    if (size > kMaxPlausibleBytes && action != Action::Oom) // keeps every sum of sizes far from overflow
-        throw LoadError("trace entry 'size' " + std::to_string(size) + " is larger than any device memory",
+    const bool wideSize = (seen & bit(SnapshotKey::Size)) && m.isWide(get(SnapshotKey::Size));
+    if ((size > kMaxPlausibleBytes || wideSize) && action != Action::Oom) // keeps every sum of sizes far from overflow
+        throw LoadError("trace entry 'size' " + (wideSize ? std::string("of more than 64 bits") : std::to_string(size)) +
+                            " is larger than any device memory",
                         m.offset());
     const auto index = static_cast<uint32_t>(events_.eventCount());
     if (index == UINT32_MAX) throw LoadError("more than 4 billion trace entries", m.offset());
     const auto time = static_cast<int64_t>(integer(SnapshotKey::TimeUs, "time_us"));
     const bool above63 = (seen & bit(SnapshotKey::TimeUs)) && m.isAbove63(get(SnapshotKey::TimeUs));
-    if (time < 0 || time > kMaxPlausibleTimeUs)
+    const bool wide = (seen & bit(SnapshotKey::TimeUs)) && m.isWide(get(SnapshotKey::TimeUs));
+    if (time < 0 || time > kMaxPlausibleTimeUs || wide)
         throw LoadError("trace entry " + std::to_string(index) + " (in file order, '" +
                             std::string(m.str(get(SnapshotKey::Action))) + "'): time_us " +
-                            (above63 ? std::to_string(uint64_t(time)) : std::to_string(time)) +
-                            (time < 0 && !above63 ? " is negative" : " is after the year 2200") +
+                            (wide      ? std::string("of more than 64 bits")
+                             : above63 ? std::to_string(uint64_t(time))
+                                       : std::to_string(time)) +
+                            (!above63 && (time < 0 || wide) ? " is negative" : " is after the year 2200") +
                             ", not a time PyTorch records",
                         m.offset());
     m.meter().charge(kEventColumnBytes, m.offset());
@@ -160,10 +166,9 @@ bool SnapshotSchema::makeFrame(pickle::PickleMachine& m, uint32_t container, con
     if (!m.isStr(get(SnapshotKey::Name)) || !m.isStr(get(SnapshotKey::Filename)) ||
         !m.toInt(get(SnapshotKey::Line), line))
         return false; // not a frame after all: keep it as a plain dict
+    if (m.isWide(get(SnapshotKey::Line))) line = -1; // out of range whatever its low bits say
     Frame f{intern(m, m.str(get(SnapshotKey::Name))), intern(m, m.str(get(SnapshotKey::Filename))),
-            static_cast<uint32_t>(line < 0           ? 0
-                                  : line > INT32_MAX ? INT32_MAX
-                                                     : line)};
+            lineOrUnknown(line, linesOutOfRange_)};
     const size_t before = capture_.frames.size();
     const FrameId id = capture_.frames.intern(f);
     if (capture_.frames.size() != before) m.meter().charge(sizeof(Frame) + 16, m.offset()); // + hash index

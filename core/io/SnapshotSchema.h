@@ -4,6 +4,7 @@
 // and a list of frames an interned stack. This keeps a 2M-entry snapshot compact while it loads,
 // and the same frame-list object (a memo reference) maps to the same stack without re-hashing.
 #include "PickleMachine.h"
+#include "TimeRange.h" // kMaxPlausibleTimeUs: PyTorch stamps entries in µs since 1970
 #include "model/Capture.h"
 
 #include <array>
@@ -30,9 +31,6 @@ enum class SnapshotKey : uint8_t {
 
 // Sizes above this (1 PiB) cannot be real device memory; rejecting them keeps sums exact.
 constexpr uint64_t kMaxPlausibleBytes = 1ull << 50;
-// PyTorch stamps entries in microseconds since 1970 (0 in versions without time_us); a time before
-// that or after 2200-01-01 is not one it wrote, and would wreck every span and duration computed.
-constexpr int64_t kMaxPlausibleTimeUs = 7258118400ll * 1000000;
 // A program uses a handful of streams; a StreamId is two bytes. The .vscap reader bounds them alike.
 constexpr size_t kMaxStreams = 65536;
 // What one event takes in the columns (time, addr, size, action, stream, stack).
@@ -51,6 +49,7 @@ class SnapshotSchema : public pickle::ContainerHooks {
     // Events in the order their dicts were completed; Event containers index into these columns.
     DeviceTrace& events() { return events_; }
     uint64_t unknownActions() const { return unknownActions_; }
+    uint64_t linesOutOfRange() const { return linesOutOfRange_; } // frames whose line was read as 0 (LineRange.h)
     SnapshotKey keyOf(const pickle::PickleMachine& m, pickle::Value key);
     StackId stackOf(const pickle::PickleMachine& m, pickle::Value v) const; // throws when not a frame list
     StackId stackOfOther(const pickle::PickleMachine& m, pickle::Value v) const;
@@ -95,6 +94,7 @@ class SnapshotSchema : public pickle::ContainerHooks {
     Action actionOf(const pickle::PickleMachine& m, pickle::Value v);
     Action actionMissed(const pickle::PickleMachine& m, pickle::Value v);
     uint64_t unknownActions_ = 0;
+    uint64_t linesOutOfRange_ = 0;
     friend class SnapshotLoader;
 };
 

@@ -1,6 +1,7 @@
 #include "VscapReader.h"
 
 #include "DamagedCapture.h"
+#include "LineRange.h"
 #include "InputBuffer.h"
 #include "util/Format.h"
 
@@ -168,6 +169,7 @@ void Decoder::startCudaLevel() {
     level->path = c_.path;
     level->format = c_.format;
     const uint64_t used = records_->charged();
+    linesOutOfRange_ += records_->linesOutOfRange();
     c_.cudaLevel = level;
     records_ = std::make_unique<Records>(*level);
     budgetRecords(budget_ - std::min(budget_, used), used);
@@ -203,6 +205,8 @@ void Decoder::warnIncomplete() {
                 "it): memory allocated before recording started cannot be told apart");
             break;
         }
+    if (const uint64_t lines = linesOutOfRange_ + records_->linesOutOfRange())
+        c_.warnings.push_back(linesOutOfRangeWarning(lines));
     if (dropped_)
         c_.warnings.push_back(
             "the recorder dropped " + std::to_string(dropped_) +

@@ -1,7 +1,9 @@
 #include "VscapRecords.h"
 
+#include "LineRange.h"
 #include "LoadError.h"
 #include "SnapshotSchema.h"
+#include "TimeRange.h"
 #include "VscapFormat.h"
 #include "MemoryBudget.h"
 
@@ -232,7 +234,7 @@ void Records::frame(Body& b) {
     Frame f;
     f.name = stringId(b.varint());
     f.filename = stringId(b.varint());
-    f.line = static_cast<uint32_t>(std::min<uint64_t>(b.varint(), UINT32_MAX));
+    f.line = lineOrUnknown(b.varint(), linesOutOfRange_);
     frames_.push_back(c_.frames.intern(f));
 }
 
@@ -303,7 +305,13 @@ void Records::events(Body& b) {
     for (uint64_t i = 0; i < n; ++i)
         d.action[first + i] = static_cast<Action>(std::min<uint8_t>(actions[i], uint8_t(Action::Unknown)));
     uint64_t tu = static_cast<uint64_t>(t); // wrapping arithmetic: hostile deltas must not be UB
-    b.column(n, [&](uint64_t, uint64_t v) { d.timeUs.push_back(static_cast<int64_t>(tu += static_cast<uint64_t>(unzigzag(v)))); });
+    uint64_t outside = 0; // any time outside 1970..2200 (TimeRange.h), found after the loop
+    b.column(n, [&](uint64_t, uint64_t v) {
+        tu += static_cast<uint64_t>(unzigzag(v));
+        outside |= tu > static_cast<uint64_t>(kMaxPlausibleTimeUs); // a negative time is a huge one here
+        d.timeUs.push_back(static_cast<int64_t>(tu));
+    });
+    if (outside) implausibleTime(b, d, first, t);
     uint64_t a = 0;
     b.column(n, [&](uint64_t, uint64_t v) { d.addr.push_back(a += static_cast<uint64_t>(unzigzag(v))); });
     uint64_t tooBig = 0; // the same plausibility bound as snapshots: sums of sizes stay far from overflow
@@ -329,10 +337,27 @@ void Records::events(Body& b) {
     if (bad) b.fail("event names a stream or stack that is not defined");
 }
 
+// Names the first event whose time is outside 1970..2200: the record's base time, or one its deltas
+// carried out of range (or overflowed).
+void Records::implausibleTime(Body& b, const DeviceTrace& d, size_t first, int64_t base) {
+    size_t i = first;
+    while (i < d.timeUs.size() && plausibleTimeUs(d.timeUs[i])) ++i;
+    const std::string where = "event " + std::to_string(i) + " of device " + std::to_string(d.device);
+    if (i == first && !plausibleTimeUs(base))
+        b.fail(where + ": the Events record's base time_us " + vs::implausibleTime(base));
+    b.fail(where + ": time_us " + vs::implausibleTime(d.timeUs[i]) + " (its delta from event " + std::to_string(i - 1) +
+           " overflows or leaves the range)");
+}
+
+int64_t Records::plausibleTime(Body& b, int64_t t, const char* what) {
+    if (!plausibleTimeUs(t)) b.fail(std::string(what) + " time_us " + vs::implausibleTime(t));
+    return t;
+}
+
 void Records::annotation(Body& b, bool mark) {
     Annotation a;
     a.device = deviceOrdinal(b.svarint());
-    a.timeUs = b.svarint();
+    a.timeUs = plausibleTime(b, b.svarint(), mark ? "a mark's" : "an annotation's");
     a.start = mark || b.u8() == 0;
     a.name = stringId(b.varint());
     // A Mark's trailing value (the step number) is implied by its order and not kept.
@@ -343,7 +368,7 @@ void Records::retention(Body& b) {
     if (b.varint() != 1) return; // a newer layout of this record: skip it like an unknown kind
     RetentionGraph g;
     g.device = deviceOrdinal(b.svarint());
-    g.timeUs = b.svarint();
+    g.timeUs = plausibleTime(b, b.svarint(), "a retention graph's");
     g.trigger = stringId(b.varint());
     g.truncated = b.varint() & 1;
     g.objectsScanned = b.varint();
@@ -417,7 +442,7 @@ void Records::segments(Body& b) {
 // Tags and samples come in time order from one writer thread; a reader keeps them as they come.
 void Records::tags(Body& b) {
     const int device = deviceOrdinal(b.svarint());
-    const int64_t timeUs = b.svarint();
+    const int64_t timeUs = plausibleTime(b, b.svarint(), "a tag record's");
     const uint64_t n = b.count(2); // an address varint and a category byte at least
     for (uint64_t i = 0; i < n; ++i) {
         const uint64_t address = b.varint();
@@ -430,7 +455,7 @@ void Records::tags(Body& b) {
 void Records::driverMemory(Body& b) {
     DriverSample s;
     s.device = deviceOrdinal(b.svarint());
-    s.timeUs = b.svarint();
+    s.timeUs = plausibleTime(b, b.svarint(), "a driver memory sample's");
     s.deviceUsed = b.varint();
     s.processUsed = b.varint();
     c_.driverSamples.push_back(s);

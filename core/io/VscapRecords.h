@@ -31,6 +31,7 @@ class Records {
     // the capture's cudaLevel (level 1, the CUPTI agent's recording of the same process).
     uint64_t partLevel() const { return partLevel_; }
     uint64_t dropped() const { return dropped_; }
+    uint64_t linesOutOfRange() const { return linesOutOfRange_; } // frames whose line was read as 0 (LineRange.h)
 
   private:
     class Body;
@@ -41,6 +42,8 @@ class Records {
     void device(Body& b);
     void settings(Body& b);
     void events(Body& b);
+    [[noreturn]] void implausibleTime(Body& b, const DeviceTrace& d, size_t first, int64_t base);
+    int64_t plausibleTime(Body& b, int64_t t, const char* what);
     void annotation(Body& b, bool mark);
     void segments(Body& b);
     void eventText(Body& b);
@@ -69,6 +72,7 @@ class Records {
     bool ended_ = false;
     uint64_t partLevel_ = 0;
     uint64_t dropped_ = 0;
+    uint64_t linesOutOfRange_ = 0;
 };
 
 } // namespace vs::vscap
