@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the Release build with all suites (GUI ones offscreen), the core
 # suites again under AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer target on
-# the committed corpus for a bounded time (FUZZ_SECONDS, default 60).
+# the committed corpus for a bounded time (FUZZ_SECONDS, default 60). A plain configure builds only
+# what a user runs: the suites, benchmarks and CUDA samples are turned on here, explicitly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export QT_QPA_PLATFORM=offscreen
 jobs=$(nproc)
 
 echo "== Release build and all tests"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVRAMSCOPE_TESTS=ON -DVRAMSCOPE_BENCH=ON -DVRAMSCOPE_CUDA_SAMPLES=ON >/dev/null
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 echo "== Core tests under ASan + UBSan"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVRAMSCOPE_GUI=OFF -DVRAMSCOPE_BENCH=OFF -DVRAMSCOPE_CUDA_SAMPLES=OFF \
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVRAMSCOPE_GUI=OFF -DVRAMSCOPE_TESTS=ON -DVRAMSCOPE_BENCH=OFF -DVRAMSCOPE_CUDA_SAMPLES=OFF \
   -DVRAMSCOPE_SANITIZE=address,undefined >/dev/null
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan -L core --output-on-failure -j "$jobs"

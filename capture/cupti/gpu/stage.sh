@@ -4,6 +4,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 B=$ROOT/.gpu/bin && mkdir -p $B
+cmake -S $ROOT -B $ROOT/build -DVRAMSCOPE_CUDA_SAMPLES=ON >/dev/null # off by default; scripts/test.sh turns it on too
 ninja -C $ROOT/build vramscope_cupti samples/cuda/all
 cp $ROOT/build/app/libvramscope_cupti.so $ROOT/build/samples/cuda/{leak,pool,vmm} $B/
 cp -L /lib/x86_64-linux-gnu/libdw.so.1 /lib/x86_64-linux-gnu/libelf.so.1 /lib/x86_64-linux-gnu/libunwind.so.8 $B/
