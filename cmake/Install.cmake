@@ -1,6 +1,6 @@
 # `cmake --install` and the Debian package: the GUI, the CLI, the CUPTI agent (where `run` and
 # Launch Program look for it: PREFIX/lib/vramscope), the desktop files, the sample captures the
-# welcome page offers, the PyTorch recorder's Python package, and the README.
+# welcome page offers, the PyTorch recorder's Python package, and the README with docs/.
 include(GNUInstallDirs)
 
 install(TARGETS vramscope-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -19,6 +19,7 @@ endif()
 set(VRAMSCOPE_PYTHON_DIR "lib/python3/dist-packages" CACHE STRING "Where the recorder's package is installed, under the prefix")
 install(DIRECTORY capture/python/vramscope DESTINATION ${VRAMSCOPE_PYTHON_DIR} PATTERN __pycache__ EXCLUDE)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs DESTINATION ${CMAKE_INSTALL_DOCDIR}) # the README's links
 
 # The recorder as a wheel, for pip installs next to torch: `cmake --build B --target recorder_wheel`
 # leaves B/wheel/vramscope-VERSION-py3-none-any.whl.
