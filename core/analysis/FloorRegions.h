@@ -24,8 +24,8 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device, 
 constexpr uint64_t kWorkingSetShare = 16;
 bool longerThanWorkingSet(uint64_t heldEvents, uint64_t events);
 
-// The smallest floor rise looked at: half a percent of the peak, at least 512 KiB (below that a
-// "leak" is the allocator's rounding and the program's bookkeeping).
+// The smallest floor rise looked at: a thousandth of a percent of the peak, at least 4 KiB (a
+// region that small is listed, not significant: the diagnosis and the gate take 1 % of the peak).
 int64_t minFloorRise(int64_t peakAllocated);
 
 } // namespace vs

@@ -25,7 +25,8 @@ FloorRises findFloorRises(const CompactSeries& allocated, int64_t minRise) {
     const uint32_t wanted = std::min(kMaxSlices, n / kMinEventsPerSlice);
     out.eventsPerSlice = (n + wanted - 1) / wanted;
     out.slices = (n + out.eventsPerSlice - 1) / out.eventsPerSlice;
-    std::vector<uint32_t> at(out.slices); // the event of each slice's floor
+    std::vector<uint32_t>& at = out.floorAt;
+    at.resize(out.slices);
     out.floor.resize(out.slices);
     for (uint32_t s = 0; s < out.slices; ++s) {
         const uint32_t from = s * out.eventsPerSlice, to = std::min(n, from + out.eventsPerSlice);

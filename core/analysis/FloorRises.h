@@ -27,7 +27,8 @@ struct FloorRise {
 struct FloorRises {
     uint32_t slices = 0;       // how many slices the trace was cut into
     uint32_t eventsPerSlice = 1;
-    std::vector<int64_t> floor; // the lowest allocated in each slice
+    std::vector<int64_t> floor;   // the lowest allocated in each slice
+    std::vector<uint32_t> floorAt; // the event where each slice is lowest
     std::vector<FloorRise> released; // rises given back later, in the order of their release
     FloorRise kept;                  // from the lowest floor to the last slice (rise() may be 0)
     uint32_t sliceOf(uint32_t event) const { return event / eventsPerSlice; }
