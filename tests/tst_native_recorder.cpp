@@ -17,6 +17,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <chrono>
+
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <sys/socket.h>
@@ -281,7 +283,10 @@ void TestNativeRecorder::poolCacheMakesReservedThePoolSize() {
         poolAlloc(r, kPool, 8 << 20, 4, 32 << 20);                             // handed out again in place
         poolFree(r, kPool, 5, 32 << 20);                                       // kept again
         poolAlloc(r, kPool + (16 << 20), 40 << 20, 6, 64 << 20);               // grows
-        r.poolChanged({std::numeric_limits<int64_t>::max(), kPool, 48 << 20}); // trimmed at the end
+        const int64_t later = std::chrono::duration_cast<std::chrono::microseconds>(
+                                  (std::chrono::system_clock::now() + std::chrono::hours(1)).time_since_epoch())
+                                  .count(); // after every event (a time past 2200 is refused: TimeRange.h)
+        r.poolChanged({later, kPool, 48 << 20});                               // trimmed at the end
     });
     const auto a = CaptureAnalysis::analyse(std::move(c));
     QVERIFY2(a->warnings().empty(), a->warnings().empty() ? "" : a->warnings().front().c_str());

@@ -72,6 +72,7 @@ void writeRowJson(JsonWriter& j, const DiffRow& r, bool frames) {
     if (frames) {
         j.key("frames").beginArray();
         for (const auto& f : r.frames) j.value(f);
+        if (r.frames.empty()) j.value(r.site); // a row past those with frames: its site
         j.endArray();
     }
     j.endObject();

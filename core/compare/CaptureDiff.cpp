@@ -10,7 +10,7 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <unordered_map>
+#include <numeric>
 
 namespace vs {
 
@@ -29,17 +29,18 @@ int64_t DiffRow::magnitude() const { return std::max(std::llabs(liveDelta()), st
 
 namespace {
 
-// One side's memory by stack key (StackKey.h); the stack it was first seen with names it.
+// One side's memory under one stack key (StackKey.h); the stack it was first seen with names it.
 struct Holding {
     StackId stack;
-    std::string site;
+    uint32_t key = 0, site = 0; // stack key (kBeforeKey: before the recording) and site key
     int64_t live = 0, peak = 0;
     uint32_t blocks = 0, allocs = 0;
 };
 
 struct SideResult {
     SideTotals totals;
-    std::unordered_map<uint32_t, Holding> byKey;
+    const Capture* capture = nullptr;
+    std::vector<Holding> holdings; // one per stack key held, in the order first seen
     IterationCurve curve;
 };
 
@@ -64,10 +65,13 @@ SideResult measure(const DiffSide& s, StackKeys& keys, const std::atomic<bool>* 
     SideResult out;
     out.totals = totalsOf(s);
     const Capture& c = s.analysis->capture();
+    out.capture = &c;
     const auto lifetimes = pairAllocations(s.trace(), s.replay());
     out.curve = iterationCurve(s, findIterations(c, s.trace(), lifetimes));
     if (s.empty()) return out;
-    std::vector<Holding*> ofStack(c.stacks.size(), nullptr);
+    constexpr uint32_t kUnseen = UINT32_MAX;
+    std::vector<uint32_t> ofStack(c.stacks.size(), kUnseen); // stack -> holding
+    std::vector<uint32_t> ofKey;                              // stack key -> holding
     const uint32_t last = s.lastEvent(), peakAt = out.totals.peakEvent;
     int64_t explainedLive = 0, explainedPeak = 0;
     for (size_t i = 0; i < lifetimes.size(); ++i) {
@@ -76,21 +80,25 @@ SideResult measure(const DiffSide& s, StackKeys& keys, const std::atomic<bool>* 
         if (al.alloc > last) break; // lifetimes are in alloc order
         const bool live = al.aliveAt(last), atPeak = al.aliveAt(peakAt), made = al.alloc >= s.first;
         if (!live && !atPeak && !made) continue;
-        Holding*& h = ofStack[al.stack.value];
-        if (!h) {
-            h = &out.byKey[keys.key(c, al.stack)];
-            if (h->site.empty()) h->stack = al.stack, h->site = siteText(c, al.stack);
+        uint32_t& at = ofStack[al.stack.value];
+        if (at == kUnseen) {
+            const uint32_t key = keys.key(c, al.stack);
+            if (key >= ofKey.size()) ofKey.resize(std::max<size_t>(key + 1, ofKey.size() * 2), kUnseen);
+            if (ofKey[key] == kUnseen) {
+                ofKey[key] = uint32_t(out.holdings.size());
+                out.holdings.push_back({al.stack, key, keys.site(c, al.stack)});
+            }
+            at = ofKey[key];
         }
-        if (live) h->live += int64_t(al.bytes), ++h->blocks, explainedLive += int64_t(al.bytes);
-        if (atPeak) h->peak += int64_t(al.bytes), explainedPeak += int64_t(al.bytes);
-        h->allocs += made;
+        Holding& h = out.holdings[at];
+        if (live) h.live += int64_t(al.bytes), ++h.blocks, explainedLive += int64_t(al.bytes);
+        if (atPeak) h.peak += int64_t(al.bytes), explainedPeak += int64_t(al.bytes);
+        h.allocs += made;
     }
     // blocks older than the recording are counted by allocated but have no alloc event
-    if (out.totals.live != explainedLive || out.totals.peak != explainedPeak) {
-        Holding& h = out.byKey[kBeforeKey];
-        h.site = kBeforeRecording;
-        h.live = out.totals.live - explainedLive, h.peak = out.totals.peak - explainedPeak;
-    }
+    if (out.totals.live != explainedLive || out.totals.peak != explainedPeak)
+        out.holdings.push_back({StackId{}, kBeforeKey, keys.site(kBeforeRecording), out.totals.live - explainedLive,
+                                out.totals.peak - explainedPeak});
     return out;
 }
 
@@ -98,7 +106,7 @@ SideResult measure(const DiffSide& s, StackKeys& keys, const std::atomic<bool>* 
 // innermost halves around one line saying how many are left out (a 10,000-frame recursion names its
 // code in a few; all of them would be a string each, for every row).
 std::vector<std::string> rowFrames(const Capture& c, const Holding& h) {
-    if (h.site == kBeforeRecording) return {kBeforeRecording};
+    if (h.key == kBeforeKey) return {kBeforeRecording};
     const auto shown = shownFrames(c, h.stack, true, false); // innermost first
     const size_t n = shown.size(), half = kMaxRowFrames / 2;
     std::vector<std::string> out;
@@ -120,46 +128,67 @@ DiffChange classify(const DiffRow& r) {
     return d > 0 ? DiffChange::Grown : d < 0 ? DiffChange::Shrunk : DiffChange::Same;
 }
 
-void add(DiffRow& row, const Holding& h, bool isA) {
-    (isA ? row.liveA : row.liveB) += h.live;
-    (isA ? row.peakA : row.peakB) += h.peak;
-    (isA ? row.blocksA : row.blocksB) += h.blocks;
-    (isA ? row.allocsA : row.allocsB) += h.allocs;
+// A row's figures while they are summed: a DiffRow, with its text, is made for the changed rows only.
+struct Sum {
+    int64_t liveA = 0, liveB = 0, peakA = 0, peakB = 0;
+    uint32_t blocksA = 0, blocksB = 0, allocsA = 0, allocsB = 0;
+    const Holding* first = nullptr; // names the row
+    const Capture* capture = nullptr;
+    bool changed() const { return liveA != liveB || peakA != peakB; }
+    int64_t magnitude() const { return std::max(std::llabs(liveB - liveA), std::llabs(peakB - peakA)); }
+};
+
+void add(Sum& sum, const Holding& h, const Capture& c, bool isA) {
+    (isA ? sum.liveA : sum.liveB) += h.live;
+    (isA ? sum.peakA : sum.peakB) += h.peak;
+    (isA ? sum.blocksA : sum.blocksB) += h.blocks;
+    (isA ? sum.allocsA : sum.allocsB) += h.allocs;
+    if (!sum.first) sum.first = &h, sum.capture = &c;
 }
 
-// Rows keyed by `keyOf(stack key, holding)`, changed ones only, largest difference first; the text of
-// a row (its site and frames) is made for the rows kept only.
-template <class Key, class KeyOf>
-std::vector<DiffRow> rows(const DiffSide& sa, const SideResult& a, const DiffSide& sb, const SideResult& b, KeyOf keyOf,
-                          size_t* unchanged, bool stacks) {
-    struct Named {
-        DiffRow row;
-        const Capture* capture = nullptr;
-        const Holding* holding = nullptr;
-    };
-    std::unordered_map<Key, Named> byKey;
+DiffRow rowOf(const Sum& s) {
+    DiffRow r;
+    r.liveA = s.liveA, r.liveB = s.liveB, r.peakA = s.peakA, r.peakB = s.peakB;
+    r.blocksA = s.blocksA, r.blocksB = s.blocksB, r.allocsA = s.allocsA, r.allocsB = s.allocsB;
+    r.change = classify(r);
+    return r;
+}
+
+// Rows by `indexOf(holding)` (a dense index below `n`: stack keys or site keys), changed ones only,
+// largest difference first (then by site, then by index: no order from a hash). The stacks table's
+// kTextRows largest rows carry their frames' text and every table's kTextRows largest their site as a
+// frame; the rows past those carry none (a million distinct stacks would be a string per frame of
+// each): their site names them.
+template <class IndexOf>
+std::vector<DiffRow> rows(const SideResult& a, const SideResult& b, const StackKeys& keys,
+                          const std::vector<uint32_t>& siteRank, size_t n, IndexOf indexOf, size_t* unchanged,
+                          bool stacks) {
+    std::vector<Sum> sums(n);
     for (const auto* side : {&a, &b})
-        for (const auto& [key, h] : side->byKey) {
-            Named& n = byKey[keyOf(key, h)];
-            if (!n.holding) n.holding = &h, n.capture = &(side == &a ? sa : sb).analysis->capture();
-            add(n.row, h, side == &a);
-        }
-    std::vector<DiffRow> out;
+        for (const Holding& h : side->holdings) add(sums[indexOf(h)], h, *side->capture, side == &a);
+    std::vector<uint32_t> changed;
     size_t same = 0;
-    for (auto& [key, n] : byKey) {
-        n.row.change = classify(n.row);
-        if (n.row.liveDelta() == 0 && n.row.peakDelta() == 0) {
-            ++same;
-            continue;
-        }
-        n.row.site = n.holding->site;
-        n.row.frames = stacks ? rowFrames(*n.capture, *n.holding) : std::vector<std::string>{n.row.site};
-        out.push_back(std::move(n.row));
-    }
-    std::sort(out.begin(), out.end(), [](const DiffRow& x, const DiffRow& y) {
-        if (x.magnitude() != y.magnitude()) return x.magnitude() > y.magnitude();
-        return x.site != y.site ? x.site < y.site : x.frames < y.frames;
+    for (uint32_t i = 0; i < n; ++i)
+        if (sums[i].first) sums[i].changed() ? changed.push_back(i) : void(++same);
+    auto site = [&](uint32_t i) -> const std::string& { return keys.siteText(sums[i].first->site); };
+    std::vector<std::pair<int64_t, uint32_t>> order; // (magnitude, site rank) of each changed row
+    order.reserve(changed.size());
+    for (uint32_t i : changed) order.emplace_back(sums[i].magnitude(), siteRank[sums[i].first->site]);
+    std::vector<uint32_t> byOrder(changed.size());
+    std::iota(byOrder.begin(), byOrder.end(), 0u);
+    std::sort(byOrder.begin(), byOrder.end(), [&](uint32_t x, uint32_t y) {
+        if (order[x].first != order[y].first) return order[x].first > order[y].first;
+        return order[x].second != order[y].second ? order[x].second < order[y].second : changed[x] < changed[y];
     });
+    for (uint32_t& k : byOrder) k = changed[k];
+    changed.swap(byOrder);
+    std::vector<DiffRow> out;
+    out.reserve(changed.size());
+    for (uint32_t i : changed) {
+        DiffRow& r = out.emplace_back(rowOf(sums[i]));
+        r.site = site(i);
+        if (out.size() <= kTextRows) r.frames = stacks ? rowFrames(*sums[i].capture, *sums[i].first) : std::vector{r.site};
+    }
     if (unchanged) *unchanged = same;
     return out;
 }
@@ -172,8 +201,11 @@ CaptureDiff compareCaptures(const DiffSide& a, const DiffSide& b, const std::ato
     StackKeys keys(analysisBudget()); // one key space for both sides
     SideResult ra = measure(a, keys, cancel), rb = measure(b, keys, cancel);
     d.a = ra.totals, d.b = rb.totals;
-    d.stacks = rows<uint32_t>(a, ra, b, rb, [](uint32_t key, const Holding&) { return key; }, &d.unchangedStacks, true);
-    d.sites = rows<std::string>(a, ra, b, rb, [](uint32_t, const Holding& h) { return h.site; }, nullptr, false);
+    const size_t stackRows = keys.keys() + 1; // and one for memory older than the recording
+    const std::vector<uint32_t> siteRank = keys.siteRanks(); // rows of equal size in the order of their sites
+    d.stacks = rows(ra, rb, keys, siteRank, stackRows,
+                    [&](const Holding& h) { return h.key == kBeforeKey ? keys.keys() : h.key; }, &d.unchangedStacks, true);
+    d.sites = rows(ra, rb, keys, siteRank, keys.sites(), [](const Holding& h) { return h.site; }, nullptr, false);
     d.iterations = alignIterations(std::move(ra.curve), std::move(rb.curve));
     d.verdict = compareVerdict(d);
     return d;

@@ -18,8 +18,9 @@ std::string_view diffChangeName(DiffChange c);
 
 struct DiffRow {
     std::string site;                // "fn (file.py:17)", or words for memory without a stack
-    std::vector<std::string> frames; // the stack, outermost first (sites: the site alone); at most
-                                     // kMaxRowFrames: a deeper one keeps its two ends around "... N frames ..."
+    std::vector<std::string> frames; // the stack, outermost first (at most kMaxRowFrames: a deeper one
+                                     // keeps its two ends around "... N frames ..."; sites: the site
+                                     // alone), for the kTextRows largest rows; empty past them
     int64_t liveA = 0, liveB = 0;    // bytes alive at the range's end
     int64_t peakA = 0, peakB = 0;    // bytes alive at the moment of the range's peak allocated
     uint32_t blocksA = 0, blocksB = 0; // blocks alive at the range's end
@@ -52,6 +53,7 @@ struct CaptureDiff {
 CaptureDiff compareCaptures(const DiffSide& a, const DiffSide& b, const std::atomic<bool>* cancel = nullptr);
 
 constexpr size_t kMaxRowFrames = 64;
+constexpr size_t kTextRows = 1000;
 
 // The label of memory that no recorded allocation explains (blocks older than the recording).
 constexpr const char* kBeforeRecording = "(allocated before recording)";

@@ -14,7 +14,8 @@ DiffTree DiffTree::build(const std::vector<DiffRow>& stacks, bool live) {
         uint32_t at = 0;
         auto addTo = [&](uint32_t n) { t.nodes_[n].a += a, t.nodes_[n].b += b, t.nodes_[n].weight += w; };
         addTo(0);
-        for (const std::string& f : r.frames) {
+        const std::vector<std::string> siteOnly{r.site}; // a row past the ones with frames: its site
+        for (const std::string& f : r.frames.empty() ? siteOnly : r.frames) {
             auto& kids = t.nodes_[at].children;
             auto it = std::find_if(kids.begin(), kids.end(), [&](uint32_t k) { return t.nodes_[k].frame == f; });
             uint32_t next;

@@ -14,14 +14,15 @@ uint64_t mix(uint64_t h, uint64_t v) {
 
 FrameId FrameTable::intern(const Frame& f) {
     const uint64_t h = mix(mix(mix(1, f.name.value), f.filename.value), f.line);
-    auto [it, fresh] = index_.try_emplace(h, static_cast<uint32_t>(frames_.size()));
-    if (!fresh) {
-        for (uint32_t i = it->second; i != kNone; i = nextSameHash_[i])
+    const uint32_t first = index_.find(h);
+    if (first != FlatMap::kMissing) {
+        for (uint32_t i = first; i != kNone; i = nextSameHash_[i])
             if (frames_[i] == f) return FrameId{i};
         // a hash collision: chain the new frame after the first one
-        nextSameHash_.push_back(nextSameHash_[it->second]);
-        nextSameHash_[it->second] = static_cast<uint32_t>(frames_.size());
+        nextSameHash_.push_back(nextSameHash_[first]);
+        nextSameHash_[first] = static_cast<uint32_t>(frames_.size());
     } else {
+        index_.set(h, static_cast<uint32_t>(frames_.size()));
         nextSameHash_.push_back(kNone);
     }
     frames_.push_back(f);

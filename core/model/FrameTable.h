@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 namespace vs {
@@ -25,7 +24,7 @@ class FrameTable {
 
   private:
     std::vector<Frame> frames_;
-    std::unordered_map<uint64_t, uint32_t> index_; // hash -> first frame with that hash
+    FlatMap index_; // hash -> first frame with that hash (flat: a million frames are not a node each)
     std::vector<uint32_t> nextSameHash_;
 };
 

@@ -1,11 +1,12 @@
 #pragma once
 // Interned strings: each distinct text is stored once and named by a StringId.
+#include "FlatMap.h"
 #include "Ids.h"
 
 #include <deque>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 namespace vs {
 
@@ -18,7 +19,8 @@ class StringTable {
 
   private:
     std::deque<std::string> texts_; // deque: references stay valid as it grows
-    std::unordered_map<std::string_view, uint32_t> index_;
+    FlatMap index_;                 // hash of the text -> first string with that hash
+    std::vector<uint32_t> nextSameHash_;
 };
 
 } // namespace vs
