@@ -49,6 +49,7 @@ class TestGrowthRegions : public QObject {
     void cacheFilledEarlyIsNoLeak();
     void graphPoolIsNoLeak();
     void recorderPausesAreNotIterations();
+    void reduceOverheadPoolIsNoGrowth();
 };
 
 namespace {
@@ -631,4 +632,19 @@ void TestGrowthRegions::recorderPausesAreNotIterations() {
     for (const auto& p : pauses) total += double(p.toUs - p.fromUs) / 1e6;
     QCOMPARE(recorderPauseSeconds(a->capture()), total);
     QVERIFY(regionsOf(*a).iterations.marker != pause);
+}
+
+// Recorded on an H200: torch.compile(mode="reduce-overhead") keeps a CUDA graph private pool; it is
+// named in the diagnosis and the state, never growth, and the recorder's exit pause is there.
+void TestGrowthRegions::reduceOverheadPoolIsNoGrowth() {
+    const auto a = openAnalysis((vs::test::samplesDir() + "/../recorded/compile_reduce_overhead.vscap").toStdString());
+    const GraphPools pools(a->trace(0));
+    QCOMPARE(pools.poolCount(), size_t(1));
+    QCOMPARE(pools.reservedAtEnd(), uint64_t(76) << 20);
+    const LeakReport rep = diagnoseLeaks(*a, 0);
+    QCOMPARE(rep.kind, LeakKind::None);
+    QVERIFY2(rep.evidence.find("76.00 MiB of the 120.00 MiB reserved at the end is in 1 CUDA graph private pool") !=
+                 std::string::npos, rep.evidence.c_str());
+    for (const auto& g : regionsOf(*a).regions) QVERIFY(g.kind != RegionKind::Leak && g.kind != RegionKind::Accumulation);
+    QCOMPARE(recorderPauses(a->capture(), 0).size(), size_t(1));
 }

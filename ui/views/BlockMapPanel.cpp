@@ -104,6 +104,7 @@ void BlockMapPanel::setAnalysis(AnalysisPtr analysis, size_t device, int64_t ori
     originUs_ = originUs;
     view_->setAnalysis(analysis_, device);
     updateLabel();
+    updateLegend(); // a capture with CUDA graph pools adds their stripe
 }
 
 // The map's own Play moves the session's moment (which every view shares); without a session, itself.
