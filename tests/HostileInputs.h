@@ -112,6 +112,18 @@ inline std::vector<uint8_t> deepStacksSnapshot(uint32_t allocs, uint32_t depth, 
     return p.appends().appends().setitems().stop().bytes;
 }
 
+// One 4 GiB segment and `n` allocations each 512 bytes into the free block left by the one before:
+// never at a free block's start, so each contradicts the state and was carved out of the block that
+// contains it, found by walking the segment's blocks (108 s at 200k).
+inline std::vector<uint8_t> allocationsInsideFreeBlocks(uint32_t n) {
+    const uint64_t base = 1ull << 40;
+    return snapshotOf([](PickleBuilder&) {},
+                      [&](PickleBuilder& p) {
+                          traceEntry(p, "segment_alloc", base, 4ull << 30, kEpochUs);
+                          for (uint32_t i = 0; i < n; ++i) traceEntry(p, "alloc", base + 512 + 8192ull * i, 512, kEpochUs + 1 + i);
+                      });
+}
+
 // A torch.profiler trace's "[memory]" event (Device Type 1: CUDA), ts in µs after the base time.
 inline std::string profilerMemoryEvent(const std::string& ts, uint64_t addr, int64_t bytes, int64_t total) {
     return R"({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": )" + ts +

@@ -73,6 +73,7 @@ class TestAnalysisHostile : public QObject {
     void whatIfRangeIsCheckedAtEntry();
     void manySegmentsReplayInLinearithmicTime();
     void profilerTraceOfManyAllocations();
+    void allocationsInsideFreeBlocks();
     void timesAreCheckedOnEveryPath_data();
     void timesAreCheckedOnEveryPath();
     void liveStreamChecksTimesToo();
@@ -169,6 +170,16 @@ void TestAnalysisHostile::profilerTraceOfManyAllocations() {
     QCOMPARE(d["segments"].toInt(), int(n));
     QCOMPARE(d["final_allocated"].toDouble(), double(n) * 512);
     QVERIFY(d["replay_exact"].toBool());
+}
+
+// Allocations that each land inside a free block (a trace that contradicts the state at every
+// alloc) walked the segment's blocks to find it: the replay keeps its ordered index of free blocks
+// from the first such alloc on.
+void TestAnalysisHostile::allocationsInsideFreeBlocks() {
+    const QString file = writeFile(dir_, "inside.pickle", test::allocationsInsideFreeBlocks(200000));
+    const CliRun r = cli({"summary", file, "--json"});
+    QVERIFY2(r.rc == 0 && withinBounds(r), r.summary().c_str());
+    QVERIFY2(r.out.find("events contradict the replayed allocator state") != std::string::npos, r.out.c_str());
 }
 
 // Impossible times: accepted silently on two of three paths (a profiler ts of -10^20 µs, a .vscap whose

@@ -174,7 +174,10 @@ bool AllocatorState::alloc(uint64_t addr, uint64_t requested, uint32_t event, ui
     uint32_t b = blockAt(addr);
     bool ok = true;
     if (b == kNil || blocks_[b].state != BlockState::Inactive) {
-        // Not at a free block's start: carve one out of the free block that contains addr.
+        // Not at a free block's start: carve one out of the free block that contains addr. Only a
+        // trace that contradicts the state gets here; one that does it at every alloc would walk a
+        // segment's blocks each time, so the ordered index of free blocks is kept from then on.
+        if (!freeIndex_) enableContainmentIndex();
         const uint32_t f = freeBlockContaining(addr);
         if (f == kNil) return false;
         b = splitAt(f, addr - blocks_[f].addr);

@@ -30,7 +30,9 @@ class AllocatorState {
     bool unmap(uint64_t addr, uint64_t size);
 
     // Backward: undo one recorded action, given the state just after it.
-    void enableContainmentIndex(); // needed by undoFreeCompleted; costs a little on every change
+    // Needed by undoFreeCompleted (and taken by alloc at the first address inside a free block);
+    // costs a little on every change.
+    void enableContainmentIndex();
     bool undoAlloc(uint64_t addr);
     bool undoFreeRequested(uint64_t addr);
     bool undoFreeCompleted(uint64_t addr, uint64_t requested);
