@@ -10,8 +10,11 @@
 //           addresses, sizes, totals, devices, times and spans;
 //   "PRF!"  the rest goes to the torch.profiler trace reader itself, without the sniffing (which
 //           wants a JSON object or array) in front of it;
+//   "ANA!"  past the readers: the rest drives HostileSnapshot (or, first byte odd, HostileTrace), or
+//           is a pickle or a JSON trace itself (the reproducers of issue 31), and a capture that
+//           loads goes through every analysis (AnalyseDeep.h);
 //   anything else is a file's bytes (pickle, gzip, zstd, .vscap or a torch.profiler trace).
-// VRAMSCOPE_FUZZ_MODE=pickle|vscap|profiler|snp|rec|raw|trc sends every input to that one reader
+// VRAMSCOPE_FUZZ_MODE=pickle|vscap|profiler|snp|rec|raw|trc|ana sends every input to that one reader
 // instead (no prefix), so that a run can count executions per reader (fuzz/run-parallel.sh).
 // Every load runs under a 16 MiB budget, as a user's --max-memory would bound it (the seeds need less).
 // fuzz/snapshot.dict is the dictionary (opcodes, snapshot keys, actions, magics).
@@ -24,6 +27,7 @@
 #include "io/SnapshotLoader.h"
 #include "io/VscapReader.h"
 #include "io/VscapRecords.h"
+#include "AnalyseDeep.h"
 #include "HostileRecords.h"
 #include "HostileSnapshot.h"
 #include "HostileTrace.h"
@@ -81,6 +85,18 @@ void dispatch(const std::string& mode, const uint8_t* data, size_t size, const v
         vs::fuzz::FuzzBytes in(data, size);
         const std::string trace = vs::fuzz::HostileTrace(in).build();
         analyseAll(vs::loadProfilerTraceBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, options));
+    } else if (mode == "ana") {
+        vs::fuzz::FuzzBytes in(data, size);
+        std::unique_ptr<vs::Capture> capture;
+        if (size && (data[0] == 0x80 || data[0] == '{')) { // a pickle or a trace as it is: reproducers
+            capture = vs::loadCaptureBytes({data, size}, options);
+        } else if (in.flag()) {
+            const std::string trace = vs::fuzz::HostileTrace(in).build();
+            capture = vs::loadProfilerTraceBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, options);
+        } else {
+            capture = vs::loadSnapshotBytes(vs::fuzz::HostileSnapshot(in).build(), options);
+        }
+        vs::fuzz::analyseDeep(*vs::CaptureAnalysis::analyse(std::move(capture)), in);
     } else if (mode == "raw") {
         readRecords(data, size);
     } else if (mode == "pickle") {
@@ -106,7 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.maxMemory = options.maxDecompressed = kBudget;
     try {
         if (!forced.empty()) return dispatch(forced, data, size, options), 0;
-        for (const char* tag : {"SNP!", "REC!", "RAW!", "TRC!", "PRF!"})
+        for (const char* tag : {"SNP!", "REC!", "RAW!", "TRC!", "PRF!", "ANA!"})
             if (size >= 4 && std::memcmp(data, tag, 4) == 0) {
                 std::string mode(tag, 3);
                 for (char& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

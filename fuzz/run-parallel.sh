@@ -3,7 +3,7 @@
 # reader (VRAMSCOPE_FUZZ_MODE), seeded from fuzz/corpus with the reader's dictionary, and prints the
 # executions per reader and any crash, leak or timeout found (reproducers under OUT/artifacts).
 #   fuzz/run-parallel.sh FUZZER SECONDS OUT [MODE:WORKERS ...]
-#   (default: pickle:4 snp:4 vscap:3 rec:3 raw:2; modes: pickle snp vscap rec raw profiler trc)
+#   (default: pickle:4 snp:4 vscap:3 rec:3 raw:2; modes: pickle snp vscap rec raw profiler trc ana)
 # FUZZ_SEEDS_FROM=DIR also seeds each reader with DIR/corpus-MODE (what an earlier run found, e.g. a
 # throughput run's corpus replayed and mutated further under ASan: scripts/fuzz-long.sh).
 set -u
@@ -20,6 +20,7 @@ for g in "${groups[@]}"; do
     vscap) cp "$src"/corpus/*.vscap "$seeds"/ ;;
     raw) cp "$src"/corpus/*.raw "$seeds"/; max_len=8192 ;;
     profiler) cp "$src"/corpus/*.json "$seeds"/; dict=$src/profiler.dict ;;
+    ana) for f in "$src"/corpus/ana_*; do tail -c +5 "$f" > "$seeds/${f##*/}"; done; max_len=4096 ;; # past the ANA! tag
     *) head -c 64 /dev/urandom > "$seeds/random"; max_len=4096 ;; # recipes: a few hundred bytes say it all
   esac
   earlier=${FUZZ_SEEDS_FROM:+$(realpath "$FUZZ_SEEDS_FROM")/corpus-$mode}
