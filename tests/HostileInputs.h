@@ -138,6 +138,20 @@ inline std::string profilerTraceOf(const std::vector<std::string>& events) {
     return json + "\n]}\n";
 }
 
+// `depth` operator spans nested one in another and an allocation at every depth: each allocation's
+// stack is as deep as the spans around it (issue 31 follow-up: 10,000 deep, 3.3 MB, took 17.8 s and
+// 809 MB, every site a copy of its spans' names).
+inline std::string nestedSpansTrace(uint32_t depth) {
+    std::vector<std::string> events;
+    for (uint32_t k = 0; k < depth; ++k)
+        events.push_back(R"({"ph": "X", "cat": "cpu_op", "name": "op)" + std::to_string(k) +
+                         R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(k) + R"(, "dur": )" +
+                         std::to_string(2 * depth + 10 - 2 * k) + "}");
+    for (uint32_t k = 0; k < depth; ++k)
+        events.push_back(profilerMemoryEvent(std::to_string(k) + ".5", (1ull << 32) + 512ull * k, 512, 512ll * (k + 1)));
+    return profilerTraceOf(events);
+}
+
 // `n` allocations of 512 bytes never freed: each becomes a segment of its own (issue 31: 17 s at 200k).
 inline std::string manyAllocationsTrace(uint32_t n) {
     std::vector<std::string> events;

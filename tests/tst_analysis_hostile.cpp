@@ -73,6 +73,7 @@ class TestAnalysisHostile : public QObject {
     void whatIfRangeIsCheckedAtEntry();
     void manySegmentsReplayInLinearithmicTime();
     void profilerTraceOfManyAllocations();
+    void profilerSpansNestedDeep();
     void allocationsInsideFreeBlocks();
     void timesAreCheckedOnEveryPath_data();
     void timesAreCheckedOnEveryPath();
@@ -170,6 +171,23 @@ void TestAnalysisHostile::profilerTraceOfManyAllocations() {
     QCOMPARE(d["segments"].toInt(), int(n));
     QCOMPARE(d["final_allocated"].toDouble(), double(n) * 512);
     QVERIFY(d["replay_exact"].toBool());
+}
+
+// Spans nested 10,000 deep with an allocation at every depth: every site was a copy of the names of
+// the spans around it and became a stack as deep (quadratic: 17.8 s, 809 MB for 3.3 MB). Sites are
+// a tree now, and the frames their stacks would hold are checked against the text first.
+void TestAnalysisHostile::profilerSpansNestedDeep() {
+    const CliRun deep = cli({"summary", writeFile(dir_, "nested.json", test::nestedSpansTrace(10000))});
+    QVERIFY2(oneLineError(deep, "spans nest so deep that the call stacks of its allocations would hold 50005000 "
+                                "frames") && withinBounds(deep),
+             deep.summary().c_str());
+    // 300 deep (what a deep recursion with with_stack=True makes) loads, each stack its spans.
+    const std::string trace = test::nestedSpansTrace(300);
+    const auto c = loadCaptureBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, {});
+    const DeviceTrace& t = c->devices.at(0);
+    size_t deepest = 0;
+    for (size_t i = 0; i < t.eventCount(); ++i) deepest = std::max(deepest, c->stacks.frames(t.stack[i]).size());
+    QCOMPARE(deepest, size_t(300));
 }
 
 // Allocations that each land inside a free block (a trace that contradicts the state at every

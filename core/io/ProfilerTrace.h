@@ -47,14 +47,21 @@ struct ProfilerTraceEvents {
     size_t traceEvents = 0;                  // every entry of traceEvents
     size_t spansOutOfRange = 0;              // ops and ranges left out: times outside 1970..2200
     std::vector<std::string> names;          // of spans, each once
-    // The spans around an allocation, innermost first (indices into names); site 0 is none.
-    std::vector<std::vector<uint32_t>> sites{{}};
+    // The spans around an allocation, as a tree of their names: a site is a node, its span's name
+    // and the site of the spans around that one (site 0, the root, is none). A site costs one node
+    // however deep it is: spans nested 10,000 deep are not 10,000 names per allocation.
+    struct Site {
+        uint32_t parent = 0, name = 0;
+        uint32_t depth = 0; // spans from it up to the root
+    };
+    std::vector<Site> sites{Site{}};
+    uint64_t textBytes = 0; // of the JSON: what the sites' stacks may take is bounded by it
 };
 
 // The enclosing spans of every memory event on its thread, as its site (ProfilerTraceSites.cpp).
 void attachSites(ProfilerTraceEvents& events, std::vector<ProfilerSpan>& spans);
-// A site as a call stack of the capture: an op is a frame named after it, a Python function
-// ("file.py(12): name") a frame at its file and line (one out of range is 0 and counted).
+// A site as a call stack of the capture, innermost first: an op is a frame named after it, a Python
+// function ("file.py(12): name") a frame at its file and line (one out of range is 0 and counted).
 StackId siteStack(Capture& c, const ProfilerTraceEvents& events, uint32_t site, uint64_t& linesOutOfRange);
 
 // The JSON layer (ProfilerTraceReader.cpp): throws LoadError when the bytes are not a Chrome trace.

@@ -89,7 +89,7 @@ class DeviceBuilder {
 
     // Each site's stack interned once, not once per allocation (a site may hold thousands of frames).
     StackId stackOfSite(uint32_t site) {
-        if (site >= siteStacks_.size()) return siteStack(c_, in_, site, linesOutOfRange_);
+        if (site >= siteStacks_.size()) return StackId{};
         if (!siteStacks_[site]) siteStacks_[site] = siteStack(c_, in_, site, linesOutOfRange_);
         return *siteStacks_[site];
     }
@@ -181,6 +181,23 @@ class DeviceBuilder {
     uint64_t linesOutOfRange_ = 0;
 };
 
+// The frames of the stacks the allocations' sites become are bounded by the text, as a pickle's load
+// is (16 times its bytes, plus 64 MiB), checked before any is made: spans nested thousands deep
+// around allocations at every depth would make each allocation's stack as deep as the nesting,
+// quadratic in a file of a few MB.
+void checkSiteDepths(const ProfilerTraceEvents& in) {
+    std::vector<bool> seen(in.sites.size());
+    uint64_t frames = 0;
+    for (const ProfilerMemoryEvent& e : in.memory)
+        if (e.bytes > 0 && e.site < seen.size() && !seen[e.site]) seen[e.site] = true, frames += in.sites[e.site].depth;
+    const uint64_t bound = (16 * in.textBytes + (64ull << 20)) / sizeof(FrameId);
+    if (frames > bound)
+        throw LoadError("the torch.profiler trace's spans nest so deep that the call stacks of its allocations "
+                        "would hold " + std::to_string(frames) + " frames, more than 16 times its " +
+                        std::to_string(in.textBytes) + " bytes allow (" + std::to_string(bound) +
+                        "): not a trace the profiler writes");
+}
+
 // The record_function ranges (ProfilerStep#N among them) as every CUDA device's annotations, start and
 // end, by time: the profiler records them on the host, for whatever device the step used.
 void annotate(Capture& c, const ProfilerTraceEvents& in) {
@@ -215,6 +232,7 @@ std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
         throw LoadError("the torch.profiler trace has no CUDA memory events (" + std::to_string(in.memory.size()) +
                         " [memory] events of " + std::to_string(in.traceEvents) +
                         " trace events): record it with profile_memory=True and ProfilerActivity.CUDA");
+    checkSiteDepths(in);
     auto capture = std::make_unique<Capture>();
     capture->warnings.push_back(
         "torch.profiler trace: it records block sizes and the allocator's totals, not blocks or segments; "

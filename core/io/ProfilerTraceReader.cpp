@@ -285,6 +285,7 @@ ProfilerTraceEvents readProfilerTrace(DecompressStream& text, const LoadOptions&
                         sax.errorAt);
     if (!sax.sawEvents)
         throw LoadError("not a torch.profiler trace: a JSON file without \"traceEvents\"");
+    sax.out.textBytes = text.produced();
     checkTimes(sax.out, sax.spans, sax.baseUs);
     attachSites(sax.out, sax.spans); // on the trace's own clock, before the base time is added
     for (ProfilerMemoryEvent& e : sax.out.memory) e.timeUs += sax.baseUs; // ts counts from the base time

@@ -4,14 +4,42 @@
 // sorted by start and the memory events sorted by time, with the open spans on a stack.
 #include "LineRange.h"
 #include "ProfilerTrace.h"
+#include "model/FlatMap.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <map>
 #include <numeric>
 
 namespace vs {
+
+namespace {
+
+// The sites' tree: the child of a site for one more span inside it, made once.
+class SiteTree {
+  public:
+    explicit SiteTree(ProfilerTraceEvents& ev) : ev_(ev) {}
+    uint32_t child(uint32_t parent, uint32_t name) {
+        const uint64_t key = uint64_t(parent) << 32 | name;
+        const uint32_t found = index_.find(key);
+        if (found != FlatMap::kMissing) return found;
+        ev_.sites.push_back({parent, name, ev_.sites[parent].depth + 1});
+        index_.set(key, uint32_t(ev_.sites.size() - 1));
+        return uint32_t(ev_.sites.size() - 1);
+    }
+
+  private:
+    ProfilerTraceEvents& ev_;
+    FlatMap index_;
+};
+
+struct Open {
+    const ProfilerSpan* span;
+    uint32_t site;   // the site of this span and those around it
+    double minEnd;   // the earliest end of this span and those around it
+};
+
+} // namespace
 
 void attachSites(ProfilerTraceEvents& ev, std::vector<ProfilerSpan>& spans) {
     std::stable_sort(spans.begin(), spans.end(), [](const ProfilerSpan& a, const ProfilerSpan& b) {
@@ -23,8 +51,13 @@ void attachSites(ProfilerTraceEvents& ev, std::vector<ProfilerSpan>& spans) {
         const auto &x = ev.memory[a], &y = ev.memory[b];
         return x.tid != y.tid ? x.tid < y.tid : x.timeUs < y.timeUs;
     });
-    std::map<std::vector<uint32_t>, uint32_t> known{{{}, 0}};
-    std::vector<const ProfilerSpan*> open; // outermost first
+    SiteTree tree(ev);
+    std::vector<Open> open; // outermost first
+    auto push = [&](const ProfilerSpan* s) {
+        const uint32_t parent = open.empty() ? 0 : open.back().site;
+        const double below = open.empty() ? s->endUs : std::min(open.back().minEnd, s->endUs);
+        open.push_back({s, tree.child(parent, s->name), below});
+    };
     size_t next = 0;
     int64_t tid = INT64_MIN;
     for (size_t i : order) {
@@ -34,16 +67,20 @@ void attachSites(ProfilerTraceEvents& ev, std::vector<ProfilerSpan>& spans) {
             while (next < spans.size() && spans[next].tid < tid) ++next;
         }
         for (; next < spans.size() && spans[next].tid == tid && spans[next].startUs <= m.timeUs; ++next) {
-            while (!open.empty() && open.back()->endUs < spans[next].startUs) open.pop_back();
-            open.push_back(&spans[next]);
+            while (!open.empty() && open.back().span->endUs < spans[next].startUs) open.pop_back();
+            push(&spans[next]);
         }
-        while (!open.empty() && open.back()->endUs < m.timeUs) open.pop_back();
-        std::vector<uint32_t> site;
-        for (auto it = open.rbegin(); it != open.rend(); ++it)
-            if ((*it)->endUs >= m.timeUs) site.push_back((*it)->name); // an inner span still open
-        auto [at, fresh] = known.emplace(std::move(site), uint32_t(ev.sites.size()));
-        if (fresh) ev.sites.push_back(at->first);
-        m.site = at->second;
+        while (!open.empty() && open.back().span->endUs < m.timeUs) open.pop_back();
+        if (open.empty() || open.back().minEnd >= m.timeUs) { // every open span is still open
+            m.site = open.empty() ? 0 : open.back().site;
+            continue;
+        }
+        // Spans that overlap without nesting left one that has ended under one still open: the
+        // site is the open ones only (rare: O(depth) here).
+        uint32_t site = 0;
+        for (const Open& o : open)
+            if (o.span->endUs >= m.timeUs) site = tree.child(site, o.span->name);
+        m.site = site;
     }
 }
 
@@ -80,8 +117,9 @@ Frame frameOf(Capture& c, const std::string& raw, uint64_t& linesOutOfRange) {
 
 StackId siteStack(Capture& c, const ProfilerTraceEvents& ev, uint32_t site, uint64_t& linesOutOfRange) {
     if (site == 0 || site >= ev.sites.size()) return StackId{};
-    std::vector<FrameId> frames;
-    for (uint32_t n : ev.sites[site]) frames.push_back(c.frames.intern(frameOf(c, ev.names[n], linesOutOfRange)));
+    std::vector<FrameId> frames; // innermost first: from the site up to the root
+    for (; site != 0; site = ev.sites[site].parent)
+        frames.push_back(c.frames.intern(frameOf(c, ev.names[ev.sites[site].name], linesOutOfRange)));
     return c.stacks.intern(frames);
 }
 
