@@ -3,6 +3,7 @@
 // runs - a simulation under the recorded settings reproduces every bundled capture's recorded series
 // (reserved and allocated after every request, peak, final) and PyTorch's own final/peak figures.
 #include "TestData.h"
+#include "analysis/GraphPools.h"
 #include "load/OpenAnalysis.h"
 #include "sim/NativeAllocatorSim.h"
 #include "sim/WhatIf.h"
@@ -148,7 +149,8 @@ class TestWhatIf : public QObject {
             const auto a = openAnalysis(f.toStdString());
             if (a->capture().nativeStacks) continue; // CUDA-level recordings: not PyTorch's caching allocator
             for (size_t d = 0; d < a->deviceCount(); ++d) {
-                if (!a->trace(d).eventCount()) continue;
+                // CUDA graph private pools are not simulated (the what-if CLI says so)
+                if (!a->trace(d).eventCount() || !GraphPools(a->trace(d)).empty()) continue;
                 const SimInput in = SimInput::fromTrace(a->trace(d), a->capture().streams, a->replay(d),
                                                         a->capture().settings);
                 // A memory fraction is not in the snapshot: the runs of samples/whatif wrote theirs in the truth.

@@ -1,5 +1,7 @@
 #include "Commands.h"
 
+#include "analysis/GraphPools.h"
+
 #include "analysis/CaptureAnalysis.h"
 #include "sim/SimRange.h"
 #include "sim/WhatIf.h"
@@ -101,6 +103,10 @@ void printHeader(std::ostream& out, const Context& c) {
                              : std::string("unlimited (not recorded: pass --capacity BYTES)"))
         << '\n';
     if (c.in.startsMidRun) out << "note: the trace starts mid-run; simulations start from the recorded state at its first event\n";
+    if (const GraphPools pools(c.a.trace(c.d)); !pools.empty())
+        out << "note: " << humanBytes(int64_t(pools.reservedAtEnd()))
+            << " is reserved in CUDA graph private pools; the simulator models the default pool only, so "
+               "its figures can differ from the recording's\n";
 }
 
 int runSweep(std::ostream& out, const Context& c, bool json) {
