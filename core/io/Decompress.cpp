@@ -63,9 +63,22 @@ uint64_t maxDecompressedFor(uint64_t compressedBytes) {
                : compressedBytes * kMaxDecompressionRatio + slack;
 }
 
-DecompressedBytes gunzip(std::span<const uint8_t> in, uint64_t limit) {
+namespace {
+// zlib's state, ended on every way out (a bound passed mid-stream throws from the sink).
+struct Inflater {
     z_stream z{};
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw LoadError("zlib initialisation failed");
+    Inflater() {
+        if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw LoadError("zlib initialisation failed");
+    }
+    ~Inflater() { inflateEnd(&z); }
+    Inflater(const Inflater&) = delete;
+    Inflater& operator=(const Inflater&) = delete;
+};
+} // namespace
+
+DecompressedBytes gunzip(std::span<const uint8_t> in, uint64_t limit) {
+    Inflater inflater;
+    z_stream& z = inflater.z;
     // gzip stores the size modulo 2^32 in its last four bytes: a good first guess.
     uint64_t hint = in.size() * 4;
     if (in.size() >= 18) {
@@ -88,14 +101,10 @@ DecompressedBytes gunzip(std::span<const uint8_t> in, uint64_t limit) {
         consumed += inChunk - z.avail_in;
         out.commit(outChunk - z.avail_out);
         if (rc == Z_BUF_ERROR && consumed == in.size()) rc = Z_DATA_ERROR; // input ended early
-        if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
-            inflateEnd(&z);
-            throw LoadError(std::string("gzip data is corrupt or truncated (") +
-                                (z.msg ? z.msg : "no detail") + ")",
+        if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+            throw LoadError(std::string("gzip data is corrupt or truncated (") + (z.msg ? z.msg : "no detail") + ")",
                             consumed);
-        }
     }
-    inflateEnd(&z);
     return out.take();
 }
 
