@@ -238,7 +238,7 @@ int64_t minFloorRise(int64_t peakAllocated) {
 }
 
 std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
-                                       const Iterations& its) {
+                                       const Iterations& its, const GraphPools& pools) {
     std::vector<GrowthRegion> out;
     const ReplayResult& rep = a.replay(device);
     const int64_t peak = std::max<int64_t>(1, a.summary(device).peak.allocated);
@@ -246,7 +246,6 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device, 
     const FloorRises f = findFloorRises(rep.allocated, minRise);
     if (f.slices == 0) return out;
     const auto events = uint32_t(rep.allocated.size());
-    const GraphPools pools(a.trace(device));
     // the program marked its steps: what it made before the first is its model and setup
     const uint32_t setupEnd = its.fromAnnotations && its.count() >= 3 ? its.starts.front() : 0;
     const Inputs in{setupEnd, a.capture(), a.trace(device), all, f, pools, minRise};

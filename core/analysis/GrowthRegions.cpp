@@ -2,7 +2,6 @@
 
 #include "FloorRegions.h"
 #include "FrameFilter.h"
-#include "GraphPools.h"
 #include "NativeOwner.h"
 #include "ReleaseCause.h"
 
@@ -123,9 +122,8 @@ struct Builder {
 
 // The kept allocations of every stack, in stack order. At the CUDA level, what a framework's allocator or a library keeps is its cache, not growth.
 std::map<uint32_t, Kept> keptByStack(const Capture& c, const DeviceTrace& t, const std::vector<Allocation>& all,
-                                     const Iterations& its, bool skipWarmUp) {
-    std::map<uint32_t, Kept> out;
-    const GraphPools pools(t); // a CUDA graph's private pool holds memory by design
+                                     const Iterations& its, const GraphPools& pools, bool skipWarmUp) {
+    std::map<uint32_t, Kept> out; // a CUDA graph's private pool holds memory by design: left out
     std::unordered_map<uint32_t, bool> library;
     for (uint32_t i = 0; i < all.size(); ++i) {
         const Allocation& x = all[i];
@@ -229,6 +227,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     const Capture& c = a.capture();
     if (t.eventCount() == 0) return out;
     out.iterations = findIterations(c, t, all);
+    out.pools = GraphPools(t);
     const bool real = out.iterations.count() >= 3;
     const Iterations its = real ? out.iterations : slicesOf(uint32_t(t.eventCount()));
     const DeviceSummary sum = a.summary(device);
@@ -237,7 +236,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
 
     ReleaseBuckets releases; // (release iteration, releasing line) -> accumulated items
     std::vector<Kept::Item> leaked, pending;            // alive at the end: leaks, unfinished phases
-    for (auto& [stack, kept] : keptByStack(c, t, all, its, real)) {
+    for (auto& [stack, kept] : keptByStack(c, t, all, its, out.pools, real)) {
         std::map<size_t, std::vector<Kept::Item>> byFree;
         for (const auto& i : kept.items) byFree[i.freed].push_back(i);
         // Bulk releases of memory made over several iterations, against memory freed a fixed number
@@ -298,7 +297,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
         r.cost = double(r.perIterationBytes) * double(its.count() + 1 - its.indexOf(r.first));
         out.regions.push_back(std::move(r));
     }
-    addFloorRegions(floorRegions(a, device, all, out.iterations), out.regions);
+    addFloorRegions(floorRegions(a, device, all, out.iterations, out.pools), out.regions);
     addCacheRegion(a, device, out.regions);
     std::stable_sort(out.regions.begin(), out.regions.end(),
                      [](const GrowthRegion& x, const GrowthRegion& y) { return x.cost > y.cost; });

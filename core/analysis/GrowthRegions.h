@@ -13,6 +13,7 @@
 // Regions are ranked by what they would cost if the run went on: bytes kept per iteration times
 // the iterations they keep accumulating for.
 #include "CaptureAnalysis.h"
+#include "GraphPools.h"
 #include "Iterations.h"
 #include "Lifetimes.h"
 
@@ -46,6 +47,7 @@ struct GrowthRegion {
 
 struct GrowthRegions {
     Iterations iterations;
+    GraphPools pools;                  // the device's CUDA graph private pools: never growth
     std::vector<GrowthRegion> regions; // most costly first
 };
 

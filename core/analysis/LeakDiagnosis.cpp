@@ -1,7 +1,6 @@
 #include "LeakDiagnosis.h"
 
 #include "FrameFilter.h"
-#include "GraphPools.h"
 #include "NativeOwner.h"
 #include "RegionDiagnosis.h"
 #include "SiteText.h"
@@ -236,8 +235,7 @@ const GrowthRegion* repeatedRelease(const LeakReport& rep) {
 // " 96.00 MiB of the 120.00 MiB reserved at the end is in 2 CUDA graph pools ...": when private pools
 // hold a good part of what is reserved (reduce-overhead, torch.cuda.graph), which users cannot
 // otherwise explain.
-std::string graphPoolText(const DeviceTrace& t, const DeviceSummary& sum) {
-    const GraphPools pools(t);
+std::string graphPoolText(const GraphPools& pools, const DeviceSummary& sum) {
     if (pools.empty() || 4 * pools.reservedAtEnd() < uint64_t(std::max<int64_t>(1, sum.final.reserved))) return {};
     return " " + humanBytes(int64_t(pools.reservedAtEnd())) + " of the " + humanBytes(sum.final.reserved) +
            " reserved at the end is in " + std::to_string(pools.poolCount()) +
@@ -332,7 +330,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     if (c.nativeStacks) // a framework's cache or a library's workspace is not the user's leak
         for (auto& g : rep.groups)
             if (nativeOwner(c, g.stack) != NativeOwner::User) g.growing = false;
-    if (const GraphPools pools(t); !pools.empty()) // a CUDA graph's private pool keeps memory by design
+    if (const GraphPools& pools = rep.growth().pools; !pools.empty()) // kept by a CUDA graph by design
         for (auto& g : rep.groups)
             if (inGraphPool(t, all, pools, g)) g.growing = false;
     rankBySteadiness(rep.groups);
@@ -470,7 +468,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         }
     }
     if (rep.kind == LeakKind::DeferredFree) rep.evidence = flatEvidence(a, device, rep);
-    if (quiet(rep.kind)) rep.evidence += graphPoolText(t, sum);
+    if (quiet(rep.kind)) rep.evidence += graphPoolText(rep.growth().pools, sum);
     rep.growthBytesPerSecond = double(rep.growthBytes) / duration;
     // A region explains itself (a click on a ramp); otherwise the worst accumulation, unless the
     // memory is leaked for good or ran out (more serious), or a leak the window missed.
