@@ -18,12 +18,24 @@ endif()
 # The recorder (`python3 -m vramscope record ...`), importable by the system's Python 3.
 set(VRAMSCOPE_PYTHON_DIR "lib/python3/dist-packages" CACHE STRING "Where the recorder's package is installed, under the prefix")
 install(DIRECTORY capture/python/vramscope DESTINATION ${VRAMSCOPE_PYTHON_DIR} PATTERN __pycache__ EXCLUDE)
+# with core's codec headers in its _core/: its tracker compiles them (native.py lists them; setup.py
+# does the same for the wheel)
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c
+                    "import sys; sys.path.insert(0, sys.argv[1]); import native; print(';'.join(native.CODEC_HEADERS), end='')"
+                    ${PROJECT_SOURCE_DIR}/capture/python/vramscope
+                  OUTPUT_VARIABLE codec_headers COMMAND_ERROR_IS_FATAL ANY)
+  foreach(header IN LISTS codec_headers)
+    get_filename_component(header_dir ${header} DIRECTORY)
+    install(FILES core/${header} DESTINATION ${VRAMSCOPE_PYTHON_DIR}/vramscope/_core/${header_dir})
+  endforeach()
+endif()
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs DESTINATION ${CMAKE_INSTALL_DOCDIR}) # the README's links
 
 # The recorder as a wheel, for pip installs next to torch: `cmake --build B --target recorder_wheel`
 # leaves B/wheel/vramscope-VERSION-py3-none-any.whl.
-find_package(Python3 COMPONENTS Interpreter)
 if(Python3_FOUND)
   add_custom_target(recorder_wheel
     COMMAND ${CMAKE_COMMAND} -E env PYTHON=${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/build-wheel.sh

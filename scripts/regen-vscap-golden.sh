@@ -1,7 +1,7 @@
 #!/bin/sh
 # Rewrites tests/golden/vscap/*.bin from core's .vscap encoder (tst_vscap_codec, built in BUILD_DIR, which
 # it configures with -DVRAMSCOPE_TESTS=ON as scripts/test.sh does),
-# then checks the Python writer against them. Run it only after a deliberate change of a record
+# then checks the Python fallback (codec.py) against them. Run it only after a deliberate change of a record
 # layout (docs/vscap.md first), and commit the files with the change.
 #   scripts/regen-vscap-golden.sh [BUILD_DIR]   (default: build)
 set -e

@@ -1,14 +1,14 @@
 // One .vscap encoder: tests/golden/vscap holds what core's codec (io/VscapEncode*.h, VscapEvents.h,
-// VscapWriter) writes for fixed inputs, one file per case. The encoders that cannot link it are held
-// to the same bytes: the torch extension's (_vscap_encode.h, compiled here without torch) below, the
-// Python writer's in capture/python/tests/test_vscap_golden.py (same inputs, written again there).
+// VscapWriter) writes for fixed inputs, one file per case. The Python recorder's tracker compiles the
+// same codec; its interner (_interner.h, compiled here without torch) is checked below, its pure-Python
+// fallback in capture/python/tests/test_vscap_golden.py (same inputs, written again there).
 // After a deliberate layout change: scripts/regen-vscap-golden.sh BUILD_DIR rewrites the files.
 #include "io/VscapEncodeState.h"
 #include "io/VscapEvents.h"
 #include "io/VscapReader.h"
 #include "io/VscapWriter.h"
 
-#include "_vscap_encode.h"
+#include "_interner.h"
 
 #include <QFile>
 #include <QtTest>

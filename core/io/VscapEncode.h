@@ -1,10 +1,10 @@
 #pragma once
 // The one encoder of .vscap record bodies (docs/vscap.md). Every C++ writer - the exporter
 // (VscapExport) and the CUPTI agent (capture/cupti) - writes its records through these structs, so a
-// layout is spelled out once. The Python writer (vscap.py) and the torch extension's encoder
-// (_vscap_encode.h) cannot link this code (they are built on the user's machine from the installed
-// package), so they are checked against it byte for byte: tests/golden/vscap, made by
-// tst_vscap_codec from these encoders. Standard library only: the agent is injected into any program.
+// layout is spelled out once. The Python recorder's tracker module compiles these same files
+// (capture/python/vramscope/_codec.cpp); only its pure-Python fallback (codec.py) is a second
+// spelling, checked byte for byte against them (test_codec_parity.py, and tests/golden/vscap made by
+// tst_vscap_codec from these encoders). Standard library only: the agent is injected into any program.
 //
 // Each struct names its record kind (kRecord) and appends its body to a ByteWriter; Writer::write()
 // frames it into the current chunk. The larger records (Segments, Settings, Retention) are in

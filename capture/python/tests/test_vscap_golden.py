@@ -1,7 +1,8 @@
-"""vscap.py writes the same bytes as vramscope's one .vscap encoder (core/io/VscapEncode*.h).
+"""The pure-Python fallback (codec.py, through vscap.py) writes the same bytes as vramscope's one
+.vscap encoder (core/io/VscapEncode*.h).
 
 tests/golden/vscap/*.bin are what that encoder writes for fixed inputs (tests/tst_vscap_codec.cpp,
-which also holds the torch extension's encoder to them); the same inputs are spelled here in Python
+which also holds the torch extension's interner to them); the same inputs are spelled here in Python
 and each record must come out byte for byte. No torch, no GPU: run it directly
 (python3 capture/python/tests/test_vscap_golden.py) or with pytest. After a deliberate layout
 change, regenerate the files with scripts/regen-vscap-golden.sh and update both tests."""

@@ -3,13 +3,14 @@
 // its own lock: it copies the plain fields and a reference to the recorded stack into a bounded
 // buffer and returns - no GIL, no allocation beyond the buffer's, no I/O. drain(), called from the
 // recorder's writer thread, symbolizes the stacks (torch takes the GIL for Python frames there),
-// interns strings/frames/stacks/streams and encodes .vscap records (docs/vscap.md).
+// interns strings/frames/stacks/streams and encodes .vscap records (docs/vscap.md) with core's codec;
+// _codec.cpp, compiled with it, adds the functions that encode every other record from Python.
 #include <torch/extension.h>
 
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <torch/csrc/profiler/combined_traceback.h>
 
-#include "_vscap_encode.h" // varints, the interner, Events: checked against core's codec
+#include "_codec.h" // the interner and core's codec
 
 #include <atomic>
 #include <chrono>
@@ -57,10 +58,6 @@ void onTrace(const TraceEntry& te) {
     }
     buffer.push_back(std::move(e));
 }
-
-using vramscope_tracker::Interner;
-Interner interner;
-std::mutex internMutex; // drain() and the Python-side intern calls
 
 // The raw Python frames (code object, instruction) of a CapturedTraceback are private. An explicit
 // template instantiation may name a private member (C++ [temp.spec]/6), which gives a member
@@ -117,12 +114,12 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
     const auto sym = torch::symbolize(tbs);
     std::vector<uint64_t> frameIds(sym.all_frames.size());
     for (size_t f = 0; f < sym.all_frames.size(); ++f)
-        frameIds[f] = interner.frame(sym.all_frames[f].filename, sym.all_frames[f].funcname, sym.all_frames[f].lineno);
+        frameIds[f] = vramscope_codec::interner().frame(sym.all_frames[f].filename, sym.all_frames[f].funcname, sym.all_frames[f].lineno);
     std::vector<uint64_t> stack;
     for (size_t k = 0; k < tbs.size(); ++k) {
         stack.clear();
         for (uint64_t f : sym.tracebacks[k]) stack.push_back(frameIds[f]);
-        ids[owner[k]] = interner.stack(stack);
+        ids[owner[k]] = vramscope_codec::interner().stack(stack);
     }
     for (auto [i, k] : sameAs) ids[i] = ids[owner[k]];
     if (cacheStacks) {
@@ -138,7 +135,7 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
 // Encodes one device's events (in order) as an Events record.
 void encodeEvents(std::string& out, int device, const std::vector<const Event*>& evs,
                   const std::vector<uint64_t>& stacks) {
-    vramscope_tracker::encodeEvents(out, interner, device, evs.size(), [&](size_t i) {
+    vramscope_tracker::encodeEvents(out, vramscope_codec::interner(), device, evs.size(), [&](size_t i) {
         const Event& e = *evs[i];
         return vramscope_tracker::EventFields{e.timeUs, e.addr, e.size, e.action, e.stream, stacks[i]};
     });
@@ -154,7 +151,7 @@ py::bytes drain() {
     std::string out;
     {
         py::gil_scoped_release release; // symbolize() takes the GIL itself, only for Python frames
-        std::lock_guard<std::mutex> lock(internMutex);
+        std::lock_guard<std::mutex> lock(vramscope_codec::internMutex());
         const auto stacks = stackIds(events);
         std::map<int, std::pair<std::vector<const Event*>, std::vector<uint64_t>>> byDevice;
         for (size_t i = 0; i < events.size(); ++i) {
@@ -162,7 +159,8 @@ py::bytes drain() {
             d.first.push_back(&events[i]), d.second.push_back(stacks[i]);
         }
         for (auto& [device, d] : byDevice) encodeEvents(out, device, d.first, d.second);
-        out += interner.pending, interner.pending.clear();
+        auto& pending = vramscope_codec::interner().pending;
+        out += pending, pending.clear();
     }
     return py::bytes(out); // `events` (and their Python frames) are released here, with the GIL held
 }
@@ -180,36 +178,6 @@ void start(size_t maxBuffered, bool pythonStacksOnly) {
 }
 
 void stop() { enabled = false; }
-
-uint64_t internString(const std::string& s) {
-    py::gil_scoped_release release; // drain() holds internMutex while it waits for the GIL
-    std::lock_guard<std::mutex> lock(internMutex);
-    return interner.string(s);
-}
-
-uint64_t internStack(const std::vector<std::tuple<std::string, std::string, uint64_t>>& frames) {
-    py::gil_scoped_release release; // drain() holds internMutex while it waits for the GIL
-    std::lock_guard<std::mutex> lock(internMutex);
-    std::vector<uint64_t> ids;
-    for (const auto& [file, name, line] : frames) ids.push_back(interner.frame(file, name, line));
-    return interner.stack(ids);
-}
-
-uint64_t internStream(uint64_t raw) {
-    py::gil_scoped_release release; // drain() holds internMutex while it waits for the GIL
-    std::lock_guard<std::mutex> lock(internMutex);
-    return interner.stream(raw);
-}
-
-py::bytes takeRecords() {
-    std::string out;
-    {
-        py::gil_scoped_release release;
-        std::lock_guard<std::mutex> lock(internMutex);
-        out.swap(interner.pending);
-    }
-    return py::bytes(out);
-}
 
 py::object compress(const std::string& raw, int level) {
 #ifdef VRAMSCOPE_ZSTD
@@ -240,10 +208,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         std::lock_guard<std::mutex> lock(bufferMutex);
         return buffer.size();
     });
-    m.def("string", &internString);
-    m.def("stack", &internStack);
-    m.def("stream", &internStream);
-    m.def("take_records", &takeRecords);
+    if (vramscope_codec::addFunctions(m.ptr()) < 0) throw py::error_already_set(); // string, stack, ..._record
     m.def("compress", &compress, "zstd-compress (None when built without zstd)");
     m.def("has_zstd", [] {
 #ifdef VRAMSCOPE_ZSTD

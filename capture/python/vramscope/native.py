@@ -1,6 +1,10 @@
 """Builds (once per machine, torch and Python version) and loads the native allocator tracker,
-_tracker.cpp, against the torch that is installed. Returns the module, or None and the reason when
-no compiler/headers are there.
+_tracker.cpp with _codec.cpp, against the torch that is installed. Returns the module, or None and
+the reason when no compiler/headers are there.
+
+The records are encoded by core's codec, compiled from its own files (CODEC_HEADERS, under core/ of
+the repository): a source checkout finds them there, an installed package in its _core/ directory,
+where scripts/build-wheel.sh and the install rules copy them.
 
 The cache: $VRAMSCOPE_CACHE (a CI recipe names a directory it keeps between jobs), else
 $XDG_CACHE_HOME/vramscope, else ~/.cache/vramscope. In it one directory per build key (torch
@@ -39,9 +43,27 @@ def cache_root():
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vramscope")
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCES = ("_tracker.cpp", "_codec.cpp")
+OWN_HEADERS = ("_codec.h", "_interner.h")
+CODEC_HEADERS = ("io/VscapFormat.h", "io/VscapEncode.h", "io/VscapEncodeState.h", "io/VscapEvents.h",
+                 "model/Action.h")  # core's codec, relative to core/
+
+
+def core_dir():
+    """Where core's codec headers are: the package's copy of them, else the source tree's core/."""
+    for d in (os.path.join(HERE, "_core"), os.path.join(HERE, "..", "..", "..", "core")):
+        if all(os.path.isfile(os.path.join(d, h)) for h in CODEC_HEADERS):
+            return os.path.normpath(d)
+    raise FileNotFoundError("core's codec headers (%s) are neither in %s/_core nor in the source tree"
+                            % (CODEC_HEADERS[0], HERE))
+
+
 def _sources():
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.join(here, "_tracker.cpp"), os.path.join(here, "_vscap_encode.h")
+    """Every file the module is built from: its sources first."""
+    core = core_dir()
+    return ([os.path.join(HERE, f) for f in SOURCES + OWN_HEADERS] +
+            [os.path.join(core, h) for h in CODEC_HEADERS])
 
 
 def build_key(torch, flags):
@@ -166,12 +188,14 @@ def load(say=None):
     try:
         import torch
         from torch.utils import cpp_extension
-        source = _sources()[0]
+        sources = _sources()[:len(SOURCES)]
         cflags, ldflags = _zstd_flags()
+        includes = [HERE, core_dir()]
 
         def build(directory):
-            return cpp_extension.load(name=NAME, sources=[source], extra_cflags=["-O2"] + cflags,
-                                      extra_ldflags=ldflags, build_directory=directory, with_cuda=True,
+            return cpp_extension.load(name=NAME, sources=sources, extra_cflags=["-O2", "-std=c++20"] + cflags,
+                                      extra_ldflags=ldflags, extra_include_paths=includes,
+                                      build_directory=directory, with_cuda=True,
                                       verbose=bool(os.environ.get("VRAMSCOPE_VERBOSE")))
         module, how = cached_build(cache_root(), build_key(torch, (cflags, ldflags)), build, say=say)
         load.how = how

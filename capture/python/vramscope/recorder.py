@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from . import auto, driver, native, pauses, phases, retention, sources, vscap
+from . import auto, codec, driver, native, pauses, phases, retention, sources, vscap
 from .live import LiveSink
 
 MAX_WARNINGS = 200  # distinct warnings written into one capture; later ones are only counted
@@ -392,12 +392,14 @@ class Recorder:
         if self.use_native:
             module, reason = native.load(say=self.say)
             if module is not None:
+                vscap.use(module)  # every record through core's codec, compiled into the module
                 return sources.NativeSource(module, self.max_buffered, self.stacks != "all")
             self.say("vramscope: the native tracker could not be built (%s); falling back to polling "
                      "torch.cuda.memory._snapshot() once a second: slower, and events can be lost when "
                      "PyTorch's ring overruns" % reason)
             self.warn("the native tracker could not be built (%s): events polled from PyTorch's ring" % reason)
         self.interval = max(self.interval, 1.0)
+        vscap.use(codec)  # the pure-Python fallback, held to the compiled codec's bytes
         return sources.PollingSource(self.torch)
 
     def _connect_live(self):
