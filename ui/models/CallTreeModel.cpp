@@ -15,27 +15,6 @@ void CallTreeModel::setTree(std::shared_ptr<const Capture> keepAlive, const Capt
     endResetModel();
 }
 
-QModelIndex CallTreeModel::index(int row, int column, const QModelIndex& parent) const {
-    if (!capture_ || row < 0 || column < 0 || column >= ColumnCount) return {};
-    const auto& children = tree_.node(nodeOf(parent)).children;
-    if (size_t(row) >= children.size()) return {};
-    return createIndex(row, column, quintptr(children[size_t(row)]));
-}
-
-QModelIndex CallTreeModel::parent(const QModelIndex& child) const {
-    if (!child.isValid()) return {};
-    const uint32_t p = tree_.node(nodeOf(child)).parent;
-    if (p == 0 || p == UINT32_MAX) return {};
-    const auto& siblings = tree_.node(tree_.node(p).parent).children;
-    const auto row = std::find(siblings.begin(), siblings.end(), p) - siblings.begin();
-    return createIndex(int(row), 0, quintptr(p));
-}
-
-int CallTreeModel::rowCount(const QModelIndex& parent) const {
-    if (!capture_ || parent.column() > 0) return 0;
-    return int(tree_.node(nodeOf(parent)).children.size());
-}
-
 QVariant CallTreeModel::headerData(int section, Qt::Orientation o, int role) const {
     static const char* names[] = {"Function", "Surviving bytes", "Blocks", "Location"};
     if (o == Qt::Horizontal && role == Qt::DisplayRole) return tr(names[section]);
@@ -44,7 +23,7 @@ QVariant CallTreeModel::headerData(int section, Qt::Orientation o, int role) con
 
 QVariant CallTreeModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !capture_) return {};
-    const CallNode& n = tree_.node(nodeOf(index));
+    const CallNode& n = tree_.node(uint32_t(nodeOf(index)));
     const Capture& c = *capture_;
     const Frame& f = c.frames[n.frame];
     auto text = [&](StringId id) {

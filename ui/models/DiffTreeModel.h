@@ -3,26 +3,25 @@
 // in B, and B − A; children heaviest difference first.
 #include "compare/DiffTree.h"
 
-#include <QAbstractItemModel>
+#include "models/TreeModel.h"
 
 namespace vs::ui {
 
-class DiffTreeModel : public QAbstractItemModel {
+class DiffTreeModel : public TreeModel {
     Q_OBJECT
   public:
     enum Column { Frame, A, B, Delta, ColumnCount };
-    explicit DiffTreeModel(QObject* parent = nullptr) : QAbstractItemModel(parent) {}
+    explicit DiffTreeModel(QObject* parent = nullptr) : TreeModel(ColumnCount, parent) {}
     void setTree(DiffTree tree);
 
-    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
-    QModelIndex parent(const QModelIndex& child) const override;
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
   private:
-    uint32_t nodeOf(const QModelIndex& i) const { return i.isValid() ? uint32_t(i.internalId()) : 0; }
+    int childCount(Node n) const override { return tree_.size() ? int(tree_.node(uint32_t(n)).children.size()) : 0; }
+    Node childAt(Node n, int row) const override { return tree_.node(uint32_t(n)).children[size_t(row)]; }
+    Node parentOf(Node n) const override { return tree_.node(uint32_t(n)).parent; } // top level: 0, the root
+    int rowOf(Node n) const override { return rowAmongSiblings(tree_, uint32_t(n)); }
     DiffTree tree_;
 };
 

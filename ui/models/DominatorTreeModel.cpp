@@ -46,30 +46,9 @@ void DominatorTreeModel::layOut() {
     }
 }
 
-QModelIndex DominatorTreeModel::index(int row, int column, const QModelIndex& parent) const {
-    if (nodes_.empty() || column < 0 || column >= ColumnCount) return {};
-    const auto& kids = nodes_[size_t(nodeOf(parent))].children;
-    return row >= 0 && size_t(row) < kids.size() ? createIndex(row, column, quintptr(kids[size_t(row)])) : QModelIndex();
-}
-
-QModelIndex DominatorTreeModel::parent(const QModelIndex& child) const {
-    if (!child.isValid()) return {};
-    const int p = nodes_[size_t(nodeOf(child))].parent;
-    return p <= 0 ? QModelIndex() : createIndex(nodes_[size_t(p)].row, 0, quintptr(p));
-}
-
-int DominatorTreeModel::rowCount(const QModelIndex& parent) const {
-    if (nodes_.empty() || parent.column() > 0) return 0;
-    return int(nodes_[size_t(nodeOf(parent))].children.size());
-}
-
-int DominatorTreeModel::columnCount(const QModelIndex&) const {
-    return ColumnCount;
-}
-
 QVariant DominatorTreeModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
-    const Node& n = nodes_[size_t(nodeOf(index))];
+    const Entry& n = nodes_[nodeOf(index)];
     if (role == NodeRole) return n.more ? QVariant() : QVariant(n.graphNode);
     if (role == Qt::TextAlignmentRole && index.column() == Retained) return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole) return {};

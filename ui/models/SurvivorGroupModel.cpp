@@ -9,12 +9,8 @@
 #include <QFont>
 
 namespace vs::ui {
-namespace {
-// Internal ids: 0 for a group row, g + 1 for the frame rows of group g.
-constexpr quintptr kGroupId = 0;
-} // namespace
 
-SurvivorGroupModel::SurvivorGroupModel(QObject* parent) : QAbstractItemModel(parent) {}
+SurvivorGroupModel::SurvivorGroupModel(QObject* parent) : TreeModel(ColumnCount, parent) {}
 
 void SurvivorGroupModel::setGroups(AnalysisPtr analysis, std::vector<SurvivorGroup> groups, bool showLibraries,
                                    std::vector<Category> categories) {
@@ -36,32 +32,19 @@ void SurvivorGroupModel::setGroups(AnalysisPtr analysis, std::vector<SurvivorGro
 }
 
 int SurvivorGroupModel::groupRow(const QModelIndex& index) {
-    if (!index.isValid()) return -1;
-    return index.internalId() == kGroupId ? index.row() : int(index.internalId() - 1);
+    return index.isValid() ? int(groupOf(nodeOf(index))) : -1;
 }
 
-QModelIndex SurvivorGroupModel::index(int row, int column, const QModelIndex& parent) const {
-    if (row < 0 || column < 0 || column >= ColumnCount) return {};
-    if (!parent.isValid()) return size_t(row) < groups_.size() ? createIndex(row, column, kGroupId) : QModelIndex();
-    if (parent.internalId() != kGroupId || size_t(row) >= frames_[size_t(parent.row())].size()) return {};
-    return createIndex(row, column, quintptr(parent.row()) + 1);
-}
-
-QModelIndex SurvivorGroupModel::parent(const QModelIndex& child) const {
-    if (!child.isValid() || child.internalId() == kGroupId) return {};
-    return createIndex(int(child.internalId() - 1), 0, kGroupId);
-}
-
-int SurvivorGroupModel::rowCount(const QModelIndex& parent) const {
-    if (!parent.isValid()) return int(groups_.size());
-    if (parent.internalId() != kGroupId || parent.column() != 0) return 0;
-    return int(frames_[size_t(parent.row())].size());
+int SurvivorGroupModel::childCount(Node n) const {
+    if (n == kRoot) return int(groups_.size());
+    return isFrame(n) ? 0 : int(frames_[groupOf(n)].size());
 }
 
 QVariant SurvivorGroupModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || !analysis_) return {};
-    if (index.internalId() == kGroupId) return groupData(size_t(index.row()), index.column(), role);
-    return frameData(size_t(index.internalId() - 1), size_t(index.row()), index.column(), role);
+    const Node n = nodeOf(index);
+    if (!isFrame(n)) return groupData(groupOf(n), index.column(), role);
+    return frameData(groupOf(n), size_t(index.row()), index.column(), role);
 }
 
 QVariant SurvivorGroupModel::groupData(size_t i, int column, int role) const {

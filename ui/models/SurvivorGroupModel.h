@@ -7,13 +7,13 @@
 #include "analysis/Categories.h"
 #include "analysis/Survivors.h"
 
-#include <QAbstractItemModel>
+#include "models/TreeModel.h"
 
 #include <vector>
 
 namespace vs::ui {
 
-class SurvivorGroupModel : public QAbstractItemModel {
+class SurvivorGroupModel : public TreeModel {
     Q_OBJECT
   public:
     enum Column { Bytes, Blocks, Kind, Steady, Site, ColumnCount };
@@ -26,14 +26,18 @@ class SurvivorGroupModel : public QAbstractItemModel {
     // The top-level row of any index (a group, or a frame of it); -1 for none.
     static int groupRow(const QModelIndex& index);
 
-    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
-    QModelIndex parent(const QModelIndex& child) const override;
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& = {}) const override { return ColumnCount; }
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
   private:
+    // Nodes: group g is (g + 1) << 32, its k-th frame row that plus k + 1.
+    static Node groupNode(size_t g) { return Node(g + 1) << 32; }
+    static size_t groupOf(Node n) { return size_t(n >> 32) - 1; }
+    static bool isFrame(Node n) { return (n & 0xffffffffu) != 0; }
+    int childCount(Node n) const override;
+    Node childAt(Node n, int row) const override { return n == kRoot ? groupNode(size_t(row)) : n + Node(row) + 1; }
+    Node parentOf(Node n) const override { return isFrame(n) ? groupNode(groupOf(n)) : kRoot; }
+    int rowOf(Node n) const override { return isFrame(n) ? int(n & 0xffffffffu) - 1 : int(groupOf(n)); }
     QVariant groupData(size_t g, int column, int role) const;
     QVariant frameData(size_t g, size_t k, int column, int role) const;
 
