@@ -4,6 +4,8 @@
 // and the extension's leak at its line on the CUDA level.
 #include "TestData.h"
 #include "analysis/Composition.h"
+#include "analysis/GraphPoolUse.h"
+#include "analysis/Replay.h"
 #include "analysis/LeakDiagnosis.h"
 #include "analysis/PhaseWindows.h"
 #include "io/CaptureFile.h"
@@ -173,6 +175,39 @@ class TestCategories : public QObject {
             alive[static_cast<size_t>(Category::Unknown)] += cats.before;
             QVERIFY2(cats.at(uint32_t(e)) == alive, qPrintable(QString::number(e)));
         }
+    }
+
+    // Recorded on an H200 under torch.compile(mode="reduce-overhead"): after every event, the CUDA
+    // graph private pool's reserved and in-use bytes equal a sum over the replayed state's segments
+    // that the snapshot names a private pool's, and each category's pool bytes fit in the category.
+    void graphPoolUseIsTheStatesPoolSegments() {
+        const auto a = openAnalysis((vs::test::samplesDir() + "/../graphs/compile_reduce_overhead.vscap").toStdString());
+        const DeviceTrace& t = a->trace(0);
+        const GraphPools pools(t);
+        const GraphPoolUse use(t, a->replay(0), *a->categories(0), pools);
+        QVERIFY(!use.empty());
+        const auto comp = Composition::compute(*a);
+        int64_t mostInUse = 0;
+        for (size_t e = 0; e < t.eventCount(); ++e) {
+            int64_t reserved = 0, inUse = 0;
+            for (const StateSegment& s : Replay::stateAfter(t, a->capture().streams, a->replay(0), a->rules(), e + 1)) {
+                if (pools.poolOf(s.address, uint32_t(e)).isDefault()) continue;
+                reserved += int64_t(s.size);
+                for (const StateBlock& b : s.blocks)
+                    if (b.state == BlockState::ActiveAllocated) inUse += int64_t(b.size);
+            }
+            const GraphPoolLevel level = use.after(uint32_t(e));
+            QVERIFY2(level.reserved == reserved && level.inUseTotal() == inUse,
+                     qPrintable(QStringLiteral("event %1: %2/%3 reserved, %4/%5 in use")
+                                    .arg(e).arg(level.reserved).arg(reserved).arg(level.inUseTotal()).arg(inUse)));
+            const auto cats = a->categories(0)->at(uint32_t(e));
+            for (size_t c = 0; c < kCategoryCount; ++c) QVERIFY(level.inUse[c] >= 0 && level.inUse[c] <= cats[c]);
+            mostInUse = std::max(mostInUse, inUse);
+        }
+        QVERIFY(mostInUse > 0); // the graph's tensors were seen in the pool, not only its free cache
+        const CompositionAt end = comp->at(*a, 0, t.timeUs.back());
+        QVERIFY(end.graphPools);
+        QCOMPARE(end.graphPools->reserved, int64_t(76) << 20);
     }
 
     // The frees pairAllocations reports on the way are every freed allocation once, in event order:

@@ -84,6 +84,51 @@ class TestCompositionView : public QObject {
         QVERIFY(differ > bands.size() / 4);
     }
 
+    // torch.compile(mode="reduce-overhead") recorded on an H200: the CUDA graph private pool is its
+    // own two bands (in use, reserved free) carved out of the categories and the cache, so the stack
+    // still ends at allocated and reserved; the allocation bands in the pool are striped and say so.
+    void graphPoolBands() {
+        const QString path = test::samplesDir() + "/../graphs/compile_reduce_overhead.vscap";
+        Session session;
+        CompositionView view;
+        view.follow(&session);
+        view.resize(1000, 600);
+        const auto analysis = openAnalysis(path.toStdString());
+        session.open(path, analysis);
+        session.jobs().waitForAll();
+        const CompositionBands& b = view.bands();
+        const size_t inUse = kCategoryCount, poolFree = inUse + 1, cache = poolFree + 1;
+        QCOMPARE(b.names[inUse], QStringLiteral("CUDA graph pools: in use"));
+        QCOMPARE(b.names[poolFree], QStringLiteral("CUDA graph pools: reserved, free"));
+        const auto comp = Composition::compute(*analysis);
+        double mostInUse = 0;
+        for (size_t s = 0; s < b.seconds.size(); ++s) {
+            const CompositionAt at = comp->at(*analysis, 0, b.timesUs[s]);
+            const GraphPoolLevel pool = at.graphPools.value_or(GraphPoolLevel{});
+            QCOMPARE(b.tops[inUse][s], double(at.allocated));  // categories less the pool, plus the pool
+            QCOMPARE(b.tops[poolFree][s] - b.tops[inUse][s], double(pool.free()));
+            QCOMPARE(b.tops[cache][s], double(at.reserved));  // the cache ends at reserved
+            mostInUse = std::max(mostInUse, b.tops[inUse][s] - b.tops[inUse - 1][s]);
+        }
+        QVERIFY(mostInUse > 0);
+        if (qEnvironmentVariableIsSet("VRAMSCOPE_SHOT_DIR"))
+            view.grab().save(qEnvironmentVariable("VRAMSCOPE_SHOT_DIR") + "/composition_graph_pool.png");
+
+        AllocationBandsView bands;
+        bands.setLayout(analysis, 0, AllocationBandsView::compute(analysis, 0));
+        const GraphPools pools(analysis->trace(0));
+        size_t striped = 0;
+        for (size_t i = 0; i < bands.layout().bands->bands().size(); ++i) {
+            const auto& band = bands.layout().bands->bands()[i];
+            const bool inPool = pools.holds(analysis->trace(0).addr[band.alloc], band.alloc);
+            QCOMPARE(bands.inGraphPool(i), inPool);
+            QCOMPARE(bands.describe(i).contains(QStringLiteral("CUDA graph private pool (")), inPool);
+            striped += inPool;
+        }
+        QVERIFY(striped > 0);
+        QCOMPARE(bands.layout().pooled, striped);
+    }
+
     void blockMapColoursByCategory() {
         const QString path = test::samplesDir() + "/../categories/resnet_both.vscap";
         Session session;

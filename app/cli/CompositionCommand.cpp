@@ -38,6 +38,10 @@ void writeJson(const CompositionAt& r, const Composition& comp, std::ostream& ou
     j.key("outside_pytorch").beginArray();
     for (const auto& [name, bytes] : r.outside) j.beginObject().field("library", name).field("bytes", bytes).endObject();
     j.endArray();
+    if (r.graphPools) {
+        j.key("cuda_graph_pools").beginObject().field("reserved", r.graphPools->reserved);
+        j.field("in_use", r.graphPools->inUseTotal()).field("free", r.graphPools->free()).endObject();
+    }
     if (r.driver) {
         j.key("driver").beginObject().field("time_us", r.driver->timeUs).field("used", r.driver->driverUsed);
         j.field("figure", r.driver->processFigure ? "nvml process" : "cuMemGetInfo device");
@@ -55,6 +59,10 @@ void writeText(const CompositionAt& r, const Composition& comp, bool driverLevel
     for (size_t c = 0; c < kCategoryCount; ++c)
         if (r.categories[c]) out << "  " << categoryName(Category(c)) << ": " << humanBytesPrecise(r.categories[c]) << '\n';
     out << "  PyTorch cache (reserved, free): " << humanBytesPrecise(r.cache()) << '\n';
+    if (r.graphPools) // a part of the above: the graphs' tensors among the categories, their free bytes in the cache
+        out << "  of which CUDA graph private pools: " << humanBytesPrecise(r.graphPools->reserved) << " reserved, "
+            << humanBytesPrecise(r.graphPools->inUseTotal()) << " in use, " << humanBytesPrecise(r.graphPools->free())
+            << " free\n";
     // A CUPTI-only recording: every allocation is a driver allocation, PyTorch's caching allocator one owner
     const char* prefix = driverLevel ? "  driver allocations, " : "  outside PyTorch, ";
     for (const auto& [name, bytes] : r.outside) out << prefix << name << ": " << humanBytesPrecise(bytes) << '\n';

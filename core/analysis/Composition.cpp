@@ -14,6 +14,7 @@ std::shared_ptr<const Composition> Composition::compute(const CaptureAnalysis& a
     for (size_t d = 0; d < a.deviceCount(); ++d) {
         out->categories_.devices.push_back(a.categories(d));
         replays.push_back(&a.replay(d));
+        out->graphPools_.emplace_back(a.trace(d), a.replay(d), *a.categories(d), GraphPools(a.trace(d)));
     }
     out->categories_.tags = !c.tags.empty();
     out->categories_.phases = !PhaseWindows(c).empty();
@@ -43,6 +44,7 @@ CompositionAt Composition::at(const CaptureAnalysis& a, size_t device, int64_t t
         if (withRequested) r.requested = cats.requestedAt(e, t);
         r.allocated = a.replay(device).allocated[e];
         r.reserved = a.replay(device).reserved[e];
+        if (!graphPools_[device].empty()) r.graphPools = graphPools_[device].after(e);
     }
     if (const DeviceOutside* o = outsideOf(t.device)) {
         r.hasCudaLevel = a.capture().cudaLevel != nullptr || a.capture().nativeStacks;

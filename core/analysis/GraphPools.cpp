@@ -51,6 +51,11 @@ bool GraphPools::holds(uint64_t address, uint32_t event) const {
     return s && event >= s->since;
 }
 
+PoolId GraphPools::poolHolding(uint64_t address, uint32_t event) const {
+    const Segment* s = find(address);
+    return s && event >= s->since ? s->pool : PoolId{};
+}
+
 size_t GraphPools::poolCount() const {
     std::set<std::pair<uint64_t, uint64_t>> pools;
     for (const auto& s : segments_) pools.emplace(s.pool.first, s.pool.second);

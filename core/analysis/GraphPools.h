@@ -31,6 +31,8 @@ class GraphPools {
     PoolId poolOf(uint64_t segmentAddress, uint32_t event) const;
     // Whether an allocation at `address` made at `event` lies in a private pool's segment.
     bool holds(uint64_t address, uint32_t event) const;
+    // The pool whose segment holds `address` after `event` (default: none).
+    PoolId poolHolding(uint64_t address, uint32_t event) const;
     // Bytes reserved in private pools and allocated in them when the snapshot was taken.
     uint64_t reservedAtEnd() const { return reserved_; }
     uint64_t allocatedAtEnd() const { return allocated_; }

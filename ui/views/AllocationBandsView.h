@@ -5,6 +5,7 @@
 // the mouse (size, address, alloc and free time, frames); a click selects its alloc event in the
 // session. The layout is computed by the session's runner; a paint draws only the bands under the
 // visible range that are at least half a pixel tall, each as at most one rectangle per pixel column.
+#include "analysis/GraphPools.h"
 #include "analysis/Categories.h"
 #include "analysis/AllocationBands.h"
 #include "analysis/TimelineLod.h"
@@ -31,6 +32,9 @@ class AllocationBandsView : public QWidget {
         std::shared_ptr<const TimelineLod> allocated; // the summarized band's top edge
         // What each allocation is (docs/categories.md), when the capture can tell (tags or phases)
         std::shared_ptr<const DeviceCategories> categories;
+        // Per band, the CUDA graph private pool holding it (default: none); drawn striped
+        std::vector<PoolId> pools;
+        size_t pooled = 0; // bands in a private pool
     };
     static Layout compute(const AnalysisPtr& analysis, size_t device, const std::atomic<bool>* cancel = nullptr);
 
@@ -47,6 +51,7 @@ class AllocationBandsView : public QWidget {
     // The band under a widget point (index into layout().bands->bands()), if any.
     std::optional<size_t> bandAt(QPoint p) const;
     QString describe(size_t band) const; // the hover text
+    bool inGraphPool(size_t band) const; // a CUDA graph private pool's allocation (striped)
     size_t bandsDrawn() const { return drawn_; }
     // Colour the bands by category (parameter, gradient, activation...) instead of by site; also on
     // the right-click menu. Without categories in the layout, by site.
@@ -74,7 +79,7 @@ class AllocationBandsView : public QWidget {
     void paintSummarized(const QRect& plot, const TimelineLod::Band& allocated, double pxPerByte) const;
     void forEachRect(const QRect& plot, size_t band, double pxPerByte,
                      const std::function<void(const QRectF&)>& rectangle) const;
-    void fill(const QRect& plot, const QRectF& r, QRgb colour) const;
+    void fill(const QRect& plot, const QRectF& r, QRgb colour, bool striped = false) const;
     void paintAxes(class QPainter& p, const QRect& plot, double pxPerByte) const;
 
     Session* session_ = nullptr;

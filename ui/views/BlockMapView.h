@@ -61,6 +61,9 @@ class BlockMapView : public QAbstractScrollArea {
     BlockLayout::Hit hitTest(QPoint viewportPos) const;
     QString describe(const BlockLayout::Hit& h) const;
 
+    // A CUDA graph private pool's colour: the block map's stripe, the composition's band
+    static QColor graphPoolColour();
+
   signals:
     void blockClicked(size_t device, uint32_t allocEvent);
     void stateReady(); // a background replay's state arrived and is shown
@@ -84,7 +87,6 @@ class BlockMapView : public QAbstractScrollArea {
         QColor age(double f) const { return QColor::fromHsvF(0.6f, 0.8f, float(0.35 + 0.65 * f)); } // newer brighter
     };
     Colours colours() const; // for the palette
-    static QColor graphPoolColour();
     GraphPools pools_; // the device's private pools (CUDA graphs), from the snapshot
     void updateScroll();
 

@@ -1,5 +1,7 @@
 #include "views/CompositionView.h"
 
+#include "views/BlockMapView.h"
+
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/PhaseWindows.h"
 #include "common/ByteAxisTicker.h"
@@ -55,23 +57,44 @@ CompositionBands sample(const CaptureAnalysis& a, const Composition& comp, size_
                                       "allocations' Python stacks (module forward, torch/autograd, torch/optim, "
                                       "Module.to); inferred.")
                         : basisSentence(comp);
-    for (Category c : kOrder) b.names.push_back(QString::fromUtf8(categoryName(c).data(), int(categoryName(c).size())));
+    for (Category c : kOrder) {
+        b.names.push_back(QString::fromUtf8(categoryName(c).data(), int(categoryName(c).size())));
+        b.brushes.emplace_back(categoryColour(c));
+    }
+    const bool pools = comp.hasGraphPools(d);
+    if (pools) { // the graphs' own memory (kept for their replays) out of the categories and the cache
+        b.names.push_back(QObject::tr("CUDA graph pools: in use"));
+        b.brushes.emplace_back(BlockMapView::graphPoolColour());
+        b.names.push_back(QObject::tr("CUDA graph pools: reserved, free"));
+        b.brushes.emplace_back(BlockMapView::graphPoolColour(), Qt::BDiagPattern);
+    }
     b.names.push_back(QObject::tr("PyTorch cache (reserved, free)"));
+    b.brushes.emplace_back(QColor("#d9d9d9"));
     const DeviceOutside* outside = comp.outsideOf(a.trace(d).device);
     if (outside)
-        for (const auto& o : outside->owners)
+        for (size_t i = 0; i < outside->owners.size(); ++i) {
             b.names.push_back((a.capture().nativeStacks ? QObject::tr("driver: %1") : QObject::tr("outside PyTorch: %1"))
-                                  .arg(QString::fromStdString(o.name)));
+                                  .arg(QString::fromStdString(outside->owners[i].name)));
+            b.brushes.emplace_back(QColor(kOutsideColours[i % std::size(kOutsideColours)]));
+        }
     const bool gap = outside && !outside->gap.empty();
-    if (gap) b.names.push_back(QObject::tr("gap to the driver (context, modules)"));
+    if (gap) {
+        b.names.push_back(QObject::tr("gap to the driver (context, modules)"));
+        b.brushes.emplace_back(QColor("#505050"), Qt::BDiagPattern);
+    }
     b.tops.assign(b.names.size(), {});
     for (int64_t t : sampleTimes(a.trace(d))) {
         if (cancel) throw Cancelled();
         const CompositionAt at = comp.at(a, d, t);
+        const GraphPoolLevel pool = at.graphPools.value_or(GraphPoolLevel{});
         double top = 0;
         size_t k = 0;
-        for (Category c : kOrder) b.tops[k++].push_back(top += double(at.categories[size_t(c)]));
-        b.tops[k++].push_back(top += double(std::max<int64_t>(0, at.cache())));
+        for (Category c : kOrder) b.tops[k++].push_back(top += double(at.categories[size_t(c)] - pool.inUse[size_t(c)]));
+        if (pools) {
+            b.tops[k++].push_back(top += double(pool.inUseTotal()));
+            b.tops[k++].push_back(top += double(std::max<int64_t>(0, pool.free())));
+        }
+        b.tops[k++].push_back(top += double(std::max<int64_t>(0, at.cache() - std::max<int64_t>(0, pool.free()))));
         if (outside)
             for (const auto& o : outside->owners) b.tops[k++].push_back(top += double(o.at(t)));
         if (gap) b.tops[k++].push_back(top += at.driver ? double(std::max<int64_t>(0, at.driver->gap())) : 0.0);
@@ -137,19 +160,14 @@ void CompositionView::showBands(const CompositionBands& b) {
     plot_->clearGraphs();
     QVector<double> x(b.seconds.begin(), b.seconds.end());
     QCPGraph* below = nullptr;
-    size_t outsideIndex = 0;
     double top = 0;
     for (size_t k = 0; k < b.names.size(); ++k) {
         QCPGraph* g = plot_->addGraph();
         g->setName(b.names[k]);
         g->setData(x, QVector<double>(b.tops[k].begin(), b.tops[k].end()), true);
         g->setLineStyle(QCPGraph::lsStepLeft);
-        QColor colour = k < kCategoryCount ? categoryColour(kOrder[k])
-                        : k == kCategoryCount ? QColor("#d9d9d9")
-                        : b.names[k].startsWith(tr("gap")) ? QColor("#505050")
-                                                            : QColor(kOutsideColours[outsideIndex++ % std::size(kOutsideColours)]);
-        g->setPen(QPen(colour.darker(115), 1));
-        g->setBrush(b.names[k].startsWith(tr("gap")) ? QBrush(colour, Qt::BDiagPattern) : QBrush(colour));
+        g->setPen(QPen(b.brushes[k].color().darker(115), 1));
+        g->setBrush(b.brushes[k]);
         if (below) g->setChannelFillGraph(below);
         below = g;
         for (double v : b.tops[k]) top = std::max(top, v);
@@ -178,6 +196,10 @@ QString CompositionView::describe(double seconds) const {
                                                   formatBytes(double(at.categories[size_t(c)])));
     lines << tr("allocated %1, reserved %2, cache %3")
                  .arg(formatBytes(double(at.allocated)), formatBytes(double(at.reserved)), formatBytes(double(at.cache())));
+    if (at.graphPools)
+        lines << tr("CUDA graph private pools (part of the above): %1 reserved, %2 in use, %3 free")
+                     .arg(formatBytes(double(at.graphPools->reserved)), formatBytes(double(at.graphPools->inUseTotal())),
+                          formatBytes(double(at.graphPools->free())));
     for (const auto& [name, bytes] : at.outside)
         lines << tr("outside PyTorch, %1: %2").arg(QString::fromStdString(name), formatBytes(double(bytes)));
     if (at.driver)

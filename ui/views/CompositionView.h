@@ -4,6 +4,7 @@
 // (a recording with both levels) and the gap to the driver's figure (core: analysis/Composition).
 // Computed once per capture on the session's runner; hover tells every band's bytes at that
 // moment; a click moves the session's moment (the block map) there.
+#include <QBrush>
 #include "analysis/Composition.h"
 
 #include <QWidget>
@@ -23,6 +24,7 @@ struct CompositionBands {
     std::vector<int64_t> timesUs;
     std::vector<QString> names;             // bottom to top
     std::vector<std::vector<double>> tops;  // by band: the cumulative top at each sample (bytes)
+    std::vector<QBrush> brushes;            // by band
     QString basis;                          // how the categories were decided, one sentence
 };
 
