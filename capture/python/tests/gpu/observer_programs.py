@@ -3,16 +3,36 @@ at its end, one line `VRAMSCOPE_MEM {json}` with max_memory_allocated, max_memor
 memory_allocated and memory_reserved of device 0.
     python observer_programs.py MODE [--history]
 MODE: eager, compile_default, compile_reduce_overhead, cuda_graph, amp, ddp, hf_trainer.
---history: under PyTorch's own torch.cuda.memory._record_memory_history (stacks="python")."""
+--history: under PyTorch's own torch.cuda.memory._record_memory_history (stacks="python").
+Environment, for the overhead runs (overhead_whole.py): OBSERVER_SCALE=K runs K times the steps;
+OBSERVER_TIME=1 times each step (synchronized) and prints `VRAMSCOPE_STEPS {json}` with the median."""
 import json
 import os
+import statistics
 import sys
 import tempfile
+import time
 
 import torch
 from torch import nn
 
 DEV = "cuda"
+SCALE = int(os.environ.get("OBSERVER_SCALE", "1"))
+TIMED = os.environ.get("OBSERVER_TIME") == "1"
+STEP_S = []
+
+
+def timed(items):
+    """Yields the items; with OBSERVER_TIME=1 records each loop body's time, the GPU's work included."""
+    for item in items:
+        if not TIMED:
+            yield item
+            continue
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        yield item
+        torch.cuda.synchronize()
+        STEP_S.append(time.perf_counter() - t0)
 
 
 def emit():
@@ -20,6 +40,8 @@ def emit():
     figures = {"max_allocated": torch.cuda.max_memory_allocated(), "max_reserved": torch.cuda.max_memory_reserved(),
                "allocated": torch.cuda.memory_allocated(), "reserved": torch.cuda.memory_reserved()}
     print("VRAMSCOPE_MEM " + json.dumps(figures, sort_keys=True), flush=True)
+    if TIMED and STEP_S:
+        print("VRAMSCOPE_STEPS " + json.dumps({"n": len(STEP_S), "median_s": statistics.median(STEP_S)}), flush=True)
 
 
 def mlp():
@@ -29,13 +51,14 @@ def mlp():
 
 
 def batches(n, size=64):
+    n *= SCALE
     g = torch.Generator(device="cpu").manual_seed(1)
     return [(torch.randn(size, 512, generator=g).to(DEV), torch.randn(size, 512, generator=g).to(DEV)) for _ in range(n)]
 
 
 def train(model, data, step_begin=None):
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    for x, y in data:
+    for x, y in timed(data):
         if step_begin:
             step_begin()
         loss = nn.functional.mse_loss(model(x), y)
@@ -48,7 +71,7 @@ def train(model, data, step_begin=None):
 def evaluate(model, data, step_begin=None):
     out = 0.0
     with torch.no_grad():
-        for x, y in data:
+        for x, y in timed(data):
             if step_begin:
                 step_begin()
             out += float(nn.functional.mse_loss(model(x), y))
@@ -96,7 +119,7 @@ def cuda_graph():
         static_loss = nn.functional.mse_loss(model(static_x), static_y)
         static_loss.backward()
         opt.step()
-    for x, y in data[1:]:
+    for x, y in timed(data[1:]):
         static_x.copy_(x)
         static_y.copy_(y)
         g.replay()
@@ -107,7 +130,7 @@ def amp():
     model = mlp()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     scaler = torch.amp.GradScaler("cuda")
-    for x, y in batches(20):
+    for x, y in timed(batches(20)):
         with torch.autocast("cuda", dtype=torch.float16):
             loss = nn.functional.mse_loss(model(x), y)
         opt.zero_grad(set_to_none=True)
@@ -148,13 +171,47 @@ def hf_trainer():
             return {"input_ids": self.ids[i], "labels": self.ids[i]}
 
     out = tempfile.mkdtemp()
-    args = TrainingArguments(output_dir=out, max_steps=20, per_device_train_batch_size=8, report_to=[],
+    args = TrainingArguments(output_dir=out, max_steps=20 * SCALE, per_device_train_batch_size=8, report_to=[],
                              save_strategy="no", logging_strategy="no", disable_tqdm=True,
                              dataloader_num_workers=0, seed=0)
-    Trainer(model=model, args=args, train_dataset=Random()).train()
+    trainer = Trainer(model=model, args=args, train_dataset=Random(), callbacks=[step_timer_class()()] if TIMED else None)
+    trainer.train()
 
 
-MODES = {f.__name__: f for f in (eager, compile_default, compile_reduce_overhead, cuda_graph, amp, ddp, hf_trainer)}
+def step_timer_class():
+    from transformers import TrainerCallback
+
+    class StepTimer(TrainerCallback):
+        def on_step_begin(self, *args, **kwargs):
+            torch.cuda.synchronize()
+            self.t0 = time.perf_counter()
+
+        def on_step_end(self, *args, **kwargs):
+            torch.cuda.synchronize()
+            STEP_S.append(time.perf_counter() - self.t0)
+    return StepTimer
+
+
+def generation():
+    """A generation loop: a small GPT-2 decoding greedily with its KV cache, a step per token."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(n_layer=4, n_embd=256, n_head=4, vocab_size=1000, n_positions=256)).to(DEV).eval()
+    g = torch.Generator(device="cpu").manual_seed(3)
+    with torch.no_grad():
+        for _ in range(4 * SCALE):
+            ids = torch.randint(0, 1000, (8, 16), generator=g).to(DEV)
+            out = model(ids, use_cache=True)
+            past = out.past_key_values
+            for _ in timed(range(96)):
+                nxt = out.logits[:, -1:].argmax(-1)
+                ids = torch.cat([ids, nxt], dim=1)
+                out = model(nxt, past_key_values=past, use_cache=True)
+                past = out.past_key_values
+
+
+MODES = {f.__name__: f for f in (eager, compile_default, compile_reduce_overhead, cuda_graph, amp, ddp, hf_trainer,
+                                 generation)}
 
 
 def main():
