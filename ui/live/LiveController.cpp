@@ -29,7 +29,6 @@
 #include <QSaveFile>
 #include <QSettings>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include <unistd.h>
 
@@ -54,29 +53,13 @@ LiveController::LiveController(QWidget* window, Show show)
       follower_(new FileFollower(this)) {
     timer_.setInterval(kRefreshMs);
     connect(&timer_, &QTimer::timeout, this, &LiveController::refresh);
-    connect(&job_, &QFutureWatcher<Update>::finished, this, [this] {
-        Update u;
-        try {
-            u = job_.result();
-        } catch (const std::exception& e) { // the session validated these bytes: start over next time
-            emit status(tr("Live data could not be read: %1").arg(QString::fromStdString(e.what())));
-            resetLive();
-            return;
-        }
-        if (!u.analysis) return;
-        appendsSinceShown_ = appendsSinceShown_ && u.appended;
-        latest_ = std::move(u.analysis);
-        if (!frozen_) showLatest();
-    });
     connect(session_, &LiveSession::statusChanged, this, &LiveController::status);
     connect(session_, &LiveSession::statusChanged, this, &LiveController::updateActions);
     connect(follower_, &FileFollower::statusChanged, this, &LiveController::status);
     resetLive();
 }
 
-LiveController::~LiveController() {
-    job_.waitForFinished();
-}
+LiveController::~LiveController() = default; // jobs_ waits for the update in flight
 
 void LiveController::addActions(QMenu* menu) {
     listenAct_ = menu->addAction(tr("&Listen for a Live Recording\u2026"), QKeySequence(Qt::CTRL | Qt::Key_L),
@@ -239,7 +222,9 @@ void LiveController::setFrozen(bool frozen) {
 }
 
 void LiveController::resetLive() {
-    job_.waitForFinished(); // a job of the old session must not outlive its LiveCapture's use
+    // a job of the old session must not deliver into the new one (it holds its own LiveCapture)
+    jobs_.cancel(JobKey::LiveUpdate);
+    jobs_.waitFor(JobKey::LiveUpdate); // and the next refresh starts at once
     live_ = std::make_shared<LiveCapture>();
     fedBytes_ = 0;
     generation_ = session_->generation();
@@ -256,23 +241,36 @@ void LiveController::showLatest() {
 }
 
 void LiveController::refresh() {
-    if (frozen_ || job_.isRunning()) return;
+    if (frozen_ || jobs_.busy(JobKey::LiveUpdate)) return;
     if (!following_ && session_->generation() != generation_) resetLive(); // another program connected
     // Only the bytes not yet given to the session's analysis travel to the worker.
     const QByteArray fresh = following_ ? follower_->bytes().mid(fedBytes_) : session_->bytesFrom(fedBytes_);
     if (fresh.isEmpty()) return;
     fedBytes_ += fresh.size();
-    job_.setFuture(QtConcurrent::run([live = live_, fresh] {
-        const auto a = live->append({reinterpret_cast<const uint8_t*>(fresh.constData()), size_t(fresh.size())});
-        return Update{a, live->analysis().incremental()};
-    }));
+    jobs_.run<Update>(
+        JobKey::LiveUpdate, this,
+        [live = live_, fresh](const JobControl&) {
+            const auto a = live->append({reinterpret_cast<const uint8_t*>(fresh.constData()), size_t(fresh.size())});
+            return Update{a, live->analysis().incremental()};
+        },
+        [this](const Update& u) { onUpdate(u); },
+        [this](const QString& message) { // the session validated these bytes: start over next time
+            emit status(tr("Live data could not be read: %1").arg(message));
+            resetLive();
+        });
     updateActions();
+}
+
+void LiveController::onUpdate(const Update& u) {
+    if (!u.analysis) return;
+    appendsSinceShown_ = appendsSinceShown_ && u.appended;
+    latest_ = u.analysis;
+    if (!frozen_) showLatest();
 }
 
 void LiveController::waitForRefresh() {
     refresh();
-    job_.waitForFinished();
-    QCoreApplication::processEvents();
+    jobs_.waitFor(JobKey::LiveUpdate);
 }
 
 bool LiveController::save(const QString& path) {

@@ -4,8 +4,8 @@
 // and replay continue where they stopped, O(new events)); hands each new immutable snapshot to the
 // window unless the view is frozen, and saves the session as a .vscap file.
 #include "session/CaptureLoader.h"
+#include "session/JobRunner.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QTimer>
 
@@ -63,6 +63,7 @@ class LiveController : public QObject {
         bool appended = false; // only events were appended to the previous snapshot of this session
     };
     void refresh();
+    void onUpdate(const Update& u);
     void resetLive();
     void showLatest();
     void showCommand();
@@ -80,7 +81,7 @@ class LiveController : public QObject {
     bool following_ = false; // the view shows the launched program's file, not the socket
     QTimer timer_;
     Extend extend_;
-    QFutureWatcher<Update> job_;
+    JobRunner jobs_; // the live updates (JobKey::LiveUpdate), one at a time
     std::shared_ptr<LiveCapture> live_; // the session's growing analysis; one job uses it at a time
     qsizetype fedBytes_ = 0;            // of currentBytes(), given to live_
     quint64 generation_ = 0;            // of the session's stream that live_ follows

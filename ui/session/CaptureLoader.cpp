@@ -4,72 +4,45 @@
 
 #include "io/DamagedCapture.h"
 
-#include <QMetaObject>
-#include <QPointer>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace vs::ui {
 
-CaptureLoader::CaptureLoader(QObject* parent) : QObject(parent) {
+CaptureLoader::CaptureLoader(QObject* parent) : QObject(parent), jobs_(this) {
     qRegisterMetaType<AnalysisPtr>();
-    connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, [this] {
-        const Outcome o = watcher_.result();
-        if (o.cancelled)
-            emit cancelled(path_);
-        else if (o.analysis)
-            emit loaded(path_, o.analysis);
-        else if (o.damaged)
-            emit damaged(path_, o.error);
-        else
-            emit failed(path_, o.error);
-    });
-}
-
-CaptureLoader::~CaptureLoader() {
-    cancel();
-    watcher_.waitForFinished();
+    connect(&jobs_, &JobRunner::progress, this, [this](JobKey, int percent) { emit progress(percent); });
+    connect(&jobs_, &JobRunner::cancelled, this, [this] { emit cancelled(path_); });
 }
 
 void CaptureLoader::open(const QString& path, bool cudaLevel) {
-    cancel();
-    watcher_.waitForFinished();
     path_ = path;
-    cancel_ = std::make_shared<std::atomic<bool>>(false);
-    auto flag = cancel_;
-    QPointer<CaptureLoader> self(this);
     const OpenOptions open = std::exchange(next_, {});
-    watcher_.setFuture(QtConcurrent::run([path, flag, self, cudaLevel, open]() -> Outcome {
-        AnalysisOptions options;
-        options.cancel = flag.get();
-        int last = -1;
-        options.progress = [&](double f) {
-            const int pct = static_cast<int>(f * 100);
-            if (pct != last && self) {
-                last = pct;
-                QMetaObject::invokeMethod(
-                    self,
-                    [self, pct] {
-                        if (self) emit self->progress(pct);
-                    },
-                    Qt::QueuedConnection);
+    jobs_.run<Outcome>(
+        JobKey::Load, this,
+        [path, cudaLevel, open](const JobControl& job) -> Outcome {
+            AnalysisOptions options;
+            options.cancel = &job.cancel();
+            options.progress = [&job](double f) { return job.progress(f); };
+            try {
+                return {cudaLevel ? openCudaLevel(path.toStdString(), options)
+                                  : openAnalysis(path.toStdString(), options, open),
+                        {}};
+            } catch (const DamagedCapture& e) {
+                return {nullptr, QString::fromUtf8(e.what()), true};
+            } catch (const LoadError& e) {
+                return {nullptr, QString::fromUtf8(e.what())};
             }
-            return !flag->load();
-        };
-        try {
-            return {cudaLevel ? openCudaLevel(path.toStdString(), options) : openAnalysis(path.toStdString(), options, open),
-                    {}, false};
-        } catch (const Cancelled&) {
-            return {nullptr, {}, true};
-        } catch (const DamagedCapture& e) {
-            return {nullptr, QString::fromUtf8(e.what()), false, true};
-        } catch (const LoadError& e) {
-            return {nullptr, QString::fromUtf8(e.what()), false};
-        } catch (const std::bad_alloc&) {
-            return {nullptr, QStringLiteral("Not enough memory to open this capture."), false};
-        } catch (const std::exception& e) {
-            return {nullptr, QString::fromUtf8(e.what()), false};
-        }
-    }));
+        },
+        [this, path](const Outcome& o) { deliver(path, o); },
+        [this, path](const QString& message) { emit failed(path, message); }); // out of memory, ...
+}
+
+void CaptureLoader::deliver(const QString& path, const Outcome& o) {
+    if (o.analysis)
+        emit loaded(path, o.analysis);
+    else if (o.damaged)
+        emit damaged(path, o.error);
+    else
+        emit failed(path, o.error);
 }
 
 void CaptureLoader::openWith(const QString& path, const OpenOptions& options) {
@@ -78,7 +51,7 @@ void CaptureLoader::openWith(const QString& path, const OpenOptions& options) {
 }
 
 void CaptureLoader::cancel() {
-    if (cancel_) cancel_->store(true);
+    jobs_.cancel(JobKey::Load);
 }
 
 AnalysisPtr CaptureLoader::openNow(const QString& path, const OpenOptions& options) {

@@ -1,13 +1,14 @@
 #pragma once
-// Opens a capture off the GUI thread, reporting progress, and can be cancelled.
+// Opens a capture off the GUI thread (a JobRunner job, JobKey::Load), reporting progress, and can
+// be cancelled. It has its own runner: a load in flight survives the session opening another
+// capture (a live refresh) and is not cancelled by it.
 #include "analysis/CaptureAnalysis.h"
 #include "load/OpenAnalysis.h"
+#include "session/JobRunner.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
-#include <atomic>
 #include <memory>
 
 namespace vs::ui {
@@ -18,13 +19,12 @@ class CaptureLoader : public QObject {
     Q_OBJECT
   public:
     explicit CaptureLoader(QObject* parent = nullptr);
-    ~CaptureLoader() override;
     // `cudaLevel`: the CUDA level of a recording with both levels (record --native) instead.
     void open(const QString& path, bool cudaLevel = false);
     // Only a window of the file, or the intact part of a damaged .vscap; otherwise as open().
     void openWith(const QString& path, const OpenOptions& options);
     void cancel();
-    bool busy() const { return watcher_.isRunning(); }
+    bool busy() const { return jobs_.busy(JobKey::Load); }
     // Blocking variant for headless use (--screenshot) and tests. Throws LoadError.
     static AnalysisPtr openNow(const QString& path, const OpenOptions& options = {});
 
@@ -40,13 +40,12 @@ class CaptureLoader : public QObject {
     struct Outcome {
         AnalysisPtr analysis;
         QString error;
-        bool cancelled = false;
         bool damaged = false;
     };
+    void deliver(const QString& path, const Outcome& outcome);
     OpenOptions next_; // for the next load only
-    QFutureWatcher<Outcome> watcher_;
-    std::shared_ptr<std::atomic<bool>> cancel_;
-    QString path_;
+    JobRunner jobs_;
+    QString path_; // of the load in flight
 };
 
 } // namespace vs::ui

@@ -30,8 +30,8 @@ void FragmentationOverlay::recompute() {
     const AnalysisPtr a = session_->analysis();
     if (!a) return;
     session_->jobs().run<Series>(
-        QStringLiteral("fragmentation"),
-        [a](const std::atomic<bool>&) {
+        JobKey::Fragmentation, this,
+        [a](const JobControl&) {
             Series all;
             for (size_t d = 0; d < a->deviceCount(); ++d)
                 all.push_back(fragmentationSeries(a->trace(d), a->capture().streams, a->replay(d), a->rules()));

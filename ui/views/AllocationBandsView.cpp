@@ -79,7 +79,7 @@ void AllocationBandsView::recompute() {
     if (!a) return;
     const size_t d = session_->device();
     session_->jobs().run<Layout>(
-        QStringLiteral("allocation bands"), [a, d](const std::atomic<bool>& cancel) { return compute(a, d, &cancel); },
+        JobKey::AllocationBands, this, [a, d](const JobControl& job) { return compute(a, d, &job.cancel()); },
         [this, a, d](const Layout& layout) { setLayout(a, d, layout); });
 }
 

@@ -77,8 +77,8 @@ void BlockMapPanel::follow(Session* session) {
         const AnalysisPtr a = analysis_;
         const size_t d = device_;
         session->jobs().run<std::vector<StateSegment>>(
-            QStringLiteral("block map"),
-            [a, d, moment](const std::atomic<bool>&) {
+            JobKey::BlockMap, this,
+            [a, d, moment](const JobControl&) {
                 return Replay::stateAfter(a->trace(d), a->capture().streams, a->replay(d), a->rules(), moment);
             },
             [this, moment](const std::vector<StateSegment>& state) { view_->setState(moment, state); });
@@ -190,8 +190,8 @@ void BlockMapPanel::classify() {
     const size_t d = session_->device();
     view_->setCategories(nullptr);
     session_->jobs().run<std::shared_ptr<const DeviceCategories>>(
-        QStringLiteral("block map categories"),
-        [a, d](const std::atomic<bool>&) { return a->categories(d); },
+        JobKey::BlockMapCategories, this,
+        [a, d](const JobControl&) { return a->categories(d); },
         [this](const std::shared_ptr<const DeviceCategories>& c) { view_->setCategories(c); });
 }
 

@@ -195,9 +195,9 @@ void CompareView::start(AnalysisPtr a, Range ra, AnalysisPtr b, Range rb) {
     b_ = b;
     header_->setText(tr("Comparing\u2026"));
     other_.jobs().run<std::shared_ptr<const CaptureDiff>>(
-        QStringLiteral("compare"),
-        [a, ra, b, rb](const std::atomic<bool>& cancel) {
-            return std::make_shared<const CaptureDiff>(compareCaptures(sideOf(*a, ra), sideOf(*b, rb), &cancel));
+        JobKey::Compare, this,
+        [a, ra, b, rb](const JobControl& job) {
+            return std::make_shared<const CaptureDiff>(compareCaptures(sideOf(*a, ra), sideOf(*b, rb), &job.cancel()));
         },
         [this](const std::shared_ptr<const CaptureDiff>& d) { showDiff(d); });
 }

@@ -143,10 +143,10 @@ void CompositionView::compute() {
     header_->setText(tr("Computing the composition…"));
     auto known = composition_;
     session_->jobs().run<std::pair<std::shared_ptr<const Composition>, CompositionBands>>(
-        QStringLiteral("composition"),
-        [a, d, known](const std::atomic<bool>& cancel) {
+        JobKey::Composition, this,
+        [a, d, known](const JobControl& job) {
             auto comp = known ? known : Composition::compute(*a);
-            return std::pair{comp, sample(*a, *comp, d, cancel)};
+            return std::pair{comp, sample(*a, *comp, d, job.cancel())};
         },
         [this](const std::pair<std::shared_ptr<const Composition>, CompositionBands>& r) {
             composition_ = r.first;

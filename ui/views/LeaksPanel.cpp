@@ -26,7 +26,6 @@
 #include <QTabWidget>
 #include <QTreeView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <future>
 
@@ -169,17 +168,12 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     lowerLayout->addLayout(row);
     lowerLayout->addWidget(views_, 1);
     lowerLayout->addWidget(spark_);
-    connect(&watcher_, &QFutureWatcher<Result>::finished, this, [this] {
-        if (auto next = std::exchange(queued_, std::nullopt)) return start(*next);
-        present(watcher_.result());
-    });
 }
 
-LeaksPanel::~LeaksPanel() {
-    watcher_.waitForFinished();
-}
+LeaksPanel::~LeaksPanel() = default;
 
 void LeaksPanel::follow(Session* session) {
+    jobs_ = &session->jobs(); // a new capture cancels the diagnosis of the old one
     connect(session, &Session::deviceChanged, this, [this, session](size_t device) {
         setOrigin(session->originUs()); // one clock for the timeline and the Leaks tab
         analyse(session->analysis(), device);
@@ -213,26 +207,17 @@ void LeaksPanel::analyseRegion(AnalysisPtr analysis, size_t device, const Growth
     run(q);
 }
 
+// The newest request wins without blocking the GUI: while a job runs, the latest query waits (the
+// runner's rule for a key) and replaces the running one's (stale) result when it finishes.
 void LeaksPanel::run(LeakQuery q) {
     diagnosis_->setText(tr("Analysing\u2026"));
-    pending_ = true;
     q.aliveAtEnd = atEnd_->isChecked();
-    // The newest request wins without blocking the GUI: while a job runs, the latest query waits
-    // and replaces the running one's (stale) result when it finishes.
-    if (watcher_.isRunning()) {
-        queued_ = q;
-        return;
-    }
-    start(q);
-}
-
-void LeaksPanel::start(const LeakQuery& q) {
     auto a = analysis_;
     const size_t device = device_;
     // The lifetimes and regions of a device are found once; a click on a ramp reuses them (fast).
     auto in = result_.analysis == analysis_ && result_.device == device_ ? result_.inputs : nullptr;
     const int64_t origin = originUs_;
-    watcher_.setFuture(QtConcurrent::run([a, device, q, in, origin] {
+    jobs_->run<Result>(JobKey::Leaks, this, [a, device, q, in, origin](const JobControl&) {
         auto inputs = in ? in : std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
         Result r{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device, {}, {}, {}, {}};
         if (r.report.groups.empty()) return r;
@@ -252,7 +237,7 @@ void LeaksPanel::start(const LeakQuery& q) {
         r.firstGroupSpark = spark.get();
         r.kinds = kinds.get();
         return r;
-    }));
+    }, [this](const Result& r) { present(r); });
 }
 
 const std::vector<Allocation>& LeaksPanel::lifetimes() const {
@@ -266,15 +251,10 @@ double LeaksPanel::secondsAt(uint32_t event) const {
 }
 
 void LeaksPanel::waitForResult() {
-    // A report can start another job (a cold open explains its worst region): wait for all of them.
-    for (int i = 0; i < 100 && pending_; ++i) { // bounded: a lost signal must not hang a screenshot
-        watcher_.waitForFinished();
-        QCoreApplication::processEvents();
-    }
+    jobs_->waitFor(JobKey::Leaks); // and the one a report starts (a cold open explains its worst region)
 }
 
 void LeaksPanel::present(Result result) {
-    pending_ = false;
     disposeInBackground(std::exchange(result_, std::move(result)));
     if (!analysis_) return;
     const LeakReport& report = result_.report;

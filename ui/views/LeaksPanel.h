@@ -5,8 +5,8 @@
 // the background.
 #include "session/CaptureLoader.h"
 #include "analysis/LeakDiagnosis.h"
+#include "session/JobRunner.h"
 
-#include <QFutureWatcher>
 #include <QVector>
 #include <QWidget>
 
@@ -85,7 +85,6 @@ class LeaksPanel : public QWidget {
     void onGroupSelected(int row);
     void applyFilter(const QString& text);
     void run(LeakQuery q);
-    void start(const LeakQuery& q);
     void groupMenu(const QPoint& pos);
     QVector<quint32> groupEvents(int row) const;
     static QVector<quint32> eventsOf(const std::vector<Allocation>& all, const SurvivorGroup& g);
@@ -98,8 +97,6 @@ class LeaksPanel : public QWidget {
     AnalysisPtr analysis_;
     size_t device_ = 0;
     Result result_;
-    bool pending_ = false; // a job was started and its result not shown yet
-    std::optional<LeakQuery> queued_; // asked for while a job ran: started when it finishes
     QLabel* diagnosis_;
     QLineEdit* search_;
     QCheckBox* atEnd_;
@@ -118,7 +115,8 @@ class LeaksPanel : public QWidget {
     FlameGraph* flame_;
     Sparkline* spark_;
     RegionListView* regions_;
-    QFutureWatcher<Result> watcher_;
+    JobRunner ownJobs_;          // until a session lends its runner
+    JobRunner* jobs_ = &ownJobs_;
 };
 
 } // namespace vs::ui

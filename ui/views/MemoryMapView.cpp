@@ -39,8 +39,8 @@ void MemoryMapView::compute() {
     const AnalysisPtr a = session_->analysis();
     const size_t d = session_->device();
     session_->jobs().run<OccupancyGrid>(
-        QStringLiteral("memory map"),
-        [a, d](const std::atomic<bool>&) {
+        JobKey::MemoryMap, this,
+        [a, d](const JobControl&) {
             return occupancyGrid(a->trace(d), a->capture().streams, a->replay(d), a->rules(), 800, 300);
         },
         [this, d](const OccupancyGrid& grid) {

@@ -110,10 +110,10 @@ void RanksWindow::open(const QStringList& paths) {
     status_->setText(tr("Reading %1 ranks\u2026").arg(files.size()));
     QPointer<QLabel> status(status_);
     jobs_.run<std::shared_ptr<const RankSet>>(
-        QStringLiteral("ranks"),
-        [files, status](const std::atomic<bool>& cancel) {
+        JobKey::Ranks, this,
+        [files, status](const JobControl& job) {
             RankLoadOptions o;
-            o.cancel = &cancel;
+            o.cancel = &job.cancel();
             o.progress = [status](size_t done, size_t total) {
                 QMetaObject::invokeMethod(status, [status, done, total] {
                     if (status) status->setText(tr("Reading ranks\u2026 %1 of %2").arg(done).arg(total));

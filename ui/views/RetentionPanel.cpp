@@ -152,11 +152,11 @@ void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
     summary_->setText(tr("Analysing %n retention graph(s)\u2026", nullptr, n));
     const AnalysisPtr a = analysis_;
     jobs_->run<int>(
-        QStringLiteral("retention"),
-        [a, n](const std::atomic<bool>& cancel) {
+        JobKey::RetentionPick, this,
+        [a, n](const JobControl& job) {
             int best = n - 1;
             uint64_t bestBytes = 0;
-            for (int i = 0; i < n && !cancel; ++i) {
+            for (int i = 0; i < n && !job.cancelled(); ++i) {
                 uint64_t bytes = 0;
                 for (const auto& grp : analyseRetention(a->capture(), a->capture().retention[size_t(i)]).groups)
                     bytes += grp.suspicious ? grp.bytes : 0;
@@ -183,9 +183,10 @@ void RetentionPanel::recompute() {
     if (!g) return;
     const AnalysisPtr a = analysis_;
     const auto ignored = ignored_;
+    jobs_->cancel(JobKey::RetentionPick); // a graph is chosen: the pick must not replace it
     jobs_->run<RetentionResult>(
-        QStringLiteral("retention"),
-        [a, g, ignored](const std::atomic<bool>&) { return analyseRetention(a->capture(), *g, ignored); },
+        JobKey::RetentionGraph, this,
+        [a, g, ignored](const JobControl&) { return analyseRetention(a->capture(), *g, ignored); },
         [this](const RetentionResult& r) { showResult(r); });
 }
 

@@ -251,8 +251,8 @@ void WhatIfPanel::simulate() {
     const AnalysisPtr a = session_->analysis();
     const size_t d = session_->device();
     session_->jobs().run<WhatIfOutcome>(
-        QStringLiteral("whatif"),
-        [a, d, config, capacity](const std::atomic<bool>& cancel) { return compute(a, d, config, capacity, cancel); },
+        JobKey::WhatIf, this,
+        [a, d, config, capacity](const JobControl& job) { return compute(a, d, config, capacity, job.cancel()); },
         [this](const WhatIfOutcome& o) { show(o); });
 }
 
@@ -264,15 +264,15 @@ void WhatIfPanel::sweep() {
     const size_t d = session_->device();
     sentence_->setText(tr("Sweeping common settings\u2026"));
     session_->jobs().run<std::vector<SimResult>>(
-        QStringLiteral("whatif sweep"),
-        [a, d, config, capacity](const std::atomic<bool>& cancel) {
+        JobKey::WhatIfSweep, this,
+        [a, d, config, capacity](const JobControl& job) {
             const SimInput in =
                 SimInput::fromTrace(a->trace(d), a->capture().streams, a->replay(d), a->capture().settings);
             SimConfig recorded = SimConfig::fromSettings(a->capture().settings);
             recorded.memoryFraction = config.memoryFraction;
             const uint64_t cap = capacity ? *capacity : defaultCapacity(a->capture(), a->trace(d).device, in).bytes;
             const unsigned threads = std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
-            return vs::sweep(in, sweepGrid(recorded, cap != 0), cap, threads, &cancel);
+            return vs::sweep(in, sweepGrid(recorded, cap != 0), cap, threads, &job.cancel());
         },
         [this](const std::vector<SimResult>& r) { showSweep(r); });
 }
