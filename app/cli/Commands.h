@@ -22,6 +22,7 @@ int runRetention(const std::vector<std::string>& args, std::ostream& out);
 int runRun(const std::vector<std::string>& args, std::ostream& out);
 int runCompare(const std::vector<std::string>& args, std::ostream& out);
 int runRanks(const std::vector<std::string>& args, std::ostream& out);
+int runSummarize(const std::vector<std::string>& args, std::ostream& out);
 int runWhatIf(const std::vector<std::string>& args, std::ostream& out);
 int runComposition(const std::vector<std::string>& args, std::ostream& out);
 

@@ -1,5 +1,6 @@
 // `ranks FILES...|FOLDER`: one capture per rank of a distributed job, side by side: peak, final,
-// growth and OOMs per rank and the ranks that stand out, each in a sentence.
+// growth and OOMs per rank and the ranks that stand out, each in a sentence. Rank summaries
+// (`summarize`'s .vsrank files) are read in place of their captures; stale ones are warned of.
 #include "Commands.h"
 
 #include "compare/RankSet.h"
@@ -51,6 +52,8 @@ void writeJson(const RankSet& set, std::ostream& out) {
             .field("oom", o.oom)
             .field("sentence", o.sentence)
             .endObject();
+    j.endArray().key("warnings").beginArray();
+    for (const auto& w : set.warnings) j.value(w);
     j.endArray().endObject();
     out << '\n';
 }
@@ -78,6 +81,7 @@ void writeText(const RankSet& set, std::ostream& out) {
         << humanBytes(set.medianGrowth) << "\n";
     if (set.outliers.empty()) out << "No rank stands out.\n";
     for (const auto& o : set.outliers) out << "Outlier: " << o.sentence << "\n";
+    for (const auto& w : set.warnings) out << "Warning: " << w << "\n";
 }
 
 } // namespace

@@ -33,7 +33,10 @@ const char* kUsage =
     "                                           file with two ranges compares two phases of one run\n"
     "  ranks FILES...|FOLDER [--threads N] [--json]\n"
     "                                           one capture per rank: peak, growth, OOMs per rank and\n"
-    "                                           the outlier ranks\n"
+    "                                           the outlier ranks (reads .vsrank summaries too)\n"
+    "  summarize FILE... -o DIR                 each capture's rank summary as DIR/NAME.vsrank (a few\n"
+    "                                           KB; ranks reads it instead of the capture): run it where\n"
+    "                                           the captures are, one process per file (docs/ranks.md)\n"
     "  composition FILE [--at S | --at-mark NAME] [--device N] [--json]\n"
     "                                           what the memory is made of: PyTorch's bytes by category\n"
     "                                           (parameter, gradient, optimizer state, input, activation,\n"
@@ -135,6 +138,8 @@ int main(int argc, char** argv) {
             rc = vs::cli::runCompare(args, std::cout);
         else if (cmd == "ranks")
             rc = vs::cli::runRanks(args, std::cout);
+        else if (cmd == "summarize" || cmd == "summarise")
+            rc = vs::cli::runSummarize(args, std::cout);
         else if (cmd == "whatif")
             rc = vs::cli::runWhatIf(args, std::cout);
         else if (cmd == "composition")

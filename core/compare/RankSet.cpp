@@ -1,12 +1,14 @@
 #include "RankSet.h"
 
+#include "RankInputs.h"
 #include "RankOutliers.h"
+#include "RankSummaryFile.h"
 #include "load/OpenAnalysis.h"
 #include "util/Cancelled.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <mutex>
+#include <functional>
 #include <thread>
 
 namespace vs {
@@ -27,18 +29,24 @@ std::vector<std::string> rankFiles(const std::string& folder) {
             return name.size() > t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
         };
         if (e.is_regular_file() && (endsWith(".vscap") || endsWith(".pickle") || endsWith(".pickle.gz") ||
-                                    endsWith(".pickle.zst")))
+                                    endsWith(".pickle.zst") || endsWith(RankSummaryFile::kSuffix)))
             out.push_back(e.path().string());
     }
     std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
         const int ra = rankFromPath(a), rb = rankFromPath(b);
         return ra != rb ? ra < rb : a < b;
     });
-    if (out.empty()) throw std::runtime_error("no capture files (.pickle, .pickle.gz, .pickle.zst, .vscap) in " + folder);
+    if (out.empty()) throw std::runtime_error("no capture files (.pickle, .pickle.gz, .pickle.zst, .vscap) or rank summaries (.vsrank) in " + folder);
     return out;
 }
 
 namespace {
+
+RankSummary unreadable(const std::string& path, const std::string& why) {
+    RankSummary s;
+    s.path = path, s.rank = rankFromPath(path), s.error = why;
+    return s;
+}
 
 RankSummary summariseFile(const std::string& path, const std::atomic<bool>* cancel) {
     AnalysisOptions o;
@@ -49,27 +57,32 @@ RankSummary summariseFile(const std::string& path, const std::atomic<bool>* canc
     } catch (const Cancelled&) {
         throw;
     } catch (const std::exception& e) {
-        RankSummary s;
-        s.path = path, s.rank = rankFromPath(path), s.error = e.what();
-        return s;
+        return unreadable(path, e.what());
     }
 }
 
-} // namespace
+RankSummary readSummary(const std::string& path, std::optional<SourceStamp>& source) {
+    try {
+        RankSummaryFile f = readRankSummaryFile(path);
+        source = std::move(f.source);
+        return std::move(f.summary);
+    } catch (const std::exception& e) {
+        return unreadable(path, e.what());
+    }
+}
 
-RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& options) {
-    RankSet set;
-    set.ranks.resize(paths.size());
+// Runs `each(i)` for the indices in `todo` on up to `threads` workers; throws Cancelled.
+void forEachParallel(const std::vector<size_t>& todo, const RankLoadOptions& options,
+                     const std::function<void(size_t)>& each) {
     const unsigned cores = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
-    const unsigned workers = std::min<unsigned>(cores, unsigned(paths.size()));
-    std::atomic<size_t> next{0}, done{0};
+    const unsigned workers = std::min<unsigned>(cores, unsigned(todo.size()));
+    std::atomic<size_t> next{0};
     std::atomic<bool> cancelled{false};
     auto work = [&] {
         try {
-            for (size_t i; (i = next++) < paths.size();) {
+            for (size_t k; (k = next++) < todo.size();) {
                 if (options.cancel && options.cancel->load()) throw Cancelled();
-                set.ranks[i] = summariseFile(paths[i], options.cancel);
-                if (options.progress) options.progress(++done, paths.size());
+                each(todo[k]);
             }
         } catch (const Cancelled&) {
             cancelled = true;
@@ -80,6 +93,34 @@ RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& 
     work();
     for (auto& t : pool) t.join();
     if (cancelled) throw Cancelled();
+}
+
+} // namespace
+
+RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& options) {
+    RankSet set;
+    set.ranks.resize(paths.size());
+    RankInputs in{paths, std::vector<bool>(paths.size()), std::vector<std::optional<SourceStamp>>(paths.size())};
+    std::vector<size_t> summaries, captures;
+    for (size_t i = 0; i < paths.size(); ++i) (isRankSummaryPath(paths[i]) ? summaries : captures).push_back(i);
+    for (size_t i : summaries) in.summary[i] = true;
+    std::atomic<size_t> done{0};
+    const auto advance = [&] {
+        if (options.progress) options.progress(++done, paths.size());
+    };
+    // the summaries first (a few KB each): the captures they stand for are then not read
+    forEachParallel(summaries, options, [&](size_t i) { set.ranks[i] = readSummary(paths[i], in.source[i]), advance(); });
+    std::vector<bool> skip(paths.size());
+    set.warnings = pairSummaries(in, set.ranks, skip);
+    for (size_t i : captures)
+        if (skip[i]) advance();
+    std::erase_if(captures, [&](size_t i) { return skip[i]; });
+    forEachParallel(captures, options, [&](size_t i) { set.ranks[i] = summariseFile(paths[i], options.cancel), advance(); });
+    std::vector<RankSummary> kept;
+    kept.reserve(set.ranks.size());
+    for (size_t i = 0; i < paths.size(); ++i)
+        if (!skip[i]) kept.push_back(std::move(set.ranks[i]));
+    set.ranks = std::move(kept);
     // files that do not name their rank are numbered after the highest named one, in the order given
     int unnamed = 0;
     for (const auto& r : set.ranks) unnamed = std::max(unnamed, r.rank + 1);

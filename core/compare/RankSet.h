@@ -21,6 +21,7 @@ struct RankOutlier {
 struct RankSet {
     std::vector<RankSummary> ranks; // by rank
     std::vector<RankOutlier> outliers;
+    std::vector<std::string> warnings; // stale summaries (RankInputs.h)
     int64_t medianPeak = 0, medianGrowth = 0;
     int64_t firstUs = 0, lastUs = 0; // the span of every rank together
 
@@ -33,12 +34,14 @@ struct RankLoadOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
-// The capture files of a folder (.pickle, .pickle.gz, .pickle.zst, .vscap), by rank.
+// The capture files of a folder (.pickle, .pickle.gz, .pickle.zst, .vscap) and its rank summaries
+// (.vsrank, written by `vramscope-cli summarize`), by rank.
 std::vector<std::string> rankFiles(const std::string& folder);
 
 // Reads and summarises every file (an unreadable one keeps its error and is left out of the
 // statistics); files that name no rank are numbered after the highest named one, in the order
-// given. Throws Cancelled.
+// given. Summary files (.vsrank) are read first, and a capture given along with its summary is not
+// read (RankInputs.h). Throws Cancelled.
 RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& options = {});
 
 // Sorts by rank, computes the medians, the common span and the outliers (loadRanks does this).

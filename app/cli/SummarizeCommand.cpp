@@ -1,0 +1,67 @@
+// `summarize FILE... -o DIR`: each capture's rank summary (what the Ranks window and `ranks` keep of
+// it) as DIR/NAME.vsrank, so that the heavy reading runs where the captures are, one process per file
+// under any batch engine (docs/ranks.md), and `ranks` or the Ranks window read a few KB per rank.
+// Processes share nothing: each writes its own files atomically (a temporary beside it, renamed).
+// A file that cannot be read is said in one line on stderr; the others are summarised all the same.
+#include "Commands.h"
+
+#include "analysis/CaptureAnalysis.h"
+#include "compare/RankSummaryFile.h"
+#include "io/LoadError.h"
+#include "util/AtomicFile.h"
+
+#include <filesystem>
+#include <iostream>
+
+namespace vs::cli {
+namespace {
+
+// Summarises one capture into `dir`; returns the summary's path. Throws on bad input.
+std::string summarizeOne(const std::string& file, const std::string& dir) {
+    // stamped before reading: a capture still being written then reads as stale later, not as current
+    const auto stamp = SourceStamp::of(file);
+    if (!stamp) throw LoadError("cannot open " + file);
+    RankSummary s = summariseRank(*openCapture(file));
+    if (!s.ok()) throw LoadError(s.error);
+    s.path = stamp->path;
+    const std::string out = (std::filesystem::path(dir) / rankSummaryName(file)).string();
+    writeFileAtomically(out, encodeRankSummary(s, *stamp));
+    return out;
+}
+
+// `-o DIR` is taken as `--output DIR` (CliArgs knows long options only).
+std::vector<std::string> withLongOutput(std::vector<std::string> args) {
+    for (auto& a : args)
+        if (a == "-o") a = "--output";
+    return args;
+}
+
+} // namespace
+
+int runSummarize(const std::vector<std::string>& args, std::ostream& out) {
+    CliArgs a(withLongOutput(args), {}, {"--output"}, SIZE_MAX);
+    const auto dir = a.option("--output");
+    if (!dir) throw UsageError("summarize needs -o DIR, the folder to write the summaries into");
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec); // many processes may race to make it: that is fine
+    if (!std::filesystem::is_directory(*dir, ec)) throw std::runtime_error("cannot make the folder " + *dir);
+    size_t failed = 0;
+    for (const auto& file : a.files()) {
+        try {
+            out << summarizeOne(file, *dir) << '\n';
+        } catch (const std::bad_alloc&) {
+            ++failed, std::cerr << "vramscope-cli: error: " << file << ": out of memory while reading it\n";
+        } catch (const std::exception& e) {
+            std::string line = e.what();
+            for (char& c : line)
+                if (c == '\n') c = ' ';
+            ++failed, std::cerr << "vramscope-cli: error: " << file << ": " << line << '\n';
+        }
+    }
+    if (failed == 0) return 0;
+    if (a.files().size() > 1)
+        std::cerr << "vramscope-cli: error: " << failed << " of " << a.files().size() << " files could not be summarised\n";
+    return 2;
+}
+
+} // namespace vs::cli

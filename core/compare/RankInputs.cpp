@@ -1,0 +1,48 @@
+#include "RankInputs.h"
+
+#include "util/Format.h"
+
+#include <filesystem>
+#include <unordered_map>
+
+namespace vs {
+namespace {
+
+std::string nameOf(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+// "rank3.pickle.vsrank is stale: rank3.pickle has changed since it was summarised (412 MiB then, 530 MiB
+// now); summarise it again"
+std::string staleWarning(const std::string& summary, const std::string& capture, const SourceStamp& then,
+                         const SourceStamp& now) {
+    const std::string what = then.size != now.size ? " (" + humanBytes(int64_t(then.size)) + " then, " +
+                                                         humanBytes(int64_t(now.size)) + " now)"
+                                                   : " (modified since)";
+    return nameOf(summary) + " is stale: " + capture + " has changed since it was summarised" + what +
+           "; its figures are the old file's (summarise it again)";
+}
+
+} // namespace
+
+std::vector<std::string> pairSummaries(const RankInputs& in, std::vector<RankSummary>& ranks, std::vector<bool>& skip) {
+    std::unordered_map<std::string, size_t> captures; // by file name; the first of a name
+    for (size_t i = 0; i < in.paths.size(); ++i)
+        if (!in.summary[i]) captures.emplace(nameOf(in.paths[i]), i);
+    std::vector<std::string> warnings;
+    for (size_t i = 0; i < in.paths.size(); ++i) {
+        if (!in.summary[i] || !in.source[i]) continue;
+        const SourceStamp& then = *in.source[i];
+        std::string local; // the capture here, if any: given along, else where it was summarised
+        if (auto it = captures.find(nameOf(then.path)); it != captures.end() && !skip[it->second]) {
+            skip[it->second] = true;
+            local = ranks[i].path = in.paths[it->second];
+        } else if (std::error_code ec; std::filesystem::exists(then.path, ec)) {
+            local = then.path;
+        }
+        if (local.empty()) continue;
+        if (const auto now = SourceStamp::of(local); now && !now->sameFileState(then))
+            warnings.push_back(staleWarning(in.paths[i], local, then, *now));
+    }
+    return warnings;
+}
+
+} // namespace vs

@@ -1,0 +1,26 @@
+#pragma once
+// Which files a set of ranks is read from when summaries (NAME.vsrank, RankSummaryFile.h) and
+// captures are given together: a summary stands for the capture its source names (the same file
+// name), which is then not read at all; a summary whose capture is here (given, or at its recorded
+// path) but has changed since it was summarised is stale, said in a warning, and used all the same.
+#include "RankSummaryFile.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vs {
+
+struct RankInputs {
+    std::vector<std::string> paths;                 // as given
+    std::vector<bool> summary;                      // paths[i] is a summary file
+    std::vector<std::optional<SourceStamp>> source; // a summary read: the capture it was made from
+};
+
+// For every summary read, the capture it replaces among the other paths (marked in `skip`, and
+// `ranks[i].path` set to it so that opening the rank opens the capture here); returns the warnings
+// of stale summaries.
+std::vector<std::string> pairSummaries(const RankInputs& in, std::vector<RankSummary>& ranks,
+                                       std::vector<bool>& skip);
+
+} // namespace vs
