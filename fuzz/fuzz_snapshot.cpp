@@ -13,13 +13,18 @@
 //   "ANA!"  past the readers: the rest drives HostileSnapshot (or, first byte odd, HostileTrace), or
 //           is a pickle or a JSON trace itself (the reproducers of issue 31), and a capture that
 //           loads goes through every analysis (AnalyseDeep.h);
+//   "RNK!"  a rank summary (.vsrank): the rest drives HostileRankSummary, or is a summary file itself
+//           when it starts with the summary's magic (the corpus' seeds, mutated); one that reads
+//           goes through the rank statistics with two other ranks;
 //   anything else is a file's bytes (pickle, gzip, zstd, .vscap or a torch.profiler trace).
-// VRAMSCOPE_FUZZ_MODE=pickle|vscap|profiler|snp|rec|raw|trc|ana sends every input to that one reader
+// VRAMSCOPE_FUZZ_MODE=pickle|vscap|profiler|snp|rec|raw|trc|ana|rnk sends every input to that one reader
 // instead (no prefix), so that a run can count executions per reader (fuzz/run-parallel.sh).
 // Every load runs under a 16 MiB budget, as a user's --max-memory would bound it (the seeds need less).
 // fuzz/snapshot.dict is the dictionary (opcodes, snapshot keys, actions, magics).
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/Retention.h"
+#include "compare/RankSet.h"
+#include "compare/RankSummaryFile.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/MemoryBudget.h"
@@ -28,6 +33,7 @@
 #include "io/VscapReader.h"
 #include "io/VscapRecords.h"
 #include "AnalyseDeep.h"
+#include "HostileRankSummary.h"
 #include "HostileRecords.h"
 #include "HostileSnapshot.h"
 #include "HostileTrace.h"
@@ -66,6 +72,20 @@ void readRecords(const uint8_t* data, size_t size) {
     (void)vs::CaptureAnalysis::analyse(std::move(capture));
 }
 
+// A summary that reads must be usable: ranked among others (medians, outliers, the common span).
+void readRankSummary(const uint8_t* data, size_t size) {
+    vs::RankSet set;
+    const bool file = size >= 8 && std::memcmp(data, vs::RankSummaryFile::kMagic, 8) == 0;
+    vs::fuzz::FuzzBytes in(data, size);
+    const std::string built = file ? std::string() : vs::fuzz::HostileRankSummary(in).build();
+    const auto bytes = file ? std::span<const uint8_t>(data, size)
+                            : std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(built.data()), built.size());
+    for (int i = 0; i < 3; ++i) set.ranks.push_back(vs::decodeRankSummary(bytes).summary);
+    set.ranks[1].peakAllocated /= 2, set.ranks[2].rank = 7;
+    vs::finishRankSet(set);
+    for (const auto& r : set.ranks) (void)r.binOf(set.lastUs), (void)r.binStartUs(vs::RankSummary::kBins - 1);
+}
+
 // The reader every input goes to: from VRAMSCOPE_FUZZ_MODE, else chosen per input by its prefix.
 std::string forcedMode() {
     const char* m = std::getenv("VRAMSCOPE_FUZZ_MODE");
@@ -97,6 +117,8 @@ void dispatch(const std::string& mode, const uint8_t* data, size_t size, const v
             capture = vs::loadSnapshotBytes(vs::fuzz::HostileSnapshot(in).build(), options);
         }
         vs::fuzz::analyseDeep(*vs::CaptureAnalysis::analyse(std::move(capture)), in);
+    } else if (mode == "rnk") {
+        readRankSummary(data, size);
     } else if (mode == "raw") {
         readRecords(data, size);
     } else if (mode == "pickle") {
@@ -122,7 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.maxMemory = options.maxDecompressed = kBudget;
     try {
         if (!forced.empty()) return dispatch(forced, data, size, options), 0;
-        for (const char* tag : {"SNP!", "REC!", "RAW!", "TRC!", "PRF!", "ANA!"})
+        for (const char* tag : {"SNP!", "REC!", "RAW!", "TRC!", "PRF!", "ANA!", "RNK!"})
             if (size >= 4 && std::memcmp(data, tag, 4) == 0) {
                 std::string mode(tag, 3);
                 for (char& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -130,6 +152,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             }
         dispatch("file", data, size, options);
     } catch (const vs::LoadError&) {
+    } catch (const vs::RankSummaryError&) {
     }
     return 0;
 }

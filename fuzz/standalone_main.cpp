@@ -1,6 +1,6 @@
 // Runs the fuzz target without libFuzzer (a g++ build, CI, a machine without clang): each FILE once
 // (the corpus as a regression test), then `--random N SEED` generated inputs: structure-aware ones
-// (SNP!/REC!/TRC!/ANA! with random recipes) and byte mutations of the files (flips, cuts, splices). Prints the
+// (SNP!/REC!/TRC!/ANA!/RNK! with random recipes) and byte mutations of the files (flips, cuts, splices). Prints the
 // executions per mode. A crash or sanitizer report stops it like libFuzzer would; the input that
 // caused it is written to ./crash-standalone first.
 #include <chrono>
@@ -65,13 +65,14 @@ int main(int argc, char** argv) {
     }
     std::printf("corpus: %zu inputs ran\n", corpus.size());
     std::mt19937_64 rng(seed);
-    static constexpr const char* kTags[] = {"SNP!", "REC!", "TRC!", "ANA!"};
-    uint64_t counts[5] = {0, 0, 0, 0, 0};
+    static constexpr const char* kTags[] = {"SNP!", "REC!", "TRC!", "ANA!", "RNK!"};
+    constexpr int kRecipes = sizeof kTags / sizeof kTags[0];
+    uint64_t counts[kRecipes + 1] = {};
     const auto start = std::chrono::steady_clock::now();
     for (uint64_t n = 0; n < randomRuns; ++n) {
-        const int mode = corpus.empty() ? int(n % 4) : int(n % 5);
+        const int mode = corpus.empty() ? int(n % kRecipes) : int(n % (kRecipes + 1));
         Bytes b;
-        if (mode < 4) {
+        if (mode < kRecipes) {
             b.assign(kTags[mode], kTags[mode] + 4);
             for (size_t k = 0, len = 8 + rng() % 400; k < len; ++k) b.push_back(uint8_t(rng()));
         } else {
@@ -82,9 +83,9 @@ int main(int argc, char** argv) {
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("random: %llu snapshot recipes, %llu record recipes, %llu trace recipes, %llu analysis recipes, "
-                "%llu mutated files in %.1f s\n",
+                "%llu rank summary recipes, %llu mutated files in %.1f s\n",
                 (unsigned long long)counts[0], (unsigned long long)counts[1], (unsigned long long)counts[2],
-                (unsigned long long)counts[3], (unsigned long long)counts[4], s);
+                (unsigned long long)counts[3], (unsigned long long)counts[4], (unsigned long long)counts[5], s);
     std::remove("crash-standalone");
     return 0;
 }

@@ -2,7 +2,11 @@
 // leaking site first in the window's table, a clear message for a file that cannot be read, the
 // outlier rank named, the heatmap's leaking row the brightest at the end, zoom limits, a double click
 // opening a rank. With VRAMSCOPE_SHOTS=DIR set, the windows are saved there as PNG.
+#include "compare/RankSummaryFile.h"
+#include "load/OpenAnalysis.h"
 #include "models/DiffTableModel.h"
+#include "models/RankTableModel.h"
+#include "util/AtomicFile.h"
 #include "views/CompareView.h"
 #include "views/RankHeatmap.h"
 #include "views/RanksWindow.h"
@@ -11,6 +15,7 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -29,6 +34,7 @@ class TestCompareView : public QObject {
     void slotsOfSeveralIterations();
     void manyRanksSharingRows();
     void ranksFromAFolder();
+    void ranksFromAFolderOfSummaries();
 
   private:
     QString unpack(const QString& relative);
@@ -269,6 +275,37 @@ void TestCompareView::ranksFromAFolder() {
     QCOMPARE(w.ranks()->ranks.size(), size_t(4));
     for (int r = 0; r < 4; ++r) QCOMPARE(w.ranks()->ranks[size_t(r)].rank, r);
     QVERIFY2(w.outlierText().startsWith("rank 2: "), qPrintable(w.outlierText()));
+}
+
+void TestCompareView::ranksFromAFolderOfSummaries() {
+    // File → Open Ranks Folder… on what `vramscope-cli summarize` wrote on the cluster: no capture
+    // there, the table filled from the summaries alone
+    QTemporaryDir folder;
+    std::vector<RankSummary> made;
+    for (int r = 0; r < 4; ++r) {
+        const QString capture = unpack(QString("ranks/ddp4/rank%1.pickle.xz").arg(r));
+        made.push_back(summariseRank(*openAnalysis(capture.toStdString())));
+        const auto stamp = SourceStamp::of(capture.toStdString());
+        QVERIFY(stamp);
+        writeFileAtomically(folder.filePath(QString("rank%1.pickle.vsrank").arg(r)).toStdString(), encodeRankSummary(made.back(), *stamp));
+    }
+    RanksWindow w;
+    QSignalSpy loaded(&w, &RanksWindow::loaded);
+    w.open({folder.path()});
+    QVERIFY(loaded.wait(60000));
+    auto* table = w.findChild<QTableView*>();
+    QVERIFY(table);
+    const QAbstractItemModel* m = table->model();
+    QCOMPARE(m->rowCount(), 4);
+    for (int row = 0; row < 4; ++row) {
+        QCOMPARE(m->index(row, RankTableModel::Rank).data().toString(), QString::number(row));
+        QCOMPARE(m->index(row, RankTableModel::PeakAllocated).data(RankTableModel::kSortRole).toLongLong(), made[size_t(row)].peakAllocated);
+        QCOMPARE(m->index(row, RankTableModel::Iterations).data().toString(), QString::number(made[size_t(row)].iterations));
+    }
+    QCOMPARE(m->index(2, RankTableModel::Outlier).data().toString(), QString("outlier"));
+    QVERIFY2(w.outlierText().startsWith("rank 2: "), qPrintable(w.outlierText()));
+    QCOMPARE(w.heatmap()->ranks()->ranks.size(), size_t(4));
+    shot(&w, "ranks-summaries.png");
 }
 
 QTEST_MAIN(TestCompareView)

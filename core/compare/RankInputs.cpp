@@ -29,7 +29,15 @@ std::vector<std::string> pairSummaries(const RankInputs& in, std::vector<RankSum
         if (!in.summary[i]) captures.emplace(nameOf(in.paths[i]), i);
     std::vector<std::string> warnings;
     for (size_t i = 0; i < in.paths.size(); ++i) {
-        if (!in.summary[i] || !in.source[i]) continue;
+        if (!in.summary[i]) continue;
+        if (!in.source[i]) { // unreadable: its capture (NAME for NAME.vsrank), when given, is read instead
+            const std::string name = nameOf(in.paths[i]);
+            const auto it = captures.find(name.substr(0, name.size() - std::string(RankSummaryFile::kSuffix).size()));
+            if (it == captures.end()) continue;
+            skip[i] = true;
+            warnings.push_back(ranks[i].error + "; " + nameOf(in.paths[it->second]) + " was read instead");
+            continue;
+        }
         const SourceStamp& then = *in.source[i];
         std::string local; // the capture here, if any: given along, else where it was summarised
         if (auto it = captures.find(nameOf(then.path)); it != captures.end() && !skip[it->second]) {

@@ -3,6 +3,7 @@
 // captures are given together: a summary stands for the capture its source names (the same file
 // name), which is then not read at all; a summary whose capture is here (given, or at its recorded
 // path) but has changed since it was summarised is stale, said in a warning, and used all the same.
+// An unreadable summary gives way to its capture (NAME for NAME.vsrank) when that is given too.
 #include "RankSummaryFile.h"
 
 #include <optional>
@@ -18,8 +19,8 @@ struct RankInputs {
 };
 
 // For every summary read, the capture it replaces among the other paths (marked in `skip`, and
-// `ranks[i].path` set to it so that opening the rank opens the capture here); returns the warnings
-// of stale summaries.
+// `ranks[i].path` set to it so that opening the rank opens the capture here); an unreadable summary
+// whose capture is given is marked in `skip` instead. Returns the warnings (stale, unreadable).
 std::vector<std::string> pairSummaries(const RankInputs& in, std::vector<RankSummary>& ranks,
                                        std::vector<bool>& skip);
 

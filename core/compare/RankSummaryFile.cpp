@@ -17,7 +17,7 @@ namespace {
 constexpr size_t kHeader = 16;            // magic, major, minor, payload size
 constexpr uint64_t kMaxString = 64 << 10; // a path, an iteration marker
 constexpr int64_t kMaxBytes = int64_t(1) << 60; // any byte figure: far above any device, far from overflow
-constexpr int64_t kMaxTime = int64_t(1) << 62;  // microseconds or nanoseconds
+constexpr int64_t kMaxTime = int64_t(1) << 61;  // microseconds or nanoseconds (a span of two fits)
 
 void putU16(std::string& out, uint16_t v) { out.push_back(char(v & 0xff)), out.push_back(char(v >> 8)); }
 void putU32(std::string& out, uint32_t v) {
@@ -119,7 +119,7 @@ void readPayload(PayloadReader& in, RankSummaryFile& f) {
     RankSummary& r = f.summary;
     f.source.path = in.str("the source path");
     f.source.size = in.u("the source size");
-    f.source.mtimeNs = in.s("the source time", -kMaxTime, kMaxTime);
+    f.source.mtimeNs = in.s("the source time", INT64_MIN, INT64_MAX); // only compared
     r.path = f.source.path;
     r.rank = int(in.s("the rank", -1, INT32_MAX));
     r.device = int(in.s("the device", -1, INT32_MAX));

@@ -11,6 +11,9 @@ namespace vs::ui {
 void RankTableModel::setRanks(std::shared_ptr<const RankSet> set) {
     beginResetModel();
     set_ = std::move(set);
+    outlierOf_.assign(set_ ? set_->ranks.size() : 0, -1);
+    if (set_)
+        for (size_t k = 0; k < set_->outliers.size(); ++k) outlierOf_[set_->outliers[k].index] = int(k);
     endResetModel();
 }
 
@@ -20,9 +23,7 @@ int RankTableModel::rowCount(const QModelIndex& parent) const {
 int RankTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 const RankOutlier* RankTableModel::outlier(size_t row) const {
-    for (const auto& o : set_->outliers)
-        if (o.index == row) return &o;
-    return nullptr;
+    return outlierOf_[row] < 0 ? nullptr : &set_->outliers[size_t(outlierOf_[row])];
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <QAbstractTableModel>
 
 #include <memory>
+#include <vector>
 
 namespace vs::ui {
 
@@ -27,6 +28,7 @@ class RankTableModel : public QAbstractTableModel {
   private:
     const RankOutlier* outlier(size_t row) const;
     std::shared_ptr<const RankSet> set_;
+    std::vector<int> outlierOf_; // per row: its index in set_->outliers, or -1 (sorting asks per row)
 };
 
 } // namespace vs::ui

@@ -67,6 +67,11 @@ RankHeatmap::RankHeatmap(QWidget* parent) : QWidget(parent) {
 
 void RankHeatmap::setRanks(std::shared_ptr<const RankSet> set) {
     set_ = std::move(set);
+    marked_.assign(set_ ? set_->ranks.size() : 0, 0);
+    if (set_) {
+        for (const auto& o : set_->outliers) marked_[o.index] = 1;
+        for (size_t i = 0; i < set_->ranks.size(); ++i) marked_[i] |= !set_->ranks[i].ok();
+    }
     setMetric(metric_);
     fitAll();
 }
@@ -249,9 +254,7 @@ void RankHeatmap::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::WindowText));
     for (int i = 0; i < n; ++i) {
         const int y = area.top() + int(i * rowH);
-        const bool outlier = std::any_of(set_->outliers.begin(), set_->outliers.end(),
-                                         [&](const RankOutlier& o) { return int(o.index) == i; });
-        if (outlier || !set_->ranks[size_t(i)].ok()) p.fillRect(QRect(kLeft - 8, y, 6, std::max(2, int(rowH))), QColor(220, 40, 40));
+        if (marked_[size_t(i)]) p.fillRect(QRect(kLeft - 8, y, 6, std::max(2, int(rowH))), QColor(220, 40, 40));
         if (i % every == 0)
             p.drawText(QRect(0, y, kLeft - 12, std::max(14, int(rowH))), Qt::AlignRight | Qt::AlignVCenter,
                        tr("rank %1").arg(set_->ranks[size_t(i)].rank));

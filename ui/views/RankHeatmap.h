@@ -80,6 +80,7 @@ class RankHeatmap : public QWidget {
     void updateScale();
 
     std::shared_ptr<const RankSet> set_;
+    std::vector<char> marked_; // per rank: an outlier or unreadable (the red mark at the left)
     Metric metric_ = Metric::Allocated;
     bool bySteps_ = false;
     double from_ = 0, to_ = 1;

@@ -19,7 +19,27 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace vs::ui {
+
+namespace {
+
+// The outliers (the most different first) and the warnings, a few of each: thousands of ranks may
+// have hundreds; the table's Outlier column and its tooltips hold them all.
+QString sentences(const RankSet& set) {
+    constexpr size_t kMost = 8;
+    QStringList lines;
+    for (size_t i = 0; i < std::min(kMost, set.outliers.size()); ++i) lines << QString::fromStdString(set.outliers[i].sentence);
+    if (set.outliers.size() > kMost) lines << RanksWindow::tr("\u2026 and %1 more outlier ranks (sort the table by its outlier column)").arg(set.outliers.size() - kMost);
+    if (lines.isEmpty()) lines << RanksWindow::tr("No rank stands out.");
+    for (size_t i = 0; i < std::min(kMost, set.warnings.size()); ++i)
+        lines << RanksWindow::tr("Warning: %1").arg(QString::fromStdString(set.warnings[i]));
+    if (set.warnings.size() > kMost) lines << RanksWindow::tr("\u2026 and %1 more warnings (vramscope-cli ranks lists them all)").arg(set.warnings.size() - kMost);
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
 
 RanksWindow::RanksWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     setWindowTitle(tr("Ranks \u2014 vramscope"));
@@ -78,11 +98,11 @@ RanksWindow* RanksWindow::askAndOpen(QWidget* parent, Pick pick) {
     const QString start = QSettings().value(QStringLiteral("lastDir")).toString();
     QStringList files;
     if (pick == Pick::Folder) {
-        const QString folder = QFileDialog::getExistingDirectory(parent, tr("Open a folder of per-rank captures"), start);
+        const QString folder = QFileDialog::getExistingDirectory(parent, tr("Open a folder of per-rank captures or summaries"), start);
         if (!folder.isEmpty()) files << folder;
     } else {
         files = QFileDialog::getOpenFileNames(parent, tr("Open one capture per rank"), start,
-                                              tr("Captures (*.vscap *.pickle *.pickle.gz *.pickle.zst *.pkl);;All files (*)"));
+                                              tr("Captures and rank summaries (*.vscap *.pickle *.pickle.gz *.pickle.zst *.pkl *.vsrank);;All files (*)"));
     }
     if (files.isEmpty()) return nullptr;
     auto* w = new RanksWindow(parent);
@@ -141,9 +161,7 @@ void RanksWindow::showRanks(std::shared_ptr<const RankSet> set) {
                          .arg(set_->ranks.size())
                          .arg(set_->readable())
                          .arg(formatBytes(double(set_->medianPeak))));
-    QString text;
-    for (const auto& o : set_->outliers) text += QString::fromStdString(o.sentence) + QLatin1Char('\n');
-    outliers_->setText(text.isEmpty() ? tr("No rank stands out.") : text.trimmed());
+    outliers_->setText(sentences(*set_));
     heatmap_->setRanks(set_);
     model_->setRanks(set_);
     emit loaded();

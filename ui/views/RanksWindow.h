@@ -1,6 +1,7 @@
 #pragma once
 // File → Open Ranks…: one capture per rank of a distributed job side by side. The captures are read
-// on every core in the background (only each rank's summary is kept, so memory stays bounded), then a
+// on every core in the background (only each rank's summary is kept, so memory stays bounded), or
+// their summaries (.vsrank, `vramscope-cli summarize`) in their place, a few KB each; then a
 // rank × time heatmap, a per-rank table and the outlier ranks said in sentences; a double click on a
 // rank (heatmap or table) asks for its full view (openRank). Closing the window cancels the loading.
 #include "compare/RankSet.h"
@@ -28,7 +29,7 @@ class RanksWindow : public QWidget {
     enum class Pick { Files, Folder };
     static RanksWindow* askAndOpen(QWidget* parent, Pick pick = Pick::Files);
     ~RanksWindow() override;
-    // Files, or a folder's capture files (rankFiles); loading starts at once.
+    // Files, or a folder's capture and summary files (rankFiles); loading starts at once.
     void open(const QStringList& paths);
     std::shared_ptr<const RankSet> ranks() const { return set_; }
     RankHeatmap* heatmap() const { return heatmap_; }
