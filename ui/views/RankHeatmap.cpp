@@ -245,7 +245,11 @@ void RankHeatmap::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, tr("No ranks loaded"));
         return;
     }
-    p.drawImage(area.topLeft(), renderCells(area.size()));
+    // the cells are drawn again only when what they show changed: a repaint for a tooltip, an
+    // exposed part or the table beside it costs a copy of the image
+    const CellsKey key{set_.get(), metric_, bySteps_, from_, to_, area.size()};
+    if (!(key == cellsKey_)) cells_ = renderCells(area.size()), cellsKey_ = key;
+    p.drawImage(area.topLeft(), cells_);
     drawSteps(p, area);
     // rank labels where they fit, outliers marked red
     const int n = int(set_->ranks.size());

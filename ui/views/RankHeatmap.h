@@ -85,6 +85,17 @@ class RankHeatmap : public QWidget {
     bool bySteps_ = false;
     double from_ = 0, to_ = 1;
     int64_t scaleMin_ = 0, scaleMax_ = 1; // the colour scale: the lowest and highest value shown anywhere
+    // The last cells drawn and what they showed (the set, metric, alignment, view and size).
+    struct CellsKey {
+        const RankSet* set = nullptr;
+        Metric metric = Metric::Allocated;
+        bool steps = false;
+        double from = 0, to = 0;
+        QSize size;
+        bool operator==(const CellsKey&) const = default;
+    };
+    CellsKey cellsKey_;
+    QImage cells_;
     std::optional<QPoint> dragFrom_;
     double dragViewFrom_ = 0;
 };
