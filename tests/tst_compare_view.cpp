@@ -35,6 +35,7 @@ class TestCompareView : public QObject {
     void manyRanksSharingRows();
     void ranksFromAFolder();
     void ranksFromAFolderOfSummaries();
+    void thousandsOfRanksWithinAPixel();
 
   private:
     QString unpack(const QString& relative);
@@ -306,6 +307,62 @@ void TestCompareView::ranksFromAFolderOfSummaries() {
     QVERIFY2(w.outlierText().startsWith("rank 2: "), qPrintable(w.outlierText()));
     QCOMPARE(w.heatmap()->ranks()->ranks.size(), size_t(4));
     shot(&w, "ranks-summaries.png");
+}
+
+void TestCompareView::thousandsOfRanksWithinAPixel() {
+    // the cheaper ways for thousands of ranks (merged pixel rows; slices painted over their pixels),
+    // forced on 300 ranks: each pixel is at least the exact cell (no value lost) and at most the
+    // highest exact cell of it and its two neighbours (widened by a pixel at most). Five levels in
+    // long runs, far apart on the colour scale, so that a colour tells its level.
+    const int64_t levels[5] = {0, int64_t(64) << 20, int64_t(128) << 20, int64_t(192) << 20, int64_t(255) << 20};
+    auto set = std::make_shared<RankSet>();
+    for (int k = 0; k < 300; ++k) {
+        RankSummary r;
+        r.rank = k, r.path = "r", r.events = 100, r.firstUs = 1000 + k * 7, r.lastUs = 90000 - k * 13;
+        for (size_t b = 0; b < RankSummary::kBins; ++b) r.binAllocated.push_back(levels[(b / 97 + size_t(k)) % 5]);
+        r.binReserved = r.binAllocated;
+        r.peakAllocated = levels[4];
+        set->ranks.push_back(std::move(r));
+    }
+    finishRankSet(*set);
+    RankHeatmap h;
+    h.setRanks(set);
+    const auto [whole0, whole1] = h.view();
+    const auto exactCells = [&](int rows, int width) {
+        std::vector<std::vector<int64_t>> v(size_t(rows), std::vector<int64_t>(size_t(width), -1));
+        const auto [from, to] = h.view();
+        const double px = (to - from) / width;
+        for (int i = 0; i < 300; ++i)
+            for (int col = 0; col < width; ++col) {
+                int64_t& cell = v[size_t(i * rows / 300)][size_t(col)];
+                cell = std::max(cell, h.cellValue(set->ranks[size_t(i)], from + col * px, from + (col + 1) * px));
+            }
+        return v;
+    };
+    // 50 rows over the whole run: merged rows; 600 rows, and zoomed 64x: slices over their pixels
+    for (const auto& [rows, zoom] : {std::pair{50, 1.0}, {600, 1.0}, {50, 64.0}}) {
+        const int width = 200;
+        const double span = (whole1 - whole0) / zoom;
+        h.setView(whole0 + 0.3 * (whole1 - whole0), whole0 + 0.3 * (whole1 - whole0) + span);
+        if (zoom == 1.0) h.fitAll();
+        h.setExactWork(0);
+        const QImage img = h.renderCells(QSize(width, rows));
+        h.setExactWork(RankHeatmap::kDefaultExactWork);
+        const auto exact = exactCells(rows, width);
+        for (int y = 0; y < rows; ++y) {
+            // more lines than ranks: a rank's lines repeat its first (where exactCells put it)
+            const auto& e = exact[size_t(rows > 300 ? (y * 300 / rows) * rows / 300 : y)];
+            for (int col = 0; col < width; ++col) {
+                const int64_t lo = e[size_t(col)];
+                int64_t hi = lo;
+                for (int c : {col - 1, col + 1})
+                    if (c >= 0 && c < width) hi = std::max(hi, e[size_t(c)]);
+                bool fits = img.pixel(col, y) == h.colourOf(lo);
+                for (int64_t level : levels) fits = fits || (level >= lo && level <= hi && img.pixel(col, y) == h.colourOf(level));
+                QVERIFY2(fits, qPrintable(QString("rows %1, zoom %2: pixel %3,%4").arg(rows).arg(zoom).arg(col).arg(y)));
+            }
+        }
+    }
 }
 
 QTEST_MAIN(TestCompareView)

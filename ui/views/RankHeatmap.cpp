@@ -163,8 +163,7 @@ QRgb RankHeatmap::colourOf(int64_t v) const {
     return ColourScale(palette().color(QPalette::Base).rgb(), scaleMin_, scaleMax_)(v);
 }
 
-void RankHeatmap::rowValues(const RankSummary& r, const std::vector<double>& edges, std::vector<int64_t>& row) const {
-    const Slices s = slicesOf(r);
+void RankHeatmap::rowValues(const Slices& s, const std::vector<double>& edges, std::vector<int64_t>& row) const {
     if (!s.values) return;
     const int64_t* v = s.values->data();
     const int n = int(s.values->size());
@@ -205,8 +204,10 @@ QImage RankHeatmap::renderCells(QSize size) const {
     const auto line = [&](int y) { return reinterpret_cast<QRgb*>(bits + stride * y); };
     const auto topOf = [&](int i) { return int(int64_t(i) * h / n); };
     const ColourScale colour(palette().color(QPalette::Base).rgb(), scaleMin_, scaleMax_);
-    // ranks [from, to) into their pixel rows: several ranks sharing a row show their maximum; one
-    // scanline coloured per row and copied to the rank's other lines
+    const Way way = wayFor(w, h);
+    const MergedRows* merged = way == Way::Merged ? &mergedRows(h) : nullptr;
+    // ranks [from, to) into their pixel rows (or, merged, pixel rows [from, to)): several ranks
+    // sharing a row show their maximum; one scanline coloured per row and copied to its other lines
     const auto draw = [&](int from, int to) {
         std::vector<int64_t> row(static_cast<size_t>(w), -1);
         std::vector<double> edges(static_cast<size_t>(w) + 1);
@@ -218,19 +219,28 @@ QImage RankHeatmap::renderCells(QSize size) const {
             for (int y = yFrom + 1; y < yTo; ++y) std::memcpy(line(y), first, size_t(w) * sizeof(QRgb));
             std::fill(row.begin(), row.end(), -1);
         };
+        if (merged) {
+            for (int y = from; y < to; ++y) {
+                rowValues(Slices{&merged->cells[size_t(y)], 0, merged->cellWidth * kMergedCells, merged->cellWidth}, edges, row);
+                flush(y, y + 1);
+            }
+            return;
+        }
         for (int i = from; i < to; ++i) {
-            rowValues(set_->ranks[size_t(i)], edges, row);
+            const Slices s = slicesOf(set_->ranks[size_t(i)]);
+            way == Way::Scatter ? scatterRow(s, edges, row) : rowValues(s, edges, row);
             const int y0 = topOf(i), next = i + 1 < n ? topOf(i + 1) : h;
             if (i + 1 == to || next != y0) flush(y0, std::min(h, std::max(y0 + 1, next)));
         }
     };
-    // many ranks: the lower half on another core, split where a pixel row begins
-    int half = n / 2;
-    while (half > 0 && half < n && topOf(half) == topOf(half - 1)) ++half;
-    if (n < 64 || half <= 0 || half >= n) {
-        draw(0, n);
+    // many ranks (or rows): the lower half on another core, split where a pixel row begins
+    const int units = merged ? h : n;
+    int half = units / 2;
+    while (!merged && half > 0 && half < n && topOf(half) == topOf(half - 1)) ++half;
+    if (units < 64 || half <= 0 || half >= units) {
+        draw(0, units);
     } else {
-        QFuture<void> lower = QtConcurrent::run([&] { draw(half, n); });
+        QFuture<void> lower = QtConcurrent::run([&] { draw(half, units); });
         draw(0, half);
         lower.waitForFinished();
     }
@@ -247,7 +257,7 @@ void RankHeatmap::paintEvent(QPaintEvent*) {
     }
     // the cells are drawn again only when what they show changed: a repaint for a tooltip, an
     // exposed part or the table beside it costs a copy of the image
-    const CellsKey key{set_.get(), metric_, bySteps_, from_, to_, area.size()};
+    const CellsKey key{set_.get(), metric_, bySteps_, from_, to_, area.size(), exactWork_};
     if (!(key == cellsKey_)) cells_ = renderCells(area.size()), cellsKey_ = key;
     p.drawImage(area.topLeft(), cells_);
     drawSteps(p, area);

@@ -28,6 +28,10 @@ class RankHeatmap : public QWidget {
     bool alignBySteps() const { return bySteps_; }
     const std::shared_ptr<const RankSet>& ranks() const { return set_; }
     void fitAll();
+    // Past this many rank-pixels a repaint takes a cheaper way than drawing every rank's row (see
+    // Way below); tests set 0 to check those ways on a few ranks.
+    static constexpr int64_t kDefaultExactWork = 2'000'000; // about 1,250 ranks on 1,600 pixels
+    void setExactWork(int64_t rankPixels) { exactWork_ = rankPixels, update(); }
     // The x range shown: microseconds since the earliest first event, or iteration numbers (from 0).
     void setView(double from, double to);
     std::pair<double, double> view() const { return {from_, to_}; }
@@ -73,7 +77,30 @@ class RankHeatmap : public QWidget {
     QString metricName() const;
     // cellValue for every column of a row whose pixel edges are `edges` (w + 1 of them), max-ed
     // into `row`: O(pixels + slices), no search per pixel, so 1024 ranks repaint within a frame.
-    void rowValues(const RankSummary& r, const std::vector<double>& edges, std::vector<int64_t>& row) const;
+    void rowValues(const Slices& s, const std::vector<double>& edges, std::vector<int64_t>& row) const;
+
+    // Thousands of ranks (RankHeatmapMerged.cpp). Drawing every rank's row costs ranks × pixels and
+    // reads every rank's slices (256 MB at 16,384 ranks) at each repaint; past kExactWork
+    // rank-pixels the cells are drawn one of two cheaper ways, each within a pixel of the exact
+    // cells (never losing a value: tst_compare_view):
+    //  - Merged: when ranks share pixel rows and the view is wide, from one profile per pixel row
+    //    (the highest of its ranks in each of kMergedCells equal cells of the whole x range, made
+    //    once per set, metric, alignment and height);
+    //  - Scatter: zoomed in, each rank's slices in view painted over the pixels they cover
+    //    (O(slices in view) per rank rather than O(pixels)).
+    enum class Way { Exact, Merged, Scatter };
+    static constexpr size_t kMergedCells = 8192;
+    struct MergedRows {
+        const RankSet* set = nullptr;
+        Metric metric = Metric::Allocated;
+        bool steps = false;
+        int rows = 0;
+        double cellWidth = 1;
+        std::vector<std::vector<int64_t>> cells; // per pixel row, -1 where none of its ranks has data
+    };
+    Way wayFor(int width, int height) const;
+    const MergedRows& mergedRows(int rows) const;
+    void scatterRow(const Slices& s, const std::vector<double>& edges, std::vector<int64_t>& row) const;
     void drawAxis(QPainter& p, const QRect& area) const;
     void drawSteps(QPainter& p, const QRect& area) const;
     void drawScale(QPainter& p) const;
@@ -92,10 +119,13 @@ class RankHeatmap : public QWidget {
         bool steps = false;
         double from = 0, to = 0;
         QSize size;
+        int64_t exactWork = 0;
         bool operator==(const CellsKey&) const = default;
     };
     CellsKey cellsKey_;
     QImage cells_;
+    int64_t exactWork_ = kDefaultExactWork;
+    mutable MergedRows merged_; // made on first need by the (const) drawing
     std::optional<QPoint> dragFrom_;
     double dragViewFrom_ = 0;
 };

@@ -1,0 +1,60 @@
+// RankHeatmap's ways for thousands of ranks (RankHeatmap.h: Way): the merged pixel rows and the
+// slices painted over the pixels they cover.
+#include "views/RankHeatmap.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vs::ui {
+
+RankHeatmap::Way RankHeatmap::wayFor(int width, int height) const {
+    const int64_t n = int64_t(set_->ranks.size());
+    if (n * width <= exactWork_) return Way::Exact;
+    // merged rows serve while their cells are no wider than a pixel (zoomed out up to about 5x)
+    const double cells = (to_ - from_) / (extent() / double(kMergedCells));
+    return n > height && cells >= width ? Way::Merged : Way::Scatter;
+}
+
+const RankHeatmap::MergedRows& RankHeatmap::mergedRows(int rows) const {
+    if (merged_.set == set_.get() && merged_.metric == metric_ && merged_.steps == bySteps_ && merged_.rows == rows)
+        return merged_;
+    MergedRows m;
+    m.set = set_.get(), m.metric = metric_, m.steps = bySteps_, m.rows = rows;
+    m.cellWidth = extent() / double(kMergedCells);
+    m.cells.assign(size_t(rows), std::vector<int64_t>(kMergedCells, -1));
+    const size_t n = set_->ranks.size();
+    const int top = int(kMergedCells) - 1;
+    const auto cellOf = [&](double x) { return std::clamp(int(std::floor(x / m.cellWidth)), 0, top); };
+    for (size_t i = 0; i < n; ++i) {
+        const Slices s = slicesOf(set_->ranks[i]);
+        if (!s.values) continue;
+        // the rank's pixel row, as the exact way assigns it (ranks share rows: there are more ranks)
+        int64_t* cell = m.cells[size_t(uint64_t(i) * uint64_t(rows) / n)].data();
+        const int slices = int(s.values->size());
+        for (int k = 0; k < slices; ++k) {
+            // every cell the slice overlaps holds at least its value
+            const int64_t v = (*s.values)[size_t(k)];
+            const int c1 = cellOf(k + 1 < slices ? s.start(k + 1) : s.last);
+            for (int c = cellOf(s.start(k)); c <= c1; ++c) cell[c] = std::max(cell[c], v);
+        }
+    }
+    merged_ = std::move(m);
+    return merged_;
+}
+
+void RankHeatmap::scatterRow(const Slices& s, const std::vector<double>& edges, std::vector<int64_t>& row) const {
+    if (!s.values) return;
+    const int w = int(edges.size()) - 1, slices = int(s.values->size());
+    const double from = edges.front(), to = edges.back(), perPixel = (to - from) / w;
+    if (to < s.first || from > s.last) return;
+    // each slice in view over the pixels whose span it overlaps (at least the pixel it falls in)
+    for (int k = s.sliceAt(from), last = s.sliceAt(to); k <= last; ++k) {
+        const double a = s.start(k), b = k + 1 < slices ? s.start(k + 1) : s.last;
+        const int pa = std::clamp(int(std::floor((a - from) / perPixel)), 0, w - 1);
+        const int pb = std::clamp(int(std::ceil((b - from) / perPixel)) - 1, pa, w - 1);
+        const int64_t v = (*s.values)[size_t(k)];
+        for (int p = pa; p <= pb; ++p) row[size_t(p)] = std::max(row[size_t(p)], v);
+    }
+}
+
+} // namespace vs::ui
