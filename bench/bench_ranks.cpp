@@ -11,6 +11,7 @@
 // The files are in the page cache (just written): on a cluster's file system the first read of each
 // costs its latency more.
 //   bench_ranks [RANKS] [STEPS] [REPAINTS]    (QT_QPA_PLATFORM=offscreen)
+//   bench_ranks --write DIR RANKS STEPS       only writes the summaries into DIR (to look at them)
 #include "compare/RankSet.h"
 #include "compare/RankSummaryFile.h"
 #include "models/RankTableModel.h"
@@ -124,6 +125,8 @@ std::string paints(vs::ui::RankHeatmap& h, int repaints, bool moving) {
 } // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 5 && std::strcmp(argv[1], "--write") == 0)
+        return writeSummaries(argv[2], std::atoi(argv[3]), size_t(std::atoi(argv[4]))) ? 0 : 1;
     QApplication app(argc, argv);
     const int ranks = argc > 1 ? std::atoi(argv[1]) : 4096;
     const size_t steps = argc > 2 ? size_t(std::atoi(argv[2])) : 500;

@@ -269,9 +269,12 @@ void RankHeatmap::paintEvent(QPaintEvent*) {
     for (int i = 0; i < n; ++i) {
         const int y = area.top() + int(i * rowH);
         if (marked_[size_t(i)]) p.fillRect(QRect(kLeft - 8, y, 6, std::max(2, int(rowH))), QColor(220, 40, 40));
-        if (i % every == 0)
+        if (i % every == 0) { // "rank 12", or only the number where that does not fit ("16383")
+            const int rank = set_->ranks[size_t(i)].rank;
+            const QString label = tr("rank %1").arg(rank);
             p.drawText(QRect(0, y, kLeft - 12, std::max(14, int(rowH))), Qt::AlignRight | Qt::AlignVCenter,
-                       tr("rank %1").arg(set_->ranks[size_t(i)].rank));
+                       p.fontMetrics().horizontalAdvance(label) <= kLeft - 12 ? label : QString::number(rank));
+        }
     }
     drawAxis(p, area);
     drawScale(p);
