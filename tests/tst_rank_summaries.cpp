@@ -213,6 +213,13 @@ void TestRankSummaries::badInputFailsAlone() {
     QCOMPARE(lines[2], QByteArray("vramscope-cli: error: 2 of 3 files could not be summarised"));
     QCOMPARE(QDir(out).entryList(QDir::Files | QDir::Hidden), QStringList{"rank1.pickle.vsrank"});
     QCOMPARE(cli({"summarize", captures_[1]}).code, 2); // no -o
+    // two captures of one name: the second would overwrite the first's summary, and is refused
+    const QString twin = dir_.filePath("twin");
+    QVERIFY(QDir().mkpath(twin) && QFile::copy(captures_[2], twin + "/rank1.pickle"));
+    const Run same = cli({"summarize", captures_[1], twin + "/rank1.pickle", "-o", out});
+    QCOMPARE(same.code, 2);
+    QVERIFY2(same.err.contains("has the file name of " + captures_[1].toUtf8()), same.err.constData());
+    QCOMPARE(readRankSummaryFile((out + "/rank1.pickle.vsrank").toStdString()).source.path, captures_[1].toStdString());
 }
 
 void TestRankSummaries::cutAndFlippedFilesRefused() {

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 namespace vs::cli {
 namespace {
@@ -46,8 +47,12 @@ int runSummarize(const std::vector<std::string>& args, std::ostream& out) {
     std::filesystem::create_directories(*dir, ec); // many processes may race to make it: that is fine
     if (!std::filesystem::is_directory(*dir, ec)) throw std::runtime_error("cannot make the folder " + *dir);
     size_t failed = 0;
+    std::map<std::string, std::string> written; // summary name -> the capture it was made from
     for (const auto& file : a.files()) {
         try {
+            // two captures of one name (in two folders) would write one summary: the second is refused
+            const auto [it, fresh] = written.emplace(rankSummaryName(file), file);
+            if (!fresh) throw std::runtime_error("has the file name of " + it->second + ": its summary would replace that one (give the captures distinct names)");
             out << summarizeOne(file, *dir) << '\n';
         } catch (const std::bad_alloc&) {
             ++failed, std::cerr << "vramscope-cli: error: " << file << ": out of memory while reading it\n";
