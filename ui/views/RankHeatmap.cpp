@@ -1,6 +1,7 @@
 #include "views/RankHeatmap.h"
 
 #include "common/ByteAxisTicker.h"
+#include "views/HeatColours.h"
 
 #include <QFuture>
 #include <QHelpEvent>
@@ -20,35 +21,6 @@ namespace vs::ui {
 namespace {
 
 constexpr int kLeft = 64, kBottom = 40, kTop = 6, kRight = 10;
-
-// viridis at five stops: dark blue (little) to yellow (the most any rank holds)
-QRgb heat(double f) {
-    static const int stops[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
-    f = std::clamp(f, 0.0, 1.0) * 4;
-    const int i = std::min(3, int(f));
-    const double t = f - i;
-    const auto mix = [&](int k) { return int(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * t); };
-    return qRgb(mix(0), mix(1), mix(2));
-}
-
-// Values to colours: 256 looked up between the lowest and the highest value; no value: the base colour.
-class ColourScale {
-  public:
-    ColourScale(QRgb empty, int64_t lo, int64_t hi) : empty_(empty), lo_(lo), factor_(255.0 / double(hi - lo)) {}
-    QRgb operator()(int64_t v) const {
-        static const std::array<QRgb, 256> lut = [] {
-            std::array<QRgb, 256> t;
-            for (size_t i = 0; i < t.size(); ++i) t[i] = heat(double(i) / 255);
-            return t;
-        }();
-        return v < 0 ? empty_ : lut[size_t(std::clamp(double(v - lo_) * factor_, 0.0, 255.0))];
-    }
-
-  private:
-    QRgb empty_;
-    int64_t lo_;
-    double factor_;
-};
 
 double niceStep(double span, int ticks) {
     const double raw = span / std::max(1, ticks), mag = std::pow(10, std::floor(std::log10(raw)));
@@ -207,17 +179,22 @@ QImage RankHeatmap::renderCells(QSize size) const {
     const Way way = wayFor(w, h);
     const MergedRows* merged = way == Way::Merged ? &mergedRows(h) : nullptr;
     // ranks [from, to) into their pixel rows (or, merged, pixel rows [from, to)): several ranks
-    // sharing a row show their maximum; one scanline coloured per row and copied to its other lines
+    // sharing a row show their maximum; one scanline coloured per row and copied to its other lines.
+    // Values are kept per pixel, or, scattering, colour indices (their maximum is the same colour)
     const auto draw = [&](int from, int to) {
         std::vector<int64_t> row(static_cast<size_t>(w), -1);
+        std::vector<int16_t> indices(static_cast<size_t>(w), -1), rank(static_cast<size_t>(w));
         std::vector<double> edges(static_cast<size_t>(w) + 1);
         const double perPixel = (to_ - from_) / w;
         for (int x = 0; x <= w; ++x) edges[size_t(x)] = from_ + x * perPixel;
         const auto flush = [&](int yFrom, int yTo) {
             QRgb* first = line(yFrom);
-            for (int x = 0; x < w; ++x) first[x] = colour(row[size_t(x)]);
+            if (way == Way::Scatter)
+                for (int x = 0; x < w; ++x) first[x] = colour.at(indices[size_t(x)]);
+            else
+                for (int x = 0; x < w; ++x) first[x] = colour(row[size_t(x)]);
             for (int y = yFrom + 1; y < yTo; ++y) std::memcpy(line(y), first, size_t(w) * sizeof(QRgb));
-            std::fill(row.begin(), row.end(), -1);
+            std::fill(row.begin(), row.end(), -1), std::fill(indices.begin(), indices.end(), int16_t(-1));
         };
         if (merged) {
             for (int y = from; y < to; ++y) {
@@ -228,7 +205,13 @@ QImage RankHeatmap::renderCells(QSize size) const {
         }
         for (int i = from; i < to; ++i) {
             const Slices s = slicesOf(set_->ranks[size_t(i)]);
-            way == Way::Scatter ? scatterRow(s, edges, row) : rowValues(s, edges, row);
+            if (way == Way::Scatter) {
+                std::fill(rank.begin(), rank.end(), int16_t(-1));
+                scatterRow(s, edges, colour, rank);
+                for (size_t x = 0; x < rank.size(); ++x) indices[x] = std::max(indices[x], rank[x]); // vectorised
+            } else {
+                rowValues(s, edges, row);
+            }
             const int y0 = topOf(i), next = i + 1 < n ? topOf(i + 1) : h;
             if (i + 1 == to || next != y0) flush(y0, std::min(h, std::max(y0 + 1, next)));
         }

@@ -16,6 +16,8 @@
 
 namespace vs::ui {
 
+class ColourScale;
+
 class RankHeatmap : public QWidget {
     Q_OBJECT
   public:
@@ -100,7 +102,9 @@ class RankHeatmap : public QWidget {
     };
     Way wayFor(int width, int height) const;
     const MergedRows& mergedRows(int rows) const;
-    void scatterRow(const Slices& s, const std::vector<double>& edges, std::vector<int64_t>& row) const;
+    // One rank's colour indices (HeatColours.h) over the pixels of `edges`, into `row` (all -1 before).
+    void scatterRow(const Slices& s, const std::vector<double>& edges, const ColourScale& colour,
+                    std::vector<int16_t>& row) const;
     void drawAxis(QPainter& p, const QRect& area) const;
     void drawSteps(QPainter& p, const QRect& area) const;
     void drawScale(QPainter& p) const;
