@@ -3,7 +3,10 @@
 // .vscap, replayed, summarised and simulated; and two captures of 10^6 allocations under 10^6
 // distinct deep stacks, compared. Each part runs in a child process of its own, whose peak RSS
 // (wait4) is reported with its times; the captures are built in memory, the part's input encoded to
-// .vscap before its clock starts. Prints figures; asserts nothing (the goal: <= 10 s, <= 1.5 GB each).
+// .vscap before its clock starts. Each step prints its wall and CPU time (the CPU time moves less on
+// a machine busy with other work) and the resident set after it; the peak of the steps from the
+// .vscap on (the peak reset through /proc/self/clear_refs once the input is made) is printed apart
+// from the whole child's. Prints figures; asserts nothing (the goal: <= 10 s, <= 1.5 GB each).
 //   bench_scale [SEGMENTS] [STACKS] [DEPTH]      (defaults 1000000 1000000 32; 0 skips a part)
 #include "analysis/CaptureAnalysis.h"
 #include "compare/CaptureDiff.h"
@@ -15,6 +18,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <string>
@@ -32,6 +37,43 @@ constexpr uint64_t kBase = 1ull << 40;
 double now() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+
+double cpuNow() {
+    timespec t{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+// A line of /proc/self/status in MiB ("VmRSS", "VmHWM"); 0 where there is none.
+double statusMiB(const char* key) {
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    char line[256];
+    double kib = 0;
+    const size_t n = std::strlen(key);
+    while (f && std::fgets(line, sizeof line, f))
+        if (std::strncmp(line, key, n) == 0 && line[n] == ':') kib = std::atof(line + n + 1);
+    if (f) std::fclose(f);
+    return kib / 1024;
+}
+
+// Starts the peak RSS (VmHWM) again from the resident set now.
+void resetPeak() {
+    if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) std::fputs("5", f), std::fclose(f);
+}
+
+// Times the steps of a part: each step() prints its wall and CPU seconds since the one before.
+struct Steps {
+    double wall = now(), cpu = cpuNow(), wall0 = wall, cpu0 = cpu;
+    void step(const char* what) {
+        const double w = now(), c = cpuNow();
+        std::printf("  %-34s %6.2f s (CPU %5.2f s), resident %4.0f MiB\n", what, w - wall, c - cpu, statusMiB("VmRSS"));
+        wall = w, cpu = c;
+    }
+    void total(const char* what) const {
+        std::printf("  %-34s %6.2f s (CPU %5.2f s), peak RSS %4.0f MiB\n", what, now() - wall0, cpuNow() - cpu0,
+                    statusMiB("VmHWM"));
+    }
+};
 
 void push(DeviceTrace& t, Action a, uint64_t addr, uint64_t size, int64_t time, StreamId stream, StackId stack) {
     t.timeUs.push_back(time), t.action.push_back(a), t.addr.push_back(addr), t.size.push_back(size);
@@ -97,8 +139,9 @@ void measured(const char* name, const std::function<void()>& part) {
     int status = 0;
     struct rusage ru {};
     ::wait4(pid, &status, 0, &ru);
-    std::printf("%s: %.2f s in all, peak RSS %.0f MiB%s\n\n", name, now() - t0, double(ru.ru_maxrss) / 1024,
-                WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "" : " (FAILED)");
+    const double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    std::printf("%s: %.2f s in all (CPU %.2f s; making the input included), peak RSS %.0f MiB%s\n\n", name, now() - t0,
+                cpu, double(ru.ru_maxrss) / 1024, WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "" : " (FAILED)");
 }
 
 } // namespace
@@ -111,32 +154,34 @@ int main(int argc, char** argv) {
     if (segments) measured("segments", [&] {
         const std::string file = encodeVscap(*manySegments(segments));
         std::printf("%u segments: .vscap of %.1f MB\n", segments, double(file.size()) / 1e6);
-        const double t0 = now();
+        resetPeak();
+        Steps t;
         const auto a = open(file);
-        const double t1 = now();
+        t.step("read + replay");
         const DeviceSummary s = a->summary(0);
         const auto state = a->stateAt(0, INT64_MAX);
-        const double t2 = now();
+        t.step("summary + state at the end");
         const SimInput in = SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0), a->capture().settings);
         const SimResult r = simulate(in, SimConfig{}.with("expandable_segments:True"), {0, false, nullptr});
-        const double t3 = now();
-        std::printf("  read + replay %.2f s (%zu segments, reserved %s, exact: %s)\n", t1 - t0, state.size(),
-                    humanBytes(s.final.reserved).c_str(), a->replay(0).finalMatchesSnapshot ? "yes" : "no");
-        std::printf("  summary + state at the end %.2f s; what-if expandable_segments %.2f s (peak reserved %s)\n",
-                    t2 - t1, t3 - t2, humanBytes(r.peakReserved).c_str());
+        t.step("what-if expandable_segments");
+        t.total("from the .vscap on");
+        std::printf("  (%zu segments, reserved %s, exact: %s; what-if peak reserved %s)\n", state.size(),
+                    humanBytes(s.final.reserved).c_str(), a->replay(0).finalMatchesSnapshot ? "yes" : "no",
+                    humanBytes(r.peakReserved).c_str());
     });
     if (stacks) measured("distinct stacks", [&] {
         const std::string fa = encodeVscap(*distinctStacks(stacks, depth, 512));
         const std::string fb = encodeVscap(*distinctStacks(stacks, depth, 1024));
         std::printf("%u distinct stacks of %u frames, twice: .vscap of %.1f + %.1f MB\n", stacks, depth,
                     double(fa.size()) / 1e6, double(fb.size()) / 1e6);
-        const double t0 = now();
+        resetPeak();
+        Steps t;
         const auto a = open(fa), b = open(fb);
-        const double t1 = now();
+        t.step("read + replay both");
         const CaptureDiff d = compareCaptures(wholeDevice(*a, 0), wholeDevice(*b, 0));
-        const double t2 = now();
-        std::printf("  read + replay both %.2f s; compare %.2f s (%zu stack rows, %zu site rows)\n", t1 - t0, t2 - t1,
-                    d.stacks.size(), d.sites.size());
+        t.step("compare");
+        t.total("from the .vscaps on");
+        std::printf("  (%zu stack rows, %zu site rows)\n", d.stacks.size(), d.sites.size());
     });
     return 0;
 }

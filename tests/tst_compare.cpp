@@ -149,11 +149,11 @@ void TestCompare::leakingSiteFirst() {
     pb.cachePerStep = MiB;
     const CaptureDiff d = compareCaptures(wholeDevice(*build(pa), 0), wholeDevice(*build(pb), 0));
     QVERIFY(d.sites.size() >= 2);
-    QCOMPARE(QString::fromStdString(d.sites[0].site), QString("keep_output (train.py:77)"));
+    QCOMPARE(QString::fromStdString(std::string(d.sites[0].site)), QString("keep_output (train.py:77)"));
     QCOMPARE(d.sites[0].change, DiffChange::Removed);
     QCOMPARE(d.sites[0].liveA, int64_t(20 * MiB));
     QCOMPARE(d.sites[0].liveB, int64_t(0));
-    QCOMPARE(QString::fromStdString(d.sites[1].site), QString("fill_cache (train.py:90)"));
+    QCOMPARE(QString::fromStdString(std::string(d.sites[1].site)), QString("fill_cache (train.py:90)"));
     QCOMPARE(d.sites[1].change, DiffChange::Grown);
     QCOMPARE(d.sites[1].liveDelta(), int64_t(5 * MiB));
     // the rows explain the totals exactly
@@ -179,7 +179,7 @@ void TestCompare::twoRangesOfOneCapture() {
     QCOMPARE(d.iterations.pairs.size(), size_t(3));
     QCOMPARE(d.iterations.a.starts.front(), starts[0]);
     QCOMPARE(d.iterations.b.starts.front(), starts[6]);
-    QCOMPARE(QString::fromStdString(d.sites[0].site), QString("keep_output (train.py:77)"));
+    QCOMPARE(QString::fromStdString(std::string(d.sites[0].site)), QString("keep_output (train.py:77)"));
     QCOMPARE(d.sites[0].liveDelta(), int64_t(6 * MiB));
     QCOMPARE(d.sites[0].allocsA, 3u);
     QCOMPARE(d.sites[0].allocsB, 3u);
@@ -474,7 +474,7 @@ void TestCompare::recordedBeforeAfter() {
     const CaptureDiff d = compareCaptures(wholeDevice(*a, 0), wholeDevice(*b, 0));
     // the leaking site first: the line that makes the logits, held only in the leaking run
     const QString site = QString("forward (keep_logits.py:%1)").arg(tl["leak_lines"].toArray()[0].toInt());
-    QCOMPARE(QString::fromStdString(d.sites.front().site), site);
+    QCOMPARE(QString::fromStdString(std::string(d.sites.front().site)), site);
     QCOMPARE(d.sites.front().liveB, int64_t(0));
     // each step keeps one block: what memory_allocated() gains from one step to the next (16 MiB: the
     // 15.6 MiB of logits in a block the allocator did not split)

@@ -1,7 +1,8 @@
 // The comparison window and the rank heatmap on the samples recorded on an H200 (offscreen): the
 // leaking site first in the window's table, a clear message for a file that cannot be read, the
 // outlier rank named, the heatmap's leaking row the brightest at the end, zoom limits, a double click
-// opening a rank. With VRAMSCOPE_SHOTS=DIR set, the windows are saved there as PNG.
+// opening a rank; a row's tooltip names its stack, or its site where the row keeps no frames. With
+// VRAMSCOPE_SHOTS=DIR set, the windows are saved there as PNG.
 #include "compare/RankSummaryFile.h"
 #include "load/OpenAnalysis.h"
 #include "models/DiffTableModel.h"
@@ -29,6 +30,7 @@ class TestCompareView : public QObject {
     void compareWindowShowsTheLeakFirst();
     void compareWindowSaysWhatFailed();
     void twoRangesOfOneCapture();
+    void tooltipOfARowWithoutFrames();
     void rankHeatmap();
     void ranksWindowSaysWhatFailed();
     void slotsOfSeveralIterations();
@@ -97,6 +99,8 @@ void TestCompareView::compareWindowShowsTheLeakFirst() {
              QString("forward (keep_logits.py:30)"));
     QCOMPARE(v.sitesModel()->data(v.sitesModel()->index(0, DiffTableModel::Change), Qt::DisplayRole).toString(),
              QString("shrunk"));
+    const QModelIndex first = v.sitesModel()->index(0, DiffTableModel::Site);
+    QCOMPARE(v.sitesModel()->data(first, Qt::ToolTipRole).toString(), QString("forward (keep_logits.py:30)"));
     QCOMPARE(v.diff()->iterations.pairs.size(), size_t(30));
     QVERIFY(v.errorText().isEmpty());
     QTest::qWait(50);
@@ -133,8 +137,27 @@ void TestCompareView::twoRangesOfOneCapture() {
     v.compareRanges(a, leak, {0, span / 3}, {2 * span / 3, span});
     QVERIFY(done.wait(60000));
     QVERIFY(v.diff()->context.empty());
-    QCOMPARE(QString::fromStdString(v.diff()->sites.front().site), QString("forward (keep_logits.py:30)"));
+    QCOMPARE(QString::fromStdString(std::string(v.diff()->sites.front().site)), QString("forward (keep_logits.py:30)"));
     QVERIFY(v.diff()->sites.front().liveDelta() > 0); // the later range holds more of the kept logits
+}
+
+// Rows past the kTextRows largest keep no frames (a million distinct stacks would be a string per
+// frame): the tooltip shows the row's site, or says there is no stack, never nothing.
+void TestCompareView::tooltipOfARowWithoutFrames() {
+    auto d = std::make_shared<CaptureDiff>();
+    const auto texts = std::make_shared<const std::deque<std::string>>(std::deque<std::string>{"keep (train.py:77)"});
+    d->siteTexts = texts;
+    DiffRow withFrames;
+    withFrames.site = texts->front(), withFrames.frames = {"main (train.py:1)", "keep (train.py:77)"};
+    DiffRow past = withFrames;
+    past.frames.clear();
+    d->stacks = {withFrames, past, DiffRow{}};
+    DiffTableModel m;
+    m.setRows(d, d->stacks);
+    const auto tip = [&](int row) { return m.data(m.index(row, DiffTableModel::Site), Qt::ToolTipRole).toString(); };
+    QCOMPARE(tip(0), QString("main (train.py:1)\nkeep (train.py:77)"));
+    QCOMPARE(tip(1), QString("keep (train.py:77)"));
+    QCOMPARE(tip(2), QString("(no stack recorded)"));
 }
 
 void TestCompareView::rankHeatmap() {

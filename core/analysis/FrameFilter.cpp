@@ -17,13 +17,9 @@ bool endsWith(std::string_view s, std::string_view tail) {
 
 } // namespace
 
-FrameKind classifyFrame(std::string_view name, std::string_view filename) {
-    // C++ frames from stacks="all": '??' or a bare source basename, line 0 in release builds.
+bool isInternalName(std::string_view name) {
     // Native frames the CUPTI agent could not name ("??" in "module+0xoffset") are runtime internals.
-    if (name == "??") return FrameKind::Internal;
-    if (filename == "??" || filename.empty() || endsWith(filename, ".cpp") || endsWith(filename, ".cc") ||
-        endsWith(filename, ".h") || endsWith(filename, ".c") || endsWith(filename, ".cu"))
-        return FrameKind::Internal;
+    if (name == "??") return true;
     // memory_viz hides these names; they are interpreter and unwinder plumbing.
     static constexpr std::array<std::string_view, 8> internalNames = {
         "unwind::unwind",    "CapturedTraceback::gather",
@@ -31,7 +27,15 @@ FrameKind classifyFrame(std::string_view name, std::string_view filename) {
         "__libc_start_main", "PyEval_",
         "PyObject_",         "PyFunction_"};
     for (auto n : internalNames)
-        if (contains(name, n)) return FrameKind::Internal;
+        if (contains(name, n)) return true;
+    return false;
+}
+
+FrameKind classifyFile(std::string_view filename) {
+    // C++ frames from stacks="all": '??' or a bare source basename, line 0 in release builds.
+    if (filename == "??" || filename.empty() || endsWith(filename, ".cpp") || endsWith(filename, ".cc") ||
+        endsWith(filename, ".h") || endsWith(filename, ".c") || endsWith(filename, ".cu"))
+        return FrameKind::Internal;
     // vramscope's own recorder running the program (python -m vramscope record): plumbing too
     if (contains(filename, "vramscope/__main__.py") || contains(filename, "vramscope/recorder.py"))
         return FrameKind::Internal;
@@ -39,6 +43,10 @@ FrameKind classifyFrame(std::string_view name, std::string_view filename) {
         contains(filename, "/lib/python3") || contains(filename, "/torch/") || filename.front() == '<')
         return FrameKind::Python; // library Python code: shown, but not the user's own
     return FrameKind::User;
+}
+
+FrameKind classifyFrame(std::string_view name, std::string_view filename) {
+    return isInternalName(name) ? FrameKind::Internal : classifyFile(filename);
 }
 
 FrameKind classifyNativeFrame(std::string_view name, std::string_view filename) {

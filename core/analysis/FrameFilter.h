@@ -11,6 +11,10 @@ namespace vs {
 enum class FrameKind { User, Python, Internal };
 
 FrameKind classifyFrame(std::string_view name, std::string_view filename);
+// classifyFrame's two halves, for callers that classify a file once for all its frames: a frame is
+// Internal when its name says so, else what its file says.
+bool isInternalName(std::string_view name);
+FrameKind classifyFile(std::string_view filename);
 // Frames of a program recorded at the CUDA level: its own C/C++/CUDA code is the user's.
 FrameKind classifyNativeFrame(std::string_view name, std::string_view filename);
 

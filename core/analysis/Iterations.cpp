@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
 #include <unordered_map>
 
 namespace vs {
@@ -68,7 +69,7 @@ struct Candidate {
 // A step marker comes once per step, so the gaps between its starts are alike; a marker that
 // comes several times per step (DDP's `nccl:all_reduce` per gradient bucket, a per-layer
 // annotation) has short gaps inside a step and a long one between steps.
-bool regular(const std::vector<uint32_t>& starts) {
+bool regular(std::span<const uint32_t> starts) {
     if (starts.size() < 3) return starts.size() == 2;
     std::vector<uint32_t> gaps;
     for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
@@ -108,28 +109,33 @@ std::vector<Candidate> annotationCandidates(const Capture& c, const DeviceTrace&
 // Iteration boundaries from repeating allocations, when nothing is annotated. Candidates: stacks
 // whose allocations are all freed again (per-iteration temporaries) and come at regular intervals;
 // their allocation count is the number of iterations. One such stack's allocations mark them.
+// The allocations are grouped by stack in one flat array (a count per stack, then each stack's
+// events at its offset): a million distinct stacks are not a map node and a vector each.
 std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Allocation>& all, std::string& marker) {
-    struct Stat {
-        std::vector<uint32_t> allocs;
-        bool churn = true;
-    };
-    std::unordered_map<uint32_t, Stat> stats;
+    std::vector<uint32_t> offset(c.stacks.size() + 1, 0);
+    std::vector<uint8_t> churn(c.stacks.size(), 1);
     for (const auto& a : all) {
-        if (a.stack.value == 0) continue;
-        Stat& s = stats[a.stack.value];
-        s.allocs.push_back(a.alloc);
-        s.churn &= a.freeRequested != kNoEvent;
+        if (a.stack.value == 0 || a.stack.value >= c.stacks.size()) continue;
+        ++offset[a.stack.value + 1];
+        churn[a.stack.value] &= a.freeRequested != kNoEvent;
     }
+    for (size_t k = 1; k < offset.size(); ++k) offset[k] += offset[k - 1];
+    std::vector<uint32_t> events(offset.back()), next(offset.begin(), offset.end() - 1);
+    for (const auto& a : all) // in alloc order: each stack's events ascend
+        if (a.stack.value != 0 && a.stack.value < c.stacks.size()) events[next[a.stack.value]++] = a.alloc;
+    auto allocsOf = [&](uint32_t k) {
+        return std::span<const uint32_t>(events.data() + offset[k], offset[k + 1] - offset[k]);
+    };
     struct Count {
         uint32_t stacks = 0, earliest = UINT32_MAX, heartbeat = 0;
     };
     std::map<size_t, Count> byCount; // allocation count -> regular churn stacks with it
-    for (auto& [k, s] : stats) {
-        s.churn &= s.allocs.size() >= 3 && regular(s.allocs);
-        if (!s.churn || s.allocs.front() == 0) continue;
-        Count& n = byCount[s.allocs.size()];
+    for (uint32_t k = 1; k < churn.size(); ++k) {
+        const auto allocs = allocsOf(k);
+        if (allocs.size() < 3 || !churn[k] || allocs.front() == 0 || !regular(allocs)) continue;
+        Count& n = byCount[allocs.size()];
         ++n.stacks;
-        if (s.allocs.front() < n.earliest) n.earliest = s.allocs.front(), n.heartbeat = k;
+        if (allocs.front() < n.earliest) n.earliest = allocs.front(), n.heartbeat = k;
     }
     if (byCount.empty()) return {};
     // The most stacks win (every op of a step has a stack of its own, while a loop over layers or
@@ -143,7 +149,8 @@ std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Alloc
     const uint32_t site = firstUserFrame(c, StackId{heartbeat});
     marker = site == kNoFrame ? std::string("repeating allocation")
                               : frameText(c, c.stacks.frames(StackId{heartbeat})[site]);
-    return stats[heartbeat].allocs;
+    const auto starts = allocsOf(heartbeat);
+    return {starts.begin(), starts.end()};
 }
 
 } // namespace

@@ -4,12 +4,17 @@
 
 namespace vs {
 
+// Built in one allocation: a comparison names a million sites.
 std::string frameText(const Capture& c, FrameId id) {
     const Frame& f = c.frames[id];
-    std::string file(c.strings.text(f.filename));
-    if (auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
-    if (f.line > 0) file.append(":").append(std::to_string(f.line)); // native frames without DWARF have none
-    return std::string(withoutParameters(c.strings.text(f.name))) + " (" + file + ")";
+    std::string_view file = c.strings.text(f.filename);
+    if (auto slash = file.rfind('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
+    const std::string_view name = withoutParameters(c.strings.text(f.name));
+    std::string out;
+    out.reserve(name.size() + file.size() + 14);
+    out.append(name).append(" (").append(file);
+    if (f.line > 0) out.append(":").append(std::to_string(f.line)); // native frames without DWARF have none
+    return out.append(")");
 }
 
 std::string siteText(const Capture& c, StackId s) {

@@ -21,7 +21,7 @@ std::string largestGrowth(const CaptureAnalysis& run, size_t d, const CaptureAna
     const CaptureDiff diff = compareCaptures(wholeDevice(base, bd), wholeDevice(run, d));
     for (const auto& r : diff.sites)
         if (r.peakDelta() > 0)
-            return r.site + " holds " + humanBytes(r.peakDelta()) + " more at the peak (" + humanBytes(r.peakB) +
+            return std::string(r.site) + " holds " + humanBytes(r.peakDelta()) + " more at the peak (" + humanBytes(r.peakB) +
                    " against " + humanBytes(r.peakA) + ")";
     return "";
 }

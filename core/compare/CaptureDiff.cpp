@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <numeric>
 
 namespace vs {
 
@@ -171,23 +170,25 @@ std::vector<DiffRow> rows(const SideResult& a, const SideResult& b, const StackK
     for (uint32_t i = 0; i < n; ++i)
         if (sums[i].first) sums[i].changed() ? changed.push_back(i) : void(++same);
     auto site = [&](uint32_t i) -> const std::string& { return keys.siteText(sums[i].first->site); };
-    std::vector<std::pair<int64_t, uint32_t>> order; // (magnitude, site rank) of each changed row
+    struct Order { // what orders a changed row, held beside it: no lookup per comparison
+        int64_t magnitude;
+        uint32_t siteRank, index;
+    };
+    std::vector<Order> order;
     order.reserve(changed.size());
-    for (uint32_t i : changed) order.emplace_back(sums[i].magnitude(), siteRank[sums[i].first->site]);
-    std::vector<uint32_t> byOrder(changed.size());
-    std::iota(byOrder.begin(), byOrder.end(), 0u);
-    std::sort(byOrder.begin(), byOrder.end(), [&](uint32_t x, uint32_t y) {
-        if (order[x].first != order[y].first) return order[x].first > order[y].first;
-        return order[x].second != order[y].second ? order[x].second < order[y].second : changed[x] < changed[y];
+    for (uint32_t i : changed) order.push_back({sums[i].magnitude(), siteRank[sums[i].first->site], i});
+    std::sort(order.begin(), order.end(), [](const Order& x, const Order& y) {
+        if (x.magnitude != y.magnitude) return x.magnitude > y.magnitude;
+        return x.siteRank != y.siteRank ? x.siteRank < y.siteRank : x.index < y.index;
     });
-    for (uint32_t& k : byOrder) k = changed[k];
-    changed.swap(byOrder);
+    for (size_t k = 0; k < order.size(); ++k) changed[k] = order[k].index;
     std::vector<DiffRow> out;
     out.reserve(changed.size());
     for (uint32_t i : changed) {
         DiffRow& r = out.emplace_back(rowOf(sums[i]));
         r.site = site(i);
-        if (out.size() <= kTextRows) r.frames = stacks ? rowFrames(*sums[i].capture, *sums[i].first) : std::vector{r.site};
+        if (out.size() <= kTextRows)
+            r.frames = stacks ? rowFrames(*sums[i].capture, *sums[i].first) : std::vector{std::string(r.site)};
     }
     if (unchanged) *unchanged = same;
     return out;
@@ -207,6 +208,7 @@ CaptureDiff compareCaptures(const DiffSide& a, const DiffSide& b, const std::ato
                     [&](const Holding& h) { return h.key == kBeforeKey ? keys.keys() : h.key; }, &d.unchangedStacks, true);
     d.sites = rows(ra, rb, keys, siteRank, keys.sites(), [](const Holding& h) { return h.site; }, nullptr, false);
     d.iterations = alignIterations(std::move(ra.curve), std::move(rb.curve));
+    d.siteTexts = keys.siteTexts();
     d.verdict = compareVerdict(d);
     return d;
 }

@@ -8,7 +8,10 @@
 #include "IterationAlignment.h"
 
 #include <atomic>
+#include <deque>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vs {
@@ -17,7 +20,8 @@ enum class DiffChange : uint8_t { Added, Removed, Grown, Shrunk, Same };
 std::string_view diffChangeName(DiffChange c);
 
 struct DiffRow {
-    std::string site;                // "fn (file.py:17)", or words for memory without a stack
+    std::string_view site;           // "fn (file.py:17)", or words for memory without a stack: a text
+                                     // of its CaptureDiff's siteTexts, valid while that diff (or a copy) is
     std::vector<std::string> frames; // the stack, outermost first (at most kMaxRowFrames: a deeper one
                                      // keeps its two ends around "... N frames ..."; sites: the site
                                      // alone), for the kTextRows largest rows; empty past them
@@ -47,6 +51,8 @@ struct CaptureDiff {
     size_t unchangedStacks = 0;
     IterationAlignment iterations;
     std::string verdict; // one or two sentences
+    // The texts the rows' sites name, each held once (shared: a copy of the diff keeps them valid).
+    std::shared_ptr<const std::deque<std::string>> siteTexts;
 };
 
 // Throws Cancelled when `cancel` becomes true.

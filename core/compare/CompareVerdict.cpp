@@ -44,7 +44,7 @@ std::string siteSentence(const CaptureDiff& d) {
     const DiffRow& r = d.sites.front();
     const bool byLive = std::llabs(r.liveDelta()) >= std::llabs(r.peakDelta());
     const int64_t a = byLive ? r.liveA : r.peakA, b = byLive ? r.liveB : r.peakB;
-    return " The largest difference is " + r.site + " (" + std::string(diffChangeName(r.change)) + "): " +
+    return " The largest difference is " + std::string(r.site) + " (" + std::string(diffChangeName(r.change)) + "): " +
            humanBytes(a) + " in A, " + humanBytes(b) + " in B " +
            (byLive ? "alive at the end" : "alive at the peak") + ".";
 }

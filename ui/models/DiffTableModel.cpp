@@ -7,13 +7,13 @@
 
 namespace vs::ui {
 
-void DiffTableModel::setRows(std::vector<DiffRow> rows) {
+void DiffTableModel::setRows(std::shared_ptr<const CaptureDiff> diff, const std::vector<DiffRow>& rows) {
     beginResetModel();
-    rows_ = std::move(rows);
+    diff_ = std::move(diff), rows_ = &rows;
     endResetModel();
 }
 
-int DiffTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
+int DiffTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_->size()); }
 int DiffTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 namespace {
@@ -30,27 +30,30 @@ int64_t number(const DiffRow& r, int column) {
     }
 }
 
+QString site(const DiffRow& r) { return QString::fromUtf8(r.site.data(), qsizetype(r.site.size())); }
+
 } // namespace
 
 QVariant DiffTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || size_t(index.row()) >= rows_.size()) return {};
-    const DiffRow& r = rows_[size_t(index.row())];
+    if (!index.isValid() || size_t(index.row()) >= rows_->size()) return {};
+    const DiffRow& r = (*rows_)[size_t(index.row())];
     const int c = index.column();
     const bool delta = c == LiveDelta || c == PeakDelta;
     if (role == Qt::DisplayRole) {
         if (c == Change) return QString::fromUtf8(diffChangeName(r.change).data());
-        if (c == Site) return QString::fromStdString(r.site);
+        if (c == Site) return site(r);
         return delta ? formatSignedBytes(number(r, c)) : formatBytes(double(number(r, c)));
     }
     if (role == kSortRole) {
         if (c == Change) return int(r.change);
-        if (c == Site) return QString::fromStdString(r.site);
+        if (c == Site) return site(r);
         return qlonglong(number(r, c));
     }
     if (role == Qt::ForegroundRole && delta && number(r, c) != 0)
         return QBrush(deltaColour(number(r, c)));
     if (role == Qt::TextAlignmentRole && c != Site && c != Change) return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && c == Site) {
+        if (r.frames.empty()) return r.site.empty() ? tr("(no stack recorded)") : site(r);
         QString t;
         for (const auto& f : r.frames) t += QString::fromStdString(f) + QLatin1Char('\n');
         return t.trimmed();

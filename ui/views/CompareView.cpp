@@ -235,8 +235,8 @@ void CompareView::showDiff(std::shared_ptr<const CaptureDiff> d) {
                       (diff_->iterations.pairs.empty()
                            ? tr(" No per-iteration curves: %1.").arg(QString::fromStdString(diff_->iterations.how))
                            : QString()));
-    sites_->setRows(diff_->sites);
-    stacks_->setRows(diff_->stacks);
+    sites_->setRows(diff_, diff_->sites);
+    stacks_->setRows(diff_, diff_->stacks);
     plotIterations(diff_->iterations);
     showTree();
     emit compared();
