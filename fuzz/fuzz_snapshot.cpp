@@ -10,9 +10,10 @@
 //           addresses, sizes, totals, devices, times and spans;
 //   "PRF!"  the rest goes to the torch.profiler trace reader itself, without the sniffing (which
 //           wants a JSON object or array) in front of it;
-//   "ANA!"  past the readers: the rest drives HostileSnapshot (or, first byte odd, HostileTrace), or
-//           is a pickle or a JSON trace itself (the reproducers of issue 31), and a capture that
-//           loads goes through every analysis (AnalyseDeep.h);
+//   "ANA!"  past the readers: the rest drives HostileSnapshot (or, by its first byte, HostileTrace or
+//           hostileRecords), or is a pickle or a JSON trace itself (the reproducers of issue 31), and
+//           a capture that loads goes through every analysis (AnalyseDeep.h); a generated one then
+//           with a second capture from the recipe's second half, compared and summarised as ranks;
 //   "RNK!"  a rank summary (.vsrank): the rest drives HostileRankSummary, or is a summary file itself
 //           when it starts with the summary's magic (the corpus' seeds, mutated); one that reads
 //           goes through the rank statistics with two other ranks;
@@ -60,16 +61,39 @@ void analyseAll(std::unique_ptr<vs::Capture> capture) {
     }
 }
 
-void readRecords(const uint8_t* data, size_t size) {
+// Every retention graph of a capture, as the retention view shows it: any shape must be analysable.
+void analyseRetentionGraphs(const vs::Capture& capture) {
+    for (const auto& g : capture.retention) {
+        const auto r = vs::analyseRetention(capture, g);
+        for (const auto& grp : r.groups) (void)vs::retentionPathText(capture, g, r, grp.blocks.front());
+    }
+}
+
+// A capture of .vscap records (one chunk's payload), its retention graphs analysed.
+std::unique_ptr<vs::Capture> readRecords(const uint8_t* data, size_t size) {
     std::vector<uint8_t> padded(data, data + size);
     padded.resize(padded.size() + vs::vscap::Records::kPadding);
     auto capture = std::make_unique<vs::Capture>();
     vs::vscap::Records(*capture).read({padded.data(), size}, 0);
-    for (const auto& g : capture->retention) { // hostile graphs: any shape must be analysable
-        const auto r = vs::analyseRetention(*capture, g);
-        for (const auto& grp : r.groups) (void)vs::retentionPathText(*capture, g, r, grp.blocks.front());
+    analyseRetentionGraphs(*capture);
+    return capture;
+}
+
+// A capture from the recipe's next bytes, through one of the readers: the first byte odd, a
+// torch.profiler trace (HostileTrace: the importer's segment building); else bit 1, framed .vscap
+// records (hostileRecords: retention graphs, analysed here as the retention view does); else a
+// snapshot pickle (HostileSnapshot).
+std::unique_ptr<vs::Capture> generated(vs::fuzz::FuzzBytes& in, const vs::LoadOptions& options) {
+    const uint8_t source = in.byte();
+    if (source & 1) {
+        const std::string trace = vs::fuzz::HostileTrace(in).build();
+        return vs::loadProfilerTraceBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, options);
     }
-    (void)vs::CaptureAnalysis::analyse(std::move(capture));
+    if (source & 2) {
+        const std::string records = vs::fuzz::hostileRecords(in);
+        return readRecords(reinterpret_cast<const uint8_t*>(records.data()), records.size());
+    }
+    return vs::loadSnapshotBytes(vs::fuzz::HostileSnapshot(in).build(), options);
 }
 
 // A summary that reads must be usable: ranked among others (medians, outliers, the common span).
@@ -100,27 +124,25 @@ void dispatch(const std::string& mode, const uint8_t* data, size_t size, const v
     } else if (mode == "rec") {
         vs::fuzz::FuzzBytes in(data, size);
         const std::string records = vs::fuzz::hostileRecords(in);
-        readRecords(reinterpret_cast<const uint8_t*>(records.data()), records.size());
+        (void)vs::CaptureAnalysis::analyse(readRecords(reinterpret_cast<const uint8_t*>(records.data()), records.size()));
     } else if (mode == "trc") {
         vs::fuzz::FuzzBytes in(data, size);
         const std::string trace = vs::fuzz::HostileTrace(in).build();
         analyseAll(vs::loadProfilerTraceBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, options));
     } else if (mode == "ana") {
         vs::fuzz::FuzzBytes in(data, size);
-        std::unique_ptr<vs::Capture> capture;
         if (size && (data[0] == 0x80 || data[0] == '{')) { // a pickle or a trace as it is: reproducers
-            capture = vs::loadCaptureBytes({data, size}, options);
-        } else if (in.flag()) {
-            const std::string trace = vs::fuzz::HostileTrace(in).build();
-            capture = vs::loadProfilerTraceBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, options);
-        } else {
-            capture = vs::loadSnapshotBytes(vs::fuzz::HostileSnapshot(in).build(), options);
+            vs::fuzz::analyseDeep(*vs::CaptureAnalysis::analyse(vs::loadCaptureBytes({data, size}, options)), in);
+            return;
         }
-        vs::fuzz::analyseDeep(*vs::CaptureAnalysis::analyse(std::move(capture)), in);
+        vs::fuzz::FuzzBytes half(data + size / 2, size - size / 2); // the second capture's recipe
+        const auto a = vs::CaptureAnalysis::analyse(generated(in, options));
+        vs::fuzz::analyseDeep(*a, in);
+        vs::fuzz::analysePair(*a, *vs::CaptureAnalysis::analyse(generated(half, options)));
     } else if (mode == "rnk") {
         readRankSummary(data, size);
     } else if (mode == "raw") {
-        readRecords(data, size);
+        (void)vs::CaptureAnalysis::analyse(readRecords(data, size));
     } else if (mode == "pickle") {
         analyseAll(vs::loadSnapshotBytes({data, size}, options));
     } else if (mode == "profiler" || mode == "prf") {

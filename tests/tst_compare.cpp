@@ -1,6 +1,7 @@
 // Comparisons on synthetic training loops whose every byte is known: two captures lined up by
 // iteration (by order and by annotated step number), the leaking site first in the difference,
-// two ranges of one capture, what differs in the setting, the difference tree, 64 generated ranks
+// two ranges of one capture, what differs in the setting, the difference tree, a capture that holds
+// no device (everything removed, as the fuzzing's pairs of generated captures found), 64 generated ranks
 // with one outlier, ranks read from files in parallel, and the baseline gate's verdicts.
 #include "SyntheticLoop.h"
 #include "compare/BaselineGate.h"
@@ -31,6 +32,7 @@ class TestCompare : public QObject {
     void twoRangesOfOneCapture();
     void settingDifferencesSaidFirst();
     void diffTreeNests();
+    void againstACaptureWithoutDevices();
     void sixtyFourRanksOneOutlier();
     void equalRanksFlagNothing();
     void longRunsKeepBoundedSummaries();
@@ -219,6 +221,20 @@ void TestCompare::diffTreeNests() {
     const DiffNode& main = t.node(t.node(0).children[0]);
     QCOMPARE(QString::fromStdString(main.frame), QString("main (train.py:50)"));
     QCOMPARE(main.delta(), int64_t(-10 * MiB));
+}
+
+void TestCompare::againstACaptureWithoutDevices() {
+    Loop pa;
+    pa.leakPerStep = 2 * MiB;
+    const auto a = build(pa), none = CaptureAnalysis::analyse(std::make_unique<Capture>());
+    QCOMPARE(none->deviceCount(), size_t(0));
+    const CaptureDiff d = compareCaptures(wholeDevice(*a, 0), wholeDevice(*none, longestDevice(*none)));
+    QCOMPARE(d.b.live, int64_t(0));
+    QCOMPARE(d.b.events, size_t(0));
+    QVERIFY(d.a.live > 0);
+    QVERIFY(!d.sites.empty());
+    for (const DiffRow& r : d.sites) QCOMPARE(int(r.change), int(DiffChange::Removed));
+    QCOMPARE(sumOf(d.sites, &DiffRow::liveDelta), -d.a.live);
 }
 
 void TestCompare::sixtyFourRanksOneOutlier() {

@@ -65,6 +65,7 @@ SideResult measure(const DiffSide& s, StackKeys& keys, const std::atomic<bool>* 
     out.totals = totalsOf(s);
     const Capture& c = s.analysis->capture();
     out.capture = &c;
+    if (s.device >= s.analysis->deviceCount()) return out; // a capture without devices: nothing held
     const auto lifetimes = pairAllocations(s.trace(), s.replay());
     out.curve = iterationCurve(s, findIterations(c, s.trace(), lifetimes));
     if (s.empty()) return out;

@@ -19,7 +19,10 @@ struct DiffSide {
         const auto n = uint32_t(trace().eventCount());
         return n == 0 ? 0 : (last < n ? last : n - 1);
     }
-    bool empty() const { return trace().eventCount() == 0 || first > lastEvent(); }
+    // Also for a capture without the device (one that holds no device at all: nothing to compare).
+    bool empty() const {
+        return device >= analysis->deviceCount() || trace().eventCount() == 0 || first > lastEvent();
+    }
 };
 
 // The device with the longest trace (a rank's own GPU; what memory_viz shows first).
