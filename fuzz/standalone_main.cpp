@@ -1,8 +1,10 @@
 // Runs the fuzz target without libFuzzer (a g++ build, CI, a machine without clang): each FILE once
 // (the corpus as a regression test), then `--random N SEED` generated inputs: structure-aware ones
-// (SNP!/REC!/TRC!/ANA!/RNK! with random recipes) and byte mutations of the files (flips, cuts, splices). Prints the
+// (SNP!/REC!/TRC!/ANA!/RNK! with random recipes) and byte mutations of the files (flips, cuts, splices).
+// `--for SECONDS` stops the random inputs after that long (N may then be 0: no other limit), and
+// `--input-timeout SECONDS` ends the process (SIGALRM) when one input runs longer: a hang. Prints the
 // executions per mode. A crash or sanitizer report stops it like libFuzzer would; the input that
-// caused it is written to ./crash-standalone first.
+// caused it is written to ./crash-standalone first (fuzz/run-standalone.sh runs one per core).
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +23,8 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
+unsigned inputTimeout = 0; // seconds; 0: none
+
 void run(const Bytes& b) {
     static std::FILE* last = nullptr;
     if (!last) last = std::fopen("crash-standalone", "wb");
@@ -30,7 +34,9 @@ void run(const Bytes& b) {
         std::fflush(last);
         if (::ftruncate(fileno(last), static_cast<off_t>(b.size())) != 0) std::perror("ftruncate");
     }
+    if (inputTimeout) ::alarm(inputTimeout); // SIGALRM's default action ends the process: a hang
     LLVMFuzzerTestOneInput(b.data(), b.size());
+    if (inputTimeout) ::alarm(0);
 }
 
 Bytes mutate(const Bytes& seed, std::mt19937_64& rng) {
@@ -53,9 +59,20 @@ Bytes mutate(const Bytes& seed, std::mt19937_64& rng) {
 int main(int argc, char** argv) {
     std::vector<Bytes> corpus;
     uint64_t randomRuns = 0, seed = 1;
+    double seconds = 0;
     for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--for") == 0 && i + 1 < argc) {
+            seconds = std::strtod(argv[++i], nullptr);
+            if (randomRuns == 0) randomRuns = UINT64_MAX;
+            continue;
+        }
+        if (std::strcmp(argv[i], "--input-timeout") == 0 && i + 1 < argc) {
+            inputTimeout = unsigned(std::strtoul(argv[++i], nullptr, 10));
+            continue;
+        }
         if (std::strcmp(argv[i], "--random") == 0 && i + 2 < argc) {
             randomRuns = std::strtoull(argv[i + 1], nullptr, 10), seed = std::strtoull(argv[i + 2], nullptr, 10);
+            if (randomRuns == 0 && seconds > 0) randomRuns = UINT64_MAX;
             i += 2;
             continue;
         }
@@ -69,7 +86,9 @@ int main(int argc, char** argv) {
     constexpr int kRecipes = sizeof kTags / sizeof kTags[0];
     uint64_t counts[kRecipes + 1] = {};
     const auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     for (uint64_t n = 0; n < randomRuns; ++n) {
+        if (seconds > 0 && (n & 15) == 0 && elapsed() >= seconds) break;
         const int mode = corpus.empty() ? int(n % kRecipes) : int(n % (kRecipes + 1));
         Bytes b;
         if (mode < kRecipes) {
@@ -81,11 +100,14 @@ int main(int argc, char** argv) {
         run(b);
         ++counts[mode];
     }
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s = elapsed();
     std::printf("random: %llu snapshot recipes, %llu record recipes, %llu trace recipes, %llu analysis recipes, "
                 "%llu rank summary recipes, %llu mutated files in %.1f s\n",
                 (unsigned long long)counts[0], (unsigned long long)counts[1], (unsigned long long)counts[2],
                 (unsigned long long)counts[3], (unsigned long long)counts[4], (unsigned long long)counts[5], s);
+    uint64_t total = corpus.size();
+    for (uint64_t c : counts) total += c;
+    std::printf("executions: %llu\n", (unsigned long long)total); // what fuzz/run-standalone.sh adds up
     std::remove("crash-standalone");
     return 0;
 }

@@ -48,7 +48,7 @@ run() {
 }
 
 call() {
-  local ship=$1 pass=$2 secs=$3 run seeds n out
+  local ship=$1 pass=$2 secs=$3 run seeds n out status=0
   shift 3
   ship=$(realpath "$ship"); run=$(realpath -m build-fuzzrun)
   export LD_LIBRARY_PATH="$ship/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -56,12 +56,12 @@ call() {
   [ -f "$ship/seeds.tar.xz" ] && [ -z "$(ls "$run/seeds")" ] && tar -C "$run/seeds" -xJf "$ship/seeds.tar.xz"
   n=$(ls -d "$run"/call-* 2>/dev/null | wc -l); out=$run/call-$n
   seeds=$run/seeds; [ "$n" -gt 0 ] && seeds=$run/call-$((n - 1))
-  FUZZ_SEEDS_FROM=$seeds "$ship/fuzz-src/run-parallel.sh" "$ship/fuzz_$pass" "$secs" "$out" "$@"
+  FUZZ_SEEDS_FROM=$seeds "$ship/fuzz-src/run-parallel.sh" "$ship/fuzz_$pass" "$secs" "$out" "$@" || status=$?
   for d in "$seeds"/corpus-*; do # what earlier calls kept seeds the next call too
     [ -d "$d" ] || continue
     mkdir -p "$out/$(basename "$d")" && cp -n "$d"/* "$out/$(basename "$d")"/ 2>/dev/null
   done
-  return 0
+  return $status # non-zero: run-parallel.sh found something
 }
 
 case ${1:-} in
