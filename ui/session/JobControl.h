@@ -29,7 +29,7 @@ class JobControl {
     JobKey key_;
     uint64_t generation_;
     std::shared_ptr<std::atomic<bool>> cancel_;
-    mutable int lastPercent_ = -1;
+    mutable std::atomic<int> lastPercent_{-1}; // a loader may report from more than one thread
 };
 
 } // namespace vs::ui

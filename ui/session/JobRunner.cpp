@@ -13,8 +13,7 @@ namespace vs::ui {
 
 bool JobControl::progress(double fraction) const {
     const int percent = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 100);
-    if (percent != lastPercent_) { // queued to the GUI thread, not once per call
-        lastPercent_ = percent;
+    if (lastPercent_.exchange(percent) != percent) { // queued to the GUI thread, not once per call
         JobRunner* runner = runner_;
         const JobKey key = key_;
         const uint64_t generation = generation_;
