@@ -49,7 +49,7 @@ double measure(MainWindow& w, const std::function<void()>& input) {
     const double c = t.nsecsElapsed() / 1e6;
     QCoreApplication::processEvents();
     const double d = t.nsecsElapsed() / 1e6;
-    w.timeline()->replot(QCustomPlot::rpImmediateRefresh);
+    w.findChild<vs::ui::TimelinePlot*>("timeline")->replot(QCustomPlot::rpImmediateRefresh);
     if (qEnvironmentVariableIsSet("VS_BENCH_DETAIL"))
         std::printf("    input %.1f, events %.1f, background %.1f, events %.1f, replot %.1f ms\n", a, b - a, c - b,
                     d - c, t.nsecsElapsed() / 1e6 - d);
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     for (size_t d = 0; d < analysis->deviceCount(); ++d) events += analysis->trace(d).eventCount();
     std::printf("%s: %zu events, open until idle %.2f s%s\n", argv[1], events, open.nsecsElapsed() / 1e9,
                 busy ? " (another core busy)" : "");
-    TimelinePlot* plot = w.timeline();
+    TimelinePlot* plot = w.findChild<vs::ui::TimelinePlot*>("timeline");
     if (qEnvironmentVariableIsSet("VS_BENCH_DETAIL")) {
         QElapsedTimer t;
         t.start();

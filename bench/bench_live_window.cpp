@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
         else
             w.setAnalysis(QStringLiteral("live"), a), ++reopened;
         const double c1 = threadCpuMs();
-        w.timeline()->replot(QCustomPlot::rpImmediateRefresh);
+        w.findChild<vs::ui::TimelinePlot*>("timeline")->replot(QCustomPlot::rpImmediateRefresh);
         const double c2 = threadCpuMs();
         QCoreApplication::processEvents();
         const double c3 = threadCpuMs();

@@ -3,6 +3,7 @@
 // drawn, icons for the toolbar, and the bug-report exports.
 #include "SyntheticLoop.h"
 #include "TestData.h"
+#include "WindowParts.h"
 #include "session/Session.h"
 #include "timeline/TimelinePlot.h"
 #include "views/HelpDialogs.h"
@@ -35,6 +36,7 @@
 #include <QtTest>
 
 using namespace vs;
+using namespace vs::test;
 using vs::ui::MainWindow;
 using vs::ui::TimelinePlot;
 
@@ -122,21 +124,21 @@ void TestDesktop::welcomePageWhileEmpty() {
     w.show();
     QApplication::processEvents();
     QVERIFY(w.showingWelcome());
-    QVERIFY(w.welcomePage()->isVisible());
-    QVERIFY(!w.timeline()->isVisible());
+    QVERIFY(welcomeOf(w)->isVisible());
+    QVERIFY(!timelineOf(w)->isVisible());
     // the recent file and the bundled samples are offered
-    QCOMPARE(w.welcomePage()->recentList()->count(), 1);
-    QCOMPARE(w.welcomePage()->recentList()->item(0)->text(), QFileInfo(QString::fromStdString(vs::test::samplePath("leak_list"))).fileName());
+    QCOMPARE(welcomeOf(w)->recentList()->count(), 1);
+    QCOMPARE(welcomeOf(w)->recentList()->item(0)->text(), QFileInfo(QString::fromStdString(vs::test::samplePath("leak_list"))).fileName());
     const QStringList samples = ui::WelcomePage::sampleFiles();
-    QCOMPARE(w.welcomePage()->sampleList()->count(), samples.size());
+    QCOMPARE(welcomeOf(w)->sampleList()->count(), samples.size());
     QVERIFY(samples.size() >= 8);
     // clicking a sample opens it (in the background) and the views replace the welcome page
-    QListWidgetItem* leak = w.welcomePage()->sampleList()->findItems("leak_list", Qt::MatchStartsWith).value(0);
+    QListWidgetItem* leak = welcomeOf(w)->sampleList()->findItems("leak_list", Qt::MatchStartsWith).value(0);
     QVERIFY(leak);
-    emit w.welcomePage()->sampleList()->itemActivated(leak);
+    emit welcomeOf(w)->sampleList()->itemActivated(leak);
     QTRY_VERIFY_WITH_TIMEOUT(w.session()->isOpen(), 20000);
     QVERIFY(!w.showingWelcome());
-    QVERIFY(w.timeline()->isVisible());
+    QVERIFY(timelineOf(w)->isVisible());
     QCOMPARE(QFileInfo(w.session()->path()).fileName(), QFileInfo(leak->data(Qt::UserRole).toString()).fileName());
     QSettings().remove("recentFiles");
 }
@@ -144,7 +146,7 @@ void TestDesktop::welcomePageWhileEmpty() {
 void TestDesktop::overlaysOffByDefaultAndLegendFollows() {
     auto w = open("oom");
     w->waitForBackgroundWork();
-    TimelinePlot* plot = w->timeline();
+    TimelinePlot* plot = timelineOf(*w);
     for (auto o : {TimelinePlot::Overlay::Active, TimelinePlot::Overlay::Fragmentation,
                    TimelinePlot::Overlay::Annotations})
         QVERIFY(!plot->overlayVisible(o));
@@ -178,17 +180,17 @@ void TestDesktop::overlaysOffByDefaultAndLegendFollows() {
     // remembered: a new window starts with the user's choice
     frag->setChecked(true);
     auto again = open("oom");
-    QVERIFY(again->timeline()->overlayVisible(TimelinePlot::Overlay::Fragmentation));
+    QVERIFY(timelineOf(*again)->overlayVisible(TimelinePlot::Overlay::Fragmentation));
     frag->setChecked(false);
     // a clean capture has no OOM entry
     auto clean = open("clean_loop");
-    clean->timeline()->setMarkedTimes(0, {});
-    QCOMPARE(clean->timeline()->legendNames(), (QStringList{"allocated", "reserved"}));
+    timelineOf(*clean)->setMarkedTimes(0, {});
+    QCOMPARE(timelineOf(*clean)->legendNames(), (QStringList{"allocated", "reserved"}));
 }
 
 void TestDesktop::toolbarActionsHaveIcons() {
     MainWindow w;
-    QToolBar* bar = w.mainToolBar();
+    QToolBar* bar = toolBarOf(w);
     QVERIFY(bar);
     int actions = 0;
     for (QAction* a : bar->actions()) {
@@ -221,20 +223,20 @@ void TestDesktop::aboutNamesVersionsAndLicences() {
 void TestDesktop::exportTitleNamesFileDeviceRangeAndKind() {
     auto w = open("leak_list");
     w->waitForBackgroundWork();
-    w->leaksPanel()->waitForResult();
+    leaksOf(*w)->waitForResult();
     QApplication::processEvents();
-    w->timeline()->setVisibleRange(QCPRange(0.25, 0.75));
+    timelineOf(*w)->setVisibleRange(QCPRange(0.25, 0.75));
     const QString title = w->exportTitle();
     QVERIFY2(title.startsWith("leak_list.pickle.zst \u00b7 device 0 \u00b7 0.250\u20130.750 s \u00b7 "), qPrintable(title));
     // the diagnosis the Leaks tab shows, which for this capture is PyTorch's truth: a leak
-    QCOMPARE(title.section(" \u00b7 ", 3), QString::fromStdString(std::string(leakKindName(w->leaksPanel()->report().kind))));
+    QCOMPARE(title.section(" \u00b7 ", 3), QString::fromStdString(std::string(leakKindName(leaksOf(*w)->report().kind))));
     QCOMPARE(title.section(" \u00b7 ", 3), vs::test::sampleTruth("leak_list")["kind"].toString());
 }
 
 void TestDesktop::exportedImageLeavesOutTheCursor() {
     auto w = open("leak_list");
     w->waitForBackgroundWork();
-    TimelinePlot* plot = w->timeline();
+    TimelinePlot* plot = timelineOf(*w);
     plot->replot();
     QTemporaryDir dir;
     const QString plain = dir.filePath("plain.png"), withCursor = dir.filePath("cursor.png");
@@ -266,7 +268,7 @@ void TestDesktop::exportedImageLeavesOutTheCursor() {
 void TestDesktop::markdownHoldsDiagnosisSitesAndTruth() {
     auto w = open("leak_list");
     w->waitForBackgroundWork();
-    w->leaksPanel()->waitForResult();
+    leaksOf(*w)->waitForResult();
     QApplication::processEvents();
     const QJsonObject truth = vs::test::sampleTruth("leak_list");
     const QString md = w->summaryMarkdown("leak_list-report.png");
@@ -274,7 +276,7 @@ void TestDesktop::markdownHoldsDiagnosisSitesAndTruth() {
         QFile out(qEnvironmentVariable("VRAMSCOPE_SAVE_REPORT"));
         QVERIFY(out.open(QIODevice::WriteOnly) && out.write(md.toUtf8()) > 0);
     }
-    const LeakReport& report = w->leaksPanel()->report();
+    const LeakReport& report = leaksOf(*w)->report();
     // the diagnosis: the kind PyTorch's truth names, with the report's own sentence and next step
     QVERIFY2(md.contains("**" + truth["kind"].toString() + "**"), qPrintable(md));
     QVERIFY(md.contains(QString::fromStdString(report.summary)));
@@ -298,14 +300,14 @@ void TestDesktop::markdownHoldsDiagnosisSitesAndTruth() {
 void TestDesktop::memoryMapSharesTheTimelinesTimeAxis() {
     auto w = open("leak_list");
     w->waitForBackgroundWork();
-    ui::MemoryMapView* map = w->memoryMap();
+    ui::MemoryMapView* map = memoryMapOf(*w);
     map->resize(900, 300);
     auto sameRange = [&] {
-        const QCPRange r = w->timeline()->visibleRange();
+        const QCPRange r = timelineOf(*w)->visibleRange();
         return qFuzzyCompare(map->timeRange().first + 1, r.lower + 1) && qFuzzyCompare(map->timeRange().second + 1, r.upper + 1);
     };
     QVERIFY(sameRange());
-    w->timeline()->setVisibleRange(QCPRange(1.0, 3.0));
+    timelineOf(*w)->setVisibleRange(QCPRange(1.0, 3.0));
     QVERIFY(sameRange());
     // a pixel shows the state at its time: the last column taken at or before that moment
     const OccupancyGrid& g = map->grid();
@@ -328,9 +330,9 @@ void TestDesktop::allocationBandsHoverAndClick() {
     w->showAllocationBandsTab();
     QApplication::processEvents();
     w->waitForBackgroundWork();
-    ui::AllocationBandsView* v = w->allocationBands();
+    ui::AllocationBandsView* v = bandsOf(*w);
     QVERIFY(v->layout().bands);
-    w->timeline()->setVisibleRange(QCPRange(0.0, 6.5));
+    timelineOf(*w)->setVisibleRange(QCPRange(0.0, 6.5));
     QCOMPARE(v->timeRange().first, 0.0);
     v->grab(); // a paint sets the byte scale
     const QRect plot = v->plotRect();
@@ -363,12 +365,12 @@ void TestDesktop::findAndGoToTimeInTheEventList() {
     auto w = open("leak_list");
     const DeviceTrace& t = w->session()->analysis()->trace(0);
     const Capture& c = w->session()->analysis()->capture();
-    ui::EventFindBar* bar = w->findBar();
+    ui::EventFindBar* bar = findBarOf(*w);
     QVERIFY(!bar->isVisible());
     // the leak's site, by function name: every match is an event whose innermost user frame is it
     const int first = bar->find("train_and_keep", true);
     QVERIFY(first >= 0);
-    QCOMPARE(w->eventTable()->currentIndex().row(), first);
+    QCOMPARE(eventTableOf(*w)->currentIndex().row(), first);
     auto siteName = [&](int e) {
         const StackId s = t.stack[size_t(e)];
         const uint32_t at = firstUserFrame(c, s);
@@ -384,26 +386,26 @@ void TestDesktop::findAndGoToTimeInTheEventList() {
     QCOMPARE(bar->find("train_and_keep", false), first);
     // an exact address, an event number, an action, nothing
     const QString address = QStringLiteral("0x%1").arg(t.addr[size_t(second)], 0, 16);
-    w->eventTable()->selectRow(0);
+    eventTableOf(*w)->selectRow(0);
     QVERIFY(t.addr[size_t(bar->find(address, true))] == t.addr[size_t(second)]);
     QCOMPARE(bar->find("#700", true), 700);
     const int segment = bar->find("segment_alloc", true);
     QCOMPARE(t.action[size_t(segment)], Action::SegmentAlloc);
     QCOMPARE(bar->find("no_such_function_anywhere", true), -1);
     // Go to Time: the last event at or before the moment
-    const double at = double(t.timeUs[400] - w->timeline()->originUs()) / 1e6 + 1e-7;
+    const double at = double(t.timeUs[400] - timelineOf(*w)->originUs()) / 1e6 + 1e-7;
     w->goToTime(at);
-    const int row = w->eventTable()->currentIndex().row();
-    QVERIFY(double(t.timeUs[size_t(row)] - w->timeline()->originUs()) / 1e6 <= at);
-    QVERIFY(size_t(row) + 1 == t.eventCount() || double(t.timeUs[size_t(row) + 1] - w->timeline()->originUs()) / 1e6 > at);
+    const int row = eventTableOf(*w)->currentIndex().row();
+    QVERIFY(double(t.timeUs[size_t(row)] - timelineOf(*w)->originUs()) / 1e6 <= at);
+    QVERIFY(size_t(row) + 1 == t.eventCount() || double(t.timeUs[size_t(row) + 1] - timelineOf(*w)->originUs()) / 1e6 > at);
     // the time column is wide enough for the last event's time
-    const QString last = w->eventTable()->model()->index(int(t.eventCount()) - 1, ui::EventTableModel::Time).data().toString();
-    QVERIFY(w->eventTable()->columnWidth(ui::EventTableModel::Time) >= w->eventTable()->fontMetrics().horizontalAdvance(last));
+    const QString last = eventTableOf(*w)->model()->index(int(t.eventCount()) - 1, ui::EventTableModel::Time).data().toString();
+    QVERIFY(eventTableOf(*w)->columnWidth(ui::EventTableModel::Time) >= eventTableOf(*w)->fontMetrics().horizontalAdvance(last));
 }
 
 void TestDesktop::blockMapLegendAndPlaySpeed() {
     auto w = open("leak_list");
-    ui::BlockMapPanel* panel = w->blockMap();
+    ui::BlockMapPanel* panel = blockMapOf(*w);
     const QString legend = panel->legend()->text();
     for (const char* entry : {"allocated", "pending free", "free (cached)", "marked"}) QVERIFY2(legend.contains(entry), qPrintable(legend));
     // each entry is drawn in the colour the view paints it with
@@ -436,7 +438,7 @@ void TestDesktop::darkThemeRecoloursViewsAndIcons() {
     ui::applyTheme(ui::Theme::Dark);
     QApplication::processEvents();
     QVERIFY(w->palette().color(QPalette::Window).lightness() < 128);
-    QVERIFY(w->timeline()->axisRect(0)->backgroundBrush().color().lightness() < 80);
+    QVERIFY(timelineOf(*w)->axisRect(0)->backgroundBrush().color().lightness() < 80);
     QVERIFY(iconInk() > 150); // light strokes now
     ui::applyTheme(ui::Theme::Light);
     QApplication::processEvents();
@@ -474,7 +476,7 @@ void TestDesktop::annotationTicksStayAtTheTopWithFragmentation() {
     w->show();
     w->setAnalysis(path, ui::CaptureLoader::openNow(path));
     w->waitForBackgroundWork();
-    TimelinePlot* plot = w->timeline();
+    TimelinePlot* plot = timelineOf(*w);
     plot->setOverlayVisible(TimelinePlot::Overlay::Annotations, true);
     plot->setOverlayVisible(TimelinePlot::Overlay::Fragmentation, true);
     QCPGraph *ticks = nullptr, *fragments = nullptr;

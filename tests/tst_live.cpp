@@ -12,6 +12,7 @@
 #include "session/Session.h"
 #include "timeline/TimelinePlot.h"
 #include "TestData.h"
+#include "WindowParts.h"
 #include "analysis/CaptureAnalysis.h"
 #include "load/LiveCapture.h"
 #include "load/OpenAnalysis.h"
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 using namespace vs;
+using namespace vs::test;
 
 namespace {
 // A producer: a plain POSIX client socket, as the Python recorder uses.
@@ -481,31 +483,31 @@ void TestLive::retentionIsRequestedFromTheProgram() {
 
 void TestLive::windowFollowsFreezesAndSaves() {
     ui::MainWindow w;
-    QVERIFY(w.live()->listen(socketPath("w.sock")));
+    QVERIFY(liveOf(w)->listen(socketPath("w.sock")));
     const std::string bytes = sampleBytes("clean_loop", 300);
     size_t chunks = 0;
     while (afterChunk(bytes, chunks) < bytes.size()) ++chunks;
     const size_t half = afterChunk(bytes, chunks * 3 / 4); // tables come first, events after
-    Producer p(w.live()->session()->socketPath());
+    Producer p(liveOf(w)->session()->socketPath());
     p.send(std::string_view(bytes).substr(0, half));
-    QTRY_COMPARE(w.live()->session()->bytes().size(), qsizetype(half));
-    w.live()->waitForRefresh();
+    QTRY_COMPARE(liveOf(w)->session()->bytes().size(), qsizetype(half));
+    liveOf(w)->waitForRefresh();
     QVERIFY(w.analysis());
     const size_t partial = eventCount(*w.analysis());
     QVERIFY(partial > 0);
     QVERIFY(partial < loadCaptureFile(test::samplePath("clean_loop"), {})->devices[0].eventCount());
-    w.live()->setFrozen(true);
+    liveOf(w)->setFrozen(true);
     p.send(std::string_view(bytes).substr(half));
-    QTRY_COMPARE(w.live()->session()->bytes().size(), qsizetype(bytes.size()));
-    w.live()->waitForRefresh();
+    QTRY_COMPARE(liveOf(w)->session()->bytes().size(), qsizetype(bytes.size()));
+    liveOf(w)->waitForRefresh();
     QCOMPARE(eventCount(*w.analysis()), partial); // frozen: the view did not move
-    w.live()->setFrozen(false);
-    w.live()->waitForRefresh();
+    liveOf(w)->setFrozen(false);
+    liveOf(w)->waitForRefresh();
     const auto full = loadCaptureFile(test::samplePath("clean_loop"), {});
     QCOMPARE(eventCount(*w.analysis()), full->devices[0].eventCount());
     QVERIFY(w.analysis()->warnings().empty()); // a complete stream: nothing to warn about
     const QString saved = dir_.filePath("saved.vscap");
-    QVERIFY(w.live()->save(saved));
+    QVERIFY(liveOf(w)->save(saved));
     QCOMPARE(openAnalysis(saved.toStdString())->trace(0).eventCount(),
              full->devices[0].eventCount());
 }
@@ -564,31 +566,31 @@ void TestLive::windowGrowsKeepingSelection() {
     ui::MainWindow w;
     QSignalSpy opened(w.session(), &ui::Session::opened);
     QSignalSpy extended(w.session(), &ui::Session::extended);
-    QVERIFY(w.live()->listen(socketPath("k.sock")));
+    QVERIFY(liveOf(w)->listen(socketPath("k.sock")));
     const std::string bytes = sampleBytes("clean_loop", 300);
     size_t chunks = 0;
     while (afterChunk(bytes, chunks) < bytes.size()) ++chunks;
-    Producer p(w.live()->session()->socketPath());
+    Producer p(liveOf(w)->session()->socketPath());
     size_t sent = 0;
     for (size_t part = 1; part <= 3; ++part) {
         const size_t end = afterChunk(bytes, chunks * (part + 1) / 5); // the stream's end is not sent
         p.send(std::string_view(bytes).substr(sent, end - sent));
         sent = end;
-        QTRY_COMPARE(w.live()->session()->bytes().size(), qsizetype(end));
-        w.live()->waitForRefresh();
+        QTRY_COMPARE(liveOf(w)->session()->bytes().size(), qsizetype(end));
+        liveOf(w)->waitForRefresh();
         if (part == 1) w.session()->selectEvent(3); // the user picks an event in the first snapshot
         const ui::AnalysisPtr a = w.analysis();
-        QCOMPARE(size_t(w.eventTable()->model()->rowCount()), a->trace(0).eventCount());
+        QCOMPARE(size_t(eventTableOf(w)->model()->rowCount()), a->trace(0).eventCount());
         QCOMPARE(w.session()->selectedEvent(), std::optional<size_t>(3));
         // the timeline fits the whole (longer) run, and its highest allocated point is the replay's
         const auto& r = a->replay(0);
         const double truth = double(*std::max_element(r.allocated.begin(), r.allocated.end()));
         double drawn = 0;
-        for (const auto& d : *w.timeline()->seriesGraph(0, ui::TimelinePlot::Series::Allocated, true)->data())
+        for (const auto& d : *timelineOf(w)->seriesGraph(0, ui::TimelinePlot::Series::Allocated, true)->data())
             drawn = std::max(drawn, d.value);
         QCOMPARE(drawn, truth);
         const double last = a->secondsAt(0, uint32_t(a->trace(0).eventCount() - 1));
-        QVERIFY(w.timeline()->visibleRange().upper >= last);
+        QVERIFY(timelineOf(w)->visibleRange().upper >= last);
     }
     QCOMPARE(opened.size(), 1);   // the first snapshot only
     QCOMPARE(extended.size(), 2); // the two refreshes after it grew the views in place
@@ -611,11 +613,11 @@ void TestLive::launchedProgramIsFollowed() {
                                .arg(half)
                                .arg(sample)
                                .arg(half + 1);
-    QVERIFY(w.live()->launch("/bin/sh", {"-c", script}, output));
-    QTRY_COMPARE_WITH_TIMEOUT(w.live()->follower()->bytes().size(), qsizetype(half), 5000);
-    QTRY_COMPARE_WITH_TIMEOUT(w.live()->follower()->bytes().size(), qsizetype(bytes.size()), 10000);
-    QTRY_VERIFY_WITH_TIMEOUT(!w.live()->follower()->active(), 5000); // the program exited
-    w.live()->waitForRefresh();
+    QVERIFY(liveOf(w)->launch("/bin/sh", {"-c", script}, output));
+    QTRY_COMPARE_WITH_TIMEOUT(liveOf(w)->follower()->bytes().size(), qsizetype(half), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(liveOf(w)->follower()->bytes().size(), qsizetype(bytes.size()), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!liveOf(w)->follower()->active(), 5000); // the program exited
+    liveOf(w)->waitForRefresh();
     QVERIFY(w.analysis());
     QCOMPARE(eventCount(*w.analysis()),
              loadCaptureFile(test::samplePath("leak_list"), {})->devices[0].eventCount());
@@ -625,8 +627,8 @@ void TestLive::launchedProgramIsFollowed() {
 void TestLive::launchedProgramWithoutCudaSaysSo() {
     qputenv("VRAMSCOPE_CUPTI_LIB", QFile::encodeName(QCoreApplication::applicationFilePath()));
     ui::MainWindow w;
-    QSignalSpy status(w.live(), &ui::LiveController::status);
-    QVERIFY(w.live()->launch("/bin/sh", {"-c", "exit 4"}, dir_.filePath("never.vscap")));
+    QSignalSpy status(liveOf(w), &ui::LiveController::status);
+    QVERIFY(liveOf(w)->launch("/bin/sh", {"-c", "exit 4"}, dir_.filePath("never.vscap")));
     QTRY_VERIFY_WITH_TIMEOUT(
         !status.isEmpty() && status.last().at(0).toString().contains("nothing was recorded"), 5000);
     QVERIFY(status.last().at(0).toString().contains("status 4"));
@@ -651,18 +653,18 @@ void TestLive::launchNeverFollowsAPlantedOutput() {
             shown = box->text(), box->accept();
     });
     closer.start(20);
-    QVERIFY(!w.live()->launch("/bin/sh", {"-c", "echo x > \"$VRAMSCOPE_OUTPUT\""}, planted));
+    QVERIFY(!liveOf(w)->launch("/bin/sh", {"-c", "echo x > \"$VRAMSCOPE_OUTPUT\""}, planted));
     QVERIFY2(shown.contains("already exists"), qPrintable(shown));
     QCOMPARE(QFileInfo(victim).size(), qint64(8));
-    QVERIFY(!w.live()->follower()->active());
+    QVERIFY(!liveOf(w)->follower()->active());
     // A fresh name is made 0600 before the program starts, then written by it.
     const QString fresh = dir_.filePath("fresh.vscap");
-    QVERIFY(w.live()->launch("/bin/sh", {"-c", "sleep 0.3; echo x > \"$VRAMSCOPE_OUTPUT\""}, fresh));
+    QVERIFY(liveOf(w)->launch("/bin/sh", {"-c", "sleep 0.3; echo x > \"$VRAMSCOPE_OUTPUT\""}, fresh));
     struct stat st {};
     QCOMPARE(::lstat(QFile::encodeName(fresh).constData(), &st), 0);
     QVERIFY(S_ISREG(st.st_mode));
     QCOMPARE(st.st_mode & 07777, mode_t(0600));
-    QTRY_VERIFY_WITH_TIMEOUT(!w.live()->follower()->active(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(!liveOf(w)->follower()->active(), 5000);
     qunsetenv("VRAMSCOPE_CUPTI_LIB");
 }
 
@@ -689,20 +691,20 @@ void TestLive::launchWritesIntoAFreshPrivateDirectory() {
     struct stat st {};
     command = QStringLiteral("/bin/sh -c \"sleep 0.3; echo x >> $VRAMSCOPE_OUTPUT\"");
     launch->trigger();
-    const QString first = w.live()->follower()->path();
+    const QString first = liveOf(w)->follower()->path();
     const QFileInfo dir(QFileInfo(first).absolutePath());
     QVERIFY2(dir.fileName().startsWith("vramscope-launch-") && dir.absolutePath() == dir_.path(), qPrintable(first));
     QCOMPARE(::lstat(QFile::encodeName(dir.filePath()).constData(), &st), 0);
     QCOMPARE(st.st_mode & 07777, mode_t(0700));
     QCOMPARE(::lstat(QFile::encodeName(first).constData(), &st), 0);
     QCOMPARE(st.st_mode & 07777, mode_t(0600));
-    QTRY_VERIFY_WITH_TIMEOUT(!w.live()->follower()->active(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(!liveOf(w)->follower()->active(), 5000);
     QTRY_COMPARE_WITH_TIMEOUT(QFileInfo(first).size(), qint64(2), 5000); // the program wrote into it
 
     command = QStringLiteral("/bin/sh -c \"exit 3\"");
-    QSignalSpy status(w.live(), &ui::LiveController::status);
+    QSignalSpy status(liveOf(w), &ui::LiveController::status);
     launch->trigger();
-    const QString second = w.live()->follower()->path();
+    const QString second = liveOf(w)->follower()->path();
     QVERIFY(QFileInfo(second).absolutePath() != dir.filePath()); // a new directory each time
     QTRY_VERIFY_WITH_TIMEOUT(
         !status.isEmpty() && status.last().at(0).toString().contains("nothing was recorded"), 5000);

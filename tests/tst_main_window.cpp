@@ -17,6 +17,7 @@
 #include "PickleBuilder.h"
 #include "SyntheticLoop.h"
 #include "TestData.h"
+#include "WindowParts.h"
 #include "timeline/TimelinePlot.h"
 #include "session/Session.h"
 #include "util/Format.h"
@@ -42,6 +43,7 @@
 #include <QtTest>
 
 using namespace vs;
+using namespace vs::test;
 using vs::ui::MainWindow;
 using vs::ui::TimelinePlot;
 
@@ -124,7 +126,7 @@ ui::AnalysisPtr accumulationCapture() {
 }
 
 double secondsOf(const MainWindow& w, uint32_t event) {
-    return double(w.timeline()->analysis()->trace(0).timeUs[event] - w.timeline()->originUs()) / 1e6;
+    return double(timelineOf(w)->analysis()->trace(0).timeUs[event] - timelineOf(w)->originUs()) / 1e6;
 }
 
 // A point in the top tenth of the first lane at a time: above the curves, on the shading.
@@ -135,7 +137,7 @@ QPoint pixelAt(TimelinePlot* plot, double seconds) {
 
 // Every background job of the Leaks panel done (a cold open explains its region in a second job).
 void settle(MainWindow& w) {
-    for (int i = 0; i < 3; ++i) w.leaksPanel()->waitForResult(), QApplication::processEvents();
+    for (int i = 0; i < 3; ++i) leaksOf(w)->waitForResult(), QApplication::processEvents();
 }
 
 } // namespace
@@ -149,7 +151,7 @@ void TestMainWindow::initTestCase() {
 // event is reachable, by going to it and by scrolling past a page's end, and each row shows its event.
 void TestMainWindow::eventListTurnsPages() {
     auto w = open("leak_list");
-    const auto a = w->timeline()->analysis();
+    const auto a = timelineOf(*w)->analysis();
     const size_t n = a->trace(0).eventCount();
     QVERIFY2(n > 400, qPrintable(QString::number(n)));
     ui::EventTableModel model(nullptr, 100);
@@ -193,7 +195,7 @@ std::unique_ptr<MainWindow> TestMainWindow::open(const QString& name) {
     w->show();
     w->setAnalysis(name, ui::CaptureLoader::openNow(QString::fromStdString(vs::test::samplePath(name))));
     QApplication::processEvents();
-    w->timeline()->replot();
+    timelineOf(*w)->replot();
     return w;
 }
 
@@ -203,7 +205,7 @@ std::unique_ptr<MainWindow> TestMainWindow::openAccumulation() {
     w->show();
     w->setAnalysis("accumulation", accumulationCapture());
     settle(*w);
-    w->timeline()->replot();
+    timelineOf(*w)->replot();
     return w;
 }
 
@@ -218,7 +220,7 @@ void TestMainWindow::plottedExtremesEqualTruth() {
     for (const QString name : {"leak_list", "mixed_sizes", "expandable"}) {
         auto w = open(name);
         const QJsonObject truth = vs::test::sampleTruth(name);
-        TimelinePlot* plot = w->timeline();
+        TimelinePlot* plot = timelineOf(*w);
         using S = TimelinePlot::Series;
         auto maxOf = [](QCPGraph* g) {
             double m = 0;
@@ -240,7 +242,7 @@ void TestMainWindow::plottedExtremesEqualTruth() {
 
 void TestMainWindow::wheelZoomsAroundTheMouse() {
     auto w = open("clean_loop");
-    TimelinePlot* plot = w->timeline();
+    TimelinePlot* plot = timelineOf(*w);
     const QCPRange before = plot->visibleRange();
     QCPAxisRect* rect = plot->axisRect(0);
     const QPoint at(rect->left() + rect->width() / 4, rect->top() + rect->height() / 2);
@@ -263,7 +265,7 @@ void TestMainWindow::wheelZoomsAroundTheMouse() {
 
 void TestMainWindow::dragPansAndHistoryGoesBack() {
     auto w = open("clean_loop");
-    TimelinePlot* plot = w->timeline();
+    TimelinePlot* plot = timelineOf(*w);
     plot->setVisibleRange(QCPRange(1, 3));
     QCPAxisRect* rect = plot->axisRect(0);
     const QPoint a(rect->left() + 400, rect->top() + 50), b(rect->left() + 200, rect->top() + 50);
@@ -283,7 +285,7 @@ void TestMainWindow::dragPansAndHistoryGoesBack() {
 
 void TestMainWindow::shiftDragSelectsARange() {
     auto w = open("leak_list");
-    TimelinePlot* plot = w->timeline();
+    TimelinePlot* plot = timelineOf(*w);
     QSignalSpy spy(plot, &TimelinePlot::selectionChanged);
     QCPAxisRect* rect = plot->axisRect(0);
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
@@ -297,33 +299,33 @@ void TestMainWindow::shiftDragSelectsARange() {
     QVERIFY(std::abs(to - x->pixelToCoord(b.x())) < 1e-9);
     QVERIFY(plot->selection().has_value());
     // the values the status bar reports for the selection are the replay's at those moments
-    const auto& trace = w->timeline()->analysis()->trace(0);
+    const auto& trace = timelineOf(*w)->analysis()->trace(0);
     const auto us = plot->originUs() + static_cast<int64_t>(std::floor(to * 1e6));
     const auto n = std::upper_bound(trace.timeUs.begin(), trace.timeUs.end(), us) - trace.timeUs.begin();
     QVERIFY(n > 0);
-    QCOMPARE(plot->valuesAt(0, to).allocated, w->timeline()->analysis()->replay(0).allocated[size_t(n - 1)]);
+    QCOMPARE(plot->valuesAt(0, to).allocated, timelineOf(*w)->analysis()->replay(0).allocated[size_t(n - 1)]);
 }
 
 void TestMainWindow::clickSelectsEventAndStack() {
     auto w = open("stacks_all");
-    TimelinePlot* plot = w->timeline();
+    TimelinePlot* plot = timelineOf(*w);
     QCPAxisRect* rect = plot->axisRect(0);
     const QPoint at(rect->left() + rect->width() / 2, rect->top() + 40);
     mouse(plot, QEvent::MouseButtonPress, at, Qt::LeftButton);
     mouse(plot, QEvent::MouseButtonRelease, at, Qt::NoButton);
-    const int64_t event = w->eventTable()->currentEvent();
+    const int64_t event = eventTableOf(*w)->currentEvent();
     QVERIFY(event >= 0);
     const double t = rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x());
-    auto* model = static_cast<ui::EventTableModel*>(w->eventTable()->model());
+    auto* model = static_cast<ui::EventTableModel*>(eventTableOf(*w)->model());
     QVERIFY(model->timeOfEvent(size_t(event)) <= t);
     if (size_t(event) + 1 < model->eventCount()) QVERIFY(model->timeOfEvent(size_t(event) + 1) > t);
     // stacks=all: internal frames are folded until the toggle is on
-    w->eventTable()->selectRow(0);
-    const int folded = w->stackPane()->visibleFrameCount();
-    w->stackPane()->setShowInternal(true);
-    const int all = w->stackPane()->visibleFrameCount();
+    eventTableOf(*w)->selectRow(0);
+    const int folded = stackOf(*w)->visibleFrameCount();
+    stackOf(*w)->setShowInternal(true);
+    const int all = stackOf(*w)->visibleFrameCount();
     QVERIFY2(all > folded, qPrintable(QString("%1 vs %2").arg(all).arg(folded)));
-    QVERIFY(w->stackPane()->stackText().count('\n') >= all - 1);
+    QVERIFY(stackOf(*w)->stackText().count('\n') >= all - 1);
 }
 
 void TestMainWindow::badFileShowsNoCrashAndKeepsWindow() {
@@ -334,7 +336,7 @@ void TestMainWindow::badFileShowsNoCrashAndKeepsWindow() {
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write("\x80\x04garbage");
     f.close();
-    QSignalSpy failed(w->loader(), &ui::CaptureLoader::failed);
+    QSignalSpy failed(loaderOf(*w), &ui::CaptureLoader::failed);
     QTimer::singleShot(0, [] {}); // the error dialog is modal: close it as soon as it shows
     QTimer closer;
     QObject::connect(&closer, &QTimer::timeout, [] {
@@ -344,8 +346,8 @@ void TestMainWindow::badFileShowsNoCrashAndKeepsWindow() {
     w->openFile(bad);
     QVERIFY(failed.wait(5000));
     QVERIFY(failed.at(0).at(1).toString().contains("at byte"));
-    QVERIFY(w->timeline()->analysis() != nullptr); // the previous capture is still shown
-    QCOMPARE(w->timeline()->seriesGraph(0, TimelinePlot::Series::Allocated, true)->name(),
+    QVERIFY(timelineOf(*w)->analysis() != nullptr); // the previous capture is still shown
+    QCOMPARE(timelineOf(*w)->seriesGraph(0, TimelinePlot::Series::Allocated, true)->name(),
              QString("allocated"));
 }
 
@@ -356,7 +358,7 @@ void TestMainWindow::devicesGetLinkedLanes() {
     const QString path = QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/../synthetic/two_devices.pickle.zst");
     w.setAnalysis(path, ui::CaptureLoader::openNow(path));
     QApplication::processEvents();
-    TimelinePlot* plot = w.timeline();
+    TimelinePlot* plot = timelineOf(w);
     QCOMPARE(plot->axisRectCount(), 2);
     plot->setVisibleRange(QCPRange(0.001, 0.002));
     QCOMPARE(plot->axisRect(1)->axis(QCPAxis::atBottom)->range().lower, 0.001);
@@ -375,7 +377,7 @@ void TestMainWindow::devicesGetLinkedLanes() {
 
 void TestMainWindow::leaksPanelShowsTheLeak() {
     auto w = open("leak_list");
-    ui::LeaksPanel* panel = w->leaksPanel();
+    ui::LeaksPanel* panel = leaksOf(*w);
     panel->waitForResult();
     QCOMPARE(panel->report().kind, LeakKind::Leak);
     QVERIFY(panel->groupRows() > 0);
@@ -383,8 +385,8 @@ void TestMainWindow::leaksPanelShowsTheLeak() {
     const SurvivorGroup& top = panel->report().groups.front();
     QVERIFY(panel->sparkline()->pointCount() >= top.count);
     QCPGraph* marks = nullptr;
-    for (int i = 0; i < w->timeline()->graphCount(); ++i)
-        if (w->timeline()->graph(i)->name() == "allocations of the selected Leaks group") marks = w->timeline()->graph(i);
+    for (int i = 0; i < timelineOf(*w)->graphCount(); ++i)
+        if (timelineOf(*w)->graph(i)->name() == "allocations of the selected Leaks group") marks = timelineOf(*w)->graph(i);
     QVERIFY(marks);
     QCOMPARE(marks->data()->size(), int(top.count));
     // search keeps the path to train_and_keep in the top-down tree
@@ -407,7 +409,7 @@ void TestMainWindow::leaksPanelShowsTheLeak() {
     QCOMPARE(flame->zoomedNode(), 0u);
     // a selected range re-analyses what survives it
     QSignalSpy ready(panel, &ui::LeaksPanel::reportReady);
-    w->timeline()->setSelection(QCPRange(0.0, 0.2));
+    timelineOf(*w)->setSelection(QCPRange(0.0, 0.2));
     QVERIFY(ready.wait(5000));
     QVERIFY(!panel->report().autoWindow);
 }
@@ -421,7 +423,7 @@ void TestMainWindow::darkPaletteGivesDarkPlot() {
     dark.setColor(QPalette::Text, QColor(220, 220, 220));
     QApplication::setPalette(dark);
     auto w = open("mixed_sizes");
-    const QImage img = w->timeline()->toPixmap(900, 400).toImage();
+    const QImage img = timelineOf(*w)->toPixmap(900, 400).toImage();
     if (qEnvironmentVariableIsSet("VRAMSCOPE_SAVE_DARK"))
         img.save(qEnvironmentVariable("VRAMSCOPE_SAVE_DARK"));
     QApplication::setPalette(light);
@@ -436,8 +438,8 @@ void TestMainWindow::blockMapFollowsAndSelects() {
     auto w = open("side_stream");
     w->showBlockMapTab();
     QApplication::processEvents();
-    ui::BlockMapView* view = w->blockMap()->view();
-    const auto& t = w->timeline()->analysis()->trace(0);
+    ui::BlockMapView* view = blockMapOf(*w)->view();
+    const auto& t = timelineOf(*w)->analysis()->trace(0);
     QCOMPARE(view->moment(), t.eventCount()); // the end of the capture at first
     QCOMPARE(view->segments().size(), t.finalSegments.size());
     // find an allocated block on screen, check the tooltip text, click it: its alloc event is selected
@@ -446,15 +448,15 @@ void TestMainWindow::blockMapFollowsAndSelects() {
     const auto [at, b] = *found;
     QVERIFY(view->describe(view->hitTest(at)).contains("active_allocated"));
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
-    QCOMPARE(w->eventTable()->currentIndex().row(), int(b.allocEvent));
+    QCOMPARE(eventTableOf(*w)->currentIndex().row(), int(b.allocEvent));
     QCOMPARE(t.action[b.allocEvent], Action::Alloc);
     QCOMPARE(view->moment(), t.eventCount()); // the map stays at the moment the user looks at
     // selecting an event moves the block map to that moment: the state equals the replay's
-    w->eventTable()->selectRow(10);
+    eventTableOf(*w)->selectRow(10);
     QCOMPARE(view->moment(), size_t(11));
     const auto want =
-        Replay::stateAfter(t, w->timeline()->analysis()->capture().streams,
-                           w->timeline()->analysis()->replay(0), w->timeline()->analysis()->rules(), 11);
+        Replay::stateAfter(t, timelineOf(*w)->analysis()->capture().streams,
+                           timelineOf(*w)->analysis()->replay(0), timelineOf(*w)->analysis()->rules(), 11);
     QCOMPARE(view->segments().size(), want.size());
     // zoom changes the scale, not the state
     view->setZoom(8);
@@ -466,14 +468,14 @@ void TestMainWindow::fragmentationOnTheTimeline() {
     w->waitForBackgroundWork();
     QCPGraph* largest = nullptr;
     QCPGraph* marks = nullptr;
-    for (int i = 0; i < w->timeline()->graphCount(); ++i) {
-        if (w->timeline()->graph(i)->name() == "largest free block") largest = w->timeline()->graph(i);
-        if (w->timeline()->graph(i)->name() == "would need a new segment") marks = w->timeline()->graph(i);
+    for (int i = 0; i < timelineOf(*w)->graphCount(); ++i) {
+        if (timelineOf(*w)->graph(i)->name() == "largest free block") largest = timelineOf(*w)->graph(i);
+        if (timelineOf(*w)->graph(i)->name() == "would need a new segment") marks = timelineOf(*w)->graph(i);
     }
     QVERIFY(largest && marks);
     QVERIFY(largest->data()->size() > 100);
     // never above the reserved memory, and the peak of the largest free block is real free space
-    const auto& r = w->timeline()->analysis()->replay(0);
+    const auto& r = timelineOf(*w)->analysis()->replay(0);
     double top = 0;
     for (auto it = largest->data()->constBegin(); it != largest->data()->constEnd(); ++it)
         top = std::max(top, it->value);
@@ -484,7 +486,7 @@ void TestMainWindow::fragmentationOnTheTimeline() {
 void TestMainWindow::memoryMapClickMovesTheBlockMap() {
     auto w = open("leak_list");
     w->waitForBackgroundWork();
-    ui::MemoryMapView* map = w->memoryMap();
+    ui::MemoryMapView* map = memoryMapOf(*w);
     const OccupancyGrid& g = map->grid();
     QCOMPARE(g.columns, 800);
     QVERIFY(g.packedBytes > 0);
@@ -499,15 +501,15 @@ void TestMainWindow::memoryMapClickMovesTheBlockMap() {
     const auto [c, row] = map->cellAt(mid);
     QVERIFY(c >= 0 && row >= 0);
     QTest::mouseClick(map, Qt::LeftButton, {}, mid);
-    QCOMPARE(w->blockMap()->view()->moment(), size_t(g.columnEvents[size_t(c)]));
+    QCOMPARE(blockMapOf(*w)->view()->moment(), size_t(g.columnEvents[size_t(c)]));
 }
 
 void TestMainWindow::blockMapExpandableRangesGrowAndZoom() {
     auto w = open("expandable");
     w->showBlockMapTab();
     QApplication::processEvents();
-    ui::BlockMapView* view = w->blockMap()->view();
-    const auto& t = w->timeline()->analysis()->trace(0);
+    ui::BlockMapView* view = blockMapOf(*w)->view();
+    const auto& t = timelineOf(*w)->analysis()->trace(0);
     // each segment_map grows the mapped ranges by exactly its size, all of them expandable
     bool allExpandable = true;
     auto reserved = [&] {
@@ -541,8 +543,8 @@ void TestMainWindow::blockMapExpandableRangesGrowAndZoom() {
     QVERIFY(found.has_value());
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, found->first);
     int visibleRects = 0;
-    for (int i = 0; i < w->timeline()->itemCount(); ++i)
-        if (auto* r = qobject_cast<QCPItemRect*>(w->timeline()->item(i)); r && r->visible()) ++visibleRects;
+    for (int i = 0; i < timelineOf(*w)->itemCount(); ++i)
+        if (auto* r = qobject_cast<QCPItemRect*>(timelineOf(*w)->item(i)); r && r->visible()) ++visibleRects;
     QVERIFY(visibleRects >= 1); // the lifetime span
 }
 
@@ -568,73 +570,73 @@ void TestMainWindow::screenshotWritesAskedSize() {
 // Open a capture with a problem: its worst region is selected, shaded and explained without any input.
 void TestMainWindow::coldOpenSelectsTheWorstRegion() {
     auto w = openAccumulation();
-    ui::RegionSelector* sel = w->regionSelector();
+    ui::RegionSelector* sel = regionsOf(*w);
     QCOMPARE(sel->regions().size(), size_t(3));
     for (const auto& r : sel->regions()) QCOMPARE(r.kind, RegionKind::Accumulation);
-    QVERIFY2(sel->selected().has_value(), w->leaksPanel()->report().summary.c_str());
+    QVERIFY2(sel->selected().has_value(), leaksOf(*w)->report().summary.c_str());
     const GrowthRegion worst = *sel->selected();
     for (const auto& r : sel->regions()) QVERIFY(r.cost <= worst.cost);
     QCOMPARE(worst.allocations.size(), size_t(10)); // one epoch's
     // shaded over exactly the region's times
-    const auto shade = w->timeline()->growthRegion();
+    const auto shade = timelineOf(*w)->growthRegion();
     QVERIFY(shade.has_value());
     QCOMPARE(shade->lower, secondsOf(*w, worst.first));
     QCOMPARE(shade->upper, secondsOf(*w, worst.last));
-    const QImage img = w->timeline()->toPixmap().toImage();
-    const QColor inside = img.pixelColor(pixelAt(w->timeline(), (shade->lower + shade->upper) / 2));
-    const QColor outside = img.pixelColor(pixelAt(w->timeline(), shade->upper + (shade->upper - shade->lower) * 0.6));
+    const QImage img = timelineOf(*w)->toPixmap().toImage();
+    const QColor inside = img.pixelColor(pixelAt(timelineOf(*w), (shade->lower + shade->upper) / 2));
+    const QColor outside = img.pixelColor(pixelAt(timelineOf(*w), shade->upper + (shade->upper - shade->lower) * 0.6));
     auto reddish = [](const QColor& c) { return c.red() > c.green() + 8 && c.red() > c.blue() + 8; };
     QVERIFY2(reddish(inside) && !reddish(outside),
              qPrintable(QString("inside %1, outside %2").arg(inside.name(), outside.name())));
     // explained in the visible Leaks tab, listed as the current row, named in the status bar
-    const LeakReport& rep = w->leaksPanel()->report();
+    const LeakReport& rep = leaksOf(*w)->report();
     QCOMPARE(rep.kind, LeakKind::Accumulation);
     QVERIFY(rep.region.has_value());
     QCOMPARE(rep.region->first, worst.first);
     QCOMPARE(rep.region->last, worst.last);
-    QVERIFY(w->leaksPanel()->isVisible());
-    QCOMPARE(w->leaksPanel()->regionList()->currentRegion(), sel->selectedIndex());
+    QVERIFY(leaksOf(*w)->isVisible());
+    QCOMPARE(leaksOf(*w)->regionList()->currentRegion(), sel->selectedIndex());
     QVERIFY2(w->regionStatus().startsWith("accumulation: 10.0 MiB over"), qPrintable(w->regionStatus()));
     // the block map at the region's top, its kept blocks marked
-    QCOMPARE(w->blockMap()->view()->moment(), size_t(worst.last) + 1);
-    QCOMPARE(w->blockMap()->view()->markedAlive(), worst.allocations.size());
+    QCOMPARE(blockMapOf(*w)->view()->moment(), size_t(worst.last) + 1);
+    QCOMPARE(blockMapOf(*w)->view()->markedAlive(), worst.allocations.size());
 }
 
 // A click on another tooth selects it: the Leaks tab explains that region; Ctrl+] / Ctrl+[ step.
 void TestMainWindow::clickOnARampSelectsItsRegion() {
     auto w = openAccumulation();
-    ui::RegionSelector* sel = w->regionSelector();
+    ui::RegionSelector* sel = regionsOf(*w);
     const int before = sel->selectedIndex();
     const int other = before == 0 ? 1 : 0;
     const GrowthRegion target = sel->regions()[size_t(other)];
     const double at = (secondsOf(*w, target.first) + secondsOf(*w, target.last)) / 2;
-    const QPoint px = pixelAt(w->timeline(), at);
+    const QPoint px = pixelAt(timelineOf(*w), at);
     // hovering names it and bands it
-    mouse(w->timeline(), QEvent::MouseMove, px, Qt::NoButton);
-    QCOMPARE(w->timeline()->hoveredRegion(0), other);
-    QVERIFY(w->timeline()->regionAt(0, at)->label.startsWith("accumulation: "));
-    QTest::mouseClick(w->timeline(), Qt::LeftButton, {}, px);
+    mouse(timelineOf(*w), QEvent::MouseMove, px, Qt::NoButton);
+    QCOMPARE(timelineOf(*w)->hoveredRegion(0), other);
+    QVERIFY(timelineOf(*w)->regionAt(0, at)->label.startsWith("accumulation: "));
+    QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {}, px);
     settle(*w);
     QCOMPARE(sel->selectedIndex(), other);
-    const LeakReport& rep = w->leaksPanel()->report();
+    const LeakReport& rep = leaksOf(*w)->report();
     QVERIFY(rep.region.has_value());
     QCOMPARE(rep.region->first, target.first);
     QCOMPARE(rep.region->last, target.last);
-    QCOMPARE(w->timeline()->growthRegion()->lower, secondsOf(*w, target.first));
-    QCOMPARE(w->blockMap()->view()->moment(), size_t(target.last) + 1);
-    QCOMPARE(w->leaksPanel()->regionList()->currentRegion(), other);
+    QCOMPARE(timelineOf(*w)->growthRegion()->lower, secondsOf(*w, target.first));
+    QCOMPARE(blockMapOf(*w)->view()->moment(), size_t(target.last) + 1);
+    QCOMPARE(leaksOf(*w)->regionList()->currentRegion(), other);
     // the click also selected the event under it, without moving the block map away
-    auto* model = static_cast<ui::EventTableModel*>(w->eventTable()->model());
-    QCOMPARE(w->eventTable()->currentEvent(),
-             int64_t(model->eventAtTime(w->timeline()->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(px.x()))));
+    auto* model = static_cast<ui::EventTableModel*>(eventTableOf(*w)->model());
+    QCOMPARE(eventTableOf(*w)->currentEvent(),
+             int64_t(model->eventAtTime(timelineOf(*w)->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(px.x()))));
     // flat ground (the tail after the last release): no region, the event there is selected
-    const double flat = secondsOf(*w, uint32_t(w->timeline()->analysis()->trace(0).eventCount() - 4));
-    QVERIFY(!w->timeline()->regionAt(0, flat));
-    QTest::mouseClick(w->timeline(), Qt::LeftButton, {}, pixelAt(w->timeline(), flat));
-    QVERIFY(w->stackPane()->isVisible()); // flat ground: the event's stack, as before regions
-    const QPoint flatPx = pixelAt(w->timeline(), flat);
-    QCOMPARE(w->eventTable()->currentEvent(),
-             int64_t(model->eventAtTime(w->timeline()->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(flatPx.x()))));
+    const double flat = secondsOf(*w, uint32_t(timelineOf(*w)->analysis()->trace(0).eventCount() - 4));
+    QVERIFY(!timelineOf(*w)->regionAt(0, flat));
+    QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {}, pixelAt(timelineOf(*w), flat));
+    QVERIFY(stackOf(*w)->isVisible()); // flat ground: the event's stack, as before regions
+    const QPoint flatPx = pixelAt(timelineOf(*w), flat);
+    QCOMPARE(eventTableOf(*w)->currentEvent(),
+             int64_t(model->eventAtTime(timelineOf(*w)->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(flatPx.x()))));
     QCOMPARE(sel->selectedIndex(), other); // still the region clicked before
     // stepping in time order from the first tooth: Next gives the second, Previous the first again
     std::vector<size_t> order = {0, 1, 2};
@@ -647,7 +649,7 @@ void TestMainWindow::clickOnARampSelectsItsRegion() {
     QTest::keyClick(w.get(), Qt::Key_BracketLeft, Qt::ControlModifier);
     QCOMPARE(sel->selectedIndex(), int(order[0]));
     // the Regions list: one row per region; choosing a row selects it
-    ui::RegionListView* list = w->leaksPanel()->regionList();
+    ui::RegionListView* list = leaksOf(*w)->regionList();
     QCOMPARE(list->model()->rowCount(), 3);
     list->setCurrentIndex(list->model()->index(2, 0)); // sorted by start: the last tooth
     QCOMPARE(sel->selectedIndex(), int(order[2]));
@@ -657,48 +659,48 @@ void TestMainWindow::clickOnARampSelectsItsRegion() {
 // Zoomed in to about one iteration on flat ground, a click selects that iteration's rise.
 void TestMainWindow::zoomedInClickSelectsAnIterationsRise() {
     auto w = openAccumulation();
-    const auto& t = w->timeline()->analysis()->trace(0);
+    const auto& t = timelineOf(*w)->analysis()->trace(0);
     // the last step of the tail: heartbeat (5 events), alloc a, alloc b (2 each), free b, free a (3 each)
     const auto n = uint32_t(t.eventCount());
     const uint32_t allocA = n - 9;
     QCOMPARE(t.action[allocA], Action::Alloc);
     const double from = secondsOf(*w, n - 15), to = secondsOf(*w, n - 1);
-    w->timeline()->setVisibleRange(QCPRange(from, to + (to - from) * 0.2));
-    w->timeline()->replot();
+    timelineOf(*w)->setVisibleRange(QCPRange(from, to + (to - from) * 0.2));
+    timelineOf(*w)->replot();
     const double at = (secondsOf(*w, allocA) + secondsOf(*w, allocA + 1)) / 2; // between the two allocations
-    QVERIFY(!w->timeline()->regionAt(0, at));
-    QTest::mouseClick(w->timeline(), Qt::LeftButton, {}, pixelAt(w->timeline(), at));
-    const auto& sel = w->regionSelector()->selected();
+    QVERIFY(!timelineOf(*w)->regionAt(0, at));
+    QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {}, pixelAt(timelineOf(*w), at));
+    const auto& sel = regionsOf(*w)->selected();
     QVERIFY(sel.has_value());
     QCOMPARE(sel->kind, RegionKind::Transient);
     QCOMPARE(sel->growthBytes, uint64_t(4 << 20)); // both activations: the rise of that forward pass
-    QCOMPARE(w->regionSelector()->selectedIndex(), -1); // not a listed region
+    QCOMPARE(regionsOf(*w)->selectedIndex(), -1); // not a listed region
     settle(*w);
-    QVERIFY(w->leaksPanel()->report().region.has_value());
-    QCOMPARE(w->leaksPanel()->report().region->kind, RegionKind::Transient);
+    QVERIFY(leaksOf(*w)->report().region.has_value());
+    QCOMPARE(leaksOf(*w)->report().region->kind, RegionKind::Transient);
 }
 
 // A Leaks group marks its allocations on the timeline inside the lane and the region, in the block
 // map, and on request in the event list.
 void TestMainWindow::groupMarksLineUpAcrossViews() {
     auto w = openAccumulation();
-    QVERIFY(w->regionSelector()->selected().has_value());
-    const GrowthRegion region = *w->regionSelector()->selected();
-    ui::LeaksPanel* panel = w->leaksPanel();
+    QVERIFY(regionsOf(*w)->selected().has_value());
+    const GrowthRegion region = *regionsOf(*w)->selected();
+    ui::LeaksPanel* panel = leaksOf(*w);
     QVERIFY(panel->groupRows() > 0);
     panel->selectGroup(0);
     QCPGraph* marks = nullptr;
-    for (int i = 0; i < w->timeline()->graphCount(); ++i)
-        if (w->timeline()->graph(i)->name() == "allocations of the selected Leaks group") marks = w->timeline()->graph(i);
+    for (int i = 0; i < timelineOf(*w)->graphCount(); ++i)
+        if (timelineOf(*w)->graph(i)->name() == "allocations of the selected Leaks group") marks = timelineOf(*w)->graph(i);
     QVERIFY(marks && marks->data()->size() > 0);
-    QCPAxisRect* rect = w->timeline()->axisRect(0);
+    QCPAxisRect* rect = timelineOf(*w)->axisRect(0);
     const double lo = secondsOf(*w, region.first), hi = secondsOf(*w, region.last);
     for (auto it = marks->data()->constBegin(); it != marks->data()->constEnd(); ++it) {
         const double px = rect->axis(QCPAxis::atBottom)->coordToPixel(it->key);
         QVERIFY2(px >= rect->left() && px <= rect->right(), qPrintable(QString::number(px)));
         QVERIFY(it->key >= lo && it->key <= hi); // inside the shaded region: one clock for both
     }
-    QCOMPARE(w->blockMap()->view()->markedAlive(), size_t(marks->data()->size()));
+    QCOMPARE(blockMapOf(*w)->view()->markedAlive(), size_t(marks->data()->size()));
     // "Show allocations in the event list": those rows marked, the first selected
     const SurvivorGroup& g = panel->report().groups.front();
     emit panel->showAllocationsRequested(0, [&] {
@@ -707,16 +709,16 @@ void TestMainWindow::groupMarksLineUpAcrossViews() {
         std::sort(e.begin(), e.end());
         return e;
     }());
-    auto* model = static_cast<ui::EventTableModel*>(w->eventTable()->model());
+    auto* model = static_cast<ui::EventTableModel*>(eventTableOf(*w)->model());
     QCOMPARE(model->markedEvents().size(), size_t(g.count));
-    const int first = w->eventTable()->currentIndex().row();
+    const int first = eventTableOf(*w)->currentIndex().row();
     QCOMPARE(uint32_t(first), model->markedEvents().front());
     QVERIFY(model->data(model->index(first, 0), Qt::BackgroundRole).isValid()); // tinted
     QVERIFY(!model->data(model->index(first + 1, 0), Qt::BackgroundRole).isValid());
     w->activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(w.get()));
     QTest::keyClick(w.get(), Qt::Key_F3); // Go > Next Marked Event
-    QCOMPARE(uint32_t(w->eventTable()->currentIndex().row()), model->markedEvents()[1]);
+    QCOMPARE(uint32_t(eventTableOf(*w)->currentIndex().row()), model->markedEvents()[1]);
 }
 
 void TestMainWindow::leaksTreesFoldLibraryFrames() {
@@ -727,7 +729,7 @@ void TestMainWindow::leaksTreesFoldLibraryFrames() {
     const QString path = vs::test::samplesDir() + "/../real/lightning_outputs_accumulation.vscap";
     w->setAnalysis(path, ui::CaptureLoader::openNow(path));
     settle(*w);
-    ui::LeaksPanel* panel = w->leaksPanel();
+    ui::LeaksPanel* panel = leaksOf(*w);
     auto locations = [&] {
         QStringList out; // every node's file, depth first
         QAbstractItemModel* m = panel->topDownView()->model();
@@ -784,7 +786,7 @@ void TestMainWindow::manyWarningsKeepTheWindowUsable() {
     QCOMPARE(banner->text().count(QChar(0x26a0)), 3);
     QVERIFY2(banner->text().contains(QString("show all %1 warnings").arg(all)), qPrintable(banner->text()));
     QVERIFY2(banner->height() < 120, qPrintable(QString::number(banner->height())));
-    QVERIFY(w.timeline()->height() > 200);
+    QVERIFY(timelineOf(w)->height() > 200);
 }
 
 void TestMainWindow::everyDeviceBrowsable() {
@@ -804,12 +806,12 @@ void TestMainWindow::everyDeviceBrowsable() {
     QVERIFY(box->itemText(0).contains("NVIDIA H200"));
     const size_t first = s->device(), other = 1 - first;
     auto followed = [&](size_t d) {
-        return s->device() == d && box->currentIndex() == int(d) && w.leaksPanel()->device() == d &&
-               w.blockMap()->device() == d && static_cast<ui::EventTableModel*>(w.eventTable()->model())->device() == d;
+        return s->device() == d && box->currentIndex() == int(d) && leaksOf(w)->device() == d &&
+               blockMapOf(w)->device() == d && static_cast<ui::EventTableModel*>(eventTableOf(w)->model())->device() == d;
     };
     QVERIFY(followed(first));
     // a click in the other device's lane selects that device, and an event of it
-    TimelinePlot* plot = w.timeline();
+    TimelinePlot* plot = timelineOf(w);
     const QPoint at = plot->axisRect(int(other))->rect().center();
     QTest::mouseClick(plot, Qt::LeftButton, {}, at);
     settle(w);
@@ -824,7 +826,7 @@ void TestMainWindow::everyDeviceBrowsable() {
     emit box->activated(int(later));
     settle(w);
     QVERIFY(followed(later));
-    const LeakReport& rep = w.leaksPanel()->report();
+    const LeakReport& rep = leaksOf(w)->report();
     const double from = s->secondsAt(later, rep.first);
     QVERIFY2(from > 0.3, qPrintable(QString::number(from)));
     if (auto shade = plot->growthRegion()) QVERIFY(std::abs(shade->lower - from) < 0.05 || shade->lower > 0.3);
@@ -844,7 +846,7 @@ void TestMainWindow::manyDevicesGetTheBusiestLanes() {
     w.show();
     w.setAnalysis("ten devices", CaptureAnalysis::analyse(loop.take()));
     settle(w);
-    TimelinePlot* plot = w.timeline();
+    TimelinePlot* plot = timelineOf(w);
     QCOMPARE(plot->analysis()->deviceCount(), size_t(10));
     QCOMPARE(plot->shownDevices(), (std::vector<size_t>{6, 7, 8, 9}));
     QCOMPARE(plot->axisRectCount(), 4);
@@ -887,11 +889,11 @@ void TestMainWindow::manyDevicesGetTheBusiestLanes() {
 void TestMainWindow::openingAnotherFileLeavesNoState() {
     auto w = open("leak_list");
     settle(*w);
-    TimelinePlot* plot = w->timeline();
+    TimelinePlot* plot = timelineOf(*w);
     const QRect area = plot->axisRect(0)->rect();
     mouse(plot, QEvent::MouseMove, area.center(), Qt::NoButton); // the cursor readout
     QTest::mouseClick(plot, Qt::LeftButton, {}, area.center());   // an event
-    w->eventTable()->scrollToBottom();
+    eventTableOf(*w)->scrollToBottom();
     settle(*w);
     QVERIFY(w->session()->selectedEvent().has_value());
     const QString second = QString::fromStdString(vs::test::samplePath("clean_loop"));
@@ -899,8 +901,8 @@ void TestMainWindow::openingAnotherFileLeavesNoState() {
     settle(*w);
     QVERIFY(!w->session()->selectedEvent().has_value());
     QVERIFY(!w->session()->range().has_value());
-    QVERIFY(!w->eventTable()->currentIndex().isValid());
-    QCOMPARE(w->eventTable()->rowAt(0), 0); // scrolled back to the top
+    QVERIFY(!eventTableOf(*w)->currentIndex().isValid());
+    QCOMPARE(eventTableOf(*w)->rowAt(0), 0); // scrolled back to the top
     for (auto* label : w->statusBar()->findChildren<QLabel*>())
         QVERIFY2(!label->text().startsWith("t = "), qPrintable(label->text())); // no cursor time of the first
     QVERIFY(!w->findChild<QComboBox*>("deviceBox")->isVisibleTo(w.get())); // one device: no picker
@@ -927,7 +929,7 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     const ui::AnalysisPtr a = w.session()->analysis();
     const DeviceTrace &first = a->trace(0), &later = a->trace(1);
     auto truth = [&](uint32_t e) { return double(later.timeUs[e] - first.timeUs.front()) / 1e6; };
-    TimelinePlot* plot = w.timeline();
+    TimelinePlot* plot = timelineOf(w);
     QCPAxis* x0 = plot->axisRect(0)->axis(QCPAxis::atBottom);
     QCPAxis* x1 = plot->axisRect(1)->axis(QCPAxis::atBottom);
     auto px = [&](double seconds) { return x1->coordToPixel(seconds); };
@@ -939,17 +941,17 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     QVERIFY(truth(0) > 2.9);
     // the growth shading: from the first kept allocation to the top of the ramp, on device 1's clock
     // (the OOM is the diagnosis here; the leak is the Regions list's first row)
-    QVERIFY(!w.regionSelector()->regions().empty());
-    w.regionSelector()->select(0);
+    QVERIFY(!regionsOf(w)->regions().empty());
+    regionsOf(w)->select(0);
     settle(w);
-    const auto region = w.regionSelector()->selected();
+    const auto region = regionsOf(w)->selected();
     const auto shade = plot->growthRegion();
     QVERIFY(region && shade);
     QCOMPARE(region->kind, RegionKind::Leak);
     QVERIFY2(std::abs(px(shade->lower) - px(truth(region->first))) < 1, qPrintable(QString::number(shade->lower)));
     QVERIFY(std::abs(px(shade->upper) - px(truth(region->last))) < 1);
     // a Leaks group's ticks: one per kept allocation, each at its allocation's moment
-    ui::LeaksPanel* panel = w.leaksPanel();
+    ui::LeaksPanel* panel = leaksOf(w);
     QVERIFY(panel->groupRows() > 0);
     panel->selectGroup(0);
     QCPGraph* marks = nullptr;
@@ -974,7 +976,7 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     QVERIFY(oomLine);
     // the selected event's line (event 7 is far from the OOM: not its line)
     QVERIFY(std::abs(px(truth(7)) - px(truth(oom))) > 10);
-    w.eventTable()->selectRow(7);
+    eventTableOf(w)->selectRow(7);
     settle(w);
     bool eventLine = false;
     for (int i = 0; i < plot->itemCount(); ++i)
@@ -989,9 +991,9 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
 void TestMainWindow::hiddenBlockMapReplaysInTheBackground() {
     auto w = open("mixed_sizes");
     settle(*w);
-    ui::BlockMapView* view = w->blockMap()->view();
+    ui::BlockMapView* view = blockMapOf(*w)->view();
     const size_t row = 40;
-    w->eventTable()->selectRow(int(row)); // the Stack tab is shown: the map is hidden
+    eventTableOf(*w)->selectRow(int(row)); // the Stack tab is shown: the map is hidden
     QApplication::processEvents();
     QVERIFY(!view->isVisible());
     QCOMPARE(w->session()->moment(), row + 1); // the session's moment, which the map follows
@@ -1044,7 +1046,7 @@ void TestMainWindow::eventTableFitsAt1280() {
     // the table never scrolls sideways at 1280 px, and the cut site reads whole in its tooltip.
     auto w = open("stacks_all");
     w->resize(1280, 800);
-    QTableView* table = w->eventTable();
+    QTableView* table = eventTableOf(*w);
     for (QWidget* p = table->parentWidget(); p; p = p->parentWidget()) // bring the table's tab forward
         if (auto* tabs = qobject_cast<QTabWidget*>(p->parentWidget() ? p->parentWidget()->parentWidget() : nullptr))
             tabs->setCurrentWidget(p);
@@ -1078,7 +1080,7 @@ void TestMainWindow::blockMapNamesAPoolCache() {
     w.setAnalysis(path, ui::CaptureLoader::openNow(path));
     w.showBlockMapTab();
     QApplication::processEvents();
-    ui::BlockMapView* view = w.blockMap()->view();
+    ui::BlockMapView* view = blockMapOf(w)->view();
     QString cache;
     for (int y = 2; y < view->viewport()->height() && cache.isEmpty(); y += 3)
         for (int x = 2; x < view->viewport()->width() && cache.isEmpty(); x += 3)
@@ -1093,7 +1095,7 @@ void TestMainWindow::propertiesDescribeTheRecording() {
     const QString path = vs::test::samplesDir() + "/../cuda/vmm.vscap";
     w.setAnalysis(path, ui::CaptureLoader::openNow(path));
     w.showProperties();
-    ui::CapturePropertiesDialog* d = w.properties();
+    auto* d = w.findChild<ui::CapturePropertiesDialog*>(); // the open one
     QVERIFY(d && d->isVisible());
     QStringList sections;
     for (int i = 0; i < d->tree()->topLevelItemCount(); ++i) sections << d->tree()->topLevelItem(i)->text(0);
@@ -1117,7 +1119,7 @@ void TestMainWindow::propertiesDescribeTheRecording() {
     QVERIFY(program);
     const QString other = vs::test::samplesDir() + "/../cuda/leak.vscap";
     w.setAnalysis(other, ui::CaptureLoader::openNow(other));
-    QTRY_VERIFY(!w.properties()); // it described the previous capture
+    QTRY_VERIFY(!w.findChild<ui::CapturePropertiesDialog*>()); // it described the previous capture
 }
 
 void TestMainWindow::retentionTabNamesTheHolder() {
@@ -1125,7 +1127,7 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     const QString path = vs::test::samplesDir() + "/../recorded/leak_eval_no_grad.vscap";
     w.setAnalysis(path, ui::CaptureLoader::openNow(path));
     w.showRetentionTab();
-    ui::RetentionPanel* p = w.retentionPanel();
+    ui::RetentionPanel* p = retentionOf(w);
     w.waitForBackgroundWork(); // the graphs are analysed off the GUI thread
     QCOMPARE(p->graphCount(), 2); // at step 25 and at exit
     QVERIFY(!p->result().groups.empty());
@@ -1156,7 +1158,7 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     // Choosing a group marks its blocks in the block map at the graph's moment, where they are alive.
     p->selectGroup(1);
     p->selectGroup(0);
-    QCOMPARE(w.blockMap()->view()->markedAlive(), p->result().groups.front().blocks.size());
+    QCOMPARE(blockMapOf(w)->view()->markedAlive(), p->result().groups.front().blocks.size());
     // Suspicious-only keeps the leak and hides allocator-internal blocks.
     const int all = p->groupsView()->model()->rowCount();
     QCOMPARE(size_t(all), p->result().groups.size());

@@ -1,22 +1,17 @@
 // vramscope: the desktop viewer. Also renders views headless: vramscope FILE --screenshot OUT.png
 #include "common/Icons.h"
 #include "common/Theme.h"
-#include "views/AllocationBandsView.h"
-#include "views/BlockMapPanel.h"
-#include "views/CompositionView.h"
 #include "session/CaptureLoader.h"
 #include "session/Session.h"
 #include "window/Exporter.h"
-#include "views/LeaksPanel.h"
-#include "views/MemoryMapView.h"
 #include "window/MainWindow.h"
-#include "views/RetentionPanel.h"
 #include "timeline/TimelinePlot.h"
 #include "io/LoadError.h"
 #include "io/MemoryBudget.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QHash>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -72,35 +67,29 @@ int screenshot(const QString& file, const vs::OpenOptions& open, const QString& 
     window.setAnalysis(file, analysis);
     window.waitForBackgroundWork();
     window.resize(size);
-    window.timeline()->resize(size);
-    window.timeline()->fitAll();
+    auto* plot = window.findChild<vs::ui::TimelinePlot*>(QStringLiteral("timeline"));
+    plot->resize(size);
+    plot->fitAll();
     const QString title = window.exportTitle(); // file, device, range, diagnosis
+    // --view NAME: a details tab rendered alone, found by its object name in the window
+    const QHash<QString, QString> panels = {{"leaks", "leaksPanel"},   {"retention", "retentionPanel"},
+                                            {"blockmap", "blockMap"},  {"memorymap", "memoryMap"},
+                                            {"composition", "composition"}, {"bands", "allocationBands"}};
     QString error;
     if (view == QLatin1String("timeline")) {
-        error = vs::ui::exportPlot(window.timeline(), out, size, title);
+        error = vs::ui::exportPlot(plot, out, size, title);
     } else if (view == QLatin1String("window")) {
         window.resize(size.width(), size.height() - vs::ui::exportTitleHeight(&window, title));
         window.setAttribute(Qt::WA_DontShowOnScreen);
         window.show();
         QApplication::processEvents();
-        window.timeline()->fitAll();
-        window.timeline()->replot();
+        plot->fitAll();
+        plot->replot();
         error = vs::ui::exportWidget(&window, out, title);
-    } else if (view == QLatin1String("leaks")) {
-        window.leaksPanel()->waitForResult();
-        error = renderAlone(window.leaksPanel(), &window, size, out, title);
-    } else if (view == QLatin1String("retention")) {
-        error = renderAlone(window.retentionPanel(), &window, size, out, title);
-    } else if (view == QLatin1String("blockmap")) {
-        if (at >= 0)
+    } else if (panels.contains(view)) {
+        if (view == QLatin1String("blockmap") && at >= 0)
             window.session()->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
-        error = renderAlone(window.blockMap(), &window, size, out, title);
-    } else if (view == QLatin1String("memorymap")) {
-        error = renderAlone(window.memoryMap(), &window, size, out, title);
-    } else if (view == QLatin1String("composition")) {
-        error = renderAlone(window.composition(), &window, size, out, title);
-    } else if (view == QLatin1String("bands")) {
-        error = renderAlone(window.allocationBands(), &window, size, out, title);
+        error = renderAlone(window.findChild<QWidget*>(panels.value(view)), &window, size, out, title);
     } else {
         return fail(QStringLiteral("--view must be timeline, window, blockmap, memorymap, composition, bands, leaks or retention"));
     }

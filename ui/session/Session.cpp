@@ -1,6 +1,7 @@
 #include "session/Session.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace vs::ui {
 
@@ -10,7 +11,7 @@ void Session::open(const QString& path, AnalysisPtr analysis) {
     jobs_.cancelAll(); // results about the previous capture must not arrive
     analysis_ = std::move(analysis);
     path_ = path;
-    event_.reset(), range_.reset(), region_.reset(), regionIndex_ = -1;
+    event_.reset(), range_.reset(), region_.reset(), regionIndex_ = -1, regionAutomatic_ = false;
     device_ = 0; // the longest trace first, as memory_viz does
     for (size_t i = 1; analysis_ && i < analysis_->deviceCount(); ++i)
         if (analysis_->trace(i).eventCount() > analysis_->trace(device_).eventCount()) device_ = i;
@@ -45,7 +46,7 @@ bool Session::extend(const AnalysisPtr& grown, const AnalysisPtr& before) {
 void Session::setDevice(size_t index) {
     if (!analysis_ || index >= analysis_->deviceCount() || index == device_) return;
     device_ = index;
-    event_.reset(), range_.reset(), region_.reset(), regionIndex_ = -1;
+    event_.reset(), range_.reset(), region_.reset(), regionIndex_ = -1, regionAutomatic_ = false;
     moment_ = endOfDevice();
     emit deviceChanged(device_);
 }
@@ -54,10 +55,19 @@ double Session::secondsAt(size_t device, uint32_t event) const {
     return analysis_ && event < analysis_->trace(device).eventCount() ? analysis_->secondsAt(device, event) : 0.0;
 }
 
-void Session::selectEvent(std::optional<size_t> event) {
-    if (event == event_) return;
+size_t Session::eventAt(double seconds) const {
+    if (!analysis_) return 0;
+    const DeviceTrace& t = analysis_->trace(device_);
+    const auto us = originUs() + static_cast<int64_t>(std::floor(seconds * 1e6));
+    const auto n = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin();
+    return static_cast<size_t>(std::max<ptrdiff_t>(0, n - 1));
+}
+
+void Session::selectEvent(std::optional<size_t> event, Moment moment) {
+    if (event == event_ || (event && *event >= endOfDevice())) return;
     event_ = event;
     emit eventSelected(event_);
+    if (event_ && moment == Moment::Follows) setMoment(*event_ + 1); // the block map follows
 }
 
 void Session::setRange(std::optional<std::pair<double, double>> range) {
@@ -73,10 +83,45 @@ void Session::setMoment(size_t eventsApplied) {
     emit momentChanged(moment_);
 }
 
-void Session::selectRegion(std::optional<GrowthRegion> region, int index) {
+static bool sameRegion(const std::optional<GrowthRegion>& a, const std::optional<GrowthRegion>& b) {
+    return a.has_value() == b.has_value() && (!a || (a->first == b->first && a->last == b->last && a->kind == b->kind));
+}
+
+void Session::playTo(size_t eventsApplied) {
+    setMoment(eventsApplied);
+    emit momentPlayed(moment_);
+}
+
+void Session::selectRegion(std::optional<GrowthRegion> region, int index, bool automatic) {
+    index = region ? index : -1;
+    automatic = region && automatic;
+    if (sameRegion(region, region_) && index == regionIndex_ && automatic == regionAutomatic_) return;
     region_ = std::move(region);
-    regionIndex_ = region_ ? index : -1;
+    regionIndex_ = index;
+    regionAutomatic_ = automatic;
     emit regionChanged();
+}
+
+void Session::markAllocations(std::vector<uint32_t> allocEvents) {
+    emit allocationsMarked(allocEvents);
+}
+
+void Session::markAddresses(std::vector<uint64_t> addresses) {
+    emit addressesMarked(addresses);
+}
+
+void Session::selectBlock(uint32_t allocEvent) {
+    if (!analysis_ || allocEvent >= endOfDevice()) return;
+    emit blockSelected(allocEvent);
+    selectEvent(allocEvent, Moment::Stays); // where it was allocated, without moving the map away
+}
+
+void Session::pointAtAddress(uint64_t address) {
+    emit addressPointed(address);
+}
+
+void Session::listAllocations(std::vector<uint32_t> allocEvents) {
+    if (!allocEvents.empty()) emit allocationsListed(allocEvents);
 }
 
 } // namespace vs::ui

@@ -2,8 +2,10 @@
 // One opened capture and everything a user chose in it: the analysis, the device being browsed,
 // the selected event, the selected range, the moment the block map shows, the one time origin
 // (from core: the earliest first event of any device) and the background jobs. State lives here
-// once; the window and panels read it and follow its signals instead of keeping copies. Two
-// sessions can exist at once (a comparison).
+// once; the window and panels read it and follow its signals instead of keeping copies: a view
+// that selects something tells the session, and every view (itself included) follows the signal.
+// A setter given the value the session already holds emits nothing, so following a signal never
+// loops back. Two sessions can exist at once (a comparison).
 #include "session/CaptureLoader.h"
 #include "session/JobRunner.h"
 #include "analysis/GrowthRegions.h"
@@ -13,6 +15,7 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace vs::ui {
 
@@ -40,8 +43,14 @@ class Session : public QObject {
     double secondsAt(size_t device, uint32_t event) const;
     double secondsOf(int64_t timeUs) const { return double(timeUs - originUs()) / 1e6; }
 
+    // The last event at or before `seconds` on device() (the first when none is).
+    size_t eventAt(double seconds) const;
+
     std::optional<size_t> selectedEvent() const { return event_; } // on device()
-    void selectEvent(std::optional<size_t> event);
+    // The block map shows the moment just after the selected event unless `moment` is Stays (a
+    // block picked in the map: the map stays where it is).
+    enum class Moment { Follows, Stays };
+    void selectEvent(std::optional<size_t> event, Moment moment = Moment::Follows);
     std::optional<std::pair<double, double>> range() const { return range_; } // seconds
     void setRange(std::optional<std::pair<double, double>> range);
     // The selected growth region of device(): a listed region (index into the device's regions) or an
@@ -50,9 +59,24 @@ class Session : public QObject {
     // on another device; moved by a selected event, a region's top, a retention graph, the map's Play.
     size_t moment() const { return moment_; }
     void setMoment(size_t eventsApplied);
+    // The block map's Play: the moment moves and the timeline's marker with it (momentPlayed).
+    void playTo(size_t eventsApplied);
     const std::optional<GrowthRegion>& region() const { return region_; }
     int regionIndex() const { return regionIndex_; }
-    void selectRegion(std::optional<GrowthRegion> region, int index = -1);
+    // `automatic`: chosen by the program (a cold open explains the worst region), not by the user.
+    bool regionAutomatic() const { return regionAutomatic_; }
+    void selectRegion(std::optional<GrowthRegion> region, int index = -1, bool automatic = false);
+
+    // Marks on device() shown by several views at once. The selected Leaks group's allocations
+    // (timeline ticks, block map); blocks a retention holder keeps (block map); a block picked in the
+    // block map (its lifetime on the timeline, its holder in Retention; its alloc event is selected,
+    // the moment stays); an address pointed at in the memory map (highlighted in the block map);
+    // allocations listed in the event list on request (marked there, F3 steps through them).
+    void markAllocations(std::vector<uint32_t> allocEvents);
+    void markAddresses(std::vector<uint64_t> addresses);
+    void selectBlock(uint32_t allocEvent);
+    void pointAtAddress(uint64_t address);
+    void listAllocations(std::vector<uint32_t> allocEvents);
 
     JobRunner& jobs() { return jobs_; }
 
@@ -64,6 +88,12 @@ class Session : public QObject {
     void rangeChanged(std::optional<std::pair<double, double>> range);
     void regionChanged();
     void momentChanged(size_t eventsApplied);
+    void momentPlayed(size_t eventsApplied);
+    void allocationsMarked(const std::vector<uint32_t>& allocEvents);
+    void addressesMarked(const std::vector<uint64_t>& addresses);
+    void blockSelected(uint32_t allocEvent);
+    void addressPointed(uint64_t address);
+    void allocationsListed(const std::vector<uint32_t>& allocEvents);
 
   private:
     AnalysisPtr analysis_;
@@ -73,6 +103,7 @@ class Session : public QObject {
     std::optional<std::pair<double, double>> range_;
     std::optional<GrowthRegion> region_;
     int regionIndex_ = -1;
+    bool regionAutomatic_ = false;
     size_t moment_ = 0;
     size_t endOfDevice() const { return analysis_ ? analysis_->trace(device_).eventCount() : 0; }
     JobRunner jobs_;

@@ -2,7 +2,6 @@
 
 #include "common/ByteAxisTicker.h"
 #include "common/TimelineColours.h"
-#include "session/Session.h"
 
 #include <QDateTime>
 #include <QToolTip>
@@ -78,18 +77,6 @@ void TimelinePlot::clearLanes() {
     legend_ = nullptr, notice_ = nullptr;
     lanes_.clear(); // graphs (marks included) were cleared above
     laneOf_.clear();
-}
-
-void TimelinePlot::follow(Session* session) {
-    connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis(), session->device()); });
-    connect(session, &Session::deviceChanged, this, [this](size_t device) {
-        showDevice(device); // first: the other followers mark the new device's lane
-        setHighlightedEvent(-1, SIZE_MAX, false);
-        setSelection(std::nullopt);
-        setMarkedTimes(device, {});
-        setGrowthRegion(std::nullopt);
-    });
-    connect(session, &Session::extended, this, [this, session] { grow(session->analysis()); });
 }
 
 void TimelinePlot::setAnalysis(AnalysisPtr analysis, size_t keepDevice) {
@@ -837,8 +824,8 @@ void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
         const size_t device = lanes_[laneAt(e->position())].device;
         const double t = timeAt(e->position());
         emit laneClicked(device); // that device's events, regions and blocks are shown from now on
-        if (const auto r = regionAt(device, t)) emit regionClicked(device, r->id); // a click on a ramp
-        emit timeClicked(t);
+        emit timeClicked(t);      // the event there is selected first; a ramp's region after it
+        if (const auto r = regionAt(device, t)) emit regionClicked(device, r->id);
     }
 }
 

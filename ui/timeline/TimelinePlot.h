@@ -25,7 +25,9 @@ class TimelinePlot : public QCustomPlot {
     Q_OBJECT
   public:
     explicit TimelinePlot(QWidget* parent = nullptr);
-    // Draws the session's capture; another device clears the marks that belonged to the old one.
+    // Draws the session's capture and its selection (TimelineFollow.cpp): the selected event, range,
+    // region, marked allocations and picked block; another device clears the marks of the old one.
+    // A click selects the device and the event there, a Shift+drag the range, in the session.
     void follow(Session* session);
     // The capture grew (a live session, Session::extended): appends to each band's level of detail
     // (TimelineGrow.cpp) instead of rebuilding the lanes.
@@ -99,7 +101,7 @@ class TimelinePlot : public QCustomPlot {
   signals:
     void cursorMoved(double seconds);
     void laneClicked(size_t device);           // a click in a device's lane, first of the click's signals
-    void regionClicked(size_t device, int id); // a click on a region set with setRegions, before timeClicked
+    void regionClicked(size_t device, int id); // a click on a region set with setRegions, after timeClicked
     void lanesChanged(); // another device got a lane: marks set on the lanes before are gone
     void timeClicked(double seconds);        // every click
     void selectionChanged(double from, double to); // from == to: cleared

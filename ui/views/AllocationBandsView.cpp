@@ -352,7 +352,11 @@ void AllocationBandsView::contextMenuEvent(QContextMenuEvent* e) {
 }
 
 void AllocationBandsView::mousePressEvent(QMouseEvent* e) {
-    if (const auto b = bandAt(e->position().toPoint())) emit allocationClicked(layout_.bands->bands()[*b].alloc);
+    const auto b = bandAt(e->position().toPoint());
+    if (!b) return;
+    const uint32_t alloc = layout_.bands->bands()[*b].alloc;
+    if (session_) session_->selectEvent(alloc); // the stack, the timeline marker, the block map follow
+    emit allocationClicked(alloc);
 }
 
 bool AllocationBandsView::event(QEvent* e) {

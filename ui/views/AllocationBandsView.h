@@ -61,7 +61,7 @@ class AllocationBandsView : public QWidget {
     double bytesPerPixel() const;
 
   signals:
-    void allocationClicked(uint32_t allocEvent);
+    void allocationClicked(uint32_t allocEvent); // after the session selected it
 
   protected:
     void paintEvent(QPaintEvent*) override;

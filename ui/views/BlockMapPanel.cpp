@@ -67,7 +67,6 @@ BlockMapPanel::BlockMapPanel(QWidget* parent) : QWidget(parent) {
         const size_t n = analysis_->trace(device_).eventCount();
         const size_t next = view_->moment() + eventsPerStep();
         moveTo(next >= n ? n : next);
-        emit momentChanged(device_, view_->moment());
         if (view_->moment() >= n) setPlaying(false);
     });
 }
@@ -86,6 +85,19 @@ void BlockMapPanel::follow(Session* session) {
     connect(view_, &BlockMapView::stateReady, this, &BlockMapPanel::updateLabel);
     session_ = session;
     connect(session, &Session::momentChanged, this, &BlockMapPanel::setMoment);
+    // one set of marks at a time: a Leaks group's blocks, or the blocks a retention holder keeps
+    connect(session, &Session::allocationsMarked, this, [this](const std::vector<uint32_t>& events) {
+        markAddresses({});
+        markAllocations(events);
+    });
+    connect(session, &Session::addressesMarked, this, [this](const std::vector<uint64_t>& addresses) {
+        markAllocations({});
+        markAddresses(addresses);
+    });
+    connect(session, &Session::addressPointed, view_, [this](uint64_t address) { view_->setHighlightedAddress(address); });
+    connect(view_, &BlockMapView::blockClicked, session, [session](size_t, uint32_t allocEvent) {
+        session->selectBlock(allocEvent);
+    });
     connect(session, &Session::deviceChanged, this, [this, session](size_t device) {
         setAnalysis(session->analysis(), device, session->originUs());
         if (view_->colourBy() == BlockMapView::ColourBy::Category) classify();
@@ -107,9 +119,10 @@ void BlockMapPanel::setAnalysis(AnalysisPtr analysis, size_t device, int64_t ori
     updateLegend(); // a capture with CUDA graph pools adds their stripe
 }
 
-// The map's own Play moves the session's moment (which every view shares); without a session, itself.
+// The map's own Play moves the session's moment (which every view shares, the timeline's marker
+// with it); without a session, itself.
 void BlockMapPanel::moveTo(size_t eventsApplied) {
-    if (session_) return session_->setMoment(eventsApplied);
+    if (session_) return session_->playTo(eventsApplied);
     setMoment(eventsApplied);
 }
 

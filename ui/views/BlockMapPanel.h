@@ -18,7 +18,8 @@ class BlockMapPanel : public QWidget {
     Q_OBJECT
   public:
     explicit BlockMapPanel(QWidget* parent = nullptr);
-    // Shows the session's device (at its end until a moment is chosen).
+    // Shows the session's device (at its end until a moment is chosen), its moment and its marks; a
+    // click on a block selects it in the session (Session::selectBlock).
     void follow(Session* session);
     void setAnalysis(AnalysisPtr analysis, size_t device, int64_t originUs);
     size_t device() const { return device_; }
@@ -32,9 +33,6 @@ class BlockMapPanel : public QWidget {
     size_t eventsPerStep() const; // Play's: the chosen speed, or Auto's for this capture
     static constexpr int kAutoPlaySeconds = 10;
     QLabel* legend() const { return legend_; }
-
-  signals:
-    void momentChanged(size_t device, size_t eventsApplied);
 
   protected:
     void changeEvent(QEvent* e) override;

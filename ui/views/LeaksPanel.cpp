@@ -183,6 +183,32 @@ void LeaksPanel::follow(Session* session) {
     connect(session, &Session::extended, this, [this, session] {
         if (!userChoice_) analyse(session->analysis(), device_);
     });
+    // A selected range: what survives it; none: back to the detected region.
+    connect(session, &Session::rangeChanged, this, [this, session](std::optional<std::pair<double, double>> range) {
+        if (!session->isOpen()) return;
+        if (!range) return analyse(session->analysis(), session->device());
+        const size_t first = session->eventAt(range->first), last = session->eventAt(range->second);
+        analyse(session->analysis(), session->device(),
+                int64_t(first + (session->secondsAt(session->device(), uint32_t(first)) < range->first)), int64_t(last));
+        emit attentionWanted();
+    });
+    connect(session, &Session::regionChanged, this, [this, session] {
+        regions_->selectRegion(session->regionIndex());
+        if (!session->region()) return; // a range is explained instead
+        analyseRegion(session->analysis(), session->device(), *session->region(), session->regionAutomatic());
+        if (!session->regionAutomatic()) emit attentionWanted();
+    });
+    connect(this, &LeaksPanel::reportReady, this, [this] { // a finding comes first
+        if (report().kind != LeakKind::None && report().autoWindow) emit attentionWanted();
+    });
+    // the selected group's allocations, marked by every view; on request listed in the event list
+    connect(this, &LeaksPanel::groupHighlighted, session,
+            [session](size_t device, const QVector<double>&, const QVector<quint32>& events) {
+                if (device == session->device()) session->markAllocations({events.begin(), events.end()});
+            });
+    connect(this, &LeaksPanel::showAllocationsRequested, session, [session](size_t device, const QVector<quint32>& events) {
+        if (device == session->device()) session->listAllocations({events.begin(), events.end()});
+    });
 }
 
 void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int64_t last) {

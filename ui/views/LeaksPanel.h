@@ -35,14 +35,9 @@ class LeaksPanel : public QWidget {
     explicit LeaksPanel(QWidget* parent = nullptr);
     ~LeaksPanel() override;
     // Explains the session's device (its detected region) whenever the device or capture changes,
-    // with times on the session's origin.
+    // with times on the session's origin; then the session's selected range or growth region. Its
+    // group's allocations become the session's marked allocations.
     void follow(Session* session);
-    // Computes in the background; `first`/`last` < 0: the automatically detected region.
-    void analyse(AnalysisPtr analysis, size_t device, int64_t first = -1, int64_t last = -1);
-    // Explains one growth region (a click on its ramp, a row of the Regions list), in the background.
-    // `automatic`: chosen by the program (a cold open), not by the user; a live capture's growth then
-    // asks for the detected region again.
-    void analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region, bool automatic = false);
     // Times shown and emitted are seconds from this moment (the timeline's origin).
     void setOrigin(int64_t originUs) { originUs_ = originUs; }
     const LeakReport& report() const { return result_.report; }
@@ -60,6 +55,8 @@ class LeaksPanel : public QWidget {
 
   signals:
     void reportReady();
+    // Worth showing now: a finding on open, a range or a region the user selected.
+    void attentionWanted();
     void windowChanged(double fromSeconds, double toSeconds, bool automatic);
     // The selected group's allocations: their times and alloc event indices (ascending); empty: none.
     void groupHighlighted(size_t device, const QVector<double>& allocSeconds, const QVector<quint32>& allocEvents);
@@ -67,6 +64,12 @@ class LeaksPanel : public QWidget {
     void showAllocationsRequested(size_t device, const QVector<quint32>& allocEvents);
 
   private:
+    // Computes in the background; `first`/`last` < 0: the automatically detected region.
+    void analyse(AnalysisPtr analysis, size_t device, int64_t first = -1, int64_t last = -1);
+    // Explains one growth region (a click on its ramp, a row of the Regions list), in the background.
+    // `automatic`: chosen by the program (a cold open), not by the user; a live capture's growth then
+    // asks for the detected region again.
+    void analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region, bool automatic = false);
     struct Result {
         LeakReport report;
         std::shared_ptr<const LeakInputs> inputs; // lifetimes and regions, once per device

@@ -202,7 +202,13 @@ void MemoryMapView::paintLegend(QPainter& p) const {
 void MemoryMapView::mousePressEvent(QMouseEvent* e) {
     const auto [c, row] = cellAt(e->position().toPoint());
     if (c < 0) return;
-    emit cellClicked(grid_.columnEvents[size_t(c)], grid_.addressOfRow(row));
+    const uint32_t applied = grid_.columnEvents[size_t(c)];
+    const uint64_t address = grid_.addressOfRow(row);
+    if (session_ && session_->isOpen() && applied > 0) { // the event there (the block map moves to it)
+        session_->selectEvent(applied - 1);
+        session_->pointAtAddress(address);
+    }
+    emit cellClicked(applied, address);
 }
 
 bool MemoryMapView::event(QEvent* e) {

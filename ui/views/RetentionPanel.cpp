@@ -22,6 +22,8 @@
 
 #include <algorithm>
 
+#include <algorithm>
+
 namespace vs::ui {
 
 namespace {
@@ -111,6 +113,18 @@ int RetentionPanel::graphCount() const {
 
 void RetentionPanel::follow(Session* session) {
     jobs_ = &session->jobs();
+    // a block picked in the block map: what keeps it alive, if a graph has it
+    connect(session, &Session::blockSelected, this, [this, session](uint32_t allocEvent) {
+        selectBlockAddress(session->analysis()->trace(session->device()).addr[allocEvent]);
+    });
+    // a holder chosen here: the block map at the graph's moment, where those blocks are alive
+    connect(this, &RetentionPanel::blocksChosen, session,
+            [session](int device, qint64 timeUs, const QVector<quint64>& addresses) {
+                const DeviceTrace& t = session->analysis()->trace(session->device());
+                if (t.device != device) return;
+                session->setMoment(size_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) - t.timeUs.begin()));
+                session->markAddresses({addresses.begin(), addresses.end()});
+            });
     connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis()); });
     connect(session, &Session::extended, this, [this, session] {
         if (session->analysis()->capture().retention.size() != size_t(graphCount())) setAnalysis(session->analysis());

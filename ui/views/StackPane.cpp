@@ -7,6 +7,7 @@
 #include "analysis/FrameFilter.h"
 #include "util/Format.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -41,8 +42,17 @@ StackPane::StackPane(QWidget* parent) : QWidget(parent) {
     connect(frames_, &QTreeView::activated, this, [this](const QModelIndex& row) { openInEditor(row); });
     internal_ = new QCheckBox(tr("Show internal frames"), this);
     internal_->setToolTip(tr("PyTorch, CPython and C++ runtime frames (Ctrl+Shift+I)"));
+    // View > Show Internal Frames is the same switch, remembered across runs
+    internalAct_ = new QAction(tr("Show &Internal Frames"), this);
+    internalAct_->setCheckable(true);
+    internalAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I)); // Ctrl+I: Capture Properties
+    internal_->setChecked(QSettings().value(QStringLiteral("showInternalFrames"), false).toBool());
+    internalAct_->setChecked(internal_->isChecked());
+    connect(internalAct_, &QAction::toggled, internal_, &QCheckBox::setChecked);
     connect(internal_, &QCheckBox::toggled, this, [this](bool on) {
         rebuild();
+        internalAct_->setChecked(on);
+        QSettings().setValue(QStringLiteral("showInternalFrames"), on);
         emit showInternalChanged(on);
     });
     auto* copy = copyButton_ = new QPushButton(tr("Copy stack"), this);

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+class QAction;
 class QCheckBox;
 class QLabel;
 class QModelIndex;
@@ -26,6 +27,7 @@ class StackPane : public QWidget {
     void clear();
     void setShowInternal(bool on);
     bool showInternal() const;
+    QAction* showInternalAction() const { return internalAct_; } // for the View menu
     QString stackText() const; // what "Copy stack" puts on the clipboard
     int visibleFrameCount() const;
 
@@ -43,6 +45,7 @@ class StackPane : public QWidget {
     StackFrameModel* model_;
     QTreeView* frames_;
     QCheckBox* internal_;
+    QAction* internalAct_;
     QPushButton *copyButton_, *openButton_;
 };
 

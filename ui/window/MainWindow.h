@@ -1,6 +1,8 @@
 #pragma once
-// The main window: timeline on top, event list and stack details below; menus, recent files,
-// drag and drop, background loading with progress and Cancel, export, persisted state.
+// The main window lays out the views and routes menu actions: timeline on top, the events pane and
+// the details tabs below, the warnings banner and the status bar; menus, recent files, drag and
+// drop, loading, export, persisted state. It holds no selection: the views follow the Session, and
+// the window only brings a details tab forward when the selection asks for it.
 #include "session/CaptureLoader.h"
 
 #include <QMainWindow>
@@ -8,10 +10,7 @@
 
 #include <functional>
 
-class QLabel;
 class QMenu;
-class QProgressBar;
-class QPushButton;
 class QSplitter;
 class QStackedWidget;
 class QToolBar;
@@ -21,11 +20,8 @@ namespace vs::ui {
 class AllocationBandsView;
 class BlockMapPanel;
 class CapturePropertiesDialog;
-class DevicePicker;
+class EventsPane;
 class FragmentationOverlay;
-class EventTableModel;
-class EventTableView;
-class EventFindBar;
 class LeaksPanel;
 class LiveController;
 class MemoryMapView;
@@ -34,6 +30,7 @@ class RegionSelector;
 class Session;
 class RetentionPanel;
 class StackPane;
+class StatusBar;
 class TimelinePlot;
 class WelcomePage;
 
@@ -50,21 +47,11 @@ class MainWindow : public QMainWindow {
     // The CUPTI agent's part of a recording with both levels (record --native), in this window:
     // every driver allocation with native stacks; Reload returns to PyTorch's level.
     void openCudaLevel();
-    CompositionView* composition() const { return composition_; }
     void setAnalysis(const QString& path, AnalysisPtr analysis); // also used headless and by tests
-    TimelinePlot* timeline() const { return timeline_; }
-    EventTableView* eventTable() const { return table_; }
-    EventFindBar* findBar() const { return findBar_; }
     void goToTime(double seconds); // the event at that moment, selected and shown (Go > Go to Time)
-    StackPane* stackPane() const { return stack_; }
-    LeaksPanel* leaksPanel() const { return leaks_; }
     void showLeaksTab();
     void showBlockMapTab();
-    BlockMapPanel* blockMap() const { return blockMap_; }
-    RetentionPanel* retentionPanel() const { return retention_; }
     void showRetentionTab();
-    CaptureLoader* loader() const { return loader_; }
-    RegionSelector* regionSelector() const { return regions_; }
     QString regionStatus() const; // the selected region's sentence in the status bar
     // Bug reports (MainWindowExport.cpp): the title line of exported images and the Markdown report
     // (linking `image` when given), both from what the views show now.
@@ -74,9 +61,7 @@ class MainWindow : public QMainWindow {
     Session* session() const { return session_; }
 
     // First run and conventions (MainWindowShell.cpp): the welcome page while nothing is open, the toolbar.
-    WelcomePage* welcomePage() const { return welcome_; }
     bool showingWelcome() const;
-    QToolBar* mainToolBar() const { return toolBar_; }
 
   protected:
     void changeEvent(QEvent* e) override; // a new palette redraws the icons
@@ -88,20 +73,16 @@ class MainWindow : public QMainWindow {
     void buildMenus();
     void buildShell();
     void buildGoMenu();
-    void linkViews(); // selections that follow each other across views (MainWindowLinks.cpp)
-    void linkBlockMap();
+    void buildDetails();
     void stepMarkedEvent(bool forward);
-    void buildStatusBar();
     void restoreSettings();
     void updateRecentMenu();
     void addRecent(const QString& path);
+    void openRanks(bool folder);
     void onLoaded(const QString& path, AnalysisPtr analysis);
     void onFailed(const QString& path, const QString& message);
     void onDamaged(const QString& path, const QString& message);
-    void onCursor(double seconds);
-    void onSelection(double from, double to);
-    void selectEventAt(double seconds);
-    void onEventSelected(int64_t event);
+    void onEventSelected();
     void exportTimeline();
     void exportWindow();
     void exportBugReport();
@@ -111,31 +92,20 @@ class MainWindow : public QMainWindow {
     void exportWith(const QString& title, const QString& suggested,
                     const std::function<QString(const QString&)>& write, const QString& filter = {});
     void chooseEditor();
-    void setBusy(bool busy);
     void chooseFragmentationRequest();
-
-    void showAllWarnings();
     void onOpened();
-    void onDeviceChanged(size_t device);
-    QString fileText() const;
 
   public:
-    MemoryMapView* memoryMap() const { return memoryMap_; }
-    AllocationBandsView* allocationBands() const { return bands_; }
     void showAllocationBandsTab();
     // Waits for the leak analysis and the fragmentation series and shows them (headless use, tests).
     void waitForBackgroundWork();
-    LiveController* live() const { return live_; }
-    void showProperties();                       // File > Capture Properties (non-modal)
-    CapturePropertiesDialog* properties() const; // the open one, or null
+    void showProperties(); // File > Capture Properties (non-modal)
 
   private:
     CaptureLoader* loader_;
     LiveController* live_;
     TimelinePlot* timeline_;
-    EventTableModel* model_;
-    EventTableView* table_;
-    EventFindBar* findBar_;
+    EventsPane* events_;
     StackPane* stack_;
     LeaksPanel* leaks_;
     BlockMapPanel* blockMap_;
@@ -143,16 +113,10 @@ class MainWindow : public QMainWindow {
     RegionSelector* regions_;
     class QTabWidget* details_;
     QSplitter *outer_, *lower_;
-    QLabel *warnings_, *fileLabel_, *cursorLabel_, *selectionLabel_, *regionLabel_;
-    QProgressBar* progress_;
-    QPushButton* cancel_;
+    StatusBar* status_;
     QMenu* recentMenu_;
     Session* session_; // the open capture and what is selected in it: the one owner of that state
-    DevicePicker* devices_;
     FragmentationOverlay* fragmentation_;
-    bool clickedOnTimeline_ = false;
-    bool fromBlockMap_ = false;
-    bool keepDetails_ = false; // an event selected by a click on a ramp: leave the details tabs alone
     // What the load in flight and the capture shown were opened with (a window, the intact part of a
     // damaged file): Reload opens the same again.
     OpenOptions opening_, shown_;

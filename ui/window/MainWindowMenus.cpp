@@ -3,14 +3,13 @@
 #include "common/Theme.h"
 #include "views/WhatIfPanel.h"
 #include "views/CapturePropertiesDialog.h"
-#include "views/EventFindBar.h"
+#include "views/EventsPane.h"
 #include "views/CompareView.h"
 #include "views/OpenRangeDialog.h"
 #include "views/RanksWindow.h"
 #include "views/WelcomePage.h"
 #include "views/HelpDialogs.h"
 #include "views/ShortcutsDialog.h"
-#include "models/EventTableModel.h"
 #include "window/Exporter.h"
 #include "live/LiveController.h"
 #include "timeline/FragmentationOverlay.h"
@@ -97,20 +96,14 @@ void MainWindow::buildMenus() {
     cudaLevelAct_->setToolTip(tr("A recording with both levels (python -m vramscope record --native): open what the "
                                  "CUPTI agent saw, every driver allocation with native stacks (cuBLAS, cuDNN, NCCL, "
                                  "extensions). Reload (F5) returns to PyTorch's level."));
-    cudaLevelAct_->setEnabled(false);
-    connect(session_, &Session::opened, cudaLevelAct_,
-            [this] { cudaLevelAct_->setEnabled(session_->analysis()->capture().cudaLevel != nullptr); });
+    cudaLevelAct_->setEnabled(false); // onOpened: while the capture has a CUDA level
     file->addAction(tr("Compare &With\u2026"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
                     [this] { CompareView::askAndCompare(this, session_->analysis(), session_->path()); });
     file->addAction(tr("Compare Two Ran&ges\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this,
                     [this] { CompareView::askRanges(this, session_->analysis(), session_->path(), session_->range()); });
-    file->addAction(tr("Open R&anks\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
-        if (auto* w = RanksWindow::askAndOpen(this)) connect(w, &RanksWindow::openRank, this, &MainWindow::openFile);
-    });
-    file->addAction(tr("Open Ranks &Folder…"), this, [this] {
-        if (auto* w = RanksWindow::askAndOpen(this, RanksWindow::Pick::Folder))
-            connect(w, &RanksWindow::openRank, this, &MainWindow::openFile);
-    })->setToolTip(tr("A folder with one capture per rank (rank0.pickle, rank_1.vscap, …), as distributed jobs "
+    file->addAction(tr("Open R&anks\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
+                    [this] { openRanks(false); });
+    file->addAction(tr("Open Ranks &Folder…"), this, [this] { openRanks(true); })->setToolTip(tr("A folder with one capture per rank (rank0.pickle, rank_1.vscap, …), as distributed jobs "
                       "dump them: every capture file in it, ordered by the rank in its name."));
     file->addSeparator();
     icons::set(file->addAction(tr("&Export Timeline\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
@@ -137,7 +130,7 @@ void MainWindow::buildMenus() {
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(tr("Copy &Stack"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), this,
                     [this] { QApplication::clipboard()->setText(stack_->stackText()); });
-    icons::set(edit->addAction(tr("&Find in Events\u2026"), QKeySequence::Find, findBar_, &EventFindBar::open),
+    icons::set(edit->addAction(tr("&Find in Events\u2026"), QKeySequence::Find, events_, &EventsPane::openFind),
                QStringLiteral("find"), palette());
     edit->addAction(tr("&Editor Command\u2026"), QKeySequence(Qt::CTRL | Qt::Key_Comma), this,
                     &MainWindow::chooseEditor);
@@ -180,12 +173,7 @@ void MainWindow::buildMenus() {
         ->setToolTip(tr("Each large live allocation as a band stacked over time, as in PyTorch's memory_viz"));
     view->addSeparator();
     themeMenu(view->addMenu(tr("&Theme")));
-    QAction* internal = view->addAction(tr("Show &Internal Frames"));
-    internal->setCheckable(true);
-    internal->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I)); // Ctrl+I: Capture Properties
-    internal->setChecked(QSettings().value(QStringLiteral("showInternalFrames"), false).toBool());
-    connect(internal, &QAction::toggled, stack_, &StackPane::setShowInternal);
-    connect(stack_, &StackPane::showInternalChanged, internal, &QAction::setChecked);
+    view->addAction(stack_->showInternalAction());
 
     buildGoMenu();
     QMenu* capture = menuBar()->addMenu(tr("&Capture"));
@@ -234,6 +222,12 @@ void MainWindow::buildGoMenu() {
     QAction* prevMark = go->addAction(tr("Previous Marked &Event"), QKeySequence(Qt::SHIFT | Qt::Key_F3), this,
                                       [this] { stepMarkedEvent(false); });
     prevMark->setToolTip(tr("The previous marked allocation in the event list"));
+}
+
+// A ranks window (capture files, or a folder of them); a rank chosen in it opens here.
+void MainWindow::openRanks(bool folder) {
+    if (auto* w = RanksWindow::askAndOpen(this, folder ? RanksWindow::Pick::Folder : RanksWindow::Pick::Files))
+        connect(w, &RanksWindow::openRank, this, &MainWindow::openFile);
 }
 
 void MainWindow::updateRecentMenu() {
@@ -292,10 +286,6 @@ void MainWindow::showProperties() {
     d->setAttribute(Qt::WA_DeleteOnClose);
     d->show();
     properties_ = d;
-}
-
-CapturePropertiesDialog* MainWindow::properties() const {
-    return properties_;
 }
 
 } // namespace vs::ui

@@ -41,6 +41,7 @@ void MainWindow::buildShell() {
     for (const char* name : {"open", "listen", "launch", "help"})
         if (QAction* a = icons::find(this, QString::fromLatin1(name))) start << a;
     welcome_ = new WelcomePage(start, this);
+    welcome_->setObjectName(QStringLiteral("welcomePage"));
     connect(welcome_, &WelcomePage::openRequested, this, &MainWindow::openFile);
     // A details tab must not set the window's minimum height (the What-if and Retention tabs would
     // make it taller than a 1280x800 screen's work area): a short window squeezes the tab instead.
@@ -57,7 +58,6 @@ void MainWindow::buildShell() {
     pages_->addWidget(scroll);
     pages_->addWidget(views);
     setCentralWidget(pages_);
-    connect(session_, &Session::opened, this, [this, views] { pages_->setCurrentWidget(views); });
 }
 
 bool MainWindow::showingWelcome() const {

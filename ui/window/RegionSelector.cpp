@@ -1,6 +1,5 @@
 #include "window/RegionSelector.h"
 
-#include "views/BlockMapPanel.h"
 #include "common/ByteAxisTicker.h"
 #include "views/LeaksPanel.h"
 #include "views/RegionListView.h"
@@ -12,9 +11,8 @@
 
 namespace vs::ui {
 
-RegionSelector::RegionSelector(Session* session, TimelinePlot* timeline, LeaksPanel* leaks, BlockMapPanel* blockMap,
-                               QObject* parent)
-    : QObject(parent), session_(session), timeline_(timeline), leaks_(leaks), blockMap_(blockMap) {
+RegionSelector::RegionSelector(Session* session, TimelinePlot* timeline, LeaksPanel* leaks, QObject* parent)
+    : QObject(parent), session_(session), timeline_(timeline), leaks_(leaks) {
     connect(session_, &Session::deviceChanged, this, &RegionSelector::reset);
     connect(session_, &Session::extended, this, [this] { // the next report brings the longer run's regions
         analysis_ = session_->analysis();
@@ -22,9 +20,19 @@ RegionSelector::RegionSelector(Session* session, TimelinePlot* timeline, LeaksPa
     });
     connect(leaks_, &LeaksPanel::reportReady, this, &RegionSelector::onReport);
     connect(timeline_, &TimelinePlot::regionClicked, this, [this](size_t lane, int id) {
-        if (lane == device_ && id >= 0 && size_t(id) < regions().size()) apply(regions()[size_t(id)], id, true, true);
+        if (lane == device_ && id >= 0 && size_t(id) < regions().size()) apply(regions()[size_t(id)], id, true);
+    });
+    // a click on flat ground, zoomed in to about one iteration: that iteration's rise
+    connect(timeline_, &TimelinePlot::timeClicked, this, [this](double seconds) {
+        if (!timeline_->regionAt(device_, seconds)) selectRampAt(seconds);
     });
     connect(leaks_->regionList(), &RegionListView::regionChosen, this, &RegionSelector::select);
+    connect(leaks_, &LeaksPanel::windowChanged, this, [this](double from, double to, bool automatic) {
+        if (automatic && !selected()) timeline_->setGrowthRegion(QCPRange(from, to)); // the detected window
+    });
+    connect(session_, &Session::rangeChanged, this, [this](std::optional<std::pair<double, double>> range) {
+        if (range) clear(); // the Leaks tab explains the range now, not a region
+    });
 }
 
 const std::optional<GrowthRegion>& RegionSelector::selected() const {
@@ -41,7 +49,6 @@ void RegionSelector::reset() {
     loaded_ = false;
     regions_.reset();
     for (size_t lane = 0; analysis_ && lane < analysis_->deviceCount(); ++lane) timeline_->setRegions(lane, {});
-    blockMap_->markAllocations({});
 }
 
 double RegionSelector::seconds(uint32_t event) const {
@@ -55,7 +62,7 @@ void RegionSelector::onReport() {
     // A report of the detected window that explains a region: the capture's problem, shown at once,
     // then explained on its own (its survivors by stack) as a click on it would.
     const LeakReport& rep = leaks_->report();
-    if (rep.autoWindow && rep.region) apply(*rep.region, indexOf(*rep.region), true, false);
+    if (rep.autoWindow && rep.region) apply(*rep.region, indexOf(*rep.region), false);
 }
 
 // The regions are the same in every report of a device: take them once, for hover, click and list.
@@ -83,22 +90,15 @@ void RegionSelector::select(int index) {
     if (index < 0 || size_t(index) >= regions().size()) return;
     const GrowthRegion& r = regions()[size_t(index)];
     reveal(seconds(r.first), seconds(r.last)); // chosen from the list or the keyboard: bring it into view
-    apply(r, index, true, true);
+    apply(r, index, true);
 }
 
-void RegionSelector::apply(const GrowthRegion& r, int index, bool explain, bool byUser) {
-    session_->selectRegion(r, index);
-    const double from = seconds(r.first), to = seconds(r.last);
-    timeline_->setGrowthRegion(QCPRange(from, to));
-    leaks_->regionList()->selectRegion(index);
-    // the block map at the ramp's top, where every kept block is alive; the explanation marks the
-    // blocks of its top group (the earlier marks go now: they belonged to another selection)
-    session_->setMoment(size_t(r.last) + 1);
-    blockMap_->markAllocations({});
-    if (explain) leaks_->analyseRegion(analysis_, device_, r, !byUser);
-    QString sentence = tr("%1, %2 s \u2013 %3 s").arg(RegionTableModel::describe(r)).arg(from, 0, 'f', 3).arg(to, 0, 'f', 3);
-    if (!r.releasedBy.empty()) sentence += tr("; released: %1").arg(QString::fromStdString(r.releasedBy));
-    emit regionSelected(sentence, byUser);
+// The session's region: the timeline shades it, the Leaks tab explains it (its top group's blocks
+// marked then), the Regions list makes it current, the status bar names it.
+void RegionSelector::apply(const GrowthRegion& r, int index, bool byUser) {
+    session_->markAllocations({}); // the earlier marks belonged to another selection
+    session_->selectRegion(r, index, !byUser);
+    session_->setMoment(size_t(r.last) + 1); // the block map at the ramp's top: every kept block alive
 }
 
 void RegionSelector::reveal(double from, double to) {
@@ -155,15 +155,13 @@ bool RegionSelector::selectRampAt(double at) {
     if (seconds(to) - seconds(from) < timeline_->visibleRange().size() / 8) return false;
     const auto ramp = iterationRamp(*analysis_, device_, leaks_->lifetimes(), its, event); // O(iteration)
     if (!ramp) return false;
-    apply(*ramp, -1, true, true);
+    apply(*ramp, -1, true);
     return true;
 }
 
 void RegionSelector::clear() {
     session_->selectRegion(std::nullopt);
-    leaks_->regionList()->selectRegion(-1);
-    timeline_->setGrowthRegion(std::nullopt);
-    blockMap_->markAllocations({});
+    session_->markAllocations({});
 }
 
 } // namespace vs::ui
