@@ -3,8 +3,10 @@
 `python -m vramscope record` (Python stacks, the default pause budget), in interleaved rounds (the
 order alternates each round), after one unmeasured warm-up run of each. Per program it prints the
 median whole-program wall time and the median of the per-round median step times, both variants,
-and the overheads; writes OUTDIR/overhead_whole.json.
-    python overhead_whole.py OUTDIR [--rounds R] [--limit SECONDS] [MODE[=SCALE]...]
+and the overheads; writes OUTDIR/overhead_whole.json. --variants adds, beside plain and recorded,
+`history` (PyTorch's own _record_memory_history with Python stacks: the floor any recorder of
+Python stacks pays) and `nostacks` (the recorder with --stacks none).
+    python overhead_whole.py OUTDIR [--rounds R] [--limit SECONDS] [--variants V,V...] [MODE[=SCALE]...]
 Runs stop being started once --limit seconds have passed (the table says how many rounds ran)."""
 import json
 import os
@@ -22,8 +24,12 @@ SCALES = {"eager": 60, "compile_default": 60, "compile_reduce_overhead": 60, "cu
 def run(variant, mode, scale, outdir):
     env = dict(os.environ, OBSERVER_SCALE=str(scale), OBSERVER_TIME="1", VRAMSCOPE_QUIET="1")
     cmd = [sys.executable, PROGRAM, mode]
-    if variant == "recorded":
-        cmd = [sys.executable, "-m", "vramscope", "record", "-o", os.path.join(outdir, mode + ".vscap"), "--"] + cmd[1:]
+    if variant == "history":
+        cmd.append("--history")
+    elif variant in ("recorded", "nostacks"):
+        stacks = ["--stacks", "none"] if variant == "nostacks" else []
+        cmd = [sys.executable, "-m", "vramscope", "record", "-o", os.path.join(outdir, mode + ".vscap")] + stacks + \
+            ["--"] + cmd[1:]
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
     wall = time.monotonic() - t0
@@ -42,13 +48,18 @@ def pct(a, b):
 
 def main():
     args = sys.argv[1:]
-    rounds, limit = 3, 1e9
-    for flag in ("--rounds", "--limit"):
+    rounds, limit, variants = 3, 1e9, ["plain", "recorded"]
+    for flag in ("--rounds", "--limit", "--variants"):
         if flag in args:
             i = args.index(flag)
-            value = float(args[i + 1])
+            value = args[i + 1]
             del args[i:i + 2]
-            rounds, limit = (int(value), limit) if flag == "--rounds" else (rounds, value)
+            if flag == "--rounds":
+                rounds = int(value)
+            elif flag == "--limit":
+                limit = float(value)
+            else:
+                variants = ["plain"] + [v for v in value.split(",") if v != "plain"]
     outdir = os.path.abspath(args[0])
     chosen = {}
     for a in args[1:] or list(SCALES):
@@ -59,30 +70,34 @@ def main():
     for mode, scale in chosen.items():  # warm caches (compile, the tracker) before anything is measured
         w = run("recorded" if mode == "eager" else "plain", mode, scale, outdir)
         print("warm-up %s: %.1f s" % (mode, w["wall_s"]), flush=True)
-    runs = {m: {"plain": [], "recorded": []} for m in chosen}
+    runs = {m: {v: [] for v in variants} for m in chosen}
     for r in range(rounds):
         for mode, scale in chosen.items():
             if time.monotonic() - start > limit:
                 break
-            order = ("plain", "recorded") if r % 2 == 0 else ("recorded", "plain")
-            for v in order:
+            for v in variants if r % 2 == 0 else variants[::-1]:
                 runs[mode][v].append(run(v, mode, scale, outdir))
     table = {}
-    print("| program | rounds | whole program plain / recorded (s) | overhead | median step plain / recorded (ms) | overhead |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    others = variants[1:]
+    print("| program | rounds | whole program %s (s) | %s | median step %s (ms) | %s |" % (
+        " / ".join(variants), " | ".join("whole " + v for v in others), " / ".join(variants),
+        " | ".join("step " + v for v in others)))
+    print("|" + " --- |" * (4 + 2 * len(others)))
     for mode, by in runs.items():
-        n = min(len(by["plain"]), len(by["recorded"]))
+        n = min(len(x) for x in by.values())
         if n == 0:
             continue
         ok = all(x["rc"] == 0 for v in by.values() for x in v)
         wall = {v: statistics.median(x["wall_s"] for x in by[v][:n]) for v in by}
         step = {v: statistics.median(x["step_s"] for x in by[v][:n] if x["step_s"]) for v in by}
         table[mode] = {"rounds": n, "exit_ok": ok, "wall_s": wall, "step_s": step, "scale": chosen[mode],
-                       "wall_overhead_pct": pct(wall["plain"], wall["recorded"]),
-                       "step_overhead_pct": pct(step["plain"], step["recorded"])}
-        print("| %s | %d | %.2f / %.2f | %+.1f %% | %.3f / %.3f | %+.1f %% |%s" % (
-            mode, n, wall["plain"], wall["recorded"], table[mode]["wall_overhead_pct"], step["plain"] * 1e3,
-            step["recorded"] * 1e3, table[mode]["step_overhead_pct"], "" if ok else " (a run failed)"))
+                       "wall_overhead_pct": {v: pct(wall["plain"], wall[v]) for v in others},
+                       "step_overhead_pct": {v: pct(step["plain"], step[v]) for v in others}}
+        print("| %s | %d | %s | %s | %s | %s |%s" % (
+            mode, n, " / ".join("%.2f" % wall[v] for v in variants),
+            " | ".join("%+.1f %%" % table[mode]["wall_overhead_pct"][v] for v in others),
+            " / ".join("%.3f" % (step[v] * 1e3) for v in variants),
+            " | ".join("%+.1f %%" % table[mode]["step_overhead_pct"][v] for v in others), "" if ok else " (a run failed)"))
     with open(os.path.join(outdir, "overhead_whole.json"), "w") as f:
         json.dump({"table": table, "runs": runs}, f, indent=1)
 
