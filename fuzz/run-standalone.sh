@@ -41,7 +41,8 @@ dir=$(realpath -m "${4:-$src/build-fuzz-standalone}")
 build "$dir" || exit 2
 driver=$dir/fuzz/fuzz_snapshot_standalone
 [ -d "$dir/lib" ] && export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-rm -rf "$out"; mkdir -p "$out/findings"
+if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then echo "OUT ($out) must be a new or empty folder" >&2; exit 2; fi
+mkdir -p "$out/findings"
 corpus=("$src"/fuzz/corpus/*)
 # Sanitizers stop at the first report (built with -fno-sanitize-recover); leaks count too.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}
