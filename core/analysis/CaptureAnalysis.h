@@ -4,6 +4,7 @@
 #include "AllocatorRules.h"
 #include "Replay.h"
 #include "model/Capture.h"
+#include "util/TimeOrigin.h"
 
 #include <atomic>
 #include <functional>
@@ -52,9 +53,9 @@ class CaptureAnalysis {
     // of one capture start at different moments; times on all of them are seconds since this).
     int64_t originUs() const { return originUs_; }
     double secondsAt(size_t device, uint32_t event) const {
-        return double(trace(device).timeUs[event] - originUs_) / 1e6;
+        return secondsSince(originUs_, trace(device).timeUs[event]);
     }
-    double secondsOf(int64_t timeUs) const { return double(timeUs - originUs_) / 1e6; }
+    double secondsOf(int64_t timeUs) const { return secondsSince(originUs_, timeUs); }
     // The segments and blocks after every event at or before `timeUs` (all events when INT64_MAX).
     std::vector<StateSegment> stateAt(size_t device, int64_t timeUs) const;
     // What the device's allocations are (Categories.h, docs/categories.md): classified on first use,

@@ -1,5 +1,8 @@
 #include "common/ByteAxisTicker.h"
 
+#include <QPainter>
+#include <QWidget>
+
 #include <cmath>
 
 namespace vs::ui {
@@ -30,6 +33,24 @@ double ByteAxisTicker::getTickStep(const QCPRange& range) {
         }
     decimals_ = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step)));
     return step * unit_;
+}
+
+void paintByteAxis(QPainter& p, const QRect& plot, double top, const QWidget& view) {
+    if (!(top > 0)) return;
+    const QFontMetrics fm = view.fontMetrics();
+    ByteAxisTicker bytes;
+    bytes.setTickCount(std::max(2, plot.height() / (3 * fm.height())));
+    QVector<double> ticks;
+    QVector<QString> labels;
+    bytes.generate(QCPRange(0, top), view.locale(), QLatin1Char('g'), 6, ticks, nullptr, &labels);
+    p.setPen(view.palette().color(QPalette::WindowText));
+    for (qsizetype k = 0; k < ticks.size(); ++k) {
+        const int y = plot.bottom() - int(std::lround(ticks[k] / top * plot.height()));
+        if (y < plot.top() - 1) continue;
+        p.drawLine(plot.left() - 5, y, plot.left() - 1, y);
+        p.drawText(QRect(0, y - fm.height() / 2, plot.left() - 8, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
+                   labels[k]);
+    }
 }
 
 QString ByteAxisTicker::getTickLabel(double tick, const QLocale&, QChar, int) {

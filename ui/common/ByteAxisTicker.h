@@ -16,4 +16,8 @@ class ByteAxisTicker : public QCPAxisTicker {
 
 QString formatBytes(double bytes);
 
+// A left axis of these ticks beside `plot` (0 at its bottom, `top` bytes at its top), for the views
+// that paint their own axes (allocation bands, memory map).
+void paintByteAxis(QPainter& p, const QRect& plot, double top, const QWidget& view);
+
 } // namespace vs::ui

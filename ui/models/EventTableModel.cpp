@@ -3,6 +3,7 @@
 #include "common/ByteAxisTicker.h"
 #include "analysis/FrameFilter.h"
 #include "util/Format.h"
+#include "util/TimeOrigin.h"
 
 #include <QColor>
 #include <QFileInfo>
@@ -180,13 +181,13 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
 size_t EventTableModel::eventAtTime(double seconds) const {
     if (!analysis_) return 0;
     const DeviceTrace& t = analysis_->trace(device_);
-    const auto us = originUs_ + static_cast<int64_t>(std::floor(seconds * 1e6));
+    const auto us = microsecondsAt(originUs_, seconds);
     const auto n = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin();
     return static_cast<size_t>(std::max<ptrdiff_t>(0, n - 1));
 }
 
 double EventTableModel::timeOfEvent(size_t event) const {
-    return double(analysis_->trace(device_).timeUs[event] - originUs_) / 1e6;
+    return secondsSince(originUs_, analysis_->trace(device_).timeUs[event]);
 }
 
 } // namespace vs::ui

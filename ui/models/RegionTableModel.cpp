@@ -3,6 +3,7 @@
 #include "common/QtText.h"
 #include "common/ByteAxisTicker.h"
 #include "analysis/FrameFilter.h"
+#include "util/TimeOrigin.h"
 
 #include <QFileInfo>
 
@@ -12,7 +13,7 @@ void RegionTableModel::setRegions(const Capture& c, const DeviceTrace& t, int64_
     beginResetModel();
     rows_.clear();
     auto seconds = [&](uint32_t e) {
-        return e < t.eventCount() ? double(t.timeUs[e] - originUs) / 1e6 : 0.0;
+        return e < t.eventCount() ? secondsSince(originUs, t.timeUs[e]) : 0.0;
     };
     for (const GrowthRegion& g : regions) {
         Row r{seconds(g.first), seconds(g.last), g, g.stacks.empty() ? QString() : siteText(c, g.stacks.front())};

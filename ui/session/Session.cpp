@@ -58,7 +58,7 @@ double Session::secondsAt(size_t device, uint32_t event) const {
 size_t Session::eventAt(double seconds) const {
     if (!analysis_) return 0;
     const DeviceTrace& t = analysis_->trace(device_);
-    const auto us = originUs() + static_cast<int64_t>(std::floor(seconds * 1e6));
+    const auto us = microsecondsAt(originUs(), seconds);
     const auto n = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin();
     return static_cast<size_t>(std::max<ptrdiff_t>(0, n - 1));
 }

@@ -9,6 +9,7 @@
 #include "session/CaptureLoader.h"
 #include "session/JobRunner.h"
 #include "analysis/GrowthRegions.h"
+#include "util/TimeOrigin.h"
 
 #include <QObject>
 #include <QString>
@@ -41,7 +42,7 @@ class Session : public QObject {
 
     int64_t originUs() const { return analysis_ ? analysis_->originUs() : 0; }
     double secondsAt(size_t device, uint32_t event) const;
-    double secondsOf(int64_t timeUs) const { return double(timeUs - originUs()) / 1e6; }
+    double secondsOf(int64_t timeUs) const { return secondsSince(originUs(), timeUs); }
 
     // The last event at or before `seconds` on device() (the first when none is).
     size_t eventAt(double seconds) const;

@@ -1,4 +1,5 @@
 #include "PauseBands.h"
+#include "util/TimeOrigin.h"
 
 #include <algorithm>
 
@@ -13,7 +14,7 @@ QBrush PauseBands::hatch(const QColor& colour) {
 void PauseBands::build(QCustomPlot* plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, const Capture& c, int device,
                        int64_t originUs, const QColor& colour) {
     for (const RecorderPause& p : recorderPauses(c, device)) {
-        const double from = double(p.fromUs - originUs) / 1e6, to = double(p.toUs - originUs) / 1e6;
+        const double from = secondsSince(originUs, p.fromUs), to = secondsSince(originUs, p.toUs);
         auto* r = new QCPItemRect(plot);
         r->setClipAxisRect(rect);
         for (auto* pos : {r->topLeft, r->bottomRight}) {

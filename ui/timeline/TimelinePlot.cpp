@@ -2,6 +2,7 @@
 
 #include "common/ByteAxisTicker.h"
 #include "common/TimelineColours.h"
+#include "util/TimeOrigin.h"
 
 #include <QDateTime>
 #include <QToolTip>
@@ -268,7 +269,7 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
     };
     for (size_t i = 0; i < t.eventCount(); ++i)
         if (t.action[i] == Action::Oom) {
-            marker(double(t.timeUs[i] - originUs_) / 1e6,
+            marker(secondsSince(originUs_, t.timeUs[i]),
                    tr("OOM (%1 asked)").arg(formatBytes(double(t.size[i]))), QPen(colours.oom, 1.5));
             if (!lane.oomKey)
                 lane.oomKey = legendKey(x, y, tr("out of memory (OOM)"), QPen(colours.oom, 1.5));
@@ -288,7 +289,7 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
     if (starts.size() <= 12) {
         for (const Annotation* a : starts) {
             const auto name = analysis_->capture().strings.text(a->name);
-            const auto [line, text] = marker(double(a->timeUs - originUs_) / 1e6,
+            const auto [line, text] = marker(secondsSince(originUs_, a->timeUs),
                                              QString::fromUtf8(name.data(), qsizetype(name.size())), pen);
             lane.annotationItems.push_back(line);
             lane.annotationItems.push_back(text);
@@ -305,7 +306,7 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
     lane.annotationTicks->setName(QStringLiteral("annotation ticks")); // the legend's entry is annotationKey
     lane.annotationTicks->setLineStyle(QCPGraph::lsImpulse);
     QVector<QCPGraphData> points;
-    for (const Annotation* a : starts) points.push_back({double(a->timeUs - originUs_) / 1e6, 1.0});
+    for (const Annotation* a : starts) points.push_back({secondsSince(originUs_, a->timeUs), 1.0});
     lane.annotationTicks->data()->set(points, true);
     QColor faint = colours.annotation;
     faint.setAlpha(110);
@@ -503,7 +504,7 @@ QCPRange TimelinePlot::fullRange() const {
     if (analysis_)
         for (size_t d = 0; d < analysis_->deviceCount(); ++d)
             if (analysis_->trace(d).eventCount())
-                end = std::max(end, double(analysis_->trace(d).timeUs.back() - originUs_) / 1e6);
+                end = std::max(end, secondsSince(originUs_, analysis_->trace(d).timeUs.back()));
     if (end <= 0) end = 1e-3;
     return QCPRange(-end * 0.01, end * 1.01);
 }
@@ -591,7 +592,7 @@ void TimelinePlot::refreshData(bool replotAfter) {
 Totals TimelinePlot::valuesAt(size_t device, double seconds) const {
     const DeviceTrace& t = analysis_->trace(device);
     const ReplayResult& r = analysis_->replay(device);
-    const auto us = originUs_ + static_cast<int64_t>(std::floor(seconds * 1e6));
+    const auto us = microsecondsAt(originUs_, seconds);
     const auto n =
         static_cast<size_t>(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin());
     return n == 0 ? r.initial : r.after(n - 1);
@@ -599,7 +600,7 @@ Totals TimelinePlot::valuesAt(size_t device, double seconds) const {
 
 QString TimelinePlot::tooltipAt(size_t device, double seconds) const {
     const Totals v = valuesAt(device, seconds);
-    const auto abs = QDateTime::fromMSecsSinceEpoch((originUs_ + static_cast<int64_t>(seconds * 1e6)) / 1000);
+    const auto abs = QDateTime::fromMSecsSinceEpoch(microsecondsAt(originUs_, seconds) / 1000);
     QString s = tr("<b>%1 s</b> &nbsp;<span style='color:gray'>%2</span>")
                     .arg(seconds, 0, 'f', 6)
                     .arg(abs.toString(QStringLiteral("yyyy-MM-dd hh:mm:ss.zzz")));
@@ -649,7 +650,7 @@ void TimelinePlot::setHighlightedEvent(int device, size_t event, bool reveal) {
         const bool here = trace.device == device && event < trace.eventCount();
         l.highlight->setVisible(here);
         if (!here) continue;
-        const double t = double(trace.timeUs[event] - originUs_) / 1e6;
+        const double t = secondsSince(originUs_, trace.timeUs[event]);
         l.highlight->point1->setCoords(t, 0), l.highlight->point2->setCoords(t, 1);
         const QCPRange r = visibleRange();
         if (reveal && (t < r.lower || t > r.upper))

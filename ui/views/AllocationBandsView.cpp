@@ -8,6 +8,7 @@
 #include "common/Throttle.h"
 #include "session/Session.h"
 #include "util/Format.h"
+#include "util/TimeOrigin.h"
 
 #include <QContextMenuEvent>
 #include <QHelpEvent>
@@ -97,37 +98,27 @@ void AllocationBandsView::setLayout(AnalysisPtr analysis, size_t device, Layout 
         start_.push_back(secondsOf(b.alloc));
         end_.push_back(b.free == kNoEvent ? last : secondsOf(b.free));
     }
-    if (!followTimeline_) from_ = -last * 0.01, to_ = std::max(last, 1e-3) * 1.01;
+    axis_.fitCapture(last);
     update();
 }
 
 void AllocationBandsView::setTimeRange(double from, double to) {
-    if (!(to > from)) return;
-    followTimeline_ = true;
-    from_ = from, to_ = to;
-    update();
+    if (axis_.follow(from, to)) update();
 }
 
 double AllocationBandsView::secondsOf(uint32_t event) const {
-    return double((*times_)[event] - originUs_) * 1e-6; // inline: a paint asks for thousands
+    return secondsSince(originUs_, (*times_)[event]);
 }
 
 QRect AllocationBandsView::plotRect() const {
-    const QFontMetrics fm = fontMetrics();
-    const int left = fm.horizontalAdvance(QStringLiteral("000.0 MiB")) + 12;
-    return rect().adjusted(left, fm.height() + 8, -10, -(2 * fm.height() + 8));
-}
-
-double AllocationBandsView::xOf(double seconds, const QRect& plot) const {
-    return plot.left() + (seconds - from_) / (to_ - from_) * plot.width();
+    return TimeAxis::plotRect(*this);
 }
 
 std::optional<uint32_t> AllocationBandsView::eventAtX(int x) const {
     if (!analysis_) return std::nullopt;
-    const QRect plot = plotRect();
-    const double t = from_ + (double(x - plot.left()) + 0.5) / std::max(1, plot.width()) * (to_ - from_);
+    const double t = axis_.secondsAtPixel(x, plotRect());
     const auto& times = analysis_->trace(device_).timeUs;
-    const auto at = int64_t(std::floor(t * 1e6)) + analysis_->originUs();
+    const auto at = microsecondsAt(originUs_, t);
     const auto it = std::upper_bound(times.begin(), times.end(), at);
     if (it == times.begin()) return std::nullopt;
     return uint32_t(it - times.begin() - 1);
@@ -185,7 +176,7 @@ void AllocationBandsView::paintEvent(QPaintEvent*) {
     }
     const QRect plot = plotRect();
     if (plot.width() <= 0 || plot.height() <= 0) return;
-    const auto allocated = layout_.allocated->band(from_, to_, std::max(1, plot.width()));
+    const auto allocated = layout_.allocated->band(axis_.from(), axis_.to(), std::max(1, plot.width()));
     const double pxPerByte = yScale(plot, allocated);
     // Thousands of rectangles, most a pixel wide: filled straight into an image's rows, which costs
     // their area, not QPainter's per-call setup.
@@ -195,7 +186,7 @@ void AllocationBandsView::paintEvent(QPaintEvent*) {
     const double minBytes = kMinPixels / pxPerByte;
     const auto& bands = layout_.bands->bands();
     for (size_t i = 0; i < bands.size(); ++i) {
-        if (end_[i] < from_ || start_[i] > to_ || double(bands[i].bytes) < minBytes) continue;
+        if (end_[i] < axis_.from() || start_[i] > axis_.to() || double(bands[i].bytes) < minBytes) continue;
         const QRgb colour = colourOf(i).rgb();
         const bool striped = inGraphPool(i);
         forEachRect(plot, i, pxPerByte, [&](const QRectF& r) { fill(plot, r, colour, striped); });
@@ -242,8 +233,8 @@ void AllocationBandsView::paintSummarized(const QRect& plot, const TimelineLod::
     const int w = plot.width(), h = plot.height();
     std::vector<int> top(size_t(w), h); // per column, the first row (from the top) that is grey
     for (size_t i = 0; i < band.t.size(); ++i) {
-        const double x0 = band.exact ? xOf(band.t[i], plot) - plot.left() : double(i);
-        const double x1 = !band.exact ? x0 + 1 : i + 1 < band.t.size() ? xOf(band.t[i + 1], plot) - plot.left() : w;
+        const double x0 = band.exact ? axis_.xOf(band.t[i], plot) - plot.left() : double(i);
+        const double x1 = !band.exact ? x0 + 1 : i + 1 < band.t.size() ? axis_.xOf(band.t[i + 1], plot) - plot.left() : w;
         const int y = std::clamp(int(std::lround(h - band.hi[i] * pxPerByte)), 0, h);
         for (int c = std::max(0, int(std::floor(x0))); c < std::min(w, std::max(int(std::floor(x0)) + 1, int(std::lround(x1)))); ++c)
             top[size_t(c)] = std::min(top[size_t(c)], y);
@@ -265,11 +256,10 @@ void AllocationBandsView::forEachRect(const QRect& plot, size_t band, double pxP
     const AllocationBand& b = layout_.bands->bands()[band];
     const auto steps = layout_.bands->steps(b);
     const double bottom = plot.bottom() + 1, h = double(b.bytes) * pxPerByte;
-    const double endX = xOf(b.free == kNoEvent ? to_ : end_[band], plot);
-    auto stepX = [&](size_t i) { return xOf(i == 0 ? start_[band] : secondsOf(steps[i].event), plot); };
+    const double endX = axis_.xOf(b.free == kNoEvent ? axis_.to() : end_[band], plot);
+    auto stepX = [&](size_t i) { return axis_.xOf(i == 0 ? start_[band] : secondsOf(steps[i].event), plot); };
     auto byTime = [&](double x) { // first step drawn at or after pixel x
-        const double t = from_ + (x - plot.left()) / plot.width() * (to_ - from_);
-        const auto at = int64_t(std::floor(t * 1e6)) + analysis_->originUs();
+        const auto at = microsecondsAt(originUs_, axis_.secondsAt(x, plot));
         const auto& times = analysis_->trace(device_).timeUs;
         return size_t(std::upper_bound(steps.begin(), steps.end(), at,
                                        [&](int64_t v, const BandStep& s) { return v < times[s.event]; }) -
@@ -289,21 +279,9 @@ void AllocationBandsView::forEachRect(const QRect& plot, size_t band, double pxP
 }
 
 void AllocationBandsView::paintAxes(QPainter& p, const QRect& plot, double pxPerByte) const {
+    axis_.paint(p, plot, *this);
+    paintByteAxis(p, plot, plot.height() / pxPerByte, *this);
     const QFontMetrics fm = fontMetrics();
-    p.setPen(palette().color(QPalette::WindowText));
-    p.drawLine(plot.bottomLeft() + QPoint(-1, 1), plot.bottomRight() + QPoint(0, 1));
-    p.drawLine(plot.bottomLeft() + QPoint(-1, 1), plot.topLeft() + QPoint(-1, 0));
-    QVector<double> ticks;
-    QVector<QString> labels;
-    ByteAxisTicker bytes; // round sizes, as on the timeline
-    bytes.setTickCount(std::max(2, plot.height() / (3 * fm.height())));
-    bytes.generate(QCPRange(0, plot.height() / pxPerByte), locale(), QLatin1Char('g'), 6, ticks, nullptr, &labels);
-    for (qsizetype k = 0; k < ticks.size(); ++k) {
-        const int y = plot.bottom() - int(std::lround(ticks[k] * pxPerByte));
-        p.drawLine(plot.left() - 5, y, plot.left() - 1, y);
-        p.drawText(QRect(0, y - fm.height() / 2, plot.left() - 8, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
-                   labels[k]);
-    }
     QString legend = tr("%L1 allocations holding the most memory over time as bands, %L2 others summarized (grey)")
                          .arg(layout_.bands->bands().size())
                          .arg(layout_.bands->summarizedCount());
@@ -314,19 +292,6 @@ void AllocationBandsView::paintAxes(QPainter& p, const QRect& plot, double pxPer
                               : tr(" \u00b7 right-click: colour by category");
     p.drawText(QRect(plot.left(), 4, plot.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                fm.elidedText(legend, Qt::ElideRight, plot.width()));
-    const int labelWidth = fm.horizontalAdvance(QStringLiteral("0.00000")) * 2;
-    QCPAxisTicker seconds;
-    seconds.setTickCount(std::max(1, plot.width() / labelWidth));
-    seconds.generate(QCPRange(from_, to_), locale(), QLatin1Char('g'), 6, ticks, nullptr, &labels);
-    for (qsizetype k = 0; k < ticks.size(); ++k) {
-        const int x = int(std::lround(xOf(ticks[k], plot)));
-        if (x < plot.left() || x > plot.right()) continue;
-        p.drawLine(x, plot.bottom() + 1, x, plot.bottom() + 5);
-        p.drawText(QRect(x - labelWidth / 2, plot.bottom() + 6, labelWidth, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
-                   labels[k]);
-    }
-    p.drawText(QRect(plot.left(), plot.bottom() + 6 + fm.height(), plot.width(), fm.height()), Qt::AlignCenter,
-               tr("time since first event (s)"));
 }
 
 void AllocationBandsView::setColourByCategory(bool on) {

@@ -9,6 +9,7 @@
 #include "analysis/Categories.h"
 #include "analysis/AllocationBands.h"
 #include "analysis/TimelineLod.h"
+#include "common/TimeAxis.h"
 #include "session/CaptureLoader.h"
 
 #include <QImage>
@@ -46,7 +47,7 @@ class AllocationBandsView : public QWidget {
     const Layout& layout() const { return layout_; }
     // Seconds since the capture's first event, as on the timeline (the whole capture until set).
     void setTimeRange(double from, double to);
-    std::pair<double, double> timeRange() const { return {from_, to_}; }
+    std::pair<double, double> timeRange() const { return axis_.range(); }
     QRect plotRect() const;
     // The band under a widget point (index into layout().bands->bands()), if any.
     std::optional<size_t> bandAt(QPoint p) const;
@@ -74,7 +75,6 @@ class AllocationBandsView : public QWidget {
     void recompute();
     double secondsOf(uint32_t event) const;
     std::optional<uint32_t> eventAtX(int x) const; // the last event at or before that moment
-    double xOf(double seconds, const QRect& plot) const;
     double yScale(const QRect& plot, const TimelineLod::Band& allocated) const; // pixels per byte
     void paintSummarized(const QRect& plot, const TimelineLod::Band& allocated, double pxPerByte) const;
     void forEachRect(const QRect& plot, size_t band, double pxPerByte,
@@ -89,8 +89,8 @@ class AllocationBandsView : public QWidget {
     std::vector<double> start_, end_; // per band, seconds
     const CompactSeries* times_ = nullptr; // the device's event times, held by analysis_
     int64_t originUs_ = 0;
-    double from_ = 0, to_ = 1;
-    bool followTimeline_ = false, stale_ = false, byCategory_ = false;
+    TimeAxis axis_;
+    bool stale_ = false, byCategory_ = false;
     mutable size_t drawn_ = 0;
     mutable QImage canvas_; // the plot's pixels, reused by every paint
     mutable double visibleMax_ = 1;

@@ -3,6 +3,7 @@
 #include "common/ByteAxisTicker.h"
 #include "common/Icons.h"
 #include "session/Session.h"
+#include "util/TimeOrigin.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -188,7 +189,7 @@ void BlockMapPanel::updateLabel() {
     const QString when = m == 0 ? tr("before the first event")
                                 : tr("after event #%1 (%2 s)")
                                       .arg(m - 1)
-                                      .arg(double(t.timeUs[m - 1] - originUs_) / 1e6, 0, 'f', 6);
+                                      .arg(secondsSince(originUs_, t.timeUs[m - 1]), 0, 'f', 6);
     const size_t marked = view_->markedAlive();
     label_->setText(
         tr("%1 \u2022 %n segment(s), reserved %2, allocated %3", nullptr, int(view_->segments().size()))

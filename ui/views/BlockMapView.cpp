@@ -6,6 +6,7 @@
 #include "analysis/FrameFilter.h"
 #include "model/PoolCache.h"
 #include "util/Format.h"
+#include "util/TimeOrigin.h"
 
 #include <QHelpEvent>
 #include <QPainter>
@@ -316,7 +317,7 @@ QString BlockMapView::describe(const BlockLayout::Hit& h) const {
         if (b.allocEvent == kNoEvent) {
             s += tr("<br>allocated before the recording started");
         } else {
-            const double age = moment_ ? double(t.timeUs[moment_ - 1] - t.timeUs[b.allocEvent]) / 1e6 : 0;
+            const double age = moment_ ? secondsSince(t.timeUs[b.allocEvent], t.timeUs[moment_ - 1]) : 0;
             const Capture& c = analysis_->capture();
             const uint32_t site = firstUserFrame(c, t.stack[b.allocEvent]);
             s += tr("<br>allocated by event #%1, %2 s ago").arg(b.allocEvent).arg(age, 0, 'f', 3);

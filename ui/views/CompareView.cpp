@@ -6,6 +6,7 @@
 #include "models/DiffTableModel.h"
 #include "models/DiffTreeModel.h"
 #include "views/DiffFlameGraph.h"
+#include "util/TimeOrigin.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -36,7 +37,7 @@ DiffSide sideOf(const CaptureAnalysis& a, const CompareView::Range& r) {
     DiffSide s = wholeDevice(a, longestDevice(a));
     if (!r || a.deviceCount() == 0) return s;
     const auto& t = a.trace(s.device).timeUs;
-    const auto us = [&](double sec) { return a.originUs() + int64_t(sec * 1e6); };
+    const auto us = [&](double sec) { return microsecondsAt(a.originUs(), sec); };
     s.first = uint32_t(std::lower_bound(t.begin(), t.end(), us(r->first)) - t.begin());
     const auto past = uint32_t(std::upper_bound(t.begin(), t.end(), us(r->second)) - t.begin());
     s.last = past > 0 ? past - 1 : 0;
@@ -137,7 +138,7 @@ CompareView* CompareView::askRanges(QWidget* parent, AnalysisPtr a, const QStrin
     if (!haveCapture(parent, a)) return nullptr;
     // A: the selection, B: as long again right after it; without a selection the two halves
     const auto& t = a->trace(longestDevice(*a)).timeUs;
-    const double span = t.empty() ? 0 : double(t.back() - a->originUs()) / 1e6;
+    const double span = t.empty() ? 0 : a->secondsOf(t.back());
     const double from = selected ? selected->first : 0, to = selected ? selected->second : span / 2;
     const QString suggestion = QStringLiteral("%1:%2 %3:%4").arg(from).arg(to).arg(to).arg(to + (to - from));
     bool ok = false;

@@ -8,6 +8,7 @@
 #include "common/CategoryColours.h"
 #include "session/Session.h"
 #include "util/Cancelled.h"
+#include "util/TimeOrigin.h"
 
 #include <QHelpEvent>
 #include <QLabel>
@@ -188,7 +189,7 @@ void CompositionView::showBands(const CompositionBands& b) {
 QString CompositionView::describe(double seconds) const {
     const AnalysisPtr a = session_ ? session_->analysis() : nullptr;
     if (!a || !composition_) return {};
-    const CompositionAt at = composition_->at(*a, session_->device(), a->originUs() + int64_t(seconds * 1e6));
+    const CompositionAt at = composition_->at(*a, session_->device(), microsecondsAt(a->originUs(), seconds));
     QStringList lines{tr("%1 s").arg(seconds, 0, 'f', 3)};
     for (Category c : kOrder)
         if (at.categories[size_t(c)])
@@ -223,7 +224,7 @@ bool CompositionView::eventFilter(QObject* watched, QEvent* e) {
         auto* m = static_cast<QMouseEvent*>(e);
         const auto a = session_->analysis();
         const auto& t = a->trace(session_->device()).timeUs;
-        const int64_t at = a->originUs() + int64_t(plot_->xAxis->pixelToCoord(m->pos().x()) * 1e6);
+        const int64_t at = microsecondsAt(a->originUs(), plot_->xAxis->pixelToCoord(m->pos().x()));
         session_->setMoment(size_t(std::upper_bound(t.begin(), t.end(), at) - t.begin()));
     }
     return QWidget::eventFilter(watched, e);

@@ -10,6 +10,7 @@
 #include "models/SurvivorGroupModel.h"
 #include "session/Session.h"
 #include "analysis/FrameFilter.h"
+#include "util/TimeOrigin.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -34,7 +35,7 @@ namespace {
 
 // Seconds since the capture's origin of an event (0 past the trace): the panel's one clock.
 double secondsOf(const DeviceTrace& t, int64_t originUs, uint32_t event) {
-    return event < t.eventCount() ? double(t.timeUs[event] - originUs) / 1e6 : 0.0;
+    return event < t.eventCount() ? secondsSince(originUs, t.timeUs[event]) : 0.0;
 }
 
 // Draws a bar proportional to the row's share behind the text of a cost column.

@@ -55,15 +55,6 @@ const char* const kCellNames[] = {QT_TRANSLATE_NOOP("MemoryMapView", "not reserv
                                   QT_TRANSLATE_NOOP("MemoryMapView", "free (cached)"),
                                   QT_TRANSLATE_NOOP("MemoryMapView", "pending free"),
                                   QT_TRANSLATE_NOOP("MemoryMapView", "allocated")};
-
-// A step of 1, 2 or 5 times a power of ten giving at most `ticks` ticks over `span`.
-double niceStep(double span, int ticks) {
-    const double raw = span / std::max(1, ticks);
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 5.0})
-        if (m * power >= raw) return m * power;
-    return 10 * power;
-}
 } // namespace
 
 void MemoryMapView::setGrid(OccupancyGrid grid, std::vector<double> columnSeconds) {
@@ -79,23 +70,16 @@ void MemoryMapView::setGrid(OccupancyGrid grid, std::vector<double> columnSecond
     for (int r = 0; r < grid_.rows; ++r) // low addresses at the bottom
         for (int c = 0; c < grid_.columns; ++c)
             image_.setPixel(c, grid_.rows - 1 - r, colours[grid_.at(r, c)]);
-    if (!followTimeline_) { // the whole capture, as the timeline shows it when fitted
-        const double end = seconds_.empty() ? 1e-3 : std::max(seconds_.back(), 1e-3);
-        from_ = -end * 0.01, to_ = end * 1.01;
-    }
+    axis_.fitCapture(seconds_.empty() ? 0 : seconds_.back());
     resample();
 }
 
 void MemoryMapView::setTimeRange(double from, double to) {
-    if (!(to > from)) return;
-    followTimeline_ = true;
-    from_ = from, to_ = to;
-    resample();
+    if (axis_.follow(from, to)) resample();
 }
 
 double MemoryMapView::timeAtX(int x) const {
-    const QRect r = plotRect();
-    return from_ + (double(x - r.left()) + 0.5) / std::max(1, r.width()) * (to_ - from_);
+    return axis_.secondsAtPixel(x, plotRect());
 }
 
 // The column showing the state at `seconds`: the last one taken at or before it; -1 before the first.
@@ -123,9 +107,7 @@ void MemoryMapView::resizeEvent(QResizeEvent* e) {
 }
 
 QRect MemoryMapView::plotRect() const {
-    const QFontMetrics fm = fontMetrics();
-    const int left = fm.horizontalAdvance(QStringLiteral("000.0 MiB")) + 12;
-    return rect().adjusted(left, fm.height() + 8, -10, -(2 * fm.height() + 8));
+    return TimeAxis::plotRect(*this);
 }
 
 std::pair<int, int> MemoryMapView::cellAt(QPoint p) const {
@@ -153,31 +135,8 @@ void MemoryMapView::paintEvent(QPaintEvent*) {
 
 // Left: the packed reserved bytes (segments stacked without the gaps between them); bottom: time.
 void MemoryMapView::paintAxes(QPainter& p, const QRect& plot) const {
-    const QFontMetrics fm = fontMetrics();
-    p.setPen(palette().color(QPalette::WindowText));
-    p.drawLine(plot.bottomLeft() + QPoint(-1, 1), plot.bottomRight() + QPoint(0, 1));
-    p.drawLine(plot.bottomLeft() + QPoint(-1, 1), plot.topLeft() + QPoint(-1, 0));
-    const double bytes = double(grid_.packedBytes);
-    const double unit = bytes >= 1 << 30 ? 1 << 30 : bytes >= 1 << 20 ? 1 << 20 : bytes >= 1 << 10 ? 1 << 10 : 1;
-    const double byteStep = niceStep(bytes / unit, std::max(1, plot.height() / (3 * fm.height()))) * unit; // 10 MiB, not 9.54
-    for (double v = 0; bytes > 0 && v <= bytes; v += byteStep) {
-        const int y = plot.bottom() - int(std::lround(v / bytes * plot.height()));
-        p.drawLine(plot.left() - 5, y, plot.left() - 1, y);
-        p.drawText(QRect(0, y - fm.height() / 2, plot.left() - 8, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
-                   formatBytes(v));
-    }
-    const double span = to_ - from_;
-    const int labelWidth = fm.horizontalAdvance(QStringLiteral("0.00000")) * 2;
-    const double step = niceStep(span, std::max(1, plot.width() / labelWidth));
-    for (double t = std::ceil(from_ / step) * step; t <= to_; t += step) {
-        const int x = plot.left() + int(std::lround((t - from_) / span * plot.width()));
-        p.drawLine(x, plot.bottom() + 1, x, plot.bottom() + 5);
-        const QString label = QString::number(std::abs(t) < step / 2 ? 0.0 : t, 'g', 6);
-        p.drawText(QRect(x - labelWidth / 2, plot.bottom() + 6, labelWidth, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
-                   label);
-    }
-    p.drawText(QRect(plot.left(), plot.bottom() + 6 + fm.height(), plot.width(), fm.height()), Qt::AlignCenter,
-               tr("time since first event (s)"));
+    axis_.paint(p, plot, *this);
+    paintByteAxis(p, plot, double(grid_.packedBytes), *this);
 }
 
 // What each colour means, above the cells.

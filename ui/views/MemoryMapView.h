@@ -5,6 +5,7 @@
 // packed bytes and a bottom axis the time, on the timeline's clock and range. Hover tells the time
 // and address; a click moves the cursor there and selects the block at that address.
 #include "analysis/Fragmentation.h"
+#include "common/TimeAxis.h"
 
 #include <QImage>
 #include <QWidget>
@@ -26,7 +27,7 @@ class MemoryMapView : public QWidget {
     // The time axis shown, seconds since the capture's first event: the timeline's visible range,
     // so that a moment is at the same place in both (the whole capture until set).
     void setTimeRange(double from, double to);
-    std::pair<double, double> timeRange() const { return {from_, to_}; }
+    std::pair<double, double> timeRange() const { return axis_.range(); }
     double timeAtX(int x) const;
     QRect plotRect() const; // the cells, inside the axes and the legend
 
@@ -46,8 +47,7 @@ class MemoryMapView : public QWidget {
     int columnAt(double seconds) const;
     void paintAxes(QPainter& p, const QRect& plot) const;
     void paintLegend(QPainter& p) const;
-    double from_ = 0, to_ = 0;
-    bool followTimeline_ = false;
+    TimeAxis axis_;
     QImage onTime_; // plotRect().width() columns
     Session* session_ = nullptr;
     bool stale_ = false; // the capture grew while hidden

@@ -8,6 +8,7 @@
 #include "models/RetentionGroupModel.h"
 #include "analysis/CaptureAnalysis.h"
 #include "util/Format.h"
+#include "util/TimeOrigin.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -143,7 +144,7 @@ void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
         graphs_->addItem(tr("%1 \u2014 device %2 \u2014 %3 s \u2014 %L4 objects scanned in %5 s%6")
                              .arg(text(analysis_->capture().strings.text(g.trigger)))
                              .arg(g.device)
-                             .arg(double(g.timeUs - origin) / 1e6, 0, 'f', 3)
+                             .arg(secondsSince(origin, g.timeUs), 0, 'f', 3)
                              .arg(g.objectsScanned)
                              .arg(g.millis / 1000.0, 0, 'f', 1)
                              .arg(g.truncated ? tr(" (truncated)") : QString()));

@@ -6,6 +6,7 @@
 #include "models/StackFrameModel.h"
 #include "analysis/FrameFilter.h"
 #include "util/Format.h"
+#include "util/TimeOrigin.h"
 
 #include <QAction>
 #include <QApplication>
@@ -108,7 +109,7 @@ void StackPane::showEvent(AnalysisPtr analysis, size_t device, size_t event, int
         tr("<b>#%1 %2</b> at %3 s: %4 at %5, stream %6<br>after it: allocated %7, reserved %8")
             .arg(event)
             .arg(QString::fromLatin1(actionName(t.action[event]).data()))
-            .arg(double(t.timeUs[event] - originUs) / 1e6, 0, 'f', 6)
+            .arg(secondsSince(originUs, t.timeUs[event]), 0, 'f', 6)
             .arg(formatBytes(double(t.size[event])), QString::fromStdString(hexAddress(t.addr[event])))
             .arg(analysis_->capture().streams[t.stream[event].value])
             .arg(formatBytes(double(r.allocated[event])), formatBytes(double(r.reserved[event]))));

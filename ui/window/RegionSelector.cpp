@@ -5,6 +5,7 @@
 #include "views/RegionListView.h"
 #include "timeline/TimelinePlot.h"
 #include "session/Session.h"
+#include "util/TimeOrigin.h"
 
 #include <algorithm>
 #include <numeric>
@@ -53,7 +54,7 @@ void RegionSelector::reset() {
 
 double RegionSelector::seconds(uint32_t event) const {
     const DeviceTrace& t = analysis_->trace(device_);
-    return event < t.eventCount() ? double(t.timeUs[event] - timeline_->originUs()) / 1e6 : 0.0;
+    return event < t.eventCount() ? secondsSince(timeline_->originUs(), t.timeUs[event]) : 0.0;
 }
 
 void RegionSelector::onReport() {
@@ -145,7 +146,7 @@ bool RegionSelector::selectRampAt(double at) {
     const Iterations& its = growth().iterations;
     if (!loaded_ || its.count() < 3 || leaks_->lifetimes().empty()) return false;
     const DeviceTrace& t = analysis_->trace(device_);
-    const auto us = timeline_->originUs() + int64_t(std::floor(at * 1e6));
+    const auto us = microsecondsAt(timeline_->originUs(), at);
     const auto after = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin();
     const auto event = uint32_t(std::max<ptrdiff_t>(0, after - 1));
     // zoomed in far enough that the iteration under the click fills an eighth of the view
