@@ -20,6 +20,7 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out);
 int runConvert(const std::vector<std::string>& args, std::ostream& out);
 int runRetention(const std::vector<std::string>& args, std::ostream& out);
 int runRun(const std::vector<std::string>& args, std::ostream& out);
+int runRemoteRun(const std::vector<std::string>& args, std::ostream& out); // run --remote HOST
 int runCompare(const std::vector<std::string>& args, std::ostream& out);
 int runRanks(const std::vector<std::string>& args, std::ostream& out);
 int runSummarize(const std::vector<std::string>& args, std::ostream& out);

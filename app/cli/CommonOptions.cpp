@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "RemoteFetch.h"
 
 #include "analysis/CaptureAnalysis.h"
 #include "load/OpenAnalysis.h"
@@ -10,7 +11,8 @@ bool openCudaLevelInstead = false;
 const char* currentStep = "reading the input";
 
 std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path) {
-    return openCudaLevelInstead ? openCudaLevel(path) : openAnalysis(path);
+    const std::string local = localCopyOf(path); // ssh://host/path: copied here first
+    return openCudaLevelInstead ? openCudaLevel(local) : openAnalysis(local);
 }
 
 std::shared_ptr<const CaptureAnalysis> openCapture(const CliArgs& args) {
@@ -21,7 +23,7 @@ std::shared_ptr<const CaptureAnalysis> openCapture(const CliArgs& args) {
     if (to) w.toS = *to;
     if (!(w.fromS >= 0) || !(w.toS > w.fromS))
         throw UsageError("--from and --to need seconds since the first event, --to after --from");
-    return openAnalysis(args.file(), {}, {w, false});
+    return openAnalysis(localCopyOf(args.file()), {}, {w, false});
 }
 
 size_t chooseDevice(const CaptureAnalysis& a, const CliArgs& args) {

@@ -14,6 +14,8 @@ namespace vs::cli {
 
 
 int runRun(const std::vector<std::string>& args, std::ostream& out) {
+    for (size_t k = 0; k < args.size() && args[k] != "--"; ++k)
+        if (args[k] == "--remote") return runRemoteRun(args, out); // on another host, through ssh
     std::string output = "vramscope-" + std::to_string(getpid()) + ".vscap", live, stacks = "native";
     size_t i = 0;
     for (; i < args.size() && args[i] != "--"; ++i) {

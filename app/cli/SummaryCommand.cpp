@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "RemoteFetch.h"
 
 #include "analysis/GraphPools.h"
 #include "analysis/RecorderPauses.h"
@@ -47,7 +48,7 @@ void writeJson(const CaptureAnalysis& a, std::ostream& out) {
     const auto comp = canTellComposition(a.capture()) ? Composition::compute(a) : nullptr;
     JsonWriter j(out);
     j.beginObject()
-        .field("file", a.capture().path)
+        .field("file", shownPath(a.capture().path))
         .field("format", a.capture().format)
         .key("devices")
         .beginArray();
@@ -94,7 +95,7 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
         std::snprintf(buf, sizeof buf, "| %-28s | %21s | %21s |\n", name, cur.c_str(), peak.c_str());
         out << buf;
     };
-    out << "File: " << a.capture().path << " (" << a.capture().format << ")\n";
+    out << "File: " << shownPath(a.capture().path) << " (" << a.capture().format << ")\n";
     for (size_t i = 0; i < a.deviceCount(); ++i) {
         const DeviceSummary s = a.summary(i);
         out << '|' << rule.substr(2) << "|\n";

@@ -6,6 +6,8 @@
 
 #include "live/FileFollower.h"
 #include "live/LiveSession.h"
+#include "live/RemoteFile.h"
+#include "live/RemoteRun.h"
 #include "analysis/CaptureAnalysis.h"
 #include "load/LiveCapture.h"
 
@@ -50,12 +52,13 @@ bool createOutput(const QString& output, QString& why) {
 
 LiveController::LiveController(QWidget* window, Show show)
     : QObject(window), window_(window), show_(std::move(show)), session_(new LiveSession(this)),
-      follower_(new FileFollower(this)) {
+      follower_(new FileFollower(this)), remote_(new RemoteFile(this)), remoteRun_(new RemoteRun(this)) {
     timer_.setInterval(kRefreshMs);
     connect(&timer_, &QTimer::timeout, this, &LiveController::refresh);
     connect(session_, &LiveSession::statusChanged, this, &LiveController::status);
     connect(session_, &LiveSession::statusChanged, this, &LiveController::updateActions);
     connect(follower_, &FileFollower::statusChanged, this, &LiveController::status);
+    connectRemote();
     resetLive();
 }
 
@@ -98,6 +101,9 @@ void LiveController::addActions(QMenu* menu) {
                                  this, &LiveController::askAndLaunch);
     icons::set(launchAct_, QStringLiteral("launch"), window_->palette());
     launchAct_->setToolTip(tr("Run any CUDA program with the CUPTI agent and follow its device memory live"));
+    remoteAct_ = menu->addAction(tr("Record on a &Remote Machine\u2026"), this, &LiveController::askRecordRemote);
+    remoteAct_->setToolTip(tr("Run a program on another host through your ssh, under the recorder, and follow it "
+                              "live here; its recording stays on the host"));
     updateActions();
 }
 
@@ -171,7 +177,7 @@ bool LiveController::launch(const QString& program, const QStringList& arguments
     connect(process_, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart) emit status(tr("Cannot start %1").arg(program));
     });
-    following_ = true;
+    source_ = Source::File;
     resetLive();
     follower_->follow(output);
     timer_.start();
@@ -181,7 +187,22 @@ bool LiveController::launch(const QString& program, const QStringList& arguments
 }
 
 QByteArray LiveController::currentBytes() const {
-    return following_ ? follower_->bytes() : session_->bytes();
+    switch (source_) {
+    case Source::File: return follower_->bytes();
+    case Source::Remote: return remote_->bytes();
+    case Source::Socket: break;
+    }
+    return session_->bytes();
+}
+
+QString LiveController::sourceLabel() const {
+    switch (source_) {
+    case Source::File: return follower_->path();
+    case Source::Remote: return remote_->url();
+    case Source::Socket: break;
+    }
+    return remoteRun_->running() ? tr("%1 on %2").arg(remoteRun_->remoteOutput(), remoteRun_->host())
+                                 : session_->socketPath();
 }
 
 void LiveController::updateActions() {
@@ -189,13 +210,14 @@ void LiveController::updateActions() {
     const bool on = session_->isListening();
     stopAct_->setEnabled(on);
     retentionAct_->setEnabled(session_->connected());
-    const bool any = following_ ? !follower_->bytes().isEmpty() : session_->byteCount() > 0;
-    freezeAct_->setEnabled(on || following_ || any);
+    const bool following = source_ != Source::Socket;
+    const bool any = following ? !currentBytes().isEmpty() : session_->byteCount() > 0;
+    freezeAct_->setEnabled(on || following || any);
     saveAct_->setEnabled(any);
 }
 
 bool LiveController::listen(const QString& path) {
-    following_ = false;
+    source_ = Source::Socket;
     if (!session_->listen(path.isEmpty() ? LiveSession::defaultSocketPath() : path)) {
         QMessageBox::warning(window_, tr("Cannot listen"), session_->errorString());
         return false;
@@ -235,16 +257,18 @@ void LiveController::resetLive() {
 void LiveController::showLatest() {
     if (!latest_ || latest_ == shown_) return;
     const bool grown = appendsSinceShown_ && shown_ && extend_ && extend_(latest_, shown_);
-    if (!grown) show_(tr("live: %1").arg(following_ ? follower_->path() : session_->socketPath()), latest_);
+    if (!grown) show_(tr("live: %1").arg(sourceLabel()), latest_);
     shown_ = latest_;
     appendsSinceShown_ = true;
 }
 
 void LiveController::refresh() {
     if (frozen_ || jobs_.busy(JobKey::LiveUpdate)) return;
-    if (!following_ && session_->generation() != generation_) resetLive(); // another program connected
+    if (source_ == Source::Socket && session_->generation() != generation_) resetLive(); // another program connected
     // Only the bytes not yet given to the session's analysis travel to the worker.
-    const QByteArray fresh = following_ ? follower_->bytes().mid(fedBytes_) : session_->bytesFrom(fedBytes_);
+    const QByteArray fresh = source_ == Source::Socket   ? session_->bytesFrom(fedBytes_)
+                             : source_ == Source::Remote ? remote_->bytesFrom(fedBytes_)
+                                                         : follower_->bytes().mid(fedBytes_);
     if (fresh.isEmpty()) return;
     fedBytes_ += fresh.size();
     jobs_.run<Update>(

@@ -5,6 +5,8 @@
 // window unless the view is frozen, and saves the session as a .vscap file.
 #include "session/CaptureLoader.h"
 #include "session/JobRunner.h"
+#include "util/RemoteScripts.h"
+#include "util/SshTarget.h"
 
 #include <QObject>
 #include <QTimer>
@@ -14,6 +16,7 @@
 
 class QAction;
 class QProcess;
+class QProgressDialog;
 class QMenu;
 class QWidget;
 
@@ -25,6 +28,8 @@ namespace vs::ui {
 
 class FileFollower;
 class LiveSession;
+class RemoteFile;
+class RemoteRun;
 
 class LiveController : public QObject {
     Q_OBJECT
@@ -51,11 +56,25 @@ class LiveController : public QObject {
     // exists (a file or a symlink: it is created anew, O_EXCL|O_NOFOLLOW, never followed).
     bool launch(const QString& program, const QStringList& arguments, const QString& output);
     static QString agentLibrary();
+    // File > Open Remote and ssh:// arguments (RemoteFile): a .vscap is followed live with progress
+    // and cancel; another capture is copied, then handed to openCopy.
+    void openRemote(const SshTarget& target);
+    void askOpenRemote();
+    // Capture > Record on a Remote Machine (RemoteRun): listens here, and has the program on the
+    // host stream to this socket through ssh -R. False (with a message) when it cannot start.
+    bool recordRemote(const SshTarget& target, const RemoteProgram& program);
+    // Before the window closes: a remote program still running is stopped only when the user says
+    // so; false when they cancel the close.
+    bool confirmClose();
+    RemoteFile* remoteFile() const { return remote_; }
+    RemoteRun* remoteRun() const { return remoteRun_; }
     void waitForRefresh(); // tests: the decode in flight, if any, has been shown
     const LiveCapture& liveCapture() const { return *live_; } // tests
 
   signals:
     void status(const QString& text);
+    void failed(const QString& title, const QString& message); // shown by the window, without blocking
+    void openCopy(const QString& localPath, const QString& label); // a remote non-.vscap file, copied
 
   private:
     struct Update {
@@ -69,6 +88,10 @@ class LiveController : public QObject {
     void showCommand();
     void askAndLaunch();
     void removeEmptyOutput(const QString& output);
+    void connectRemote();
+    void askRecordRemote();
+    void onRemoteProgress(qint64 received, qint64 total);
+    QString sourceLabel() const;
     QByteArray currentBytes() const;
     void updateActions();
 
@@ -76,9 +99,13 @@ class LiveController : public QObject {
     Show show_;
     LiveSession* session_;
     FileFollower* follower_;
+    RemoteFile* remote_;
+    RemoteRun* remoteRun_;
+    QProgressDialog* progress_ = nullptr; // while a remote file's first bytes come
     QProcess* process_ = nullptr;
     QString launchDir_; // the private directory made for the last launch's file
-    bool following_ = false; // the view shows the launched program's file, not the socket
+    // What the view follows: the listening socket, the launched program's file, or a remote file.
+    enum class Source { Socket, File, Remote } source_ = Source::Socket;
     QTimer timer_;
     Extend extend_;
     JobRunner jobs_; // the live updates (JobKey::LiveUpdate), one at a time
@@ -93,6 +120,7 @@ class LiveController : public QObject {
     QAction* freezeAct_ = nullptr;
     QAction* saveAct_ = nullptr;
     QAction* launchAct_ = nullptr;
+    QAction* remoteAct_ = nullptr;
     QAction* retentionAct_ = nullptr;
 };
 

@@ -1,6 +1,6 @@
 #include "live/LiveSession.h"
 
-#include "live/PrivateSocket.h"
+#include "util/PrivateSocket.h"
 
 #include "io/LoadError.h"
 #include "io/VscapFormat.h"

@@ -17,6 +17,7 @@
 #include "views/WhatIfPanel.h"
 #include "window/RegionSelector.h"
 #include "window/StatusBar.h"
+#include "util/SshTarget.h"
 
 #include <QCloseEvent>
 #include <QDragEnterEvent>
@@ -44,6 +45,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // a live refresh that only appended grows the views in place (selections stay) instead of reopening
     live_->setObjectName(QStringLiteral("live"));
     live_->setExtend([this](const AnalysisPtr& now, const AnalysisPtr& before) { return session_->extend(now, before); });
+    connect(live_, &LiveController::failed, this, [this](const QString& title, const QString& message) {
+        auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open(); // not modal to the live view: what arrived keeps showing
+    });
+    connect(live_, &LiveController::openCopy, this, [this](const QString& path) { openFile(path); });
     timeline_ = new TimelinePlot(this);
     timeline_->setObjectName(QStringLiteral("timeline"));
     timeline_->follow(session_);
@@ -141,6 +148,7 @@ void MainWindow::restoreSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+    if (!live_->confirmClose()) return e->ignore(); // a program recorded on another host: stop it or leave it
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
@@ -165,6 +173,14 @@ void MainWindow::openFile(const QString& path) {
 }
 
 void MainWindow::openFileWith(const QString& path, const OpenOptions& options) {
+    if (isSshUrl(path.toStdString())) { // through the user's ssh, followed while it is written
+        std::string error;
+        if (const auto target = parseSshUrl(path.toStdString(), error))
+            live_->openRemote(*target);
+        else
+            onFailed(path, QString::fromStdString(error));
+        return;
+    }
     status_->setBusy(true);
     status_->showOpening(tr("Opening %1\u2026").arg(QFileInfo(path).fileName()));
     opening_ = options;

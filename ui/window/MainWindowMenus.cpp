@@ -83,6 +83,8 @@ void MainWindow::buildMenus() {
         QSettings().setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());
         openFile(path);
     }), QStringLiteral("open"), palette());
+    file->addAction(tr("Open Re&mote\u2026"), live_, &LiveController::askOpenRemote)
+        ->setToolTip(tr("Read a capture on another machine through your ssh; one still being written is followed"));
     file->addAction(tr("Open Ran&ge\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), this, [this] {
         const auto asked = OpenRangeDialog::ask(this, session_->path(), tr(kOpenFilter));
         if (asked) openFileWith(asked->first, {asked->second, false});

@@ -5,6 +5,9 @@ allocator's snapshot of them, nn.Module with PyTorch's registration and per-modu
 torch.autograd.backward and torch.compiler.is_compiling. Put this directory on PYTHONPATH (as
 `torch`) only where the real torch is not installed; the offline tests do.
 
+FAKE_TORCH_TRACE=1 keeps an allocator history of the tensors made (alloc entries with the caller's
+frame) in the snapshot's device_traces, for the polling recorder to stream (the remote tests).
+
 FAKE_TORCH_FAIL=retention makes the snapshot that a retention graph asks for raise (a recorder
 failure inside the program's process); FAKE_TORCH_FAIL=history makes _record_memory_history
 raise (the recorder cannot start)."""
@@ -12,6 +15,7 @@ import collections
 import itertools
 import os
 import sys
+import time
 import types
 import weakref
 
@@ -19,6 +23,7 @@ __version__ = "0.0.fake"
 _live = weakref.WeakValueDictionary()  # address -> Tensor
 _next = itertools.count()
 _grad = [True]
+_TRACE = [] if os.environ.get("FAKE_TORCH_TRACE") == "1" else None
 
 
 def _fail(what):
@@ -54,6 +59,13 @@ class Tensor:
         self.shape = [size // 4]
         self.dtype = "torch.float32"
         _live[self.ptr] = self
+        if _TRACE is not None:
+            f = sys._getframe(1)
+            while f.f_back is not None and f.f_code.co_filename == __file__:
+                f = f.f_back
+            _TRACE.append({"action": "alloc", "addr": self.ptr, "size": self.size, "stream": 0,
+                           "time_us": int(time.time() * 1e6),
+                           "frames": [{"filename": f.f_code.co_filename, "line": f.f_lineno, "name": f.f_code.co_name}]})
 
     def untyped_storage(self):
         return _Storage(self.ptr)
@@ -91,7 +103,7 @@ def _snapshot():
               for a, t in sorted(_live.items())]
     segments = [{"device": 0, "address": b["address"], "total_size": 1 << 20, "stream": 0,
                  "segment_type": "large", "blocks": [b]} for b in blocks]
-    return {"segments": segments, "device_traces": [[]], "allocator_settings": {}}
+    return {"segments": segments, "device_traces": [list(_TRACE or [])], "allocator_settings": {}}
 
 
 def _frames():

@@ -1,6 +1,6 @@
-#include "live/PrivateSocket.h"
+#include "PrivateSocket.h"
 
-#include "util/PrivatePath.h"
+#include "PrivatePath.h"
 
 #include <cerrno>
 #include <cstring>
@@ -9,7 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-namespace vs::ui {
+namespace vs {
 
 namespace {
 std::string parentOf(const std::string& path) {
@@ -55,4 +55,4 @@ int listenPrivately(const std::string& path, std::string& error) {
     return fd;
 }
 
-} // namespace vs::ui
+} // namespace vs

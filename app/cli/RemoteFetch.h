@@ -1,0 +1,15 @@
+#pragma once
+// The CLI's FILE as ssh://[user@]host[:port]/path: copied once through the user's own ssh (`cat` on
+// the host) into a private temporary directory that is removed when the process exits. A file still
+// being written is read as far as it is (a .vscap reads back to its last complete chunk).
+#include <string>
+
+namespace vs::cli {
+
+// `file` itself when it is not an ssh:// address, else the local copy's path. Throws
+// std::runtime_error with ssh's reason in one sentence (host key, login, connection, no such file).
+std::string localCopyOf(const std::string& file);
+// What to show for a path localCopyOf returned: the ssh:// address it came from, else the path.
+std::string shownPath(const std::string& path);
+
+} // namespace vs::cli

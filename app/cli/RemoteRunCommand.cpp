@@ -1,0 +1,225 @@
+// `run --remote [user@]host[:port] [-o LOCAL] [--live SOCKET] [--remote-output PATH] [--cd DIR] --
+// PROGRAM ARGS`: records PROGRAM on the host under its recorder (python: the Python recorder, else
+// the CUPTI agent), through the user's own ssh. The recorder's live stream comes back over a Unix
+// socket that ssh forwards (-R): to a viewer listening at SOCKET (Capture > Listen), or else into
+// LOCAL here. The recording is also written on the host, and kept there. The first Ctrl-C stops the
+// program (as Ctrl-C would on the host), a second one leaves it running and disconnects.
+#include "Commands.h"
+#include "SshProcess.h"
+
+#include "util/PrivatePath.h"
+#include "util/PrivateSocket.h"
+#include "util/RemoteScripts.h"
+#include "util/SshCommand.h"
+#include "util/SshFailure.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace vs::cli {
+
+namespace {
+volatile std::sig_atomic_t interrupts = 0;
+
+struct Options {
+    SshTarget target;
+    std::string localCopy, live;
+    RemoteProgram program;
+};
+
+Options parseOptions(const std::vector<std::string>& args) {
+    Options o;
+    size_t i = 0;
+    std::string host;
+    for (; i < args.size() && args[i] != "--"; ++i) {
+        const bool value = i + 1 < args.size() && args[i + 1] != "--";
+        if (args[i] == "--remote" && value)
+            host = args[++i];
+        else if ((args[i] == "-o" || args[i] == "--output") && value)
+            o.localCopy = args[++i];
+        else if (args[i] == "--live" && value)
+            o.live = args[++i];
+        else if (args[i] == "--remote-output" && value)
+            o.program.output = args[++i];
+        else if (args[i] == "--cd" && value)
+            o.program.workDir = args[++i];
+        else
+            throw UsageError("bad option " + args[i] + " (run --remote HOST [-o LOCAL] [--live SOCKET] "
+                             "[--remote-output PATH] [--cd DIR] -- PROGRAM ARGS)");
+    }
+    o.program.words.assign(args.begin() + long(std::min(i + 1, args.size())), args.end());
+    if (o.program.words.empty()) throw UsageError("run --remote needs a program after --");
+    std::string error;
+    const auto t = parseSshHost(host, error);
+    if (!t) throw UsageError("--remote " + host + ": " + error);
+    o.target = *t;
+    if (o.localCopy.empty()) o.localCopy = "vramscope-remote-" + std::to_string(getpid()) + ".vscap";
+    if (o.live.find(':') != std::string::npos) throw UsageError("the --live socket path may not hold ':' (ssh -R)");
+    return o;
+}
+
+std::string timestamp() {
+    char buf[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&now));
+    return buf;
+}
+
+[[noreturn]] void failWith(const SshTarget& t, int rc, const std::string& err) {
+    throw std::runtime_error(describeSshFailure(t.destination(), rc, err).message);
+}
+
+// The first connection: the private directory on the host, the recorder checked there.
+std::string prepare(const Options& o) {
+    SshProcess ssh(sshArgv(o.target, prepareRunScript(o.program)));
+    ssh.closeIn();
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(ssh.out(), buf, sizeof buf)) != 0;)
+        if (n > 0) text.append(buf, size_t(n));
+        else if (errno != EINTR) break;
+    const int rc = ssh.wait();
+    if (rc != 0) failWith(o.target, rc, ssh.errText());
+    for (size_t at = 0, eol; (eol = text.find('\n', at)) != std::string::npos; at = eol + 1)
+        if (const auto m = parseRemoteMarker(std::string_view(text).substr(at, eol - at)); m && m->first == "dir")
+            return m->second;
+    throw std::runtime_error(o.target.destination() + " answered without the private directory it should have made");
+}
+
+// The local end of the forwarded socket when no viewer is given: a private listening socket whose
+// connections are appended to the local copy.
+struct LocalEnd {
+    std::string dir, socket;
+    int listenFd = -1, conn = -1, file = -1;
+    uint64_t received = 0;
+    ~LocalEnd() {
+        for (int fd : {listenFd, conn, file})
+            if (fd >= 0) ::close(fd);
+        std::error_code ec;
+        if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+    void open(const std::string& localCopy) {
+        const char* tmp = std::getenv("TMPDIR");
+        dir = makePrivateTempDir(tmp && *tmp ? tmp : "/tmp", "vramscope-forward-");
+        socket = dir + "/live.sock";
+        std::string error;
+        if ((listenFd = listenPrivately(socket, error)) < 0) throw std::runtime_error(error);
+        if ((file = createExclusive(localCopy, error)) < 0) throw std::runtime_error(error);
+    }
+    void accept() {
+        const int fd = ::accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0) return;
+        if (conn >= 0) ::close(conn); // one recording at a time: the newest
+        conn = fd;
+    }
+    void read() {
+        char buf[1 << 16];
+        const ssize_t n = ::read(conn, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) return;
+        if (n <= 0) {
+            ::close(conn), conn = -1;
+            return;
+        }
+        for (ssize_t at = 0, w; at < n; at += w)
+            if ((w = ::write(file, buf + at, size_t(n - at))) <= 0) throw std::runtime_error("cannot write the local copy");
+        received += uint64_t(n);
+    }
+};
+
+// What the run script printed on stdout: its markers.
+struct Markers {
+    std::string pending, pid, output;
+    int exit = -1;
+    void take(const char* data, size_t n, const std::string& host) {
+        pending.append(data, n);
+        for (size_t eol; (eol = pending.find('\n')) != std::string::npos; pending.erase(0, eol + 1)) {
+            const auto m = parseRemoteMarker(std::string_view(pending).substr(0, eol));
+            if (!m) continue;
+            if (m->first == "pid") pid = m->second;
+            if (m->first == "output") {
+                output = m->second;
+                std::cerr << "vramscope-cli: recording on " << host << " (pid " << pid << ") into " << output
+                          << " (kept there)\n";
+            }
+            if (m->first == "exit") exit = std::atoi(m->second.c_str());
+        }
+    }
+};
+
+void onInterrupt(int) {
+    interrupts = interrupts + 1;
+}
+} // namespace
+
+int runRemoteRun(const std::vector<std::string>& args, std::ostream& out) {
+    const Options o = parseOptions(args);
+    try {
+        (void)runScript(o.program, "/d", "t"); // a command line the recorders cannot run fails before connecting
+    } catch (const RemoteProgramError& e) {
+        throw UsageError(e.what());
+    }
+    const std::string host = o.target.destination();
+    const std::string dir = prepare(o);
+    LocalEnd local;
+    if (o.live.empty()) local.open(o.localCopy);
+    SshProcess ssh(sshArgv(o.target, runScript(o.program, dir, timestamp()),
+                           remoteSocketPath(dir) + ":" + (o.live.empty() ? local.socket : o.live)),
+                   true);
+    struct sigaction sa {};
+    sa.sa_handler = onInterrupt; // no SA_RESTART: poll() returns at once
+    ::sigaction(SIGINT, &sa, nullptr);
+    Markers markers;
+    int seen = 0;
+    bool detached = false;
+    while (ssh.out() >= 0 || ssh.err() >= 0 || local.conn >= 0) {
+        if (interrupts != seen && (seen = interrupts) == 1) {
+            std::cerr << "vramscope-cli: stopping the program on " << host
+                      << " (Ctrl-C again: leave it running and disconnect)\n";
+            if (ssh.in() >= 0 && ::write(ssh.in(), "stop\n", 5) != 5) ssh.closeIn();
+        } else if (seen >= 2) {
+            detached = true;
+            break;
+        }
+        pollfd fds[] = {{ssh.out(), POLLIN, 0}, {ssh.err(), POLLIN, 0}, {local.listenFd, POLLIN, 0}, {local.conn, POLLIN, 0}};
+        if (::poll(fds, 4, -1) < 0) continue; // EINTR: a Ctrl-C
+        char buf[4096];
+        if (fds[0].revents) {
+            const ssize_t n = ::read(ssh.out(), buf, sizeof buf);
+            if (n > 0) markers.take(buf, size_t(n), host);
+            else if (n == 0 || errno != EINTR) ssh.closeOut();
+        }
+        if (fds[1].revents) ssh.readErr(true); // the program's output, and ssh's own messages
+        if (fds[2].revents && ssh.out() >= 0) local.accept();
+        if (fds[3].revents) local.read();
+    }
+    ::signal(SIGINT, SIG_DFL);
+    if (o.live.empty() && local.received == 0) ::unlink(o.localCopy.c_str()); // nothing came back: no empty file
+    const std::string copy = !o.live.empty() || local.received == 0 ? "" : ", what arrived is in " + o.localCopy;
+    if (detached) {
+        std::cerr << "vramscope-cli: disconnected; the program goes on running on " << host << " (pid " << markers.pid
+                  << "), recording into " << markers.output << copy << '\n';
+        return 130;
+    }
+    const int rc = ssh.wait();
+    if (markers.exit < 0) {
+        const std::string why = describeSshFailure(host, rc, ssh.errText()).message;
+        if (markers.pid.empty()) throw std::runtime_error(why);
+        throw std::runtime_error(why + " The program may still be running on " + host + " (pid " + markers.pid +
+                                 ") and recording into " + markers.output + copy + " (readable up to its last "
+                                 "complete chunk)");
+    }
+    std::cerr << "vramscope-cli: the program on " << host << " exited with status " << markers.exit
+              << "; its recording is " << markers.output << " there" << copy << '\n';
+    out.flush();
+    return markers.exit;
+}
+
+} // namespace vs::cli

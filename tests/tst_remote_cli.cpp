@@ -1,0 +1,191 @@
+// vramscope-cli over the user's own ssh, against a real OpenSSH server on a loopback port
+// (SshServer): summary and check of ssh:// files, run --remote with the stream forwarded back live,
+// and each failure as one line: a refused host key, a refused login, a missing file, a missing
+// recorder, a dropped connection (the part received kept and readable, the program left running).
+#include "RemotePrograms.h"
+#include "SshServer.h"
+
+#include <QDir>
+#include <QFile>
+#include <QRegularExpression>
+#include <QtTest>
+
+#include <csignal>
+
+namespace {
+struct Result {
+    int rc = -1;
+    QString out, err;
+};
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+bool alive(qint64 pid) { // running, not a zombie waiting for its parent
+    const QByteArray stat = readAll(QStringLiteral("/proc/%1/stat").arg(pid));
+    const qsizetype close = stat.lastIndexOf(')');
+    return close > 0 && stat.mid(close + 2, 1) != "Z";
+}
+
+const QString kSample = QStringLiteral(VRAMSCOPE_SOURCE_DIR "/samples/recorded/leak_hook.vscap");
+} // namespace
+
+class TestRemoteCli : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void summaryOfARemoteFile();
+    void checkOfARemoteFile();
+    void refusedHostKey();
+    void refusedLogin();
+    void missingRemoteFile();
+    void runRecordsOnTheHostLive();
+    void missingRecorderIsNamed();
+    void droppedConnectionKeepsWhatArrived();
+
+  private:
+    Result cli(const QStringList& args);
+    QProcess* startCli(const QStringList& args);
+    QString url(const QString& host, const QString& path) const { return "ssh://" + host + path; }
+    QString write(const QString& name, const QByteArray& text);
+    SshServer server_;
+    QTemporaryDir dir_;
+};
+
+void TestRemoteCli::initTestCase() {
+    if (SshServer::sshdPath().isEmpty()) QSKIP("sshd is not installed (apt-get install openssh-server)");
+    QString why;
+    QVERIFY2(server_.start(remote_test::recorderEnvironment(), why), qPrintable(why));
+    QVERIFY(dir_.isValid());
+}
+
+QProcess* TestRemoteCli::startCli(const QStringList& args) {
+    auto* p = new QProcess(this);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("VRAMSCOPE_SSH", server_.sshCommand());
+    env.remove("SSH_AUTH_SOCK");
+    p->setProcessEnvironment(env);
+    p->setWorkingDirectory(dir_.path());
+    p->start(VRAMSCOPE_CLI, args);
+    return p;
+}
+
+Result TestRemoteCli::cli(const QStringList& args) {
+    QProcess* p = startCli(args);
+    p->waitForFinished(120000);
+    Result r{p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1, QString::fromUtf8(p->readAllStandardOutput()),
+             QString::fromUtf8(p->readAllStandardError())};
+    delete p;
+    return r;
+}
+
+QString TestRemoteCli::write(const QString& name, const QByteArray& text) {
+    QFile f(dir_.filePath(name));
+    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size()) return {};
+    return f.fileName();
+}
+
+void TestRemoteCli::summaryOfARemoteFile() {
+    const Result local = cli({"summary", kSample, "--json"});
+    const Result remote = cli({"summary", url("vstest", kSample), "--json"});
+    QCOMPARE(remote.rc, 0);
+    QCOMPARE(local.rc, 0);
+    // The same figures; the file is named by its ssh:// address, not by the local copy's path.
+    QVERIFY2(remote.out.contains("\"file\": \"" + url("vstest", kSample) + "\""), qPrintable(remote.out));
+    const auto withoutFile = [](QString s) { return s.remove(QRegularExpression("\"file\": \"[^\"]*\"")); };
+    QCOMPARE(withoutFile(remote.out), withoutFile(local.out));
+    QVERIFY(!withoutFile(local.out).isEmpty());
+}
+
+void TestRemoteCli::checkOfARemoteFile() {
+    for (const char* limit : {"1", "1000000000"}) {
+        const Result local = cli({"check", kSample, "--max-growth", limit});
+        const Result remote = cli({"check", url("vstest", kSample), "--max-growth", limit});
+        QCOMPARE(remote.rc, local.rc);
+        QVERIFY(remote.rc == 0 || remote.rc == 1);
+    }
+    QCOMPARE(cli({"check", url("vstest", kSample), "--max-growth", "1"}).rc, 1); // the sample leaks
+}
+
+void TestRemoteCli::refusedHostKey() {
+    const Result r = cli({"summary", url("vstest-newkey", kSample)});
+    QCOMPARE(r.rc, 2);
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY2(r.err.contains("host key of vstest-newkey was refused"), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestRemoteCli::refusedLogin() {
+    const Result r = cli({"summary", url("vstest-stranger", kSample)});
+    QCOMPARE(r.rc, 2);
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY2(r.err.contains("Logging in to vstest-stranger failed"), qPrintable(r.err));
+}
+
+void TestRemoteCli::missingRemoteFile() {
+    const Result r = cli({"summary", url("vstest", dir_.filePath("absent.vscap"))});
+    QCOMPARE(r.rc, 2);
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY2(r.err.contains("cannot read " + dir_.filePath("absent.vscap")), qPrintable(r.err));
+}
+
+void TestRemoteCli::runRecordsOnTheHostLive() {
+    write("leaky.py", remote_test::kLeakyProgram);
+    const QString copy = dir_.filePath("copy.vscap");
+    const Result r = cli({"run", "--remote", "vstest", "-o", copy, "--cd", dir_.path(), "--remote-output",
+                          "kept.vscap", "--", "python3", "leaky.py"});
+    QVERIFY2(r.rc == 3, qPrintable(r.err)); // the program's own exit status
+    QVERIFY2(r.err.contains("kept 20"), qPrintable(r.err)); // its output, passed on
+    const QString kept = dir_.filePath("kept.vscap");
+    QVERIFY2(r.err.contains("recording on vstest") && r.err.contains(kept + " (kept there)"), qPrintable(r.err));
+    // What came back live through ssh -R and what stayed on the host hold the same 20 MiB leak.
+    const Result local = cli({"summary", copy, "--json"}), there = cli({"summary", kept, "--json"});
+    QCOMPARE(local.rc, 0);
+    QCOMPARE(there.rc, 0);
+    QVERIFY2(local.out.contains("\"final_allocated\": 20971520"), qPrintable(local.out));
+    QVERIFY2(there.out.contains("\"final_allocated\": 20971520"), qPrintable(there.out));
+}
+
+void TestRemoteCli::missingRecorderIsNamed() {
+    // An interpreter on the host that cannot import the recorder (-I: PYTHONPATH ignored).
+    const QString python = write("python3", "#!/bin/sh\nexec python3 -I \"$@\"\n");
+    QFile::setPermissions(python, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    const Result r = cli({"run", "--remote", "vstest", "-o", dir_.filePath("none.vscap"), "--", python, "x.py"});
+    QCOMPARE(r.rc, 2);
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY2(r.err.contains("the vramscope recorder is not installed for " + python), qPrintable(r.err));
+    QVERIFY(!QFile::exists(dir_.filePath("none.vscap")));
+}
+
+void TestRemoteCli::droppedConnectionKeepsWhatArrived() {
+    write("leaky.py", remote_test::kLeakyProgram);
+    const QString copy = dir_.filePath("partial.vscap"), stop = dir_.filePath("stop-dropped");
+    QProcess* p = startCli({"run", "--remote", "vstest", "-o", copy, "--cd", dir_.path(), "--remote-output",
+                            "dropped.vscap", "--", "python3", "leaky.py", stop});
+    // Events have come back live (the polling recorder flushes once a second)...
+    QTRY_VERIFY_WITH_TIMEOUT(cli({"summary", copy}).rc == 0 && !cli({"summary", copy, "--json"}).out.contains("\"events\": 0,"), 60000);
+    QVERIFY(server_.dropConnections() > 0); // ...when the connection goes
+    QVERIFY(p->waitForFinished(60000));
+    const QString err = QString::fromUtf8(p->readAllStandardError());
+    QCOMPARE(p->exitCode(), 2);
+    const QString last = err.trimmed().split('\n').last();
+    QVERIFY2(last.contains("The connection to vstest was lost"), qPrintable(err));
+    QVERIFY2(last.contains("may still be running") && last.contains(copy), qPrintable(err));
+    // The part received reads (up to its last complete chunk)...
+    const Result partial = cli({"summary", copy, "--json"});
+    QCOMPARE(partial.rc, 0);
+    QVERIFY2(partial.out.contains("\"events\": ") && !partial.out.contains("\"events\": 0,"), qPrintable(partial.out));
+    // ...and the program goes on on the host until it is done.
+    const QRegularExpressionMatch pid = QRegularExpression("\\(pid (\\d+)\\)").match(last);
+    QVERIFY(pid.hasMatch());
+    QVERIFY(alive(pid.captured(1).toLongLong()));
+    write("stop-dropped", "");
+    QTRY_VERIFY_WITH_TIMEOUT(!alive(pid.captured(1).toLongLong()), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(cli({"summary", dir_.filePath("dropped.vscap")}).rc, 0, 30000);
+    delete p;
+}
+
+QTEST_GUILESS_MAIN(TestRemoteCli)
+#include "tst_remote_cli.moc"

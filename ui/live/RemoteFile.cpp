@@ -1,0 +1,149 @@
+#include "live/RemoteFile.h"
+
+#include "live/StartSsh.h"
+
+#include "io/VscapStream.h"
+#include "util/Format.h"
+#include "util/PrivatePath.h"
+#include "util/RemoteScripts.h"
+#include "util/SshCommand.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <unistd.h>
+
+namespace vs::ui {
+
+namespace {
+constexpr qsizetype kMaxPreamble = 64 << 10; // what a chatty login script may print before our marker
+} // namespace
+
+RemoteFile::RemoteFile(QObject* parent) : QObject(parent) {}
+
+RemoteFile::~RemoteFile() {
+    if (process_) process_->disconnect(this), process_->kill(), process_->waitForFinished(2000);
+    discardCopy();
+}
+
+QByteArray RemoteFile::bytes() const {
+    return stream_ ? QByteArray::fromStdString(stream_->complete()) : QByteArray();
+}
+
+QByteArray RemoteFile::bytesFrom(qsizetype offset) const {
+    if (!stream_ || size_t(offset) >= stream_->complete().size()) return {};
+    const std::string& all = stream_->complete();
+    return QByteArray(all.data() + offset, qsizetype(all.size()) - offset);
+}
+
+void RemoteFile::open(const SshTarget& target) {
+    if (process_) process_->disconnect(this), process_->kill(), process_->waitForFinished(2000), process_->deleteLater();
+    discardCopy();
+    target_ = target;
+    const bool follow = QString::fromStdString(target.path).endsWith(QStringLiteral(".vscap"), Qt::CaseInsensitive);
+    stream_ = follow ? std::make_unique<vscap::StreamAssembler>() : nullptr;
+    started_ = stopping_ = false;
+    preamble_.clear();
+    received_ = 0, total_ = -1;
+    const auto argv = sshArgv(target, readFileScript(target.path, follow));
+    process_ = new QProcess(this);
+    connect(process_, &QProcess::readyReadStandardOutput, this, &RemoteFile::onOutput);
+    connect(process_, &QProcess::finished, this, &RemoteFile::onFinished);
+    connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart) emit failed(cannotRunSsh(process_));
+    });
+    startSsh(process_, argv);
+    process_->closeWriteChannel();
+}
+
+void RemoteFile::cancel() {
+    if (!active()) return;
+    stopping_ = true;
+    process_->kill();
+    emit ended(tr("Stopped reading %1: %2 received, kept").arg(url(), QString::fromStdString(humanBytes(received_))));
+}
+
+bool RemoteFile::takePreamble(QByteArray& data) {
+    preamble_ += data;
+    data.clear();
+    for (qsizetype eol; (eol = preamble_.indexOf('\n')) >= 0;) {
+        const auto m = parseRemoteMarker(std::string_view(preamble_.constData(), size_t(eol)));
+        const QByteArray line = preamble_.left(eol);
+        preamble_.remove(0, eol + 1);
+        if (m && m->first == "size") {
+            total_ = QByteArray::fromStdString(m->second).toLongLong();
+            data = std::exchange(preamble_, {});
+            return started_ = true;
+        }
+    }
+    if (preamble_.size() > kMaxPreamble) {
+        stopping_ = true, process_->kill();
+        emit failed(tr("%1 sent no file (a login script printed too much?)").arg(url()));
+    }
+    return false;
+}
+
+void RemoteFile::onOutput() {
+    QByteArray data = process_->readAllStandardOutput();
+    if (stopping_ || (!started_ && !takePreamble(data)) || data.isEmpty()) return;
+    received_ += data.size();
+    feed(data);
+    emit progress(received_, total_);
+}
+
+void RemoteFile::feed(const QByteArray& data) {
+    if (!stream_) {
+        if (!copy_) {
+            std::string error;
+            copyDir_ = QString::fromStdString(makePrivateTempDir(QDir::tempPath().toStdString(), "vramscope-remote-"));
+            QString name = QFileInfo(QString::fromStdString(target_.path)).fileName();
+            const QString path = QDir(copyDir_).filePath(name.isEmpty() ? QStringLiteral("remote") : name);
+            const int fd = createExclusive(QFile::encodeName(path).toStdString(), error);
+            copy_ = std::make_unique<QFile>(path);
+            if (fd < 0 || !copy_->open(fd, QIODevice::WriteOnly, QFileDevice::AutoCloseHandle)) {
+                if (fd >= 0) ::close(fd);
+                stopping_ = true, process_->kill();
+                emit failed(tr("Cannot write a local copy of %1: %2").arg(url(), QString::fromStdString(error)));
+                return;
+            }
+        }
+        copy_->write(data);
+        return;
+    }
+    try {
+        if (stream_->feed({data.constData(), size_t(data.size())})) emit dataArrived();
+    } catch (const std::exception& e) {
+        stopping_ = true, process_->kill();
+        emit failed(tr("Stopped reading %1: %2").arg(url(), QString::fromStdString(e.what())));
+        return;
+    }
+    if (stream_->ended()) finish(); // the recorder's end record: nothing more will be written
+}
+
+void RemoteFile::finish() {
+    stopping_ = true;
+    process_->kill();
+    emit ended(tr("Read %1 (%2): complete").arg(url(), QString::fromStdString(humanBytes(received_))));
+}
+
+void RemoteFile::onFinished(int code, QProcess::ExitStatus status) {
+    if (stopping_) return;
+    if (code == 0 && status == QProcess::NormalExit && started_) {
+        if (copy_) {
+            copy_->close();
+            emit copied(copy_->fileName());
+        } else
+            emit ended(tr("Read %1 (%2)").arg(url(), QString::fromStdString(humanBytes(received_))));
+        return;
+    }
+    emit failed(sshFailure(target_, code, status, process_->readAllStandardError()));
+}
+
+void RemoteFile::discardCopy() {
+    copy_.reset();
+    if (!copyDir_.isEmpty()) QDir(copyDir_).removeRecursively();
+    copyDir_.clear();
+}
+
+} // namespace vs::ui
