@@ -1,0 +1,210 @@
+// The window over the user's own ssh, against a real OpenSSH server on a loopback port (SshServer):
+// a remote .vscap followed while a writer appends to it, a remote program recorded live through the
+// socket ssh forwards back (-R), the close that leaves it running, and each failure as one message:
+// a refused host key, a dropped connection (what arrived kept, shown and saved).
+#include "RemotePrograms.h"
+#include "SshServer.h"
+#include "TestData.h"
+
+#include "analysis/CaptureAnalysis.h"
+#include "io/CaptureFile.h"
+#include "io/VscapExport.h"
+#include "io/VscapReader.h"
+#include "live/LiveController.h"
+#include "live/RemoteFile.h"
+#include "live/RemoteRun.h"
+#include "session/CaptureLoader.h"
+#include "window/MainWindow.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstring>
+
+using namespace vs;
+
+namespace {
+std::string sampleBytes(const QString& name) {
+    vscap::Writer::Options o;
+    o.chunkBytes = 300;
+    o.eventsPerRecord = 64;
+    return encodeVscap(*loadCaptureFile(test::samplePath(name), {}), o);
+}
+
+// The byte offset just after the k-th chunk (0-based) of a .vscap stream.
+size_t afterChunk(const std::string& s, size_t k) {
+    size_t pos = vscap::kHeaderSize;
+    for (size_t i = 0; i <= k; ++i) {
+        uint32_t stored;
+        std::memcpy(&stored, s.data() + pos + 8, 4);
+        pos += vscap::kChunkHeaderSize + stored;
+    }
+    return pos;
+}
+
+size_t eventCount(const ui::AnalysisPtr& a) {
+    size_t n = 0;
+    for (size_t i = 0; a && i < a->deviceCount(); ++i) n += a->trace(i).eventCount();
+    return n;
+}
+
+bool append(const QString& path, const std::string& bytes) {
+    QFile f(path);
+    return f.open(QIODevice::Append) && f.write(bytes.data(), qsizetype(bytes.size())) == qsizetype(bytes.size());
+}
+
+QByteArray contents(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Answers the next message box (the close's question) with the button named `text`.
+void answerNextBox(const QString& text) {
+    QTimer::singleShot(50, [text] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box) return answerNextBox(text);
+        for (QAbstractButton* b : box->buttons())
+            if (b->text() == text) return b->click();
+    });
+}
+} // namespace
+
+class TestRemote : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void remoteFileIsFollowedWhileWritten();
+    void remoteProgramIsRecordedLive();
+    void closingLeavesTheProgramRunning();
+    void refusedHostKeyIsOneMessage();
+    void droppedConnectionKeepsWhatArrived();
+
+  private:
+    SshTarget target(const char* host, const QString& path = {}) const { return {{}, host, 0, path.toStdString()}; }
+    RemoteProgram leaky(const QString& stop, const QString& output) const {
+        return {{"python3", "leaky.py", stop.toStdString()}, dir_.path().toStdString(), output.toStdString()};
+    }
+    SshServer server_;
+    QTemporaryDir dir_;
+};
+
+void TestRemote::initTestCase() {
+    if (SshServer::sshdPath().isEmpty()) QSKIP("sshd is not installed (apt-get install openssh-server)");
+    QVERIFY(dir_.isValid());
+    QString why;
+    QVERIFY2(server_.start(remote_test::recorderEnvironment(), why), qPrintable(why));
+    qputenv("VRAMSCOPE_SSH", server_.sshCommand().toLocal8Bit());
+    qunsetenv("SSH_AUTH_SOCK");
+    qputenv("XDG_RUNTIME_DIR", QFile::encodeName(dir_.path())); // the listening socket's private directory
+    QStandardPaths::setTestModeEnabled(true);
+    QFile program(dir_.filePath("leaky.py"));
+    QVERIFY(program.open(QIODevice::WriteOnly));
+    program.write(remote_test::kLeakyProgram);
+}
+
+void TestRemote::remoteFileIsFollowedWhileWritten() {
+    const std::string bytes = sampleBytes("leak_list");
+    const size_t half = afterChunk(bytes, 6);
+    const QString path = dir_.filePath("growing.vscap");
+    QVERIFY(append(path, bytes.substr(0, half)));
+    const size_t all = loadCaptureFile(test::samplePath("leak_list"), {})->devices[0].eventCount();
+    ui::MainWindow w;
+    w.openFile("ssh://vstest" + path);
+    ui::RemoteFile* remote = w.live()->remoteFile();
+    QTRY_COMPARE_WITH_TIMEOUT(remote->bytes().size(), qsizetype(half), 20000);
+    w.live()->waitForRefresh();
+    const size_t first = eventCount(w.analysis());
+    QVERIFY(first > 0 && first < all);
+    QVERIFY(remote->active()); // no end record yet: the file is being written
+    QVERIFY(append(path, bytes.substr(half)));  // the writer goes on on the host
+    QTRY_COMPARE_WITH_TIMEOUT(remote->bytes().size(), qsizetype(bytes.size()), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(!remote->active(), 10000); // its end record ends the reading
+    w.live()->waitForRefresh();
+    QCOMPARE(eventCount(w.analysis()), all);
+}
+
+void TestRemote::remoteProgramIsRecordedLive() {
+    ui::MainWindow w;
+    ui::RemoteRun* run = w.live()->remoteRun();
+    QSignalSpy started(run, &ui::RemoteRun::started), finished(run, &ui::RemoteRun::finished);
+    QVERIFY(w.live()->recordRemote(target("vstest"), leaky(dir_.filePath("stop-live"), "live.vscap")));
+    QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 30000);
+    const QString output = dir_.filePath("live.vscap");
+    QCOMPARE(run->remoteOutput(), output);
+    // The program's allocations arrive through ssh -R and the view grows while it runs.
+    QTRY_VERIFY_WITH_TIMEOUT((w.live()->waitForRefresh(), eventCount(w.analysis()) >= 5), 30000);
+    QVERIFY(run->running());
+    const size_t seen = eventCount(w.analysis());
+    QTRY_VERIFY_WITH_TIMEOUT((w.live()->waitForRefresh(), eventCount(w.analysis()) > seen), 30000);
+    run->stop(); // Ctrl-C on the host: the program's KeyboardInterrupt, the recorder's end record
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(finished.first()[0].toInt(), 130);
+    QCOMPARE(finished.first()[1].toString(), output);
+    w.live()->waitForRefresh();
+    const ui::AnalysisPtr kept = ui::CaptureLoader::openNow(output); // the recording stays on the host
+    QVERIFY(kept);
+    QCOMPARE(eventCount(kept), eventCount(w.analysis()));
+}
+
+void TestRemote::closingLeavesTheProgramRunning() {
+    const QString output = dir_.filePath("left.vscap"), stop = dir_.filePath("stop-left");
+    {
+        ui::MainWindow w;
+        w.show();
+        QSignalSpy started(w.live()->remoteRun(), &ui::RemoteRun::started);
+        QVERIFY(w.live()->recordRemote(target("vstest"), leaky(stop, "left.vscap")));
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 30000);
+        answerNextBox(QStringLiteral("&Leave It Running"));
+        QVERIFY(w.close()); // asks; leaving it running disconnects
+        QVERIFY(!w.live()->remoteRun()->running());
+    }
+    // The program goes on recording on the host with nobody connected...
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(output).size() > 0, 30000);
+    const qint64 size = QFileInfo(output).size();
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(output).size() > size, 30000);
+    QFile(stop).open(QIODevice::WriteOnly); // ...until it is done
+    QTRY_VERIFY_WITH_TIMEOUT(contents(output + ".log").contains("vramscope: wrote"), 30000);
+    QVERIFY(ui::CaptureLoader::openNow(output));
+}
+
+void TestRemote::refusedHostKeyIsOneMessage() {
+    ui::MainWindow w;
+    QSignalSpy failed(w.live(), &ui::LiveController::failed);
+    w.openFile("ssh://vstest-newkey" + dir_.filePath("growing.vscap"));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+    const QString message = failed.first()[1].toString();
+    QVERIFY2(message.contains("host key of vstest-newkey was refused"), qPrintable(message));
+    QVERIFY(!message.contains('\n'));
+    QVERIFY(!w.analysis());
+}
+
+void TestRemote::droppedConnectionKeepsWhatArrived() {
+    const std::string bytes = sampleBytes("leak_list");
+    const size_t part = afterChunk(bytes, 8);
+    const QString path = dir_.filePath("dropped.vscap");
+    QVERIFY(append(path, bytes.substr(0, part))); // a recording still being written
+    ui::MainWindow w;
+    QSignalSpy failed(w.live(), &ui::LiveController::failed);
+    w.openFile("ssh://vstest" + path);
+    QTRY_COMPARE_WITH_TIMEOUT(w.live()->remoteFile()->bytes().size(), qsizetype(part), 20000);
+    w.live()->waitForRefresh();
+    const size_t shown = eventCount(w.analysis());
+    QVERIFY(shown > 0);
+    QVERIFY(server_.dropConnections() > 0);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
+    const QString message = failed.first()[1].toString();
+    QVERIFY2(message.contains("The connection to vstest was lost") && message.contains("What arrived"), qPrintable(message));
+    w.live()->waitForRefresh();
+    QCOMPARE(eventCount(w.analysis()), shown); // still shown
+    const QString saved = dir_.filePath("saved.vscap");
+    QVERIFY(w.live()->save(saved));
+    QCOMPARE(eventCount(ui::CaptureLoader::openNow(saved)), shown);
+}
+
+QTEST_MAIN(TestRemote)
+#include "tst_remote.moc"
