@@ -81,6 +81,7 @@ class TestRemote : public QObject {
     void remoteFileIsFollowedWhileWritten();
     void remoteProgramIsRecordedLive();
     void closingLeavesTheProgramRunning();
+    void remoteSnapshotIsCopiedAndOpened();
     void refusedHostKeyIsOneMessage();
     void droppedConnectionKeepsWhatArrived();
 
@@ -170,6 +171,15 @@ void TestRemote::closingLeavesTheProgramRunning() {
     QFile(stop).open(QIODevice::WriteOnly); // ...until it is done
     QTRY_VERIFY_WITH_TIMEOUT(contents(output + ".log").contains("vramscope: wrote"), 30000);
     QVERIFY(ui::CaptureLoader::openNow(output));
+}
+
+void TestRemote::remoteSnapshotIsCopiedAndOpened() {
+    const QString sample = QString::fromStdString(test::samplePath("leak_list")); // a PyTorch pickle
+    ui::MainWindow w;
+    w.openFile("ssh://vstest" + sample);
+    QTRY_VERIFY_WITH_TIMEOUT(w.analysis() != nullptr, 30000);
+    QCOMPARE(eventCount(w.analysis()), loadCaptureFile(test::samplePath("leak_list"), {})->devices[0].eventCount());
+    QVERIFY(!w.live()->remoteFile()->following());
 }
 
 void TestRemote::refusedHostKeyIsOneMessage() {

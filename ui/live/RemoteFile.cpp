@@ -98,9 +98,9 @@ void RemoteFile::feed(const QByteArray& data) {
             std::string error;
             copyDir_ = QString::fromStdString(makePrivateTempDir(QDir::tempPath().toStdString(), "vramscope-remote-"));
             QString name = QFileInfo(QString::fromStdString(target_.path)).fileName();
-            const QString path = QDir(copyDir_).filePath(name.isEmpty() ? QStringLiteral("remote") : name);
-            const int fd = createExclusive(QFile::encodeName(path).toStdString(), error);
-            copy_ = std::make_unique<QFile>(path);
+            copyPath_ = QDir(copyDir_).filePath(name.isEmpty() ? QStringLiteral("remote") : name);
+            const int fd = createExclusive(QFile::encodeName(copyPath_).toStdString(), error);
+            copy_ = std::make_unique<QFile>();
             if (fd < 0 || !copy_->open(fd, QIODevice::WriteOnly, QFileDevice::AutoCloseHandle)) {
                 if (fd >= 0) ::close(fd);
                 stopping_ = true, process_->kill();
@@ -129,10 +129,12 @@ void RemoteFile::finish() {
 
 void RemoteFile::onFinished(int code, QProcess::ExitStatus status) {
     if (stopping_) return;
+    onOutput(); // the last bytes may not have been announced by readyRead
+    if (stopping_) return;
     if (code == 0 && status == QProcess::NormalExit && started_) {
         if (copy_) {
             copy_->close();
-            emit copied(copy_->fileName());
+            emit copied(copyPath_); // a QFile opened on a descriptor has no name
         } else
             emit ended(tr("Read %1 (%2)").arg(url(), QString::fromStdString(humanBytes(received_))));
         return;

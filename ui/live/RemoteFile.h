@@ -57,7 +57,7 @@ class RemoteFile : public QObject {
     QProcess* process_ = nullptr;
     std::unique_ptr<vscap::StreamAssembler> stream_;
     std::unique_ptr<QFile> copy_; // the non-.vscap file being copied
-    QString copyDir_;
+    QString copyDir_, copyPath_;
     QByteArray preamble_;
     bool started_ = false, stopping_ = false;
     qint64 received_ = 0, total_ = -1;
