@@ -12,6 +12,7 @@
 #include "session/Session.h"
 #include "timeline/TimelinePlot.h"
 #include "TestData.h"
+#include "VscapChunks.h"
 #include "WindowParts.h"
 #include "analysis/CaptureAnalysis.h"
 #include "load/LiveCapture.h"
@@ -88,16 +89,7 @@ size_t eventCount(const CaptureAnalysis& a) {
     return n;
 }
 
-// The byte offset just after the k-th chunk (0-based) of a .vscap stream.
-size_t afterChunk(const std::string& s, size_t k) {
-    size_t pos = vscap::kHeaderSize;
-    for (size_t i = 0; i <= k; ++i) {
-        uint32_t stored;
-        std::memcpy(&stored, s.data() + pos + 8, 4);
-        pos += vscap::kChunkHeaderSize + stored;
-    }
-    return pos;
-}
+using vs::test::afterChunk;
 } // namespace
 
 class TestLive : public QObject {

@@ -5,6 +5,7 @@
 #include "RemotePrograms.h"
 #include "SshServer.h"
 #include "TestData.h"
+#include "VscapChunks.h"
 
 #include "analysis/CaptureAnalysis.h"
 #include "io/CaptureFile.h"
@@ -36,16 +37,7 @@ std::string sampleBytes(const QString& name) {
     return encodeVscap(*loadCaptureFile(test::samplePath(name), {}), o);
 }
 
-// The byte offset just after the k-th chunk (0-based) of a .vscap stream.
-size_t afterChunk(const std::string& s, size_t k) {
-    size_t pos = vscap::kHeaderSize;
-    for (size_t i = 0; i <= k; ++i) {
-        uint32_t stored;
-        std::memcpy(&stored, s.data() + pos + 8, 4);
-        pos += vscap::kChunkHeaderSize + stored;
-    }
-    return pos;
-}
+using vs::test::afterChunk;
 
 size_t eventCount(const ui::AnalysisPtr& a) {
     size_t n = 0;

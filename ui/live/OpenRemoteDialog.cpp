@@ -1,43 +1,36 @@
 #include "live/OpenRemoteDialog.h"
 
+#include "live/RemoteDialogForm.h"
+
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
-#include <QVBoxLayout>
+#include <QLayout>
 
 namespace vs::ui {
 
 OpenRemoteDialog::OpenRemoteDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Open Remote Capture"));
-    auto* layout = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("The file is read through your own <b>ssh</b>: your keys, ssh-agent and "
-                                "~/.ssh/config, without a password prompt. A .vscap file still being written "
-                                "is followed: the view grows as the program records."),
-                             this);
-    intro->setWordWrap(true);
-    layout->addWidget(intro);
-    auto* form = new QFormLayout;
-    host_ = new QLineEdit(this);
-    host_->setPlaceholderText(tr("user@gpu-server, gpu-server:2222 or an alias of ~/.ssh/config"));
+    QFormLayout* form = remoteDialogForm(this,
+                                         tr("The file is read through your own <b>ssh</b>: your keys, ssh-agent and "
+                                            "~/.ssh/config, without a password prompt. A .vscap file still being "
+                                            "written is followed: the view grows as the program records."),
+                                         host_);
     path_ = new QLineEdit(this);
     path_->setPlaceholderText(tr("/home/me/runs/train.vscap or ~/runs/train.vscap"));
-    form->addRow(tr("&Host:"), host_);
     form->addRow(tr("&File on the host:"), path_);
     url_ = new QLabel(this);
     url_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     form->addRow(tr("Address:"), url_);
-    layout->addLayout(form);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Open | QDialogButtonBox::Cancel, this);
     ok_ = buttons->button(QDialogButtonBox::Open);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    layout->addWidget(buttons);
-    QSettings s;
-    host_->setText(s.value(QStringLiteral("remote/host")).toString());
-    path_->setText(s.value(QStringLiteral("remote/path")).toString());
+    layout()->addWidget(buttons);
+    path_->setText(QSettings().value(QStringLiteral("remote/path")).toString());
     connect(host_, &QLineEdit::textChanged, this, &OpenRemoteDialog::update);
     connect(path_, &QLineEdit::textChanged, this, &OpenRemoteDialog::update);
     update();
@@ -62,9 +55,8 @@ void OpenRemoteDialog::update() {
 std::optional<SshTarget> OpenRemoteDialog::ask(QWidget* parent) {
     OpenRemoteDialog d(parent);
     if (d.exec() != QDialog::Accepted) return std::nullopt;
-    QSettings s;
-    s.setValue(QStringLiteral("remote/host"), d.host_->text().trimmed());
-    s.setValue(QStringLiteral("remote/path"), d.path_->text().trimmed());
+    rememberHost(d.host_);
+    QSettings().setValue(QStringLiteral("remote/path"), d.path_->text().trimmed());
     return d.target();
 }
 

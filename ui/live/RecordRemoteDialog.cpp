@@ -1,5 +1,7 @@
 #include "live/RecordRemoteDialog.h"
 
+#include "live/RemoteDialogForm.h"
+
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -7,42 +9,34 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
-#include <QVBoxLayout>
+#include <QLayout>
 
 namespace vs::ui {
 
 RecordRemoteDialog::RecordRemoteDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Record on a Remote Machine"));
-    auto* layout = new QVBoxLayout(this);
-    auto* intro = new QLabel(
+    QFormLayout* form = remoteDialogForm(
+        this,
         tr("The program runs on the host under the vramscope recorder (installed there: "
            "<code>pip install</code> of capture/python, or vramscope-cli for CUDA programs), through your own "
            "<b>ssh</b>. Its recording is kept on the host and streamed here live over a socket that ssh forwards. "
            "Closing this window asks whether to stop it; a dropped connection never does."),
-        this);
-    intro->setWordWrap(true);
-    layout->addWidget(intro);
-    auto* form = new QFormLayout;
-    host_ = new QLineEdit(this);
-    host_->setPlaceholderText(tr("user@gpu-server, gpu-server:2222 or an alias of ~/.ssh/config"));
+        host_);
     command_ = new QLineEdit(this);
     command_->setPlaceholderText(tr("python train.py --epochs 3"));
     dir_ = new QLineEdit(this);
     dir_->setPlaceholderText(tr("the remote home"));
-    form->addRow(tr("&Host:"), host_);
     form->addRow(tr("&Command line:"), command_);
     form->addRow(tr("&Working directory:"), dir_);
-    layout->addLayout(form);
     why_ = new QLabel(this);
     why_->setWordWrap(true);
-    layout->addWidget(why_);
+    layout()->addWidget(why_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     ok_ = buttons->addButton(tr("&Record"), QDialogButtonBox::AcceptRole);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    layout->addWidget(buttons);
+    layout()->addWidget(buttons);
     QSettings s;
-    host_->setText(s.value(QStringLiteral("remote/host")).toString());
     command_->setText(s.value(QStringLiteral("remote/command")).toString());
     dir_->setText(s.value(QStringLiteral("remote/dir")).toString());
     for (QLineEdit* e : {host_, command_, dir_}) connect(e, &QLineEdit::textChanged, this, &RecordRemoteDialog::update);
@@ -74,8 +68,8 @@ void RecordRemoteDialog::update() {
 std::optional<std::pair<SshTarget, RemoteProgram>> RecordRemoteDialog::ask(QWidget* parent) {
     RecordRemoteDialog d(parent);
     if (d.exec() != QDialog::Accepted) return std::nullopt;
+    rememberHost(d.host_);
     QSettings s;
-    s.setValue(QStringLiteral("remote/host"), d.host_->text().trimmed());
     s.setValue(QStringLiteral("remote/command"), d.command_->text());
     s.setValue(QStringLiteral("remote/dir"), d.dir_->text().trimmed());
     return d.request();
