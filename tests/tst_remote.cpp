@@ -6,6 +6,7 @@
 #include "SshServer.h"
 #include "TestData.h"
 #include "VscapChunks.h"
+#include "WindowParts.h"
 
 #include "analysis/CaptureAnalysis.h"
 #include "io/CaptureFile.h"
@@ -28,6 +29,7 @@
 #include <cstring>
 
 using namespace vs;
+using vs::test::liveOf;
 
 namespace {
 std::string sampleBytes(const QString& name) {
@@ -108,37 +110,37 @@ void TestRemote::remoteFileIsFollowedWhileWritten() {
     const size_t all = loadCaptureFile(test::samplePath("leak_list"), {})->devices[0].eventCount();
     ui::MainWindow w;
     w.openFile("ssh://vstest" + path);
-    ui::RemoteFile* remote = w.live()->remoteFile();
+    ui::RemoteFile* remote = liveOf(w)->remoteFile();
     QTRY_COMPARE_WITH_TIMEOUT(remote->bytes().size(), qsizetype(half), 20000);
-    w.live()->waitForRefresh();
+    liveOf(w)->waitForRefresh();
     const size_t first = eventCount(w.analysis());
     QVERIFY(first > 0 && first < all);
     QVERIFY(remote->active()); // no end record yet: the file is being written
     QVERIFY(append(path, bytes.substr(half)));  // the writer goes on on the host
     QTRY_COMPARE_WITH_TIMEOUT(remote->bytes().size(), qsizetype(bytes.size()), 20000);
     QTRY_VERIFY_WITH_TIMEOUT(!remote->active(), 10000); // its end record ends the reading
-    w.live()->waitForRefresh();
+    liveOf(w)->waitForRefresh();
     QCOMPARE(eventCount(w.analysis()), all);
 }
 
 void TestRemote::remoteProgramIsRecordedLive() {
     ui::MainWindow w;
-    ui::RemoteRun* run = w.live()->remoteRun();
+    ui::RemoteRun* run = liveOf(w)->remoteRun();
     QSignalSpy started(run, &ui::RemoteRun::started), finished(run, &ui::RemoteRun::finished);
-    QVERIFY(w.live()->recordRemote(target("vstest"), leaky(dir_.filePath("stop-live"), "live.vscap")));
+    QVERIFY(liveOf(w)->recordRemote(target("vstest"), leaky(dir_.filePath("stop-live"), "live.vscap")));
     QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 30000);
     const QString output = dir_.filePath("live.vscap");
     QCOMPARE(run->remoteOutput(), output);
     // The program's allocations arrive through ssh -R and the view grows while it runs.
-    QTRY_VERIFY_WITH_TIMEOUT((w.live()->waitForRefresh(), eventCount(w.analysis()) >= 5), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT((liveOf(w)->waitForRefresh(), eventCount(w.analysis()) >= 5), 30000);
     QVERIFY(run->running());
     const size_t seen = eventCount(w.analysis());
-    QTRY_VERIFY_WITH_TIMEOUT((w.live()->waitForRefresh(), eventCount(w.analysis()) > seen), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT((liveOf(w)->waitForRefresh(), eventCount(w.analysis()) > seen), 30000);
     run->stop(); // Ctrl-C on the host: the program's KeyboardInterrupt, the recorder's end record
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
     QCOMPARE(finished.first()[0].toInt(), 130);
     QCOMPARE(finished.first()[1].toString(), output);
-    w.live()->waitForRefresh();
+    liveOf(w)->waitForRefresh();
     const ui::AnalysisPtr kept = ui::CaptureLoader::openNow(output); // the recording stays on the host
     QVERIFY(kept);
     QCOMPARE(eventCount(kept), eventCount(w.analysis()));
@@ -149,12 +151,12 @@ void TestRemote::closingLeavesTheProgramRunning() {
     {
         ui::MainWindow w;
         w.show();
-        QSignalSpy started(w.live()->remoteRun(), &ui::RemoteRun::started);
-        QVERIFY(w.live()->recordRemote(target("vstest"), leaky(stop, "left.vscap")));
+        QSignalSpy started(liveOf(w)->remoteRun(), &ui::RemoteRun::started);
+        QVERIFY(liveOf(w)->recordRemote(target("vstest"), leaky(stop, "left.vscap")));
         QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 30000);
         answerNextBox(QStringLiteral("&Leave It Running"));
         QVERIFY(w.close()); // asks; leaving it running disconnects
-        QVERIFY(!w.live()->remoteRun()->running());
+        QVERIFY(!liveOf(w)->remoteRun()->running());
     }
     // The program goes on recording on the host with nobody connected...
     QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(output).size() > 0, 30000);
@@ -171,12 +173,12 @@ void TestRemote::remoteSnapshotIsCopiedAndOpened() {
     w.openFile("ssh://vstest" + sample);
     QTRY_VERIFY_WITH_TIMEOUT(w.analysis() != nullptr, 30000);
     QCOMPARE(eventCount(w.analysis()), loadCaptureFile(test::samplePath("leak_list"), {})->devices[0].eventCount());
-    QVERIFY(!w.live()->remoteFile()->following());
+    QVERIFY(!liveOf(w)->remoteFile()->following());
 }
 
 void TestRemote::refusedHostKeyIsOneMessage() {
     ui::MainWindow w;
-    QSignalSpy failed(w.live(), &ui::LiveController::failed);
+    QSignalSpy failed(liveOf(w), &ui::LiveController::failed);
     w.openFile("ssh://vstest-newkey" + dir_.filePath("growing.vscap"));
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
     const QString message = failed.first()[1].toString();
@@ -191,20 +193,20 @@ void TestRemote::droppedConnectionKeepsWhatArrived() {
     const QString path = dir_.filePath("dropped.vscap");
     QVERIFY(append(path, bytes.substr(0, part))); // a recording still being written
     ui::MainWindow w;
-    QSignalSpy failed(w.live(), &ui::LiveController::failed);
+    QSignalSpy failed(liveOf(w), &ui::LiveController::failed);
     w.openFile("ssh://vstest" + path);
-    QTRY_COMPARE_WITH_TIMEOUT(w.live()->remoteFile()->bytes().size(), qsizetype(part), 20000);
-    w.live()->waitForRefresh();
+    QTRY_COMPARE_WITH_TIMEOUT(liveOf(w)->remoteFile()->bytes().size(), qsizetype(part), 20000);
+    liveOf(w)->waitForRefresh();
     const size_t shown = eventCount(w.analysis());
     QVERIFY(shown > 0);
     QVERIFY(server_.dropConnections() > 0);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
     const QString message = failed.first()[1].toString();
     QVERIFY2(message.contains("The connection to vstest was lost") && message.contains("What arrived"), qPrintable(message));
-    w.live()->waitForRefresh();
+    liveOf(w)->waitForRefresh();
     QCOMPARE(eventCount(w.analysis()), shown); // still shown
     const QString saved = dir_.filePath("saved.vscap");
-    QVERIFY(w.live()->save(saved));
+    QVERIFY(liveOf(w)->save(saved));
     QCOMPARE(eventCount(ui::CaptureLoader::openNow(saved)), shown);
 }
 
