@@ -81,7 +81,7 @@ bool peakGrowthOver(const CaptureAnalysis& a, size_t d, const LeakReport& rep, d
     const double rise = p.worstRisePercent(&at);
     const bool over = rise > limitPercent;
     const std::string unit = p.epochs ? "'" + p.marker + "' phase" : "iteration";
-    report << (over ? "FAIL" : "ok") << ": device " << a.trace(d).device << ": peak per " << unit << " ";
+    report << (over ? "FAIL" : "ok") << ": " << deviceName(a.trace(d).device) << ": peak per " << unit << " ";
     if (rise < 0) {
         report << "not checked (fewer than three " << unit << "s)\n";
         return false;
@@ -151,7 +151,7 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out) {
             continue;
         }
         if (!growthGate) continue;
-        report << (over ? "FAIL" : "ok") << ": device " << capture->trace(d).device << ": growth "
+        report << (over ? "FAIL" : "ok") << ": " << deviceName(capture->trace(d).device) << ": growth "
                << humanBytes(int64_t(rep.growthBytes)) << " (limit " << humanBytes(int64_t(limit)) << "), "
                << leakKindName(rep.kind) << ": " << rep.summary << "\n";
         writeSites(report, capture->capture(), rep);

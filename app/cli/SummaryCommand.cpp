@@ -40,6 +40,11 @@ void writeComposition(JsonWriter& j, const CaptureAnalysis& a, const Composition
     }
 }
 
+// allocator_settings.trace_alloc_overflowed as the JSON says it: "unknown" where the snapshot is silent.
+const char* ringBufferName(RingBuffer r) {
+    return r == RingBuffer::Overflowed ? "overflowed" : r == RingBuffer::Kept ? "kept" : "unknown";
+}
+
 bool canTellComposition(const Capture& c) {
     return !c.tags.empty() || c.cudaLevel || !c.driverSamples.empty() || !PhaseWindows(c).empty();
 }
@@ -69,7 +74,11 @@ void writeJson(const CaptureAnalysis& a, std::ostream& out) {
             .field("segments", uint64_t(s.segments))
             .field("baseline_blocks", s.baselineBlocks)
             .field("baseline_bytes", s.baselineBytes)
-            .field("replay_exact", a.replay(i).finalMatchesSnapshot && a.replay(i).inconsistencies == 0);
+            .field("replay_exact", a.replay(i).finalMatchesSnapshot && a.replay(i).inconsistencies == 0)
+            .field("name", deviceName(s.device))
+            .field("ring_buffer", ringBufferName(a.trace(i).ringBuffer))
+            .field("ghost_blocks", uint64_t(a.ghosts(i).blocks.size()))
+            .field("ghost_bytes", a.ghosts(i).bytes);
         const GraphPools pools(a.trace(i)); // private pools (CUDA graphs) at the end, from the snapshot
         j.field("graph_pools", uint64_t(pools.poolCount()))
             .field("graph_pool_reserved", pools.reservedAtEnd())
@@ -100,7 +109,10 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
         const DeviceSummary s = a.summary(i);
         out << '|' << rule.substr(2) << "|\n";
         char title[96];
-        std::snprintf(title, sizeof title, "vramscope memory summary, device ID %d", s.device);
+        if (s.device == kPinnedHostDevice)
+            std::snprintf(title, sizeof title, "vramscope memory summary, pinned host memory");
+        else
+            std::snprintf(title, sizeof title, "vramscope memory summary, device ID %d", s.device);
         char line[128];
         std::snprintf(line, sizeof line, "|%*s%*s|\n", int(38 + std::string(title).size() / 2), title,
                       int(39 - std::string(title).size() / 2), "");
@@ -119,6 +131,8 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
         row("OOM events", std::to_string(s.oomEvents), "");
         row("Baseline (before recording)", humanBytes(int64_t(s.baselineBytes)),
             std::to_string(s.baselineBlocks) + " blocks");
+        if (const GhostBlocks& g = a.ghosts(i); !g.blocks.empty())
+            row("Ghost blocks (only freed)", humanBytes(int64_t(g.bytes)), std::to_string(g.blocks.size()) + " blocks");
         if (const GraphPools pools(a.trace(i)); !pools.empty())
             row("CUDA graph pools (reserved)", humanBytes(int64_t(pools.reservedAtEnd())),
                 std::to_string(pools.poolCount()) + " pools");

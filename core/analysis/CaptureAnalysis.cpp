@@ -6,6 +6,7 @@
 #include "util/Format.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace vs {
 
@@ -21,12 +22,19 @@ std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::analyse(std::unique_ptr<
         a->replays_.push_back(
             Replay::run(a->capture_->devices[i], a->capture_->streams, a->rules_, options.cancel));
     }
-    a->collectWarnings();
+    for (size_t i = 0; i < a->replays_.size(); ++i)
+        a->ghosts_.push_back(findGhostBlocks(a->capture_->devices[i], a->replays_[i]));
     bool any = false;
     for (const auto& t : a->capture_->devices)
         if (t.eventCount()) a->originUs_ = any ? std::min(a->originUs_, t.timeUs.front()) : t.timeUs.front(), any = true;
     if (a->capture_->window.cut) a->originUs_ = a->capture_->window.originUs; // the whole capture's clock
+    a->collectWarnings(); // after the origin: warnings name times
     return a;
+}
+
+const GhostBlocks& CaptureAnalysis::ghosts(size_t i) const {
+    static const GhostBlocks none;
+    return i < ghosts_.size() ? ghosts_[i] : none;
 }
 
 int CaptureAnalysis::indexOfDevice(int ordinal) const {
@@ -86,7 +94,7 @@ void CaptureAnalysis::collectWarnings() {
     for (size_t i = 0; i < capture_->devices.size(); ++i) {
         const DeviceTrace& t = trace(i);
         const ReplayResult& r = replay(i);
-        const std::string dev = many ? "device " + std::to_string(t.device) + ": " : "";
+        const std::string dev = many || t.device == kPinnedHostDevice ? deviceName(t.device) + ": " : "";
         if (t.eventCount() == 0)
             warnings_.push_back(dev +
                                 "no allocator history was recorded (only the final block list is known); "
@@ -96,12 +104,9 @@ void CaptureAnalysis::collectWarnings() {
                 warnings_.push_back(dev + std::to_string(r.baselineBlocks) + " blocks (" +
                                     humanBytes(int64_t(r.baselineBytes)) +
                                     ") were allocated before the window starts; they are shown as a baseline");
-        } else if (r.baselineBlocks || (r.recoveredBaseline && !r.initialState.empty()))
-            warnings_.push_back(
-                dev + std::to_string(r.baselineBlocks) + " blocks (" + humanBytes(int64_t(r.baselineBytes)) +
-                ") in " + std::to_string(r.initialState.size()) +
-                " segments were allocated before the first recorded event: recording started late or "
-                "the ring buffer (max_entries) dropped the oldest entries; they are shown as a baseline");
+        } else if (r.baselineBlocks || (r.recoveredBaseline && !r.initialState.empty()) ||
+                   t.ringBuffer == RingBuffer::Overflowed)
+            warnings_.push_back(dev + baselineWarning(i));
         if (r.pendingFreeAtStart)
             warnings_.push_back(
                 dev + std::to_string(r.pendingFreeAtStart) +
@@ -118,6 +123,33 @@ void CaptureAnalysis::collectWarnings() {
             warnings_.push_back(dev + "the replay does not reproduce the snapshot's final block list (" +
                                 r.finalMismatch + ")");
     }
+}
+
+// What came before the first recorded entry, by what the snapshot says about its ring buffer: entries
+// lost to it (at least one per block and segment alive then, and per free already requested), a late
+// start (nothing was overwritten), or either (an older snapshot, which does not say).
+std::string CaptureAnalysis::baselineWarning(size_t device) const {
+    const DeviceTrace& t = trace(device);
+    const ReplayResult& r = replay(device);
+    const std::string baseline = std::to_string(r.baselineBlocks) + " blocks (" +
+                                 humanBytes(int64_t(r.baselineBytes)) + ") in " +
+                                 std::to_string(r.initialState.size()) + " segments";
+    if (t.ringBuffer == RingBuffer::Overflowed) {
+        char at[48] = "its start";
+        if (t.eventCount()) std::snprintf(at, sizeof at, "t = %.3f s", secondsOf(t.timeUs.front()));
+        const uint64_t lost = uint64_t(r.baselineBlocks) + r.initialState.size() + r.pendingFreeAtStart;
+        const uint64_t size = capture_->settings.traceMaxEntries;
+        const std::string kept = size ? " (it keeps the last " + std::to_string(size) + " entries: raise max_entries)"
+                                      : " (raise max_entries)";
+        return (lost ? "at least " + std::to_string(lost) + " trace entries were lost to the ring buffer before " + at
+                     : "trace entries were lost to the ring buffer before " + std::string(at)) +
+               kept + "; the " + baseline + " alive then are shown as a baseline";
+    }
+    if (t.ringBuffer == RingBuffer::Kept)
+        return baseline + " were allocated before the first recorded event: recording started late (the ring "
+                          "buffer kept every entry); they are shown as a baseline";
+    return baseline + " were allocated before the first recorded event: recording started late or "
+                      "the ring buffer (max_entries) dropped the oldest entries; they are shown as a baseline";
 }
 
 } // namespace vs

@@ -2,6 +2,7 @@
 // A loaded capture together with its replayed allocator timelines, one per device: the unit the
 // CLI commands and the GUI work on. Immutable once built.
 #include "AllocatorRules.h"
+#include "GhostBlocks.h"
 #include "Replay.h"
 #include "model/Capture.h"
 #include "util/TimeOrigin.h"
@@ -45,6 +46,8 @@ class CaptureAnalysis {
     size_t deviceCount() const { return capture_->devices.size(); }
     const DeviceTrace& trace(size_t i) const { return capture_->devices[i]; }
     const ReplayResult& replay(size_t i) const { return replays_[i]; }
+    // The device's blocks seen only being freed (GhostBlocks.h); none for a live capture's growth.
+    const GhostBlocks& ghosts(size_t i) const;
     // Index into devices for an ordinal, or -1.
     int indexOfDevice(int ordinal) const;
     DeviceSummary summary(size_t i) const;
@@ -68,10 +71,12 @@ class CaptureAnalysis {
     friend class LiveAnalysis; // grows snapshots that nobody else holds yet (see LiveAnalysis.h)
     CaptureAnalysis() = default;
     void collectWarnings();
+    std::string baselineWarning(size_t device) const;
 
     std::unique_ptr<Capture> capture_;
     AllocatorRules rules_;
     std::vector<ReplayResult> replays_;
+    std::vector<GhostBlocks> ghosts_;
     std::vector<std::string> warnings_;
     int64_t originUs_ = 0;
     // categories(): filled on demand (LiveAnalysis clears it when it grows a snapshot in place)

@@ -5,7 +5,9 @@
 
 #include "util/Format.h"
 
+#include <cctype>
 #include <cstdio>
+#include <map>
 
 namespace vs {
 namespace {
@@ -24,7 +26,9 @@ FactSection fileSection(const CaptureAnalysis& a, uint64_t fileBytes) {
 
 FactSection deviceSection(const CaptureAnalysis& a, size_t i) {
     const DeviceTrace& t = a.capture().devices[i];
-    FactSection s{"Device " + std::to_string(t.device), {}};
+    std::string title = deviceName(t.device);
+    title[0] = char(std::toupper(static_cast<unsigned char>(title[0])));
+    FactSection s{title, {}};
     for (const auto& info : a.capture().deviceInfo)
         if (info.device == t.device) {
             s.rows.push_back({"Name", info.name});
@@ -34,6 +38,42 @@ FactSection deviceSection(const CaptureAnalysis& a, size_t i) {
     if (t.eventCount()) s.rows.push_back({"Span", seconds(t.timeUs.back() - t.timeUs.front())});
     s.rows.push_back({"Final state in the file", t.hasFinalSnapshot ? "yes" : "no (replayed from empty)"});
     s.rows.push_back({"Replay matches it", a.replay(i).finalMatchesSnapshot ? "exactly" : "no"});
+    const uint64_t size = a.capture().settings.traceMaxEntries;
+    const std::string entries = size ? " (max_entries " + std::to_string(size) + ")" : "";
+    if (t.ringBuffer == RingBuffer::Overflowed)
+        s.rows.push_back({"Ring buffer", "overflowed: entries before the first one kept were lost" + entries});
+    else if (t.ringBuffer == RingBuffer::Kept)
+        s.rows.push_back({"Ring buffer", "kept every entry" + entries});
+    if (const GhostBlocks& g = a.ghosts(i); !g.blocks.empty())
+        s.rows.push_back({"Ghost blocks (seen only being freed)",
+                          std::to_string(g.blocks.size()) + " (" + humanBytesPrecise(int64_t(g.bytes)) + ")"});
+    return s;
+}
+
+// What the program attached to the recording: user_metadata values (_set_memory_metadata) with how
+// many entries carry each, and the labels put on live blocks after the fact (_annotate_memory). Both
+// bounded: a program may stamp a fresh string on every step.
+FactSection metadataSection(const CaptureAnalysis& a) {
+    constexpr size_t kMaxRows = 40;
+    const Capture& c = a.capture();
+    FactSection s{"Snapshot metadata", {}};
+    std::map<std::string_view, size_t> counts;
+    for (const auto& t : c.devices)
+        for (const auto& [index, text] : t.userMetadata) ++counts[c.strings.text(text)];
+    for (const auto& [text, n] : counts) {
+        if (s.rows.size() == kMaxRows) break;
+        s.rows.push_back({"user_metadata", std::string(text) + " (" + std::to_string(n) + " entries)"});
+    }
+    if (counts.size() > kMaxRows) s.rows.push_back({"", std::to_string(counts.size() - kMaxRows) + " more values"});
+    for (size_t i = 0; i < c.blockAnnotations.size() && i < kMaxRows; ++i) {
+        const BlockAnnotation& n = c.blockAnnotations[i];
+        char where[96];
+        std::snprintf(where, sizeof where, "annotated at %.3f s, %s, block 0x%llx", a.secondsOf(n.timeUs),
+                      deviceName(n.device).c_str(), static_cast<unsigned long long>(n.address));
+        s.rows.push_back({where, std::string(c.strings.text(n.text))});
+    }
+    if (c.blockAnnotations.size() > kMaxRows)
+        s.rows.push_back({"", std::to_string(c.blockAnnotations.size() - kMaxRows) + " more annotations"});
     return s;
 }
 
@@ -60,7 +100,7 @@ static FactSection madeOfSection(const CaptureAnalysis& a) {
     std::vector<const ReplayResult*> replays;
     for (size_t i = 0; i < a.deviceCount(); ++i) replays.push_back(&a.replay(i));
     for (const DeviceOutside& o : outsideTorch(c, replays)) {
-        const std::string dev = "device " + std::to_string(o.device) + ": ";
+        const std::string dev = deviceName(o.device) + ": ";
         for (const auto& lib : o.owners)
             s.rows.push_back({dev + lib.name, "peak " + humanBytesPrecise(lib.peak) + ", final " + humanBytesPrecise(lib.final)});
         if (!o.gap.empty())
@@ -75,6 +115,7 @@ std::vector<FactSection> captureFacts(const CaptureAnalysis& a, uint64_t fileByt
     const Capture& c = a.capture();
     std::vector<FactSection> out{fileSection(a, fileBytes)};
     for (size_t i = 0; i < c.devices.size(); ++i) out.push_back(deviceSection(a, i));
+    if (auto meta = metadataSection(a); !meta.rows.empty()) out.push_back(std::move(meta));
     if (c.settings.present) {
         FactSection s{"Allocator settings", {}};
         for (const auto& [k, v] : c.settings.raw) s.rows.push_back({k, v});

@@ -71,7 +71,6 @@ void LiveAnalysis::append(CaptureAnalysis& s, Capture& delta) {
 }
 
 void LiveAnalysis::finishSnapshot(CaptureAnalysis& s) {
-    s.collectWarnings();
     { // the events grew: what was classified before no longer covers them
         const std::lock_guard<std::mutex> lock(s.categoriesMutex_);
         s.categories_.clear();
@@ -80,6 +79,7 @@ void LiveAnalysis::finishSnapshot(CaptureAnalysis& s) {
     for (const auto& t : s.capture_->devices)
         if (t.eventCount())
             s.originUs_ = any ? std::min(s.originUs_, t.timeUs.front()) : t.timeUs.front(), any = true;
+    s.collectWarnings(); // after the origin: warnings name times
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include "PickleMachine.h"
 #include "LineRange.h"
 #include "SnapshotSchema.h"
+#include "UserMetadata.h"
 #include "util/Cancelled.h"
 
 #include <algorithm>
@@ -25,6 +26,7 @@ using pickle::Value;
 
 // As many devices as a .vscap may hold: a PyTorch snapshot lists one trace per visible GPU.
 constexpr size_t kMaxDevices = 1024;
+static_assert(kPinnedHostDevice == int(kMaxDevices), "the host lane takes the slot past the last device");
 
 namespace {
 std::string hex(uint64_t v) {
@@ -55,7 +57,14 @@ class SnapshotLoader {
     std::string_view key(Value k) const { return m_.str(k); }
     uint64_t uintField(Value v, const char* what) const;
     void loadSegments(Value list);
-    SnapshotSegment loadSegment(Value dict, size_t index, int& device);
+    SnapshotSegment loadSegment(Value dict, size_t index, int& device, bool host = false);
+    void loadHostSegments(Value list);
+    void loadHostTraces(Value list);
+    bool traceIndices(Value list, int device, std::vector<uint32_t>& idx);
+    void loadBlockAnnotation(std::span<const Value> pairs, int device);
+    void loadRingBuffer(std::optional<Value> overflowed, std::optional<Value> maxEntries);
+    void applyRingBuffer();
+    void warn(std::string text) { c_.warnings.push_back(std::move(text)); }
     void loadBlocks(Value list, size_t index, int device, SnapshotSegment& seg);
     static void checkSegmentsApart(const DeviceTrace& d);
     void copyTrace(std::span<const uint32_t> idx, DeviceTrace& out);
@@ -70,7 +79,10 @@ class SnapshotLoader {
     Capture& c_;
     // Ordinal -> index in devices[] + 1, 0 for none: zero-initialised (a memset, where filling with
     // -1 is a loop the fuzzer's instrumentation makes cost 2% of a small snapshot's load).
-    std::array<uint32_t, kMaxDevices> deviceSlot_{};
+    std::array<uint32_t, kMaxDevices + 1> deviceSlot_{}; // + the pinned host memory lane
+    uint64_t annotationsSkipped_ = 0; // 'annotate' entries without an address or a plausible time
+    std::vector<bool> ringFlags_;     // trace_alloc_overflowed: one for all devices, or one per device
+    bool ringFlagsForAll_ = false;
     std::map<uint32_t, std::vector<Value>> runItems_; // Events lists read as lists, by run
 };
 
@@ -127,6 +139,7 @@ void SnapshotLoader::load(Value top) {
     if (!c || c->kind != Kind::Dict)
         fail("the pickle holds a " + printable(top) + ", not a dict with 'segments' and 'device_traces'");
     bool any = false;
+    std::optional<Value> hostSegments, hostTraces;
     auto pairs = m_.items(*c);
     for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
         const auto k = key(pairs[i]);
@@ -139,8 +152,23 @@ void SnapshotLoader::load(Value top) {
             loadSettings(v);
         else if (k == "external_annotations")
             loadAnnotations(v);
+        else if (k == "host_segments")
+            hostSegments = v;
+        else if (k == "host_traces")
+            hostTraces = v;
     }
-    if (!any) fail("the top-level dict has neither 'segments' nor 'device_traces'");
+    if (!any && !hostSegments && !hostTraces)
+        fail("the top-level dict has neither 'segments' nor 'device_traces'");
+    // After the devices' traces: the host lane's entries are copied out of the shared columns, which
+    // the one-device case moves whole only when no other trace shares them.
+    if (hostSegments) loadHostSegments(*hostSegments);
+    if (hostTraces) loadHostTraces(*hostTraces);
+    applyRingBuffer();
+    if (annotationsSkipped_)
+        warn(std::to_string(annotationsSkipped_) +
+             " 'annotate' entries have no address or no plausible time_us: they were ignored");
+    std::stable_sort(c_.blockAnnotations.begin(), c_.blockAnnotations.end(),
+                     [](const auto& a, const auto& b) { return a.timeUs < b.timeUs; });
 }
 
 void SnapshotLoader::loadSegments(Value list) {
@@ -158,7 +186,7 @@ void SnapshotLoader::loadSegments(Value list) {
     }
 }
 
-SnapshotSegment SnapshotLoader::loadSegment(Value dict, size_t index, int& device) {
+SnapshotSegment SnapshotLoader::loadSegment(Value dict, size_t index, int& device, bool host) {
     SnapshotSegment seg;
     Value blocks{};
     bool hasBlocks = false;
@@ -166,7 +194,7 @@ SnapshotSegment SnapshotLoader::loadSegment(Value dict, size_t index, int& devic
     for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
         const auto k = key(pairs[i]);
         const Value v = pairs[i + 1];
-        if (k == "device") {
+        if (k == "device" && !host) { // pinned host memory has no device (PyTorch writes -1)
             int64_t n = 0;
             if (!m_.toInt(v, n)) fail("segment 'device' is not an integer");
             if (n < 0 || n >= int64_t(kMaxDevices))
@@ -247,6 +275,54 @@ void SnapshotLoader::loadBlocks(Value list, size_t index, int device, SnapshotSe
     }
 }
 
+// Pinned host memory's segments (the host caching allocator's, as PyTorch lists them beside the
+// devices'): the lane kPinnedHostDevice. Not a list: ignored with a warning, as any newest field.
+void SnapshotLoader::loadHostSegments(Value list) {
+    const auto c = m_.containerOf(list);
+    if (!c || (c->kind != Kind::List && c->kind != Kind::Tuple)) {
+        warn("'host_segments' is not a list: the pinned host memory's final state was ignored");
+        return;
+    }
+    auto segments = m_.items(*c);
+    DeviceTrace& host = deviceTrace(kPinnedHostDevice);
+    for (size_t i = 0; i < segments.size(); ++i) {
+        int ignored = kPinnedHostDevice;
+        charge(sizeof(SnapshotSegment));
+        host.finalSegments.push_back(loadSegment(segments[i], i, ignored, true));
+    }
+    std::sort(host.finalSegments.begin(), host.finalSegments.end(),
+              [](const auto& a, const auto& b) { return a.address < b.address; });
+    checkSegmentsApart(host);
+}
+
+// Pinned host memory's trace: one list of entries, or a list of such lists (one per device, as
+// device_traces), merged in time order. Another shape is ignored with a warning.
+void SnapshotLoader::loadHostTraces(Value list) {
+    std::vector<uint32_t> idx;
+    const auto c = m_.containerOf(list);
+    bool ok = c && (c->kind == Kind::List || c->kind == Kind::Tuple || c->kind == Kind::Events);
+    if (ok && c->kind != Kind::Events) {
+        const auto items = m_.items(*c);
+        const auto first = items.empty() ? std::nullopt : m_.containerOf(items.front());
+        const bool nested = first && first->kind != Kind::Event && first->kind != Kind::Dict;
+        if (nested)
+            for (Value sub : items) ok = ok && traceIndices(sub, kPinnedHostDevice, idx);
+        else
+            ok = traceIndices(list, kPinnedHostDevice, idx);
+    } else if (ok) {
+        ok = traceIndices(list, kPinnedHostDevice, idx);
+    }
+    if (!ok) {
+        warn("'host_traces' is neither a list of trace entries nor a list of such lists: "
+             "the pinned host memory's history was ignored");
+        return;
+    }
+    if (idx.empty()) return;
+    const DeviceTrace& all = schema_.events();
+    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return all.timeUs[a] < all.timeUs[b]; });
+    copyTrace(idx, deviceTrace(kPinnedHostDevice));
+}
+
 void SnapshotLoader::checkSegmentsApart(const DeviceTrace& d) {
     for (size_t i = 1; i < d.finalSegments.size(); ++i) {
         const auto &a = d.finalSegments[i - 1], &b = d.finalSegments[i];
@@ -279,12 +355,7 @@ void SnapshotLoader::loadTraces(Value list) {
                 std::iota(idx.begin(), idx.end(), run->first);
             }
         } else {
-            auto entries = listItems(devices[d], "a device trace");
-            for (Value e : entries) {
-                const auto c = m_.containerOf(e);
-                if (!c || c->kind != Kind::Event) fail("a trace entry is not a dict with an 'action'");
-                idx.push_back(c->payload);
-            }
+            if (!traceIndices(devices[d], int(d), idx)) fail("a device trace is not a list");
             if (idx.empty()) continue;
             identity = nonEmpty == 1 && idx.front() == 0 && idx.back() == idx.size() - 1 &&
                        idx.size() == all.eventCount() && std::is_sorted(idx.begin(), idx.end());
@@ -300,6 +371,61 @@ void SnapshotLoader::loadTraces(Value list) {
         }
         copyTrace(idx, out);
     }
+}
+
+// The event indices of one trace list (a run of events or a plain list), in list order, and the
+// 'annotate' entries among them as the device's block annotations. False when it is no list.
+bool SnapshotLoader::traceIndices(Value list, int device, std::vector<uint32_t>& idx) {
+    if (const auto run = eventRun(list)) {
+        for (uint32_t i = 0; i < run->second; ++i) idx.push_back(run->first + i);
+        return true;
+    }
+    const auto c = m_.containerOf(list);
+    if (!c || (c->kind != Kind::List && c->kind != Kind::Tuple)) return false;
+    for (Value e : m_.items(*c)) {
+        const auto entry = m_.containerOf(e);
+        if (entry && entry->kind == Kind::Event) {
+            idx.push_back(entry->payload);
+            continue;
+        }
+        const auto pairs = entry && entry->kind == Kind::Dict ? m_.items(*entry) : std::span<const Value>{};
+        bool annotate = false;
+        for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+            annotate |= m_.isStr(pairs[i]) && key(pairs[i]) == "action" && m_.isStr(pairs[i + 1]) &&
+                        m_.str(pairs[i + 1]) == "annotate";
+        if (!annotate) fail("a trace entry is not a dict with an 'action'");
+        loadBlockAnnotation(pairs, device);
+    }
+    return true;
+}
+
+// An 'annotate' entry: the block's address, the time and the label (its user_metadata), tolerant of
+// what a newer or broken writer may leave out: without an address or a time it is counted and skipped.
+void SnapshotLoader::loadBlockAnnotation(std::span<const Value> pairs, int device) {
+    BlockAnnotation a;
+    a.device = device;
+    bool hasAddress = false, hasTime = false;
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+        const auto k = key(pairs[i]);
+        const Value v = pairs[i + 1];
+        int64_t n = 0;
+        if (k == "addr")
+            hasAddress = m_.toUInt64(v, a.address);
+        else if (k == "time_us" && m_.toInt(v, n) && !m_.isWide(v) && n >= 0 && n <= kMaxPlausibleTimeUs)
+            a.timeUs = n, hasTime = true;
+        else if (k == "user_metadata") {
+            if (const auto text = userMetadataText(m_, v)) a.text = schema_.intern(m_, *text);
+        } else if (k == "frames") {
+            const auto f = m_.peek(v);
+            if (f.kind == Kind::Stack) a.stack = StackId{f.payload};
+        }
+    }
+    if (!hasAddress || !hasTime) {
+        ++annotationsSkipped_;
+        return;
+    }
+    charge(sizeof a);
+    c_.blockAnnotations.push_back(a);
 }
 
 // Copies the entries `idx` (indices into the schema's columns) into a device's trace. An entry may be
@@ -327,6 +453,7 @@ void SnapshotLoader::copyTrace(std::span<const uint32_t> idx, DeviceTrace& out) 
 void SnapshotLoader::loadSettings(Value dict) {
     auto& s = c_.settings;
     s.present = true;
+    std::optional<Value> overflowed, maxEntries;
     auto pairs = dictPairs(dict, "'allocator_settings'");
     for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
         const auto k = key(pairs[i]);
@@ -345,6 +472,10 @@ void SnapshotLoader::loadSettings(Value dict) {
             m_.toDouble(v, s.garbageCollectionThreshold);
         else if (k == "PYTORCH_CUDA_ALLOC_CONF")
             s.allocConf = std::string(m_.str(v));
+        else if (k == "trace_alloc_overflowed")
+            overflowed = v;
+        else if (k == "trace_alloc_max_entries")
+            maxEntries = v;
         else if (k == "roundup_power2_divisions") {
             const auto c = m_.containerOf(v);
             if (!c || c->kind != Kind::Dict) continue;
@@ -358,6 +489,56 @@ void SnapshotLoader::loadSettings(Value dict) {
                 if (bucket >= 0 && bucket < 16) s.roundupPower2Divisions[bucket] = static_cast<uint32_t>(div);
             }
         }
+    }
+    if (overflowed || maxEntries) loadRingBuffer(overflowed, maxEntries);
+}
+
+// trace_alloc_overflowed (a bool, or one per device) and trace_alloc_max_entries (an int, or one per
+// device): whether each device's ring buffer overwrote entries, and its size. Applied to the devices
+// once their traces are read (the settings may come first); another type: ignored, with a warning.
+void SnapshotLoader::loadRingBuffer(std::optional<Value> overflowed, std::optional<Value> maxEntries) {
+    auto& s = c_.settings;
+    auto count = [&](Value v, uint64_t& out) {
+        int64_t n = 0;
+        const bool ok = (v.tag() == Tag::Int || v.tag() == Tag::BigInt) && m_.toInt(v, n) && n >= 0;
+        if (ok) out = std::max(out, uint64_t(n));
+        return ok;
+    };
+    if (maxEntries) {
+        const auto c = m_.containerOf(*maxEntries);
+        bool ok = true;
+        if (c && (c->kind == Kind::List || c->kind == Kind::Tuple)) // one per device: the largest
+            for (Value v : m_.items(*c)) ok = count(v, s.traceMaxEntries) && ok;
+        else
+            ok = count(*maxEntries, s.traceMaxEntries);
+        if (!ok) s.traceMaxEntries = 0, warn("allocator_settings 'trace_alloc_max_entries' is not a count: ignored");
+    }
+    if (!overflowed) return;
+    ringFlags_.clear();
+    ringFlagsForAll_ = overflowed->tag() == Tag::Bool;
+    if (ringFlagsForAll_) {
+        ringFlags_.push_back(overflowed->payload() != 0);
+        return;
+    }
+    const auto c = m_.containerOf(*overflowed);
+    bool ok = c && (c->kind == Kind::List || c->kind == Kind::Tuple);
+    for (Value v : ok ? m_.items(*c) : std::span<const Value>{}) {
+        ok = ok && v.tag() == Tag::Bool;
+        ringFlags_.push_back(v.payload() != 0);
+    }
+    if (!ok) {
+        ringFlags_.clear();
+        warn("allocator_settings 'trace_alloc_overflowed' is neither a bool nor a list of bools: ignored; "
+             "a trace that starts mid-run may be a late start or a ring buffer that overflowed");
+    }
+}
+
+// Each device's ring buffer state from loadRingBuffer's flags (the host lane has a buffer of its own).
+void SnapshotLoader::applyRingBuffer() {
+    for (auto& d : c_.devices) {
+        if (d.device == kPinnedHostDevice || ringFlags_.empty()) continue;
+        const size_t at = ringFlagsForAll_ ? 0 : size_t(d.device);
+        if (at < ringFlags_.size()) d.ringBuffer = ringFlags_[at] ? RingBuffer::Overflowed : RingBuffer::Kept;
     }
 }
 
@@ -458,6 +639,10 @@ std::unique_ptr<Capture> loadFrom(InputBuffer& in, const std::string& path, cons
     if (m.intOverflowed())
         capture->warnings.push_back("some integers did not fit in 64 bits and were clamped");
     if (schema.linesOutOfRange()) capture->warnings.push_back(linesOutOfRangeWarning(schema.linesOutOfRange()));
+    if (schema.badMetadata())
+        capture->warnings.push_back(std::to_string(schema.badMetadata()) +
+                                    " trace entries have a user_metadata that is neither text nor a flat dict: "
+                                    "it was ignored");
     if (schema.unknownActions())
         capture->warnings.push_back(std::to_string(schema.unknownActions()) +
                                     " trace entries have an unknown action");

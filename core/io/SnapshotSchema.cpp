@@ -2,6 +2,7 @@
 
 #include "LineRange.h"
 #include "LoadError.h"
+#include "UserMetadata.h"
 
 #include <algorithm>
 
@@ -109,6 +110,9 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
                                uint32_t seen) {
     auto get = [&](SnapshotKey k) { return v[static_cast<size_t>(k)]; };
     const Action action = actionOf(m, get(SnapshotKey::Action));
+    // An 'annotate' entry labels a live block and changes no memory: it stays a plain dict, read by
+    // the loader from its device's list (BlockAnnotation.h), and the lists holding one become plain.
+    if (action == Action::Unknown && m.str(get(SnapshotKey::Action)) == "annotate") return false;
     if (action == Action::Unknown) ++unknownActions_;
     auto integer = [&](SnapshotKey k, const char* name) -> uint64_t {
         uint64_t out = 0;
@@ -153,8 +157,9 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
         if (!s.empty() && s != "N/A") events_.compileContext.emplace_back(index, intern(m, s));
     }
     if (seen & bit(SnapshotKey::UserMetadata)) {
-        auto s = m.str(get(SnapshotKey::UserMetadata)); // newer versions may put a dict here: ignored
-        if (!s.empty()) events_.userMetadata.emplace_back(index, intern(m, s));
+        const auto text = userMetadataText(m, get(SnapshotKey::UserMetadata));
+        if (!text) ++badMetadata_;
+        else if (!text->empty()) events_.userMetadata.emplace_back(index, intern(m, *text));
     }
     m.specialise(container, Kind::Event, index);
     return true;

@@ -50,6 +50,8 @@ class SnapshotSchema : public pickle::ContainerHooks {
     DeviceTrace& events() { return events_; }
     uint64_t unknownActions() const { return unknownActions_; }
     uint64_t linesOutOfRange() const { return linesOutOfRange_; } // frames whose line was read as 0 (LineRange.h)
+    uint64_t badMetadata() const { return badMetadata_; } // user_metadata neither text nor a flat dict
+    StringId intern(pickle::PickleMachine& m, std::string_view s); // charged to the load's meter
     SnapshotKey keyOf(const pickle::PickleMachine& m, pickle::Value key);
     StackId stackOf(const pickle::PickleMachine& m, pickle::Value v) const; // throws when not a frame list
     StackId stackOfOther(const pickle::PickleMachine& m, pickle::Value v) const;
@@ -58,7 +60,6 @@ class SnapshotSchema : public pickle::ContainerHooks {
     bool makeEvent(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v,
                    uint32_t seen);
     bool makeFrame(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v);
-    StringId intern(pickle::PickleMachine& m, std::string_view s); // charged to the load's meter
     StreamId stream(pickle::PickleMachine& m, uint64_t raw);         // bounded and charged
     StreamId internStream(pickle::PickleMachine& m, uint64_t raw);
     std::pair<uint64_t, StreamId> lastStream_{};
@@ -95,6 +96,7 @@ class SnapshotSchema : public pickle::ContainerHooks {
     Action actionMissed(const pickle::PickleMachine& m, pickle::Value v);
     uint64_t unknownActions_ = 0;
     uint64_t linesOutOfRange_ = 0;
+    uint64_t badMetadata_ = 0;
     friend class SnapshotLoader;
 };
 

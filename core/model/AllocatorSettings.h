@@ -16,6 +16,7 @@ struct AllocatorSettings {
     double garbageCollectionThreshold = 0;
     std::array<uint32_t, 16> roundupPower2Divisions{};    // per power-of-two MiB interval; 0 = off
     std::string allocConf;                                // PYTORCH_CUDA_ALLOC_CONF as recorded
+    uint64_t traceMaxEntries = 0; // trace_alloc_max_entries: the ring buffer's size; 0 when not recorded
     std::vector<std::pair<std::string, std::string>> raw; // every key, printed, for display
 };
 

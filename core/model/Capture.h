@@ -1,6 +1,7 @@
 #pragma once
 // Everything read from one capture file: per-device traces plus the shared intern tables.
 #include "AllocatorSettings.h"
+#include "BlockAnnotation.h"
 #include "DeviceTrace.h"
 #include "DriverSample.h"
 #include "FrameTable.h"
@@ -47,6 +48,7 @@ struct Capture {
     StackTable stacks;
     AllocatorSettings settings;
     std::vector<Annotation> annotations;
+    std::vector<BlockAnnotation> blockAnnotations; // labels put on live blocks after the fact, by time
     std::vector<RetentionGraph> retention;                 // in recording order
     std::vector<DeviceInfo> deviceInfo;                    // from recorders; snapshots have none
     std::vector<std::pair<std::string, std::string>> meta; // recorder facts: program, host, torch...

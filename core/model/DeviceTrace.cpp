@@ -9,6 +9,10 @@
 
 namespace vs {
 
+std::string deviceName(int ordinal) {
+    return ordinal == kPinnedHostDevice ? "pinned host memory" : "device " + std::to_string(ordinal);
+}
+
 size_t DeviceTrace::find(Action a, size_t from) const {
     if (from >= action.size()) return action.size();
     const void* at = std::memchr(action.data() + from, static_cast<int>(a), action.size() - from);

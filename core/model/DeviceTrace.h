@@ -6,10 +6,23 @@
 #include "util/CompactColumn.h"
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace vs {
+
+// The lane of pinned host memory (a snapshot's host_segments / host_traces, PyTorch's
+// record_pinned_host_memory): one past the highest device ordinal a reader accepts, so it sorts
+// after every GPU and is never taken for one.
+constexpr int kPinnedHostDevice = 1024;
+// "device 3", or "pinned host memory" for kPinnedHostDevice: how every view and message names a lane.
+std::string deviceName(int ordinal);
+
+// What a snapshot says about its ring buffer (allocator_settings.trace_alloc_overflowed): whether
+// the allocator overwrote entries older than the first one kept. Unknown in older snapshots, where a
+// trace that starts mid-run may mean either a late start or an overflow.
+enum class RingBuffer : uint8_t { Unknown, Kept, Overflowed };
 
 struct DeviceTrace {
     int device = 0;
@@ -26,6 +39,7 @@ struct DeviceTrace {
     std::vector<std::pair<uint32_t, StringId>> userMetadata;
 
     std::vector<SnapshotSegment> finalSegments; // the snapshot's `segments` of this device
+    RingBuffer ringBuffer = RingBuffer::Unknown;
     // False when the recording ended without the allocator's final block list (a killed recorder):
     // the replay then starts from empty and has nothing to check its end state against.
     bool hasFinalSnapshot = true;
