@@ -82,6 +82,7 @@ class TestMainWindow : public QObject {
     void twoDevicesLineUpInPixels();
     void hiddenBlockMapReplaysInTheBackground();
     void eventTableFitsAt1280();
+    void newestSnapshotFieldsOnScreen();
 
   private:
     std::unique_ptr<MainWindow> open(const QString& name);
@@ -1167,6 +1168,42 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     QVERIFY(suspicious < all);
     QCOMPARE(size_t(suspicious), size_t(std::count_if(p->result().groups.begin(), p->result().groups.end(),
                                                       [](const RetentionGroup& g) { return g.suspicious; })));
+}
+
+// samples/newest/newest_hand_overflow.pickle: pinned host memory in the device picker, the label put
+// on a block after the fact in the timeline's legend, the ghost block hatched and named in the map.
+void TestMainWindow::newestSnapshotFieldsOnScreen() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    const QString path = vs::test::samplesDir() + "/../newest/newest_hand_overflow.pickle";
+    w.setAnalysis(path, ui::CaptureLoader::openNow(path));
+    settle(w);
+    auto* box = w.findChild<QComboBox*>("deviceBox");
+    QVERIFY(box && box->count() == 2);
+    QVERIFY(box->itemText(0).startsWith("device 0"));
+    QVERIFY(box->itemText(1).startsWith("pinned host memory"));
+    QCOMPARE(w.session()->device(), size_t(0)); // the GPU first, though the host lane has more events
+    const QString notes = "block labels added after the fact (_annotate_memory)";
+    QVERIFY(!w.timeline()->legendNames().contains(notes)); // an overlay, off at first
+    w.timeline()->setOverlayVisible(TimelinePlot::Overlay::Annotations, true);
+    QVERIFY(w.timeline()->legendNames().contains(notes));
+    w.showBlockMapTab();
+    ui::BlockMapView* view = w.blockMap()->view();
+    view->setMoment(0); // before the first entry: the ghost is alive
+    QApplication::processEvents();
+    bool legend = false;
+    for (const auto& e : view->legend()) legend |= e.name.startsWith("hatched: ghost");
+    QVERIFY(legend);
+    const uint64_t ghost = w.timeline()->analysis()->ghosts(0).blocks.at(0).address;
+    QString tip;
+    for (int y = 2; y < view->viewport()->height() && tip.isEmpty(); y += 3)
+        for (int x = 2; x < view->viewport()->width() && tip.isEmpty(); x += 3) {
+            const auto h = view->hitTest({x, y});
+            if (h.segment >= 0 && h.block >= 0 && view->segments()[size_t(h.segment)].blocks[size_t(h.block)].address == ghost)
+                tip = view->describe(h);
+        }
+    QVERIFY2(tip.contains("<b>ghost</b>: the trace sees it only being freed"), qPrintable(tip));
 }
 
 #include "tst_main_window.moc"

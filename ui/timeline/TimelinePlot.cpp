@@ -172,7 +172,9 @@ void TimelinePlot::buildLane(size_t device) {
     QCPAxis* x = lane.rect->axis(QCPAxis::atBottom);
     QCPAxis* y = lane.rect->axis(QCPAxis::atLeft);
     x->setLabel(tr("time since first event (s)"));
-    y->setLabel(analysis_->deviceCount() > 1 ? tr("device %1").arg(t.device) : tr("GPU memory"));
+    y->setLabel(analysis_->deviceCount() > 1 || t.device == kPinnedHostDevice
+                    ? QString::fromStdString(deviceName(t.device))
+                    : tr("GPU memory"));
     y->setTicker(QSharedPointer<QCPAxisTicker>(new ByteAxisTicker));
     y->setNumberPrecision(3);
     // Draw order: light fills first, then reserved, active and allocated bands (allocated on top).
@@ -209,6 +211,7 @@ void TimelinePlot::buildLane(size_t device) {
     // the filled series are named by their fill (their lines are hidden when zoomed out)
     for (Series k : {Series::Allocated, Series::Reserved}) lane.bands[int(k)].fill->setName(lane.bands[int(k)].hi->name());
     buildMarkers(lane, device, x, y);
+    buildBlockNotes(lane, device, x, y);
     lane.cursor = new QCPItemStraightLine(this);
     lane.cursor->setClipAxisRect(lane.rect);
     for (auto* p : {lane.cursor->point1, lane.cursor->point2}) p->setAxes(x, y);
@@ -246,26 +249,33 @@ void TimelinePlot::buildLane(size_t device) {
     lanes_.push_back(std::move(lane));
 }
 
+// A vertical line at `at` seconds across a lane with its label at the top, in the pen's colour.
+std::pair<QCPAbstractItem*, QCPAbstractItem*> TimelinePlot::addMarker(QCPAxisRect* rect, QCPAxis* x, QCPAxis* y,
+                                                                      double at, const QString& label,
+                                                                      const QPen& pen) {
+    auto* line = new QCPItemStraightLine(this);
+    line->setClipAxisRect(rect);
+    for (auto* p : {line->point1, line->point2}) p->setAxes(x, y);
+    line->point1->setCoords(at, 0), line->point2->setCoords(at, 1);
+    line->setPen(pen);
+    auto* text = new QCPItemText(this);
+    text->setClipAxisRect(rect);
+    text->position->setAxes(x, y);
+    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(at, 0.02);
+    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    text->setText(label);
+    text->setColor(pen.color());
+    return {line, text};
+}
+
 // OOM markers (always: an OOM is the finding) and annotations (record_function regions, an overlay):
 // labelled lines when few enough for their labels not to run into each other, short ticks when many.
 void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y) {
     const DeviceTrace& t = analysis_->trace(device);
     const auto colours = TimelineColours::forPalette(palette());
     auto marker = [&](double at, const QString& label, const QPen& pen) {
-        auto* line = new QCPItemStraightLine(this);
-        line->setClipAxisRect(lane.rect);
-        for (auto* p : {line->point1, line->point2}) p->setAxes(x, y);
-        line->point1->setCoords(at, 0), line->point2->setCoords(at, 1);
-        line->setPen(pen);
-        auto* text = new QCPItemText(this);
-        text->setClipAxisRect(lane.rect);
-        text->position->setAxes(x, y);
-        text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        text->position->setCoords(at, 0.02);
-        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        text->setText(label);
-        text->setColor(pen.color());
-        return std::pair<QCPAbstractItem*, QCPAbstractItem*>(line, text);
+        return addMarker(lane.rect, x, y, at, label, pen);
     };
     for (size_t i = 0; i < t.eventCount(); ++i)
         if (t.action[i] == Action::Oom) {
@@ -387,7 +397,10 @@ void TimelinePlot::syncLegend() {
         add(first([](const Lane& l) { return l.fragments; }));
         add(first([](const Lane& l) { return l.newSegment; }));
     }
-    if (overlays_[int(Overlay::Annotations)]) add(first([](const Lane& l) { return l.annotationKey; }));
+    if (overlays_[int(Overlay::Annotations)]) {
+        add(first([](const Lane& l) { return l.annotationKey; }));
+        add(first([](const Lane& l) { return l.noteKey; }));
+    }
     add(first([](const Lane& l) { return l.oomKey; }));
     add(first([](const Lane& l) { return l.pauseKey; }));
     add(first([](const Lane& l) { return l.marks && !l.marks->data()->isEmpty() ? l.marks : nullptr; }));

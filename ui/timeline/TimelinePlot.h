@@ -138,6 +138,7 @@ class TimelinePlot : public QCustomPlot {
         QCPGraph* annotationTicks = nullptr;           // ticks along the top when many
         QCPGraph* annotationKey = nullptr;             // empty: the legend's entry for either
         QCPGraph* oomKey = nullptr;                    // empty: the legend's entry for OOM markers
+        QCPGraph* noteKey = nullptr; // empty: the legend's entry for labels put on blocks after the fact
         PauseBands pauses;                             // the recorder's pauses, hatched
         QCPGraph* pauseKey = nullptr;                  // empty: their legend entry
         QCPItemRect* lifetime = nullptr;
@@ -161,6 +162,9 @@ class TimelinePlot : public QCustomPlot {
     void refreshData(bool replotAfter = true);
     void applyColours();
     void buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y);
+    void buildBlockNotes(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y); // TimelineNotes.cpp
+    std::pair<QCPAbstractItem*, QCPAbstractItem*> addMarker(QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, double at,
+                                                            const QString& label, const QPen& pen);
     QCPGraph* legendKey(QCPAxis* x, QCPAxis* y, const QString& name, const QPen& pen);
     void applyOverlays();
     void placeAnnotationLabels();

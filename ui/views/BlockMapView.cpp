@@ -151,7 +151,7 @@ BlockMapView::Colours BlockMapView::colours() const {
     const bool dark = palette().color(QPalette::Window).lightness() < 128;
     return {dark ? QColor(255, 105, 105) : QColor(214, 39, 40), dark ? QColor(230, 190, 60) : QColor(220, 160, 0),
             dark ? QColor(94, 168, 255) : QColor(31, 102, 196), QColor(150, 150, 150),
-            palette().color(QPalette::Window).darker(dark ? 60 : 112)};
+            palette().color(QPalette::Window).darker(dark ? 60 : 112), dark ? QColor(255, 255, 255) : QColor(0, 0, 0)};
 }
 
 void BlockMapView::setCategories(std::shared_ptr<const DeviceCategories> categories) {
@@ -190,6 +190,8 @@ QList<BlockMapView::LegendEntry> BlockMapView::legend() const {
     out << LegendEntry{tr("pending free"), c.pending} << LegendEntry{tr("free (cached)"), c.free}
         << LegendEntry{tr("marked"), c.marked};
     if (!pools_.empty()) out << LegendEntry{tr("stripe: CUDA graph private pool"), graphPoolColour()};
+    if (analysis_ && !analysis_->ghosts(device_).blocks.empty())
+        out << LegendEntry{tr("hatched: ghost (from before the recording, seen only being freed)"), c.ghost};
     return out;
 }
 
@@ -220,7 +222,7 @@ void BlockMapView::paintEvent(QPaintEvent*) {
     const std::vector<bool>& marked = markedFlags();
     const double firstPixel = double(firstRow) * l.width(), endPixel = double(lastRow + 1) * l.width();
     // Paints strip pixels [from, to) as rectangles, wrapping across rows; returns nothing off screen.
-    auto span = [&](double from, double to, const QColor& c) {
+    auto span = [&](double from, double to, const QBrush& c) {
         to = std::max(to, from + 1); // below a pixel: still a pixel
         for (int row = int(from / l.width()); row <= int((to - 1) / l.width()); ++row) {
             if (row < firstRow || row > lastRow) continue;
@@ -241,6 +243,8 @@ void BlockMapView::paintEvent(QPaintEvent*) {
                        graphPoolColour());
         }
     };
+    const GhostBlocks& ghosts = analysis_->ghosts(device_);
+    const QBrush ghostHatch(colours.ghost, Qt::BDiagPattern);
     size_t flat = 0; // the block's index across segments, in markedFlags()
     const auto event = uint32_t(moment_ == 0 ? 0 : moment_ - 1);
     for (size_t s = 0; s < segments().size(); ++s) {
@@ -258,8 +262,10 @@ void BlockMapView::paintEvent(QPaintEvent*) {
                          to = l.pixelOf(s, b.address - g.address + b.size);
             if (std::max(to, from + 1) <= firstPixel || from >= endPixel) continue; // off screen
             const QColor c = colourOf(b, colours, isMarkedBlock);
-            if (c == paintedColour && to <= paintedTo) continue; // inside what was just painted in its colour
+            const bool ghost = b.allocEvent == kNoEvent && !ghosts.blocks.empty() && ghosts.contains(b.address);
+            if (c == paintedColour && to <= paintedTo && !ghost) continue; // inside what was just painted in its colour
             span(from, to - (to - from >= 3 ? 1 : 0), c); // a hairline between wide neighbours
+            if (ghost) span(from, to - (to - from >= 3 ? 1 : 0), ghostHatch);
             paintedTo = std::max(to, from + 1), paintedColour = c;
         }
         if (graphPool) stripe(start, l.pixelOf(s, g.size));
@@ -316,6 +322,8 @@ QString BlockMapView::describe(const BlockLayout::Hit& h) const {
         const DeviceTrace& t = analysis_->trace(device_);
         if (b.allocEvent == kNoEvent) {
             s += tr("<br>allocated before the recording started");
+            if (analysis_->ghosts(device_).contains(b.address))
+                s += tr("<br><b>ghost</b>: the trace sees it only being freed (its alloc was lost or came first)");
         } else {
             const double age = moment_ ? secondsSince(t.timeUs[b.allocEvent], t.timeUs[moment_ - 1]) : 0;
             const Capture& c = analysis_->capture();

@@ -83,7 +83,7 @@ class BlockMapView : public QAbstractScrollArea {
     struct Colours;
     QColor colourOf(const StateBlock& b, const Colours& c, bool marked) const;
     struct Colours {
-        QColor marked, pending, allocated, baseline, free;
+        QColor marked, pending, allocated, baseline, free, ghost; // ghost: the hatch over ghost blocks
         QColor age(double f) const { return QColor::fromHsvF(0.6f, 0.8f, float(0.35 + 0.65 * f)); } // newer brighter
     };
     Colours colours() const; // for the palette

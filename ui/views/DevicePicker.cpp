@@ -35,7 +35,7 @@ void DevicePicker::fill() {
     box_->clear();
     for (size_t d = 0; d < a->deviceCount(); ++d) {
         const DeviceTrace& t = a->trace(d);
-        QString name = tr("device %1").arg(t.device);
+        QString name = QString::fromStdString(deviceName(t.device));
         for (const auto& info : a->capture().deviceInfo)
             if (info.device == t.device && !info.name.empty())
                 name += QStringLiteral(" (%1)").arg(QString::fromStdString(info.name));

@@ -1,0 +1,284 @@
+// The newest snapshot fields (docs/formats.md, "The newest snapshot fields"): read, used and
+// reported, from the hand-built snapshots of samples/newest (make_hand_built.py) and the ones a real
+// torch wrote (record_newest.py): the ring buffer's overflow flag and size, user_metadata (text and
+// dicts), labels put on blocks after the fact ('annotate' entries), ghost blocks, pinned host memory
+// as a lane of its own; wrong types ignored with a warning, never a crash.
+#include "analysis/CaptureAnalysis.h"
+#include "analysis/CaptureFacts.h"
+#include "io/SnapshotLoader.h"
+#include "load/OpenAnalysis.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+
+#include <algorithm>
+
+using namespace vs;
+
+namespace {
+
+constexpr uint64_t MiB = 1 << 20;
+constexpr uint64_t kSegment = 0x7F0000000000; // make_hand_built.py's A
+constexpr int64_t kT0 = 1'764'000'000'000'000;
+
+std::string newest(const QString& file) {
+    return (QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/../newest/") + file).toStdString();
+}
+
+bool anyWarning(const std::vector<std::string>& warnings, const std::string& part) {
+    return std::any_of(warnings.begin(), warnings.end(),
+                       [&](const std::string& w) { return w.find(part) != std::string::npos; });
+}
+
+std::string joined(const std::vector<std::string>& warnings) {
+    std::string out;
+    for (const auto& w : warnings) out += w + "\n";
+    return out;
+}
+
+const FactRow* factRow(const std::vector<FactSection>& facts, const std::string& section, const std::string& label) {
+    for (const auto& s : facts)
+        if (s.title == section)
+            for (const auto& r : s.rows)
+                if (r.label == label) return &r;
+    return nullptr;
+}
+
+QJsonObject truthOf(const QString& name) {
+    QFile f(QString::fromStdString(newest(name + ".truth.json")));
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+} // namespace
+
+class TestNewestFields : public QObject {
+    Q_OBJECT
+  private slots:
+    void ringBufferFlagAndSize();
+    void lostEntriesWarningIsNotTheLateStartOne();
+    void userMetadataTextAndDicts();
+    void annotateEntriesLabelBlocks();
+    void ghostBlocksAreTheOnesSeenOnlyBeingFreed();
+    void pinnedHostMemoryIsItsOwnLane_data();
+    void pinnedHostMemoryIsItsOwnLane();
+    void capturePropertiesShowThem();
+    void summaryJsonNamesThem();
+    void wrongTypesAreIgnoredWithWarnings();
+    void realTorchSnapshots_data();
+    void realTorchSnapshots();
+};
+
+void TestNewestFields::ringBufferFlagAndSize() {
+    const auto over = loadSnapshotFile(newest("newest_hand_overflow.pickle"));
+    QCOMPARE(over->devices.front().ringBuffer, RingBuffer::Overflowed);
+    QCOMPARE(over->settings.traceMaxEntries, uint64_t(7));
+    const auto late = loadSnapshotFile(newest("newest_hand_late.pickle"));
+    QCOMPARE(late->devices.front().ringBuffer, RingBuffer::Kept);
+    QCOMPARE(late->settings.traceMaxEntries, uint64_t(100000));
+    // The host lane has a ring buffer of its own: the device's flag says nothing about it.
+    QCOMPARE(over->devices.back().device, kPinnedHostDevice);
+    QCOMPARE(over->devices.back().ringBuffer, RingBuffer::Unknown);
+}
+
+// Overflowed: entries were lost (at least one per block and segment alive at the first kept entry);
+// kept: a late start; silent (an older snapshot, samples/captures/leak_cut): either. Three texts.
+void TestNewestFields::lostEntriesWarningIsNotTheLateStartOne() {
+    const auto over = openAnalysis(newest("newest_hand_overflow.pickle"));
+    const ReplayResult& r = over->replay(0);
+    QCOMPARE(r.baselineBlocks, 2u); // the block alive to the end and the ghost, both from before
+    QCOMPARE(r.initialState.size(), size_t(1));
+    const std::string lost = "at least " + std::to_string(r.baselineBlocks + r.initialState.size() + r.pendingFreeAtStart) +
+                             " trace entries were lost to the ring buffer before t = 0.000 s";
+    QVERIFY2(anyWarning(over->warnings(), lost), joined(over->warnings()).c_str());
+    QVERIFY(anyWarning(over->warnings(), "it keeps the last 7 entries: raise max_entries"));
+    QVERIFY(!anyWarning(over->warnings(), "recording started late"));
+
+    const auto late = openAnalysis(newest("newest_hand_late.pickle"));
+    const std::string lateText = "recording started late (the ring buffer kept every entry)";
+    QVERIFY2(anyWarning(late->warnings(), lateText), joined(late->warnings()).c_str());
+    QVERIFY(!anyWarning(late->warnings(), "lost to the ring buffer"));
+
+    const auto old = openAnalysis(QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/leak_cut.pickle.gz").toStdString());
+    QVERIFY(anyWarning(old->warnings(), "recording started late or the ring buffer (max_entries) dropped"));
+    QVERIFY(!anyWarning(old->warnings(), lateText) && !anyWarning(old->warnings(), "lost to the ring buffer"));
+}
+
+void TestNewestFields::userMetadataTextAndDicts() {
+    const auto c = loadSnapshotFile(newest("newest_hand_overflow.pickle"));
+    const DeviceTrace& t = c->devices.front();
+    QCOMPARE(t.eventCount(), size_t(6)); // the 'annotate' entry is no allocator event
+    QCOMPARE(t.userMetadata.size(), size_t(2));
+    const auto [first, firstText] = t.userMetadata[0];
+    const auto [second, secondText] = t.userMetadata[1];
+    QCOMPARE(t.action[first], Action::Alloc);
+    QCOMPARE(t.size[first], 4 * MiB);
+    QCOMPARE(c->strings.text(firstText), std::string_view("phase=train"));
+    QCOMPARE(t.size[second], 3 * MiB);
+    QCOMPARE(c->strings.text(secondText), std::string_view("step: 3, pool: comm")); // a dict, in file order
+    QVERIFY(!anyWarning(c->warnings, "unknown action"));
+}
+
+void TestNewestFields::annotateEntriesLabelBlocks() {
+    const auto c = loadSnapshotFile(newest("newest_hand_overflow.pickle"));
+    QCOMPARE(c->blockAnnotations.size(), size_t(1));
+    const BlockAnnotation& n = c->blockAnnotations.front();
+    QCOMPARE(n.device, 0);
+    QCOMPARE(n.address, kSegment + 2 * MiB);
+    QCOMPARE(n.timeUs, kT0 + 3);
+    QCOMPARE(c->strings.text(n.text), std::string_view("kept for logging"));
+    const auto frames = c->stacks.frames(n.stack);
+    QCOMPARE(frames.size(), size_t(1));
+    QCOMPARE(c->strings.text(c->frames[frames[0]].name), std::string_view("keep_for_logging"));
+}
+
+void TestNewestFields::ghostBlocksAreTheOnesSeenOnlyBeingFreed() {
+    const auto a = openAnalysis(newest("newest_hand_overflow.pickle"));
+    const GhostBlocks& g = a->ghosts(0);
+    QCOMPARE(g.blocks.size(), size_t(1));
+    QCOMPARE(g.blocks[0].address, kSegment + 6 * MiB);
+    QCOMPARE(g.blocks[0].size, 2 * MiB);
+    QCOMPARE(a->trace(0).action[g.blocks[0].freeEvent], Action::FreeRequested);
+    QCOMPARE(g.bytes, 2 * MiB);
+    QVERIFY(g.contains(kSegment + 6 * MiB));
+    QVERIFY(!g.contains(kSegment)); // from before too, but alive to the end: a baseline, not a ghost
+    QVERIFY(a->ghosts(1).blocks.empty()); // the host trace saw every block allocated
+}
+
+void TestNewestFields::pinnedHostMemoryIsItsOwnLane_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("host_traces as a list per device") << "newest_hand_overflow.pickle";
+    QTest::newRow("host_traces as one list") << "newest_hand_late.pickle";
+}
+
+void TestNewestFields::pinnedHostMemoryIsItsOwnLane() {
+    QFETCH(QString, file);
+    const auto a = openAnalysis(newest(file));
+    QCOMPARE(a->deviceCount(), size_t(2));
+    const int host = a->indexOfDevice(kPinnedHostDevice);
+    QCOMPARE(host, 1); // after every GPU: device 0 stays the one a view opens on
+    const DeviceTrace& t = a->trace(size_t(host));
+    QCOMPARE(t.eventCount(), size_t(7));
+    QVERIFY(std::is_sorted(t.timeUs.begin(), t.timeUs.end()));
+    QCOMPARE(t.finalSegments.size(), size_t(1));
+    const DeviceSummary s = a->summary(size_t(host));
+    QCOMPARE(s.final.allocated, int64_t(2 * MiB));
+    QCOMPARE(s.peak.reserved, int64_t(3 * MiB));
+    QVERIFY(a->replay(size_t(host)).finalMatchesSnapshot);
+    QCOMPARE(deviceName(kPinnedHostDevice), std::string("pinned host memory"));
+}
+
+void TestNewestFields::capturePropertiesShowThem() {
+    const auto a = openAnalysis(newest("newest_hand_overflow.pickle"));
+    const auto facts = captureFacts(*a, 0);
+    const FactRow* ring = factRow(facts, "Device 0", "Ring buffer");
+    QVERIFY(ring && ring->value == "overflowed: entries before the first one kept were lost (max_entries 7)");
+    const FactRow* ghosts = factRow(facts, "Device 0", "Ghost blocks (seen only being freed)");
+    QVERIFY(ghosts && ghosts->value.rfind("1 (", 0) == 0);
+    QVERIFY(factRow(facts, "Pinned host memory", "Events"));
+    bool train = false, dict = false, note = false;
+    for (const auto& s : facts)
+        if (s.title == "Snapshot metadata")
+            for (const auto& r : s.rows) {
+                train |= r.label == "user_metadata" && r.value == "phase=train (1 entries)";
+                dict |= r.label == "user_metadata" && r.value == "step: 3, pool: comm (1 entries)";
+                note |= r.label.find("block 0x7f0000200000") != std::string::npos && r.value == "kept for logging";
+            }
+    QVERIFY(train && dict && note);
+    const auto late = captureFacts(*openAnalysis(newest("newest_hand_late.pickle")), 0);
+    const FactRow* kept = factRow(late, "Device 0", "Ring buffer");
+    QVERIFY(kept && kept->value == "kept every entry (max_entries 100000)");
+}
+
+void TestNewestFields::summaryJsonNamesThem() {
+    QProcess p;
+    p.start(QStringLiteral(VRAMSCOPE_CLI),
+            {"summary", "--json", QString::fromStdString(newest("newest_hand_overflow.pickle"))});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    const QJsonObject o = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    const QJsonArray devices = o["devices"].toArray();
+    QCOMPARE(devices.size(), 2);
+    QCOMPARE(devices[0].toObject()["ring_buffer"].toString(), QStringLiteral("overflowed"));
+    QCOMPARE(devices[0].toObject()["ghost_blocks"].toInt(), 1);
+    QCOMPARE(devices[0].toObject()["ghost_bytes"].toInteger(), qint64(2 * MiB));
+    QCOMPARE(devices[1].toObject()["device"].toInt(), kPinnedHostDevice);
+    QCOMPARE(devices[1].toObject()["name"].toString(), QStringLiteral("pinned host memory"));
+    QCOMPARE(devices[1].toObject()["ring_buffer"].toString(), QStringLiteral("unknown"));
+}
+
+// make_hand_built.py's badtypes: a string for the flag, a number and a nested dict for user_metadata,
+// an 'annotate' entry without an address, host fields that are no lists. It loads, says each, and
+// uses none of them.
+void TestNewestFields::wrongTypesAreIgnoredWithWarnings() {
+    std::unique_ptr<Capture> c;
+    try {
+        c = loadSnapshotFile(newest("newest_hand_badtypes.pickle"));
+    } catch (const std::exception& e) {
+        QFAIL(e.what());
+    }
+    const auto& w = c->warnings;
+    QVERIFY2(anyWarning(w, "'trace_alloc_overflowed' is neither a bool nor a list of bools: ignored"), joined(w).c_str());
+    QVERIFY(anyWarning(w, "'host_segments' is not a list"));
+    QVERIFY(anyWarning(w, "'host_traces' is neither a list of trace entries nor a list of such lists"));
+    QVERIFY(anyWarning(w, "1 'annotate' entries have no address or no plausible time_us"));
+    QVERIFY(anyWarning(w, "2 trace entries have a user_metadata that is neither text nor a flat dict"));
+    QCOMPARE(c->devices.size(), size_t(1)); // no host lane
+    QCOMPARE(c->devices[0].ringBuffer, RingBuffer::Unknown);
+    QVERIFY(c->devices[0].userMetadata.empty());
+    QVERIFY(c->blockAnnotations.empty());
+    QCOMPARE(c->devices[0].eventCount(), size_t(6));
+}
+
+// What torch 2.11 wrote on an H200 (record_newest.py): each field it writes is read, and each it
+// does not write is absent without a complaint.
+void TestNewestFields::realTorchSnapshots_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"metadata", "ring", "late", "pinned"})
+        if (QFile::exists(QString::fromStdString(newest(QStringLiteral("newest_%1.pickle.gz").arg(n)))))
+            QTest::newRow(n) << QStringLiteral("newest_%1").arg(n);
+    if (QTest::currentTestFunction() && !QFile::exists(QString::fromStdString(newest("newest_metadata.pickle.gz"))))
+        QTest::newRow("none recorded") << QString();
+}
+
+void TestNewestFields::realTorchSnapshots() {
+    QFETCH(QString, name);
+    if (name.isEmpty()) QSKIP("no snapshot recorded by a real torch in samples/newest");
+    const QJsonObject truth = truthOf(name);
+    QVERIFY(!truth.isEmpty());
+    const auto a = openAnalysis(newest(name + ".pickle.gz"));
+    const int dev = a->indexOfDevice(0);
+    QVERIFY(dev >= 0);
+    const DeviceSummary s = a->summary(size_t(dev));
+    QCOMPARE(s.final.allocated, truth["allocated"].toInteger());
+    QCOMPARE(s.final.reserved, truth["reserved"].toInteger());
+    const Capture& c = a->capture();
+    // user_metadata: every value torch wrote (repr'd in the truth) is one the reader has.
+    std::vector<std::string> texts;
+    for (const auto& [i, text] : c.devices[size_t(dev)].userMetadata) texts.emplace_back(c.strings.text(text));
+    for (const auto& v : truth["user_metadata"].toArray()) {
+        QString repr = v.toString();
+        repr = repr.mid(1, repr.size() - 2); // 'phase=train' -> phase=train
+        QVERIFY2(std::find(texts.begin(), texts.end(), repr.toStdString()) != texts.end(), qPrintable(repr));
+    }
+    const QJsonObject actions = truth["actions"].toObject();
+    QCOMPARE(c.blockAnnotations.size(), size_t(actions["annotate"].toInt()));
+    const QJsonObject settings = truth["allocator_settings"].toObject();
+    const RingBuffer ring = c.devices[size_t(dev)].ringBuffer;
+    if (!settings.contains("trace_alloc_overflowed"))
+        QCOMPARE(ring, RingBuffer::Unknown);
+    else
+        QCOMPARE(ring, settings["trace_alloc_overflowed"].toString() == "True" ? RingBuffer::Overflowed : RingBuffer::Kept);
+    if (ring == RingBuffer::Overflowed) QVERIFY(anyWarning(a->warnings(), "lost to the ring buffer"));
+    // A host lane exactly when torch wrote pinned host memory's segments or entries.
+    QCOMPARE(a->indexOfDevice(kPinnedHostDevice) >= 0,
+             truth.contains("host_segments_first") || truth.contains("host_traces_first"));
+    QVERIFY(!anyWarning(a->warnings(), "unknown action"));
+}
+
+QTEST_APPLESS_MAIN(TestNewestFields)
+#include "tst_newest_fields.moc"

@@ -1,0 +1,28 @@
+// Labels a program put on live blocks after the fact (torch.cuda.memory._annotate_memory: a
+// snapshot's 'annotate' entries): a dash-dotted line at each, labelled with the text, on the lane of
+// the block's device, under the annotations overlay (its toggle and its label placement).
+#include "common/TimelineColours.h"
+#include "timeline/TimelinePlot.h"
+
+namespace vs::ui {
+
+void TimelinePlot::buildBlockNotes(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y) {
+    constexpr size_t kMaxNotes = 500; // a label per step would be a smear and thousands of items
+    const Capture& c = analysis_->capture();
+    const int ordinal = analysis_->trace(device).device;
+    const QPen pen(TimelineColours::forPalette(palette()).annotation, 1, Qt::DashDotLine);
+    size_t shown = 0;
+    for (const BlockAnnotation& n : c.blockAnnotations) {
+        if (n.device != ordinal) continue;
+        if (++shown > kMaxNotes) break;
+        const auto text = c.strings.text(n.text);
+        const auto [line, label] = addMarker(lane.rect, x, y, double(n.timeUs - originUs_) / 1e6,
+                                             QStringLiteral("\u270e ") + QString::fromUtf8(text.data(), qsizetype(text.size())),
+                                             pen);
+        lane.annotationItems.push_back(line);
+        lane.annotationItems.push_back(label);
+    }
+    if (shown) lane.noteKey = legendKey(x, y, tr("block labels added after the fact (_annotate_memory)"), pen);
+}
+
+} // namespace vs::ui
