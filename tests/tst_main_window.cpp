@@ -87,6 +87,7 @@ class TestMainWindow : public QObject {
   private:
     std::unique_ptr<MainWindow> open(const QString& name);
     std::unique_ptr<MainWindow> openAccumulation();
+    static std::unique_ptr<MainWindow> openSample(const QString& underSamples); // a path under samples/captures
     static void mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons,
                       Qt::KeyboardModifiers mods = {});
 };
@@ -197,6 +198,16 @@ std::unique_ptr<MainWindow> TestMainWindow::open(const QString& name) {
     w->setAnalysis(name, ui::CaptureLoader::openNow(QString::fromStdString(vs::test::samplePath(name))));
     QApplication::processEvents();
     timelineOf(*w)->replot();
+    return w;
+}
+
+std::unique_ptr<MainWindow> TestMainWindow::openSample(const QString& underSamples) {
+    auto w = std::make_unique<MainWindow>();
+    w->resize(1400, 900);
+    w->show();
+    const QString path = vs::test::samplesDir() + underSamples;
+    w->setAnalysis(path, ui::CaptureLoader::openNow(path));
+    settle(*w);
     return w;
 }
 
@@ -792,12 +803,8 @@ void TestMainWindow::manyWarningsKeepTheWindowUsable() {
 
 void TestMainWindow::everyDeviceBrowsable() {
     // two H200s whose traces start 0.35 s apart (recorded by the CUPTI agent)
-    MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    const QString path = vs::test::samplesDir() + "/../cuda/torch_two_devices.vscap";
-    w.setAnalysis(path, ui::CaptureLoader::openNow(path));
-    settle(w);
+    const auto window = openSample("/../cuda/torch_two_devices.vscap");
+    MainWindow& w = *window;
     ui::Session* s = w.session();
     const ui::AnalysisPtr a = s->analysis();
     QCOMPARE(a->deviceCount(), size_t(2));
@@ -1173,12 +1180,8 @@ void TestMainWindow::retentionTabNamesTheHolder() {
 // samples/newest/newest_hand_overflow.pickle: pinned host memory in the device picker, the label put
 // on a block after the fact in the timeline's legend, the ghost block hatched and named in the map.
 void TestMainWindow::newestSnapshotFieldsOnScreen() {
-    MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    const QString path = vs::test::samplesDir() + "/../newest/newest_hand_overflow.pickle";
-    w.setAnalysis(path, ui::CaptureLoader::openNow(path));
-    settle(w);
+    const auto window = openSample("/../newest/newest_hand_overflow.pickle");
+    MainWindow& w = *window;
     auto* box = w.findChild<QComboBox*>("deviceBox");
     QVERIFY(box && box->count() == 2);
     QVERIFY(box->itemText(0).startsWith("device 0"));

@@ -151,6 +151,7 @@ class TestWhatIf : public QObject {
             for (size_t d = 0; d < a->deviceCount(); ++d) {
                 // CUDA graph private pools are not simulated (the what-if CLI says so)
                 if (!a->trace(d).eventCount() || !GraphPools(a->trace(d)).empty()) continue;
+                if (a->trace(d).device == kPinnedHostDevice) continue; // the host allocator: not simulated
                 const SimInput in = SimInput::fromTrace(a->trace(d), a->capture().streams, a->replay(d),
                                                         a->capture().settings);
                 // A memory fraction is not in the snapshot: the runs of samples/whatif wrote theirs in the truth.

@@ -33,10 +33,7 @@ size_t chooseDevice(const CaptureAnalysis& a, const CliArgs& args) {
         if (i < 0) throw UsageError("the capture has no device " + std::to_string(*n));
         return static_cast<size_t>(i);
     }
-    size_t best = 0; // like memory_viz: the device with the longest trace
-    for (size_t i = 1; i < a.deviceCount(); ++i)
-        if (a.trace(i).eventCount() > a.trace(best).eventCount()) best = i;
-    return best;
+    return a.defaultDevice();
 }
 
 } // namespace vs::cli

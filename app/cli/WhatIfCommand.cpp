@@ -149,6 +149,9 @@ int runWhatIf(const std::vector<std::string>& args, std::ostream& out) {
         throw UsageError("whatif needs PyTorch's allocator requests; this capture was recorded at the CUDA "
                          "driver level (CUPTI agent)");
     const size_t d = chooseDevice(*capture, a);
+    if (capture->trace(d).device == kPinnedHostDevice) // another allocator, with its own policy
+        throw UsageError("whatif simulates PyTorch's CUDA caching allocator; pinned host memory is the host "
+                         "allocator's: pick a GPU with --device");
     Context c{*capture, d, SimInput::fromTrace(capture->trace(d), capture->capture().streams, capture->replay(d),
                                                capture->capture().settings),
               SimConfig::fromSettings(capture->capture().settings), {}};

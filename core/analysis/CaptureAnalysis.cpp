@@ -37,6 +37,17 @@ const GhostBlocks& CaptureAnalysis::ghosts(size_t i) const {
     return i < ghosts_.size() ? ghosts_[i] : none;
 }
 
+size_t CaptureAnalysis::defaultDevice() const {
+    auto weight = [this](size_t i) {
+        const DeviceTrace& t = trace(i);
+        return t.device == kPinnedHostDevice ? 0 : t.eventCount() + 1;
+    };
+    size_t best = 0;
+    for (size_t i = 1; i < deviceCount(); ++i)
+        if (weight(i) > weight(best)) best = i;
+    return best;
+}
+
 int CaptureAnalysis::indexOfDevice(int ordinal) const {
     for (size_t i = 0; i < capture_->devices.size(); ++i)
         if (capture_->devices[i].device == ordinal) return static_cast<int>(i);

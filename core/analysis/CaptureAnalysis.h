@@ -48,6 +48,9 @@ class CaptureAnalysis {
     const ReplayResult& replay(size_t i) const { return replays_[i]; }
     // The device's blocks seen only being freed (GhostBlocks.h); none for a live capture's growth.
     const GhostBlocks& ghosts(size_t i) const;
+    // Where a view or command starts: the GPU with the longest trace (as memory_viz), the first on a tie;
+    // pinned host memory only when it is alone.
+    size_t defaultDevice() const;
     // Index into devices for an ordinal, or -1.
     int indexOfDevice(int ordinal) const;
     DeviceSummary summary(size_t i) const;

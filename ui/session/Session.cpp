@@ -12,13 +12,7 @@ void Session::open(const QString& path, AnalysisPtr analysis) {
     analysis_ = std::move(analysis);
     path_ = path;
     event_.reset(), range_.reset(), region_.reset(), regionIndex_ = -1, regionAutomatic_ = false;
-    device_ = 0; // the longest GPU trace first, as memory_viz does; pinned host memory only when alone
-    auto weight = [this](size_t i) {
-        const DeviceTrace& t = analysis_->trace(i);
-        return t.device == kPinnedHostDevice ? 0 : t.eventCount() + 1;
-    };
-    for (size_t i = 1; analysis_ && i < analysis_->deviceCount(); ++i)
-        if (weight(i) > weight(device_)) device_ = i;
+    device_ = analysis_ ? analysis_->defaultDevice() : 0;
     moment_ = endOfDevice();
     emit opened();
     emit deviceChanged(device_);

@@ -228,6 +228,11 @@ bool WhatIfPanel::readInputs(SimConfig& config, std::optional<uint64_t>& capacit
         fail(tr("Open a capture with allocator events first."));
         return false;
     }
+    if (session_->analysis()->trace(session_->device()).device == kPinnedHostDevice) {
+        fail(tr("Pinned host memory comes from PyTorch's host allocator, not the CUDA caching allocator "
+                "the what-if simulates: pick a GPU in the device list."));
+        return false;
+    }
     if (session_->analysis()->capture().nativeStacks) { // cudaMalloc calls, not the caching allocator's requests
         fail(tr("This capture was recorded at the CUDA driver level (CUPTI agent): it holds no PyTorch "
                 "allocator requests to simulate."));
