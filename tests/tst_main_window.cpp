@@ -1188,17 +1188,17 @@ void TestMainWindow::newestSnapshotFieldsOnScreen() {
     QVERIFY(box->itemText(1).startsWith("pinned host memory"));
     QCOMPARE(w.session()->device(), size_t(0)); // the GPU first, though the host lane has more events
     const QString notes = "block labels added after the fact (_annotate_memory)";
-    QVERIFY(!w.timeline()->legendNames().contains(notes)); // an overlay, off at first
-    w.timeline()->setOverlayVisible(TimelinePlot::Overlay::Annotations, true);
-    QVERIFY(w.timeline()->legendNames().contains(notes));
+    QVERIFY(!timelineOf(w)->legendNames().contains(notes)); // an overlay, off at first
+    timelineOf(w)->setOverlayVisible(TimelinePlot::Overlay::Annotations, true);
+    QVERIFY(timelineOf(w)->legendNames().contains(notes));
     w.showBlockMapTab();
-    ui::BlockMapView* view = w.blockMap()->view();
+    ui::BlockMapView* view = blockMapOf(w)->view();
     view->setMoment(0); // before the first entry: the ghost is alive
     QApplication::processEvents();
     bool legend = false;
     for (const auto& e : view->legend()) legend |= e.name.startsWith("hatched: ghost");
     QVERIFY(legend);
-    const uint64_t ghost = w.timeline()->analysis()->ghosts(0).blocks.at(0).address;
+    const uint64_t ghost = timelineOf(w)->analysis()->ghosts(0).blocks.at(0).address;
     QString tip;
     for (int y = 2; y < view->viewport()->height() && tip.isEmpty(); y += 3)
         for (int x = 2; x < view->viewport()->width() && tip.isEmpty(); x += 3) {
