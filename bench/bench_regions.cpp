@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
         const vs::LeakInputs in{categories, shared}; // what a session keeps per device
         const double c0 = now();
         const auto explained = vs::diagnoseLeaks(*a, device, q, in);
-        std::printf("  click on a %s region: %.1f ms (%zu groups)\n", vs::regionKindName(clicked->kind).data(),
+        std::printf("  click on a %s region: %.1f ms (%zu groups)\n", vs::leakKindName(clicked->kind).data(),
                     (now() - c0) * 1e3, explained.groups.size());
     }
     return 0;

@@ -62,7 +62,7 @@ GrowthRegions regionsOf(const CaptureAnalysis& a) {
     return findGrowthRegions(a, 0, pairAllocations(a.trace(0), a.replay(0)));
 }
 
-size_t countKind(const GrowthRegions& r, RegionKind k) {
+size_t countKind(const GrowthRegions& r, LeakKind k) {
     return size_t(std::count_if(r.regions.begin(), r.regions.end(), [&](auto& g) { return g.kind == k; }));
 }
 
@@ -86,7 +86,7 @@ void sawtooth(SyntheticLoop& loop, const Sawtooth& s, StackId keep, const StackI
 const GrowthRegion* onlyLeak(const GrowthRegions& r) {
     const GrowthRegion* out = nullptr;
     for (const auto& g : r.regions)
-        if (g.kind == RegionKind::Leak) {
+        if (g.kind == LeakKind::Leak) {
             if (out) return nullptr;
             out = &g;
         }
@@ -97,7 +97,7 @@ const GrowthRegion* onlyLeak(const GrowthRegions& r) {
 bool nothingGrows(SyntheticLoop& loop) {
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
-    return countKind(r, RegionKind::Leak) == 0 && diagnoseLeaks(*a, 0).kind == LeakKind::None;
+    return countKind(r, LeakKind::Leak) == 0 && diagnoseLeaks(*a, 0).kind == LeakKind::None;
 }
 
 // A serving loop: `requests` requests of `tokens` forward passes; each token's KV entry lives until
@@ -121,9 +121,9 @@ void TestGrowthRegions::leakRampIsOneRunRegion() {
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
     QCOMPARE(r.iterations.count(), size_t(30));
-    QCOMPARE(countKind(r, RegionKind::Leak), size_t(1));
+    QCOMPARE(countKind(r, LeakKind::Leak), size_t(1));
     const GrowthRegion& g = r.regions.front();
-    QCOMPARE(g.kind, RegionKind::Leak);
+    QCOMPARE(g.kind, LeakKind::Leak);
     QCOMPARE(g.scale, RegionScale::Run);
     QCOMPARE(g.allocations.size(), size_t(30)); // all alive at the end
     QCOMPARE(g.growthBytes, uint64_t(30 * 512 * 64));
@@ -150,9 +150,9 @@ void TestGrowthRegions::sawtoothWithTwoTeethIsAccumulation() {
     for (int i = 0; i < 3; ++i) loop.step(); // a flat tail
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
-    QCOMPARE(countKind(r, RegionKind::Accumulation), size_t(2));
+    QCOMPARE(countKind(r, LeakKind::Accumulation), size_t(2));
     for (const auto& g : r.regions) {
-        QCOMPARE(g.kind, RegionKind::Accumulation);
+        QCOMPARE(g.kind, LeakKind::Accumulation);
         QCOMPARE(g.scale, RegionScale::Phase);
         QCOMPARE(g.allocations.size(), size_t(10)); // the epoch's last block is freed with the rest
         QCOMPARE(g.growthBytes, uint64_t(10 << 20));
@@ -212,7 +212,7 @@ void TestGrowthRegions::noiseHasNoRegion() {
     }
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
-    QVERIFY2(r.regions.empty(), r.regions.empty() ? "" : std::string(regionKindName(r.regions[0].kind)).c_str());
+    QVERIFY2(r.regions.empty(), r.regions.empty() ? "" : std::string(leakKindName(r.regions[0].kind)).c_str());
     QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::None);
 }
 
@@ -236,24 +236,24 @@ void TestGrowthRegions::nestedScales() {
     auto a = analyse(loop);
     const auto all = pairAllocations(a->trace(0), a->replay(0));
     const auto r = findGrowthRegions(*a, 0, all);
-    QCOMPARE(countKind(r, RegionKind::Leak), size_t(1));
-    QCOMPARE(countKind(r, RegionKind::Accumulation), size_t(3));
-    const auto leakIt = std::find_if(r.regions.begin(), r.regions.end(), [](auto& g) { return g.kind == RegionKind::Leak; });
+    QCOMPARE(countKind(r, LeakKind::Leak), size_t(1));
+    QCOMPARE(countKind(r, LeakKind::Accumulation), size_t(3));
+    const auto leakIt = std::find_if(r.regions.begin(), r.regions.end(), [](auto& g) { return g.kind == LeakKind::Leak; });
     QCOMPARE(leakIt->scale, RegionScale::Run);
     QCOMPARE(leakIt->stacks.front(), leak);
     // inside one iteration of the second epoch: the activations' rise
     const auto& acc = *std::find_if(r.regions.begin(), r.regions.end(),
-                                    [](auto& g) { return g.kind == RegionKind::Accumulation; });
+                                    [](auto& g) { return g.kind == LeakKind::Accumulation; });
     const uint32_t middle = (acc.first + acc.last) / 2;
     const auto ramp = iterationRamp(*a, 0, all, r.iterations, middle);
     QVERIFY(ramp.has_value());
-    QCOMPARE(ramp->kind, RegionKind::Transient);
+    QCOMPARE(ramp->kind, LeakKind::Transient);
     QVERIFY(ramp->first >= acc.first && ramp->last <= acc.last + 1);
     QVERIFY(ramp->growthBytes >= uint64_t(12 << 20)); // three activations at the top
     // a click picks the narrowest listed region holding it: the epoch's, not the run's
     const size_t at = regionAt(r, middle);
     QVERIFY(at != kNoRegion);
-    QCOMPARE(r.regions[at].kind, RegionKind::Accumulation);
+    QCOMPARE(r.regions[at].kind, LeakKind::Accumulation);
 }
 
 void TestGrowthRegions::boundedCacheTeardownIsNoAccumulation() {
@@ -269,8 +269,8 @@ void TestGrowthRegions::boundedCacheTeardownIsNoAccumulation() {
     for (uint64_t v : cache) loop.free(v, 1 << 20, drop);
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
-    QCOMPARE(countKind(r, RegionKind::Accumulation), size_t(0));
-    QCOMPARE(countKind(r, RegionKind::Leak), size_t(0));
+    QCOMPARE(countKind(r, LeakKind::Accumulation), size_t(0));
+    QCOMPARE(countKind(r, LeakKind::Leak), size_t(0));
 }
 
 void TestGrowthRegions::garbageCollectorReleaseIsCycle() {
@@ -285,7 +285,7 @@ void TestGrowthRegions::garbageCollectorReleaseIsCycle() {
     }
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
-    QCOMPARE(countKind(r, RegionKind::Cycle), size_t(3));
+    QCOMPARE(countKind(r, LeakKind::Cycle), size_t(3));
     QVERIFY(r.regions.front().releasedBy.find("garbage collector") != std::string::npos);
     QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::Cycle); // gc.collect marks no iterations
 }
@@ -306,9 +306,9 @@ void TestGrowthRegions::releaseVaryingPlacesIsCycle() {
     }
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
-    QCOMPARE(countKind(r, RegionKind::Cycle), size_t(3));
-    QCOMPARE(countKind(r, RegionKind::Accumulation), size_t(3));
-    for (const auto& g : r.regions) QCOMPARE(g.kind == RegionKind::Cycle, g.stacks.front() == keep);
+    QCOMPARE(countKind(r, LeakKind::Cycle), size_t(3));
+    QCOMPARE(countKind(r, LeakKind::Accumulation), size_t(3));
+    for (const auto& g : r.regions) QCOMPARE(g.kind == LeakKind::Cycle, g.stacks.front() == keep);
 }
 
 void TestGrowthRegions::functionReturnAndPhaseEnd() {
@@ -319,7 +319,7 @@ void TestGrowthRegions::functionReturnAndPhaseEnd() {
     sawtooth(loop, s, keep, &after);
     auto a = analyse(loop);
     auto r = regionsOf(*a);
-    QCOMPARE(countKind(r, RegionKind::Accumulation), size_t(2));
+    QCOMPARE(countKind(r, LeakKind::Accumulation), size_t(2));
     QVERIFY2(r.regions.front().releasedBy.find("evaluate() returned") == 0, r.regions.front().releasedBy.c_str());
 
     SyntheticLoop marked; // the same with numbered steps and an 'epoch' phase marker
@@ -340,7 +340,7 @@ void TestGrowthRegions::functionReturnAndPhaseEnd() {
     QCOMPARE(r.iterations.marker, std::string("ProfilerStep#"));
     QVERIFY(r.iterations.fromAnnotations);
     QCOMPARE(r.iterations.phaseMarker, std::string("epoch"));
-    QCOMPARE(countKind(r, RegionKind::Accumulation), size_t(3));
+    QCOMPARE(countKind(r, LeakKind::Accumulation), size_t(3));
     for (const auto& g : r.regions)
         QVERIFY2(g.releasedBy.find("the end of ") == 0 && g.releasedBy.find("'epoch'") != std::string::npos,
                  g.releasedBy.c_str());
@@ -519,7 +519,7 @@ void TestGrowthRegions::nestedRequestTokenLeak() {
     QVERIFY(g);
     QCOMPARE(g->stacks.front(), keep);
     QCOMPARE(g->growthBytes, uint64_t(48) << 20);
-    QCOMPARE(countKind(r, RegionKind::Accumulation), size_t(0)); // a request's KV cache is its working set
+    QCOMPARE(countKind(r, LeakKind::Accumulation), size_t(0)); // a request's KV cache is its working set
     const LeakReport rep = diagnoseLeaks(*a, 0);
     QCOMPARE(rep.kind, LeakKind::Leak);
     QCOMPARE(rep.groups.front().stack, keep);
@@ -533,7 +533,7 @@ void TestGrowthRegions::nestedRequestTokenClean() {
     servingLoop(loop, 48, 40, 0, kv, kv);
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
-    QVERIFY2(r.regions.empty(), r.regions.empty() ? "" : std::string(regionKindName(r.regions[0].kind)).c_str());
+    QVERIFY2(r.regions.empty(), r.regions.empty() ? "" : std::string(leakKindName(r.regions[0].kind)).c_str());
     QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::None);
 }
 
@@ -646,6 +646,6 @@ void TestGrowthRegions::reduceOverheadPoolIsNoGrowth() {
     QCOMPARE(rep.kind, LeakKind::None);
     QVERIFY2(rep.evidence.find("76.00 MiB of the 120.00 MiB reserved at the end is in 1 CUDA graph private pool") !=
                  std::string::npos, rep.evidence.c_str());
-    for (const auto& g : regionsOf(*a).regions) QVERIFY(g.kind != RegionKind::Leak && g.kind != RegionKind::Accumulation);
+    for (const auto& g : regionsOf(*a).regions) QVERIFY(g.kind != LeakKind::Leak && g.kind != LeakKind::Accumulation);
     QCOMPARE(recorderPauses(a->capture(), 0).size(), size_t(1));
 }

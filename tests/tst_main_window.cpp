@@ -584,7 +584,7 @@ void TestMainWindow::coldOpenSelectsTheWorstRegion() {
     auto w = openAccumulation();
     ui::RegionSelector* sel = regionsOf(*w);
     QCOMPARE(sel->regions().size(), size_t(3));
-    for (const auto& r : sel->regions()) QCOMPARE(r.kind, RegionKind::Accumulation);
+    for (const auto& r : sel->regions()) QCOMPARE(r.kind, LeakKind::Accumulation);
     QVERIFY2(sel->selected().has_value(), leaksOf(*w)->report().summary.c_str());
     const GrowthRegion worst = *sel->selected();
     for (const auto& r : sel->regions()) QVERIFY(r.cost <= worst.cost);
@@ -684,12 +684,12 @@ void TestMainWindow::zoomedInClickSelectsAnIterationsRise() {
     QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {}, pixelAt(timelineOf(*w), at));
     const auto& sel = regionsOf(*w)->selected();
     QVERIFY(sel.has_value());
-    QCOMPARE(sel->kind, RegionKind::Transient);
+    QCOMPARE(sel->kind, LeakKind::Transient);
     QCOMPARE(sel->growthBytes, uint64_t(4 << 20)); // both activations: the rise of that forward pass
     QCOMPARE(regionsOf(*w)->selectedIndex(), -1); // not a listed region
     settle(*w);
     QVERIFY(leaksOf(*w)->report().region.has_value());
-    QCOMPARE(leaksOf(*w)->report().region->kind, RegionKind::Transient);
+    QCOMPARE(leaksOf(*w)->report().region->kind, LeakKind::Transient);
 }
 
 // A Leaks group marks its allocations on the timeline inside the lane and the region, in the block
@@ -955,7 +955,7 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     const auto region = regionsOf(w)->selected();
     const auto shade = plot->growthRegion();
     QVERIFY(region && shade);
-    QCOMPARE(region->kind, RegionKind::Leak);
+    QCOMPARE(region->kind, LeakKind::Leak);
     QVERIFY2(std::abs(px(shade->lower) - px(truth(region->first))) < 1, qPrintable(QString::number(shade->lower)));
     QVERIFY(std::abs(px(shade->upper) - px(truth(region->last))) < 1);
     // a Leaks group's ticks: one per kept allocation, each at its allocation's moment

@@ -25,7 +25,7 @@ void writeRegionsJson(JsonWriter& j, const CaptureAnalysis& a, size_t device, co
     for (size_t i = 0; i < rep.growth().regions.size() && i < kMaxRegions; ++i) {
         const GrowthRegion& g = rep.growth().regions[i];
         j.beginObject().field("from_s", secondsAt(g.first)).field("to_s", secondsAt(g.last));
-        j.field("kind", regionKindName(g.kind)).field("scale", regionScaleName(g.scale));
+        j.field("kind", leakKindName(g.kind)).field("scale", regionScaleName(g.scale));
         j.field("growth_bytes", g.growthBytes).field("per_iteration_bytes", g.perIterationBytes);
         j.field("iterations", uint64_t(g.iterations)).field("blocks", uint64_t(g.allocations.size()));
         j.key("released_at_s");

@@ -86,7 +86,7 @@ bool grows(const std::vector<int64_t>& live, uint32_t slices, StackKept& k, cons
 
 struct Candidate {
     FloorRise rise;
-    RegionKind kind;
+    LeakKind kind;
     RegionScale scale;
     std::string releasedBy;
 };
@@ -98,7 +98,7 @@ std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allo
                                   int64_t minRise) {
     std::vector<Candidate> out;
     const auto events = uint32_t(allocated.size());
-    if (f.kept.rise() >= minRise) out.push_back({f.kept, RegionKind::Leak, RegionScale::Run, "not released: still alive when the capture ends"});
+    if (f.kept.rise() >= minRise) out.push_back({f.kept, LeakKind::Leak, RegionScale::Run, "not released: still alive when the capture ends"});
     for (const FloorRise& r : f.released) {
         const uint32_t held = r.releasedAt - r.start, after = events - r.releasedUntil;
         const uint32_t settled = f.sliceOf(r.releasedUntil); // the floor after the release: built up again?
@@ -111,9 +111,9 @@ std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allo
         top.top = uint32_t(allocated.argMin(std::max(r.start, r.releasedAt - std::min(window, r.releasedAt)), r.releasedAt));
         // released at the program's end: built up over most of the run, nothing built up again
         if (8ull * after <= held && 2ull * held >= events && later < r.from + r.rise() / 2)
-            out.push_back({top, RegionKind::Leak, RegionScale::Run, "released only when the program ends"});
+            out.push_back({top, LeakKind::Leak, RegionScale::Run, "released only when the program ends"});
         else if (its.count() < 3 || its.indexOf(r.start) != its.indexOf(r.releasedAt))
-            out.push_back({top, RegionKind::Accumulation, RegionScale::Phase, ""});
+            out.push_back({top, LeakKind::Accumulation, RegionScale::Phase, ""});
     }
     return out;
 }
@@ -197,7 +197,7 @@ std::optional<GrowthRegion> regionOf(const Inputs& in, const Candidate& c) {
     }
     std::sort(r.allocations.begin(), r.allocations.end());
     r.growthBytes = uint64_t(bytes);
-    if (c.kind != RegionKind::Leak || c.rise.releasedAt != kNoEvent) {
+    if (c.kind != LeakKind::Leak || c.rise.releasedAt != kNoEvent) {
         uint32_t freed = kNoEvent; // the first free of the release
         for (uint32_t i : r.allocations) freed = std::min(freed, all[i].freeRequested);
         r.releasedAt = freed;

@@ -13,22 +13,6 @@
 
 namespace vs {
 
-std::string_view regionKindName(RegionKind k) {
-    switch (k) {
-    case RegionKind::Leak:
-        return "leak";
-    case RegionKind::Accumulation:
-        return "accumulation";
-    case RegionKind::Cycle:
-        return "cycle";
-    case RegionKind::Cache:
-        return "cache";
-    case RegionKind::Transient:
-        break;
-    }
-    return "transient";
-}
-
 std::string_view regionScaleName(RegionScale s) {
     switch (s) {
     case RegionScale::Run:
@@ -97,7 +81,7 @@ struct Builder {
     bool realIterations;
     uint64_t peak;
 
-    GrowthRegion make(RegionKind kind, const std::vector<Kept::Item>& items) const {
+    GrowthRegion make(LeakKind kind, const std::vector<Kept::Item>& items) const {
         GrowthRegion r;
         r.kind = kind;
         r.first = UINT32_MAX;
@@ -197,7 +181,7 @@ void addCacheRegion(const CaptureAnalysis& a, size_t device, std::vector<GrowthR
     uint32_t from = top; // back to where reserved last held no more than allocated ever needs
     while (from > 0 && r.reserved[from - 1] > sum.peak.allocated) --from;
     GrowthRegion g;
-    g.kind = RegionKind::Cache;
+    g.kind = LeakKind::Cache;
     g.first = from, g.last = top;
     g.growthBytes = uint64_t(excess);
     g.cost = double(excess);
@@ -211,7 +195,7 @@ void addCacheRegion(const CaptureAnalysis& a, size_t device, std::vector<GrowthR
 void addFloorRegions(std::vector<GrowthRegion> floor, std::vector<GrowthRegion>& out) {
     const size_t found = out.size();
     for (auto& f : floor) {
-        const bool known = f.kind != RegionKind::Leak &&
+        const bool known = f.kind != LeakKind::Leak &&
                            std::any_of(out.begin(), out.begin() + ptrdiff_t(found), [&](const GrowthRegion& g) {
                                return g.first <= f.last && f.first <= g.last;
                            });
@@ -265,9 +249,9 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     joinFreedTogether(all, its, releases);
     for (auto& [key, items] : releases) {
         const size_t freed = key.first;
-        GrowthRegion r = b.make(RegionKind::Accumulation, items);
+        GrowthRegion r = b.make(LeakKind::Accumulation, items);
         const ReleaseCause cause = causes.of(r.allocations, its);
-        r.kind = cause.garbageCollector ? RegionKind::Cycle : RegionKind::Accumulation;
+        r.kind = cause.garbageCollector ? LeakKind::Cycle : LeakKind::Accumulation;
         r.releasedAt = cause.event;
         r.releasedBy = cause.text;
         r.last = std::max(r.last, cause.event > 0 ? cause.event - 1 : 0);
@@ -277,20 +261,20 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     }
     // Releases of the same memory at varying places are the garbage collector's doing.
     for (auto& r : out.regions) // when no free stack said so directly
-        if (r.kind == RegionKind::Accumulation && r.releasedAt != kNoEvent && causes.variedSites(r.stacks.front()))
-            r.kind = RegionKind::Cycle;
+        if (r.kind == LeakKind::Accumulation && r.releasedAt != kNoEvent && causes.variedSites(r.stacks.front()))
+            r.kind = LeakKind::Cycle;
     // built up and released faster than a working set (a request's KV cache): not growth, unless
     // the collector is what releases it (a cycle, however short)
     std::erase_if(out.regions, [&](const GrowthRegion& r) {
-        return r.kind == RegionKind::Accumulation && r.releasedAt != kNoEvent &&
+        return r.kind == LeakKind::Accumulation && r.releasedAt != kNoEvent &&
                !longerThanWorkingSet(r.releasedAt - r.first, t.eventCount());
     });
     if (!pending.empty()) {
         // still held at the end, as the same memory was before: released the same way, later
         const bool collected = std::any_of(out.regions.begin(), out.regions.end(), [&](const GrowthRegion& g) {
-            return g.kind == RegionKind::Cycle && !g.stacks.empty() && g.stacks.front() == all[pending.front().allocation].stack;
+            return g.kind == LeakKind::Cycle && !g.stacks.empty() && g.stacks.front() == all[pending.front().allocation].stack;
         });
-        GrowthRegion r = b.make(collected ? RegionKind::Cycle : RegionKind::Accumulation, pending);
+        GrowthRegion r = b.make(collected ? LeakKind::Cycle : LeakKind::Accumulation, pending);
         r.scale = RegionScale::Phase;
         r.last = uint32_t(t.eventCount() - 1);
         r.releasedBy = "not yet released when the capture ends (the earlier ones were)";
@@ -316,7 +300,7 @@ std::optional<GrowthRegion> iterationRamp(const CaptureAnalysis& a, size_t devic
     const auto lo = uint32_t(allocated.argMin(from, event + 1)), hi = uint32_t(allocated.argMax(event, to));
     if (allocated[hi] <= allocated[lo]) return std::nullopt;
     GrowthRegion r;
-    r.kind = RegionKind::Transient;
+    r.kind = LeakKind::Transient;
     r.scale = RegionScale::Iteration;
     r.first = lo, r.last = hi;
     r.iterations = 1;

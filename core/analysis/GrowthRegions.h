@@ -16,6 +16,7 @@
 #include "GraphPools.h"
 #include "Iterations.h"
 #include "Lifetimes.h"
+#include "LeakKind.h"
 
 #include <optional>
 #include <string>
@@ -23,13 +24,11 @@
 
 namespace vs {
 
-enum class RegionKind : uint8_t { Leak, Accumulation, Cycle, Cache, Transient };
 enum class RegionScale : uint8_t { Run, Phase, Iteration };
-std::string_view regionKindName(RegionKind k);
 std::string_view regionScaleName(RegionScale s);
 
 struct GrowthRegion {
-    RegionKind kind = RegionKind::Leak;
+    LeakKind kind = LeakKind::Leak;
     RegionScale scale = RegionScale::Run;
     uint32_t first = 0, last = 0;     // the ramp: first kept allocation .. its top (event indices)
     uint32_t releasedAt = kNoEvent;   // first free of the release; kNoEvent: not released

@@ -15,28 +15,6 @@
 
 namespace vs {
 
-std::string_view leakKindName(LeakKind k) {
-    switch (k) {
-    case LeakKind::Leak:
-        return "leak";
-    case LeakKind::Accumulation:
-        return "accumulation";
-    case LeakKind::Cycle:
-        return "cycle";
-    case LeakKind::Cache:
-        return "cache";
-    case LeakKind::Fragmentation:
-        return "fragmentation";
-    case LeakKind::DeferredFree:
-        return "deferred_free";
-    case LeakKind::Oom:
-        return "oom";
-    case LeakKind::None:
-        break;
-    }
-    return "none";
-}
-
 namespace {
 
 std::string seconds(double s) {
@@ -224,9 +202,9 @@ std::string libraryHoldings(const Capture& c, const std::vector<SurvivorGroup>& 
 // the run ends) is still a leak for the run's length; memory the collector frees at irregular
 // moments stays "a leak through a cycle".
 const GrowthRegion* repeatedRelease(const LeakReport& rep) {
-    if (rep.kind != LeakKind::Leak || worstRegion(rep.growth(), RegionKind::Leak)) return nullptr;
+    if (rep.kind != LeakKind::Leak || worstRegion(rep.growth(), LeakKind::Leak)) return nullptr;
     for (const auto& g : rep.growth().regions)
-        if (g.kind == RegionKind::Accumulation && g.significant &&
+        if (g.kind == LeakKind::Accumulation && g.significant &&
             g.releasedAt != kNoEvent && releasesOfSameStack(rep.growth(), g) >= 2)
             return &g;
     return nullptr;
@@ -314,7 +292,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     if (iterations.size() >= 3) // steadiness counted in iterations rather than in equal slices of the window
         for (auto& g : rep.groups) g.coverage = iterationCoverage(all, g, iterations);
     // A clicked accumulation, cycle or one iteration's rise explains itself: what the region holds.
-    if (q.region && q.region->kind != RegionKind::Cache) {
+    if (q.region && q.region->kind != LeakKind::Cache) {
         rep.region = q.region;
         explainRegion(a, device, all, *q.region, rep);
         attachHolder(a, device, all, rep);
@@ -480,7 +458,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         // the same memory again and again (phases of varying length): a sawtooth, not a leak
         rep.region = *tooth;
         explainRegion(a, device, all, *tooth, rep);
-    } else if (const GrowthRegion* leak = q.autoWindow && quiet(rep.kind) ? worstRegion(rep.growth(), RegionKind::Leak) : nullptr) {
+    } else if (const GrowthRegion* leak = q.autoWindow && quiet(rep.kind) ? worstRegion(rep.growth(), LeakKind::Leak) : nullptr) {
         // memory kept for good (or until the program ends) is the finding, whatever the window's own
         // per-iteration checks say: they see a leak made every k-th step or once per request as noise
         LeakQuery again = q;
@@ -496,8 +474,8 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     } else if (q.autoWindow && rep.kind != LeakKind::Leak && rep.kind != LeakKind::Oom) {
         // memory the program keeps until a phase ends outranks what else the window shows; memory
         // the collector frees in bulk is a cycle even when the window missed the sawtooth
-        const GrowthRegion* acc = worstRegion(rep.growth(), RegionKind::Accumulation);
-        if (!acc && rep.kind != LeakKind::Cycle) acc = worstRegion(rep.growth(), RegionKind::Cycle);
+        const GrowthRegion* acc = worstRegion(rep.growth(), LeakKind::Accumulation);
+        if (!acc && rep.kind != LeakKind::Cycle) acc = worstRegion(rep.growth(), LeakKind::Cycle);
         if (acc) {
             rep.region = *acc;
             explainRegion(a, device, all, *acc, rep);

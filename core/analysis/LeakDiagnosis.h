@@ -14,9 +14,6 @@
 
 namespace vs {
 
-enum class LeakKind { None, Leak, Accumulation, Cycle, Cache, Fragmentation, DeferredFree, Oom };
-std::string_view leakKindName(LeakKind k);
-
 struct LeakReport {
     LeakKind kind = LeakKind::None;
     std::string summary;          // one sentence

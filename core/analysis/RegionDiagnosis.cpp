@@ -68,9 +68,9 @@ void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRe
     const size_t releases = releasesOfSameStack(rep.growth(), region);
     const SurvivorGroup* top = rep.groups.empty() ? nullptr : &rep.groups.front();
     const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
-    const bool cycle = region.kind == RegionKind::Cycle;
+    const bool cycle = region.kind == LeakKind::Cycle;
     const bool released = region.releasedAt != kNoEvent;
-    rep.kind = cycle ? LeakKind::Cycle : LeakKind::Accumulation;
+    rep.kind = region.kind; // Accumulation or Cycle: one enum, the region's kind is the diagnosis's
     rep.growthBytes = region.growthBytes;
     rep.summary = humanBytes(int64_t(region.growthBytes)) + " from " + site + " accumulate over " +
                   spanText(region, its, releases) + ": " + std::to_string(region.allocations.size()) +
@@ -159,7 +159,7 @@ void explainTransient(const CaptureAnalysis& a, size_t device, const GrowthRegio
 
 } // namespace
 
-const GrowthRegion* worstRegion(const GrowthRegions& r, RegionKind kind) {
+const GrowthRegion* worstRegion(const GrowthRegions& r, LeakKind kind) {
     for (const auto& g : r.regions)
         if (g.kind == kind && g.significant) return &g;
     return nullptr;
@@ -169,18 +169,23 @@ void explainRegion(const CaptureAnalysis& a, size_t device, const std::vector<Al
                    const GrowthRegion& region, LeakReport& rep) {
     rankRegionGroups(all, region, rep.growth().iterations, rep);
     switch (region.kind) {
-    case RegionKind::Accumulation:
-    case RegionKind::Cycle:
+    case LeakKind::Accumulation:
+    case LeakKind::Cycle:
         explainAccumulation(a, device, region, rep);
         break;
-    case RegionKind::Transient:
+    case LeakKind::Transient:
         explainTransient(a, device, region, rep);
         break;
-    case RegionKind::Leak:
+    case LeakKind::Leak:
         explainLeak(a, device, region, rep);
         break;
-    case RegionKind::Cache:
+    case LeakKind::Cache:
         break; // the window's own diagnosis says it
+    case LeakKind::None:
+    case LeakKind::Fragmentation:
+    case LeakKind::DeferredFree:
+    case LeakKind::Oom:
+        break; // not a region's kind
     }
 }
 
@@ -214,10 +219,10 @@ std::string flatEvidence(const CaptureAnalysis& a, size_t device, const LeakRepo
         s += " over " + std::to_string(rep.iterations) + " '" + rep.iterationMarker + "' iterations";
     const GrowthRegion* biggest = nullptr;
     for (const auto& g : rep.growth().regions)
-        if (g.kind != RegionKind::Cache && (!biggest || g.growthBytes > biggest->growthBytes)) biggest = &g;
+        if (g.kind != LeakKind::Cache && (!biggest || g.growthBytes > biggest->growthBytes)) biggest = &g;
     if (biggest)
         s += "; the largest region keeps " + humanBytes(int64_t(biggest->growthBytes)) + " (" +
-             std::string(regionKindName(biggest->kind)) + ", under 1 % of the peak)";
+             std::string(leakKindName(biggest->kind)) + ", under 1 % of the peak)";
     else
         s += "; no allocation outlives its iteration steadily";
     return s + ".";

@@ -6,7 +6,7 @@
 namespace vs {
 
 // The most costly significant region of a kind (regions are ranked), or null.
-const GrowthRegion* worstRegion(const GrowthRegions& r, RegionKind kind);
+const GrowthRegion* worstRegion(const GrowthRegions& r, LeakKind kind);
 
 // How many regions release the same stack's memory (the teeth of one sawtooth).
 size_t releasesOfSameStack(const GrowthRegions& all, const GrowthRegion& r);

@@ -72,7 +72,7 @@ QVariant RegionTableModel::data(const QModelIndex& index, int role) const {
     case Start: return QString::number(r.from, 'f', 3);
     case End: return QString::number(r.to, 'f', 3);
     case Kind:
-        return QString::fromLatin1(regionKindName(g.kind).data()) +
+        return QString::fromLatin1(leakKindName(g.kind).data()) +
                (g.significant ? QString() : tr(" (small)"));
     case Growth: return formatBytes(double(g.growthBytes));
     case PerIteration: return g.iterations ? formatBytes(double(g.perIterationBytes)) : QString();
@@ -85,7 +85,7 @@ QVariant RegionTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QString RegionTableModel::describe(const GrowthRegion& r) {
-    const QString kind = QString::fromLatin1(regionKindName(r.kind).data());
+    const QString kind = QString::fromLatin1(leakKindName(r.kind).data());
     if (r.iterations > 1)
         return tr("%1: %2 over %3 iterations").arg(kind, formatBytes(double(r.growthBytes))).arg(r.iterations);
     if (r.iterations == 1) return tr("%1: %2 in one iteration").arg(kind, formatBytes(double(r.growthBytes)));
