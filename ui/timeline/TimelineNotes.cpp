@@ -3,6 +3,7 @@
 // the block's device, under the annotations overlay (its toggle and its label placement).
 #include "common/TimelineColours.h"
 #include "timeline/TimelinePlot.h"
+#include "util/TimeOrigin.h"
 
 namespace vs::ui {
 
@@ -16,7 +17,7 @@ void TimelinePlot::buildBlockNotes(Lane& lane, size_t device, QCPAxis* x, QCPAxi
         if (n.device != ordinal) continue;
         if (++shown > kMaxNotes) break;
         const auto text = c.strings.text(n.text);
-        const auto [line, label] = addMarker(lane.rect, x, y, double(n.timeUs - originUs_) / 1e6,
+        const auto [line, label] = addMarker(lane.rect, x, y, secondsSince(originUs_, n.timeUs),
                                              QStringLiteral("\u270e ") + QString::fromUtf8(text.data(), qsizetype(text.size())),
                                              pen);
         lane.annotationItems.push_back(line);
