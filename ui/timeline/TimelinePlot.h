@@ -149,6 +149,7 @@ class TimelinePlot : public QCustomPlot {
     };
     QCPItemRect* makeBandItem(QCPAxis* x, QCPAxis* y);
     void hoverRegion(size_t lane, double seconds);
+    static void showSpan(QCPItemRect* item, const std::optional<QCPRange>& r); // shaded, or hidden
     void clearLanes();
     void buildLanes(const std::vector<size_t>& devices);
     std::vector<size_t> devicesToShow() const;
