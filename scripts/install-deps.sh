@@ -9,6 +9,7 @@ packages=(
   clang libclang-rt-14-dev   # the libFuzzer target and the sanitizer build
   fonts-dejavu-core           # text in headless renders
   zstd python3                # sample tooling
+  python3-dev                 # the recorder's compiled codec, built for its byte-for-byte test
   openssh-client openssh-server  # remote captures over ssh; the tests start their own sshd
 )
 export DEBIAN_FRONTEND=noninteractive
