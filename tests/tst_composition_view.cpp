@@ -18,19 +18,26 @@
 using namespace vs;
 using namespace vs::ui;
 
+namespace {
+// The Composition tab following a session that opened `path`, its bands computed.
+AnalysisPtr showIn(Session& session, CompositionView& view, const QString& path) {
+    view.follow(&session);
+    view.resize(1000, 600);
+    view.show();
+    auto analysis = openAnalysis(path.toStdString());
+    session.open(path, analysis);
+    session.jobs().waitForAll();
+    return analysis;
+}
+} // namespace
+
 class TestCompositionView : public QObject {
     Q_OBJECT
   private slots:
     void bandsAddUpToTheDriversFigure() {
-        const QString path = test::samplesDir() + "/../categories/resnet_both.vscap";
         Session session;
         CompositionView view;
-        view.follow(&session);
-        view.resize(1000, 600);
-        view.show();
-        const auto analysis = openAnalysis(path.toStdString());
-        session.open(path, analysis);
-        session.jobs().waitForAll();
+        const auto analysis = showIn(session, view, test::samplesDir() + "/../categories/resnet_both.vscap");
         const CompositionBands& b = view.bands();
         QVERIFY(b.seconds.size() > 100);
         auto has = [&](const QString& n) { return std::find(b.names.begin(), b.names.end(), n) != b.names.end(); };
@@ -88,14 +95,9 @@ class TestCompositionView : public QObject {
     // own two bands (in use, reserved free) carved out of the categories and the cache, so the stack
     // still ends at allocated and reserved; the allocation bands in the pool are striped and say so.
     void graphPoolBands() {
-        const QString path = test::samplesDir() + "/../graphs/compile_reduce_overhead.vscap";
         Session session;
         CompositionView view;
-        view.follow(&session);
-        view.resize(1000, 600);
-        const auto analysis = openAnalysis(path.toStdString());
-        session.open(path, analysis);
-        session.jobs().waitForAll();
+        const auto analysis = showIn(session, view, test::samplesDir() + "/../graphs/compile_reduce_overhead.vscap");
         const CompositionBands& b = view.bands();
         const size_t inUse = kCategoryCount, poolFree = inUse + 1, cache = poolFree + 1;
         QCOMPARE(b.names[inUse], QStringLiteral("CUDA graph pools: in use"));
