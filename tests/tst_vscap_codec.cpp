@@ -9,6 +9,7 @@
 #include "io/VscapWriter.h"
 
 #include "_interner.h"
+#include "_stack_cache.h"
 
 #include <QFile>
 #include <QtTest>
@@ -26,6 +27,7 @@ class TestVscapCodec : public QObject {
     void coreCodecMatchesGolden();
     void trackerEncoderMatchesGolden();
     void goldenRecordsRead();
+    void trackerStackCacheTellsStacksApart();
 };
 
 namespace {
@@ -226,6 +228,36 @@ void TestVscapCodec::goldenRecordsRead() {
     QCOMPARE(events, std::size(kEvents));
     QCOMPARE(c->annotations.size(), size_t(4)); // marks read as annotations
     QCOMPARE(c->retention.size(), size_t(1));
+}
+
+
+// The tracker's hook resolves a raw Python stack (code object, instruction offset per frame) to a
+// stack id through this cache: a stack that differs in any frame, in an offset or in its depth is
+// another stack, id 0 (the empty stack's) is an id like any other, and adding twice keeps the first.
+void TestVscapCodec::trackerStackCacheTellsStacksApart() {
+    using vramscope_tracker::RawFrame;
+    using vramscope_tracker::StackCache;
+    int codeA = 0, codeB = 0;
+    const std::vector<RawFrame> outer{{&codeA, 10}, {&codeB, 4}};
+    const std::vector<RawFrame> otherOffset{{&codeA, 12}, {&codeB, 4}};
+    const std::vector<RawFrame> deeper{{&codeA, 10}, {&codeB, 4}, {&codeB, 4}};
+    const std::vector<RawFrame> empty;
+    auto at = [](const std::vector<RawFrame>& v) { return [&v](size_t i) { return v[i]; }; };
+    auto key = [&](const std::vector<RawFrame>& v) { return StackCache::hash(v.size(), at(v)); };
+    StackCache cache;
+    QCOMPARE(cache.find(key(outer), outer.size(), at(outer)), StackCache::missing);
+    QVERIFY(cache.add(key(outer), outer.size(), at(outer), 7));
+    QVERIFY(cache.add(key(empty), 0, at(empty), 0));
+    QVERIFY(!cache.add(key(outer), outer.size(), at(outer), 9));
+    QCOMPARE(cache.find(key(outer), outer.size(), at(outer)), uint64_t(7));
+    QCOMPARE(cache.find(key(empty), 0, at(empty)), uint64_t(0));
+    QCOMPARE(cache.find(key(otherOffset), otherOffset.size(), at(otherOffset)), StackCache::missing);
+    QCOMPARE(cache.find(key(deeper), deeper.size(), at(deeper)), StackCache::missing);
+    // a key that collides (the caller's hash is only a hint) still compares the frames
+    QCOMPARE(cache.find(key(outer), otherOffset.size(), at(otherOffset)), StackCache::missing);
+    QCOMPARE(cache.size(), size_t(2));
+    cache.clear();
+    QCOMPARE(cache.find(key(outer), outer.size(), at(outer)), StackCache::missing);
 }
 
 QTEST_GUILESS_MAIN(TestVscapCodec)

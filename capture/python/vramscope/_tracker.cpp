@@ -11,6 +11,7 @@
 #include <torch/csrc/profiler/combined_traceback.h>
 
 #include "_codec.h" // the interner and core's codec
+#include "_stack_cache.h"
 
 #include <atomic>
 #include <chrono>
@@ -30,9 +31,11 @@ using c10::CachingDeviceAllocator::TraceEntry;
 struct Event {
     int64_t timeUs;
     uint64_t addr, size, stream;
-    std::shared_ptr<c10::GatheredContext> context;
+    uint64_t stack;                               // when `known`: the stack id, found at the hook
+    std::shared_ptr<c10::GatheredContext> context; // otherwise: the context, symbolized by drain()
     uint8_t action;
     int8_t device;
+    bool known;
 };
 
 std::mutex bufferMutex;
@@ -47,21 +50,9 @@ int64_t nowUs() {
         .count();
 }
 
-void onTrace(const TraceEntry& te) {
-    if (!enabled.load(std::memory_order_relaxed)) return;
-    Event e{nowUs(), te.addr_, te.size_, reinterpret_cast<uint64_t>(te.stream_), te.context_,
-            static_cast<uint8_t>(te.action_), static_cast<int8_t>(te.device_)};
-    std::lock_guard<std::mutex> lock(bufferMutex);
-    if (buffer.size() >= capacity) {
-        dropped.fetch_add(1, std::memory_order_relaxed);
-        return;
-    }
-    buffer.push_back(std::move(e));
-}
-
 // The raw Python frames (code object, instruction) of a CapturedTraceback are private. An explicit
 // template instantiation may name a private member (C++ [temp.spec]/6), which gives a member
-// pointer to read them without the GIL - the key of the symbolization cache below.
+// pointer to read them without the GIL - the key of the stack cache below.
 using PyFrames = std::vector<torch::CapturedTraceback::PyFrame>;
 using FramesPtr = PyFrames torch::CapturedTraceback::*;
 FramesPtr framesMember();
@@ -70,43 +61,97 @@ template <FramesPtr P> struct FramesAccess {
 };
 template struct FramesAccess<&torch::CapturedTraceback::frames_>;
 
-bool cacheStacks = false;                            // only for Python-only stacks (stacks="python")
-std::unordered_map<std::string, uint64_t> stackCache; // raw frames -> stack id
+// Only for Python-only stacks (stacks="python"): with C++ frames a stack is more than its Python
+// frames. The cache's code objects hold a reference each (taken in drain(), with the GIL).
+bool cacheStacks = false;
+vramscope_tracker::StackCache stackCache; // guarded by bufferMutex
+std::vector<PyObject*> cachedCode;        // the references the cache holds
 
-std::string rawKey(torch::CapturedTraceback* tb) {
-    std::string key;
-    for (const auto& f : tb->*framesMember()) {
-        key.append(reinterpret_cast<const char*>(&f.code), sizeof f.code);
-        key.append(reinterpret_cast<const char*>(&f.lasti), sizeof f.lasti);
-    }
-    return key;
+const PyFrames* pythonFrames(const c10::GatheredContext* context) {
+    auto* tb = dynamic_cast<const torch::CapturedTraceback*>(context);
+    return tb ? &(tb->*framesMember()) : nullptr;
 }
 
-// Stack ids for the events' contexts. Symbolizing takes the GIL (about 1 µs per event, stolen from
-// the program's threads), so each distinct raw stack is symbolized once and cached; the cached
-// code objects are kept alive so that their addresses cannot be reused by other code.
+auto rawFrames(const PyFrames& frames) {
+    return [&frames](size_t i) { return vramscope_tracker::RawFrame{frames[i].code, frames[i].lasti}; };
+}
+
+// Called by the allocator for every event, holding its lock, on the allocating thread: no GIL, no
+// I/O. A stack seen before is resolved here (see _stack_cache.h for why), otherwise the context
+// is kept for drain().
+void onTrace(const TraceEntry& te) {
+    if (!enabled.load(std::memory_order_relaxed)) return;
+    const PyFrames* frames = cacheStacks && te.context_ ? pythonFrames(te.context_.get()) : nullptr;
+    const uint64_t key = frames ? stackCache.hash(frames->size(), rawFrames(*frames)) : 0;
+    const int64_t t = nowUs();
+    std::lock_guard<std::mutex> lock(bufferMutex);
+    if (buffer.size() >= capacity) {
+        dropped.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    const uint64_t stack = frames ? stackCache.find(key, frames->size(), rawFrames(*frames)) : stackCache.missing;
+    const bool known = stack != stackCache.missing;
+    buffer.push_back(Event{t, te.addr_, te.size_, reinterpret_cast<uint64_t>(te.stream_), known ? stack : 0,
+                           known ? nullptr : te.context_, static_cast<uint8_t>(te.action_),
+                           static_cast<int8_t>(te.device_), known});
+}
+
+// Adds the symbolized stacks to the hook's cache, each code object of a new entry kept alive so
+// that its address cannot be reused by other code. The events' contexts hold the code objects until
+// drain() returns, so the references can be taken after the entries are in.
+void remember(const std::vector<torch::CapturedTraceback*>& tbs, const std::vector<size_t>& owner,
+              const std::vector<uint64_t>& ids) {
+    std::vector<size_t> fresh;
+    {
+        std::lock_guard<std::mutex> lock(bufferMutex);
+        for (size_t k = 0; k < tbs.size(); ++k) {
+            const PyFrames& frames = tbs[k]->*framesMember();
+            const auto at = rawFrames(frames);
+            if (stackCache.add(stackCache.hash(frames.size(), at), frames.size(), at, ids[owner[k]])) fresh.push_back(k);
+        }
+    }
+    py::gil_scoped_acquire gil;
+    for (size_t k : fresh)
+        for (const auto& f : tbs[k]->*framesMember()) {
+            Py_INCREF(reinterpret_cast<PyObject*>(f.code));
+            cachedCode.push_back(reinterpret_cast<PyObject*>(f.code));
+        }
+}
+
+// The stack ids of the events not resolved at the hook. Symbolizing takes the GIL (about 1 µs per
+// event, stolen from the program's threads), so each distinct raw stack is symbolized once and
+// cached for the hook.
 std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
     std::vector<uint64_t> ids(events.size(), 0);
     std::vector<torch::CapturedTraceback*> tbs;
     std::vector<size_t> owner;
-    std::vector<std::string> keys;
-    std::unordered_map<std::string, size_t> missed; // key -> index in tbs, within this batch
-    std::vector<std::pair<size_t, size_t>> sameAs;  // (event, index in tbs)
+    vramscope_tracker::StackCache batch;           // raw stack -> index in tbs, within this drain
+    std::vector<std::pair<size_t, size_t>> sameAs; // (event, index in tbs)
     for (size_t i = 0; i < events.size(); ++i) {
+        if (events[i].known) {
+            ids[i] = events[i].stack;
+            continue;
+        }
         auto* tb = dynamic_cast<torch::CapturedTraceback*>(events[i].context.get());
         if (!tb) continue;
         if (cacheStacks) {
-            std::string key = rawKey(tb);
-            if (auto it = stackCache.find(key); it != stackCache.end()) {
-                ids[i] = it->second;
+            const PyFrames& frames = tb->*framesMember();
+            const auto at = rawFrames(frames);
+            const uint64_t key = batch.hash(frames.size(), at);
+            uint64_t cached;
+            {
+                std::lock_guard<std::mutex> lock(bufferMutex);
+                cached = stackCache.find(key, frames.size(), at);
+            }
+            if (cached != stackCache.missing) {
+                ids[i] = cached;
                 continue;
             }
-            if (auto it = missed.find(key); it != missed.end()) {
-                sameAs.emplace_back(i, it->second);
+            if (const uint64_t k = batch.find(key, frames.size(), at); k != batch.missing) {
+                sameAs.emplace_back(i, k);
                 continue;
             }
-            missed.emplace(key, tbs.size());
-            keys.push_back(std::move(key));
+            batch.add(key, frames.size(), at, tbs.size());
         }
         tbs.push_back(tb), owner.push_back(i);
     }
@@ -122,13 +167,7 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
         ids[owner[k]] = vramscope_codec::interner().stack(stack);
     }
     for (auto [i, k] : sameAs) ids[i] = ids[owner[k]];
-    if (cacheStacks) {
-        py::gil_scoped_acquire gil;
-        for (size_t k = 0; k < tbs.size(); ++k) {
-            stackCache.emplace(std::move(keys[k]), ids[owner[k]]);
-            for (const auto& f : tbs[k]->*framesMember()) Py_INCREF(reinterpret_cast<PyObject*>(f.code));
-        }
-    }
+    if (cacheStacks) remember(tbs, owner, ids);
     return ids;
 }
 
@@ -166,15 +205,31 @@ py::bytes drain() {
 }
 
 void start(size_t maxBuffered, bool pythonStacksOnly) {
-    cacheStacks = pythonStacksOnly;
     {
         std::lock_guard<std::mutex> lock(bufferMutex);
+        cacheStacks = pythonStacksOnly;
         capacity = std::max<size_t>(1024, maxBuffered);
         buffer.reserve(std::min<size_t>(capacity, 1 << 16));
     }
     // There is no detach: attach once per process, and gate with `enabled`.
     if (!attached) c10::cuda::CUDACachingAllocator::attachAllocatorTraceTracker(onTrace), attached = true;
     enabled = true;
+}
+
+// A new file: ids numbered from the start again (the old file's definitions are not in it), so the
+// interner and the stack cache start empty. Called with the GIL, before any record of the file.
+void reset() {
+    std::vector<PyObject*> code;
+    {
+        py::gil_scoped_release release;
+        std::lock_guard<std::mutex> interning(vramscope_codec::internMutex());
+        std::lock_guard<std::mutex> lock(bufferMutex);
+        vramscope_codec::interner() = vramscope_tracker::Interner{};
+        stackCache.clear();
+        buffer.clear();
+        code.swap(cachedCode);
+    }
+    for (PyObject* c : code) Py_DECREF(c);
 }
 
 void stop() { enabled = false; }
@@ -202,6 +257,7 @@ py::object compress(const std::string& raw, int level) {
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("start", &start, "attach (once) and enable recording; buffer at most N events between drains");
     m.def("stop", &stop);
+    m.def("reset", &reset, "forget every id and buffered event: the next records start a new file");
     m.def("drain", &drain, "encode the buffered events (and new definitions) as .vscap records");
     m.def("dropped", [] { return dropped.load(); });
     m.def("buffered", [] {

@@ -392,6 +392,7 @@ class Recorder:
         if self.use_native:
             module, reason = native.load(say=self.say)
             if module is not None:
+                module.reset()  # ids from 0 again: an earlier recording in this process numbered its own
                 vscap.use(module)  # every record through core's codec, compiled into the module
                 return sources.NativeSource(module, self.max_buffered, self.stacks != "all")
             self.say("vramscope: the native tracker could not be built (%s); falling back to polling "
