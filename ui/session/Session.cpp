@@ -74,6 +74,12 @@ void Session::setRange(std::optional<std::pair<double, double>> range) {
     emit rangeChanged(range_);
 }
 
+void Session::setVisibleSpan(double from, double to) {
+    if (span_ == std::pair(from, to)) return;
+    span_ = {from, to};
+    emit visibleSpanChanged(from, to);
+}
+
 void Session::setMoment(size_t eventsApplied) {
     eventsApplied = std::min(eventsApplied, endOfDevice());
     if (!analysis_ || eventsApplied == moment_) return;

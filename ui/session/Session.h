@@ -60,6 +60,9 @@ class Session : public QObject {
     // on another device; moved by a selected event, a region's top, a retention graph, the map's Play.
     size_t moment() const { return moment_; }
     void setMoment(size_t eventsApplied);
+    // The span of time the timeline shows (seconds on its axis): the views drawn on its clock follow it.
+    void setVisibleSpan(double from, double to);
+    std::pair<double, double> visibleSpan() const { return span_; }
     // The block map's Play: the moment moves and the timeline's marker with it (momentPlayed).
     void playTo(size_t eventsApplied);
     const std::optional<GrowthRegion>& region() const { return region_; }
@@ -89,6 +92,7 @@ class Session : public QObject {
     void rangeChanged(std::optional<std::pair<double, double>> range);
     void regionChanged();
     void momentChanged(size_t eventsApplied);
+    void visibleSpanChanged(double from, double to);
     void momentPlayed(size_t eventsApplied);
     void allocationsMarked(const std::vector<uint32_t>& allocEvents);
     void addressesMarked(const std::vector<uint64_t>& addresses);
@@ -106,6 +110,7 @@ class Session : public QObject {
     int regionIndex_ = -1;
     bool regionAutomatic_ = false;
     size_t moment_ = 0;
+    std::pair<double, double> span_{0.0, 0.0};
     size_t endOfDevice() const { return analysis_ ? analysis_->trace(device_).eventCount() : 0; }
     JobRunner jobs_;
 };

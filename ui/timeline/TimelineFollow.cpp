@@ -23,6 +23,7 @@ QCPRange lifetimeOf(const Session& session, uint32_t allocEvent) {
 } // namespace
 
 void TimelinePlot::follow(Session* session) {
+    connect(this, &TimelinePlot::visibleRangeChanged, session, &Session::setVisibleSpan);
     connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis(), session->device()); });
     connect(session, &Session::deviceChanged, this, [this](size_t device) {
         showDevice(device); // first: the other followers mark the new device's lane

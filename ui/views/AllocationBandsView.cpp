@@ -66,6 +66,7 @@ AllocationBandsView::AllocationBandsView(QWidget* parent) : QWidget(parent) {
 void AllocationBandsView::follow(Session* session) {
     session_ = session;
     connect(session_, &Session::deviceChanged, this, [this] { isVisible() ? recompute() : void(stale_ = true); });
+    connect(session_, &Session::visibleSpanChanged, this, &AllocationBandsView::setTimeRange);
     auto* live = new Throttle(2000, [this] { isVisible() ? recompute() : void(stale_ = true); }, this);
     connect(session_, &Session::extended, live, &Throttle::request);
 }

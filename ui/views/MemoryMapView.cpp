@@ -25,6 +25,7 @@ MemoryMapView::MemoryMapView(QWidget* parent) : QWidget(parent) {
 void MemoryMapView::follow(Session* session) {
     session_ = session;
     connect(session_, &Session::deviceChanged, this, &MemoryMapView::compute);
+    connect(session_, &Session::visibleSpanChanged, this, &MemoryMapView::setTimeRange);
     // O(events) per grid: at most every 2 s while a capture grows, and only while shown
     auto* live = new Throttle(2000, [this] { isVisible() ? compute() : void(stale_ = true); }, this);
     connect(session_, &Session::extended, live, &Throttle::request);

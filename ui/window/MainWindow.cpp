@@ -90,9 +90,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // the details tab a selection asks for: the Leaks tab for a finding, a range or a chosen region
     connect(leaks_, &LeaksPanel::attentionWanted, this, &MainWindow::showLeaksTab);
     connect(memoryMap_, &MemoryMapView::cellClicked, this, &MainWindow::showBlockMapTab);
-    // one time axis: the memory map and the allocation bands show the timeline's visible range
-    connect(timeline_, &TimelinePlot::visibleRangeChanged, memoryMap_, &MemoryMapView::setTimeRange);
-    connect(timeline_, &TimelinePlot::visibleRangeChanged, bands_, &AllocationBandsView::setTimeRange);
     restoreSettings();
 }
 
