@@ -23,7 +23,7 @@ int runState(const std::vector<std::string>& args, std::ostream& out) {
         at = capture->originUs() + std::llround(*s * 1e6); // the capture's first event, on any device
     }
     const auto segments = a.option("--at") ? capture->stateAt(d, at) : toStateSegments(t.finalSegments);
-    const GraphPools pools(t);
+    const GraphPools& pools = *capture->graphPools(d);
     const auto event = uint32_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), at) - t.timeUs.begin());
     JsonWriter j(out);
     j.beginObject().field("device", t.device).field("time_us", at).key("segments").beginArray();

@@ -79,7 +79,7 @@ void writeJson(const CaptureAnalysis& a, std::ostream& out) {
             .field("ring_buffer", ringBufferName(a.trace(i).ringBuffer))
             .field("ghost_blocks", uint64_t(a.ghosts(i).blocks.size()))
             .field("ghost_bytes", a.ghosts(i).bytes);
-        const GraphPools pools(a.trace(i)); // private pools (CUDA graphs) at the end, from the snapshot
+        const GraphPools& pools = *a.graphPools(i); // private pools (CUDA graphs) at the end, from the snapshot
         j.field("graph_pools", uint64_t(pools.poolCount()))
             .field("graph_pool_reserved", pools.reservedAtEnd())
             .field("graph_pool_allocated", pools.allocatedAtEnd());
@@ -133,7 +133,7 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
             std::to_string(s.baselineBlocks) + " blocks");
         if (const GhostBlocks& g = a.ghosts(i); !g.blocks.empty())
             row("Ghost blocks (only freed)", humanBytes(int64_t(g.bytes)), std::to_string(g.blocks.size()) + " blocks");
-        if (const GraphPools pools(a.trace(i)); !pools.empty())
+        if (const GraphPools& pools = *a.graphPools(i); !pools.empty())
             row("CUDA graph pools (reserved)", humanBytes(int64_t(pools.reservedAtEnd())),
                 std::to_string(pools.poolCount()) + " pools");
         out << '|' << rule.substr(2) << "|\n";

@@ -103,7 +103,7 @@ void printHeader(std::ostream& out, const Context& c) {
                              : std::string("unlimited (not recorded: pass --capacity BYTES)"))
         << '\n';
     if (c.in.startsMidRun) out << "note: the trace starts mid-run; simulations start from the recorded state at its first event\n";
-    if (const GraphPools pools(c.a.trace(c.d)); !pools.empty())
+    if (const GraphPools& pools = *c.a.graphPools(c.d); !pools.empty())
         out << "note: " << humanBytes(int64_t(pools.reservedAtEnd()))
             << " is reserved in CUDA graph private pools; the simulator models the default pool only, so "
                "its figures can differ from the recording's\n";

@@ -99,6 +99,14 @@ std::shared_ptr<const DeviceCategories> CaptureAnalysis::categories(size_t devic
     return slot;
 }
 
+std::shared_ptr<const GraphPools> CaptureAnalysis::graphPools(size_t device) const {
+    const std::lock_guard<std::mutex> lock(poolsMutex_);
+    if (graphPools_.size() < deviceCount()) graphPools_.resize(deviceCount());
+    auto& slot = graphPools_[device];
+    if (!slot) slot = std::make_shared<const GraphPools>(trace(device));
+    return slot;
+}
+
 void CaptureAnalysis::collectWarnings() {
     warnings_ = capture_->warnings;
     const bool many = capture_->devices.size() > 1;

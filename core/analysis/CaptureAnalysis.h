@@ -3,6 +3,7 @@
 // CLI commands and the GUI work on. Immutable once built.
 #include "AllocatorRules.h"
 #include "GhostBlocks.h"
+#include "GraphPools.h"
 #include "Replay.h"
 #include "model/Capture.h"
 #include "util/TimeOrigin.h"
@@ -69,6 +70,9 @@ class CaptureAnalysis {
     // allocation bands), so a capture is never classified twice. Safe from any thread: a second
     // caller waits for the first one's result.
     std::shared_ptr<const DeviceCategories> categories(size_t device) const;
+    // The device's CUDA graph private pools (GraphPools.h), read once on first use and shared by the
+    // block map, the bands, composition, growth regions and the CLI. Safe from any thread.
+    std::shared_ptr<const GraphPools> graphPools(size_t device) const;
 
   private:
     friend class LiveAnalysis; // grows snapshots that nobody else holds yet (see LiveAnalysis.h)
@@ -85,6 +89,8 @@ class CaptureAnalysis {
     // categories(): filled on demand (LiveAnalysis clears it when it grows a snapshot in place)
     mutable std::mutex categoriesMutex_;
     mutable std::vector<std::shared_ptr<const DeviceCategories>> categories_;
+    mutable std::mutex poolsMutex_; // graphPools(): likewise, cleared with the categories
+    mutable std::vector<std::shared_ptr<const GraphPools>> graphPools_;
 };
 
 } // namespace vs

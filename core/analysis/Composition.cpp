@@ -14,7 +14,7 @@ std::shared_ptr<const Composition> Composition::compute(const CaptureAnalysis& a
     for (size_t d = 0; d < a.deviceCount(); ++d) {
         out->categories_.devices.push_back(a.categories(d));
         replays.push_back(&a.replay(d));
-        out->graphPools_.emplace_back(a.trace(d), a.replay(d), *a.categories(d), GraphPools(a.trace(d)));
+        out->graphPools_.emplace_back(a.trace(d), a.replay(d), *a.categories(d), *a.graphPools(d));
     }
     out->categories_.tags = !c.tags.empty();
     out->categories_.phases = !PhaseWindows(c).empty();

@@ -211,7 +211,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     const Capture& c = a.capture();
     if (t.eventCount() == 0) return out;
     out.iterations = findIterations(c, t, all);
-    out.pools = GraphPools(t);
+    out.pools = a.graphPools(device);
     const bool real = out.iterations.count() >= 3;
     const Iterations its = real ? out.iterations : slicesOf(uint32_t(t.eventCount()));
     const DeviceSummary sum = a.summary(device);
@@ -220,7 +220,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
 
     ReleaseBuckets releases; // (release iteration, releasing line) -> accumulated items
     std::vector<Kept::Item> leaked, pending;            // alive at the end: leaks, unfinished phases
-    for (auto& [stack, kept] : keptByStack(c, t, all, its, out.pools, real)) {
+    for (auto& [stack, kept] : keptByStack(c, t, all, its, *out.pools, real)) {
         std::map<size_t, std::vector<Kept::Item>> byFree;
         for (const auto& i : kept.items) byFree[i.freed].push_back(i);
         // Bulk releases of memory made over several iterations, against memory freed a fixed number
@@ -281,7 +281,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
         r.cost = double(r.perIterationBytes) * double(its.count() + 1 - its.indexOf(r.first));
         out.regions.push_back(std::move(r));
     }
-    addFloorRegions(floorRegions(a, device, all, out.iterations, out.pools), out.regions);
+    addFloorRegions(floorRegions(a, device, all, out.iterations, *out.pools), out.regions);
     addCacheRegion(a, device, out.regions);
     std::stable_sort(out.regions.begin(), out.regions.end(),
                      [](const GrowthRegion& x, const GrowthRegion& y) { return x.cost > y.cost; });

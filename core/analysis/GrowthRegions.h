@@ -46,7 +46,7 @@ struct GrowthRegion {
 
 struct GrowthRegions {
     Iterations iterations;
-    GraphPools pools;                  // the device's CUDA graph private pools: never growth
+    std::shared_ptr<const GraphPools> pools = std::make_shared<const GraphPools>(); // the device's CUDA graph private pools: never growth
     std::vector<GrowthRegion> regions; // most costly first
 };
 

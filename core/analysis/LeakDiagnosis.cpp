@@ -308,7 +308,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     if (c.nativeStacks) // a framework's cache or a library's workspace is not the user's leak
         for (auto& g : rep.groups)
             if (nativeOwner(c, g.stack) != NativeOwner::User) g.growing = false;
-    if (const GraphPools& pools = rep.growth().pools; !pools.empty()) // kept by a CUDA graph by design
+    if (const GraphPools& pools = *rep.growth().pools; !pools.empty()) // kept by a CUDA graph by design
         for (auto& g : rep.groups)
             if (inGraphPool(t, all, pools, g)) g.growing = false;
     rankBySteadiness(rep.groups);
@@ -446,7 +446,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         }
     }
     if (rep.kind == LeakKind::DeferredFree) rep.evidence = flatEvidence(a, device, rep);
-    if (quiet(rep.kind)) rep.evidence += graphPoolText(rep.growth().pools, sum);
+    if (quiet(rep.kind)) rep.evidence += graphPoolText(*rep.growth().pools, sum);
     rep.growthBytesPerSecond = double(rep.growthBytes) / duration;
     // A region explains itself (a click on a ramp); otherwise the worst accumulation, unless the
     // memory is leaked for good or ran out (more serious), or a leak the window missed.

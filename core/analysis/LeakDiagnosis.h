@@ -31,8 +31,11 @@ struct LeakReport {
     // every growth region of the device, most costly first: found once per device and shared by
     // every report of it (a click on a ramp must not copy the regions' allocation lists)
     std::shared_ptr<const GrowthRegions> regions;
-    const GrowthRegions& growth() const { return regions ? *regions : kNoGrowth; }
-    static inline const GrowthRegions kNoGrowth{};
+    const GrowthRegions& growth() const { return regions ? *regions : noGrowth(); }
+    static const GrowthRegions& noGrowth() {
+        static const GrowthRegions none;
+        return none;
+    }
     std::optional<GrowthRegion> region; // the region this report explains, when it explains one
     std::string holder;                 // what keeps the memory alive, from a retention graph, if any
     // What the device's allocations are (docs/categories.md), shared with the inputs.

@@ -75,6 +75,10 @@ void LiveAnalysis::finishSnapshot(CaptureAnalysis& s) {
         const std::lock_guard<std::mutex> lock(s.categoriesMutex_);
         s.categories_.clear();
     }
+    {
+        const std::lock_guard<std::mutex> lock(s.poolsMutex_);
+        s.graphPools_.clear();
+    }
     bool any = false;
     for (const auto& t : s.capture_->devices)
         if (t.eventCount())

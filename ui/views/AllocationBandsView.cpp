@@ -47,7 +47,7 @@ AllocationBandsView::Layout AllocationBandsView::compute(const AnalysisPtr& a, s
         out.categories = a->categories(d);
     out.allocated = std::make_shared<const TimelineLod>(a->trace(d).timeUs, r.allocated, r.initial.allocated,
                                                         a->originUs());
-    if (const GraphPools pools(a->trace(d)); !pools.empty()) {
+    if (const GraphPools& pools = *a->graphPools(d); !pools.empty()) {
         const auto& bands = out.bands->bands();
         out.pools.resize(bands.size());
         for (size_t i = 0; i < bands.size(); ++i) {

@@ -28,7 +28,7 @@ BlockMapView::BlockMapView(QWidget* parent) : QAbstractScrollArea(parent) {
 void BlockMapView::setAnalysis(AnalysisPtr analysis, size_t device) {
     analysis_ = std::move(analysis);
     device_ = device;
-    pools_ = GraphPools(analysis_->trace(device));
+    pools_ = analysis_->graphPools(device);
     zoom_ = 1;
     setMoment(analysis_->trace(device).eventCount());
 }
@@ -36,7 +36,7 @@ void BlockMapView::setAnalysis(AnalysisPtr analysis, size_t device) {
 void BlockMapView::grow(AnalysisPtr grown) {
     const bool atEnd = analysis_ && moment_ == analysis_->trace(device_).eventCount();
     analysis_ = std::move(grown);
-    pools_ = GraphPools(analysis_->trace(device_));
+    pools_ = analysis_->graphPools(device_);
     if (atEnd) setMoment(analysis_->trace(device_).eventCount());
 }
 
@@ -189,7 +189,7 @@ QList<BlockMapView::LegendEntry> BlockMapView::legend() const {
     if (colourBy_ != ColourBy::State) out << LegendEntry{tr("from before the recording"), c.baseline};
     out << LegendEntry{tr("pending free"), c.pending} << LegendEntry{tr("free (cached)"), c.free}
         << LegendEntry{tr("marked"), c.marked};
-    if (!pools_.empty()) out << LegendEntry{tr("stripe: CUDA graph private pool"), graphPoolColour()};
+    if (!pools_->empty()) out << LegendEntry{tr("stripe: CUDA graph private pool"), graphPoolColour()};
     if (analysis_ && !analysis_->ghosts(device_).blocks.empty())
         out << LegendEntry{tr("hatched: ghost (from before the recording, seen only being freed)"), c.ghost};
     return out;
@@ -251,7 +251,7 @@ void BlockMapView::paintEvent(QPaintEvent*) {
         const StateSegment& g = segments()[s];
         const double start = l.segmentStart(s);
         span(start, l.pixelOf(s, g.size), colours.free); // free space, then live blocks over it
-        const bool graphPool = !pools_.empty() && !pools_.poolOf(g.address, event).isDefault();
+        const bool graphPool = !pools_->empty() && !pools_->poolOf(g.address, event).isDefault();
         // Blocks below a pixel share it: one rectangle per pixel and colour, not one per block.
         double paintedTo = -1;
         QColor paintedColour;
@@ -309,7 +309,7 @@ QString BlockMapView::describe(const BlockLayout::Hit& h) const {
                     .arg(QString::fromStdString(hexAddress(g.address)), formatBytes(double(g.size)))
                     .arg(g.expandable ? tr(", expandable") : QString())
                     .arg(g.stream);
-    if (const PoolId pool = pools_.poolOf(g.address, uint32_t(moment_ == 0 ? 0 : moment_ - 1)); !pool.isDefault())
+    if (const PoolId pool = pools_->poolOf(g.address, uint32_t(moment_ == 0 ? 0 : moment_ - 1)); !pool.isDefault())
         s += tr("<br><b>CUDA graph private pool</b> %1 (stripe on top): memory a captured graph keeps by "
                 "design (torch.compile mode=\"reduce-overhead\", torch.cuda.graph), reused at each replay")
                  .arg(QString::fromStdString(pool.text()));

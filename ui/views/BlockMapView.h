@@ -87,7 +87,7 @@ class BlockMapView : public QAbstractScrollArea {
         QColor age(double f) const { return QColor::fromHsvF(0.6f, 0.8f, float(0.35 + 0.65 * f)); } // newer brighter
     };
     Colours colours() const; // for the palette
-    GraphPools pools_; // the device's private pools (CUDA graphs), from the snapshot
+    std::shared_ptr<const GraphPools> pools_ = std::make_shared<const GraphPools>(); // the device's private pools (CUDA graphs), from the snapshot
     void updateScroll();
 
     AnalysisPtr analysis_;

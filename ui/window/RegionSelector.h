@@ -52,7 +52,7 @@ class RegionSelector : public QObject {
     AnalysisPtr analysis_;
     size_t device_ = 0;
     bool loaded_ = false; // regions_ holds this capture's regions
-    const GrowthRegions& growth() const { return regions_ ? *regions_ : LeakReport::kNoGrowth; }
+    const GrowthRegions& growth() const { return regions_ ? *regions_ : LeakReport::noGrowth(); }
     std::shared_ptr<const GrowthRegions> regions_; // the device's, from the Leaks panel's report
 };
 
