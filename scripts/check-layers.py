@@ -25,6 +25,45 @@ ALLOWED = {
     "ui/live": CORE | {"ui/common", "ui/session"},
     "ui/window": CORE | {"ui/common", "ui/session", "ui/models", "ui/timeline", "ui/views", "ui/live"},
 }
+# Inside core/analysis and ui/views, their subfolders are layers of their own (docs/architecture.md);
+# from outside, a subfolder counts as its parent.
+SUBLAYERS = {
+    "core/analysis": {
+        "replay": set(),                 # the allocator's state over time: replay, lifetimes, pools
+        "stacks": {"replay"},            # call stacks: frame filters, sites, call trees, survivors
+        "categories": {"replay", "stacks"},  # what each allocation is: categories, phases, outside torch
+        "retention": set(),              # which Python objects keep blocks alive
+        "": {"replay", "stacks", "categories"},  # CaptureAnalysis: one capture, analysed
+        "composition": {"", "replay", "stacks", "categories"},  # composition over time, bands
+        "growth": {"", "replay", "stacks", "categories", "retention"},  # growth regions, leaks
+    },
+    "ui/views": {
+        "panels": set(),                 # the detail panels: block map, stacks, leaks, retention, events
+        "timeline": {"panels"},          # the views drawn on the timeline's clock
+        "compare": set(),
+        "ranks": set(),
+        "dialogs": set(),
+    },
+}
+
+def layer_of(folder, viewer):
+    """The layer `folder` counts as, seen from `viewer`'s folder."""
+    for parent in SUBLAYERS:
+        if folder == parent or folder.startswith(parent + "/"):
+            if viewer == parent or viewer.startswith(parent + "/"):
+                return folder
+            return parent
+    return folder
+
+def allowed(mine, dep):
+    for parent, subs in SUBLAYERS.items():
+        inside = lambda f: f == parent or f.startswith(parent + "/")
+        if inside(mine) and inside(dep):
+            name = lambda f: f[len(parent) + 1:] if f != parent else ""
+            return name(dep) in subs.get(name(mine), set())
+    key = layer_of(mine, "")
+    return key not in ALLOWED or layer_of(dep, "") in ALLOWED[key]
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 def folder_of(header, src, root):
@@ -48,7 +87,7 @@ def main():
             if dep is None or dep == mine:
                 continue
             edges.setdefault(mine, set()).add(dep)
-            if mine in ALLOWED and dep not in ALLOWED[mine]:
+            if not allowed(mine, dep):
                 bad.append(f"{src.relative_to(root)}: includes {header} ({mine} must not depend on {dep})")
     # cycles between folders (depth-first search)
     state = {}

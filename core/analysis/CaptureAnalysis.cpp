@@ -1,6 +1,6 @@
-#include "CaptureAnalysis.h"
+#include "analysis/CaptureAnalysis.h"
 
-#include "Categories.h"
+#include "analysis/categories/Categories.h"
 
 #include "util/Cancelled.h"
 #include "util/Format.h"

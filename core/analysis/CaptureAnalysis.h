@@ -1,10 +1,10 @@
 #pragma once
 // A loaded capture together with its replayed allocator timelines, one per device: the unit the
 // CLI commands and the GUI work on. Immutable once built.
-#include "AllocatorRules.h"
-#include "GhostBlocks.h"
-#include "GraphPools.h"
-#include "Replay.h"
+#include "analysis/replay/AllocatorRules.h"
+#include "analysis/replay/GhostBlocks.h"
+#include "analysis/replay/GraphPools.h"
+#include "analysis/replay/Replay.h"
 #include "model/Capture.h"
 #include "util/TimeOrigin.h"
 

@@ -1,7 +1,7 @@
-#include "CaptureFacts.h"
+#include "analysis/CaptureFacts.h"
 
-#include "OutsideTorch.h"
-#include "PhaseWindows.h"
+#include "analysis/categories/OutsideTorch.h"
+#include "analysis/categories/PhaseWindows.h"
 
 #include "util/Format.h"
 

@@ -3,7 +3,7 @@
 // Capture Properties dialog: the file, each device's trace, the allocator settings, what the
 // recorder wrote about the program (argv, pid, torch version, stacks...), the modules the CUPTI
 // agent's native frames come from (load address, build id), and the warnings.
-#include "CaptureAnalysis.h"
+#include "analysis/CaptureAnalysis.h"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
-#include "LiveAnalysis.h"
+#include "analysis/LiveAnalysis.h"
 
-#include "CaptureAppend.h"
+#include "analysis/replay/CaptureAppend.h"
 
 #include <algorithm>
 #include <atomic>

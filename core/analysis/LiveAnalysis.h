@@ -17,9 +17,9 @@
 // CaptureAnalysis does for a killed recording. When the final block list (a Segments record)
 // arrives, the one-shot analysis replays backward from it: a publish() then does that full
 // analysis, again only when something arrived after it (a stream normally ends right after it).
-#include "CaptureAnalysis.h"
-#include "ColumnRegrow.h"
-#include "ForwardReplay.h"
+#include "analysis/CaptureAnalysis.h"
+#include "analysis/replay/ColumnRegrow.h"
+#include "analysis/replay/ForwardReplay.h"
 
 #include <atomic>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "RecorderPauses.h"
+#include "analysis/RecorderPauses.h"
 
 #include <algorithm>
 

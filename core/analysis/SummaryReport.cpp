@@ -1,4 +1,4 @@
-#include "SummaryReport.h"
+#include "analysis/SummaryReport.h"
 
 #include "util/Format.h"
 

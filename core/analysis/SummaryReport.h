@@ -1,7 +1,7 @@
 #pragma once
 // The text a user pastes into a bug report: file, devices, peaks, final values and warnings, as
 // Markdown.
-#include "CaptureAnalysis.h"
+#include "analysis/CaptureAnalysis.h"
 
 #include <string>
 

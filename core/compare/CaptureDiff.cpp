@@ -2,9 +2,9 @@
 
 #include "CompareVerdict.h"
 #include "StackKey.h"
-#include "analysis/FrameFilter.h"
-#include "analysis/Lifetimes.h"
-#include "analysis/SiteText.h"
+#include "analysis/stacks/FrameFilter.h"
+#include "analysis/replay/Lifetimes.h"
+#include "analysis/stacks/SiteText.h"
 #include "load/AnalysisBudget.h"
 #include "util/Cancelled.h"
 

@@ -6,7 +6,7 @@
 // step number an annotation carries ("ProfilerStep#12") when both sides number the same steps, else
 // by their order within the range.
 #include "DiffSide.h"
-#include "analysis/Iterations.h"
+#include "analysis/growth/Iterations.h"
 
 #include <string>
 #include <utility>

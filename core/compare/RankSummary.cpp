@@ -2,8 +2,8 @@
 
 #include "DiffSide.h"
 
-#include "analysis/Iterations.h"
-#include "analysis/Lifetimes.h"
+#include "analysis/growth/Iterations.h"
+#include "analysis/replay/Lifetimes.h"
 #include "util/Cancelled.h"
 
 #include <algorithm>

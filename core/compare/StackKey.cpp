@@ -1,7 +1,7 @@
 #include "StackKey.h"
 
-#include "analysis/FrameFilter.h"
-#include "analysis/SiteText.h"
+#include "analysis/stacks/FrameFilter.h"
+#include "analysis/stacks/SiteText.h"
 #include "load/AnalysisBudget.h"
 
 #include <algorithm>

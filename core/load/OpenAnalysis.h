@@ -2,7 +2,7 @@
 // Opening a capture file for analysis: read it (any format CaptureFile knows) and replay it. The one
 // place that joins the readers (io) and the analyses, which know nothing of each other.
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/CaptureWindow.h"
+#include "analysis/replay/CaptureWindow.h"
 
 #include <memory>
 #include <optional>

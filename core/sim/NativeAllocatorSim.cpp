@@ -1,6 +1,6 @@
 #include "NativeAllocatorSim.h"
 
-#include "analysis/AllocatorRules.h"
+#include "analysis/replay/AllocatorRules.h"
 
 #include <algorithm>
 

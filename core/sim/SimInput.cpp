@@ -1,7 +1,7 @@
 #include "SimInput.h"
 
 #include "SimRange.h"
-#include "analysis/AllocatorRules.h"
+#include "analysis/replay/AllocatorRules.h"
 
 #include <algorithm>
 #include <map>

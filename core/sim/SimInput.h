@@ -9,7 +9,7 @@
 // partial releases inside a malloc (garbage collection, oversize blocks) are left to the simulator's
 // own policy. The recorded addresses of new segments are kept as hints so that a simulation under
 // the recorded settings takes the same addresses (best fit breaks ties by address).
-#include "analysis/Replay.h"
+#include "analysis/replay/Replay.h"
 #include "model/AllocatorSettings.h"
 #include "model/DeviceTrace.h"
 

@@ -2,7 +2,7 @@
 // What a simulation of one configuration produced: the reserved / allocated series after every
 // request, peaks, fragmentation, the first out-of-memory and the block layout where it stopped.
 #include "SimConfig.h"
-#include "analysis/StateTypes.h"
+#include "analysis/replay/StateTypes.h"
 
 #include <cstdint>
 #include <optional>

@@ -5,7 +5,7 @@
 #include "SimInput.h"
 #include "SimResult.h"
 #include "Simulate.h"
-#include "analysis/Replay.h"
+#include "analysis/replay/Replay.h"
 #include "model/Capture.h"
 
 #include <atomic>

@@ -1,7 +1,7 @@
 #pragma once
 // One colour per memory category (docs/categories.md), the same in the Composition tab and the block
 // map: what lasts (parameters, optimizer state) in cool colours, what comes and goes in warm ones.
-#include "analysis/Categories.h"
+#include "analysis/categories/Categories.h"
 
 #include <QColor>
 

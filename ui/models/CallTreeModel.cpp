@@ -1,7 +1,7 @@
 #include "models/CallTreeModel.h"
 
 #include "common/ByteAxisTicker.h"
-#include "analysis/FrameFilter.h"
+#include "analysis/stacks/FrameFilter.h"
 
 #include <QFont>
 

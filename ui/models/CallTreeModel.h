@@ -1,6 +1,6 @@
 #pragma once
 // A thin item model over a CallTree (top-down or bottom-up): function, bytes, blocks, location.
-#include "analysis/CallTree.h"
+#include "analysis/stacks/CallTree.h"
 
 #include "models/TreeModel.h"
 

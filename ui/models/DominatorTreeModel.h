@@ -3,7 +3,7 @@
 // the GPU bytes each holder retains. Only holders that retain some GPU memory, largest first; a
 // fan-out beyond 200 children is folded into a "+N more" row. The tree is laid out once per result
 // (flat nodes with parent and child indices); the model only reads it.
-#include "analysis/Retention.h"
+#include "analysis/retention/Retention.h"
 #include "session/CaptureLoader.h"
 
 #include "models/TreeModel.h"

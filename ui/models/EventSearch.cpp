@@ -1,6 +1,6 @@
 #include "models/EventSearch.h"
 
-#include "analysis/FrameFilter.h"
+#include "analysis/stacks/FrameFilter.h"
 
 namespace vs::ui {
 

@@ -1,7 +1,7 @@
 #include "models/EventTableModel.h"
 
 #include "common/ByteAxisTicker.h"
-#include "analysis/FrameFilter.h"
+#include "analysis/stacks/FrameFilter.h"
 #include "util/Format.h"
 #include "util/TimeOrigin.h"
 

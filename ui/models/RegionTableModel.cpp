@@ -2,7 +2,7 @@
 
 #include "common/QtText.h"
 #include "common/ByteAxisTicker.h"
-#include "analysis/FrameFilter.h"
+#include "analysis/stacks/FrameFilter.h"
 #include "util/TimeOrigin.h"
 
 #include <QFileInfo>

@@ -2,7 +2,7 @@
 // The growth regions of one device as a table (one row per region, in the order given): start, end,
 // kind, growth, per iteration, what released it and the top allocation site. Numbers sort as numbers
 // through kSortRole.
-#include "analysis/GrowthRegions.h"
+#include "analysis/growth/GrowthRegions.h"
 #include "model/Capture.h"
 
 #include <QAbstractTableModel>

@@ -2,7 +2,7 @@
 // The Retention tab's groups over one immutable analysis result: a row per group of blocks kept
 // alive by the same kind of path (largest first, as analyseRetention orders them). A proxy filters
 // on SuspiciousRole (the "suspicious holders only" box) and sorts on SortRole.
-#include "analysis/Retention.h"
+#include "analysis/retention/Retention.h"
 
 #include <QAbstractTableModel>
 

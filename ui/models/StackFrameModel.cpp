@@ -1,7 +1,7 @@
 #include "models/StackFrameModel.h"
 
 #include "common/QtText.h"
-#include "analysis/FrameFilter.h"
+#include "analysis/stacks/FrameFilter.h"
 
 #include <QApplication>
 #include <QFileInfo>

@@ -3,8 +3,8 @@
 #include "common/ByteAxisTicker.h"
 #include "models/CallTreeModel.h"
 #include "common/QtText.h"
-#include "analysis/FrameFilter.h"
-#include "analysis/LeakDiagnosis.h"
+#include "analysis/stacks/FrameFilter.h"
+#include "analysis/growth/LeakDiagnosis.h"
 
 #include <QFont>
 

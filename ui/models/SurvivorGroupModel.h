@@ -4,8 +4,8 @@
 // as child rows (internal frames hidden, library frames folded unless asked for). Nothing is copied
 // out of the capture; a proxy filters it.
 #include "session/CaptureLoader.h"
-#include "analysis/Categories.h"
-#include "analysis/Survivors.h"
+#include "analysis/categories/Categories.h"
+#include "analysis/stacks/Survivors.h"
 
 #include "models/TreeModel.h"
 

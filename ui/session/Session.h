@@ -8,7 +8,7 @@
 // loops back. Two sessions can exist at once (a comparison).
 #include "session/CaptureLoader.h"
 #include "session/JobRunner.h"
-#include "analysis/GrowthRegions.h"
+#include "analysis/growth/GrowthRegions.h"
 #include "util/TimeOrigin.h"
 
 #include <QObject>

@@ -2,7 +2,7 @@
 // The fragmentation overlay of the timeline: per device, the largest free block, the free fragments
 // and the moments where a request of the chosen size (remembered setting, 20 MiB by default) would
 // have needed a new segment. Computed by the session's runner when a capture opens.
-#include "analysis/Fragmentation.h"
+#include "analysis/composition/Fragmentation.h"
 
 #include <QObject>
 

@@ -7,7 +7,7 @@
 #include "timeline/ColumnFill.h"
 #include "timeline/PauseBands.h"
 #include "timeline/RegionSpans.h"
-#include "analysis/TimelineLod.h"
+#include "analysis/replay/TimelineLod.h"
 
 #include <qcustomplot.h>
 

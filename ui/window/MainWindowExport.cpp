@@ -1,9 +1,9 @@
 // MainWindow's bug-report exports: images with a title line (file, device and GPU, range shown,
 // diagnosis) and without the pointer's marks, the Markdown report, save dialogs beside the capture.
-#include "analysis/BugReport.h"
+#include "analysis/growth/BugReport.h"
 #include "session/Session.h"
 #include "timeline/TimelinePlot.h"
-#include "views/LeaksPanel.h"
+#include "views/panels/LeaksPanel.h"
 #include "window/Exporter.h"
 #include "window/MainWindow.h"
 

@@ -2,7 +2,7 @@
 // actions, and icons that follow the palette.
 #include "common/Icons.h"
 #include "session/Session.h"
-#include "views/WelcomePage.h"
+#include "views/dialogs/WelcomePage.h"
 #include "window/MainWindow.h"
 
 #include <QAction>

@@ -1,8 +1,8 @@
 #include "window/RegionSelector.h"
 
 #include "common/ByteAxisTicker.h"
-#include "views/LeaksPanel.h"
-#include "views/RegionListView.h"
+#include "views/panels/LeaksPanel.h"
+#include "views/panels/RegionListView.h"
 #include "timeline/TimelinePlot.h"
 #include "session/Session.h"
 #include "util/TimeOrigin.h"

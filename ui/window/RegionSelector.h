@@ -6,8 +6,8 @@
 // diagnosis explains) is selected without any input. The regions come from the Leaks panel's
 // background job; this class hands them to the timeline and the Regions list, and looks them up.
 #include "session/CaptureLoader.h"
-#include "analysis/GrowthRegions.h"
-#include "analysis/LeakDiagnosis.h"
+#include "analysis/growth/GrowthRegions.h"
+#include "analysis/growth/LeakDiagnosis.h"
 
 #include <QObject>
 

@@ -1,0 +1,265 @@
+#include "analysis/growth/FloorRegions.h"
+
+#include "analysis/growth/FloorRises.h"
+#include "analysis/replay/GraphPools.h"
+#include "analysis/stacks/NativeOwner.h"
+#include "analysis/growth/ReleaseCause.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace vs {
+namespace {
+
+// One stack's allocations alive at a rise's top that were made during it, and how much of the
+// stack's memory the rise keeps.
+struct StackKept {
+    std::vector<uint32_t> allocations; // indices into the lifetimes, by alloc event
+    int64_t grew = 0;                  // the rise of the stack's live floor over the rise
+    uint32_t from = 0;                 // the event its floor starts rising after
+};
+
+// A stack's live bytes at the rise's points: the floor of each of its slices, then its top.
+std::vector<int64_t> liveAt(std::vector<std::pair<uint32_t, int64_t>>& steps, const std::vector<uint32_t>& points) {
+    std::sort(steps.begin(), steps.end());
+    std::vector<int64_t> out;
+    int64_t live = 0;
+    size_t k = 0;
+    for (uint32_t p : points) {
+        for (; k < steps.size() && steps[k].first <= p; ++k) live += steps[k].second;
+        out.push_back(live);
+    }
+    return out;
+}
+
+// Whether a stack's memory grows over the rise, from its live bytes at the rise's points: the
+// floor seen from each point (the least it holds from then to the top) rises in three or more
+// steps, none of them 40 % of the rise (a bounded queue of tensors of varying sizes steps up now
+// and then as its smallest entries pass through), from 10 % to 75 % of the rise over at least a sixteenth of the points (a burst at one
+// moment is a model, a first step, a warm-up), and it has not levelled off (flat since it reached
+// 75 % for a third longer than it took to get there, and a quarter of the trace: a cache filled in
+// the first epoch, a bounded queue; a leak on errors that stopped coming half-way still counts,
+// and between the two the memory alone cannot tell), and the rise stands out of its churn.
+// Appending to a container and regrowing one tensor with torch.cat both count; a queue that drops
+// its oldest entry as it adds one does not.
+// How far above its own floor (the least it holds from then on) the stack typically is: about
+// nothing for memory that is only added (a list appended to, a tensor regrown), the size of its
+// churn for a queue of tensors of varying sizes, whose floor creeps up by chance as its smallest
+// entries pass through (the median over the points).
+int64_t typicalExcursion(const std::vector<int64_t>& live) {
+    std::vector<int64_t> above(live.size());
+    int64_t low = INT64_MAX;
+    for (size_t i = live.size(); i-- > 0;) low = std::min(low, live[i]), above[i] = live[i] - low;
+    std::nth_element(above.begin(), above.begin() + ptrdiff_t(above.size() / 2), above.end());
+    return above[above.size() / 2];
+}
+
+bool grows(const std::vector<int64_t>& live, uint32_t slices, StackKept& k, const std::vector<uint32_t>& points) {
+    // The least the stack holds over the next sixteenth of the points, up to the last sixteenth:
+    // a floor free of the end's bias (the least of a stationary series over a shrinking future
+    // rises towards the end), then the floor as seen from each point.
+    const size_t w = std::max<size_t>(1, live.size() / 16);
+    if (live.size() <= w) return false;
+    std::vector<int64_t> floor(live.size() - w);
+    for (size_t i = 0; i < floor.size(); ++i) floor[i] = *std::min_element(live.begin() + ptrdiff_t(i), live.begin() + ptrdiff_t(i + w + 1));
+    int64_t low = INT64_MAX;
+    for (size_t i = floor.size(); i-- > 0;) floor[i] = low = std::min(low, floor[i]);
+    const int64_t rise = floor.back() - floor.front();
+    if (rise <= 0) return false;
+    size_t steps = 0, s10 = SIZE_MAX, s75 = SIZE_MAX, first = SIZE_MAX;
+    int64_t largest = 0;
+    for (size_t i = 1; i < floor.size(); ++i) {
+        if (floor[i] > floor[i - 1]) ++steps, first = std::min(first, i), largest = std::max(largest, floor[i] - floor[i - 1]);
+        const int64_t up = floor[i] - floor.front();
+        if (s10 == SIZE_MAX && 10 * up >= rise) s10 = i;
+        if (s75 == SIZE_MAX && 4 * up >= 3 * rise) s75 = i;
+    }
+    const size_t spread = s75 - s10, plateau = live.size() - 1 - s75;
+    if (steps < 3 || 5 * largest > 2 * rise || spread < std::max<size_t>(2, live.size() / 16)) return false;
+    if (3 * plateau > 4 * spread && plateau >= slices / 4) return false;
+    if (2 * typicalExcursion(live) > rise) return false;
+    int64_t least = INT64_MAX; // what it grew by: its floor at the top over its floor at the start
+    for (size_t i = live.size(); i-- > 0;) least = std::min(least, live[i]);
+    k.grew = live.back() - std::min(live.front(), least), k.from = points[first - 1];
+    return k.grew > 0;
+}
+
+struct Candidate {
+    FloorRise rise;
+    LeakKind kind;
+    RegionScale scale;
+    std::string releasedBy;
+};
+
+// Which rises can be growth, and of what kind: kept to the end, released in the last part of the
+// trace with nothing built up again (the program's end), or released at a phase end after holding
+// long enough not to be a working set.
+std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allocated, const Iterations& its,
+                                  int64_t minRise) {
+    std::vector<Candidate> out;
+    const auto events = uint32_t(allocated.size());
+    if (f.kept.rise() >= minRise) out.push_back({f.kept, LeakKind::Leak, RegionScale::Run, "not released: still alive when the capture ends"});
+    for (const FloorRise& r : f.released) {
+        const uint32_t held = r.releasedAt - r.start, after = events - r.releasedUntil;
+        const uint32_t settled = f.sliceOf(r.releasedUntil); // the floor after the release: built up again?
+        const int64_t later = settled < f.slices ? *std::max_element(f.floor.begin() + settled, f.floor.end()) : r.from;
+        if (!longerThanWorkingSet(held, events)) continue;
+        // what is held at the top: the floor just before the release at the scale of a working set
+        // (a slice's own floor can fall inside a step, with its temporaries alive)
+        FloorRise top = r;
+        const uint32_t window = std::max<uint32_t>(f.eventsPerSlice, held / kWorkingSetShare);
+        top.top = uint32_t(allocated.argMin(std::max(r.start, r.releasedAt - std::min(window, r.releasedAt)), r.releasedAt));
+        // released at the program's end: built up over most of the run, nothing built up again
+        if (8ull * after <= held && 2ull * held >= events && later < r.from + r.rise() / 2)
+            out.push_back({top, LeakKind::Leak, RegionScale::Run, "released only when the program ends"});
+        else if (its.count() < 3 || its.indexOf(r.start) != its.indexOf(r.releasedAt))
+            out.push_back({top, LeakKind::Accumulation, RegionScale::Phase, ""});
+    }
+    return out;
+}
+
+std::vector<StackId> byGrowth(const std::unordered_map<uint32_t, StackKept>& stacks, const std::vector<uint32_t>& chosen) {
+    std::vector<std::pair<int64_t, uint32_t>> order;
+    for (uint32_t s : chosen) order.emplace_back(stacks.at(s).grew, s);
+    std::sort(order.rbegin(), order.rend());
+    std::vector<StackId> out;
+    for (auto [b, s] : order) out.push_back(StackId{s});
+    return out;
+}
+
+// The region a rise makes, or nothing when no stack keeps memory repeatedly across it.
+struct Inputs {
+    uint32_t setupEnd; // allocations before it are the program's setup (before its first marked step)
+    const Capture& cap;
+    const DeviceTrace& trace;
+    const std::vector<Allocation>& all;
+    const FloorRises& f;
+    const GraphPools& pools;
+    int64_t minRise;
+};
+
+// The rise's points: the floor of each of its slices; for a rise kept to the end, then the end
+// (where a program that has finished holds only what it keeps). A release's last eighth is left
+// out: what appears only then is a working set (a step's tensors alive at a slice's floor when
+// slices are shorter than a step), not what the rise held.
+std::vector<uint32_t> pointsOf(const FloorRises& f, const FloorRise& rise) {
+    std::vector<uint32_t> out;
+    const bool kept = rise.releasedAt == kNoEvent;
+    const uint32_t held = kept ? 0 : (rise.releasedAt - rise.start) / 8;
+    const uint32_t end = kept ? f.sliceOf(rise.top) : f.sliceOf(rise.releasedAt - held);
+    for (uint32_t s = f.sliceOf(rise.base); s < end; ++s) out.push_back(f.floorAt[s]);
+    if (kept || out.empty()) out.push_back(rise.top);
+    return out;
+}
+
+std::optional<GrowthRegion> regionOf(const Inputs& in, const Candidate& c) {
+    const Capture& cap = in.cap;
+    const auto& all = in.all;
+    // the stacks of what is alive at the top and was made during the rise
+    std::unordered_map<uint32_t, StackKept> stacks;
+    std::unordered_map<uint32_t, bool> library;
+    auto it = std::upper_bound(all.begin(), all.end(), c.rise.base, [](uint32_t e, const Allocation& x) { return e < x.alloc; });
+    for (; it != all.end() && it->alloc <= c.rise.top; ++it) {
+        if (!it->aliveAt(c.rise.top) || it->stack.value == 0 || it->alloc < in.setupEnd) continue;
+        if (in.pools.holds(in.trace.addr[it->alloc], it->alloc)) continue; // a CUDA graph's pool, by design
+        if (cap.nativeStacks) { // a framework's cache or a library's workspace is not the user's growth
+            auto [lib, fresh] = library.try_emplace(it->stack.value, false);
+            if (fresh) lib->second = nativeOwner(cap, it->stack) != NativeOwner::User;
+            if (lib->second) continue;
+        }
+        stacks[it->stack.value].allocations.push_back(uint32_t(it - all.begin()));
+    }
+    if (stacks.empty()) return std::nullopt;
+    // their live bytes over the rise, from all of their allocations
+    std::unordered_map<uint32_t, std::vector<std::pair<uint32_t, int64_t>>> steps;
+    for (auto x = all.begin(); x != all.end() && x->alloc <= c.rise.top; ++x)
+        if (stacks.count(x->stack.value)) {
+            auto& s = steps[x->stack.value];
+            s.emplace_back(x->alloc, int64_t(x->bytes));
+            if (x->freeRequested <= c.rise.top) s.emplace_back(x->freeRequested, -int64_t(x->bytes));
+        }
+    const auto points = pointsOf(in.f, c.rise);
+    std::vector<uint32_t> chosen;
+    int64_t bytes = 0;
+    uint32_t first = UINT32_MAX;
+    for (auto& [stack, k] : stacks)
+        if (grows(liveAt(steps[stack], points), in.f.slices, k, points))
+            chosen.push_back(stack), bytes += k.grew, first = std::min(first, k.from);
+    if (chosen.empty() || bytes < in.minRise / 2) return std::nullopt;
+
+    GrowthRegion r;
+    r.kind = c.kind, r.scale = c.scale, r.releasedBy = c.releasedBy;
+    r.first = first, r.last = c.rise.top;
+    r.stacks = byGrowth(stacks, chosen);
+    for (StackId s : r.stacks) {
+        const auto& al = stacks.at(s.value).allocations;
+        r.allocations.insert(r.allocations.end(), al.begin(), al.end());
+    }
+    std::sort(r.allocations.begin(), r.allocations.end());
+    r.growthBytes = uint64_t(bytes);
+    if (c.kind != LeakKind::Leak || c.rise.releasedAt != kNoEvent) {
+        uint32_t freed = kNoEvent; // the first free of the release
+        for (uint32_t i : r.allocations) freed = std::min(freed, all[i].freeRequested);
+        r.releasedAt = freed;
+        r.last = std::max(r.last, freed > 0 && freed != kNoEvent ? freed - 1 : r.last);
+    }
+    return r;
+}
+
+// In the program's own units, when it has iterations: how many it spans, in how many it kept
+// memory, the bytes kept each time; the ranking's cost is what it would keep over the whole trace.
+void describe(GrowthRegion& r, const std::vector<Allocation>& all, const Iterations& its, uint32_t events) {
+    const double span = std::max<uint32_t>(1, r.last - r.first);
+    r.cost = double(r.growthBytes) * std::max(1.0, double(events) / span);
+    if (its.count() < 3) return;
+    r.iterations = uint32_t(its.indexOf(r.last) - its.indexOf(r.first) + 1);
+    std::vector<size_t> made; // the iterations that made kept memory, ascending
+    for (uint32_t i : r.allocations)
+        if (made.empty() || made.back() != its.indexOf(all[i].alloc)) made.push_back(its.indexOf(all[i].alloc));
+    std::sort(made.begin(), made.end());
+    made.erase(std::unique(made.begin(), made.end()), made.end());
+    r.keptIn = uint32_t(made.size());
+    r.perIterationBytes = r.growthBytes / std::max<uint32_t>(1, r.keptIn);
+    std::vector<size_t> gaps;
+    for (size_t i = 1; i < made.size(); ++i) gaps.push_back(made[i] - made[i - 1]);
+    if (gaps.size() < 2) return;
+    std::sort(gaps.begin(), gaps.end());
+    if (2 * gaps.back() <= 3 * gaps.front()) r.interval = uint32_t(gaps[gaps.size() / 2]); // within 50 % of each other
+}
+
+} // namespace
+
+bool longerThanWorkingSet(uint64_t heldEvents, uint64_t events) {
+    return kWorkingSetShare * heldEvents >= events;
+}
+
+int64_t minFloorRise(int64_t peakAllocated) {
+    return std::max<int64_t>(peakAllocated / 100000, 4 << 10);
+}
+
+std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
+                                       const Iterations& its, const GraphPools& pools) {
+    std::vector<GrowthRegion> out;
+    const ReplayResult& rep = a.replay(device);
+    const int64_t peak = std::max<int64_t>(1, a.summary(device).peak.allocated);
+    const int64_t minRise = minFloorRise(peak);
+    const FloorRises f = findFloorRises(rep.allocated, minRise);
+    if (f.slices == 0) return out;
+    const auto events = uint32_t(rep.allocated.size());
+    // the program marked its steps: what it made before the first is its model and setup
+    const uint32_t setupEnd = its.fromAnnotations && its.count() >= 3 ? its.starts.front() : 0;
+    const Inputs in{setupEnd, a.capture(), a.trace(device), all, f, pools, minRise};
+    for (const Candidate& c : candidates(f, rep.allocated, its, minRise)) {
+        auto r = regionOf(in, c);
+        if (!r) continue;
+        // a rise released at the end shares its memory with the kept one that ends lower: keep one
+        if (std::any_of(out.begin(), out.end(), [&](const GrowthRegion& g) { return g.stacks.front() == r->stacks.front(); }))
+            continue;
+        r->significant = r->growthBytes * 100 >= uint64_t(peak);
+        describe(*r, all, its, events);
+        out.push_back(std::move(*r));
+    }
+    return out;
+}
+
+} // namespace vs

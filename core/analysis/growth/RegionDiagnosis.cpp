@@ -1,0 +1,247 @@
+#include "analysis/growth/RegionDiagnosis.h"
+
+#include "analysis/growth/RegionHolders.h"
+#include "analysis/stacks/SiteText.h"
+#include "util/Format.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+
+namespace vs {
+namespace {
+
+std::string secondsText(double s) {
+    return fixed(s, 3) + " s";
+}
+
+const char* ordinalSuffix(uint32_t k) {
+    if (k % 100 >= 11 && k % 100 <= 13) return "th";
+    return k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+}
+
+} // namespace
+
+size_t releasesOfSameStack(const GrowthRegions& all, const GrowthRegion& r) {
+    if (r.stacks.empty()) return 0;
+    return size_t(std::count_if(all.regions.begin(), all.regions.end(), [&](const GrowthRegion& g) {
+        return g.kind == r.kind && g.releasedAt != kNoEvent && !g.stacks.empty() && g.stacks.front() == r.stacks.front();
+    }));
+}
+
+namespace {
+
+// Puts the region's stacks first, in its order, marked as steady with their share of its iterations.
+void rankRegionGroups(const std::vector<Allocation>& all, const GrowthRegion& region, const Iterations& its,
+                      LeakReport& rep) {
+    std::unordered_map<uint32_t, size_t> rank;
+    for (size_t i = 0; i < region.stacks.size(); ++i) rank.emplace(region.stacks[i].value, i);
+    std::stable_sort(rep.groups.begin(), rep.groups.end(), [&](const SurvivorGroup& x, const SurvivorGroup& y) {
+        auto rx = rank.find(x.stack.value), ry = rank.find(y.stack.value);
+        const size_t a = rx == rank.end() ? SIZE_MAX : rx->second, b = ry == rank.end() ? SIZE_MAX : ry->second;
+        return a < b;
+    });
+    const size_t from = its.indexOf(region.first), to = its.indexOf(region.last);
+    rep.steadyGroups = 0;
+    for (auto& g : rep.groups) {
+        if (!rank.count(g.stack.value)) break;
+        const size_t births = iterationsMaking(all, g.allocations, its.starts, true);
+        const size_t span = std::max<size_t>(1, to - from + 1);
+        g.coverage = uint32_t(std::min<size_t>(kSlices, (births * kSlices + span / 2) / span));
+        g.growing = true;
+        ++rep.steadyGroups;
+    }
+}
+
+std::string spanText(const GrowthRegion& r, const Iterations& its, size_t releases) {
+    if (!its.phaseMarker.empty()) return "each '" + its.phaseMarker + "'";
+    if (r.iterations == 0) return "the region";
+    const std::string n = std::to_string(r.iterations) + " iterations";
+    return releases >= 2 ? "each phase of " + n + " (a release every " + std::to_string(r.iterations) + ")" : n;
+}
+
+void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
+    const Capture& c = a.capture();
+    const ReplayResult& r = a.replay(device);
+    const Iterations& its = rep.growth().iterations;
+    auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
+    const size_t releases = releasesOfSameStack(rep.growth(), region);
+    const SurvivorGroup* top = rep.groups.empty() ? nullptr : &rep.groups.front();
+    const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
+    const bool cycle = region.kind == LeakKind::Cycle;
+    const bool released = region.releasedAt != kNoEvent;
+    rep.kind = region.kind; // Accumulation or Cycle: one enum, the region's kind is the diagnosis's
+    rep.growthBytes = region.growthBytes;
+    rep.summary = humanBytes(int64_t(region.growthBytes)) + " from " + site + " accumulate over " +
+                  spanText(region, its, releases) + ": " + std::to_string(region.allocations.size()) +
+                  " blocks kept " + (released ? "until " + region.releasedBy + ", released together"
+                                              : std::string("and ") + region.releasedBy) +
+                  (releases >= 2 ? " (" + std::to_string(releases) + " times in this capture)" : std::string()) + ".";
+    rep.evidence = std::to_string(region.allocations.size()) + " blocks, " + humanBytes(int64_t(region.growthBytes));
+    if (region.iterations > 0)
+        rep.evidence += ", " + humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration over " +
+                        std::to_string(region.iterations) + " '" + its.marker + "' iterations";
+    rep.evidence += "; allocated " + humanBytes(r.allocated[region.first]) + " at " + secondsText(at(region.first)) +
+                    " and " + humanBytes(r.allocated[region.last]) + " at " + secondsText(at(region.last));
+    if (released) rep.evidence += "; released at " + secondsText(at(region.releasedAt));
+    if (top) rep.evidence += "; top group " + std::to_string(top->count) + " blocks";
+    rep.evidence += ".";
+    if (cycle) {
+        rep.nextStep = "Break the reference cycle holding these tensors (a back-reference, a closure, a tensor "
+                       "stored on an autograd ctx: use ctx.save_for_backward or weakref) so they die at once.";
+    } else {
+        rep.nextStep = "Something keeps every step's tensors until then, usually an output or loss collected "
+                       "with its autograd graph: collect .detach() (or .item() for scalars) instead, or reduce as "
+                       "you go; the peak grows with the length of the phase.";
+    }
+    if (!c.retention.empty()) rep.nextStep += " The Retention tab names what holds them.";
+}
+
+// "4.75 MiB every 10th 'train_step'", "1.11 MiB per 'forward' (in 48 of 1920)": the bytes kept
+// each time, in the unit that repeats; empty without iterations.
+std::string repeatText(const GrowthRegion& r, const Iterations& its) {
+    if (r.iterations < 3 || r.keptIn == 0) return {};
+    const std::string unit = "'" + its.marker + "'";
+    const std::string each = humanBytes(int64_t(r.perIterationBytes));
+    if (5 * r.keptIn >= 4 * r.iterations) return each + " per " + unit + " iteration";
+    if (const uint32_t k = r.interval; k > 1)
+        return each + " every " + std::to_string(k) + ordinalSuffix(k) + " " + unit + " iteration";
+    return each + " at a time, in " + std::to_string(r.keptIn) + " of " + std::to_string(r.iterations) + " " + unit +
+           " iterations (irregularly: on errors, retries or some inputs)";
+}
+
+// A clicked leak region, from what the region analysis already knows (the whole window diagnosis
+// re-ranks every group and took 0.5 s on a 10M-event capture).
+void explainLeak(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
+    const Capture& c = a.capture();
+    const ReplayResult& r = a.replay(device);
+    auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
+    const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
+    const std::string rate = repeatText(region, rep.growth().iterations);
+    const bool atEnd = region.releasedAt != kNoEvent;
+    rep.kind = LeakKind::Leak;
+    rep.growthBytes = region.growthBytes;
+    rep.summary = humanBytes(int64_t(region.growthBytes)) + " from " + site + " made over " +
+                  (region.iterations ? std::to_string(region.iterations) + " iterations" : std::string("the run")) +
+                  (atEnd ? " is kept until the program ends: " : " is still alive when the capture ends: ") +
+                  std::to_string(region.allocations.size()) + " blocks, " +
+                  (rate.empty() ? humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration" : rate) + ".";
+    rep.evidence = "the floor of allocated memory rises from " + humanBytes(r.allocated[region.first]) + " at " +
+                   secondsText(at(region.first)) + " to " + humanBytes(r.allocated[region.last]) + " at " +
+                   secondsText(at(region.last)) +
+                   (atEnd ? "; these blocks are freed only at " + secondsText(at(region.releasedAt)) + ", " +
+                                region.releasedBy
+                          : std::string("; none of these blocks is freed before the end")) +
+                   ".";
+    rep.nextStep = c.nativeStacks
+                       ? "Find the missing free: follow the stack to the code that keeps the pointers."
+                       : "Find what keeps these tensors alive (a list, dict or attribute that only grows, a hook "
+                         "that appends, an exception or traceback kept); keep .item() or .detach() of what you "
+                         "store, or bound the container.";
+}
+
+void explainTransient(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
+    const Capture& c = a.capture();
+    const ReplayResult& r = a.replay(device);
+    auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
+    rep.kind = LeakKind::None;
+    rep.growthBytes = 0;
+    const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
+    rep.summary = "Allocated rises by " + humanBytes(int64_t(region.growthBytes)) +
+                  " inside one iteration and falls back: " + std::to_string(region.allocations.size()) +
+                  " blocks alive at its top, the most from " + site + ", freed within the iteration.";
+    rep.evidence = "from " + humanBytes(r.allocated[region.first]) + " at " + secondsText(at(region.first)) + " to " +
+                   humanBytes(r.allocated[region.last]) + " at " + secondsText(at(region.last)) + ".";
+    rep.nextStep = "Normal for a training step (activations kept for the backward pass); to lower this peak use "
+                   "activation checkpointing, a smaller batch or mixed precision.";
+    rep.steadyGroups = 0;
+}
+
+} // namespace
+
+const GrowthRegion* worstRegion(const GrowthRegions& r, LeakKind kind) {
+    for (const auto& g : r.regions)
+        if (g.kind == kind && g.significant) return &g;
+    return nullptr;
+}
+
+void explainRegion(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
+                   const GrowthRegion& region, LeakReport& rep) {
+    rankRegionGroups(all, region, rep.growth().iterations, rep);
+    switch (region.kind) {
+    case LeakKind::Accumulation:
+    case LeakKind::Cycle:
+        explainAccumulation(a, device, region, rep);
+        break;
+    case LeakKind::Transient:
+        explainTransient(a, device, region, rep);
+        break;
+    case LeakKind::Leak:
+        explainLeak(a, device, region, rep);
+        break;
+    case LeakKind::Cache:
+        break; // the window's own diagnosis says it
+    case LeakKind::None:
+    case LeakKind::Fragmentation:
+    case LeakKind::DeferredFree:
+    case LeakKind::Oom:
+        break; // not a region's kind
+    }
+}
+
+void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all, LeakReport& rep) {
+    const Capture& c = a.capture();
+    if (c.retention.empty() || rep.kind == LeakKind::None) return;
+    GrowthRegion held;
+    if (rep.region) {
+        held = *rep.region;
+    } else { // the steady groups of the window
+        held.first = rep.first, held.last = rep.last;
+        for (size_t i = 0; i < rep.steadyGroups && i < rep.groups.size(); ++i)
+            held.allocations.insert(held.allocations.end(), rep.groups[i].allocations.begin(),
+                                    rep.groups[i].allocations.end());
+    }
+    const RegionHolders h = regionHolders(c, a.trace(device), all, held);
+    if (h.holders.empty()) return;
+    const RegionHolder& top = h.holders.front();
+    rep.holder = top.path;
+    rep.evidence += " Held by " + top.path + " (" + std::to_string(top.blocks) + " blocks, " +
+                    humanBytes(int64_t(top.bytes)) + ", retention graph at " +
+                    secondsText(a.secondsOf(c.retention[h.graph].timeUs)) + ").";
+    if (!top.hint.empty()) rep.nextStep = top.hint + " " + rep.nextStep;
+}
+
+std::string flatEvidence(const CaptureAnalysis& a, size_t device, const LeakReport& rep) {
+    const auto& allocated = a.replay(device).allocated;
+    const auto [lo, hi] = allocated.range(rep.first, rep.last + 1);
+    std::string s = "allocated between " + humanBytes(lo) + " and " + humanBytes(hi) + " in the window";
+    if (rep.iterations >= 3)
+        s += " over " + std::to_string(rep.iterations) + " '" + rep.iterationMarker + "' iterations";
+    const GrowthRegion* biggest = nullptr;
+    for (const auto& g : rep.growth().regions)
+        if (g.kind != LeakKind::Cache && (!biggest || g.growthBytes > biggest->growthBytes)) biggest = &g;
+    if (biggest)
+        s += "; the largest region keeps " + humanBytes(int64_t(biggest->growthBytes)) + " (" +
+             std::string(leakKindName(biggest->kind)) + ", under 1 % of the peak)";
+    else
+        s += "; no allocation outlives its iteration steadily";
+    return s + ".";
+}
+
+std::vector<SurvivorGroup> regionGroups(const std::vector<Allocation>& all, const GrowthRegion& region) {
+    std::unordered_map<uint32_t, size_t> index;
+    std::vector<SurvivorGroup> out;
+    for (uint32_t i : region.allocations) {
+        const Allocation& x = all[i];
+        auto [pos, fresh] = index.try_emplace(x.stack.value, out.size());
+        if (fresh) out.push_back({x.stack, 0, 0, x.alloc, x.alloc, 0, true, {}});
+        SurvivorGroup& g = out[pos->second];
+        g.bytes += x.bytes, ++g.count;
+        g.firstEvent = std::min(g.firstEvent, x.alloc), g.lastEvent = std::max(g.lastEvent, x.alloc);
+        g.allocations.push_back(i);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.bytes > y.bytes; });
+    return out;
+}
+
+} // namespace vs
