@@ -3,7 +3,7 @@
 // and zoomed in, and a hover (the band under a point, with its tooltip text). Prints figures, asserts
 // nothing.   QT_QPA_PLATFORM=offscreen bench_bands FILE [WxH]
 #include "session/CaptureLoader.h"
-#include "views/AllocationBandsView.h"
+#include "views/timeline/AllocationBandsView.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -29,9 +29,10 @@ int main(int argc, char** argv) {
     QElapsedTimer clock;
     clock.start();
     auto layout = vs::ui::AllocationBandsView::compute(analysis, device);
-    std::printf("%s: %zu events, layout %.1f ms (%zu allocations: %zu bands, %zu steps, %zu summarized)\n", argv[1],
-                analysis->trace(device).eventCount(), clock.nsecsElapsed() / 1e6, layout.bands->allocationCount(),
-                layout.bands->bands().size(), layout.bands->stepCount(), layout.bands->summarizedCount());
+    std::printf("%s: %zu events, layout %.1f ms (%zu allocations: %zu bands, %zu steps, %zu summarized)\n",
+                argv[1], analysis->trace(device).eventCount(), clock.nsecsElapsed() / 1e6,
+                layout.bands->allocationCount(), layout.bands->bands().size(), layout.bands->stepCount(),
+                layout.bands->summarizedCount());
     vs::ui::AllocationBandsView view;
     view.resize(w, h);
     view.setLayout(analysis, device, layout);
@@ -50,8 +51,8 @@ int main(int argc, char** argv) {
             ms.push_back(t.nsecsElapsed() / 1e6);
         }
         std::sort(ms.begin(), ms.end());
-        std::printf("  repaint %-30s median %.2f ms, max %.2f ms (%zu bands drawn)\n", label, ms[n / 2], ms.back(),
-                    view.bandsDrawn());
+        std::printf("  repaint %-30s median %.2f ms, max %.2f ms (%zu bands drawn)\n", label, ms[n / 2],
+                    ms.back(), view.bandsDrawn());
     };
     // Hover and click: the band under the mouse (the tooltip's text when one is there) at points
     // spread over the whole view, as a mouse sweeping across it asks.

@@ -10,15 +10,15 @@
 #include "compare/CaptureDiff.h"
 #include "compare/RankSet.h"
 #include "load/OpenAnalysis.h"
-#include "views/RankHeatmap.h"
+#include "views/ranks/RankHeatmap.h"
 
 #include <QApplication>
 #include <QTemporaryDir>
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -26,7 +26,9 @@
 
 namespace {
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 // Peak resident set since the last reset, in MiB (VmHWM; writing 5 to clear_refs resets it).
 double peakRssMiB() {
@@ -35,7 +37,9 @@ double peakRssMiB() {
         if (line.rfind("VmHWM:", 0) == 0) return std::atof(line.c_str() + 6) / 1024;
     return 0;
 }
-void resetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+void resetPeakRss() {
+    std::ofstream("/proc/self/clear_refs") << "5";
+}
 
 double cpuNow() {
     timespec t{};
@@ -49,7 +53,8 @@ std::string meanRender(const vs::ui::RankHeatmap& h, int repeats) {
     const double t0 = now(), c0 = cpuNow();
     for (int i = 0; i < repeats; ++i) (void)h.renderCells(QSize(1600, 1000));
     char text[64];
-    std::snprintf(text, sizeof text, "%.1f ms (cpu %.1f ms)", 1e3 * (now() - t0) / repeats, 1e3 * (cpuNow() - c0) / repeats);
+    std::snprintf(text, sizeof text, "%.1f ms (cpu %.1f ms)", 1e3 * (now() - t0) / repeats,
+                  1e3 * (cpuNow() - c0) / repeats);
     return text;
 }
 
@@ -76,15 +81,17 @@ int main(int argc, char** argv) {
     auto set = std::make_shared<const vs::RankSet>(vs::loadRanks(files));
     size_t events = 0;
     for (const auto& r : set->ranks) events += r.events;
-    std::printf("ranks: %d x %zu events (%.1f M in all) read and summarised in %.2f s (%.2f s per rank per core); "
-                "peak RSS %.0f MiB (%.0f MiB before), %zu outliers\n",
-                ranks, set->ranks.front().events, double(events) / 1e6, now() - t0,
-                (now() - t0) * std::thread::hardware_concurrency() / ranks, peakRssMiB(), base, set->outliers.size());
+    std::printf(
+        "ranks: %d x %zu events (%.1f M in all) read and summarised in %.2f s (%.2f s per rank per core); "
+        "peak RSS %.0f MiB (%.0f MiB before), %zu outliers\n",
+        ranks, set->ranks.front().events, double(events) / 1e6, now() - t0,
+        (now() - t0) * std::thread::hardware_concurrency() / ranks, peakRssMiB(), base, set->outliers.size());
 
     vs::ui::RankHeatmap h;
     h.resize(1600 + 74, 1000 + 46);
     h.setRanks(set);
-    std::printf("heatmap repaint (1600 x 1000 cells, %d ranks): whole run %s", ranks, meanRender(h, 20).c_str());
+    std::printf("heatmap repaint (1600 x 1000 cells, %d ranks): whole run %s", ranks,
+                meanRender(h, 20).c_str());
     const auto [from, to] = h.view();
     h.setView(from + (to - from) * 0.4, from + (to - from) * (0.4 + 1.0 / 16));
     std::printf(", zoomed 16x %s", meanRender(h, 20).c_str());
@@ -92,7 +99,8 @@ int main(int argc, char** argv) {
     std::printf(", aligned by step %s\n", meanRender(h, 20).c_str());
     // designed for 1024 ranks: the same summaries repeated (the repaint does not depend on the data)
     auto many = std::make_shared<vs::RankSet>();
-    for (int r = 0; r < 1024; ++r) many->ranks.push_back(set->ranks[size_t(r) % set->ranks.size()]), many->ranks.back().rank = r;
+    for (int r = 0; r < 1024; ++r)
+        many->ranks.push_back(set->ranks[size_t(r) % set->ranks.size()]), many->ranks.back().rank = r;
     vs::finishRankSet(*many);
     h.setRanks(many);
     h.setAlignBySteps(false);
@@ -106,10 +114,11 @@ int main(int argc, char** argv) {
     const auto b = vs::openAnalysis(argv[3]);
     const double loaded = now() - t0;
     t0 = now();
-    const vs::CaptureDiff d = vs::compareCaptures(vs::wholeDevice(*a, vs::longestDevice(*a)), vs::wholeDevice(*b, vs::longestDevice(*b)));
+    const vs::CaptureDiff d = vs::compareCaptures(vs::wholeDevice(*a, vs::longestDevice(*a)),
+                                                  vs::wholeDevice(*b, vs::longestDevice(*b)));
     std::printf("compare: A %zu events, B %zu events: load both %.2f s, compare %.2f s; peak RSS %.0f MiB; "
                 "%zu sites and %zu stacks differ, %zu iterations aligned\n",
-                a->trace(vs::longestDevice(*a)).eventCount(), b->trace(vs::longestDevice(*b)).eventCount(), loaded, now() - t0,
-                peakRssMiB(), d.sites.size(), d.stacks.size(), d.iterations.pairs.size());
+                a->trace(vs::longestDevice(*a)).eventCount(), b->trace(vs::longestDevice(*b)).eventCount(),
+                loaded, now() - t0, peakRssMiB(), d.sites.size(), d.stacks.size(), d.iterations.pairs.size());
     return 0;
 }

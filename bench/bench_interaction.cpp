@@ -5,8 +5,8 @@
 // for). --busy keeps another core loaded as a user's machine often is. Prints figures, asserts
 // nothing.   QT_QPA_PLATFORM=offscreen bench_interaction FILE [--busy]
 #include "session/CaptureLoader.h"
-#include "window/MainWindow.h"
 #include "timeline/TimelinePlot.h"
+#include "window/MainWindow.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -25,15 +25,16 @@ namespace {
 using vs::ui::MainWindow;
 using vs::ui::TimelinePlot;
 
-void mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons, Qt::KeyboardModifiers mods = {}) {
+void mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons,
+           Qt::KeyboardModifiers mods = {}) {
     const Qt::MouseButton button = type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton;
     QMouseEvent e(type, QPointF(at), w->mapToGlobal(QPointF(at)), button, buttons, mods);
     QApplication::sendEvent(w, &e);
 }
 
 void wheel(QWidget* w, QPoint at) {
-    QWheelEvent e(QPointF(at), w->mapToGlobal(QPointF(at)), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
-                  Qt::NoScrollPhase, false);
+    QWheelEvent e(QPointF(at), w->mapToGlobal(QPointF(at)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                  Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(w, &e);
 }
 
@@ -51,8 +52,8 @@ double measure(MainWindow& w, const std::function<void()>& input) {
     const double d = t.nsecsElapsed() / 1e6;
     w.findChild<vs::ui::TimelinePlot*>("timeline")->replot(QCustomPlot::rpImmediateRefresh);
     if (qEnvironmentVariableIsSet("VS_BENCH_DETAIL"))
-        std::printf("    input %.1f, events %.1f, background %.1f, events %.1f, replot %.1f ms\n", a, b - a, c - b,
-                    d - c, t.nsecsElapsed() / 1e6 - d);
+        std::printf("    input %.1f, events %.1f, background %.1f, events %.1f, replot %.1f ms\n", a, b - a,
+                    c - b, d - c, t.nsecsElapsed() / 1e6 - d);
     return t.nsecsElapsed() / 1e6;
 }
 
@@ -99,8 +100,8 @@ int main(int argc, char** argv) {
         QElapsedTimer t;
         t.start();
         for (int i = 0; i < 5; ++i) plot->replot(QCustomPlot::rpImmediateRefresh);
-        std::printf("  timeline replot in the window: %.1f ms (%dx%d)\n", t.nsecsElapsed() / 5e6, plot->width(),
-                    plot->height());
+        std::printf("  timeline replot in the window: %.1f ms (%dx%d)\n", t.nsecsElapsed() / 5e6,
+                    plot->width(), plot->height());
         t.restart();
         for (int i = 0; i < 5; ++i) plot->replot(QCustomPlot::rpQueuedRefresh);
         std::printf("  timeline replot, queued refresh: %.1f ms\n", t.nsecsElapsed() / 5e6);
@@ -122,8 +123,9 @@ int main(int argc, char** argv) {
             plot->graph(i)->setVisible(true);
             t.restart();
             plot->replot(QCustomPlot::rpQueuedRefresh);
-            std::printf("  only graph %d (%s, %d points, brush %d, pen %d): %.1f ms\n", i, qPrintable(plot->graph(i)->name()),
-                        plot->graph(i)->dataCount(), int(plot->graph(i)->brush().style()), int(plot->graph(i)->pen().style()),
+            std::printf("  only graph %d (%s, %d points, brush %d, pen %d): %.1f ms\n", i,
+                        qPrintable(plot->graph(i)->name()), plot->graph(i)->dataCount(),
+                        int(plot->graph(i)->brush().style()), int(plot->graph(i)->pen().style()),
                         t.nsecsElapsed() / 1e6);
             plot->graph(i)->setVisible(false);
         }
@@ -163,8 +165,8 @@ int main(int argc, char** argv) {
             QCPLayer* layer = plot->layer(l);
             t.restart();
             layer->replot();
-            std::printf("    layer %s: %zu children, %.1f ms\n", qPrintable(layer->name()), size_t(layer->children().size()),
-                        t.nsecsElapsed() / 1e6);
+            std::printf("    layer %s: %zu children, %.1f ms\n", qPrintable(layer->name()),
+                        size_t(layer->children().size()), t.nsecsElapsed() / 1e6);
         }
         t.restart();
         for (int i = 0; i < 5; ++i) (void)w.grab();

@@ -6,13 +6,13 @@
 // time per refresh around given event counts, and for contrast the old way (decode and analyse the
 // whole prefix). Not a test: asserts nothing.
 //   bench_live CAPTURE [EVENTS_PER_CHUNK=50000] [MILESTONES=1000000,10000000]
+#include "LiveChunks.h"
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/TimelineLod.h"
+#include "analysis/replay/TimelineLod.h"
 #include "io/CaptureFile.h"
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
 #include "load/LiveCapture.h"
-#include "LiveChunks.h"
 
 #include <algorithm>
 #include <chrono>
@@ -121,9 +121,8 @@ int main(int argc, char** argv) {
         if (std::getenv("BENCH_LIVE_SLOW") && x.seconds > 0.04)
             std::printf("  slow: %zu events, %.1f ms\n", x.events, x.seconds * 1e3);
     }
-    std::printf(
-        "slowest refresh %.1f ms (at %zu events); %zu of %zu over 100 ms\n",
-        worst * 1e3, worstAt, slow, samples.size());
+    std::printf("slowest refresh %.1f ms (at %zu events); %zu of %zu over 100 ms\n", worst * 1e3, worstAt,
+                slow, samples.size());
     for (size_t m : milestones) report(samples, m, bytes);
     return 0;
 }

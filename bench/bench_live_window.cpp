@@ -15,8 +15,8 @@
 #include <QApplication>
 
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <sstream>
 
 namespace {
@@ -30,12 +30,13 @@ double threadCpuMs() {
 
 struct Refresh {
     size_t events;
-    double ms, cpu; // wall, and the GUI thread's CPU
+    double ms, cpu;             // wall, and the GUI thread's CPU
     double grow, paint, queued; // CPU of the parts: views grown (extend's signal), the repaint, queued events
 };
 
 void report(const std::vector<Refresh>& all, size_t milestone) {
-    auto first = std::find_if(all.begin(), all.end(), [&](const Refresh& r) { return r.events >= milestone; });
+    auto first =
+        std::find_if(all.begin(), all.end(), [&](const Refresh& r) { return r.events >= milestone; });
     if (first == all.end()) return;
     std::vector<Refresh> some(first, std::min(all.end(), first + 20));
     auto median = [&](double Refresh::*part) {
@@ -46,10 +47,11 @@ void report(const std::vector<Refresh>& all, size_t milestone) {
     };
     double worst = 0;
     for (const Refresh& r : some) worst = std::max(worst, r.ms);
-    std::printf("at %9zu events: window refresh median %6.2f ms, max %6.2f ms, GUI thread CPU median %6.2f ms "
-                "(%zu refreshes; GUI thread CPU parts: grow %.2f, repaint %.2f, queued events %.2f ms)\n",
-                first->events, median(&Refresh::ms), worst, median(&Refresh::cpu), some.size(), median(&Refresh::grow),
-                median(&Refresh::paint), median(&Refresh::queued));
+    std::printf(
+        "at %9zu events: window refresh median %6.2f ms, max %6.2f ms, GUI thread CPU median %6.2f ms "
+        "(%zu refreshes; GUI thread CPU parts: grow %.2f, repaint %.2f, queued events %.2f ms)\n",
+        first->events, median(&Refresh::ms), worst, median(&Refresh::cpu), some.size(),
+        median(&Refresh::grow), median(&Refresh::paint), median(&Refresh::queued));
 }
 
 } // namespace
@@ -59,12 +61,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: bench_live_window CAPTURE [EVENTS_PER_CHUNK] [MILESTONES,...]\n");
         return 2;
     }
-    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? "offscreen" : qgetenv("QT_QPA_PLATFORM"));
+    qputenv("QT_QPA_PLATFORM",
+            qgetenv("QT_QPA_PLATFORM").isEmpty() ? "offscreen" : qgetenv("QT_QPA_PLATFORM"));
     QApplication app(argc, argv);
     const size_t perChunk = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 50000;
     std::vector<size_t> milestones;
     std::stringstream list(argc > 3 ? argv[3] : "1000000,10000000");
-    for (std::string item; std::getline(list, item, ',');) milestones.push_back(std::strtoull(item.c_str(), nullptr, 10));
+    for (std::string item; std::getline(list, item, ',');)
+        milestones.push_back(std::strtoull(item.c_str(), nullptr, 10));
     const std::string bytes = bench::chunkedStream(argv[1], perChunk);
     const auto ends = bench::chunkEnds(bytes);
     vs::ui::MainWindow w;
@@ -88,9 +92,11 @@ int main(int argc, char** argv) {
         const double c2 = threadCpuMs();
         QCoreApplication::processEvents();
         const double c3 = threadCpuMs();
-        refreshes.push_back({a->trace(0).eventCount(), (bench::now() - t0) * 1e3, c3 - c0, c1 - c0, c2 - c1, c3 - c2});
+        refreshes.push_back(
+            {a->trace(0).eventCount(), (bench::now() - t0) * 1e3, c3 - c0, c1 - c0, c2 - c1, c3 - c2});
         if (qEnvironmentVariableIsSet("VS_BENCH_DETAIL") && refreshes.back().ms > 100)
-            std::printf("  slow refresh at %zu events: %.1f ms wall, GUI CPU grow %.1f, repaint %.1f, queued %.1f ms\n",
+            std::printf("  slow refresh at %zu events: %.1f ms wall, GUI CPU grow %.1f, repaint %.1f, queued "
+                        "%.1f ms\n",
                         refreshes.back().events, refreshes.back().ms, c1 - c0, c2 - c1, c3 - c2);
         shown = std::move(a);
     }

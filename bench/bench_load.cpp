@@ -11,8 +11,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <sys/resource.h>
 #include <string>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,7 +37,8 @@ double residentMB() { // what the process holds now (after a load: the loaded ca
 double pythonPickleLoad(const std::string& python, const char* path) {
     const std::string cmd = python +
                             " -c 'import pickle,sys,time; f=open(sys.argv[1],\"rb\"); t=time.perf_counter(); "
-                            "pickle.load(f); print(time.perf_counter()-t)' '" + path + "'";
+                            "pickle.load(f); print(time.perf_counter()-t)' '" +
+                            path + "'";
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return -1;
     double seconds = -1;
@@ -86,15 +87,17 @@ int main(int argc, char** argv) {
             "  parse %.3f s, replay %.3f s, total %.3f s, %.1f M events/s, peak RSS %.1f MB (%.2fx file)\n",
             t1 - t0, t2 - t1, t2 - t0, double(events) / (t2 - t0) / 1e6, double(peakRssKiB()) / 1024,
             double(peakRssKiB()) * 1024 / double(st.st_size));
-        std::printf("  after parse: %.1f MB resident (%.1f bytes per event; %.1f above the %.1f MB held before "
-                    "loading); peak RSS per event %.1f bytes\n",
-                    heldMB, heldMB * 1e6 / double(events), (heldMB - startMB) * 1e6 / double(events), startMB,
-                    double(peakRssKiB()) * 1024 / double(events));
+        std::printf(
+            "  after parse: %.1f MB resident (%.1f bytes per event; %.1f above the %.1f MB held before "
+            "loading); peak RSS per event %.1f bytes\n",
+            heldMB, heldMB * 1e6 / double(events), (heldMB - startMB) * 1e6 / double(events), startMB,
+            double(peakRssKiB()) * 1024 / double(events));
         const double per = events ? 1.0 / double(events) : 0;
-        std::printf("  columns, bytes per event: time %.2f, address %.2f, size %.2f, action %.2f, stream %.2f, "
-                    "stack %.2f\n",
-                    columnBytes[0] * per, columnBytes[1] * per, columnBytes[2] * per, columnBytes[3] * per,
-                    columnBytes[4] * per, columnBytes[5] * per);
+        std::printf(
+            "  columns, bytes per event: time %.2f, address %.2f, size %.2f, action %.2f, stream %.2f, "
+            "stack %.2f\n",
+            columnBytes[0] * per, columnBytes[1] * per, columnBytes[2] * per, columnBytes[3] * per,
+            columnBytes[4] * per, columnBytes[5] * per);
         double seriesBytes = 0, checkpointBytes = 0; // what the replay keeps
         for (size_t d = 0; d < analysis->capture().devices.size(); ++d) {
             const auto& rr = analysis->replay(d);
@@ -110,8 +113,8 @@ int main(int argc, char** argv) {
     if (!python.empty()) {
         const double py = pythonPickleLoad(python, argv[1]);
         if (py < 0) return std::fprintf(stderr, "%s could not pickle.load %s\n", python.c_str(), argv[1]), 1;
-        std::printf("CPython pickle.load %.3f s, vramscope parse %.3f s (best of %d): %.1fx faster\n", py, bestParse,
-                    repeats, py / bestParse);
+        std::printf("CPython pickle.load %.3f s, vramscope parse %.3f s (best of %d): %.1fx faster\n", py,
+                    bestParse, repeats, py / bestParse);
     }
     return 0;
 }

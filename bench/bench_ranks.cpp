@@ -15,16 +15,16 @@
 #include "compare/RankSet.h"
 #include "compare/RankSummaryFile.h"
 #include "models/RankTableModel.h"
-#include "views/RankHeatmap.h"
-#include "views/RanksWindow.h"
+#include "views/ranks/RankHeatmap.h"
+#include "views/ranks/RanksWindow.h"
 
 #include <QApplication>
+#include <QEventLoop>
 #include <QImage>
 #include <QPainter>
-#include <QEventLoop>
-#include <QTimer>
 #include <QSortFilterProxyModel>
 #include <QTemporaryDir>
+#include <QTimer>
 
 #include <algorithm>
 #include <chrono>
@@ -40,7 +40,9 @@
 
 namespace {
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 double rssMiB(const char* key) { // VmHWM (peak since the last reset) or VmRSS
     std::ifstream s("/proc/self/status");
@@ -48,7 +50,9 @@ double rssMiB(const char* key) { // VmHWM (peak since the last reset) or VmRSS
         if (line.rfind(key, 0) == 0) return std::atof(line.c_str() + std::strlen(key)) / 1024;
     return 0;
 }
-void resetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+void resetPeakRss() {
+    std::ofstream("/proc/self/clear_refs") << "5";
+}
 
 // One rank of a data-parallel job: the model's memory, then a sawtooth per step (activations made
 // and freed) with noise at 4 KiB; every 97th rank leaks 8 MiB a step.
@@ -56,8 +60,10 @@ vs::RankSummary syntheticRank(int rank, size_t steps) {
     std::mt19937_64 rng(uint64_t(rank) * 7919 + 1);
     vs::RankSummary r;
     r.rank = rank, r.device = rank % 8, r.events = 1'000'000 + rng() % 1000;
-    r.firstUs = 1'700'000'000'000'000 + int64_t(rng() % 2'000'000), r.lastUs = r.firstUs + 600'000'000 + int64_t(rng() % 5'000'000);
-    const int64_t model = int64_t(12) << 30, act = int64_t(20) << 30, leak = rank % 97 == 5 ? int64_t(8) << 20 : 0;
+    r.firstUs = 1'700'000'000'000'000 + int64_t(rng() % 2'000'000),
+    r.lastUs = r.firstUs + 600'000'000 + int64_t(rng() % 5'000'000);
+    const int64_t model = int64_t(12) << 30, act = int64_t(20) << 30,
+                  leak = rank % 97 == 5 ? int64_t(8) << 20 : 0;
     const auto noise = [&] { return int64_t(rng() % 4096) << 12; };
     r.iterations = steps, r.marker = "ProfilerStep#";
     for (size_t k = 0; k < steps; ++k) {
@@ -84,7 +90,9 @@ uint64_t writeSummaries(const QString& dir, int ranks, size_t steps) {
     for (int k = 0; k < ranks; ++k) {
         vs::SourceStamp src{"/lustre/job/trace_rank" + std::to_string(k) + ".pickle", 400u << 20, 0};
         const std::string file = vs::encodeRankSummary(syntheticRank(k, steps), src);
-        std::ofstream(dir.toStdString() + "/trace_rank" + std::to_string(k) + ".pickle.vsrank", std::ios::binary) << file;
+        std::ofstream(dir.toStdString() + "/trace_rank" + std::to_string(k) + ".pickle.vsrank",
+                      std::ios::binary)
+            << file;
         bytes += file.size();
     }
     return bytes;
@@ -118,7 +126,8 @@ std::string paints(vs::ui::RankHeatmap& h, int repaints, bool moving) {
     const double cpu = 1e3 * (cpuNow() - c0) / repaints;
     std::sort(ms.begin(), ms.end());
     char text[96];
-    std::snprintf(text, sizeof text, "median %.1f ms, max %.1f, cpu %.1f ms", ms[ms.size() / 2], ms.back(), cpu);
+    std::snprintf(text, sizeof text, "median %.1f ms, max %.1f, cpu %.1f ms", ms[ms.size() / 2], ms.back(),
+                  cpu);
     return text;
 }
 
@@ -134,8 +143,10 @@ int main(int argc, char** argv) {
     QTemporaryDir dir;
     double t0 = now();
     const uint64_t bytes = writeSummaries(dir.path(), ranks, steps);
-    std::printf("cores: %u; %d summaries of %zu steps written: %.1f KB each (%.1f ms each to make and encode)\n",
-                std::thread::hardware_concurrency(), ranks, steps, double(bytes) / ranks / 1e3, 1e3 * (now() - t0) / ranks);
+    std::printf(
+        "cores: %u; %d summaries of %zu steps written: %.1f KB each (%.1f ms each to make and encode)\n",
+        std::thread::hardware_concurrency(), ranks, steps, double(bytes) / ranks / 1e3,
+        1e3 * (now() - t0) / ranks);
 
     vs::ui::RanksWindow w;
     w.resize(1200, 860);
@@ -149,12 +160,14 @@ int main(int argc, char** argv) {
     t0 = now();
     w.open({dir.path()});
     wait.exec();
-    if (!w.ranks()) return std::fprintf(stderr, "the window did not load: %s\n", qPrintable(w.errorText())), 1;
+    if (!w.ranks())
+        return std::fprintf(stderr, "the window did not load: %s\n", qPrintable(w.errorText())), 1;
     const double shown = now() - t0;
     (void)w.grab(); // the first paint of the whole window: heatmap, table, labels
     std::printf("open in the Ranks window: %d ranks shown in %.2f s (until loaded %.2f s); peak RSS %.0f MiB "
                 "(%.0f MiB before, %.0f MiB after); %zu outliers\n",
-                ranks, now() - t0, shown, rssMiB("VmHWM:"), before, rssMiB("VmRSS:"), w.ranks()->outliers.size());
+                ranks, now() - t0, shown, rssMiB("VmHWM:"), before, rssMiB("VmRSS:"),
+                w.ranks()->outliers.size());
 
     t0 = now();
     auto set = std::make_shared<const vs::RankSet>(vs::loadRanks(vs::rankFiles(dir.path().toStdString())));
@@ -170,15 +183,17 @@ int main(int argc, char** argv) {
     t0 = now();
     vs::ui::RankHeatmap scale;
     scale.setRanks(set);
-    std::printf("parts: loadRanks %.2f s, table model (sorted) %.0f ms, heatmap data %.0f ms\n", load, 1e3 * table,
-                1e3 * (now() - t0));
+    std::printf("parts: loadRanks %.2f s, table model (sorted) %.0f ms, heatmap data %.0f ms\n", load,
+                1e3 * table, 1e3 * (now() - t0));
 
     vs::ui::RankHeatmap& h = *w.heatmap();
-    std::printf("heatmap paint, %d x %d widget, %d ranks, %d repaints:\n", h.width(), h.height(), ranks, repaints);
+    std::printf("heatmap paint, %d x %d widget, %d ranks, %d repaints:\n", h.width(), h.height(), ranks,
+                repaints);
     for (bool moving : {false, true}) {
         h.setAlignBySteps(false);
         h.fitAll();
-        std::printf("  %s: whole run %s", moving ? "zoomed by a pixel before each (cells drawn anew)" : "same view (cells kept)",
+        std::printf("  %s: whole run %s",
+                    moving ? "zoomed by a pixel before each (cells drawn anew)" : "same view (cells kept)",
                     paints(h, repaints, moving).c_str());
         const auto [from, to] = h.view();
         h.setView(from + (to - from) * 0.4, from + (to - from) * (0.4 + 1.0 / 16));

@@ -4,14 +4,14 @@
 // test, it asserts nothing about time.
 //   bench_regions FILE [REPEATS]
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/growth/LeakDiagnosis.h"
 #include "load/OpenAnalysis.h"
-#include "analysis/LeakDiagnosis.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <memory>
 #include <cstdlib>
+#include <memory>
 
 namespace {
 double now() {
@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
         const auto rep = vs::diagnoseLeaks(*a, device);
         const double p3 = now();
         std::printf("  regions %.1f ms (%zu regions, %zu iterations), whole diagnosis %.1f ms (%s)\n",
-                    (p2 - p1) * 1e3, regions.regions.size(), regions.iterations.count(),
-                    (p3 - p2) * 1e3, vs::leakKindName(rep.kind).data());
+                    (p2 - p1) * 1e3, regions.regions.size(), regions.iterations.count(), (p3 - p2) * 1e3,
+                    vs::leakKindName(rep.kind).data());
         // a full-width Shift+drag: the survivors of the whole capture and their diagnosis
         {
             const vs::LeakInputs in{categories, shared};
@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
             q.autoWindow = false, q.first = 0, q.last = uint32_t(a->trace(device).eventCount() - 1);
             const double s0 = now();
             const auto range = vs::diagnoseLeaks(*a, device, q, in);
-            std::printf("  full-width range: %.1f ms (%zu groups)\n", (now() - s0) * 1e3, range.groups.size());
+            std::printf("  full-width range: %.1f ms (%zu groups)\n", (now() - s0) * 1e3,
+                        range.groups.size());
         }
         // a click on a ramp: the costliest region, else one iteration's rise in the middle
         std::optional<vs::GrowthRegion> clicked;

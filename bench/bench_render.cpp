@@ -1,9 +1,9 @@
 // Rendering benchmark for the timeline: time from opening a file to the first painted timeline,
 // and the time of one repaint (data query + draw) zoomed out and zoomed in. Offscreen; prints
 // figures, asserts nothing.   QT_QPA_PLATFORM=offscreen bench_render FILE [WIDTHxHEIGHT]
-#include "views/BlockMapView.h"
 #include "session/CaptureLoader.h"
 #include "timeline/TimelinePlot.h"
+#include "views/panels/BlockMapView.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

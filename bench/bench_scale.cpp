@@ -66,16 +66,18 @@ struct Steps {
     double wall = now(), cpu = cpuNow(), wall0 = wall, cpu0 = cpu;
     void step(const char* what) {
         const double w = now(), c = cpuNow();
-        std::printf("  %-34s %6.2f s (CPU %5.2f s), resident %4.0f MiB\n", what, w - wall, c - cpu, statusMiB("VmRSS"));
+        std::printf("  %-34s %6.2f s (CPU %5.2f s), resident %4.0f MiB\n", what, w - wall, c - cpu,
+                    statusMiB("VmRSS"));
         wall = w, cpu = c;
     }
     void total(const char* what) const {
-        std::printf("  %-34s %6.2f s (CPU %5.2f s), peak RSS %4.0f MiB\n", what, now() - wall0, cpuNow() - cpu0,
-                    statusMiB("VmHWM"));
+        std::printf("  %-34s %6.2f s (CPU %5.2f s), peak RSS %4.0f MiB\n", what, now() - wall0,
+                    cpuNow() - cpu0, statusMiB("VmHWM"));
     }
 };
 
-void push(DeviceTrace& t, Action a, uint64_t addr, uint64_t size, int64_t time, StreamId stream, StackId stack) {
+void push(DeviceTrace& t, Action a, uint64_t addr, uint64_t size, int64_t time, StreamId stream,
+          StackId stack) {
     t.timeUs.push_back(time), t.action.push_back(a), t.addr.push_back(addr), t.size.push_back(size);
     t.stream.push_back(stream), t.stack.push_back(stack);
 }
@@ -116,13 +118,15 @@ std::unique_ptr<Capture> distinctStacks(uint32_t n, uint32_t depth, uint64_t siz
         push(t, Action::Alloc, kBase + i * size, size, kEpochUs + 1 + i, stream, c->stacks.intern(frames));
         s.blocks.push_back({kBase + i * size, size, size, BlockState::ActiveAllocated, StackId{}});
     }
-    if (uint64_t(n) * size < total) s.blocks.push_back({kBase + n * size, total - n * size, 0, BlockState::Inactive, StackId{}});
+    if (uint64_t(n) * size < total)
+        s.blocks.push_back({kBase + n * size, total - n * size, 0, BlockState::Inactive, StackId{}});
     t.finalSegments.push_back(std::move(s));
     return c;
 }
 
 std::shared_ptr<const CaptureAnalysis> open(const std::string& vscap) {
-    return CaptureAnalysis::analyse(loadCaptureBytes({reinterpret_cast<const uint8_t*>(vscap.data()), vscap.size()}, {}));
+    return CaptureAnalysis::analyse(
+        loadCaptureBytes({reinterpret_cast<const uint8_t*>(vscap.data()), vscap.size()}, {}));
 }
 
 // Runs `part` in a child and prints its peak RSS (what the child's own work took: the parent holds
@@ -139,9 +143,11 @@ void measured(const char* name, const std::function<void()>& part) {
     int status = 0;
     struct rusage ru {};
     ::wait4(pid, &status, 0, &ru);
-    const double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-    std::printf("%s: %.2f s in all (CPU %.2f s; making the input included), peak RSS %.0f MiB%s\n\n", name, now() - t0,
-                cpu, double(ru.ru_maxrss) / 1024, WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "" : " (FAILED)");
+    const double cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                       double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    std::printf("%s: %.2f s in all (CPU %.2f s; making the input included), peak RSS %.0f MiB%s\n\n", name,
+                now() - t0, cpu, double(ru.ru_maxrss) / 1024,
+                WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "" : " (FAILED)");
 }
 
 } // namespace
@@ -151,37 +157,41 @@ int main(int argc, char** argv) {
     const uint32_t stacks = argc > 2 ? uint32_t(std::atol(argv[2])) : 1000000;
     const uint32_t depth = argc > 3 ? uint32_t(std::atol(argv[3])) : 32;
 
-    if (segments) measured("segments", [&] {
-        const std::string file = encodeVscap(*manySegments(segments));
-        std::printf("%u segments: .vscap of %.1f MB\n", segments, double(file.size()) / 1e6);
-        resetPeak();
-        Steps t;
-        const auto a = open(file);
-        t.step("read + replay");
-        const DeviceSummary s = a->summary(0);
-        const auto state = a->stateAt(0, INT64_MAX);
-        t.step("summary + state at the end");
-        const SimInput in = SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0), a->capture().settings);
-        const SimResult r = simulate(in, SimConfig{}.with("expandable_segments:True"), {0, false, nullptr});
-        t.step("what-if expandable_segments");
-        t.total("from the .vscap on");
-        std::printf("  (%zu segments, reserved %s, exact: %s; what-if peak reserved %s)\n", state.size(),
-                    humanBytes(s.final.reserved).c_str(), a->replay(0).finalMatchesSnapshot ? "yes" : "no",
-                    humanBytes(r.peakReserved).c_str());
-    });
-    if (stacks) measured("distinct stacks", [&] {
-        const std::string fa = encodeVscap(*distinctStacks(stacks, depth, 512));
-        const std::string fb = encodeVscap(*distinctStacks(stacks, depth, 1024));
-        std::printf("%u distinct stacks of %u frames, twice: .vscap of %.1f + %.1f MB\n", stacks, depth,
-                    double(fa.size()) / 1e6, double(fb.size()) / 1e6);
-        resetPeak();
-        Steps t;
-        const auto a = open(fa), b = open(fb);
-        t.step("read + replay both");
-        const CaptureDiff d = compareCaptures(wholeDevice(*a, 0), wholeDevice(*b, 0));
-        t.step("compare");
-        t.total("from the .vscaps on");
-        std::printf("  (%zu stack rows, %zu site rows)\n", d.stacks.size(), d.sites.size());
-    });
+    if (segments)
+        measured("segments", [&] {
+            const std::string file = encodeVscap(*manySegments(segments));
+            std::printf("%u segments: .vscap of %.1f MB\n", segments, double(file.size()) / 1e6);
+            resetPeak();
+            Steps t;
+            const auto a = open(file);
+            t.step("read + replay");
+            const DeviceSummary s = a->summary(0);
+            const auto state = a->stateAt(0, INT64_MAX);
+            t.step("summary + state at the end");
+            const SimInput in =
+                SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0), a->capture().settings);
+            const SimResult r =
+                simulate(in, SimConfig{}.with("expandable_segments:True"), {0, false, nullptr});
+            t.step("what-if expandable_segments");
+            t.total("from the .vscap on");
+            std::printf("  (%zu segments, reserved %s, exact: %s; what-if peak reserved %s)\n", state.size(),
+                        humanBytes(s.final.reserved).c_str(),
+                        a->replay(0).finalMatchesSnapshot ? "yes" : "no", humanBytes(r.peakReserved).c_str());
+        });
+    if (stacks)
+        measured("distinct stacks", [&] {
+            const std::string fa = encodeVscap(*distinctStacks(stacks, depth, 512));
+            const std::string fb = encodeVscap(*distinctStacks(stacks, depth, 1024));
+            std::printf("%u distinct stacks of %u frames, twice: .vscap of %.1f + %.1f MB\n", stacks, depth,
+                        double(fa.size()) / 1e6, double(fb.size()) / 1e6);
+            resetPeak();
+            Steps t;
+            const auto a = open(fa), b = open(fb);
+            t.step("read + replay both");
+            const CaptureDiff d = compareCaptures(wholeDevice(*a, 0), wholeDevice(*b, 0));
+            t.step("compare");
+            t.total("from the .vscaps on");
+            std::printf("  (%zu stack rows, %zu site rows)\n", d.stacks.size(), d.sites.size());
+        });
     return 0;
 }

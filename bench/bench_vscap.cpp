@@ -2,10 +2,10 @@
 // time to reopen the written file with analysis as vramscope does. Not a test: asserts nothing.
 //   bench_vscap CAPTURE [REPEATS]
 #include "analysis/CaptureAnalysis.h"
-#include "load/OpenAnalysis.h"
 #include "io/CaptureFile.h"
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
+#include "load/OpenAnalysis.h"
 #include "util/PrivatePath.h"
 
 #include <algorithm>

@@ -54,20 +54,24 @@ int main(int argc, char** argv) {
     vs::SimResult base;
     const double tBase = best(repeats, [&] { base = vs::simulate(in, recorded, {}); });
     const auto rep = vs::compareWithRecording(base, a->replay(d));
-    std::printf("simulate recorded settings (series kept): %.3f s; peak reserved %s, %zu of %zu steps differ\n", tBase,
-                vs::humanBytes(base.peakReserved).c_str(), rep.mismatches, rep.steps);
+    std::printf(
+        "simulate recorded settings (series kept): %.3f s; peak reserved %s, %zu of %zu steps differ\n",
+        tBase, vs::humanBytes(base.peakReserved).c_str(), rep.mismatches, rep.steps);
     vs::SimResult es;
-    const double tEs = best(repeats, [&] { es = vs::simulate(in, recorded.with("expandable_segments:True"), {0, false}); });
+    const double tEs = best(repeats, [&] {
+        es = vs::simulate(in, recorded.with("expandable_segments:True"), {0, false});
+    });
     std::printf("simulate expandable_segments:True (figures only): %.3f s; peak reserved %s\n", tEs,
                 vs::humanBytes(es.peakReserved).c_str());
     const auto grid = vs::sweepGrid(recorded, false);
     for (unsigned threads : {1u, 2u}) {
         std::vector<vs::SimResult> results;
         const double t = best(1, [&] { results = vs::sweep(in, grid, 0, threads); });
-        const auto top = std::min_element(results.begin(), results.end(),
-                                          [](const auto& x, const auto& y) { return x.peakReserved < y.peakReserved; });
-        std::printf("sweep of %zu settings on %u thread%s: %.3f s; lowest peak %s (%s)\n", grid.size(), threads,
-                    threads > 1 ? "s" : "", t, vs::humanBytes(top->peakReserved).c_str(),
+        const auto top = std::min_element(results.begin(), results.end(), [](const auto& x, const auto& y) {
+            return x.peakReserved < y.peakReserved;
+        });
+        std::printf("sweep of %zu settings on %u thread%s: %.3f s; lowest peak %s (%s)\n", grid.size(),
+                    threads, threads > 1 ? "s" : "", t, vs::humanBytes(top->peakReserved).c_str(),
                     top->config.toString().c_str());
     }
     return 0;

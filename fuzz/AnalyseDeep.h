@@ -10,12 +10,12 @@
 // trip a sanitizer. Every input is bounded: the captures by the fuzz target's load budget, the layouts
 // by fixed sizes.
 #include "FuzzBytes.h"
-#include "analysis/AllocationBands.h"
-#include "analysis/BlockLayout.h"
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/Composition.h"
-#include "analysis/Fragmentation.h"
-#include "analysis/LeakDiagnosis.h"
+#include "analysis/composition/AllocationBands.h"
+#include "analysis/composition/Composition.h"
+#include "analysis/composition/Fragmentation.h"
+#include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/replay/BlockLayout.h"
 #include "compare/CaptureDiff.h"
 #include "compare/DiffTree.h"
 #include "compare/RankOutliers.h"
@@ -27,10 +27,12 @@
 namespace vs::fuzz {
 
 inline void whatIf(const CaptureAnalysis& a, size_t d, uint64_t capacity) {
-    const SimInput in = SimInput::fromTrace(a.trace(d), a.capture().streams, a.replay(d), a.capture().settings);
+    const SimInput in =
+        SimInput::fromTrace(a.trace(d), a.capture().streams, a.replay(d), a.capture().settings);
     const SimConfig recorded = SimConfig::fromSettings(a.capture().settings);
     try {
-        for (const SimConfig& c : sweepGrid(recorded, capacity != 0)) (void)simulate(in, c, {capacity, false, nullptr});
+        for (const SimConfig& c : sweepGrid(recorded, capacity != 0))
+            (void)simulate(in, c, {capacity, false, nullptr});
     } catch (const SimRangeError&) {
     }
 }
@@ -48,7 +50,9 @@ inline void compareHalves(const CaptureAnalysis& a, size_t d) {
 inline void blockMap(const std::vector<StateSegment>& state, FuzzBytes& in) {
     const int width = 1 + int(in.below(2000)), rows = 1 + int(in.below(200));
     const BlockLayout layout(state, BlockLayout::fitBytesPerPixel(state, width, rows), width);
-    for (int k = 0; k < 8; ++k) (void)layout.hitTest(int(in.below(size_t(width) + 2)) - 1, int(in.below(size_t(layout.rows()) + 2)) - 1);
+    for (int k = 0; k < 8; ++k)
+        (void)layout.hitTest(int(in.below(size_t(width) + 2)) - 1,
+                             int(in.below(size_t(layout.rows()) + 2)) - 1);
 }
 
 // The bands' layout as the timeline draws and hit-tests it.
@@ -93,7 +97,8 @@ inline void analyseDeep(const CaptureAnalysis& a, FuzzBytes& in) {
 // one job with the first again as a third rank (`ranks`: medians, the common span, the outliers).
 inline void analysePair(const CaptureAnalysis& a, const CaptureAnalysis& b) {
     try {
-        const CaptureDiff diff = compareCaptures(wholeDevice(a, longestDevice(a)), wholeDevice(b, longestDevice(b)));
+        const CaptureDiff diff =
+            compareCaptures(wholeDevice(a, longestDevice(a)), wholeDevice(b, longestDevice(b)));
         (void)DiffTree::build(diff.stacks, false);
     } catch (const LoadError&) { // the stack keys' budget
     }

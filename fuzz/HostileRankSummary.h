@@ -23,15 +23,15 @@ class HostileRankSummary {
     std::string build() {
         std::vector<uint8_t> p;
         str(p, "/cluster/job/rank3.pickle");
-        appendVarint(p, uint64_t(value(1 << 30)));                   // source size
-        for (int i = 0; i < 2; ++i) appendVarint(p, zigzag(value(i))); // mtime, rank
-        appendVarint(p, zigzag(value(0)));                            // device
-        appendVarint(p, uint64_t(value(1000)));                       // events
+        appendVarint(p, uint64_t(value(1 << 30)));                            // source size
+        for (int i = 0; i < 2; ++i) appendVarint(p, zigzag(value(i)));        // mtime, rank
+        appendVarint(p, zigzag(value(0)));                                    // device
+        appendVarint(p, uint64_t(value(1000)));                               // events
         for (int i = 0; i < 7; ++i) appendVarint(p, zigzag(value(1000 * i))); // 2 times, 5 byte figures
-        appendVarint(p, uint64_t(value(0)));                          // OOMs
+        appendVarint(p, uint64_t(value(0)));                                  // OOMs
         str(p, "ProfilerStep#");
         appendVarint(p, uint64_t(value(in_.below(3) == 1 ? 0 : 5))); // iterations
-        appendVarint(p, uint64_t(value(1)));                          // per slot
+        appendVarint(p, uint64_t(value(1)));                         // per slot
         for (int k = 0; k < 5; ++k) series(p, k < 3 ? 5 : RankSummary::kBins);
         for (size_t i = 0, n = in_.below(4); i < n; ++i) p.push_back(in_.byte()); // a newer minor's fields
         return frame(p);

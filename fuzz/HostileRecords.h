@@ -11,8 +11,8 @@
 namespace vs::fuzz {
 
 inline std::string hostileRecords(FuzzBytes& in) {
-    static constexpr uint64_t kCounts[] = {0, 1, 2, 3, 255, 1024, 1025, 1ull << 20, 1ull << 28,
-                                           UINT32_MAX, 1ull << 32, 1ull << 63, UINT64_MAX};
+    static constexpr uint64_t kCounts[] = {
+        0, 1, 2, 3, 255, 1024, 1025, 1ull << 20, 1ull << 28, UINT32_MAX, 1ull << 32, 1ull << 63, UINT64_MAX};
     vscap::ByteWriter out;
     for (size_t r = 0, n = 1 + in.below(12); r < n; ++r) {
         const uint32_t kind = in.below(16) == 15 ? 99 : 1 + static_cast<uint32_t>(in.below(20));

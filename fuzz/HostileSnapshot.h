@@ -96,10 +96,10 @@ class HostileSnapshot {
         traces_.push_back(list());
         if (device > 2) return; // past a few devices, empty lists: the count is what is tested
         p_.mark();
-        static constexpr const char* kActions[] = {"alloc",         "free_requested", "free_completed",
-                                                   "segment_alloc", "segment_free",   "segment_map",
-                                                   "segment_unmap", "oom",            "snapshot",
-                                                   "bogus"};
+        static constexpr const char* kActions[] = {
+            "alloc",        "free_requested", "free_completed", "segment_alloc",
+            "segment_free", "segment_map",    "segment_unmap",  "oom",
+            "snapshot",     "bogus"};
         int64_t time = 1700000000000000;
         for (size_t e = 0, n = in_.below(24); e < n; ++e) {
             if (!entries_.empty() && in_.below(8) == 0) { // the same entry listed again
@@ -127,7 +127,8 @@ class HostileSnapshot {
     }
 
     void frames() {
-        if (!frameLists_.empty() && in_.flag()) return void(p_.get(frameLists_[in_.below(frameLists_.size())]));
+        if (!frameLists_.empty() && in_.flag())
+            return void(p_.get(frameLists_[in_.below(frameLists_.size())]));
         frameLists_.push_back(list());
         p_.mark();
         for (size_t f = 0, n = in_.below(4); f < n; ++f) {

@@ -22,8 +22,13 @@
 // instead (no prefix), so that a run can count executions per reader (fuzz/run-parallel.sh).
 // Every load runs under a 16 MiB budget, as a user's --max-memory would bound it (the seeds need less).
 // fuzz/snapshot.dict is the dictionary (opcodes, snapshot keys, actions, magics).
+#include "AnalyseDeep.h"
+#include "HostileRankSummary.h"
+#include "HostileRecords.h"
+#include "HostileSnapshot.h"
+#include "HostileTrace.h"
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/Retention.h"
+#include "analysis/retention/Retention.h"
 #include "compare/RankSet.h"
 #include "compare/RankSummaryFile.h"
 #include "io/CaptureFile.h"
@@ -33,11 +38,6 @@
 #include "io/SnapshotLoader.h"
 #include "io/VscapReader.h"
 #include "io/VscapRecords.h"
-#include "AnalyseDeep.h"
-#include "HostileRankSummary.h"
-#include "HostileRecords.h"
-#include "HostileSnapshot.h"
-#include "HostileTrace.h"
 
 #include <cctype>
 #include <cstdlib>
@@ -87,7 +87,8 @@ std::unique_ptr<vs::Capture> generated(vs::fuzz::FuzzBytes& in, const vs::LoadOp
     const uint8_t source = in.byte();
     if (source & 1) {
         const std::string trace = vs::fuzz::HostileTrace(in).build();
-        return vs::loadProfilerTraceBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, options);
+        return vs::loadProfilerTraceBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()},
+                                          options);
     }
     if (source & 2) {
         const std::string records = vs::fuzz::hostileRecords(in);
@@ -102,8 +103,9 @@ void readRankSummary(const uint8_t* data, size_t size) {
     const bool file = size >= 8 && std::memcmp(data, vs::RankSummaryFile::kMagic, 8) == 0;
     vs::fuzz::FuzzBytes in(data, size);
     const std::string built = file ? std::string() : vs::fuzz::HostileRankSummary(in).build();
-    const auto bytes = file ? std::span<const uint8_t>(data, size)
-                            : std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(built.data()), built.size());
+    const auto bytes =
+        file ? std::span<const uint8_t>(data, size)
+             : std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(built.data()), built.size());
     for (int i = 0; i < 3; ++i) set.ranks.push_back(vs::decodeRankSummary(bytes).summary);
     set.ranks[1].peakAllocated /= 2, set.ranks[2].rank = 7;
     vs::finishRankSet(set);
@@ -124,15 +126,18 @@ void dispatch(const std::string& mode, const uint8_t* data, size_t size, const v
     } else if (mode == "rec") {
         vs::fuzz::FuzzBytes in(data, size);
         const std::string records = vs::fuzz::hostileRecords(in);
-        (void)vs::CaptureAnalysis::analyse(readRecords(reinterpret_cast<const uint8_t*>(records.data()), records.size()));
+        (void)vs::CaptureAnalysis::analyse(
+            readRecords(reinterpret_cast<const uint8_t*>(records.data()), records.size()));
     } else if (mode == "trc") {
         vs::fuzz::FuzzBytes in(data, size);
         const std::string trace = vs::fuzz::HostileTrace(in).build();
-        analyseAll(vs::loadProfilerTraceBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, options));
+        analyseAll(vs::loadProfilerTraceBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()},
+                                              options));
     } else if (mode == "ana") {
         vs::fuzz::FuzzBytes in(data, size);
         if (size && (data[0] == 0x80 || data[0] == '{')) { // a pickle or a trace as it is: reproducers
-            vs::fuzz::analyseDeep(*vs::CaptureAnalysis::analyse(vs::loadCaptureBytes({data, size}, options)), in);
+            vs::fuzz::analyseDeep(*vs::CaptureAnalysis::analyse(vs::loadCaptureBytes({data, size}, options)),
+                                  in);
             return;
         }
         vs::fuzz::FuzzBytes half(data + size / 2, size - size / 2); // the second capture's recipe

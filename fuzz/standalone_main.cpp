@@ -45,10 +45,18 @@ Bytes mutate(const Bytes& seed, std::mt19937_64& rng) {
     for (int e = 0; e < edits && !b.empty(); ++e) {
         const size_t at = rng() % b.size();
         switch (rng() % 4) {
-        case 0: b[at] ^= uint8_t(1u << (rng() % 8)); break;
-        case 1: b[at] = uint8_t(rng()); break;
-        case 2: b.resize(at); break;
-        default: b.insert(b.begin() + long(at), b.begin() + long(rng() % b.size()), b.end()); b.resize(std::min<size_t>(b.size(), 1 << 20));
+        case 0:
+            b[at] ^= uint8_t(1u << (rng() % 8));
+            break;
+        case 1:
+            b[at] = uint8_t(rng());
+            break;
+        case 2:
+            b.resize(at);
+            break;
+        default:
+            b.insert(b.begin() + long(at), b.begin() + long(rng() % b.size()), b.end());
+            b.resize(std::min<size_t>(b.size(), 1 << 20));
         }
     }
     return b;
@@ -71,7 +79,8 @@ int main(int argc, char** argv) {
             continue;
         }
         if (std::strcmp(argv[i], "--random") == 0 && i + 2 < argc) {
-            randomRuns = std::strtoull(argv[i + 1], nullptr, 10), seed = std::strtoull(argv[i + 2], nullptr, 10);
+            randomRuns = std::strtoull(argv[i + 1], nullptr, 10),
+            seed = std::strtoull(argv[i + 2], nullptr, 10);
             if (randomRuns == 0 && seconds > 0) randomRuns = UINT64_MAX;
             i += 2;
             continue;
@@ -86,7 +95,9 @@ int main(int argc, char** argv) {
     constexpr int kRecipes = sizeof kTags / sizeof kTags[0];
     uint64_t counts[kRecipes + 1] = {};
     const auto start = std::chrono::steady_clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
     for (uint64_t n = 0; n < randomRuns; ++n) {
         if (seconds > 0 && (n & 15) == 0 && elapsed() >= seconds) break;
         const int mode = corpus.empty() ? int(n % kRecipes) : int(n % (kRecipes + 1));
@@ -101,10 +112,11 @@ int main(int argc, char** argv) {
         ++counts[mode];
     }
     const double s = elapsed();
-    std::printf("random: %llu snapshot recipes, %llu record recipes, %llu trace recipes, %llu analysis recipes, "
-                "%llu rank summary recipes, %llu mutated files in %.1f s\n",
-                (unsigned long long)counts[0], (unsigned long long)counts[1], (unsigned long long)counts[2],
-                (unsigned long long)counts[3], (unsigned long long)counts[4], (unsigned long long)counts[5], s);
+    std::printf(
+        "random: %llu snapshot recipes, %llu record recipes, %llu trace recipes, %llu analysis recipes, "
+        "%llu rank summary recipes, %llu mutated files in %.1f s\n",
+        (unsigned long long)counts[0], (unsigned long long)counts[1], (unsigned long long)counts[2],
+        (unsigned long long)counts[3], (unsigned long long)counts[4], (unsigned long long)counts[5], s);
     uint64_t total = corpus.size();
     for (uint64_t c : counts) total += c;
     std::printf("executions: %llu\n", (unsigned long long)total); // what fuzz/run-standalone.sh adds up

@@ -7,6 +7,7 @@ packages=(
   nlohmann-json3-dev          # torch.profiler traces (JSON, read with its SAX parser; header-only)
   libdw-dev libunwind-dev     # the CUPTI agent: symbolizer (DWARF file:line, inlined frames), unwinder
   clang libclang-rt-14-dev   # the libFuzzer target and the sanitizer build
+  clang-format                # the test command checks every C++ file's formatting
   fonts-dejavu-core           # text in headless renders
   zstd python3                # sample tooling
   python3-dev                 # the recorder's compiled codec, built for its byte-for-byte test

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs every test: the Release build with all suites (GUI ones offscreen), the core
+# Checks the formatting, then builds and runs every test: the Release build with all suites (GUI ones offscreen), the core
 # suites again under AddressSanitizer + UndefinedBehaviorSanitizer, and the libFuzzer target on
 # the committed corpus for a bounded time (FUZZ_SECONDS, default 60). A plain configure builds only
 # what a user runs: the suites, benchmarks and CUDA samples are turned on here, explicitly.
@@ -7,6 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export QT_QPA_PLATFORM=offscreen
 jobs=$(nproc)
+
+echo "== Formatting: every C++ file as .clang-format says (clang-format -i FILE fixes one)"
+# samples/: programs whose recordings (and the tests reading them) name their source lines
+sources=(git ls-files -z '*.h' '*.cpp' '*.cu' '*.cc' ':!samples')
+"${sources[@]}" | xargs -0 clang-format --dry-run --Werror
+echo "format: $("${sources[@]}" | tr -cd '\0' | wc -c) files as .clang-format says"
 
 echo "== Release build and all tests"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVRAMSCOPE_TESTS=ON -DVRAMSCOPE_BENCH=ON -DVRAMSCOPE_CUDA_SAMPLES=ON >/dev/null

@@ -20,15 +20,16 @@
 namespace vs::test {
 
 struct CliRun {
-    int rc = -1;        // exit status; 128 + signal when killed by one
+    int rc = -1; // exit status; 128 + signal when killed by one
     std::string out, err;
     double seconds = 0;
     long peakRssMiB = 0;
     bool timedOut = false;
     // One line for a failed QVERIFY2: what ran and how it ended.
     std::string summary() const {
-        return "rc " + std::to_string(rc) + ", " + std::to_string(seconds) + " s, " + std::to_string(peakRssMiB) +
-               " MiB" + (timedOut ? " (killed: too slow)" : "") + "; stderr: " + err;
+        return "rc " + std::to_string(rc) + ", " + std::to_string(seconds) + " s, " +
+               std::to_string(peakRssMiB) + " MiB" + (timedOut ? " (killed: too slow)" : "") +
+               "; stderr: " + err;
     }
 };
 

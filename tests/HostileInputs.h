@@ -17,7 +17,8 @@ namespace vs::test {
 constexpr int64_t kEpochUs = 1700000000000000; // 2023-11-14, a plausible recording time
 
 // One trace entry: {'action', 'addr', 'size', 'time_us', 'stream': 0} with shared keys.
-inline PickleBuilder& traceEntry(PickleBuilder& p, const char* action, uint64_t addr, uint64_t size, int64_t t) {
+inline PickleBuilder& traceEntry(PickleBuilder& p, const char* action, uint64_t addr, uint64_t size,
+                                 int64_t t) {
     p.emptyDict().mark().key("action").key(action).key("addr").integer(int64_t(addr));
     return p.key("size").integer(int64_t(size)).key("time_us").integer(t).key("stream").integer(0).setitems();
 }
@@ -81,9 +82,19 @@ inline std::vector<uint8_t> deepStacksSnapshot(uint32_t allocs, uint32_t depth, 
     p.proto(4).emptyDict().mark().key("segments").emptyList().mark();
     for (uint32_t i = 0; i < allocs; ++i) {
         p.emptyDict().mark().key("device").integer(0).key("address").integer(int64_t(base + i * segment));
-        p.key("total_size").integer(int64_t(segment)).key("stream").integer(0).key("segment_type").key("small");
+        p.key("total_size")
+            .integer(int64_t(segment))
+            .key("stream")
+            .integer(0)
+            .key("segment_type")
+            .key("small");
         p.key("blocks").emptyList().mark();
-        p.emptyDict().mark().key("address").integer(int64_t(base + i * segment)).key("size").integer(int64_t(size));
+        p.emptyDict()
+            .mark()
+            .key("address")
+            .integer(int64_t(base + i * segment))
+            .key("size")
+            .integer(int64_t(size));
         p.key("requested_size").integer(int64_t(size)).key("state").key("active_allocated").setitems();
         p.emptyDict().mark().key("address").integer(int64_t(base + i * segment + size));
         p.key("size").integer(int64_t(segment - size)).key("state").key("inactive").setitems();
@@ -94,9 +105,19 @@ inline std::vector<uint8_t> deepStacksSnapshot(uint32_t allocs, uint32_t depth, 
     for (uint32_t i = 0; i < allocs; ++i) {
         traceEntry(p, "segment_alloc", base + i * segment, segment, kEpochUs + 2 * i);
         p.emptyDict().mark().key("action").key("alloc").key("addr").integer(int64_t(base + i * segment));
-        p.key("size").integer(int64_t(size)).key("time_us").integer(kEpochUs + 2 * i + 1).key("stream").integer(0);
+        p.key("size")
+            .integer(int64_t(size))
+            .key("time_us")
+            .integer(kEpochUs + 2 * i + 1)
+            .key("stream")
+            .integer(0);
         p.key("frames").emptyList().mark();
-        p.emptyDict().mark().key("name").str(leaf + std::to_string(i)).key("filename").key("/home/u/model.py");
+        p.emptyDict()
+            .mark()
+            .key("name")
+            .str(leaf + std::to_string(i))
+            .key("filename")
+            .key("/home/u/model.py");
         p.key("line").integer(1000 + i).setitems();
         for (uint32_t k = 0; k + 1 < depth; ++k) {
             if (common.size() < 50) { // a frame dict of its own, remembered by its memo slot
@@ -120,16 +141,17 @@ inline std::vector<uint8_t> allocationsInsideFreeBlocks(uint32_t n) {
     return snapshotOf([](PickleBuilder&) {},
                       [&](PickleBuilder& p) {
                           traceEntry(p, "segment_alloc", base, 4ull << 30, kEpochUs);
-                          for (uint32_t i = 0; i < n; ++i) traceEntry(p, "alloc", base + 512 + 8192ull * i, 512, kEpochUs + 1 + i);
+                          for (uint32_t i = 0; i < n; ++i)
+                              traceEntry(p, "alloc", base + 512 + 8192ull * i, 512, kEpochUs + 1 + i);
                       });
 }
 
 // A torch.profiler trace's "[memory]" event (Device Type 1: CUDA), ts in µs after the base time.
 inline std::string profilerMemoryEvent(const std::string& ts, uint64_t addr, int64_t bytes, int64_t total) {
-    return R"({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": )" + ts +
-           R"(, "args": {"Addr": )" + std::to_string(addr) + R"(, "Bytes": )" + std::to_string(bytes) +
-           R"(, "Total Allocated": )" + std::to_string(total) + R"(, "Total Reserved": )" + std::to_string(total) +
-           R"(, "Device Id": 0, "Device Type": 1}})";
+    return R"({"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": )" +
+           ts + R"(, "args": {"Addr": )" + std::to_string(addr) + R"(, "Bytes": )" + std::to_string(bytes) +
+           R"(, "Total Allocated": )" + std::to_string(total) + R"(, "Total Reserved": )" +
+           std::to_string(total) + R"(, "Device Id": 0, "Device Type": 1}})";
 }
 
 inline std::string profilerTraceOf(const std::vector<std::string>& events) {
@@ -148,7 +170,8 @@ inline std::string nestedSpansTrace(uint32_t depth) {
                          R"(", "pid": 1, "tid": 1, "ts": )" + std::to_string(k) + R"(, "dur": )" +
                          std::to_string(2 * depth + 10 - 2 * k) + "}");
     for (uint32_t k = 0; k < depth; ++k)
-        events.push_back(profilerMemoryEvent(std::to_string(k) + ".5", (1ull << 32) + 512ull * k, 512, 512ll * (k + 1)));
+        events.push_back(
+            profilerMemoryEvent(std::to_string(k) + ".5", (1ull << 32) + 512ull * k, 512, 512ll * (k + 1)));
     return profilerTraceOf(events);
 }
 
@@ -156,7 +179,8 @@ inline std::string nestedSpansTrace(uint32_t depth) {
 inline std::string manyAllocationsTrace(uint32_t n) {
     std::vector<std::string> events;
     for (uint32_t i = 0; i < n; ++i)
-        events.push_back(profilerMemoryEvent(std::to_string(1000 + i), (1ull << 32) + 512ull * i, 512, 512ll * (i + 1)));
+        events.push_back(
+            profilerMemoryEvent(std::to_string(1000 + i), (1ull << 32) + 512ull * i, 512, 512ll * (i + 1)));
     return profilerTraceOf(events);
 }
 
@@ -198,7 +222,8 @@ inline std::string deflatePiece(const std::string& in, int flush) {
 
 // gzip of `head`, then `pieces` times 16 MiB of `fill` repeated, then `tail`: the fill is compressed once and
 // copied, so 4 GiB of whitespace is a 4 MB file made in a second, and the test never holds the text.
-inline std::string gzipOf(const std::string& head, const std::string& fill, uint32_t pieces, const std::string& tail) {
+inline std::string gzipOf(const std::string& head, const std::string& fill, uint32_t pieces,
+                          const std::string& tail) {
     std::string piece;
     while (piece.size() < (16u << 20) / fill.size() * fill.size()) piece += fill;
     const std::string fillDeflated = deflatePiece(piece, Z_FULL_FLUSH);
@@ -206,9 +231,11 @@ inline std::string gzipOf(const std::string& head, const std::string& fill, uint
     out += deflatePiece(head, Z_FULL_FLUSH);
     const uLong pieceCrc = crc32(0, reinterpret_cast<const Bytef*>(piece.data()), uInt(piece.size()));
     uLong crc = crc32(0, reinterpret_cast<const Bytef*>(head.data()), uInt(head.size()));
-    for (uint32_t i = 0; i < pieces; ++i) out += fillDeflated, crc = crc32_combine(crc, pieceCrc, z_off_t(piece.size()));
+    for (uint32_t i = 0; i < pieces; ++i)
+        out += fillDeflated, crc = crc32_combine(crc, pieceCrc, z_off_t(piece.size()));
     out += deflatePiece(tail, Z_FINISH);
-    crc = crc32_combine(crc, crc32(0, reinterpret_cast<const Bytef*>(tail.data()), uInt(tail.size())), z_off_t(tail.size()));
+    crc = crc32_combine(crc, crc32(0, reinterpret_cast<const Bytef*>(tail.data()), uInt(tail.size())),
+                        z_off_t(tail.size()));
     const uint32_t size = uint32_t(head.size() + uint64_t(pieces) * piece.size() + tail.size()); // mod 2^32
     const uint32_t crc32le = uint32_t(crc);
     out.append(reinterpret_cast<const char*>(&crc32le), 4).append(reinterpret_cast<const char*>(&size), 4);

@@ -15,10 +15,10 @@
 
 namespace vs::test {
 
-
 // JSON that is not a usable trace.
 constexpr const char* kNotATrace = R"({"name": "package.json", "version": "1.0"})";
-constexpr const char* kNoMemoryEvents = R"({"traceEvents": [{"ph": "X", "name": "aten::mm", "ts": 1, "dur": 2}]})";
+constexpr const char* kNoMemoryEvents =
+    R"({"traceEvents": [{"ph": "X", "name": "aten::mm", "ts": 1, "dur": 2}]})";
 constexpr const char* kHostMemoryOnly = R"({"traceEvents": [{"ph": "i", "name": "[memory]", "ts": 1,
     "args": {"Addr": 5, "Bytes": 8, "Device Type": 0, "Device Id": -1}}]})";
 constexpr const char* kTruncated = R"({"traceEvents": [{"ph": "i", "name": "[memory)";
@@ -67,13 +67,16 @@ class TraceWriter {
     }
     void emptyCache(int device) { dev(device).reserved = roundUp(dev(device).allocated); }
     void cpu(uint64_t addr, int64_t bytes) { // host memory: Device Type 0, Device Id -1
-        event(R"("ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 4242, "tid": 4242, "ts": )" +
-              ts() + R"(, "args": {"Total Reserved": 0, "Total Allocated": 0, "Bytes": )" + std::to_string(bytes) +
-              R"(, "Addr": )" + std::to_string(addr) + R"(, "Device Id": -1, "Device Type": 0, "Ev Idx": 0})");
+        event(
+            R"("ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 4242, "tid": 4242, "ts": )" +
+            ts() + R"(, "args": {"Total Reserved": 0, "Total Allocated": 0, "Bytes": )" +
+            std::to_string(bytes) + R"(, "Addr": )" + std::to_string(addr) +
+            R"(, "Device Id": -1, "Device Type": 0, "Ev Idx": 0})");
     }
     void op(const char* name) {
-        event(R"("ph": "X", "cat": "cpu_op", "name": ")" + std::string(name) + R"(", "pid": 4242, "tid": 4242, "ts": )" +
-              ts() + R"(, "dur": 3.5, "args": {"External id": 7, "Record function id": 0, "Ev Idx": 1})");
+        event(R"("ph": "X", "cat": "cpu_op", "name": ")" + std::string(name) +
+              R"(", "pid": 4242, "tid": 4242, "ts": )" + ts() +
+              R"(, "dur": 3.5, "args": {"External id": 7, "Record function id": 0, "Ev Idx": 1})");
     }
     std::string finish() { return json + "\n], \"traceName\": \"trace.json\"}\n"; }
 
@@ -82,7 +85,9 @@ class TraceWriter {
         std::map<uint64_t, uint64_t> live;
         int64_t allocated = 0, reserved = 0;
     };
-    static int64_t roundUp(int64_t n) { return (n + int64_t(2 * kMiB) - 1) / int64_t(2 * kMiB) * int64_t(2 * kMiB); }
+    static int64_t roundUp(int64_t n) {
+        return (n + int64_t(2 * kMiB) - 1) / int64_t(2 * kMiB) * int64_t(2 * kMiB);
+    }
     Dev& dev(int d) { return devices_[d]; }
     std::string ts() {
         clock_ += 7.25; // fractional µs as Kineto writes them; distinct whole µs
@@ -96,11 +101,12 @@ class TraceWriter {
         const Dev& d = dev(device);
         const std::string at = ts();
         truth.push_back({clock_, device, d.allocated, d.reserved});
-        event(R"("ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 4242, "tid": 4243, "ts": )" +
-              at + R"(, "args": {"Total Reserved": )" + std::to_string(d.reserved) + R"(, "Total Allocated": )" +
-              std::to_string(d.allocated) + R"(, "Bytes": )" + std::to_string(bytes) + R"(, "Addr": )" +
-              std::to_string(addr) + R"(, "Device Id": )" + std::to_string(device) +
-              R"(, "Device Type": 1, "Ev Idx": 3})");
+        event(
+            R"("ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 4242, "tid": 4243, "ts": )" +
+            at + R"(, "args": {"Total Reserved": )" + std::to_string(d.reserved) +
+            R"(, "Total Allocated": )" + std::to_string(d.allocated) + R"(, "Bytes": )" +
+            std::to_string(bytes) + R"(, "Addr": )" + std::to_string(addr) + R"(, "Device Id": )" +
+            std::to_string(device) + R"(, "Device Type": 1, "Ev Idx": 3})");
     }
     std::map<int, Dev> devices_;
     double clock_ = 1000;
@@ -112,8 +118,8 @@ class TraceWriter {
 TraceWriter sampleTrace() {
     TraceWriter w;
     const uint64_t base = 0x7f3a00000000;
-    w.baseline(0, base + 0x40000000, 1 * kMiB);  // freed during the trace: known by its address
-    w.baseline(0, base + 0x50000000, 3 * kMiB);  // never freed: only Total Allocated tells of it
+    w.baseline(0, base + 0x40000000, 1 * kMiB); // freed during the trace: known by its address
+    w.baseline(0, base + 0x50000000, 3 * kMiB); // never freed: only Total Allocated tells of it
     std::mt19937 rng(7);
     std::vector<uint64_t> live[2];
     uint64_t next = base;
@@ -131,7 +137,8 @@ TraceWriter sampleTrace() {
             continue;
         }
         const uint64_t bytes = 512 * (1 + rng() % (step % 11 == 0 ? 8192 : 64));
-        const uint64_t addr = d == 1 && !live[0].empty() ? live[0].front() : (next += 0x400000); // same address on GPU 1
+        const uint64_t addr =
+            d == 1 && !live[0].empty() ? live[0].front() : (next += 0x400000); // same address on GPU 1
         if (std::find(live[d].begin(), live[d].end(), addr) != live[d].end()) continue;
         w.alloc(d, addr, bytes);
         live[d].push_back(addr);
@@ -154,6 +161,5 @@ std::string gzip(const std::string& s) {
 std::span<const uint8_t> bytesOf(const std::string& s) {
     return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
-
 
 } // namespace vs::test

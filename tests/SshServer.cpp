@@ -70,17 +70,20 @@ bool SshServer::writeConfigs(int port, const QMap<QString, QString>& environment
     const QString user = pw ? QString::fromLocal8Bit(pw->pw_name) : QStringLiteral("root");
     QString accept;
     for (auto it = environment.begin(); it != environment.end(); ++it) accept += ' ' + it.key();
-    const QString sshd = QStringLiteral(
-        "Port %1\nListenAddress 127.0.0.1\nHostKey %2/host_key\nPidFile none\nAuthorizedKeysFile %2/authorized_keys\n"
-        "StrictModes no\nUsePAM no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-        "KbdInteractiveAuthentication no\nAllowStreamLocalForwarding yes\nAcceptEnv%3\nLogLevel ERROR\n")
-                             .arg(port)
-                             .arg(d, accept);
+    const QString sshd =
+        QStringLiteral(
+            "Port %1\nListenAddress 127.0.0.1\nHostKey %2/host_key\nPidFile none\nAuthorizedKeysFile "
+            "%2/authorized_keys\n"
+            "StrictModes no\nUsePAM no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+            "KbdInteractiveAuthentication no\nAllowStreamLocalForwarding yes\nAcceptEnv%3\nLogLevel ERROR\n")
+            .arg(port)
+            .arg(d, accept);
     const auto host = [&](const QString& name, const QString& key, const QString& knownHosts) {
-        return QStringLiteral("Host %1\n  HostName 127.0.0.1\n  Port %2\n  User %3\n  IdentityFile %4/%5\n"
-                              "  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile %4/%6\n"
-                              "  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n"
-                              "  LogLevel ERROR\n")
+        return QStringLiteral(
+                   "Host %1\n  HostName 127.0.0.1\n  Port %2\n  User %3\n  IdentityFile %4/%5\n"
+                   "  IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile %4/%6\n"
+                   "  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n"
+                   "  LogLevel ERROR\n")
             .arg(name)
             .arg(port)
             .arg(user, d, key, knownHosts);
@@ -90,9 +93,11 @@ bool SshServer::writeConfigs(int port, const QMap<QString, QString>& environment
     for (auto it = environment.begin(); it != environment.end(); ++it)
         client += QStringLiteral(" %1=%2").arg(it.key(), it.value());
     if (!environment.isEmpty()) client += '\n';
-    client += host("vstest-stranger", "stranger_key", "known_hosts") + host("vstest-newkey", "user_key", "other_known_hosts");
+    client += host("vstest-stranger", "stranger_key", "known_hosts") +
+              host("vstest-newkey", "user_key", "other_known_hosts");
     if (write(d + "/sshd_config", sshd.toUtf8()) && write(d + "/ssh_config", client.toUtf8()) &&
-        write(d + "/known_hosts", where + hostKey + '\n') && write(d + "/other_known_hosts", where + otherKey + '\n') &&
+        write(d + "/known_hosts", where + hostKey + '\n') &&
+        write(d + "/other_known_hosts", where + otherKey + '\n') &&
         QFile::copy(d + "/user_key.pub", d + "/authorized_keys"))
         return true;
     why = "cannot write the configuration in " + d;
@@ -103,7 +108,8 @@ bool SshServer::start(const QMap<QString, QString>& environment, QString& why) {
     dir_ = std::make_unique<QTemporaryDir>(); // 0700
     if (!dir_->isValid()) return why = "no temporary directory", false;
     for (const char* key : {"host_key", "other_host_key", "user_key", "stranger_key"})
-        if (!run("ssh-keygen", {"-q", "-t", "ed25519", "-N", "", "-C", "vramscope-test", "-f", dir() + "/" + key}, why))
+        if (!run("ssh-keygen",
+                 {"-q", "-t", "ed25519", "-N", "", "-C", "vramscope-test", "-f", dir() + "/" + key}, why))
             return false;
     // sshd's privilege separation directory, made by Debian's service when it starts (not here).
     if (::geteuid() == 0 && !QFileInfo::exists("/run/sshd")) QDir().mkpath("/run/sshd");
@@ -144,7 +150,7 @@ int SshServer::dropConnections() {
         pid_t parent = 0;
         QByteArray name;
         if (pid <= 0 || pid == daemon || !statOf(pid, parent, name) || !name.startsWith("sshd")) continue;
-        for (pid_t up = parent; up > 1; ) { // a descendant of our daemon
+        for (pid_t up = parent; up > 1;) { // a descendant of our daemon
             if (up == daemon) {
                 ::kill(pid, SIGKILL), ++killed;
                 break;

@@ -21,7 +21,8 @@ class SyntheticLoop {
     StackId stack(std::initializer_list<std::pair<const char*, uint32_t>> frames) {
         std::vector<FrameId> ids;
         for (auto [fn, line] : frames)
-            ids.push_back(c_->frames.intern({c_->strings.intern(fn), c_->strings.intern("/home/me/train.py"), line}));
+            ids.push_back(
+                c_->frames.intern({c_->strings.intern(fn), c_->strings.intern("/home/me/train.py"), line}));
         return c_->stacks.intern(ids);
     }
     uint64_t alloc(uint64_t bytes, StackId s) {

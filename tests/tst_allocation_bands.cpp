@@ -4,8 +4,8 @@
 // allocation drawn there.
 #include "TestData.h"
 
-#include "analysis/AllocationBands.h"
-#include "analysis/Lifetimes.h"
+#include "analysis/composition/AllocationBands.h"
+#include "analysis/replay/Lifetimes.h"
 #include "load/OpenAnalysis.h"
 
 #include <QTest>
@@ -57,7 +57,8 @@ class TestAllocationBands : public QObject {
         QCOMPARE(bands.summarizedCount(), size_t(0));
         checkTiling(*a, bands, 1);
         if (r.baselineBlocks == 0 && r.pendingFreeAtStart == 0)
-            for (uint32_t e = 0; e < r.eventCount(); ++e) QCOMPARE(int64_t(bands.bandBytesAfter(e)), r.allocated[e]);
+            for (uint32_t e = 0; e < r.eventCount(); ++e)
+                QCOMPARE(int64_t(bands.bandBytesAfter(e)), r.allocated[e]);
     }
 
     // The bands kept are the allocations holding the most memory over time (bytes x lifetime).
@@ -78,11 +79,13 @@ class TestAllocationBands : public QObject {
         for (const Allocation& x : all) areas.push_back(area(x.bytes, x.alloc, x.freeRequested));
         std::sort(areas.rbegin(), areas.rend());
         double smallestKept = INFINITY;
-        for (const AllocationBand& b : bands.bands()) smallestKept = std::min(smallestKept, area(b.bytes, b.alloc, b.free));
+        for (const AllocationBand& b : bands.bands())
+            smallestKept = std::min(smallestKept, area(b.bytes, b.alloc, b.free));
         QCOMPARE(smallestKept, areas[6]);
         QVERIFY(areas[6] >= areas[7]);
-        QVERIFY(std::is_sorted(bands.bands().begin(), bands.bands().end(),
-                               [](const AllocationBand& x, const AllocationBand& y) { return x.alloc < y.alloc; }));
+        QVERIFY(std::is_sorted(
+            bands.bands().begin(), bands.bands().end(),
+            [](const AllocationBand& x, const AllocationBand& y) { return x.alloc < y.alloc; }));
         checkTiling(*a, bands, 1);
     }
 

@@ -1,6 +1,6 @@
 // The allocator model's building blocks: PyTorch's rounding and splitting rules, the flat hash map,
 // and forward/backward operations of AllocatorState on hand-made traces.
-#include "analysis/AllocatorState.h"
+#include "analysis/replay/AllocatorState.h"
 #include "model/FlatMap.h"
 
 #include <QtTest>

@@ -4,8 +4,8 @@
 // right result or one line naming the real problem.
 #include "CliChild.h"
 #include "HostileInputs.h"
-#include "io/CaptureFile.h"
 #include "compare/CaptureDiff.h"
+#include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/MemoryBudget.h"
 #include "io/VscapStream.h"
@@ -47,22 +47,27 @@ template <class Bytes> QString writeFile(const QTemporaryDir& dir, const QString
 
 CliRun cli(const QStringList& args) {
     const CliRun r = vs::test::runCliMeasured(QStringLiteral(VRAMSCOPE_CLI), args);
-    qInfo("%s: rc %d, %.2f s, %ld MiB", qPrintable(args.join(' ').section('/', -1)), r.rc, r.seconds, r.peakRssMiB);
+    qInfo("%s: rc %d, %.2f s, %ld MiB", qPrintable(args.join(' ').section('/', -1)), r.rc, r.seconds,
+          r.peakRssMiB);
     return r;
 }
 
 bool withinBounds(const CliRun& r) { // a sanitized build runs a few times slower too
-    return !r.timedOut && r.seconds < kMaxSeconds * kSanitizerFactor && r.peakRssMiB < kMaxRssMiB * kSanitizerFactor;
+    return !r.timedOut && r.seconds < kMaxSeconds * kSanitizerFactor &&
+           r.peakRssMiB < kMaxRssMiB * kSanitizerFactor;
 }
 
 // The one line a refusal prints: "vramscope-cli: error: ..." and nothing else.
 bool oneLineError(const CliRun& r, const std::string& says) {
-    return r.rc == 2 && r.err.find(says) != std::string::npos && r.err.rfind("vramscope-cli: error: ", 0) == 0 &&
-           r.err.find('\n') == r.err.size() - 1;
+    return r.rc == 2 && r.err.find(says) != std::string::npos &&
+           r.err.rfind("vramscope-cli: error: ", 0) == 0 && r.err.find('\n') == r.err.size() - 1;
 }
 
 QJsonObject device0(const CliRun& r) {
-    return QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object()["devices"].toArray()[0].toObject();
+    return QJsonDocument::fromJson(QByteArray::fromStdString(r.out))
+        .object()["devices"]
+        .toArray()[0]
+        .toObject();
 }
 
 } // namespace
@@ -99,17 +104,21 @@ void TestAnalysisHostile::whatIfRequestBeyondAnyDevice() {
     const CliRun conf = cli({"whatif", file, "--conf", "expandable_segments:True"});
     QVERIFY2(conf.rc == 0 && withinBounds(conf), conf.summary().c_str());
     QVERIFY2(conf.out.find("peak reserved 2.00 TiB") != std::string::npos, conf.out.c_str());
-    QVERIFY2(conf.out.find("requests 2.00 TiB, more than any GPU has") != std::string::npos, conf.out.c_str());
+    QVERIFY2(conf.out.find("requests 2.00 TiB, more than any GPU has") != std::string::npos,
+             conf.out.c_str());
     const CliRun sweep = cli({"whatif", file, "--sweep", "--json"});
     QVERIFY2(sweep.rc == 0 && withinBounds(sweep), sweep.summary().c_str());
-    const QJsonArray results = QJsonDocument::fromJson(QByteArray::fromStdString(sweep.out)).object()["sweep"].toArray();
+    const QJsonArray results =
+        QJsonDocument::fromJson(QByteArray::fromStdString(sweep.out)).object()["sweep"].toArray();
     QVERIFY(results.size() >= 15);
     for (const auto& v : results) // every setting served it: 2 TiB and at most one page more
-        QVERIFY2(v.toObject()["peak_reserved"].toDouble() >= double(1ull << 41) && v.toObject()["oom"].isNull(),
+        QVERIFY2(v.toObject()["peak_reserved"].toDouble() >= double(1ull << 41) &&
+                     v.toObject()["oom"].isNull(),
                  qPrintable(v.toObject()["conf"].toString()));
     const CliRun capped = cli({"whatif", file, "--conf", "expandable_segments:True", "--capacity", "80GiB"});
     QVERIFY2(capped.rc == 0 && withinBounds(capped), capped.summary().c_str());
-    QVERIFY2(capped.out.find("would run out of memory at 0.000 s (a request of 2.00 TiB") != std::string::npos,
+    QVERIFY2(capped.out.find("would run out of memory at 0.000 s (a request of 2.00 TiB") !=
+                 std::string::npos,
              capped.out.c_str());
     const CliRun absurd = cli({"whatif", file, "--conf", "expandable_segments:True", "--capacity", "1e30"});
     QVERIFY2(oneLineError(absurd, "--capacity: '1e30' is more than any device has (at most 1.00 PiB)"),
@@ -117,7 +126,8 @@ void TestAnalysisHostile::whatIfRequestBeyondAnyDevice() {
     // 2^40 was always fine and stays exact.
     const QString tib = writeFile(dir_, "tib.pickle", test::hugeRequestSnapshot(1ull << 40));
     const CliRun one = cli({"whatif", tib, "--conf", "expandable_segments:True"});
-    QVERIFY2(one.rc == 0 && one.out.find("every one of 3 steps reproduced") != std::string::npos, one.out.c_str());
+    QVERIFY2(one.rc == 0 && one.out.find("every one of 3 steps reproduced") != std::string::npos,
+             one.out.c_str());
 }
 
 // The simulator states its range (SimRange.h) and refuses what is past it before simulating.
@@ -129,9 +139,10 @@ void TestAnalysisHostile::whatIfRangeIsCheckedAtEntry() {
         simulate(in, SimConfig{});
         QFAIL("a request of 2 PiB was simulated");
     } catch (const SimRangeError& e) {
-        QCOMPARE(std::string(e.what()),
-                 std::string("the what-if simulator handles requests up to 1.00 PiB; event 7 requests 2.00 PiB "
-                             "(2251799813685248 B)"));
+        QCOMPARE(
+            std::string(e.what()),
+            std::string("the what-if simulator handles requests up to 1.00 PiB; event 7 requests 2.00 PiB "
+                        "(2251799813685248 B)"));
     }
     in.largestRequest = 1ull << 50, in.demand = UINT64_MAX, in.demandExceededAt = 4096;
     QVERIFY_THROWS_EXCEPTION(SimRangeError, simulate(in, SimConfig{}));
@@ -179,15 +190,18 @@ void TestAnalysisHostile::profilerTraceOfManyAllocations() {
 // a tree now, and the frames their stacks would hold are checked against the text first.
 void TestAnalysisHostile::profilerSpansNestedDeep() {
     const CliRun deep = cli({"summary", writeFile(dir_, "nested.json", test::nestedSpansTrace(10000))});
-    QVERIFY2(oneLineError(deep, "spans nest so deep that the call stacks of its allocations would hold 50005000 "
-                                "frames") && withinBounds(deep),
+    QVERIFY2(oneLineError(deep,
+                          "spans nest so deep that the call stacks of its allocations would hold 50005000 "
+                          "frames") &&
+                 withinBounds(deep),
              deep.summary().c_str());
     // 300 deep (what a deep recursion with with_stack=True makes) loads, each stack its spans.
     const std::string trace = test::nestedSpansTrace(300);
     const auto c = loadCaptureBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, {});
     const DeviceTrace& t = c->devices.at(0);
     size_t deepest = 0;
-    for (size_t i = 0; i < t.eventCount(); ++i) deepest = std::max(deepest, c->stacks.frames(t.stack[i]).size());
+    for (size_t i = 0; i < t.eventCount(); ++i)
+        deepest = std::max(deepest, c->stacks.frames(t.stack[i]).size());
     QCOMPARE(deepest, size_t(300));
 }
 
@@ -198,7 +212,8 @@ void TestAnalysisHostile::allocationsInsideFreeBlocks() {
     const QString file = writeFile(dir_, "inside.pickle", test::allocationsInsideFreeBlocks(200000));
     const CliRun r = cli({"summary", file, "--json"});
     QVERIFY2(r.rc == 0 && withinBounds(r), r.summary().c_str());
-    QVERIFY2(r.out.find("events contradict the replayed allocator state") != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("events contradict the replayed allocator state") != std::string::npos,
+             r.out.c_str());
 }
 
 // Impossible times: accepted silently on two of three paths (a profiler ts of -10^20 µs, a .vscap whose
@@ -208,20 +223,30 @@ void TestAnalysisHostile::timesAreCheckedOnEveryPath_data() {
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("says");
-    const auto q = [](const auto& b) { return QByteArray(reinterpret_cast<const char*>(b.data()), qsizetype(b.size())); };
+    const auto q = [](const auto& b) {
+        return QByteArray(reinterpret_cast<const char*>(b.data()), qsizetype(b.size()));
+    };
     using test::kEpochUs;
-    QTest::newRow("pickle: -5")
-        << q(test::snapshotOf([](PickleBuilder&) {}, [](PickleBuilder& p) { test::traceEntry(p, "alloc", 1 << 20, 512, -5); }))
-        << "t.pickle" << "trace entry 0 (in file order, 'alloc'): time_us -5 is negative";
+    QTest::newRow("pickle: -5") << q(test::snapshotOf([](PickleBuilder&) {},
+                                                      [](PickleBuilder& p) {
+                                                          test::traceEntry(p, "alloc", 1 << 20, 512, -5);
+                                                      }))
+                                << "t.pickle"
+                                << "trace entry 0 (in file order, 'alloc'): time_us -5 is negative";
     QTest::newRow("profiler: ts -1e20")
         << q(test::profilerTraceOf({test::profilerMemoryEvent("-1e20", 4096, 512, 512)})) << "t.json"
-        << "the torch.profiler trace's [memory] event 0 (in file order, ts -1e+20): time_us -9.99983e+19 is before 1970";
+        << "the torch.profiler trace's [memory] event 0 (in file order, ts -1e+20): time_us -9.99983e+19 is "
+           "before 1970";
     QTest::newRow("profiler: ts 1e300")
-        << q(test::profilerTraceOf({test::profilerMemoryEvent("1", 4096, 512, 512), test::profilerMemoryEvent("1e300", 8192, 512, 1024)}))
-        << "t.json" << "[memory] event 1 (in file order, ts 1e+300): time_us 1e+300 is after the year 2200";
+        << q(test::profilerTraceOf({test::profilerMemoryEvent("1", 4096, 512, 512),
+                                    test::profilerMemoryEvent("1e300", 8192, 512, 1024)}))
+        << "t.json"
+        << "[memory] event 1 (in file order, ts 1e+300): time_us 1e+300 is after the year 2200";
     QTest::newRow("profiler: base time 10^30 ns")
-        << q(std::string(R"({"baseTimeNanoseconds": 1e30, "traceEvents": [)") + test::profilerMemoryEvent("1", 4096, 512, 512) + "]}")
-        << "t.json" << "the torch.profiler trace's baseTimeNanoseconds 1e+30 is after the year 2200";
+        << q(std::string(R"({"baseTimeNanoseconds": 1e30, "traceEvents": [)") +
+             test::profilerMemoryEvent("1", 4096, 512, 512) + "]}")
+        << "t.json"
+        << "the torch.profiler trace's baseTimeNanoseconds 1e+30 is after the year 2200";
     QTest::newRow(".vscap: base time INT64_MIN")
         << q(test::vscapWithTimes(INT64_MIN, {0, 1})) << "t.vscap"
         << "event 0 of device 0: the Events record's base time_us -9223372036854775808 is before 1970";
@@ -230,7 +255,8 @@ void TestAnalysisHostile::timesAreCheckedOnEveryPath_data() {
         << "event 0 of device 0: the Events record's base time_us 4600000000000000000 is after the year 2200";
     QTest::newRow(".vscap: deltas overflow")
         << q(test::vscapWithTimes(kEpochUs, {0, 1, INT64_MAX, INT64_MAX})) << "t.vscap"
-        << "event 2 of device 0: time_us -9221672036854775808 is before 1970 (its delta from event 1 overflows or "
+        << "event 2 of device 0: time_us -9221672036854775808 is before 1970 (its delta from event 1 "
+           "overflows or "
            "leaves the range)";
 }
 
@@ -250,15 +276,19 @@ void TestAnalysisHostile::liveStreamChecksTimesToo() {
         live.feed(bytes);
         QFAIL("the live stream took an overflowing time");
     } catch (const LoadError& e) {
-        QVERIFY2(std::string(e.what()).find("time_us -9221672036854775808 is before 1970") != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).find("time_us -9221672036854775808 is before 1970") !=
+                     std::string::npos,
+                 e.what());
     }
     // A span outside 1970..2200 only names sites and steps: left out, with a warning, and the trace loads.
-    const std::string span = R"({"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": -1e20, "dur": 5})";
+    const std::string span =
+        R"({"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": -1e20, "dur": 5})";
     const std::string trace = test::profilerTraceOf({span, test::profilerMemoryEvent("1", 4096, 512, 512)});
     const auto c = loadCaptureBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, {});
     QCOMPARE(c->devices.at(0).eventCount(), size_t(2));
-    QVERIFY(std::find(c->warnings.begin(), c->warnings.end(),
-                      "1 operator or record_function spans left out: their times are before 1970 or after 2200") !=
+    QVERIFY(std::find(
+                c->warnings.begin(), c->warnings.end(),
+                "1 operator or record_function spans left out: their times are before 1970 or after 2200") !=
             c->warnings.end());
 }
 
@@ -274,9 +304,10 @@ void TestAnalysisHostile::byteOrderMarksAndDetection() {
     QVERIFY2(oneLineError(bare, "UTF-16 JSON is not supported"), bare.summary().c_str());
     // What the detection took the file for, and why, when nothing fits.
     const CliRun text = cli({"summary", writeFile(dir_, "notes.txt", std::string("hello world\n"))});
-    QVERIFY2(oneLineError(text, "it has no .vscap header and is not JSON, so it was read as a PyTorch snapshot "
-                                "pickle, but it is not a pickle either (it starts with 0x68 0x65 0x6c 0x6c, not "
-                                "the PROTO opcode 0x80)"),
+    QVERIFY2(oneLineError(text,
+                          "it has no .vscap header and is not JSON, so it was read as a PyTorch snapshot "
+                          "pickle, but it is not a pickle either (it starts with 0x68 0x65 0x6c 0x6c, not "
+                          "the PROTO opcode 0x80)"),
              text.summary().c_str());
 }
 
@@ -287,15 +318,16 @@ void TestAnalysisHostile::compressedJsonBombIsRefusedAsItInflates() {
     const std::string bomb = test::gzipOf(R"({"traceEvents": [)", " ", 256, "]}");
     QVERIFY2(bomb.size() < 5 << 20, qPrintable(QString::number(bomb.size())));
     const CliRun r = cli({"summary", writeFile(dir_, "bomb.json.gz", bomb)});
-    QVERIFY2(oneLineError(r, "a JSON token (a string, a number or whitespace) longer than 16 MiB, which no trace holds"),
-             r.summary().c_str());
+    QVERIFY2(
+        oneLineError(
+            r, "a JSON token (a string, a number or whitespace) longer than 16 MiB, which no trace holds"),
+        r.summary().c_str());
     QVERIFY2(r.peakRssMiB < 100 * kSanitizerFactor + kQuarantineMiB && withinBounds(r), r.summary().c_str());
     // Many small tokens instead (1 GiB of "{},"): the text is checked against the budget as it inflates.
     const std::string many = test::gzipOf(R"({"traceEvents": [)", "{},", 64, "{}]}");
     const CliRun m = cli({"summary", writeFile(dir_, "objects.json.gz", many), "--max-memory", "64M"});
     QVERIFY2(oneLineError(m, "this file would need more than 64 MiB of memory") &&
-                 m.peakRssMiB < 100 * kSanitizerFactor + kQuarantineMiB &&
-                 withinBounds(m),
+                 m.peakRssMiB < 100 * kSanitizerFactor + kQuarantineMiB && withinBounds(m),
              m.summary().c_str());
     // A real trace compressed reads as before.
     const std::string ok = test::gzipOf(test::manyAllocationsTrace(1000), " ", 0, "");
@@ -309,7 +341,8 @@ void TestAnalysisHostile::pickleBombStaysWithinTheBudget() {
     const std::string bomb = test::gzipOf("\x80\x04", std::string(1, '\0'), 256, ".");
     const CliRun r = cli({"summary", writeFile(dir_, "bomb.pickle.gz", bomb), "--max-memory", "256M"});
     QVERIFY2(oneLineError(r, "this file would need more than 256 MiB of memory"), r.summary().c_str());
-    QVERIFY2(r.peakRssMiB < (256 + 64) * kSanitizerFactor + kQuarantineMiB && withinBounds(r), r.summary().c_str());
+    QVERIFY2(r.peakRssMiB < (256 + 64) * kSanitizerFactor + kQuarantineMiB && withinBounds(r),
+             r.summary().c_str());
 }
 
 // Line numbers out of range were changed silently and inconsistently (-5 -> 0, 2^62 -> 2147483647,
@@ -320,44 +353,58 @@ void TestAnalysisHostile::lineNumbersOutOfRangeAreUnknown() {
         line(p);
         p.setitems();
     };
-    const auto snapshot = test::snapshotOf([](PickleBuilder&) {}, [&](PickleBuilder& p) {
-        p.emptyDict().mark().key("action").key("alloc").key("addr").integer(1 << 20).key("size").integer(512);
-        p.key("time_us").integer(test::kEpochUs).key("frames").emptyList().mark();
-        frameAt(p, 0, [](PickleBuilder& q) { q.integer(-5); });
-        frameAt(p, 1, [](PickleBuilder& q) { q.integer(int64_t(1) << 62); });
-        frameAt(p, 2, [](PickleBuilder& q) { const uint8_t twoTo64[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1}; q.op(0x8a).op(9).raw(twoTo64, 9); });
-        frameAt(p, 3, [](PickleBuilder& q) { q.integer(42); });
-        p.appends().setitems();
-    });
+    const auto snapshot = test::snapshotOf(
+        [](PickleBuilder&) {},
+        [&](PickleBuilder& p) {
+            p.emptyDict().mark().key("action").key("alloc").key("addr").integer(1 << 20).key("size").integer(
+                512);
+            p.key("time_us").integer(test::kEpochUs).key("frames").emptyList().mark();
+            frameAt(p, 0, [](PickleBuilder& q) { q.integer(-5); });
+            frameAt(p, 1, [](PickleBuilder& q) { q.integer(int64_t(1) << 62); });
+            frameAt(p, 2, [](PickleBuilder& q) {
+                const uint8_t twoTo64[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
+                q.op(0x8a).op(9).raw(twoTo64, 9);
+            });
+            frameAt(p, 3, [](PickleBuilder& q) { q.integer(42); });
+            p.appends().setitems();
+        });
     const auto c = loadCaptureBytes(snapshot, {});
     QCOMPARE(c->frames.size(), size_t(4));
     for (uint32_t f = 0; f < 4; ++f) QCOMPARE(c->frames[FrameId{f}].line, f == 3 ? 42u : 0u);
     const std::string warning = "3 frames have line numbers outside 0..2147483647: read as 0 (unknown)";
     QVERIFY(std::find(c->warnings.begin(), c->warnings.end(), warning) != c->warnings.end());
-    // A torch.profiler Python frame "file.py(LINE): name" past 2^64 and a .vscap frame of 2^62: the same rule.
-    const std::string span = R"({"ph": "X", "cat": "python_function", "name": "x.py(99999999999999999999): f", "pid": 1, "tid": 1, "ts": 0, "dur": 5})";
+    // A torch.profiler Python frame "file.py(LINE): name" past 2^64 and a .vscap frame of 2^62: the same
+    // rule.
+    const std::string span =
+        R"({"ph": "X", "cat": "python_function", "name": "x.py(99999999999999999999): f", "pid": 1, "tid": 1, "ts": 0, "dur": 5})";
     const std::string trace = test::profilerTraceOf({span, test::profilerMemoryEvent("1", 4096, 512, 512)});
     const auto t = loadCaptureBytes({reinterpret_cast<const uint8_t*>(trace.data()), trace.size()}, {});
     QCOMPARE(t->frames[FrameId{0}].line, 0u);
     QVERIFY(std::find(t->warnings.begin(), t->warnings.end(),
-                      "1 frame has a line number outside 0..2147483647: read as 0 (unknown)") != t->warnings.end());
+                      "1 frame has a line number outside 0..2147483647: read as 0 (unknown)") !=
+            t->warnings.end());
 }
 
 // A size past 2^63 printed as a negative number in the error naming it.
 void TestAnalysisHostile::sizesPast63PrintAsWritten() {
-    const std::string trace = test::profilerTraceOf({R"({"ph": "i", "name": "[memory]", "ts": 1, "args": {"Addr": 4096, "Bytes": 9223372036854775808, "Device Id": 0, "Device Type": 1}})"});
+    const std::string trace = test::profilerTraceOf(
+        {R"({"ph": "i", "name": "[memory]", "ts": 1, "args": {"Addr": 4096, "Bytes": 9223372036854775808, "Device Id": 0, "Device Type": 1}})"});
     const CliRun r = cli({"summary", writeFile(dir_, "big.json", trace)});
     QVERIFY2(oneLineError(r, "has an impossible size (9223372036854775808 bytes)"), r.summary().c_str());
-    const std::string huge = test::profilerTraceOf({R"({"ph": "i", "name": "[memory]", "ts": 1, "args": {"Addr": 4096, "Bytes": 1e20, "Device Id": 0, "Device Type": 1}})"});
+    const std::string huge = test::profilerTraceOf(
+        {R"({"ph": "i", "name": "[memory]", "ts": 1, "args": {"Addr": 4096, "Bytes": 1e20, "Device Id": 0, "Device Type": 1}})"});
     const CliRun f = cli({"summary", writeFile(dir_, "huge.json", huge)});
     QVERIFY2(oneLineError(f, "has an impossible size (1e20 bytes)"), f.summary().c_str());
-    const auto p = test::snapshotOf([](PickleBuilder&) {}, [](PickleBuilder& b) {
-        const uint8_t twoTo64[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
-        b.emptyDict().mark().key("action").key("alloc").key("size").op(0x8a).op(9).raw(twoTo64, 9);
-        b.key("time_us").integer(test::kEpochUs).setitems();
-    });
+    const auto p = test::snapshotOf(
+        [](PickleBuilder&) {},
+        [](PickleBuilder& b) {
+            const uint8_t twoTo64[9] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
+            b.emptyDict().mark().key("action").key("alloc").key("size").op(0x8a).op(9).raw(twoTo64, 9);
+            b.key("time_us").integer(test::kEpochUs).setitems();
+        });
     const CliRun s = cli({"summary", writeFile(dir_, "wide.pickle", p)});
-    QVERIFY2(oneLineError(s, "trace entry 'size' of more than 64 bits is larger than any device memory"), s.summary().c_str());
+    QVERIFY2(oneLineError(s, "trace entry 'size' of more than 64 bits is larger than any device memory"),
+             s.summary().c_str());
 }
 
 // Two captures of 1,000 allocations, each under a distinct stack 10,000 frames deep: compare grew to
@@ -381,8 +428,11 @@ void TestAnalysisHostile::compareOfDeepDistinctStacks() {
     QVERIFY2(frames[64].toString().startsWith("leaf"), qPrintable(frames[64].toString()));
     // The keys of the stacks are held to the loads' budget (--max-memory): past it the refusal names
     // the comparison, not the reading (the keys of these 2,000 stacks take a few hundred KiB).
-    const auto load = [](const std::vector<uint8_t>& bytes) { return CaptureAnalysis::analyse(loadCaptureBytes(bytes, {})); };
-    const auto sa = load(test::deepStacksSnapshot(100, 1000, 512)), sb = load(test::deepStacksSnapshot(100, 1000, 1024, "other"));
+    const auto load = [](const std::vector<uint8_t>& bytes) {
+        return CaptureAnalysis::analyse(loadCaptureBytes(bytes, {}));
+    };
+    const auto sa = load(test::deepStacksSnapshot(100, 1000, 512)),
+               sb = load(test::deepStacksSnapshot(100, 1000, 1024, "other"));
     const uint64_t before = MemoryBudget::processDefault();
     MemoryBudget::setProcessDefault(16 << 10);
     try {
@@ -392,8 +442,9 @@ void TestAnalysisHostile::compareOfDeepDistinctStacks() {
     } catch (const LoadError& e) {
         MemoryBudget::setProcessDefault(before);
         QVERIFY2(std::string(e.what()).starts_with("comparing the call stacks: ") &&
-                     std::string(e.what()).find("would need more than 16384 bytes of memory; raise --max-memory if you "
-                                                "trust the files") != std::string::npos,
+                     std::string(e.what()).find(
+                         "would need more than 16384 bytes of memory; raise --max-memory if you "
+                         "trust the files") != std::string::npos,
                  e.what());
     }
 }

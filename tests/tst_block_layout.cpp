@@ -1,6 +1,6 @@
 // The block map's layout: segments to scale on a wrapped strip, and hit-testing that returns the
 // right segment and block at several zoom levels.
-#include "analysis/BlockLayout.h"
+#include "analysis/replay/BlockLayout.h"
 
 #include <QtTest>
 

@@ -3,7 +3,7 @@
 // full load's, on every sample (baselines, cut histories, expandable segments, side streams) and in
 // the CLI.
 #include "TestData.h"
-#include "analysis/CaptureWindow.h"
+#include "analysis/replay/CaptureWindow.h"
 #include "io/LoadError.h"
 #include "load/OpenAnalysis.h"
 
@@ -27,7 +27,8 @@ using Analysis = std::shared_ptr<const CaptureAnalysis>;
 
 // Blocks compared by what the allocator knows; the alloc event is compared as an index of the full
 // trace (`shift` is the window's first event there; kNoEvent when allocated before the window).
-void compareStates(const std::vector<StateSegment>& full, const std::vector<StateSegment>& win, size_t shift) {
+void compareStates(const std::vector<StateSegment>& full, const std::vector<StateSegment>& win,
+                   size_t shift) {
     QCOMPARE(win.size(), full.size());
     for (size_t s = 0; s < full.size(); ++s) {
         QCOMPARE(win[s].address, full[s].address);
@@ -51,7 +52,8 @@ void compareStates(const std::vector<StateSegment>& full, const std::vector<Stat
 void compareDevice(const CaptureAnalysis& full, const CaptureAnalysis& win, size_t d, int64_t fromUs) {
     const DeviceTrace& ft = full.trace(d);
     const DeviceTrace& wt = win.trace(d);
-    const size_t first = size_t(std::lower_bound(ft.timeUs.begin(), ft.timeUs.end(), fromUs) - ft.timeUs.begin());
+    const size_t first =
+        size_t(std::lower_bound(ft.timeUs.begin(), ft.timeUs.end(), fromUs) - ft.timeUs.begin());
     QVERIFY(first + wt.eventCount() <= ft.eventCount());
     // The state at the window's start: what the full replay has after the events before it.
     compareStates(Replay::stateAfter(ft, full.capture().streams, full.replay(d), full.rules(), first),
@@ -63,7 +65,8 @@ void compareDevice(const CaptureAnalysis& full, const CaptureAnalysis& win, size
         QCOMPARE(wt.timeUs[k], ft.timeUs[first + k]);
         QCOMPARE(win.replay(d).after(k), full.replay(d).after(first + k));
         if (wt.action[k] == Action::Alloc)
-            QCOMPARE(win.replay(d).blockSizeOf(wt, uint32_t(k)), full.replay(d).blockSizeOf(ft, uint32_t(first + k)));
+            QCOMPARE(win.replay(d).blockSizeOf(wt, uint32_t(k)),
+                     full.replay(d).blockSizeOf(ft, uint32_t(first + k)));
     }
     QCOMPARE(win.replay(d).inconsistencies, uint32_t(0));
     QVERIFY2(win.replay(d).finalMatchesSnapshot, win.replay(d).finalMismatch.c_str());

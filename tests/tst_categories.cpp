@@ -3,11 +3,11 @@
 // PyTorch's part against memory_reserved(), the libraries outside PyTorch, the gap against NVML,
 // and the extension's leak at its line on the CUDA level.
 #include "TestData.h"
-#include "analysis/Composition.h"
-#include "analysis/GraphPoolUse.h"
-#include "analysis/Replay.h"
-#include "analysis/LeakDiagnosis.h"
-#include "analysis/PhaseWindows.h"
+#include "analysis/categories/GraphPoolUse.h"
+#include "analysis/categories/PhaseWindows.h"
+#include "analysis/composition/Composition.h"
+#include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/replay/Replay.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/VscapEncode.h"
@@ -58,11 +58,12 @@ std::string twoLevels(bool partAlone) {
     Writer w([&](std::string_view s) { out.append(s); }, Writer::Options{Codec::None, 0, 1 << 20, 1 << 16});
     auto part = [&](const char* file, uint64_t addr, uint64_t size) {
         w.write(StringRecord{file}), w.write(StringRecord{"f"}); // strings 1, 2
-        w.write(FrameRecord{2, 1, 7});                             // frame 0
+        w.write(FrameRecord{2, 1, 7});                           // frame 0
         const uint64_t frames[] = {0};
-        w.write(StackRecord{frames});                              // stack 1
+        w.write(StackRecord{frames}); // stack 1
         w.write(StreamRecord{0});
-        const EventFields ev[] = {{1000, addr, size, Action::SegmentAlloc, 0, 1}, {1001, addr, size, Action::Alloc, 0, 1}};
+        const EventFields ev[] = {{1000, addr, size, Action::SegmentAlloc, 0, 1},
+                                  {1001, addr, size, Action::Alloc, 0, 1}};
         writeEventsBody(w.beginRecord(Record::Events), 0, 2, [&](size_t i) { return ev[i]; });
         w.endRecord();
     };
@@ -97,8 +98,10 @@ class TestCategories : public QObject {
         QCOMPARE(c.requested[size_t(Category::OptimizerState)], size(cats, "optimizer_state"));
         QCOMPARE(c.requested[size_t(Category::Input)], size(cats, "input"));
         // Blocks are the request rounded up, or larger when the allocator did not split the rest off.
-        for (const Category k : {Category::Parameter, Category::Gradient, Category::OptimizerState, Category::Input})
-            QVERIFY(c.categories[size_t(k)] >= c.requested[size_t(k)] && c.categories[size_t(k)] < 2 * c.requested[size_t(k)]);
+        for (const Category k :
+             {Category::Parameter, Category::Gradient, Category::OptimizerState, Category::Input})
+            QVERIFY(c.categories[size_t(k)] >= c.requested[size_t(k)] &&
+                    c.categories[size_t(k)] < 2 * c.requested[size_t(k)]);
         QCOMPARE(c.allocated, at[QLatin1String("memory_allocated")].toInteger());
         QCOMPARE(c.reserved, at[QLatin1String("memory_reserved")].toInteger());
         // one owner: the composition, the leak diagnosis' inputs and any later reader share the one
@@ -115,18 +118,22 @@ class TestCategories : public QObject {
     // finds the program's parameters (with the buffers) and its gradients and optimizer state.
     void snapshotCategoriesFromStacks() {
         auto capture = loadCaptureFile((dir() + QStringLiteral("resnet_both.vscap")).toStdString(), {});
-        const QJsonObject cats = truth(QStringLiteral("resnet_both"))[QLatin1String("at_step")].toObject()[QLatin1String("categories")].toObject();
+        const QJsonObject cats = truth(QStringLiteral("resnet_both"))[QLatin1String("at_step")]
+                                     .toObject()[QLatin1String("categories")]
+                                     .toObject();
         int64_t t = -1;
         for (const auto& n : capture->annotations)
             if (n.start && capture->strings.text(n.name) == "truth") t = n.timeUs;
-        capture->annotations.clear(), capture->tags.clear(), capture->cudaLevel.reset(), capture->driverSamples.clear();
+        capture->annotations.clear(), capture->tags.clear(), capture->cudaLevel.reset(),
+            capture->driverSamples.clear();
         const auto a = CaptureAnalysis::analyse(std::move(capture));
         const auto comp = Composition::compute(*a);
         QVERIFY(comp->categories().phases && !comp->categories().tags);
         const CompositionAt c = comp->at(*a, 0, t, true);
         // Module.to() moves the buffers too (BatchNorm's running statistics: 38,560 B here)
         QVERIFY(c.requested[size_t(Category::Parameter)] >= size(cats, "parameter"));
-        QVERIFY(c.requested[size_t(Category::Parameter)] < size(cats, "parameter") + size(cats, "parameter") / 100);
+        QVERIFY(c.requested[size_t(Category::Parameter)] <
+                size(cats, "parameter") + size(cats, "parameter") / 100);
         QCOMPARE(c.requested[size_t(Category::Gradient)], size(cats, "gradient"));
         QCOMPARE(c.requested[size_t(Category::OptimizerState)], size(cats, "optimizer_state"));
     }
@@ -134,7 +141,8 @@ class TestCategories : public QObject {
     // Block bytes of the categories add up to the replay's allocated after every event.
     void categoriesAddUpToAllocated_data() {
         QTest::addColumn<QString>("name");
-        for (const char* n : {"resnet_both", "ext_leak_both", "lightning_phases", "hf_both"}) QTest::newRow(n) << n;
+        for (const char* n : {"resnet_both", "ext_leak_both", "lightning_phases", "hf_both"})
+            QTest::newRow(n) << n;
     }
     void categoriesAddUpToAllocated() {
         QFETCH(QString, name);
@@ -155,7 +163,8 @@ class TestCategories : public QObject {
     // sum over the allocations alive then, at and around the checkpoints and between them.
     void categoryTotalsEqualTheAliveAllocations_data() {
         QTest::addColumn<QString>("name");
-        for (const char* n : {"resnet_both", "lightning_phases", "hf_both"}) QTest::newRow(n) << n; // several checkpoints
+        for (const char* n : {"resnet_both", "lightning_phases", "hf_both"})
+            QTest::newRow(n) << n; // several checkpoints
     }
     void categoryTotalsEqualTheAliveAllocations() {
         QFETCH(QString, name);
@@ -164,7 +173,8 @@ class TestCategories : public QObject {
         const size_t n = a->trace(0).eventCount();
         QVERIFY(n > 2 * DeviceCategories::kCheckpointEvery);
         std::vector<size_t> moments{0, n - 1};
-        for (size_t k = DeviceCategories::kCheckpointEvery; k + 1 < n; k += DeviceCategories::kCheckpointEvery)
+        for (size_t k = DeviceCategories::kCheckpointEvery; k + 1 < n;
+             k += DeviceCategories::kCheckpointEvery)
             moments.insert(moments.end(), {k - 1, k, k + 1});
         for (size_t e = 0; e < n; e += std::max<size_t>(1, n / 300)) moments.push_back(e);
         for (size_t e : moments) {
@@ -181,7 +191,8 @@ class TestCategories : public QObject {
     // graph private pool's reserved and in-use bytes equal a sum over the replayed state's segments
     // that the snapshot names a private pool's, and each category's pool bytes fit in the category.
     void graphPoolUseIsTheStatesPoolSegments() {
-        const auto a = openAnalysis((vs::test::samplesDir() + "/../graphs/compile_reduce_overhead.vscap").toStdString());
+        const auto a =
+            openAnalysis((vs::test::samplesDir() + "/../graphs/compile_reduce_overhead.vscap").toStdString());
         const DeviceTrace& t = a->trace(0);
         const GraphPools pools(t);
         const GraphPoolUse use(t, a->replay(0), *a->categories(0), pools);
@@ -190,7 +201,8 @@ class TestCategories : public QObject {
         int64_t mostInUse = 0;
         for (size_t e = 0; e < t.eventCount(); ++e) {
             int64_t reserved = 0, inUse = 0;
-            for (const StateSegment& s : Replay::stateAfter(t, a->capture().streams, a->replay(0), a->rules(), e + 1)) {
+            for (const StateSegment& s :
+                 Replay::stateAfter(t, a->capture().streams, a->replay(0), a->rules(), e + 1)) {
                 if (pools.poolOf(s.address, uint32_t(e)).isDefault()) continue;
                 reserved += int64_t(s.size);
                 for (const StateBlock& b : s.blocks)
@@ -199,9 +211,14 @@ class TestCategories : public QObject {
             const GraphPoolLevel level = use.after(uint32_t(e));
             QVERIFY2(level.reserved == reserved && level.inUseTotal() == inUse,
                      qPrintable(QStringLiteral("event %1: %2/%3 reserved, %4/%5 in use")
-                                    .arg(e).arg(level.reserved).arg(reserved).arg(level.inUseTotal()).arg(inUse)));
+                                    .arg(e)
+                                    .arg(level.reserved)
+                                    .arg(reserved)
+                                    .arg(level.inUseTotal())
+                                    .arg(inUse)));
             const auto cats = a->categories(0)->at(uint32_t(e));
-            for (size_t c = 0; c < kCategoryCount; ++c) QVERIFY(level.inUse[c] >= 0 && level.inUse[c] <= cats[c]);
+            for (size_t c = 0; c < kCategoryCount; ++c)
+                QVERIFY(level.inUse[c] >= 0 && level.inUse[c] <= cats[c]);
             mostInUse = std::max(mostInUse, inUse);
         }
         QVERIFY(mostInUse > 0); // the graph's tensors were seen in the pool, not only its free cache
@@ -279,7 +296,8 @@ class TestCategories : public QObject {
         for (size_t e = 0; e < t.eventCount(); e += 97)
             QCOMPARE(o->torchMatched.at(t.timeUs[e]), a->replay(0).reserved[e]);
         bool cublas = false, cudnn = false;
-        for (const auto& s : o->owners) cublas |= s.name == "cuBLAS" && s.peak > 0, cudnn |= s.name == "cuDNN" && s.peak > 0;
+        for (const auto& s : o->owners)
+            cublas |= s.name == "cuBLAS" && s.peak > 0, cudnn |= s.name == "cuDNN" && s.peak > 0;
         QVERIFY2(cublas || cudnn, "neither cuBLAS nor cuDNN named outside PyTorch");
     }
 
@@ -327,14 +345,17 @@ class TestCategories : public QObject {
     // CUDA level at its line with its native stack.
     void extensionLeakFoundOnTheCudaLevel() {
         QProcess cli;
-        cli.start(QStringLiteral(VRAMSCOPE_CLI), {QStringLiteral("leaks"), dir() + QStringLiteral("ext_leak_both.vscap"),
-                                                  QStringLiteral("--level"), QStringLiteral("cuda"), QStringLiteral("--json")});
+        cli.start(QStringLiteral(VRAMSCOPE_CLI),
+                  {QStringLiteral("leaks"), dir() + QStringLiteral("ext_leak_both.vscap"),
+                   QStringLiteral("--level"), QStringLiteral("cuda"), QStringLiteral("--json")});
         QVERIFY(cli.waitForFinished(60000));
         QCOMPARE(cli.exitCode(), 0);
         const QJsonObject d = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
-        QCOMPARE(d[QLatin1String("diagnosis")].toObject()[QLatin1String("kind")].toString(), QStringLiteral("leak"));
+        QCOMPARE(d[QLatin1String("diagnosis")].toObject()[QLatin1String("kind")].toString(),
+                 QStringLiteral("leak"));
         bool atLine = false;
-        for (const auto f : d[QLatin1String("groups")].toArray()[0].toObject()[QLatin1String("frames")].toArray())
+        for (const auto f :
+             d[QLatin1String("groups")].toArray()[0].toObject()[QLatin1String("frames")].toArray())
             atLine |= f.toObject()[QLatin1String("filename")].toString().endsWith(QLatin1String("cuda.cu")) &&
                       f.toObject()[QLatin1String("line")].toInt() == 18;
         QVERIFY2(atLine, "the top group lacks cuda.cu:18");

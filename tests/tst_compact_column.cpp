@@ -33,14 +33,18 @@ std::vector<int64_t> mixedValues() {
     auto add = [&](size_t n, auto f) {
         for (size_t i = 0; i < n; ++i) v.push_back(f(i));
     };
-    add(kChunk, [](size_t) { return int64_t(42); });                                   // constant
+    add(kChunk, [](size_t) { return int64_t(42); });                                        // constant
     add(kChunk + 100, [&](size_t) { return int64_t(rng() % (3ull << 30)) + (5ll << 30); }); // narrow
-    add(kChunk / 2, [&](size_t i) { return int64_t(i & 1 ? rng() : -rng() / 2); });      // wide
-    add(kChunk, [](size_t i) { return i & 1 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min(); });
+    add(kChunk / 2, [&](size_t i) { return int64_t(i & 1 ? rng() : -rng() / 2); });         // wide
+    add(kChunk, [](size_t i) {
+        return i & 1 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    });
     add(kChunk, [](size_t i) { return int64_t(i / 100) - 20; }); // narrow, negative minimum
     add(3 * kChunk + 17, [&](size_t i) { return int64_t(i * 512) - int64_t(rng() % 1000); });
     for (int bytes = 1; bytes <= 7; ++bytes) // offsets of every width, on a negative base
-        add(kChunk, [&](size_t i) { return -(int64_t(1) << 40) + int64_t(rng() >> (64 - 8 * bytes)) * int64_t(i & 1); });
+        add(kChunk, [&](size_t i) {
+            return -(int64_t(1) << 40) + int64_t(rng() >> (64 - 8 * bytes)) * int64_t(i & 1);
+        });
     add(kChunk - 1, [](size_t) { return int64_t(-1); }); // the tail
     return v;
 }
@@ -72,7 +76,8 @@ void TestCompactColumn::rangesAndFirstExtremes() {
     const auto v = mixedValues();
     const CompactSeries s(v);
     std::mt19937 rng(11);
-    std::vector<std::pair<size_t, size_t>> ranges{{0, v.size()}, {0, 1}, {kChunk, 2 * kChunk}, {kChunk - 1, kChunk + 1}};
+    std::vector<std::pair<size_t, size_t>> ranges{
+        {0, v.size()}, {0, 1}, {kChunk, 2 * kChunk}, {kChunk - 1, kChunk + 1}};
     for (int k = 0; k < 400; ++k) {
         const size_t a = rng() % v.size(), b = rng() % v.size();
         ranges.emplace_back(std::min(a, b), std::max(a, b) + 1);
@@ -114,7 +119,8 @@ void TestCompactColumn::smallerThanPlainValues() {
         bytes += int64_t(rng() % (1 << 20)) - (1 << 19);
         allocated.push_back(bytes), reserved.push_back(int64_t(20) << 30);
     }
-    QVERIFY2(allocated.heapBytes() < allocated.size() * 9 / 2, qPrintable(QString::number(allocated.heapBytes())));
+    QVERIFY2(allocated.heapBytes() < allocated.size() * 9 / 2,
+             qPrintable(QString::number(allocated.heapBytes())));
     QVERIFY2(reserved.heapBytes() < reserved.size() / 8, qPrintable(QString::number(reserved.heapBytes())));
 }
 
@@ -148,7 +154,8 @@ void TestCompactColumn::copiesAndMovesGrowApart() {
     for (size_t i = 0; i < kChunk + 10; ++i) a.push_back(int64_t(i));
     CompactSeries b = a, c;
     c = a;
-    for (size_t i = 0; i < 3 * kChunk; ++i) a.push_back(1), b.push_back(int64_t(i) << 20), c.push_back(-int64_t(i));
+    for (size_t i = 0; i < 3 * kChunk; ++i)
+        a.push_back(1), b.push_back(int64_t(i) << 20), c.push_back(-int64_t(i));
     for (size_t i = kChunk + 10; i < a.size(); ++i) {
         const auto k = int64_t(i - kChunk - 10);
         QCOMPARE(a[i], int64_t(1));

@@ -53,12 +53,12 @@ constexpr uint64_t MiB = 1 << 20;
 
 struct Loop {
     int steps = 10;
-    int warmupAllocs = 0;        // allocations kept before the first step (model, optimizer state)
-    uint64_t leakPerStep = 0;    // kept every step from keep_output (train.py:77)
-    uint64_t cachePerStep = 0;   // kept every step from fill_cache (train.py:90)
-    uint64_t temporary = 8 * MiB; // made and freed every step (activations)
+    int warmupAllocs = 0;                // allocations kept before the first step (model, optimizer state)
+    uint64_t leakPerStep = 0;            // kept every step from keep_output (train.py:77)
+    uint64_t cachePerStep = 0;           // kept every step from fill_cache (train.py:90)
+    uint64_t temporary = 8 * MiB;        // made and freed every step (activations)
     const char* stepName = "train_step"; // annotation at each step; nullptr: none
-    int firstNumber = -1;        // >= 0: "ProfilerStep#N" numbered from here
+    int firstNumber = -1;                // >= 0: "ProfilerStep#N" numbered from here
     bool expandable = false;
 };
 
@@ -286,7 +286,8 @@ void TestCompare::longRunsKeepBoundedSummaries() {
     const auto& raw = compareCaptures(wholeDevice(*a, 0), wholeDevice(*a, 0)).iterations.a;
     QCOMPARE(raw.count(), size_t(10000));
     for (size_t k = 0; k < s.stepPeak.size(); ++k) {
-        QCOMPARE(s.stepPeak[k], *std::max_element(raw.peak.begin() + long(4 * k), raw.peak.begin() + long(4 * k + 4)));
+        QCOMPARE(s.stepPeak[k],
+                 *std::max_element(raw.peak.begin() + long(4 * k), raw.peak.begin() + long(4 * k + 4)));
         QCOMPARE(s.stepUs[k], a->trace(0).timeUs[raw.starts[4 * k]]);
     }
     QVERIFY(s.stepPeak.back() > s.stepPeak.front()); // the leak shows through the slots
@@ -360,7 +361,9 @@ void TestCompare::baselineGateVerdicts() {
 
 namespace {
 
-QString realSample(const char* name) { return QString(VRAMSCOPE_SAMPLES_DIR "/../real/") + name; }
+QString realSample(const char* name) {
+    return QString(VRAMSCOPE_SAMPLES_DIR "/../real/") + name;
+}
 
 struct Run {
     int code = -1;
@@ -385,10 +388,12 @@ QJsonObject truthOf(const char* name) {
 void TestCompare::cliCompareRealPair() {
     // samples/real: the word language model with its module-level CACHE (line 77 keeps what line 30
     // makes) against the same program without it, each recorded by vramscope's recorder
-    const Run r = cli({"compare", realSample("word_lm_cache_leak.vscap"), realSample("word_lm_clean.vscap"), "--json"});
+    const Run r =
+        cli({"compare", realSample("word_lm_cache_leak.vscap"), realSample("word_lm_clean.vscap"), "--json"});
     QCOMPARE(r.code, 0);
     const QJsonObject d = QJsonDocument::fromJson(r.out).object();
-    const QJsonObject leak = truthOf("word_lm_cache_leak.rec.truth.json"), clean = truthOf("word_lm_clean.rec.truth.json");
+    const QJsonObject leak = truthOf("word_lm_cache_leak.rec.truth.json"),
+                      clean = truthOf("word_lm_clean.rec.truth.json");
     QCOMPARE(d["a"].toObject()["peak_allocated"].toInteger(), leak["max_allocated"].toInteger());
     QCOMPARE(d["b"].toObject()["peak_allocated"].toInteger(), clean["max_allocated"].toInteger());
     const QJsonObject top = d["sites"].toArray()[0].toObject();
@@ -401,8 +406,9 @@ void TestCompare::cliCompareRealPair() {
     QCOMPARE(its["pairs"].toArray().size(), clean["steps"].toArray().size());
     QVERIFY(d["verdict"].toString().contains("the growth is gone"));
     // two ranges of one capture: the second half of the leaking run holds more than the first
-    const Run halves = cli({"compare", realSample("word_lm_cache_leak.vscap"), realSample("word_lm_cache_leak.vscap"),
-                            "--a-range", "0:4", "--b-range", "5:9", "--json"});
+    const Run halves =
+        cli({"compare", realSample("word_lm_cache_leak.vscap"), realSample("word_lm_cache_leak.vscap"),
+             "--a-range", "0:4", "--b-range", "5:9", "--json"});
     QCOMPARE(halves.code, 0);
     const QJsonObject h = QJsonDocument::fromJson(halves.out).object();
     QVERIFY(h["context"].toArray().isEmpty());
@@ -444,7 +450,8 @@ void TestCompare::cliRanks() {
     QCOMPARE(d["outliers"].toArray().size(), 1);
     QCOMPARE(d["outliers"].toArray()[0].toObject()["rank"].toInt(), 2);
     QCOMPARE(d["ranks"].toArray()[2].toObject()["growth"].toInteger(), qint64(32 * MiB));
-    const Run text = cli({"ranks", dir.filePath("rank0.vscap"), dir.filePath("rank2.vscap"), dir.filePath("rank1.vscap")});
+    const Run text =
+        cli({"ranks", dir.filePath("rank0.vscap"), dir.filePath("rank2.vscap"), dir.filePath("rank1.vscap")});
     QCOMPARE(text.code, 0);
     QVERIFY2(text.out.contains("Outlier: rank 2: "), text.out.constData());
     QCOMPARE(cli({"ranks", dir.filePath("nothing-here")}).code, 2);
@@ -495,7 +502,8 @@ void TestCompare::recordedBeforeAfter() {
     // each step keeps one block: what memory_allocated() gains from one step to the next (16 MiB: the
     // 15.6 MiB of logits in a block the allocator did not split)
     const QJsonArray steps = tl["steps"].toArray();
-    const int64_t perStep = steps[2].toObject()["allocated"].toInteger() - steps[1].toObject()["allocated"].toInteger();
+    const int64_t perStep =
+        steps[2].toObject()["allocated"].toInteger() - steps[1].toObject()["allocated"].toInteger();
     QCOMPARE(d.sites.front().liveA, steps.size() * perStep);
     // aligned by the numbered record_function of each step; every step's peak and its allocated
     // at the step's end are PyTorch's own (max_memory_allocated since reset, memory_allocated);
@@ -524,7 +532,8 @@ void TestCompare::recordedBeforeAfter() {
 void TestCompare::recordedRanks() {
     // ddp_leak.py: DistributedDataParallel, every rank recorded by PyTorch's history; in ddp4 rank 2
     // keeps each step's output, in ddp2 rank 1 (gloo, all ranks on the one GPU there was)
-    for (const auto& [folder, ranks, leaky] : {std::tuple{"ranks/ddp4", 4, 2}, std::tuple{"ranks/ddp2", 2, 1}}) {
+    for (const auto& [folder, ranks, leaky] :
+         {std::tuple{"ranks/ddp4", 4, 2}, std::tuple{"ranks/ddp2", 2, 1}}) {
         QTemporaryDir dir;
         std::vector<std::string> files;
         for (int r = 0; r < ranks; ++r) {
@@ -546,7 +555,9 @@ void TestCompare::recordedRanks() {
             // the program never empties the cache, so reserved only grows (checked on PyTorch's own
             // figures): a step's highest reserved is what PyTorch said at its end
             for (size_t k = 0; k + 1 < r.stepPeakReserved.size(); ++k) {
-                if (k > 0) QVERIFY(steps[int(k)].toObject()["reserved"].toInteger() >= steps[int(k) - 1].toObject()["reserved"].toInteger());
+                if (k > 0)
+                    QVERIFY(steps[int(k)].toObject()["reserved"].toInteger() >=
+                            steps[int(k) - 1].toObject()["reserved"].toInteger());
                 QCOMPARE(r.stepPeakReserved[k], steps[int(k)].toObject()["reserved"].toInteger());
             }
         }

@@ -7,11 +7,11 @@
 #include "load/OpenAnalysis.h"
 #include "models/DiffTableModel.h"
 #include "models/RankTableModel.h"
-#include "util/AtomicFile.h"
-#include "views/CompareView.h"
-#include "views/RankHeatmap.h"
-#include "views/RanksWindow.h"
 #include "session/CaptureLoader.h"
+#include "util/AtomicFile.h"
+#include "views/compare/CompareView.h"
+#include "views/ranks/RankHeatmap.h"
+#include "views/ranks/RanksWindow.h"
 
 #include <QProcess>
 #include <QSignalSpy>
@@ -76,13 +76,16 @@ void sweepMatchesCells(RankHeatmap& h, bool steps, double f, double t) {
         const double px = (to - from) / width;
         for (size_t row = 0; row < ranks.size(); ++row)
             for (int col = 0; col < width; ++col)
-                QCOMPARE(img.pixel(col, int(row)), h.colourOf(h.cellValue(ranks[row], from + col * px, from + (col + 1) * px)));
+                QCOMPARE(img.pixel(col, int(row)),
+                         h.colourOf(h.cellValue(ranks[row], from + col * px, from + (col + 1) * px)));
     }
 }
 
 } // namespace
 
-void TestCompareView::initTestCase() { QVERIFY(dir_.isValid()); }
+void TestCompareView::initTestCase() {
+    QVERIFY(dir_.isValid());
+}
 
 void TestCompareView::compareWindowShowsTheLeakFirst() {
     const QString leak = unpack("compare/keep_logits_leak.pickle.xz");
@@ -97,8 +100,9 @@ void TestCompareView::compareWindowShowsTheLeakFirst() {
     QCOMPARE(v.sitesModel()->rowCount(), int(v.diff()->sites.size()));
     QCOMPARE(v.sitesModel()->data(v.sitesModel()->index(0, DiffTableModel::Site), Qt::DisplayRole).toString(),
              QString("forward (keep_logits.py:30)"));
-    QCOMPARE(v.sitesModel()->data(v.sitesModel()->index(0, DiffTableModel::Change), Qt::DisplayRole).toString(),
-             QString("shrunk"));
+    QCOMPARE(
+        v.sitesModel()->data(v.sitesModel()->index(0, DiffTableModel::Change), Qt::DisplayRole).toString(),
+        QString("shrunk"));
     const QModelIndex first = v.sitesModel()->index(0, DiffTableModel::Site);
     QCOMPARE(v.sitesModel()->data(first, Qt::ToolTipRole).toString(), QString("forward (keep_logits.py:30)"));
     QCOMPARE(v.diff()->iterations.pairs.size(), size_t(30));
@@ -137,7 +141,8 @@ void TestCompareView::twoRangesOfOneCapture() {
     v.compareRanges(a, leak, {0, span / 3}, {2 * span / 3, span});
     QVERIFY(done.wait(60000));
     QVERIFY(v.diff()->context.empty());
-    QCOMPARE(QString::fromStdString(std::string(v.diff()->sites.front().site)), QString("forward (keep_logits.py:30)"));
+    QCOMPARE(QString::fromStdString(std::string(v.diff()->sites.front().site)),
+             QString("forward (keep_logits.py:30)"));
     QVERIFY(v.diff()->sites.front().liveDelta() > 0); // the later range holds more of the kept logits
 }
 
@@ -145,7 +150,8 @@ void TestCompareView::twoRangesOfOneCapture() {
 // frame): the tooltip shows the row's site, or says there is no stack, never nothing.
 void TestCompareView::tooltipOfARowWithoutFrames() {
     auto d = std::make_shared<CaptureDiff>();
-    const auto texts = std::make_shared<const std::deque<std::string>>(std::deque<std::string>{"keep (train.py:77)"});
+    const auto texts =
+        std::make_shared<const std::deque<std::string>>(std::deque<std::string>{"keep (train.py:77)"});
     d->siteTexts = texts;
     DiffRow withFrames;
     withFrames.site = texts->front(), withFrames.frames = {"main (train.py:1)", "keep (train.py:77)"};
@@ -154,7 +160,9 @@ void TestCompareView::tooltipOfARowWithoutFrames() {
     d->stacks = {withFrames, past, DiffRow{}};
     DiffTableModel m;
     m.setRows(d, d->stacks);
-    const auto tip = [&](int row) { return m.data(m.index(row, DiffTableModel::Site), Qt::ToolTipRole).toString(); };
+    const auto tip = [&](int row) {
+        return m.data(m.index(row, DiffTableModel::Site), Qt::ToolTipRole).toString();
+    };
     QCOMPARE(tip(0), QString("main (train.py:1)\nkeep (train.py:77)"));
     QCOMPARE(tip(1), QString("keep (train.py:77)"));
     QCOMPARE(tip(2), QString("(no stack recorded)"));
@@ -178,8 +186,13 @@ void TestCompareView::rankHeatmap() {
     for (int r : {0, 1, 3}) QVERIFY(qGreen(cells.pixel(x, 2)) > qGreen(cells.pixel(x, r)));
     // the fast row sweep draws what every cell computed on its own would, zoomed in and out, over
     // time and aligned by step
-    for (const auto& [steps, f, t] : {std::tuple{false, 0.0, 1.0}, {false, 0.3, 0.35}, {false, 0.8, 0.80001},
-                                      {false, 0.5, 1.0}, {true, 0.0, 1.0}, {true, 0.2, 0.5}, {true, 0.9, 0.9001}})
+    for (const auto& [steps, f, t] : {std::tuple{false, 0.0, 1.0},
+                                      {false, 0.3, 0.35},
+                                      {false, 0.8, 0.80001},
+                                      {false, 0.5, 1.0},
+                                      {true, 0.0, 1.0},
+                                      {true, 0.2, 0.5},
+                                      {true, 0.9, 0.9001}})
         sweepMatchesCells(*h, steps, f, t);
     h->setAlignBySteps(false);
     // zoom stays inside the run; Home fits again
@@ -223,7 +236,8 @@ void TestCompareView::slotsOfSeveralIterations() {
         r.rank = int(g), r.path = "r", r.events = 100, r.firstUs = 1000, r.lastUs = 2000 + g;
         r.stepsPerSlot = g, r.iterations = 64;
         for (size_t k = 0; k < 64 / g; ++k) {
-            r.stepPeak.push_back(int64_t((k * 37 + g * 11) % 50) << 20), r.stepUs.push_back(1000 + int64_t(k));
+            r.stepPeak.push_back(int64_t((k * 37 + g * 11) % 50) << 20),
+                r.stepUs.push_back(1000 + int64_t(k));
             r.stepPeakReserved.push_back(r.stepPeak.back() + (int64_t((k * 13 + g) % 7) << 20));
         }
         r.binAllocated.assign(RankSummary::kBins, 1 << 20), r.binReserved = r.binAllocated;
@@ -235,7 +249,8 @@ void TestCompareView::slotsOfSeveralIterations() {
     h.setRanks(set);
     h.setAlignBySteps(true);
     QCOMPARE(h.view().second, 64.0);
-    for (const auto& [f, t] : {std::pair{0.0, 1.0}, {0.1, 0.3}, {0.5, 0.5001}}) sweepMatchesCells(h, true, f, t);
+    for (const auto& [f, t] : {std::pair{0.0, 1.0}, {0.1, 0.3}, {0.5, 0.5001}})
+        sweepMatchesCells(h, true, f, t);
     // iteration 9 of the rank keeping slots of 4 is its slot 2
     QCOMPARE(h.cellValue(set->ranks[2], 9, 9.5), set->ranks[2].stepPeak[2]);
     // reserved, aligned by step: each cell the step's highest reserved, not allocated
@@ -252,7 +267,8 @@ void TestCompareView::manyRanksSharingRows() {
     for (int k = 0; k < 100; ++k) {
         RankSummary r;
         r.rank = k, r.path = "r", r.events = 100, r.firstUs = 1000 + k * 7, r.lastUs = 90000 - k * 13;
-        for (size_t b = 0; b < RankSummary::kBins; ++b) r.binAllocated.push_back(int64_t((b * 31 + size_t(k) * 17) % 997) << 12);
+        for (size_t b = 0; b < RankSummary::kBins; ++b)
+            r.binAllocated.push_back(int64_t((b * 31 + size_t(k) * 17) % 997) << 12);
         r.binReserved = r.binAllocated;
         r.peakAllocated = *std::max_element(r.binAllocated.begin(), r.binAllocated.end());
         set->ranks.push_back(std::move(r));
@@ -274,7 +290,8 @@ void TestCompareView::manyRanksSharingRows() {
                     const int top = i * rows / 100, next = (i + 1) * rows / 100;
                     if (y < top || y >= std::max(top + 1, next)) continue;
                     any = true;
-                    v = std::max(v, h.cellValue(set->ranks[size_t(i)], from + col * px, from + (col + 1) * px));
+                    v = std::max(v,
+                                 h.cellValue(set->ranks[size_t(i)], from + col * px, from + (col + 1) * px));
                 }
                 QVERIFY(any);
                 QCOMPARE(img.pixel(col, y), h.colourOf(v));
@@ -287,7 +304,8 @@ void TestCompareView::ranksFromAFolder() {
     // the captures are found and ordered by the rank in their names, whatever the directory order
     QTemporaryDir folder;
     for (int r : {3, 1, 0, 2})
-        QVERIFY(QFile::copy(unpack(QString("ranks/ddp4/rank%1.pickle.xz").arg(r)), folder.filePath(QString("trace_rank_%1.pickle").arg(r))));
+        QVERIFY(QFile::copy(unpack(QString("ranks/ddp4/rank%1.pickle.xz").arg(r)),
+                            folder.filePath(QString("trace_rank_%1.pickle").arg(r))));
     QFile notes(folder.filePath("notes.txt"));
     QVERIFY(notes.open(QIODevice::WriteOnly));
     notes.write("not a capture\n");
@@ -311,7 +329,8 @@ void TestCompareView::ranksFromAFolderOfSummaries() {
         made.push_back(summariseRank(*openAnalysis(capture.toStdString())));
         const auto stamp = SourceStamp::of(capture.toStdString());
         QVERIFY(stamp);
-        writeFileAtomically(folder.filePath(QString("rank%1.pickle.vsrank").arg(r)).toStdString(), encodeRankSummary(made.back(), *stamp));
+        writeFileAtomically(folder.filePath(QString("rank%1.pickle.vsrank").arg(r)).toStdString(),
+                            encodeRankSummary(made.back(), *stamp));
     }
     RanksWindow w;
     QSignalSpy loaded(&w, &RanksWindow::loaded);
@@ -323,8 +342,10 @@ void TestCompareView::ranksFromAFolderOfSummaries() {
     QCOMPARE(m->rowCount(), 4);
     for (int row = 0; row < 4; ++row) {
         QCOMPARE(m->index(row, RankTableModel::Rank).data().toString(), QString::number(row));
-        QCOMPARE(m->index(row, RankTableModel::PeakAllocated).data(RankTableModel::kSortRole).toLongLong(), made[size_t(row)].peakAllocated);
-        QCOMPARE(m->index(row, RankTableModel::Iterations).data().toString(), QString::number(made[size_t(row)].iterations));
+        QCOMPARE(m->index(row, RankTableModel::PeakAllocated).data(RankTableModel::kSortRole).toLongLong(),
+                 made[size_t(row)].peakAllocated);
+        QCOMPARE(m->index(row, RankTableModel::Iterations).data().toString(),
+                 QString::number(made[size_t(row)].iterations));
     }
     QCOMPARE(m->index(2, RankTableModel::Outlier).data().toString(), QString("outlier"));
     QVERIFY2(w.outlierText().startsWith("rank 2: "), qPrintable(w.outlierText()));
@@ -337,12 +358,14 @@ void TestCompareView::thousandsOfRanksWithinAPixel() {
     // forced on 300 ranks: each pixel is at least the exact cell (no value lost) and at most the
     // highest exact cell of it and its two neighbours (widened by a pixel at most). Five levels in
     // long runs, far apart on the colour scale, so that a colour tells its level.
-    const int64_t levels[5] = {0, int64_t(64) << 20, int64_t(128) << 20, int64_t(192) << 20, int64_t(255) << 20};
+    const int64_t levels[5] = {0, int64_t(64) << 20, int64_t(128) << 20, int64_t(192) << 20,
+                               int64_t(255) << 20};
     auto set = std::make_shared<RankSet>();
     for (int k = 0; k < 300; ++k) {
         RankSummary r;
         r.rank = k, r.path = "r", r.events = 100, r.firstUs = 1000 + k * 7, r.lastUs = 90000 - k * 13;
-        for (size_t b = 0; b < RankSummary::kBins; ++b) r.binAllocated.push_back(levels[(b / 97 + size_t(k)) % 5]);
+        for (size_t b = 0; b < RankSummary::kBins; ++b)
+            r.binAllocated.push_back(levels[(b / 97 + size_t(k)) % 5]);
         r.binReserved = r.binAllocated;
         r.peakAllocated = levels[4];
         set->ranks.push_back(std::move(r));
@@ -358,7 +381,8 @@ void TestCompareView::thousandsOfRanksWithinAPixel() {
         for (int i = 0; i < 300; ++i)
             for (int col = 0; col < width; ++col) {
                 int64_t& cell = v[size_t(i * rows / 300)][size_t(col)];
-                cell = std::max(cell, h.cellValue(set->ranks[size_t(i)], from + col * px, from + (col + 1) * px));
+                cell = std::max(cell,
+                                h.cellValue(set->ranks[size_t(i)], from + col * px, from + (col + 1) * px));
             }
         return v;
     };
@@ -381,8 +405,11 @@ void TestCompareView::thousandsOfRanksWithinAPixel() {
                 for (int c : {col - 1, col + 1})
                     if (c >= 0 && c < width) hi = std::max(hi, e[size_t(c)]);
                 bool fits = img.pixel(col, y) == h.colourOf(lo);
-                for (int64_t level : levels) fits = fits || (level >= lo && level <= hi && img.pixel(col, y) == h.colourOf(level));
-                QVERIFY2(fits, qPrintable(QString("rows %1, zoom %2: pixel %3,%4").arg(rows).arg(zoom).arg(col).arg(y)));
+                for (int64_t level : levels)
+                    fits = fits || (level >= lo && level <= hi && img.pixel(col, y) == h.colourOf(level));
+                QVERIFY2(
+                    fits,
+                    qPrintable(QString("rows %1, zoom %2: pixel %3,%4").arg(rows).arg(zoom).arg(col).arg(y)));
             }
         }
     }

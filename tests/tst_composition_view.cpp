@@ -4,14 +4,14 @@
 // block map colours blocks by the same categories. With VRAMSCOPE_SHOT_DIR set, the view is saved
 // as composition.png there (to look at it).
 #include "TestData.h"
-#include "analysis/Composition.h"
+#include "analysis/composition/Composition.h"
+#include "common/CategoryColours.h"
 #include "load/OpenAnalysis.h"
 #include "session/Session.h"
-#include "common/CategoryColours.h"
-#include "views/AllocationBandsView.h"
-#include "views/BlockMapPanel.h"
-#include "views/BlockMapView.h"
-#include "views/CompositionView.h"
+#include "views/panels/BlockMapPanel.h"
+#include "views/panels/BlockMapView.h"
+#include "views/timeline/AllocationBandsView.h"
+#include "views/timeline/CompositionView.h"
 
 #include <QtTest>
 
@@ -40,7 +40,9 @@ class TestCompositionView : public QObject {
         const auto analysis = showIn(session, view, test::samplesDir() + "/../categories/resnet_both.vscap");
         const CompositionBands& b = view.bands();
         QVERIFY(b.seconds.size() > 100);
-        auto has = [&](const QString& n) { return std::find(b.names.begin(), b.names.end(), n) != b.names.end(); };
+        auto has = [&](const QString& n) {
+            return std::find(b.names.begin(), b.names.end(), n) != b.names.end();
+        };
         QVERIFY(has(QStringLiteral("parameter")));
         QVERIFY(has(QStringLiteral("outside PyTorch: cuBLAS")));
         QVERIFY(b.names.back().startsWith(QStringLiteral("gap")));
@@ -97,7 +99,8 @@ class TestCompositionView : public QObject {
     void graphPoolBands() {
         Session session;
         CompositionView view;
-        const auto analysis = showIn(session, view, test::samplesDir() + "/../graphs/compile_reduce_overhead.vscap");
+        const auto analysis =
+            showIn(session, view, test::samplesDir() + "/../graphs/compile_reduce_overhead.vscap");
         const CompositionBands& b = view.bands();
         const size_t inUse = kCategoryCount, poolFree = inUse + 1, cache = poolFree + 1;
         QCOMPARE(b.names[inUse], QStringLiteral("CUDA graph pools: in use"));
@@ -107,9 +110,9 @@ class TestCompositionView : public QObject {
         for (size_t s = 0; s < b.seconds.size(); ++s) {
             const CompositionAt at = comp->at(*analysis, 0, b.timesUs[s]);
             const GraphPoolLevel pool = at.graphPools.value_or(GraphPoolLevel{});
-            QCOMPARE(b.tops[inUse][s], double(at.allocated));  // categories less the pool, plus the pool
+            QCOMPARE(b.tops[inUse][s], double(at.allocated)); // categories less the pool, plus the pool
             QCOMPARE(b.tops[poolFree][s] - b.tops[inUse][s], double(pool.free()));
-            QCOMPARE(b.tops[cache][s], double(at.reserved));  // the cache ends at reserved
+            QCOMPARE(b.tops[cache][s], double(at.reserved)); // the cache ends at reserved
             mostInUse = std::max(mostInUse, b.tops[inUse][s] - b.tops[inUse - 1][s]);
         }
         QVERIFY(mostInUse > 0);

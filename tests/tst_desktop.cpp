@@ -4,35 +4,35 @@
 #include "SyntheticLoop.h"
 #include "TestData.h"
 #include "WindowParts.h"
-#include "session/Session.h"
-#include "timeline/TimelinePlot.h"
-#include "views/HelpDialogs.h"
-#include "views/ShortcutsDialog.h"
-#include "views/WelcomePage.h"
-#include "window/Exporter.h"
-#include "window/MainWindow.h"
-#include "views/LeaksPanel.h"
-#include "views/StackPane.h"
+#include "analysis/stacks/FrameFilter.h"
 #include "common/Icons.h"
 #include "common/Theme.h"
-#include "views/BlockMapPanel.h"
-#include "views/EventFindBar.h"
 #include "models/EventTableModel.h"
-#include "views/EventTableView.h"
-#include "analysis/FrameFilter.h"
-#include "views/MemoryMapView.h"
-#include "views/AllocationBandsView.h"
+#include "session/Session.h"
+#include "timeline/TimelinePlot.h"
 #include "util/Format.h"
+#include "views/dialogs/HelpDialogs.h"
+#include "views/dialogs/ShortcutsDialog.h"
+#include "views/dialogs/WelcomePage.h"
+#include "views/panels/BlockMapPanel.h"
+#include "views/panels/EventFindBar.h"
+#include "views/panels/EventTableView.h"
+#include "views/panels/LeaksPanel.h"
+#include "views/panels/StackPane.h"
+#include "views/timeline/AllocationBandsView.h"
+#include "views/timeline/MemoryMapView.h"
+#include "window/Exporter.h"
+#include "window/MainWindow.h"
 
 #include <QAction>
 #include <QDialog>
 #include <QJsonArray>
-#include <QTableView>
-#include <QTemporaryDir>
-#include <QToolButton>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QTableView>
+#include <QTemporaryDir>
 #include <QToolBar>
+#include <QToolButton>
 #include <QtTest>
 
 using namespace vs;
@@ -85,9 +85,8 @@ void TestDesktop::everyShortcutIsUniqueAndListed() {
     for (QAction* a : w->findChildren<QAction*>()) {
         for (const QKeySequence& k : a->shortcuts()) {
             const QString keys = k.toString(QKeySequence::PortableText);
-            QVERIFY2(!owner.contains(keys),
-                     qPrintable(QStringLiteral("%1 is bound to both \"%2\" and \"%3\"")
-                                    .arg(keys, owner.value(keys), a->text())));
+            QVERIFY2(!owner.contains(keys), qPrintable(QStringLiteral("%1 is bound to both \"%2\" and \"%3\"")
+                                                           .arg(keys, owner.value(keys), a->text())));
             owner.insert(keys, a->text());
             ++withKeys;
         }
@@ -98,7 +97,8 @@ void TestDesktop::everyShortcutIsUniqueAndListed() {
     // Help > Keyboard Shortcuts lists every menu action that has keys, with those keys
     const auto rows = ui::ShortcutsDialog::rows(w->menuBar());
     QSet<QString> listed;
-    for (const auto& r : rows) listed.insert(QKeySequence(r.keys, QKeySequence::NativeText).toString(QKeySequence::PortableText));
+    for (const auto& r : rows)
+        listed.insert(QKeySequence(r.keys, QKeySequence::NativeText).toString(QKeySequence::PortableText));
     for (auto it = owner.cbegin(); it != owner.cend(); ++it)
         QVERIFY2(listed.contains(it.key()), qPrintable(it.key() + " (" + it.value() + ") is not listed"));
     QCOMPARE(qsizetype(rows.size()), qsizetype(withKeys));
@@ -118,7 +118,8 @@ void TestDesktop::everyShortcutIsUniqueAndListed() {
 }
 
 void TestDesktop::welcomePageWhileEmpty() {
-    QSettings().setValue("recentFiles", QStringList{QString::fromStdString(vs::test::samplePath("leak_list"))});
+    QSettings().setValue("recentFiles",
+                         QStringList{QString::fromStdString(vs::test::samplePath("leak_list"))});
     MainWindow w;
     w.resize(1280, 800);
     w.show();
@@ -128,7 +129,8 @@ void TestDesktop::welcomePageWhileEmpty() {
     QVERIFY(!timelineOf(w)->isVisible());
     // the recent file and the bundled samples are offered
     QCOMPARE(welcomeOf(w)->recentList()->count(), 1);
-    QCOMPARE(welcomeOf(w)->recentList()->item(0)->text(), QFileInfo(QString::fromStdString(vs::test::samplePath("leak_list"))).fileName());
+    QCOMPARE(welcomeOf(w)->recentList()->item(0)->text(),
+             QFileInfo(QString::fromStdString(vs::test::samplePath("leak_list"))).fileName());
     const QStringList samples = ui::WelcomePage::sampleFiles();
     QCOMPARE(welcomeOf(w)->sampleList()->count(), samples.size());
     QVERIFY(samples.size() >= 8);
@@ -139,7 +141,8 @@ void TestDesktop::welcomePageWhileEmpty() {
     QTRY_VERIFY_WITH_TIMEOUT(w.session()->isOpen(), 20000);
     QVERIFY(!w.showingWelcome());
     QVERIFY(timelineOf(w)->isVisible());
-    QCOMPARE(QFileInfo(w.session()->path()).fileName(), QFileInfo(leak->data(Qt::UserRole).toString()).fileName());
+    QCOMPARE(QFileInfo(w.session()->path()).fileName(),
+             QFileInfo(leak->data(Qt::UserRole).toString()).fileName());
     QSettings().remove("recentFiles");
 }
 
@@ -173,8 +176,9 @@ void TestDesktop::overlaysOffByDefaultAndLegendFollows() {
     QVERIFY(frag && frag->isCheckable() && !frag->isChecked());
     frag->setChecked(true);
     QVERIFY(largest->visible());
-    QCOMPARE(plot->legendNames(), (QStringList{"allocated", "reserved", "largest free block", "free fragments",
-                                               "would need a new segment", "out of memory (OOM)"}));
+    QCOMPARE(plot->legendNames(),
+             (QStringList{"allocated", "reserved", "largest free block", "free fragments",
+                          "would need a new segment", "out of memory (OOM)"}));
     frag->setChecked(false);
     QCOMPARE(plot->legendNames(), (QStringList{"allocated", "reserved", "out of memory (OOM)"}));
     // remembered: a new window starts with the user's choice
@@ -204,7 +208,8 @@ void TestDesktop::toolbarActionsHaveIcons() {
         for (int y = 0; y < img.height() && !found; ++y)
             for (int x = 0; x < img.width() && !found; ++x) {
                 const QColor c = img.pixelColor(x, y);
-                found = c.alpha() == 255 && std::abs(c.red() - text.red()) < 8 && std::abs(c.green() - text.green()) < 8;
+                found = c.alpha() == 255 && std::abs(c.red() - text.red()) < 8 &&
+                        std::abs(c.green() - text.green()) < 8;
             }
         QVERIFY2(found, qPrintable(a->text()));
     }
@@ -217,7 +222,8 @@ void TestDesktop::aboutNamesVersionsAndLicences() {
     const QString about = ui::aboutText();
     QVERIFY(about.contains("vramscope 9.8.7"));
     QVERIFY(about.contains(QString::fromLatin1(qVersion())));
-    for (const char* licence : {"LGPL-3.0", "GPL-3.0", "BSD-3-Clause", "zlib"}) QVERIFY(about.contains(licence));
+    for (const char* licence : {"LGPL-3.0", "GPL-3.0", "BSD-3-Clause", "zlib"})
+        QVERIFY(about.contains(licence));
 }
 
 void TestDesktop::exportTitleNamesFileDeviceRangeAndKind() {
@@ -227,9 +233,11 @@ void TestDesktop::exportTitleNamesFileDeviceRangeAndKind() {
     QApplication::processEvents();
     timelineOf(*w)->setVisibleRange(QCPRange(0.25, 0.75));
     const QString title = w->exportTitle();
-    QVERIFY2(title.startsWith("leak_list.pickle.zst \u00b7 device 0 \u00b7 0.250\u20130.750 s \u00b7 "), qPrintable(title));
+    QVERIFY2(title.startsWith("leak_list.pickle.zst \u00b7 device 0 \u00b7 0.250\u20130.750 s \u00b7 "),
+             qPrintable(title));
     // the diagnosis the Leaks tab shows, which for this capture is PyTorch's truth: a leak
-    QCOMPARE(title.section(" \u00b7 ", 3), QString::fromStdString(std::string(leakKindName(leaksOf(*w)->report().kind))));
+    QCOMPARE(title.section(" \u00b7 ", 3),
+             QString::fromStdString(std::string(leakKindName(leaksOf(*w)->report().kind))));
     QCOMPARE(title.section(" \u00b7 ", 3), vs::test::sampleTruth("leak_list")["kind"].toString());
 }
 
@@ -287,7 +295,8 @@ void TestDesktop::markdownHoldsDiagnosisSitesAndTruth() {
     QVERIFY2(m.hasMatch(), qPrintable(md));
     QCOMPARE(m.captured(3), truth["file"].toString());
     QVERIFY(truth["leak_site_lines"].toArray().contains(m.captured(4).toInt()));
-    QCOMPARE(m.captured(1).trimmed(), QString::fromStdString(humanBytes(int64_t(report.groups.front().bytes))));
+    QCOMPARE(m.captured(1).trimmed(),
+             QString::fromStdString(humanBytes(int64_t(report.groups.front().bytes))));
     QCOMPARE(m.captured(2).toUInt(), report.groups.front().count);
     // PyTorch's own peak and final allocated, the torch version note, the image
     QVERIFY(md.contains(QString::fromStdString(humanBytes(truth["max_memory_allocated"].toInteger()))));
@@ -304,7 +313,8 @@ void TestDesktop::memoryMapSharesTheTimelinesTimeAxis() {
     map->resize(900, 300);
     auto sameRange = [&] {
         const QCPRange r = timelineOf(*w)->visibleRange();
-        return qFuzzyCompare(map->timeRange().first + 1, r.lower + 1) && qFuzzyCompare(map->timeRange().second + 1, r.upper + 1);
+        return qFuzzyCompare(map->timeRange().first + 1, r.lower + 1) &&
+               qFuzzyCompare(map->timeRange().second + 1, r.upper + 1);
     };
     QVERIFY(sameRange());
     timelineOf(*w)->setVisibleRange(QCPRange(1.0, 3.0));
@@ -317,7 +327,10 @@ void TestDesktop::memoryMapSharesTheTimelinesTimeAxis() {
         QVERIFY(c >= 0 && row >= 0);
         const double t = map->timeAtX(x);
         QVERIFY(t >= 1.0 && t <= 3.0);
-        auto columnSeconds = [&](int col) { return g.columnEvents[size_t(col)] ? w->session()->secondsAt(0, g.columnEvents[size_t(col)] - 1) : 0.0; };
+        auto columnSeconds = [&](int col) {
+            return g.columnEvents[size_t(col)] ? w->session()->secondsAt(0, g.columnEvents[size_t(col)] - 1)
+                                               : 0.0;
+        };
         QVERIFY(columnSeconds(c) <= t);
         if (c + 1 < g.columns) QVERIFY(columnSeconds(c + 1) > t);
     }
@@ -347,13 +360,15 @@ void TestDesktop::allocationBandsHoverAndClick() {
         const double end = b.free == kNoEvent ? to : w->session()->secondsAt(0, b.free);
         const int x = plot.left() + int(((start + end) / 2 - from) / (to - from) * plot.width());
         const double t = from + (x - plot.left() + 0.5) / plot.width() * (to - from);
-        const auto after = std::upper_bound(times.begin(), times.end(), int64_t(std::floor(t * 1e6)) + w->session()->originUs());
+        const auto after = std::upper_bound(times.begin(), times.end(),
+                                            int64_t(std::floor(t * 1e6)) + w->session()->originUs());
         const auto event = uint32_t(after - times.begin() - 1);
         if (!b.aliveAfter(event)) continue;
         const double middle = double(bands.offsetAfter(b, event)) + double(b.bytes) / 2;
         const QPoint p(x, plot.bottom() + 1 - int(middle / v->bytesPerPixel()));
         QCOMPARE(v->bandAt(p), std::optional<size_t>(i));
-        QVERIFY(v->describe(i).contains(QString::fromStdString(hexAddress(w->analysis()->trace(0).addr[b.alloc]))));
+        QVERIFY(v->describe(i).contains(
+            QString::fromStdString(hexAddress(w->analysis()->trace(0).addr[b.alloc]))));
         QTest::mouseClick(v, Qt::LeftButton, {}, p);
         QCOMPARE(w->session()->selectedEvent(), std::optional<size_t>(b.alloc));
         ++checked;
@@ -374,7 +389,8 @@ void TestDesktop::findAndGoToTimeInTheEventList() {
     auto siteName = [&](int e) {
         const StackId s = t.stack[size_t(e)];
         const uint32_t at = firstUserFrame(c, s);
-        return at == kNoFrame ? std::string() : std::string(c.strings.text(c.frames[c.stacks.frames(s)[at]].name));
+        return at == kNoFrame ? std::string()
+                              : std::string(c.strings.text(c.frames[c.stacks.frames(s)[at]].name));
     };
     QCOMPARE(siteName(first), std::string("train_and_keep"));
     int expected = -1; // the same match found by a plain scan of the trace
@@ -397,17 +413,24 @@ void TestDesktop::findAndGoToTimeInTheEventList() {
     w->goToTime(at);
     const int row = eventTableOf(*w)->currentIndex().row();
     QVERIFY(double(t.timeUs[size_t(row)] - timelineOf(*w)->originUs()) / 1e6 <= at);
-    QVERIFY(size_t(row) + 1 == t.eventCount() || double(t.timeUs[size_t(row) + 1] - timelineOf(*w)->originUs()) / 1e6 > at);
+    QVERIFY(size_t(row) + 1 == t.eventCount() ||
+            double(t.timeUs[size_t(row) + 1] - timelineOf(*w)->originUs()) / 1e6 > at);
     // the time column is wide enough for the last event's time
-    const QString last = eventTableOf(*w)->model()->index(int(t.eventCount()) - 1, ui::EventTableModel::Time).data().toString();
-    QVERIFY(eventTableOf(*w)->columnWidth(ui::EventTableModel::Time) >= eventTableOf(*w)->fontMetrics().horizontalAdvance(last));
+    const QString last = eventTableOf(*w)
+                             ->model()
+                             ->index(int(t.eventCount()) - 1, ui::EventTableModel::Time)
+                             .data()
+                             .toString();
+    QVERIFY(eventTableOf(*w)->columnWidth(ui::EventTableModel::Time) >=
+            eventTableOf(*w)->fontMetrics().horizontalAdvance(last));
 }
 
 void TestDesktop::blockMapLegendAndPlaySpeed() {
     auto w = open("leak_list");
     ui::BlockMapPanel* panel = blockMapOf(*w);
     const QString legend = panel->legend()->text();
-    for (const char* entry : {"allocated", "pending free", "free (cached)", "marked"}) QVERIFY2(legend.contains(entry), qPrintable(legend));
+    for (const char* entry : {"allocated", "pending free", "free (cached)", "marked"})
+        QVERIFY2(legend.contains(entry), qPrintable(legend));
     // each entry is drawn in the colour the view paints it with
     for (const auto& e : panel->view()->legend()) QVERIFY(legend.contains(e.colour.name()));
     panel->view()->setColourBy(ui::BlockMapView::ColourBy::Age);
@@ -430,7 +453,8 @@ void TestDesktop::darkThemeRecoloursViewsAndIcons() {
         int ink = 255;
         for (int y = 0; y < img.height(); ++y)
             for (int x = 0; x < img.width(); ++x)
-                if (img.pixelColor(x, y).alpha() == 255) ink = std::min(ink, img.pixelColor(x, y).lightness());
+                if (img.pixelColor(x, y).alpha() == 255)
+                    ink = std::min(ink, img.pixelColor(x, y).lightness());
         return ink;
     };
     QVERIFY(w->palette().color(QPalette::Window).lightness() >= 128);
@@ -460,7 +484,8 @@ void TestDesktop::openInEditorSaysWhyItFailed() {
     f.close();
     QSettings().setValue("editorCommand", "no-such-editor-vramscope --line {line} {file}");
     const QString missing = ui::openInEditorReason(file, 3);
-    QVERIFY2(missing.contains("no-such-editor-vramscope") && missing.contains("not installed"), qPrintable(missing));
+    QVERIFY2(missing.contains("no-such-editor-vramscope") && missing.contains("not installed"),
+             qPrintable(missing));
     QVERIFY(ui::openInEditorReason(dir.filePath("gone.py"), 1).contains("does not exist"));
     QSettings().setValue("editorCommand", "true {file}"); // an editor that starts: no reason
     QCOMPARE(ui::openInEditorReason(file, 3), QString());

@@ -4,12 +4,12 @@
 // per-bucket annotations.
 #include "SyntheticLoop.h"
 #include "TestData.h"
-#include "analysis/LeakDiagnosis.h"
-#include "analysis/NativeOwner.h"
-#include "analysis/GraphPools.h"
-#include "analysis/PhasePeaks.h"
 #include "analysis/RecorderPauses.h"
-#include "analysis/RegionDiagnosis.h"
+#include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/growth/PhasePeaks.h"
+#include "analysis/growth/RegionDiagnosis.h"
+#include "analysis/replay/GraphPools.h"
+#include "analysis/stacks/NativeOwner.h"
 #include "load/OpenAnalysis.h"
 
 #include <QJsonDocument>
@@ -139,7 +139,8 @@ void TestGrowthRegions::leakRampIsOneRunRegion() {
     QCOMPARE(clicked.kind, LeakKind::Leak);
     QCOMPARE(clicked.growthBytes, g.growthBytes);
     QCOMPARE(clicked.groups.front().stack, keep);
-    QVERIFY2(clicked.summary.find("cache_features (train.py:31)") != std::string::npos, clicked.summary.c_str());
+    QVERIFY2(clicked.summary.find("cache_features (train.py:31)") != std::string::npos,
+             clicked.summary.c_str());
 }
 
 void TestGrowthRegions::sawtoothWithTwoTeethIsAccumulation() {
@@ -212,7 +213,8 @@ void TestGrowthRegions::noiseHasNoRegion() {
     }
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
-    QVERIFY2(r.regions.empty(), r.regions.empty() ? "" : std::string(leakKindName(r.regions[0].kind)).c_str());
+    QVERIFY2(r.regions.empty(),
+             r.regions.empty() ? "" : std::string(leakKindName(r.regions[0].kind)).c_str());
     QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::None);
 }
 
@@ -238,7 +240,8 @@ void TestGrowthRegions::nestedScales() {
     const auto r = findGrowthRegions(*a, 0, all);
     QCOMPARE(countKind(r, LeakKind::Leak), size_t(1));
     QCOMPARE(countKind(r, LeakKind::Accumulation), size_t(3));
-    const auto leakIt = std::find_if(r.regions.begin(), r.regions.end(), [](auto& g) { return g.kind == LeakKind::Leak; });
+    const auto leakIt =
+        std::find_if(r.regions.begin(), r.regions.end(), [](auto& g) { return g.kind == LeakKind::Leak; });
     QCOMPARE(leakIt->scale, RegionScale::Run);
     QCOMPARE(leakIt->stacks.front(), leak);
     // inside one iteration of the second epoch: the activations' rise
@@ -299,7 +302,8 @@ void TestGrowthRegions::releaseVaryingPlacesIsCycle() {
     for (int e = 0; e < 3; ++e) {
         std::vector<uint64_t> held, logits;
         for (int i = 0; i < 10; ++i)
-            loop.step(), held.push_back(loop.alloc(1 << 20, keep)), logits.push_back(loop.alloc(2 << 20, collect));
+            loop.step(), held.push_back(loop.alloc(1 << 20, keep)),
+                logits.push_back(loop.alloc(2 << 20, collect));
         const StackId somewhere = loop.stack({{"unrelated", uint32_t(100 + e)}});
         for (uint64_t v : held) loop.free(v, 1 << 20, somewhere);
         for (uint64_t v : logits) loop.free(v, 2 << 20, clear);
@@ -320,7 +324,8 @@ void TestGrowthRegions::functionReturnAndPhaseEnd() {
     auto a = analyse(loop);
     auto r = regionsOf(*a);
     QCOMPARE(countKind(r, LeakKind::Accumulation), size_t(2));
-    QVERIFY2(r.regions.front().releasedBy.find("evaluate() returned") == 0, r.regions.front().releasedBy.c_str());
+    QVERIFY2(r.regions.front().releasedBy.find("evaluate() returned") == 0,
+             r.regions.front().releasedBy.c_str());
 
     SyntheticLoop marked; // the same with numbered steps and an 'epoch' phase marker
     const StackId keep2 = marked.stack({{"training_step", 17}});
@@ -421,11 +426,13 @@ void TestGrowthRegions::oneTimeOriginAcrossDevices() {
     QCOMPARE(a->secondsAt(1 - later, 0), 0.0);
     // the CLI reports the later device's window on it (what the GUI's shading uses)
     QProcess p;
-    p.start(QStringLiteral(VRAMSCOPE_CLI), {"leaks", vs::test::samplesDir() + "/../cuda/torch_two_devices.vscap",
-                                            "--device", QString::number(a->trace(later).device), "--json"});
+    p.start(QStringLiteral(VRAMSCOPE_CLI),
+            {"leaks", vs::test::samplesDir() + "/../cuda/torch_two_devices.vscap", "--device",
+             QString::number(a->trace(later).device), "--json"});
     QVERIFY(p.waitForFinished(30000));
     const auto window = QJsonDocument::fromJson(p.readAllStandardOutput()).object()["window"].toObject();
-    QVERIFY2(window["from_s"].toDouble() >= a->secondsAt(later, 0) - 1e-6, qPrintable(QString::number(window["from_s"].toDouble())));
+    QVERIFY2(window["from_s"].toDouble() >= a->secondsAt(later, 0) - 1e-6,
+             qPrintable(QString::number(window["from_s"].toDouble())));
 }
 
 void TestGrowthRegions::epochsOfVaryingLength() {
@@ -441,7 +448,7 @@ void TestGrowthRegions::epochsOfVaryingLength() {
         auto a = analyse(loop);
         const LeakReport rep = diagnoseLeaks(*a, 0);
         QVERIFY2(rep.kind == LeakKind::Accumulation, rep.summary.c_str());
-        QVERIFY(rep.region.has_value()); // what the GUI selects on open
+        QVERIFY(rep.region.has_value());                       // what the GUI selects on open
         QCOMPARE(rep.region->growthBytes, uint64_t(14 << 20)); // the longest epoch costs the most
     }
 }
@@ -533,7 +540,8 @@ void TestGrowthRegions::nestedRequestTokenClean() {
     servingLoop(loop, 48, 40, 0, kv, kv);
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
-    QVERIFY2(r.regions.empty(), r.regions.empty() ? "" : std::string(leakKindName(r.regions[0].kind)).c_str());
+    QVERIFY2(r.regions.empty(),
+             r.regions.empty() ? "" : std::string(leakKindName(r.regions[0].kind)).c_str());
     QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::None);
 }
 
@@ -638,14 +646,18 @@ void TestGrowthRegions::recorderPausesAreNotIterations() {
 // Recorded on an H200: torch.compile(mode="reduce-overhead") keeps a CUDA graph private pool; it is
 // named in the diagnosis and the state, never growth, and the recorder's exit pause is there.
 void TestGrowthRegions::reduceOverheadPoolIsNoGrowth() {
-    const auto a = openAnalysis((vs::test::samplesDir() + "/../graphs/compile_reduce_overhead.vscap").toStdString());
+    const auto a =
+        openAnalysis((vs::test::samplesDir() + "/../graphs/compile_reduce_overhead.vscap").toStdString());
     const GraphPools pools(a->trace(0));
     QCOMPARE(pools.poolCount(), size_t(1));
     QCOMPARE(pools.reservedAtEnd(), uint64_t(76) << 20);
     const LeakReport rep = diagnoseLeaks(*a, 0);
     QCOMPARE(rep.kind, LeakKind::None);
-    QVERIFY2(rep.evidence.find("76.00 MiB of the 120.00 MiB reserved at the end is in 1 CUDA graph private pool") !=
-                 std::string::npos, rep.evidence.c_str());
-    for (const auto& g : regionsOf(*a).regions) QVERIFY(g.kind != LeakKind::Leak && g.kind != LeakKind::Accumulation);
+    QVERIFY2(rep.evidence.find(
+                 "76.00 MiB of the 120.00 MiB reserved at the end is in 1 CUDA graph private pool") !=
+                 std::string::npos,
+             rep.evidence.c_str());
+    for (const auto& g : regionsOf(*a).regions)
+        QVERIFY(g.kind != LeakKind::Leak && g.kind != LeakKind::Accumulation);
     QCOMPARE(recorderPauses(a->capture(), 0).size(), size_t(1));
 }

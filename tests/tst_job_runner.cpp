@@ -39,8 +39,9 @@ class TestJobRunner : public QObject {
             },
             [&](const QString& r) { delivered << r; });
         gate.entered.get_future().wait();
-        jobs.run<QString>(JobKey::Leaks, &receiver, [](const JobControl&) { return QStringLiteral("second"); },
-                          [&](const QString& r) { delivered << r; });
+        jobs.run<QString>(
+            JobKey::Leaks, &receiver, [](const JobControl&) { return QStringLiteral("second"); },
+            [&](const QString& r) { delivered << r; });
         QVERIFY(jobs.busy(JobKey::Leaks));
         gate.open.set_value();
         jobs.waitFor(JobKey::Leaks);
@@ -53,10 +54,12 @@ class TestJobRunner : public QObject {
         JobRunner jobs;
         QObject receiver;
         QList<int> delivered;
-        jobs.run<int>(JobKey::RetentionPick, &receiver, [](const JobControl&) { return 1; },
-                      [&](const int& r) { delivered << r; });
-        jobs.run<int>(JobKey::RetentionGraph, &receiver, [](const JobControl&) { return 2; },
-                      [&](const int& r) { delivered << r; });
+        jobs.run<int>(
+            JobKey::RetentionPick, &receiver, [](const JobControl&) { return 1; },
+            [&](const int& r) { delivered << r; });
+        jobs.run<int>(
+            JobKey::RetentionGraph, &receiver, [](const JobControl&) { return 2; },
+            [&](const int& r) { delivered << r; });
         jobs.waitForAll();
         std::sort(delivered.begin(), delivered.end());
         QCOMPARE(delivered, (QList<int>{1, 2}));
@@ -110,7 +113,8 @@ class TestJobRunner : public QObject {
         QString message;
         bool delivered = false;
         jobs.run<int>(
-            JobKey::LiveUpdate, &receiver, [](const JobControl&) -> int { throw std::runtime_error("bad bytes"); },
+            JobKey::LiveUpdate, &receiver,
+            [](const JobControl&) -> int { throw std::runtime_error("bad bytes"); },
             [&](const int&) { delivered = true; }, [&](const QString& m) { message = m; });
         jobs.waitForAll();
         QVERIFY(!delivered);

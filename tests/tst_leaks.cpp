@@ -1,12 +1,12 @@
 // Leak hunting: survivors of a range at its edges on hand-built allocations, ranking by steadiness,
 // and the diagnosis of every bundled sample against what its scenario does (kind, leaking line).
 #include "TestData.h"
-#include "analysis/CallTree.h"
-#include "analysis/FrameFilter.h"
-#include "analysis/Iterations.h"
-#include "analysis/LifetimeIndex.h"
-#include "analysis/StackAllocations.h"
-#include "analysis/LeakDiagnosis.h"
+#include "analysis/growth/Iterations.h"
+#include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/replay/LifetimeIndex.h"
+#include "analysis/stacks/CallTree.h"
+#include "analysis/stacks/FrameFilter.h"
+#include "analysis/stacks/StackAllocations.h"
 #include "load/OpenAnalysis.h"
 
 #include <QJsonArray>
@@ -129,7 +129,8 @@ void TestLeaks::indexesAgreeWithScans() {
     for (uint64_t life : {0ull, 1ull, 7ull, 8ull, 500ull, 4096ull, 14000ull, 1ull << 40}) {
         std::set<uint32_t> stacks;
         for (const Allocation& x : all)
-            if (x.freeRequested != kNoEvent && x.freeRequested - x.alloc >= life) stacks.insert(x.stack.value);
+            if (x.freeRequested != kNoEvent && x.freeRequested - x.alloc >= life)
+                stacks.insert(x.stack.value);
         QCOMPARE(byLifetime.stacksFreedAfter(all, life), std::vector<uint32_t>(stacks.begin(), stacks.end()));
     }
     const StackAllocations byStack(all);
@@ -141,7 +142,8 @@ void TestLeaks::indexesAgreeWithScans() {
         for (uint32_t i = 0; i < all.size(); ++i)
             if (all[i].stack.value == s) {
                 mine.push_back(i);
-                const auto k = size_t(std::upper_bound(starts.begin(), starts.end(), all[i].alloc) - starts.begin());
+                const auto k =
+                    size_t(std::upper_bound(starts.begin(), starts.end(), all[i].alloc) - starts.begin());
                 iterations.insert(k);
                 if (k > 0) iterationsAfterFirst.insert(k);
             }
@@ -231,10 +233,12 @@ void TestLeaks::checkGatesGrowth() {
     QCOMPARE(r0["blocks"].toInt(), 7);
     QVERIFY(r0["released_at_s"].toDouble() >= r0["to_s"].toDouble());
     QCOMPARE(r0["top_groups"].toArray()[0].toObject()["site"].toObject()["line"].toInt(), 139);
-    for (const char* k : {"from_s", "scale", "growth_bytes", "per_iteration_bytes", "iterations", "released_by", "cost_bytes"})
+    for (const char* k : {"from_s", "scale", "growth_bytes", "per_iteration_bytes", "iterations",
+                          "released_by", "cost_bytes"})
         QVERIFY2(r0.contains(k), k);
     QCOMPARE(accJson["diagnosis"].toObject()["region"].toInt(), 0);
-    const auto leakRegions = QJsonDocument::fromJson(run({"leaks", leak, "--json"}).second).object()["regions"].toArray();
+    const auto leakRegions =
+        QJsonDocument::fromJson(run({"leaks", leak, "--json"}).second).object()["regions"].toArray();
     QCOMPARE(leakRegions[0].toObject()["kind"].toString(), QString("leak"));
     QVERIFY(leakRegions[0].toObject()["released_at_s"].isNull());
     auto [code, json] = run({"leaks", leak, "--json"});
@@ -343,7 +347,8 @@ void TestLeaks::callTreeFoldsLibraryFrames() {
     const FrameId hook = frame("hook", "/venv/lib/python3.12/site-packages/transformers/trainer.py");
     const StackId mine = c.stacks.intern(std::vector<FrameId>{empty, step, loop, runpy});
     const StackId theirs = c.stacks.intern(std::vector<FrameId>{empty, hook, runpy}); // no user frame
-    const std::vector<SurvivorGroup> groups{{mine, 300, 3, 0, 0, 0, true, {}}, {theirs, 100, 1, 0, 0, 0, true, {}}};
+    const std::vector<SurvivorGroup> groups{{mine, 300, 3, 0, 0, 0, true, {}},
+                                            {theirs, 100, 1, 0, 0, 0, true, {}}};
     auto pathsOf = [&](const CallTree& t) {
         QStringList out; // every leaf's path from the root, bottom-up order of the tree
         for (uint32_t i = 1; i < t.size(); ++i) {

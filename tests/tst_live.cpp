@@ -3,24 +3,24 @@
 // broken producers (garbage, bad lengths, early disconnect, another user, a second program, silence,
 // trickling, more than the budget) are refused with a message and never crash or corrupt what was
 // received; the socket lives only in a private directory; Launch Program never follows a planted path.
-#include "models/EventTableModel.h"
-#include "views/EventTableView.h"
-#include "live/FileFollower.h"
-#include "live/LiveController.h"
-#include "live/LiveSession.h"
-#include "window/MainWindow.h"
-#include "session/Session.h"
-#include "timeline/TimelinePlot.h"
 #include "TestData.h"
 #include "VscapChunks.h"
 #include "WindowParts.h"
 #include "analysis/CaptureAnalysis.h"
-#include "load/LiveCapture.h"
-#include "load/OpenAnalysis.h"
 #include "io/CaptureFile.h"
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
+#include "live/FileFollower.h"
+#include "live/LiveController.h"
+#include "live/LiveSession.h"
+#include "load/LiveCapture.h"
+#include "load/OpenAnalysis.h"
+#include "models/EventTableModel.h"
+#include "session/Session.h"
+#include "timeline/TimelinePlot.h"
 #include "util/Format.h"
+#include "views/panels/EventTableView.h"
+#include "window/MainWindow.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -166,10 +166,14 @@ void TestLive::socketIsPrivate() {
 void TestLive::socketDirectoryMustBePrivate_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");
-    QTest::newRow("open to others") << "0755" << "has mode 0755";
-    QTest::newRow("symlink to a private directory") << "symlink" << "symbolic link";
-    QTest::newRow("owned by nobody") << "nobody" << "belongs to uid 65534";
-    QTest::newRow("missing: made") << "missing" << "";
+    QTest::newRow("open to others") << "0755"
+                                    << "has mode 0755";
+    QTest::newRow("symlink to a private directory") << "symlink"
+                                                    << "symbolic link";
+    QTest::newRow("owned by nobody") << "nobody"
+                                     << "belongs to uid 65534";
+    QTest::newRow("missing: made") << "missing"
+                                   << "";
 }
 
 void TestLive::socketDirectoryMustBePrivate() {
@@ -244,7 +248,8 @@ void TestLive::onlyAStaleSocketIsReplaced() {
     Producer p(stale);
     QVERIFY(p.ok());
 
-    const QString file = socketPath("file.sock"), link = socketPath("link.sock"), victim = socketPath("victim");
+    const QString file = socketPath("file.sock"), link = socketPath("link.sock"),
+                  victim = socketPath("victim");
     QFile f(file), v(victim);
     QVERIFY(f.open(QIODevice::WriteOnly) && v.open(QIODevice::WriteOnly));
     f.write("mine"), v.write("precious"), f.close(), v.close();
@@ -324,7 +329,8 @@ void TestLive::keepaliveHoldsAnIdleProgram() {
         QVERIFY2(s.connected(), qPrintable(QString::number(t.elapsed())));
     }
     QTRY_COMPARE(s.bytes().size(), qsizetype(two + sent * empty.size()));
-    const auto kept = loadCaptureBytes({reinterpret_cast<const uint8_t*>(s.bytes().constData()), size_t(s.bytes().size())}, {});
+    const auto kept = loadCaptureBytes(
+        {reinterpret_cast<const uint8_t*>(s.bytes().constData()), size_t(s.bytes().size())}, {});
     const auto prefix = loadCaptureBytes({reinterpret_cast<const uint8_t*>(bytes.data()), two}, {});
     QCOMPARE(kept->devices.size(), prefix->devices.size());
     QCOMPARE(kept->devices.front().eventCount(), prefix->devices.front().eventCount());
@@ -500,8 +506,7 @@ void TestLive::windowFollowsFreezesAndSaves() {
     QVERIFY(w.analysis()->warnings().empty()); // a complete stream: nothing to warn about
     const QString saved = dir_.filePath("saved.vscap");
     QVERIFY(liveOf(w)->save(saved));
-    QCOMPARE(openAnalysis(saved.toStdString())->trace(0).eventCount(),
-             full->devices[0].eventCount());
+    QCOMPARE(openAnalysis(saved.toStdString())->trace(0).eventCount(), full->devices[0].eventCount());
 }
 
 // Refreshes append: after the first snapshot, each one only adds events to the one shown, and a
@@ -542,7 +547,7 @@ void TestLive::liveViewGrowsInPlace() {
         // Snapshots are recycled: only what the window let go of is reused, never copied anew.
         QVERIFY(c.liveCapture().analysis().snapshotsMade() <= 2);
     }
-    QCOMPARE(shown, size_t(2)); // the first snapshot and the final full analysis
+    QCOMPARE(shown, size_t(2));        // the first snapshot and the final full analysis
     QCOMPARE(grown.size(), size_t(2)); // the two refreshes between them only appended
     for (const auto& [before, now] : grown) QVERIFY(now > before);
     QCOMPARE(inserted.size(), 2);
@@ -578,7 +583,8 @@ void TestLive::windowGrowsKeepingSelection() {
         const auto& r = a->replay(0);
         const double truth = double(*std::max_element(r.allocated.begin(), r.allocated.end()));
         double drawn = 0;
-        for (const auto& d : *timelineOf(w)->seriesGraph(0, ui::TimelinePlot::Series::Allocated, true)->data())
+        for (const auto& d :
+             *timelineOf(w)->seriesGraph(0, ui::TimelinePlot::Series::Allocated, true)->data())
             drawn = std::max(drawn, d.value);
         QCOMPARE(drawn, truth);
         const double last = a->secondsAt(0, uint32_t(a->trace(0).eventCount() - 1));
@@ -685,7 +691,8 @@ void TestLive::launchWritesIntoAFreshPrivateDirectory() {
     launch->trigger();
     const QString first = liveOf(w)->follower()->path();
     const QFileInfo dir(QFileInfo(first).absolutePath());
-    QVERIFY2(dir.fileName().startsWith("vramscope-launch-") && dir.absolutePath() == dir_.path(), qPrintable(first));
+    QVERIFY2(dir.fileName().startsWith("vramscope-launch-") && dir.absolutePath() == dir_.path(),
+             qPrintable(first));
     QCOMPARE(::lstat(QFile::encodeName(dir.filePath()).constData(), &st), 0);
     QCOMPARE(st.st_mode & 07777, mode_t(0700));
     QCOMPARE(::lstat(QFile::encodeName(first).constData(), &st), 0);

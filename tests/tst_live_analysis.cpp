@@ -4,9 +4,9 @@
 // a snapshot handed out must never change while it is held.
 #include "TestData.h"
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/ColumnRegrow.h"
-#include "analysis/LeakDiagnosis.h"
-#include "analysis/TimelineLod.h"
+#include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/replay/ColumnRegrow.h"
+#include "analysis/replay/TimelineLod.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/VscapExport.h"
@@ -238,7 +238,8 @@ void TestLiveAnalysis::lodExtendsLikeARebuild() {
     std::vector<std::pair<CompactSeries, CompactSeries>> kept;
     kept.reserve(16); // the lod points at the latest
     for (size_t n : {1, 15, 16, 17, 255, 256, 4097, 65536, 65537, 70000}) {
-        while (growing.size() < n) growing.push_back(v[growing.size()]), growingTimes.push_back(t[growingTimes.size()]);
+        while (growing.size() < n)
+            growing.push_back(v[growing.size()]), growingTimes.push_back(t[growingTimes.size()]);
         const auto& now = kept.emplace_back(growingTimes, growing);
         grown.extend(now.first, now.second);
         const CompactSeries freshTimes(t.first(n)), freshValues(v.first(n));
@@ -269,7 +270,8 @@ void TestLiveAnalysis::columnsNeverReallocateWhileAppending() {
         const size_t cap = t.stack.capacity();
         for (size_t i = 0; i < kIncoming; ++i) {
             const auto v = StackId(uint32_t(want.size() * 7 + 3));
-            t.timeUs.push_back(int64_t(want.size())), t.stack.push_back(v), r.allocated.push_back(-int64_t(v.value));
+            t.timeUs.push_back(int64_t(want.size())), t.stack.push_back(v),
+                r.allocated.push_back(-int64_t(v.value));
             want.push_back(v);
         }
         if (cap >= (1 << 16)) QVERIFY2(t.stack.data() == before, "reallocated while appending");

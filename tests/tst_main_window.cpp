@@ -1,29 +1,29 @@
 // The GUI, offscreen: plotted series against PyTorch's truth, mouse interactions on the timeline,
 // the event list and stack pane in sync, and headless --screenshot.
-#include "views/BlockMapPanel.h"
-#include "models/CallTreeModel.h"
-#include "views/CapturePropertiesDialog.h"
-#include "models/EventTableModel.h"
-#include "views/EventTableView.h"
-#include "views/FlameGraph.h"
-#include "views/LeaksPanel.h"
-#include "window/MainWindow.h"
-#include "views/MemoryMapView.h"
-#include "views/RegionListView.h"
-#include "window/RegionSelector.h"
-#include "views/RetentionPanel.h"
-#include "views/Sparkline.h"
-#include "views/StackPane.h"
 #include "PickleBuilder.h"
 #include "SyntheticLoop.h"
 #include "TestData.h"
 #include "WindowParts.h"
-#include "timeline/TimelinePlot.h"
-#include "session/Session.h"
-#include "util/Format.h"
-#include "analysis/Replay.h"
+#include "analysis/replay/Replay.h"
 #include "io/CaptureFile.h"
 #include "io/VscapExport.h"
+#include "models/CallTreeModel.h"
+#include "models/EventTableModel.h"
+#include "session/Session.h"
+#include "timeline/TimelinePlot.h"
+#include "util/Format.h"
+#include "views/dialogs/CapturePropertiesDialog.h"
+#include "views/panels/BlockMapPanel.h"
+#include "views/panels/EventTableView.h"
+#include "views/panels/FlameGraph.h"
+#include "views/panels/LeaksPanel.h"
+#include "views/panels/RegionListView.h"
+#include "views/panels/RetentionPanel.h"
+#include "views/panels/Sparkline.h"
+#include "views/panels/StackPane.h"
+#include "views/timeline/MemoryMapView.h"
+#include "window/MainWindow.h"
+#include "window/RegionSelector.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -87,7 +87,8 @@ class TestMainWindow : public QObject {
   private:
     std::unique_ptr<MainWindow> open(const QString& name);
     std::unique_ptr<MainWindow> openAccumulation();
-    static std::unique_ptr<MainWindow> openSample(const QString& underSamples); // a path under samples/captures
+    static std::unique_ptr<MainWindow>
+    openSample(const QString& underSamples); // a path under samples/captures
     static void mouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons buttons,
                       Qt::KeyboardModifiers mods = {});
 };
@@ -134,7 +135,8 @@ double secondsOf(const MainWindow& w, uint32_t event) {
 // A point in the top tenth of the first lane at a time: above the curves, on the shading.
 QPoint pixelAt(TimelinePlot* plot, double seconds) {
     QCPAxisRect* rect = plot->axisRect(0);
-    return {int(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(seconds))), rect->top() + rect->height() / 10};
+    return {int(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(seconds))),
+            rect->top() + rect->height() / 10};
 }
 
 // Every background job of the Leaks panel done (a cold open explains its region in a second job).
@@ -164,7 +166,9 @@ void TestMainWindow::eventListTurnsPages() {
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     QCOMPARE(model.rowCount(), 100);
     QVERIFY(model.hasLater() && !model.hasEarlier());
-    const auto shown = [&](int row) { return model.data(model.index(row, ui::EventTableModel::Index), Qt::DisplayRole).toULongLong(); };
+    const auto shown = [&](int row) {
+        return model.data(model.index(row, ui::EventTableModel::Index), Qt::DisplayRole).toULongLong();
+    };
     view.goToEvent(n - 3); // the last page: centred as far as the capture allows
     QCOMPARE(view.currentEvent(), int64_t(n - 3));
     QCOMPARE(shown(view.currentIndex().row()), qulonglong(n - 3));
@@ -398,7 +402,8 @@ void TestMainWindow::leaksPanelShowsTheLeak() {
     QVERIFY(panel->sparkline()->pointCount() >= top.count);
     QCPGraph* marks = nullptr;
     for (int i = 0; i < timelineOf(*w)->graphCount(); ++i)
-        if (timelineOf(*w)->graph(i)->name() == "allocations of the selected Leaks group") marks = timelineOf(*w)->graph(i);
+        if (timelineOf(*w)->graph(i)->name() == "allocations of the selected Leaks group")
+            marks = timelineOf(*w)->graph(i);
     QVERIFY(marks);
     QCOMPARE(marks->data()->size(), int(top.count));
     // search keeps the path to train_and_keep in the top-down tree
@@ -596,7 +601,8 @@ void TestMainWindow::coldOpenSelectsTheWorstRegion() {
     QCOMPARE(shade->upper, secondsOf(*w, worst.last));
     const QImage img = timelineOf(*w)->toPixmap().toImage();
     const QColor inside = img.pixelColor(pixelAt(timelineOf(*w), (shade->lower + shade->upper) / 2));
-    const QColor outside = img.pixelColor(pixelAt(timelineOf(*w), shade->upper + (shade->upper - shade->lower) * 0.6));
+    const QColor outside =
+        img.pixelColor(pixelAt(timelineOf(*w), shade->upper + (shade->upper - shade->lower) * 0.6));
     auto reddish = [](const QColor& c) { return c.red() > c.green() + 8 && c.red() > c.blue() + 8; };
     QVERIFY2(reddish(inside) && !reddish(outside),
              qPrintable(QString("inside %1, outside %2").arg(inside.name(), outside.name())));
@@ -640,7 +646,8 @@ void TestMainWindow::clickOnARampSelectsItsRegion() {
     // the click also selected the event under it, without moving the block map away
     auto* model = static_cast<ui::EventTableModel*>(eventTableOf(*w)->model());
     QCOMPARE(eventTableOf(*w)->currentEvent(),
-             int64_t(model->eventAtTime(timelineOf(*w)->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(px.x()))));
+             int64_t(model->eventAtTime(
+                 timelineOf(*w)->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(px.x()))));
     // flat ground (the tail after the last release): no region, the event there is selected
     const double flat = secondsOf(*w, uint32_t(timelineOf(*w)->analysis()->trace(0).eventCount() - 4));
     QVERIFY(!timelineOf(*w)->regionAt(0, flat));
@@ -648,11 +655,13 @@ void TestMainWindow::clickOnARampSelectsItsRegion() {
     QVERIFY(stackOf(*w)->isVisible()); // flat ground: the event's stack, as before regions
     const QPoint flatPx = pixelAt(timelineOf(*w), flat);
     QCOMPARE(eventTableOf(*w)->currentEvent(),
-             int64_t(model->eventAtTime(timelineOf(*w)->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(flatPx.x()))));
+             int64_t(model->eventAtTime(
+                 timelineOf(*w)->axisRect(0)->axis(QCPAxis::atBottom)->pixelToCoord(flatPx.x()))));
     QCOMPARE(sel->selectedIndex(), other); // still the region clicked before
     // stepping in time order from the first tooth: Next gives the second, Previous the first again
     std::vector<size_t> order = {0, 1, 2};
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sel->regions()[a].first < sel->regions()[b].first; });
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return sel->regions()[a].first < sel->regions()[b].first; });
     sel->select(int(order[0]));
     w->activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(w.get()));
@@ -686,7 +695,7 @@ void TestMainWindow::zoomedInClickSelectsAnIterationsRise() {
     QVERIFY(sel.has_value());
     QCOMPARE(sel->kind, LeakKind::Transient);
     QCOMPARE(sel->growthBytes, uint64_t(4 << 20)); // both activations: the rise of that forward pass
-    QCOMPARE(regionsOf(*w)->selectedIndex(), -1); // not a listed region
+    QCOMPARE(regionsOf(*w)->selectedIndex(), -1);  // not a listed region
     settle(*w);
     QVERIFY(leaksOf(*w)->report().region.has_value());
     QCOMPARE(leaksOf(*w)->report().region->kind, LeakKind::Transient);
@@ -703,7 +712,8 @@ void TestMainWindow::groupMarksLineUpAcrossViews() {
     panel->selectGroup(0);
     QCPGraph* marks = nullptr;
     for (int i = 0; i < timelineOf(*w)->graphCount(); ++i)
-        if (timelineOf(*w)->graph(i)->name() == "allocations of the selected Leaks group") marks = timelineOf(*w)->graph(i);
+        if (timelineOf(*w)->graph(i)->name() == "allocations of the selected Leaks group")
+            marks = timelineOf(*w)->graph(i);
     QVERIFY(marks && marks->data()->size() > 0);
     QCPAxisRect* rect = timelineOf(*w)->axisRect(0);
     const double lo = secondsOf(*w, region.first), hi = secondsOf(*w, region.last);
@@ -755,17 +765,19 @@ void TestMainWindow::leaksTreesFoldLibraryFrames() {
         return out;
     };
     auto fromLibraries = [](const QStringList& l) {
-        return std::count_if(l.begin(), l.end(), [](const QString& f) { return f.contains("site-packages/"); });
+        return std::count_if(l.begin(), l.end(),
+                             [](const QString& f) { return f.contains("site-packages/"); });
     };
     const QStringList folded = locations();
     QVERIFY(!folded.isEmpty());
     QCOMPARE(fromLibraries(folded), 0);
     QVERIFY(folded.join(' ').contains("lightning_outputs.py:32")); // the user's own allocation site stays
     const QList<QCheckBox*> boxes = panel->findChildren<QCheckBox*>();
-    auto it = std::find_if(boxes.begin(), boxes.end(), [](QCheckBox* b) { return b->text().contains("Library"); });
+    auto it =
+        std::find_if(boxes.begin(), boxes.end(), [](QCheckBox* b) { return b->text().contains("Library"); });
     QVERIFY(it != boxes.end());
     (*it)->setChecked(true);
-    QVERIFY(fromLibraries(locations()) > 0); // shown on request
+    QVERIFY(fromLibraries(locations()) > 0);                    // shown on request
     QVERIFY(QSettings().value("leaks/libraryFrames").toBool()); // and remembered
     (*it)->setChecked(false);
 }
@@ -815,7 +827,8 @@ void TestMainWindow::everyDeviceBrowsable() {
     const size_t first = s->device(), other = 1 - first;
     auto followed = [&](size_t d) {
         return s->device() == d && box->currentIndex() == int(d) && leaksOf(w)->device() == d &&
-               blockMapOf(w)->device() == d && static_cast<ui::EventTableModel*>(eventTableOf(w)->model())->device() == d;
+               blockMapOf(w)->device() == d &&
+               static_cast<ui::EventTableModel*>(eventTableOf(w)->model())->device() == d;
     };
     QVERIFY(followed(first));
     // a click in the other device's lane selects that device, and an event of it
@@ -837,7 +850,8 @@ void TestMainWindow::everyDeviceBrowsable() {
     const LeakReport& rep = leaksOf(w)->report();
     const double from = s->secondsAt(later, rep.first);
     QVERIFY2(from > 0.3, qPrintable(QString::number(from)));
-    if (auto shade = plot->growthRegion()) QVERIFY(std::abs(shade->lower - from) < 0.05 || shade->lower > 0.3);
+    if (auto shade = plot->growthRegion())
+        QVERIFY(std::abs(shade->lower - from) < 0.05 || shade->lower > 0.3);
 }
 
 void TestMainWindow::manyDevicesGetTheBusiestLanes() {
@@ -873,7 +887,8 @@ void TestMainWindow::manyDevicesGetTheBusiestLanes() {
         const QCPGraph* g = plot->seriesGraph(d, TimelinePlot::Series::Allocated, true);
         QVERIFY(g);
         double peak = 0;
-        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) peak = std::max(peak, it->value);
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+            peak = std::max(peak, it->value);
         QCOMPARE(peak, double((d + 1) << 20));
     }
     QVERIFY(plot->tooltipAt(2, 0.0).contains("device 2"));
@@ -900,7 +915,7 @@ void TestMainWindow::openingAnotherFileLeavesNoState() {
     TimelinePlot* plot = timelineOf(*w);
     const QRect area = plot->axisRect(0)->rect();
     mouse(plot, QEvent::MouseMove, area.center(), Qt::NoButton); // the cursor readout
-    QTest::mouseClick(plot, Qt::LeftButton, {}, area.center());   // an event
+    QTest::mouseClick(plot, Qt::LeftButton, {}, area.center());  // an event
     eventTableOf(*w)->scrollToBottom();
     settle(*w);
     QVERIFY(w->session()->selectedEvent().has_value());
@@ -913,7 +928,7 @@ void TestMainWindow::openingAnotherFileLeavesNoState() {
     QCOMPARE(eventTableOf(*w)->rowAt(0), 0); // scrolled back to the top
     for (auto* label : w->statusBar()->findChildren<QLabel*>())
         QVERIFY2(!label->text().startsWith("t = "), qPrintable(label->text())); // no cursor time of the first
-    QVERIFY(!w->findChild<QComboBox*>("deviceBox")->isVisibleTo(w.get())); // one device: no picker
+    QVERIFY(!w->findChild<QComboBox*>("deviceBox")->isVisibleTo(w.get()));      // one device: no picker
     QCOMPARE(w->session()->path(), second);
 }
 
@@ -956,7 +971,8 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     const auto shade = plot->growthRegion();
     QVERIFY(region && shade);
     QCOMPARE(region->kind, LeakKind::Leak);
-    QVERIFY2(std::abs(px(shade->lower) - px(truth(region->first))) < 1, qPrintable(QString::number(shade->lower)));
+    QVERIFY2(std::abs(px(shade->lower) - px(truth(region->first))) < 1,
+             qPrintable(QString::number(shade->lower)));
     QVERIFY(std::abs(px(shade->upper) - px(truth(region->last))) < 1);
     // a Leaks group's ticks: one per kept allocation, each at its allocation's moment
     ui::LeaksPanel* panel = leaksOf(w);
@@ -964,11 +980,13 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     panel->selectGroup(0);
     QCPGraph* marks = nullptr;
     for (int i = 0; i < plot->graphCount(); ++i)
-        if (plot->graph(i)->keyAxis() == x1 && plot->graph(i)->name() == "allocations of the selected Leaks group")
+        if (plot->graph(i)->keyAxis() == x1 &&
+            plot->graph(i)->name() == "allocations of the selected Leaks group")
             marks = plot->graph(i);
     QVERIFY(marks);
     std::vector<double> expected;
-    for (uint32_t i : panel->report().groups.front().allocations) expected.push_back(px(truth(panel->lifetimes()[i].alloc)));
+    for (uint32_t i : panel->report().groups.front().allocations)
+        expected.push_back(px(truth(panel->lifetimes()[i].alloc)));
     QCOMPARE(size_t(marks->data()->size()), expected.size());
     std::sort(expected.begin(), expected.end());
     size_t k = 0;
@@ -980,7 +998,8 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     bool oomLine = false;
     for (int i = 0; i < plot->itemCount(); ++i)
         if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i)))
-            oomLine |= line->clipAxisRect() == plot->axisRect(1) && std::abs(px(line->point1->coords().x()) - px(truth(oom))) < 1;
+            oomLine |= line->clipAxisRect() == plot->axisRect(1) &&
+                       std::abs(px(line->point1->coords().x()) - px(truth(oom))) < 1;
     QVERIFY(oomLine);
     // the selected event's line (event 7 is far from the OOM: not its line)
     QVERIFY(std::abs(px(truth(7)) - px(truth(oom))) > 10);
@@ -1011,7 +1030,8 @@ void TestMainWindow::hiddenBlockMapReplaysInTheBackground() {
     w->waitForBackgroundWork();
     QTRY_VERIFY(!view->replaying());
     const ui::AnalysisPtr a = w->analysis();
-    const auto truth = Replay::stateAfter(a->trace(0), a->capture().streams, a->replay(0), a->rules(), row + 1);
+    const auto truth =
+        Replay::stateAfter(a->trace(0), a->capture().streams, a->replay(0), a->rules(), row + 1);
     uint64_t want = 0, got = 0;
     for (const auto& s : truth) want += s.size;
     for (const auto& s : view->segments()) got += s.size;
@@ -1046,7 +1066,8 @@ void TestMainWindow::damagedCaptureOffersTheIntactPart() {
     QTRY_COMPARE(loaded.count(), 1);
     const auto a = loaded[0][1].value<ui::AnalysisPtr>();
     QVERIFY(a->trace(0).eventCount() > 0 && a->trace(0).eventCount() < full->devices[0].eventCount());
-    QVERIFY2(a->warnings().front().find("the capture is damaged at byte ") == 0, a->warnings().front().c_str());
+    QVERIFY2(a->warnings().front().find("the capture is damaged at byte ") == 0,
+             a->warnings().front().c_str());
 }
 
 void TestMainWindow::eventTableFitsAt1280() {
@@ -1056,7 +1077,8 @@ void TestMainWindow::eventTableFitsAt1280() {
     w->resize(1280, 800);
     QTableView* table = eventTableOf(*w);
     for (QWidget* p = table->parentWidget(); p; p = p->parentWidget()) // bring the table's tab forward
-        if (auto* tabs = qobject_cast<QTabWidget*>(p->parentWidget() ? p->parentWidget()->parentWidget() : nullptr))
+        if (auto* tabs =
+                qobject_cast<QTabWidget*>(p->parentWidget() ? p->parentWidget()->parentWidget() : nullptr))
             tabs->setCurrentWidget(p);
     QApplication::processEvents();
     QVERIFY(table->isVisible());
@@ -1064,7 +1086,8 @@ void TestMainWindow::eventTableFitsAt1280() {
     auto* model = table->model();
     const int site = model->columnCount() - 1;
     QVERIFY(table->horizontalHeader()->length() <= table->viewport()->width());
-    QVERIFY2(table->columnWidth(site) >= 60, qPrintable(QString::number(table->columnWidth(site)))); // not squeezed out
+    QVERIFY2(table->columnWidth(site) >= 60,
+             qPrintable(QString::number(table->columnWidth(site)))); // not squeezed out
     int cut = 0;
     for (int row = 0; row < std::min(model->rowCount(), 200); ++row) {
         const QString text = model->index(row, site).data().toString();
@@ -1118,7 +1141,8 @@ void TestMainWindow::propertiesDescribeTheRecording() {
             text.contains("Memory: 139.80 GiB")); // the agent's Device record
     QVERIFY(text.contains("address_space_reserved: 16777216 bytes"));
     QVERIFY(text.contains("2097152 bytes of physical memory")); // the warning
-    QVERIFY2(text.contains("device 0: program or extension: peak "), qPrintable(text)); // a driver-level recording, named
+    QVERIFY2(text.contains("device 0: program or extension: peak "),
+             qPrintable(text)); // a driver-level recording, named
     const QTreeWidgetItem* modules = d->tree()->topLevelItem(3);
     bool program = false; // the program itself, with its build id
     for (int i = 0; i < modules->childCount(); ++i)
@@ -1136,7 +1160,7 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     w.setAnalysis(path, ui::CaptureLoader::openNow(path));
     w.showRetentionTab();
     ui::RetentionPanel* p = retentionOf(w);
-    w.waitForBackgroundWork(); // the graphs are analysed off the GUI thread
+    w.waitForBackgroundWork();    // the graphs are analysed off the GUI thread
     QCOMPARE(p->graphCount(), 2); // at step 25 and at exit
     QVERIFY(!p->result().groups.empty());
     // Opens on the graph with suspicious memory: the one taken while the list was alive.
@@ -1149,11 +1173,13 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     // The dominator tree: the frame, then the list retaining the bulk of the memory.
     QAbstractItemModel* tree = p->dominatorView()->model();
     const QModelIndex frame = tree->index(0, 0);
-    QVERIFY2(frame.data().toString().contains("frame leak_eval_no_grad"), qPrintable(frame.data().toString()));
+    QVERIFY2(frame.data().toString().contains("frame leak_eval_no_grad"),
+             qPrintable(frame.data().toString()));
     const QModelIndex list = tree->index(0, 0, frame);
     QVERIFY(list.data().toString().startsWith("list"));
     QCOMPARE(tree->index(0, 1, frame).data().toString(),
-             QString::fromStdString(humanBytes(int64_t(p->result().retained[list.data(Qt::UserRole + 1).toUInt()]))));
+             QString::fromStdString(
+                 humanBytes(int64_t(p->result().retained[list.data(Qt::UserRole + 1).toUInt()]))));
     const uint32_t listNode = list.data(Qt::UserRole + 1).toUInt();
     QVERIFY(p->result().retained[listNode] > 400ull << 20); // 25 outputs of 20 MiB each with their graphs
     // Ignoring the list leaves its blocks unexplained by any root: they fall to the cycle root.
@@ -1203,7 +1229,8 @@ void TestMainWindow::newestSnapshotFieldsOnScreen() {
     for (int y = 2; y < view->viewport()->height() && tip.isEmpty(); y += 3)
         for (int x = 2; x < view->viewport()->width() && tip.isEmpty(); x += 3) {
             const auto h = view->hitTest({x, y});
-            if (h.segment >= 0 && h.block >= 0 && view->segments()[size_t(h.segment)].blocks[size_t(h.block)].address == ghost)
+            if (h.segment >= 0 && h.block >= 0 &&
+                view->segments()[size_t(h.segment)].blocks[size_t(h.block)].address == ghost)
                 tip = view->describe(h);
         }
     QVERIFY2(tip.contains("<b>ghost</b>: the trace sees it only being freed"), qPrintable(tip));

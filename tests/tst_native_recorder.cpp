@@ -4,12 +4,12 @@
 // clearly when it cannot record.
 #include "NativeRecorder.h"
 #include "analysis/CaptureAnalysis.h"
-#include "load/OpenAnalysis.h"
-#include "analysis/FrameFilter.h"
-#include "analysis/LeakDiagnosis.h"
+#include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/stacks/FrameFilter.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/VscapFormat.h"
+#include "load/OpenAnalysis.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -277,16 +277,17 @@ void poolFree(cupti::NativeRecorder& r, uint64_t addr, uint32_t corr, uint64_t p
 // A pool that keeps what is freed (release threshold above use): reserved follows the pool's size.
 void TestNativeRecorder::poolCacheMakesReservedThePoolSize() {
     auto c = record([](cupti::NativeRecorder& r) {
-        poolAlloc(r, kPool, 8 << 20, 1, 32 << 20);                             // the pool maps 32 MiB for 8
-        poolAlloc(r, kPool + (8 << 20), 1000, 2, 32 << 20);                    // 1000 -> a 1024-byte segment
-        poolFree(r, kPool, 3, 32 << 20);                                       // kept by the pool
-        poolAlloc(r, kPool, 8 << 20, 4, 32 << 20);                             // handed out again in place
-        poolFree(r, kPool, 5, 32 << 20);                                       // kept again
-        poolAlloc(r, kPool + (16 << 20), 40 << 20, 6, 64 << 20);               // grows
-        const int64_t later = std::chrono::duration_cast<std::chrono::microseconds>(
-                                  (std::chrono::system_clock::now() + std::chrono::hours(1)).time_since_epoch())
-                                  .count(); // after every event (a time past 2200 is refused: TimeRange.h)
-        r.poolChanged({later, kPool, 48 << 20});                               // trimmed at the end
+        poolAlloc(r, kPool, 8 << 20, 1, 32 << 20);               // the pool maps 32 MiB for 8
+        poolAlloc(r, kPool + (8 << 20), 1000, 2, 32 << 20);      // 1000 -> a 1024-byte segment
+        poolFree(r, kPool, 3, 32 << 20);                         // kept by the pool
+        poolAlloc(r, kPool, 8 << 20, 4, 32 << 20);               // handed out again in place
+        poolFree(r, kPool, 5, 32 << 20);                         // kept again
+        poolAlloc(r, kPool + (16 << 20), 40 << 20, 6, 64 << 20); // grows
+        const int64_t later =
+            std::chrono::duration_cast<std::chrono::microseconds>(
+                (std::chrono::system_clock::now() + std::chrono::hours(1)).time_since_epoch())
+                .count(); // after every event (a time past 2200 is refused: TimeRange.h)
+        r.poolChanged({later, kPool, 48 << 20}); // trimmed at the end
     });
     const auto a = CaptureAnalysis::analyse(std::move(c));
     QVERIFY2(a->warnings().empty(), a->warnings().empty() ? "" : a->warnings().front().c_str());
@@ -628,7 +629,8 @@ void TestNativeRecorder::idleViewerGetsKeepalives() {
         cupti::NativeRecorder r(out, 1 << 20, std::move(live));
         r.setKeepalive(std::chrono::milliseconds(50));
         leakyAllocation(r, 0x7f2000000000);
-        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(path).size() > qint64(vscap::kHeaderSize), 20000); // symbolized, written
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(path).size() > qint64(vscap::kHeaderSize),
+                                 20000);                             // symbolized, written
         std::this_thread::sleep_for(std::chrono::milliseconds(600)); // then idle: ~6 writer wake-ups
         leakyAllocation(r, 0x7f2000200000);
         r.close();
@@ -646,15 +648,18 @@ void TestNativeRecorder::idleViewerGetsKeepalives() {
         std::memcpy(&raw, received.data() + pos + 12, 4);
         const size_t next = pos + vscap::kChunkHeaderSize + stored;
         QVERIFY(next <= received.size());
-        if (stored == 0 && raw == 0) ++empty;
-        else withoutEmpty.append(received, pos, next - pos);
+        if (stored == 0 && raw == 0)
+            ++empty;
+        else
+            withoutEmpty.append(received, pos, next - pos);
         pos = next;
     }
     QVERIFY2(empty >= 3, qPrintable(QString::number(empty)));
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(QByteArray::fromStdString(withoutEmpty), f.readAll()); // the file got none of them
-    const auto capture = loadCaptureBytes({reinterpret_cast<const uint8_t*>(received.data()), received.size()}, {});
+    const auto capture =
+        loadCaptureBytes({reinterpret_cast<const uint8_t*>(received.data()), received.size()}, {});
     QCOMPARE(capture->devices.size(), size_t(1)); // and the viewer reads the stream as a capture
 }
 

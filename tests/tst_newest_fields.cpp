@@ -40,7 +40,8 @@ std::string joined(const std::vector<std::string>& warnings) {
     return out;
 }
 
-const FactRow* factRow(const std::vector<FactSection>& facts, const std::string& section, const std::string& label) {
+const FactRow* factRow(const std::vector<FactSection>& facts, const std::string& section,
+                       const std::string& label) {
     for (const auto& s : facts)
         if (s.title == section)
             for (const auto& r : s.rows)
@@ -92,7 +93,8 @@ void TestNewestFields::lostEntriesWarningIsNotTheLateStartOne() {
     const ReplayResult& r = over->replay(0);
     QCOMPARE(r.baselineBlocks, 2u); // the block alive to the end and the ghost, both from before
     QCOMPARE(r.initialState.size(), size_t(1));
-    const std::string lost = "at least " + std::to_string(r.baselineBlocks + r.initialState.size() + r.pendingFreeAtStart) +
+    const std::string lost = "at least " +
+                             std::to_string(r.baselineBlocks + r.initialState.size() + r.pendingFreeAtStart) +
                              " trace entries were lost to the ring buffer before t = 0.000 s";
     QVERIFY2(anyWarning(over->warnings(), lost), joined(over->warnings()).c_str());
     QVERIFY(anyWarning(over->warnings(), "it keeps the last 7 entries: raise max_entries"));
@@ -105,7 +107,8 @@ void TestNewestFields::lostEntriesWarningIsNotTheLateStartOne() {
 
     const auto old = openAnalysis(QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/leak_cut.pickle.gz").toStdString());
     QVERIFY(anyWarning(old->warnings(), "recording started late or the ring buffer (max_entries) dropped"));
-    QVERIFY(!anyWarning(old->warnings(), lateText) && !anyWarning(old->warnings(), "lost to the ring buffer"));
+    QVERIFY(!anyWarning(old->warnings(), lateText) &&
+            !anyWarning(old->warnings(), "lost to the ring buffer"));
 }
 
 void TestNewestFields::userMetadataTextAndDicts() {
@@ -145,7 +148,7 @@ void TestNewestFields::ghostBlocksAreTheOnesSeenOnlyBeingFreed() {
     QCOMPARE(a->trace(0).action[g.blocks[0].freeEvent], Action::FreeRequested);
     QCOMPARE(g.bytes, 2 * MiB);
     QVERIFY(g.contains(kSegment + 6 * MiB));
-    QVERIFY(!g.contains(kSegment)); // from before too, but alive to the end: a baseline, not a ghost
+    QVERIFY(!g.contains(kSegment));       // from before too, but alive to the end: a baseline, not a ghost
     QVERIFY(a->ghosts(1).blocks.empty()); // the host trace saw every block allocated
 }
 
@@ -186,7 +189,8 @@ void TestNewestFields::capturePropertiesShowThem() {
             for (const auto& r : s.rows) {
                 train |= r.label == "user_metadata" && r.value == "phase=train (1 entries)";
                 dict |= r.label == "user_metadata" && r.value == "step: 3, pool: comm (1 entries)";
-                note |= r.label.find("block 0x7f0000200000") != std::string::npos && r.value == "kept for logging";
+                note |= r.label.find("block 0x7f0000200000") != std::string::npos &&
+                        r.value == "kept for logging";
             }
     QVERIFY(train && dict && note);
     const auto late = captureFacts(*openAnalysis(newest("newest_hand_late.pickle")), 0);
@@ -222,7 +226,8 @@ void TestNewestFields::wrongTypesAreIgnoredWithWarnings() {
         QFAIL(e.what());
     }
     const auto& w = c->warnings;
-    QVERIFY2(anyWarning(w, "'trace_alloc_overflowed' is neither a bool nor a list of bools: ignored"), joined(w).c_str());
+    QVERIFY2(anyWarning(w, "'trace_alloc_overflowed' is neither a bool nor a list of bools: ignored"),
+             joined(w).c_str());
     QVERIFY(anyWarning(w, "'host_segments' is not a list"));
     QVERIFY(anyWarning(w, "'host_traces' is neither a list of trace entries nor a list of such lists"));
     QVERIFY(anyWarning(w, "1 'annotate' entries have no address or no plausible time_us"));
@@ -241,7 +246,8 @@ void TestNewestFields::realTorchSnapshots_data() {
     for (const char* n : {"metadata", "ring", "late", "pinned"})
         if (QFile::exists(QString::fromStdString(newest(QStringLiteral("newest_%1.pickle.gz").arg(n)))))
             QTest::newRow(n) << QStringLiteral("newest_%1").arg(n);
-    if (QTest::currentTestFunction() && !QFile::exists(QString::fromStdString(newest("newest_metadata.pickle.gz"))))
+    if (QTest::currentTestFunction() &&
+        !QFile::exists(QString::fromStdString(newest("newest_metadata.pickle.gz"))))
         QTest::newRow("none recorded") << QString();
 }
 
@@ -259,7 +265,8 @@ void TestNewestFields::realTorchSnapshots() {
     const Capture& c = a->capture();
     // user_metadata: every value torch wrote (repr'd in the truth) is one the reader has.
     std::vector<std::string> texts;
-    for (const auto& [i, text] : c.devices[size_t(dev)].userMetadata) texts.emplace_back(c.strings.text(text));
+    for (const auto& [i, text] : c.devices[size_t(dev)].userMetadata)
+        texts.emplace_back(c.strings.text(text));
     for (const auto& v : truth["user_metadata"].toArray()) {
         QString repr = v.toString();
         repr = repr.mid(1, repr.size() - 2); // 'phase=train' -> phase=train
@@ -272,7 +279,8 @@ void TestNewestFields::realTorchSnapshots() {
     if (!settings.contains("trace_alloc_overflowed"))
         QCOMPARE(ring, RingBuffer::Unknown);
     else
-        QCOMPARE(ring, settings["trace_alloc_overflowed"].toString() == "True" ? RingBuffer::Overflowed : RingBuffer::Kept);
+        QCOMPARE(ring, settings["trace_alloc_overflowed"].toString() == "True" ? RingBuffer::Overflowed
+                                                                               : RingBuffer::Kept);
     if (ring == RingBuffer::Overflowed) QVERIFY(anyWarning(a->warnings(), "lost to the ring buffer"));
     // A host lane exactly when torch wrote pinned host memory's segments or entries.
     QCOMPARE(a->indexOfDevice(kPinnedHostDevice) >= 0,

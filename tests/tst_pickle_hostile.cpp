@@ -67,8 +67,8 @@ Bytes memoSlots() {
 // 10^4 segments, each the same memo-shared dict holding the same list of 10^4 block dicts.
 Bytes sharedBlocks() {
     PickleBuilder p;
-    p.proto(4).emptyDict().mark().str("segments").emptyList().mark();     // memo 0..2
-    p.emptyDict().mark().str("device").integer(0).str("address").integer(0); // memo 3..5
+    p.proto(4).emptyDict().mark().str("segments").emptyList().mark();                   // memo 0..2
+    p.emptyDict().mark().str("device").integer(0).str("address").integer(0);            // memo 3..5
     p.str("total_size").integer(int64_t(512) * 10000).str("blocks").emptyList().mark(); // 6..8
     p.emptyDict().mark().str("size").integer(512).str("state").str("active_allocated").setitems(); // 9..12
     for (int i = 1; i < 10000; ++i) p.get(9);
@@ -88,7 +88,8 @@ Bytes quadraticStack() {
 }
 
 // A snapshot with one device's final segments and a trace of `entries`.
-Bytes snapshot(const std::function<void(PickleBuilder&)>& segments, const std::function<void(PickleBuilder&)>& trace) {
+Bytes snapshot(const std::function<void(PickleBuilder&)>& segments,
+               const std::function<void(PickleBuilder&)>& trace) {
     PickleBuilder p;
     p.proto(4).emptyDict().mark().str("segments").emptyList().mark();
     segments(p);
@@ -102,7 +103,15 @@ PickleBuilder& segment(PickleBuilder& p, int64_t device, int64_t address, int64_
     p.emptyDict().mark().str("device").integer(device).str("address").integer(address);
     p.str("total_size").integer(total).str("blocks").emptyList().mark();
     for (auto [a, s] : blocks)
-        p.emptyDict().mark().str("address").integer(a).str("size").integer(s).str("state").str("active_allocated").setitems();
+        p.emptyDict()
+            .mark()
+            .str("address")
+            .integer(a)
+            .str("size")
+            .integer(s)
+            .str("state")
+            .str("active_allocated")
+            .setitems();
     return p.appends().setitems();
 }
 
@@ -166,7 +175,8 @@ ChildRun loadInChild(const Bytes& input, uint64_t maxMemory = MemoryBudget::proc
     ::wait4(pid, &status, 0, &ru);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.peakRssKiB = ru.ru_maxrss;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) r.error = "child died: status " + std::to_string(status);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        r.error = "child died: status " + std::to_string(status);
     return r;
 }
 
@@ -179,8 +189,8 @@ void TestPickleHostile::refusedWithinBounds_data() {
     QTest::addColumn<int>("maxRssMiB"); // the bound each refusal is held to
 
     QTest::newRow("one-entry trace for 10^6 devices")
-        << toQ(manyDevices(1000000)) << "impossible snapshot: 'device_traces' lists 1000000 devices; at most 1024"
-        << 2100 << 200;
+        << toQ(manyDevices(1000000))
+        << "impossible snapshot: 'device_traces' lists 1000000 devices; at most 1024" << 2100 << 200;
     QTest::newRow("10^5 devices") << toQ(manyDevices(100000)) << "lists 100000 devices" << 250 << 200;
     QTest::newRow("LONG_BINPUT memo slots")
         << toQ(memoSlots()) << "would expand to more than 16 times its 10244 bytes" << 11 << 200;
@@ -197,8 +207,10 @@ void TestPickleHostile::refusedWithinBounds_data() {
         return snapshot(noSegments, [t](PickleBuilder& p) { entry(p, "alloc", 1 << 20, 512, t); });
     };
     QTest::newRow("negative time") << toQ(oneEntryAt(-5))
-                                   << "trace entry 0 (in file order, 'alloc'): time_us -5 is negative" << 1 << 200;
-    QTest::newRow("time -2^63") << toQ(oneEntryAt(INT64_MIN)) << "time_us -9223372036854775808 is negative" << 1 << 200;
+                                   << "trace entry 0 (in file order, 'alloc'): time_us -5 is negative" << 1
+                                   << 200;
+    QTest::newRow("time -2^63") << toQ(oneEntryAt(INT64_MIN)) << "time_us -9223372036854775808 is negative"
+                                << 1 << 200;
     QTest::newRow("time 2^63") // LONG1 of 9 bytes, as Python writes 2**63: printed as written
         << toQ(snapshot(noSegments,
                         [](PickleBuilder& p) {
@@ -207,19 +219,32 @@ void TestPickleHostile::refusedWithinBounds_data() {
                             p.str("time_us").op(0x8a).op(9).raw(twoTo63, 9).setitems();
                         }))
         << "time_us 9223372036854775808 is after the year 2200" << 1 << 200;
-    QTest::newRow("far-future time") << toQ(oneEntryAt(int64_t(1) << 62)) << "is after the year 2200" << 1 << 200;
+    QTest::newRow("far-future time") << toQ(oneEntryAt(int64_t(1) << 62)) << "is after the year 2200" << 1
+                                     << 200;
     const auto noTrace = [](PickleBuilder& p) { entry(p, "alloc", 1 << 20, 512, 1700000000000000); };
     QTest::newRow("overlapping blocks")
-        << toQ(snapshot([](PickleBuilder& p) { segment(p, 0, 1 << 20, 4096, {{1 << 20, 2048}, {(1 << 20) + 1024, 2048}}); },
-                        noTrace))
-        << "impossible snapshot: segment 0 (device 0, 4096 bytes at 0x100000): block 1 (2048 bytes at 0x100400) "
+        << toQ(snapshot(
+               [](PickleBuilder& p) {
+                   segment(p, 0, 1 << 20, 4096, {{1 << 20, 2048}, {(1 << 20) + 1024, 2048}});
+               },
+               noTrace))
+        << "impossible snapshot: segment 0 (device 0, 4096 bytes at 0x100000): block 1 (2048 bytes at "
+           "0x100400) "
            "overlaps the block before it"
         << 1 << 200;
     QTest::newRow("block outside its segment")
-        << toQ(snapshot([](PickleBuilder& p) { segment(p, 0, 1 << 20, 4096, {{1 << 21, 512}}); }, noTrace))
+        << toQ(snapshot(
+               [](PickleBuilder& p) {
+                   segment(p, 0, 1 << 20, 4096, {{1 << 21, 512}});
+               },
+               noTrace))
         << "block 0 (512 bytes at 0x200000) lies outside its segment" << 1 << 200;
     QTest::newRow("block past its segment's end")
-        << toQ(snapshot([](PickleBuilder& p) { segment(p, 0, 1 << 20, 4096, {{(1 << 20) + 3584, 1024}}); }, noTrace))
+        << toQ(snapshot(
+               [](PickleBuilder& p) {
+                   segment(p, 0, 1 << 20, 4096, {{(1 << 20) + 3584, 1024}});
+               },
+               noTrace))
         << "lies outside its segment" << 1 << 200;
     QTest::newRow("overlapping segments")
         << toQ(snapshot(
@@ -232,9 +257,9 @@ void TestPickleHostile::refusedWithinBounds_data() {
     QTest::newRow("device 2^31")
         << toQ(snapshot([](PickleBuilder& p) { segment(p, int64_t(1) << 31, 1 << 20, 4096, {}); }, noTrace))
         << "segment 0 names device 2147483648 (device ordinals are 0 to 1023)" << 1 << 200;
-    QTest::newRow("device -1")
-        << toQ(snapshot([](PickleBuilder& p) { segment(p, -1, 1 << 20, 4096, {}); }, noTrace))
-        << "segment 0 names device -1" << 1 << 200;
+    QTest::newRow("device -1") << toQ(snapshot([](PickleBuilder& p) { segment(p, -1, 1 << 20, 4096, {}); },
+                                               noTrace))
+                               << "segment 0 names device -1" << 1 << 200;
 }
 
 // AddressSanitizer's shadow memory and quarantine roughly double a process's peak: the bounds scale.
@@ -257,7 +282,8 @@ void TestPickleHostile::refusedWithinBounds() {
     QVERIFY2(QString::fromStdString(r.error).contains(message), r.error.c_str());
     // Generous bounds that still tell a refusal from the hang or the gigabytes these inputs caused.
     QVERIFY2(r.seconds < 10, qPrintable(QString::number(r.seconds)));
-    QVERIFY2(r.peakRssKiB < long(maxRssMiB) * 1024 * kSanitizerFactor, qPrintable(QString::number(r.peakRssKiB)));
+    QVERIFY2(r.peakRssKiB < long(maxRssMiB) * 1024 * kSanitizerFactor,
+             qPrintable(QString::number(r.peakRssKiB)));
 }
 
 void TestPickleHostile::budgetIsNamedInTheMessage() {
@@ -265,12 +291,14 @@ void TestPickleHostile::budgetIsNamedInTheMessage() {
     PickleBuilder p;
     p.proto(4).emptyDict().mark().str("segments").emptyList().str("device_traces").emptyList().mark();
     p.emptyList().mark();
-    for (int i = 0; i < 200000; ++i) entry(p, "alloc", (int64_t(1) << 30) + int64_t(i) * 512, 512, 1700000000000000 + i);
+    for (int i = 0; i < 200000; ++i)
+        entry(p, "alloc", (int64_t(1) << 30) + int64_t(i) * 512, 512, 1700000000000000 + i);
     const Bytes bytes = p.appends().appends().setitems().stop().bytes;
     const ChildRun r = loadInChild(bytes, 4ull << 20);
-    QVERIFY2(r.error.find("this file would need more than 4 MiB of memory; raise --max-memory if you trust it") !=
-                 std::string::npos,
-             r.error.c_str());
+    QVERIFY2(
+        r.error.find("this file would need more than 4 MiB of memory; raise --max-memory if you trust it") !=
+            std::string::npos,
+        r.error.c_str());
     QVERIFY2(loadInChild(bytes, 1ull << 30).error.empty(), "the same file within a 1 GiB budget must load");
 }
 
@@ -297,7 +325,8 @@ void TestPickleHostile::budgetParsing() {
     QCOMPARE(MemoryBudget::parse("8X"), std::nullopt);
     QCOMPARE(MemoryBudget::describe(11ull << 30), std::string("11 GiB"));
     const uint64_t machine = MemoryBudget::machineDefault();
-    QVERIFY(machine > 0 && machine <= uint64_t(::sysconf(_SC_PHYS_PAGES)) * uint64_t(::sysconf(_SC_PAGESIZE)) / 2);
+    QVERIFY(machine > 0 &&
+            machine <= uint64_t(::sysconf(_SC_PHYS_PAGES)) * uint64_t(::sysconf(_SC_PAGESIZE)) / 2);
 }
 
 void TestPickleHostile::cliTakesMaxMemory() {
@@ -310,7 +339,8 @@ void TestPickleHostile::cliTakesMaxMemory() {
     };
     const auto [rc, err] = run({"summary", sample, "--max-memory", "64K"});
     QCOMPARE(rc, 2);
-    QVERIFY2(err.contains("would need more than 64.0 KiB") || err.contains("would need more than 65536 bytes"),
+    QVERIFY2(err.contains("would need more than 64.0 KiB") ||
+                 err.contains("would need more than 65536 bytes"),
              qPrintable(err));
     QVERIFY2(err.contains("raise --max-memory if you trust it") && err.count('\n') == 1, qPrintable(err));
     QCOMPARE(run({"summary", sample, "--max-memory=1G"}).first, 0);

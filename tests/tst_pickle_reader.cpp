@@ -160,7 +160,7 @@ void TestPickleReader::bigIntegersAreClampedWithWarning() {
     p.op(0x8a).op(9).raw(big, 9);
     QVERIFY(load(PickleBuilder(p).setitems().appends().appends().setitems().stop().bytes)->warnings.empty());
     auto exact = load(PickleBuilder(p).setitems().appends().appends().setitems().stop().bytes);
-    QCOMPARE(exact->devices[0].addr[0], UINT64_MAX);         // fits in 64 unsigned bits: exact, no warning
+    QCOMPARE(exact->devices[0].addr[0], UINT64_MAX); // fits in 64 unsigned bits: exact, no warning
     // A stream handle of 2**72 + 5 keeps its low 64 bits (a size that wide is refused instead:
     // tst_analysis_hostile, sizesPast63PrintAsWritten).
     const uint8_t huge[10] = {5, 0, 0, 0, 0, 0, 0, 0, 0, 1}; // 2**72 + 5

@@ -1,10 +1,10 @@
 // Private places in shared directories (core/util/PrivatePath): a directory someone else made, a
 // symlink where the directory or the file should be, or a directory open to others is refused with
 // a reason, never used or followed; what is made is 0700 / 0600 and ours.
-#include "util/PrivatePath.h"
 #include "TestData.h"
 #include "io/CaptureFile.h"
 #include "io/VscapExport.h"
+#include "util/PrivatePath.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -39,7 +39,9 @@ class TestPrivatePath : public QObject {
     void vscapWriterIgnoresAPlantedPartFile();
 
   private:
-    std::string path(const char* name) const { return tmp_.filePath(QString::fromLatin1(name)).toStdString(); }
+    std::string path(const char* name) const {
+        return tmp_.filePath(QString::fromLatin1(name)).toStdString();
+    }
     QTemporaryDir tmp_;
 };
 

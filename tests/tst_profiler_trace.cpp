@@ -7,7 +7,7 @@
 #include "ProfilerTraceSample.h"
 #include "TestData.h"
 
-#include "analysis/LeakDiagnosis.h"
+#include "analysis/growth/LeakDiagnosis.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/ProfilerTrace.h"
@@ -27,7 +27,6 @@
 
 using namespace vs;
 using namespace vs::test;
-
 
 class TestProfilerTrace : public QObject {
     Q_OBJECT
@@ -60,9 +59,11 @@ class TestProfilerTrace : public QObject {
         QFETCH(bool, compressed);
         const TraceWriter w = sampleTrace();
         const std::string text = TraceWriter(w).finish();
-        const std::string path = write(compressed ? "trace.json.gz" : "trace.json", compressed ? gzip(text) : text);
+        const std::string path =
+            write(compressed ? "trace.json.gz" : "trace.json", compressed ? gzip(text) : text);
         const auto a = openAnalysis(path);
-        QCOMPARE(a->capture().format, std::string(compressed ? "torch-profiler-trace.gz" : "torch-profiler-trace"));
+        QCOMPARE(a->capture().format,
+                 std::string(compressed ? "torch-profiler-trace.gz" : "torch-profiler-trace"));
         QCOMPARE(a->deviceCount(), size_t(2)); // the host's events are not a device
         size_t checked = 0;
         for (const Truth& t : w.truth) {
@@ -83,7 +84,8 @@ class TestProfilerTrace : public QObject {
         QCOMPARE(r.initial.allocated, int64_t(w.baselineBytes));
         const auto& warnings = a->capture().warnings;
         auto says = [&](const char* words) {
-            return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& s) { return s.find(words) != s.npos; });
+            return std::any_of(warnings.begin(), warnings.end(),
+                               [&](const std::string& s) { return s.find(words) != s.npos; });
         };
         QVERIFY(says("not blocks or segments"));
         QVERIFY(says("CPU (or other device) memory events left out"));
@@ -93,40 +95,43 @@ class TestProfilerTrace : public QObject {
     void refusesWhatIsNotATrace_data() {
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<QString>("says");
-        QTest::newRow("json, no traceEvents") << QByteArray(kNotATrace)
-                                              << QStringLiteral("without \"traceEvents\"");
-        QTest::newRow("no memory events") << QByteArray(kNoMemoryEvents)
-                                          << QStringLiteral("profile_memory=True");
+        QTest::newRow("json, no traceEvents")
+            << QByteArray(kNotATrace) << QStringLiteral("without \"traceEvents\"");
+        QTest::newRow("no memory events")
+            << QByteArray(kNoMemoryEvents) << QStringLiteral("profile_memory=True");
         QTest::newRow("host memory only")
-            << QByteArray(kHostMemoryOnly)
-            << QStringLiteral("no CUDA memory events");
-        QTest::newRow("truncated") << QByteArray(kTruncated)
-                                   << QStringLiteral("at byte");
+            << QByteArray(kHostMemoryOnly) << QStringLiteral("no CUDA memory events");
+        QTest::newRow("truncated") << QByteArray(kTruncated) << QStringLiteral("at byte");
         QTest::newRow("deeply nested") << QByteArray(100000, '[') << QStringLiteral("deeper than 256");
         // A free of INT64_MIN bytes (the fuzzer's: it overflowed the replay's totals) and an allocation
         // of 2^60 bytes: sizes no device has.
         const auto cudaEvent = [](const char* bytes) {
-            return QByteArray(R"({"traceEvents": [{"ph": "i", "name": "[memory]", "ts": 1, "args": {"Addr": 4096, "Bytes": )") +
-                   bytes + R"(, "Total Allocated": 0, "Total Reserved": 0, "Device Type": 1, "Device Id": 0}}]})";
+            return QByteArray(
+                       R"({"traceEvents": [{"ph": "i", "name": "[memory]", "ts": 1, "args": {"Addr": 4096, "Bytes": )") +
+                   bytes +
+                   R"(, "Total Allocated": 0, "Total Reserved": 0, "Device Type": 1, "Device Id": 0}}]})";
         };
-        QTest::newRow("free of INT64_MIN bytes") << cudaEvent("-9223372036854775808") << QStringLiteral("impossible size");
+        QTest::newRow("free of INT64_MIN bytes")
+            << cudaEvent("-9223372036854775808") << QStringLiteral("impossible size");
         QTest::newRow("2^60 bytes") << cudaEvent("1152921504606846976") << QStringLiteral("impossible size");
-        QTest::newRow("not JSON after the brace") << QByteArray("{\x80\x02}") << QStringLiteral("not a torch.profiler trace");
+        QTest::newRow("not JSON after the brace")
+            << QByteArray("{\x80\x02}") << QStringLiteral("not a torch.profiler trace");
         // Totals near 2^63 (a Total Allocated of 2^63 - 1 made a baseline block that overflowed the
         // summary's reserved) and 65 blocks of 1 PiB never freed: more live than any device has.
         const auto events = [](int n, const char* bytes, const char* total) {
             QByteArray s(R"({"traceEvents": [)");
             for (int i = 0; i < n; ++i)
-                s += QByteArray(i ? ", " : "") + R"({"ph": "i", "name": "[memory]", "ts": )" + QByteArray::number(i + 1) +
-                     R"(, "args": {"Addr": )" + QByteArray::number(4096 * (i + 1)) + R"(, "Bytes": )" + bytes +
+                s += QByteArray(i ? ", " : "") + R"({"ph": "i", "name": "[memory]", "ts": )" +
+                     QByteArray::number(i + 1) + R"(, "args": {"Addr": )" +
+                     QByteArray::number(4096 * (i + 1)) + R"(, "Bytes": )" + bytes +
                      R"(, "Total Allocated": )" + total + R"(, "Total Reserved": )" + total +
                      R"(, "Device Type": 1, "Device Id": 0}})";
             return s + "]}";
         };
-        QTest::newRow("Total Allocated 2^63 - 1") << events(2, "512", "9223372036854775807")
-                                                 << QStringLiteral("more than any device has");
-        QTest::newRow("65 blocks of 1 PiB") << events(65, "1125899906842624", "-1")
-                                           << QStringLiteral("more than any device has");
+        QTest::newRow("Total Allocated 2^63 - 1")
+            << events(2, "512", "9223372036854775807") << QStringLiteral("more than any device has");
+        QTest::newRow("65 blocks of 1 PiB")
+            << events(65, "1125899906842624", "-1") << QStringLiteral("more than any device has");
     }
     void refusesWhatIsNotATrace() {
         QFETCH(QByteArray, content);
@@ -145,7 +150,8 @@ class TestProfilerTrace : public QObject {
         const QString dir = vs::test::samplesDir() + QStringLiteral("/../profiler/");
         QFile f(dir + QStringLiteral("mlp_train.truth.json"));
         QVERIFY(f.open(QIODevice::ReadOnly));
-        const QJsonArray steps = QJsonDocument::fromJson(f.readAll()).object()[QLatin1String("steps")].toArray();
+        const QJsonArray steps =
+            QJsonDocument::fromJson(f.readAll()).object()[QLatin1String("steps")].toArray();
         QVERIFY(steps.size() >= 3);
         const auto a = vs::openAnalysis((dir + QStringLiteral("mlp_train.json.gz")).toStdString());
         const Capture& c = a->capture();
@@ -179,7 +185,8 @@ class TestProfilerTrace : public QObject {
         const QString dir = vs::test::samplesDir() + QStringLiteral("/../profiler/");
         QFile f(dir + QStringLiteral("mlp_train.truth.json"));
         QVERIFY(f.open(QIODevice::ReadOnly));
-        const QJsonArray steps = QJsonDocument::fromJson(f.readAll()).object()[QLatin1String("steps")].toArray();
+        const QJsonArray steps =
+            QJsonDocument::fromJson(f.readAll()).object()[QLatin1String("steps")].toArray();
         const QJsonObject last = steps.last().toObject();
         const auto a = vs::openAnalysis((dir + QStringLiteral("mlp_train.json.gz")).toStdString());
         QCOMPARE(a->deviceCount(), size_t(1));
@@ -194,13 +201,15 @@ class TestProfilerTrace : public QObject {
         for (FrameId id : c.stacks.frames(leaks.groups.front().stack))
             frames << QString::fromStdString(std::string(c.strings.text(c.frames[id].name))) + "@" +
                           QString::fromStdString(std::string(c.strings.text(c.frames[id].filename)));
-        QVERIFY2(frames.value(0) == QStringLiteral("aten::mean@") && frames.join(' ').contains(QStringLiteral("main@")) &&
+        QVERIFY2(frames.value(0) == QStringLiteral("aten::mean@") &&
+                     frames.join(' ').contains(QStringLiteral("main@")) &&
                      frames.join(' ').contains(QStringLiteral("record.py")),
                  qPrintable(frames.join(' ')));
         QCOMPARE(leaks.groups.front().count, uint32_t(steps.size()));
         QVERIFY(!frames.join(' ').contains(QStringLiteral(" at 0x")));
         // the kept losses grow allocated by one 512-byte block a step
-        QCOMPARE(last[QLatin1String("allocated")].toInteger() - steps.first().toObject()[QLatin1String("allocated")].toInteger(),
+        QCOMPARE(last[QLatin1String("allocated")].toInteger() -
+                     steps.first().toObject()[QLatin1String("allocated")].toInteger(),
                  qint64(512) * (steps.size() - 1));
     }
 
@@ -211,9 +220,12 @@ class TestProfilerTrace : public QObject {
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 2);
         const QByteArray err = p.readAllStandardError().trimmed();
-        QVERIFY2(err.startsWith("vramscope-cli: error:") && !err.contains('\n') && err.contains("traceEvents"), err);
+        QVERIFY2(err.startsWith("vramscope-cli: error:") && !err.contains('\n') &&
+                     err.contains("traceEvents"),
+                 err);
         const std::string good = write("good.json", sampleTrace().finish());
-        p.start(QStringLiteral(VRAMSCOPE_CLI), {QStringLiteral("summary"), QString::fromStdString(good), QStringLiteral("--json")});
+        p.start(QStringLiteral(VRAMSCOPE_CLI),
+                {QStringLiteral("summary"), QString::fromStdString(good), QStringLiteral("--json")});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
         QVERIFY(p.readAllStandardOutput().contains("torch-profiler-trace"));

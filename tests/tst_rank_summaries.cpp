@@ -57,8 +57,10 @@ void compareSummaries(const RankSummary& a, const RankSummary& b) {
     QCOMPARE(a.device, b.device);
     QCOMPARE(a.events, b.events);
     QCOMPARE(std::make_pair(a.firstUs, a.lastUs), std::make_pair(b.firstUs, b.lastUs));
-    QCOMPARE(std::make_pair(a.peakAllocated, a.peakReserved), std::make_pair(b.peakAllocated, b.peakReserved));
-    QCOMPARE(std::make_pair(a.finalAllocated, a.finalReserved), std::make_pair(b.finalAllocated, b.finalReserved));
+    QCOMPARE(std::make_pair(a.peakAllocated, a.peakReserved),
+             std::make_pair(b.peakAllocated, b.peakReserved));
+    QCOMPARE(std::make_pair(a.finalAllocated, a.finalReserved),
+             std::make_pair(b.finalAllocated, b.finalReserved));
     QCOMPARE(a.growth, b.growth);
     QCOMPARE(a.ooms, b.ooms);
     QCOMPARE(a.marker, b.marker);
@@ -73,11 +75,14 @@ bool usable(const RankSummary& r) {
     const size_t steps = r.stepUs.size();
     return r.firstUs <= r.lastUs && r.stepsPerSlot > 0 && (r.stepsPerSlot & (r.stepsPerSlot - 1)) == 0 &&
            r.stepPeak.size() == steps && r.stepPeakReserved.size() == steps &&
-           steps == (r.iterations + r.stepsPerSlot - 1) / r.stepsPerSlot && r.binReserved.size() == r.binAllocated.size() &&
+           steps == (r.iterations + r.stepsPerSlot - 1) / r.stepsPerSlot &&
+           r.binReserved.size() == r.binAllocated.size() &&
            (r.binAllocated.empty() ? r.events == 0 : r.binAllocated.size() == RankSummary::kBins);
 }
 
-std::span<const uint8_t> bytesOf(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+std::span<const uint8_t> bytesOf(const std::string& s) {
+    return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
 
 // Why the reader refuses `file`, or "" when it reads it.
 std::string refusal(const std::string& file) {
@@ -109,7 +114,8 @@ void TestRankSummaries::everyFieldReadBack() {
     QVERIFY(real.iterations > 0 && real.binAllocated.size() == RankSummary::kBins);
     // and one that keeps a slot per 4 iterations, with no rank in its name and negative figures
     RankSummary odd = real;
-    odd.rank = -1, odd.stepsPerSlot = 4, odd.iterations = 4 * real.stepUs.size() - 3, odd.growth = -(int64_t(1) << 40);
+    odd.rank = -1, odd.stepsPerSlot = 4, odd.iterations = 4 * real.stepUs.size() - 3,
+    odd.growth = -(int64_t(1) << 40);
     odd.marker = "ProfilerStep#\xc3\xa9", odd.ooms = 3, odd.device = 7, odd.firstUs = -5;
     for (const RankSummary* s : {&real, &odd}) {
         const auto source = SourceStamp::of(captures_[2].toStdString());
@@ -152,7 +158,8 @@ void TestRankSummaries::summaryStandsInForItsCapture() {
     RankSet set = loadRanks(rankFiles(mixed.toStdString()));
     QCOMPARE(set.ranks.size(), size_t(4));
     QVERIFY(set.warnings.empty());
-    for (int r = 0; r < 4; ++r) QCOMPARE(set.ranks[size_t(r)].path, (mixed + QString("/rank%1.pickle").arg(r)).toStdString());
+    for (int r = 0; r < 4; ++r)
+        QCOMPARE(set.ranks[size_t(r)].path, (mixed + QString("/rank%1.pickle").arg(r)).toStdString());
     // the summary is what was read: rank 2's capture, cut to nothing, is not opened
     QVERIFY(QFile::resize(mixed + "/rank3.pickle", 0) && QFile::remove(mixed + "/rank3.pickle"));
     QFile cut(mixed + "/rank2.pickle");
@@ -175,8 +182,9 @@ void TestRankSummaries::summaryStandsInForItsCapture() {
     QCOMPARE(set.ranks.size(), size_t(3));
     QVERIFY(set.ranks[1].ok());
     QCOMPARE(set.ranks[1].path, (mixed + "/rank1.pickle").toStdString());
-    const auto said = std::find_if(set.warnings.begin(), set.warnings.end(),
-                                   [](const std::string& w) { return w.find("rank1.pickle.vsrank is not a readable rank summary") == 0; });
+    const auto said = std::find_if(set.warnings.begin(), set.warnings.end(), [](const std::string& w) {
+        return w.find("rank1.pickle.vsrank is not a readable rank summary") == 0;
+    });
     QVERIFY(said != set.warnings.end());
     QVERIFY2(said->find("rank1.pickle was read instead") != std::string::npos, said->c_str());
 }
@@ -187,7 +195,8 @@ void TestRankSummaries::staleSummaryWarned() {
     const QString capture = folder + "/rank0.pickle";
     QVERIFY(QFile::copy(captures_[0], capture));
     QCOMPARE(cli({"summarize", capture, "-o", folder + "/s"}).code, 0);
-    QCOMPARE(cli({"ranks", folder + "/s"}).out.contains("Warning"), false); // its source, where it was made, unchanged
+    QCOMPARE(cli({"ranks", folder + "/s"}).out.contains("Warning"),
+             false); // its source, where it was made, unchanged
     QFile f(capture);
     QVERIFY(f.open(QIODevice::ReadWrite));
     QVERIFY(f.setFileTime(QDateTime::currentDateTime().addSecs(-3600), QFileDevice::FileModificationTime));
@@ -196,7 +205,8 @@ void TestRankSummaries::staleSummaryWarned() {
     QCOMPARE(r.code, 0);
     const QJsonArray w = QJsonDocument::fromJson(r.out).object()["warnings"].toArray();
     QCOMPARE(w.size(), 1);
-    QVERIFY2(w[0].toString().startsWith("rank0.pickle.vsrank is stale: " + capture), qPrintable(w[0].toString()));
+    QVERIFY2(w[0].toString().startsWith("rank0.pickle.vsrank is stale: " + capture),
+             qPrintable(w[0].toString()));
 }
 
 void TestRankSummaries::badInputFailsAlone() {
@@ -219,14 +229,17 @@ void TestRankSummaries::badInputFailsAlone() {
     const Run same = cli({"summarize", captures_[1], twin + "/rank1.pickle", "-o", out});
     QCOMPARE(same.code, 2);
     QVERIFY2(same.err.contains("has the file name of " + captures_[1].toUtf8()), same.err.constData());
-    QCOMPARE(readRankSummaryFile((out + "/rank1.pickle.vsrank").toStdString()).source.path, captures_[1].toStdString());
+    QCOMPARE(readRankSummaryFile((out + "/rank1.pickle.vsrank").toStdString()).source.path,
+             captures_[1].toStdString());
 }
 
 void TestRankSummaries::cutAndFlippedFilesRefused() {
     const auto source = SourceStamp::of(captures_[0].toStdString());
-    const std::string file = encodeRankSummary(summariseRank(*openAnalysis(captures_[0].toStdString())), *source);
+    const std::string file =
+        encodeRankSummary(summariseRank(*openAnalysis(captures_[0].toStdString())), *source);
     for (size_t n = 0; n < file.size(); ++n) // every cut
-        QVERIFY2(!refusal(file.substr(0, n)).empty(), qPrintable(QString("cut to %1 of %2 bytes, read").arg(n).arg(file.size())));
+        QVERIFY2(!refusal(file.substr(0, n)).empty(),
+                 qPrintable(QString("cut to %1 of %2 bytes, read").arg(n).arg(file.size())));
     const RankSummary whole = decodeRankSummary(bytesOf(file)).summary;
     for (size_t at = 0; at < file.size(); ++at) { // every byte flipped: refused, or read as it was
         std::string flipped = file;               // (the minor version; bits zstd's frame ignores)

@@ -22,6 +22,7 @@
 #include <QFile>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -49,7 +50,8 @@ size_t eventCount(const ui::AnalysisPtr& a) {
 
 bool append(const QString& path, const std::string& bytes) {
     QFile f(path);
-    return f.open(QIODevice::Append) && f.write(bytes.data(), qsizetype(bytes.size())) == qsizetype(bytes.size());
+    return f.open(QIODevice::Append) &&
+           f.write(bytes.data(), qsizetype(bytes.size())) == qsizetype(bytes.size());
 }
 
 QByteArray contents(const QString& path) {
@@ -80,7 +82,9 @@ class TestRemote : public QObject {
     void droppedConnectionKeepsWhatArrived();
 
   private:
-    SshTarget target(const char* host, const QString& path = {}) const { return {{}, host, 0, path.toStdString()}; }
+    SshTarget target(const char* host, const QString& path = {}) const {
+        return {{}, host, 0, path.toStdString()};
+    }
     RemoteProgram leaky(const QString& stop, const QString& output) const {
         return {{"python3", "leaky.py", stop.toStdString()}, dir_.path().toStdString(), output.toStdString()};
     }
@@ -115,8 +119,8 @@ void TestRemote::remoteFileIsFollowedWhileWritten() {
     liveOf(w)->waitForRefresh();
     const size_t first = eventCount(w.analysis());
     QVERIFY(first > 0 && first < all);
-    QVERIFY(remote->active()); // no end record yet: the file is being written
-    QVERIFY(append(path, bytes.substr(half)));  // the writer goes on on the host
+    QVERIFY(remote->active());                 // no end record yet: the file is being written
+    QVERIFY(append(path, bytes.substr(half))); // the writer goes on on the host
     QTRY_COMPARE_WITH_TIMEOUT(remote->bytes().size(), qsizetype(bytes.size()), 20000);
     QTRY_VERIFY_WITH_TIMEOUT(!remote->active(), 10000); // its end record ends the reading
     liveOf(w)->waitForRefresh();
@@ -169,11 +173,20 @@ void TestRemote::closingLeavesTheProgramRunning() {
 
 void TestRemote::remoteSnapshotIsCopiedAndOpened() {
     const QString sample = QString::fromStdString(test::samplePath("leak_list")); // a PyTorch pickle
+    QSettings().remove(QStringLiteral("recentFiles"));
     ui::MainWindow w;
     w.openFile("ssh://vstest" + sample);
     QTRY_VERIFY_WITH_TIMEOUT(w.analysis() != nullptr, 30000);
-    QCOMPARE(eventCount(w.analysis()), loadCaptureFile(test::samplePath("leak_list"), {})->devices[0].eventCount());
+    QCOMPARE(eventCount(w.analysis()),
+             loadCaptureFile(test::samplePath("leak_list"), {})->devices[0].eventCount());
     QVERIFY(!liveOf(w)->remoteFile()->following());
+    // Open Recent names the remote file, never the private local copy the window read
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    QVERIFY(!recent.isEmpty());
+    QCOMPARE(recent.first(), "ssh://vstest" + sample);
+    for (const QString& r : recent)
+        QVERIFY2(r.startsWith("ssh://") || QFileInfo(r).fileName() != QFileInfo(sample).fileName(),
+                 qPrintable(r));
 }
 
 void TestRemote::refusedHostKeyIsOneMessage() {
@@ -202,7 +215,8 @@ void TestRemote::droppedConnectionKeepsWhatArrived() {
     QVERIFY(server_.dropConnections() > 0);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
     const QString message = failed.first()[1].toString();
-    QVERIFY2(message.contains("The connection to vstest was lost") && message.contains("What arrived"), qPrintable(message));
+    QVERIFY2(message.contains("The connection to vstest was lost") && message.contains("What arrived"),
+             qPrintable(message));
     liveOf(w)->waitForRefresh();
     QCOMPARE(eventCount(w.analysis()), shown); // still shown
     const QString saved = dir_.filePath("saved.vscap");

@@ -44,8 +44,11 @@ class TestRemoteCli : public QObject {
     void runRecordsOnTheHostLive();
     void missingRecorderIsNamed();
     void droppedConnectionKeepsWhatArrived();
+    void firstCtrlCStopsTheProgram();
+    void secondCtrlCLeavesItRunning();
 
   private:
+    QProcess* startLeaky(const QString& name, const QByteArray& program, const QString& stop);
     Result cli(const QStringList& args);
     QProcess* startCli(const QStringList& args);
     QString url(const QString& host, const QString& path) const { return "ssh://" + host + path; }
@@ -75,8 +78,8 @@ QProcess* TestRemoteCli::startCli(const QStringList& args) {
 Result TestRemoteCli::cli(const QStringList& args) {
     QProcess* p = startCli(args);
     p->waitForFinished(120000);
-    Result r{p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1, QString::fromUtf8(p->readAllStandardOutput()),
-             QString::fromUtf8(p->readAllStandardError())};
+    Result r{p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1,
+             QString::fromUtf8(p->readAllStandardOutput()), QString::fromUtf8(p->readAllStandardError())};
     delete p;
     return r;
 }
@@ -136,10 +139,11 @@ void TestRemoteCli::runRecordsOnTheHostLive() {
     const QString copy = dir_.filePath("copy.vscap");
     const Result r = cli({"run", "--remote", "vstest", "-o", copy, "--cd", dir_.path(), "--remote-output",
                           "kept.vscap", "--", "python3", "leaky.py"});
-    QVERIFY2(r.rc == 3, qPrintable(r.err)); // the program's own exit status
+    QVERIFY2(r.rc == 3, qPrintable(r.err));                 // the program's own exit status
     QVERIFY2(r.err.contains("kept 20"), qPrintable(r.err)); // its output, passed on
     const QString kept = dir_.filePath("kept.vscap");
-    QVERIFY2(r.err.contains("recording on vstest") && r.err.contains(kept + " (kept there)"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("recording on vstest") && r.err.contains(kept + " (kept there)"),
+             qPrintable(r.err));
     // What came back live through ssh -R and what stayed on the host hold the same 20 MiB leak.
     const Result local = cli({"summary", copy, "--json"}), there = cli({"summary", kept, "--json"});
     QCOMPARE(local.rc, 0);
@@ -152,7 +156,8 @@ void TestRemoteCli::missingRecorderIsNamed() {
     // An interpreter on the host that cannot import the recorder (-I: PYTHONPATH ignored).
     const QString python = write("python3", "#!/bin/sh\nexec python3 -I \"$@\"\n");
     QFile::setPermissions(python, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-    const Result r = cli({"run", "--remote", "vstest", "-o", dir_.filePath("none.vscap"), "--", python, "x.py"});
+    const Result r =
+        cli({"run", "--remote", "vstest", "-o", dir_.filePath("none.vscap"), "--", python, "x.py"});
     QCOMPARE(r.rc, 2);
     QCOMPARE(r.err.count('\n'), 1);
     QVERIFY2(r.err.contains("the vramscope recorder is not installed for " + python), qPrintable(r.err));
@@ -165,7 +170,9 @@ void TestRemoteCli::droppedConnectionKeepsWhatArrived() {
     QProcess* p = startCli({"run", "--remote", "vstest", "-o", copy, "--cd", dir_.path(), "--remote-output",
                             "dropped.vscap", "--", "python3", "leaky.py", stop});
     // Events have come back live (the polling recorder flushes once a second)...
-    QTRY_VERIFY_WITH_TIMEOUT(cli({"summary", copy}).rc == 0 && !cli({"summary", copy, "--json"}).out.contains("\"events\": 0,"), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(cli({"summary", copy}).rc == 0 &&
+                                 !cli({"summary", copy, "--json"}).out.contains("\"events\": 0,"),
+                             60000);
     QVERIFY(server_.dropConnections() > 0); // ...when the connection goes
     QVERIFY(p->waitForFinished(60000));
     const QString err = QString::fromUtf8(p->readAllStandardError());
@@ -176,7 +183,8 @@ void TestRemoteCli::droppedConnectionKeepsWhatArrived() {
     // The part received reads (up to its last complete chunk)...
     const Result partial = cli({"summary", copy, "--json"});
     QCOMPARE(partial.rc, 0);
-    QVERIFY2(partial.out.contains("\"events\": ") && !partial.out.contains("\"events\": 0,"), qPrintable(partial.out));
+    QVERIFY2(partial.out.contains("\"events\": ") && !partial.out.contains("\"events\": 0,"),
+             qPrintable(partial.out));
     // ...and the program goes on on the host until it is done.
     const QRegularExpressionMatch pid = QRegularExpression("\\(pid (\\d+)\\)").match(last);
     QVERIFY(pid.hasMatch());
@@ -184,6 +192,67 @@ void TestRemoteCli::droppedConnectionKeepsWhatArrived() {
     write("stop-dropped", "");
     QTRY_VERIFY_WITH_TIMEOUT(!alive(pid.captured(1).toLongLong()), 30000);
     QTRY_COMPARE_WITH_TIMEOUT(cli({"summary", dir_.filePath("dropped.vscap")}).rc, 0, 30000);
+    delete p;
+}
+
+// Starts `run --remote` with `program` (kLeakyProgram's shape: it allocates until `stop` exists)
+// and returns once events have come back live.
+QProcess* TestRemoteCli::startLeaky(const QString& name, const QByteArray& program, const QString& stop) {
+    write(name + ".py", program);
+    const QString copy = dir_.filePath(name + ".copy.vscap");
+    QProcess* p = startCli({"run", "--remote", "vstest", "-o", copy, "--cd", dir_.path(), "--remote-output",
+                            name + ".vscap", "--", "python3", name + ".py", stop});
+    [&] {
+        QTRY_VERIFY_WITH_TIMEOUT(cli({"summary", copy}).rc == 0 &&
+                                     !cli({"summary", copy, "--json"}).out.contains("\"events\": 0,"),
+                                 60000);
+    }();
+    return p;
+}
+
+// The first Ctrl-C stops the program on the host (SIGINT to its group): its recorder finishes the
+// file there, and the CLI ends with the program's status.
+void TestRemoteCli::firstCtrlCStopsTheProgram() {
+    QProcess* p = startLeaky("interrupted", remote_test::kLeakyProgram, dir_.filePath("never"));
+    QVERIFY(!QTest::currentTestFailed());
+    QCOMPARE(::kill(pid_t(p->processId()), SIGINT), 0);
+    QVERIFY(p->waitForFinished(60000));
+    const QString err = QString::fromUtf8(p->readAllStandardError());
+    QVERIFY2(err.contains("stopping the program on vstest (Ctrl-C again: leave it running"), qPrintable(err));
+    const QRegularExpressionMatch status = QRegularExpression("exited with status (\\d+)").match(err);
+    QVERIFY2(status.hasMatch(), qPrintable(err));
+    QCOMPARE(p->exitCode(), status.captured(1).toInt());
+    QVERIFY(p->exitCode() != 0 && p->exitCode() != 3); // interrupted, not the program's own end
+    // The host's file is whole: its end record was written by the recorder's stop.
+    const Result kept = cli({"summary", dir_.filePath("interrupted.vscap"), "--json"});
+    QCOMPARE(kept.rc, 0);
+    QVERIFY2(!kept.out.contains("\"events\": 0,"), qPrintable(kept.out));
+    delete p;
+}
+
+// A program that ignores SIGINT is not stopped by the first Ctrl-C; the second one disconnects,
+// says where the program goes on recording, and leaves it running.
+void TestRemoteCli::secondCtrlCLeavesItRunning() {
+    const QByteArray stubborn = QByteArray("import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n") +
+                                remote_test::kLeakyProgram;
+    const QString stop = dir_.filePath("stop-stubborn");
+    QProcess* p = startLeaky("stubborn", stubborn, stop);
+    QVERIFY(!QTest::currentTestFailed());
+    QCOMPARE(::kill(pid_t(p->processId()), SIGINT), 0);
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += p->readAllStandardError()).contains("stopping the program"), 10000);
+    QCOMPARE(::kill(pid_t(p->processId()), SIGINT), 0);
+    QVERIFY(p->waitForFinished(30000));
+    QCOMPARE(p->exitCode(), 130);
+    err += p->readAllStandardError();
+    const QString last = QString::fromUtf8(err).trimmed().split('\n').last();
+    QVERIFY2(last.contains("disconnected; the program goes on running on vstest"), qPrintable(last));
+    const QRegularExpressionMatch pid = QRegularExpression("\\(pid (\\d+)\\)").match(last);
+    QVERIFY2(pid.hasMatch(), qPrintable(last));
+    QVERIFY(alive(pid.captured(1).toLongLong()));
+    write("stop-stubborn", "");
+    QTRY_VERIFY_WITH_TIMEOUT(!alive(pid.captured(1).toLongLong()), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(cli({"summary", dir_.filePath("stubborn.vscap")}).rc, 0, 30000);
     delete p;
 }
 

@@ -1,7 +1,7 @@
 // Retention analysis on synthetic graphs with known answers: shortest paths, dominators and
 // retained bytes, unreachable cycles, blocks no Python object owns, signatures that normalise
 // indices, ignoring a retainer, and the hints for the usual PyTorch mistakes.
-#include "analysis/Retention.h"
+#include "analysis/retention/Retention.h"
 
 #include <QtTest>
 

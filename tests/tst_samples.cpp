@@ -1,11 +1,11 @@
 // Every figure vramscope derives from the bundled samples equals what PyTorch itself reported while
 // they were recorded (samples/captures/*.truth.json, made by samples/make_samples.py on an H200).
 #include "TestData.h"
-#include "analysis/AllocatorState.h"
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/PackedState.h"
+#include "analysis/composition/Fragmentation.h"
+#include "analysis/replay/AllocatorState.h"
+#include "analysis/replay/PackedState.h"
 #include "load/OpenAnalysis.h"
-#include "analysis/Fragmentation.h"
 
 #include <QJsonArray>
 #include <QtTest>
@@ -209,7 +209,8 @@ bool sameState(const std::vector<StateSegment>& a, const std::vector<StateSegmen
     const auto key = [](const StateSegment& s) {
         return std::tie(s.address, s.size, s.stream, s.expandable, s.smallPool, s.blocks);
     };
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [&](auto& x, auto& y) { return key(x) == key(y); });
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [&](auto& x, auto& y) { return key(x) == key(y); });
 }
 } // namespace
 
@@ -227,16 +228,26 @@ void TestSamples::packedStateKeepsEveryField() {
             if (k % 7) continue;
             const auto segments = st.segments();
             if (!sameState(PackedState(segments).unpack(), segments))
-                QFAIL(qPrintable(QString("%1: the state after %2 events unpacks differently").arg(name).arg(k + 1)));
+                QFAIL(qPrintable(
+                    QString("%1: the state after %2 events unpacks differently").arg(name).arg(k + 1)));
         }
     }
     using B = BlockState;
     const std::vector<StateSegment> odd = {
-        {0x7f0000200000, 4 << 20, 0xdead, true, false,
+        {0x7f0000200000,
+         4 << 20,
+         0xdead,
+         true,
+         false,
          {{0x7f0000200000, 1536, 1500, B::ActiveAllocated, 900},
           {0x7f0000200600, 1000, 0, B::Inactive, kNoEvent},
           {0x7f0000300000, 3 << 20, (3 << 20) + 7, B::ActivePendingFree, 12}}},
-        {0x7f0000000000, 2 << 20, 0, false, true, {{0x7f0000000000, 2 << 20, 1, B::ActiveAllocated, 4000000000u}}},
+        {0x7f0000000000,
+         2 << 20,
+         0,
+         false,
+         true,
+         {{0x7f0000000000, 2 << 20, 1, B::ActiveAllocated, 4000000000u}}},
         {0x7f0000100000, 0, 0, false, false, {}},
     };
     QVERIFY(sameState(PackedState(odd).unpack(), odd));

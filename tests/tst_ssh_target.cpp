@@ -31,11 +31,21 @@ void TestSshTarget::parsesAddresses_data() {
     QTest::addColumn<QString>("host");
     QTest::addColumn<int>("port");
     QTest::addColumn<QString>("path");
-    QTest::newRow("plain") << "ssh://gpu/runs/a.vscap" << "" << "gpu" << 0 << "/runs/a.vscap";
-    QTest::newRow("user port") << "ssh://me@gpu.lab:2222/a.vscap" << "me" << "gpu.lab" << 2222 << "/a.vscap";
-    QTest::newRow("home") << "ssh://gpu/~/runs/a.vscap" << "" << "gpu" << 0 << "~/runs/a.vscap";
-    QTest::newRow("ipv6") << "ssh://[::1]:22/x.pickle" << "" << "::1" << 22 << "/x.pickle";
-    QTest::newRow("escaped") << "ssh://gpu/my%20runs/it's.vscap" << "" << "gpu" << 0 << "/my runs/it's.vscap";
+    QTest::newRow("plain") << "ssh://gpu/runs/a.vscap"
+                           << ""
+                           << "gpu" << 0 << "/runs/a.vscap";
+    QTest::newRow("user port") << "ssh://me@gpu.lab:2222/a.vscap"
+                               << "me"
+                               << "gpu.lab" << 2222 << "/a.vscap";
+    QTest::newRow("home") << "ssh://gpu/~/runs/a.vscap"
+                          << ""
+                          << "gpu" << 0 << "~/runs/a.vscap";
+    QTest::newRow("ipv6") << "ssh://[::1]:22/x.pickle"
+                          << ""
+                          << "::1" << 22 << "/x.pickle";
+    QTest::newRow("escaped") << "ssh://gpu/my%20runs/it's.vscap"
+                             << ""
+                             << "gpu" << 0 << "/my runs/it's.vscap";
 }
 
 void TestSshTarget::parsesAddresses() {
@@ -96,7 +106,9 @@ void TestSshTarget::sshCommandLine() {
     SshTarget t{"me", "gpu", 2222, "/a.vscap"};
     const auto argv = sshArgv(t, "echo hi", "/r/live.sock:/l/live.sock");
     QCOMPARE(argv.front(), std::string("ssh"));
-    const auto at = [&](const std::string& w) { return std::find(argv.begin(), argv.end(), w) - argv.begin(); };
+    const auto at = [&](const std::string& w) {
+        return std::find(argv.begin(), argv.end(), w) - argv.begin();
+    };
     QVERIFY(at("BatchMode=yes") < at("--")); // never a prompt: a GUI has no terminal
     QCOMPARE(argv[size_t(at("-p") + 1)], std::string("2222"));
     QCOMPARE(argv[size_t(at("-l") + 1)], std::string("me"));
@@ -118,23 +130,29 @@ void TestSshTarget::failuresAreToldApart_data() {
     QTest::addColumn<QString>("says");
     using K = SshFailure::Kind;
     QTest::newRow("unknown host key") << 255
-        << "No ED25519 host key is known for gpu and you have requested strict checking.\nHost key verification failed.\n"
-        << int(K::HostKey) << "host key of gpu was refused";
+                                      << "No ED25519 host key is known for gpu and you have requested strict "
+                                         "checking.\nHost key verification failed.\n"
+                                      << int(K::HostKey) << "host key of gpu was refused";
     QTest::newRow("changed host key") << 255 << "@@@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @@@\n"
                                       << int(K::HostKey) << "host key";
-    QTest::newRow("login refused") << 255 << "me@gpu: Permission denied (publickey).\n" << int(K::Authentication)
-                                   << "Logging in to gpu failed";
+    QTest::newRow("login refused") << 255 << "me@gpu: Permission denied (publickey).\n"
+                                   << int(K::Authentication) << "Logging in to gpu failed";
     QTest::newRow("no such host") << 255 << "ssh: Could not resolve hostname gpu: Name or service not known\n"
-                                  << int(K::Connect) << "Cannot connect to gpu: ssh: Could not resolve hostname";
-    QTest::newRow("refused port") << 255 << "ssh: connect to host gpu port 22: Connection refused\n" << int(K::Connect)
-                                  << "Cannot connect to gpu";
-    QTest::newRow("dropped") << 255 << "training step 3\nConnection to gpu closed by remote host.\n" << int(K::Dropped)
+                                  << int(K::Connect)
+                                  << "Cannot connect to gpu: ssh: Could not resolve hostname";
+    QTest::newRow("refused port") << 255 << "ssh: connect to host gpu port 22: Connection refused\n"
+                                  << int(K::Connect) << "Cannot connect to gpu";
+    QTest::newRow("dropped") << 255 << "training step 3\nConnection to gpu closed by remote host.\n"
+                             << int(K::Dropped)
                              << "The connection to gpu was lost (Connection to gpu closed by remote host.)";
-    QTest::newRow("no forwarding") << 255 << "Error: remote port forwarding failed for listen path /tmp/v/live.sock\n"
-                                   << int(K::Forwarding) << "refused to forward the live socket";
-    QTest::newRow("our script") << 67 << "vramscope-remote: the vramscope recorder is not installed for python3\n"
+    QTest::newRow("no forwarding")
+        << 255 << "Error: remote port forwarding failed for listen path /tmp/v/live.sock\n"
+        << int(K::Forwarding) << "refused to forward the live socket";
+    QTest::newRow("our script") << 67
+                                << "vramscope-remote: the vramscope recorder is not installed for python3\n"
                                 << int(K::Remote) << "gpu: the vramscope recorder is not installed";
-    QTest::newRow("remote command") << 1 << "cat: x: Permission denied\n" << int(K::Remote)
+    QTest::newRow("remote command") << 1 << "cat: x: Permission denied\n"
+                                    << int(K::Remote)
                                     << "The command on gpu failed (exit status 1): cat: x: Permission denied";
 }
 
@@ -157,7 +175,8 @@ void TestSshTarget::commandLinesTheRecordersCannotRun() {
     QVERIFY(!runsUnderPythonRecorder({{"./train_cuda"}, {}, {}}));
     QVERIFY(!runsUnderPythonRecorder({{"pythonista"}, {}, {}}));
     const std::string module = runScript({{"python", "-m", "pkg.train", "--lr", "1"}, {}, {}}, "/d", "t");
-    QVERIFY(module.find("record -o \"$out\" --live \"$sock\" -m 'pkg.train' -- '--lr' '1'") != std::string::npos);
+    QVERIFY(module.find("record -o \"$out\" --live \"$sock\" -m 'pkg.train' -- '--lr' '1'") !=
+            std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestSshTarget)

@@ -1,6 +1,6 @@
 // The level-of-detail query: never more than two points per pixel column, and each column keeps
 // its true extremes (spikes never vanish), compared with a brute-force scan.
-#include "analysis/TimelineLod.h"
+#include "analysis/replay/TimelineLod.h"
 
 #include <QtTest>
 

@@ -4,8 +4,8 @@
 // is not its place, counts that disagree); each test also reads one thing the tree must contain.
 #include "TestData.h"
 
-#include "analysis/LeakDiagnosis.h"
-#include "analysis/Retention.h"
+#include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/retention/Retention.h"
 #include "compare/DiffTree.h"
 #include "models/CallTreeModel.h"
 #include "models/DiffTreeModel.h"
@@ -65,7 +65,7 @@ void TestTreeModels::callTree() {
     ui::CallTreeModel m;
     QCOMPARE(m.rowCount(), 0); // no tree yet
     CallTree tree = CallTree::build(leak_->capture(), report_.groups, CallTree::Direction::TopDown, true);
-    const int nodes = int(tree.size()) - 1; // all but the invisible root
+    const int nodes = int(tree.size()) - 1;                 // all but the invisible root
     m.setTree(nullptr, &leak_->capture(), std::move(tree)); // leak_ keeps the capture alive
     walk(&m);
     QVERIFY(nodes > 3);

@@ -3,12 +3,12 @@
 // rejected with a message, never a crash.
 #include "TestData.h"
 #include "analysis/CaptureAnalysis.h"
-#include "load/OpenAnalysis.h"
-#include "analysis/LeakDiagnosis.h"
+#include "analysis/growth/LeakDiagnosis.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
+#include "load/OpenAnalysis.h"
 
 #include <QDir>
 #include <QFile>

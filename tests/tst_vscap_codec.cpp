@@ -120,9 +120,10 @@ std::string container() { // the header and one uncompressed chunk
 
 // Issue 17's records: tags, a driver sample, the Part that starts the CUDA level.
 std::string levels() {
-    const std::pair<uint64_t, uint8_t> tags[] = {{0x7F0000000000, 1}, {0x7F0000200000, 2}, {0x7F0000400000, 3},
-                                                 {0x7F0000600000, 4}};
-    return recordBytes(TagsRecord{0, kT0 + 40, tags}) + recordBytes(DriverMemoryRecord{0, kT0 + 50, 3313893376, 2373976064}) +
+    const std::pair<uint64_t, uint8_t> tags[] = {
+        {0x7F0000000000, 1}, {0x7F0000200000, 2}, {0x7F0000400000, 3}, {0x7F0000600000, 4}};
+    return recordBytes(TagsRecord{0, kT0 + 40, tags}) +
+           recordBytes(DriverMemoryRecord{0, kT0 + 50, 3313893376, 2373976064}) +
            recordBytes(DriverMemoryRecord{1, kT0 + 60, 1 << 20, 0}) + recordBytes(PartRecord{});
 }
 
@@ -229,7 +230,6 @@ void TestVscapCodec::goldenRecordsRead() {
     QCOMPARE(c->annotations.size(), size_t(4)); // marks read as annotations
     QCOMPARE(c->retention.size(), size_t(1));
 }
-
 
 // The tracker's hook resolves a raw Python stack (code object, instruction offset per frame) to a
 // stack id through this cache: a stack that differs in any frame, in an offset or in its depth is

@@ -146,14 +146,15 @@ void TestVscapHostile::bombIsRefusedWithinTheBudget() {
             loadVscapBytes(span(bytes), o);
             QFAIL("a decompression bomb was loaded");
         } catch (const LoadError& e) {
-            const QString want = budget ? "this file would need more than 24 MiB of memory; raise --max-memory"
-                                        : "would expand to more than 4096 times their size in memory";
+            const QString want = budget
+                                     ? "this file would need more than 24 MiB of memory; raise --max-memory"
+                                     : "would expand to more than 4096 times their size in memory";
             QVERIFY2(QString(e.what()).contains(want), e.what());
         }
         const long grewMiB = (peakRssKiB() - before) / 1024;
         qInfo("bomb of %zu bytes (%llu events claimed), budget %s: refused in %lld ms, peak RSS grew %ld MiB",
-              bytes.size(), static_cast<unsigned long long>(5 * perChunk),
-              budget ? "24 MiB" : "default", static_cast<long long>(timer.elapsed()), grewMiB);
+              bytes.size(), static_cast<unsigned long long>(5 * perChunk), budget ? "24 MiB" : "default",
+              static_cast<long long>(timer.elapsed()), grewMiB);
         // The 64 MiB chunk buffer is what it takes; the model it would decode to is refused first.
         QVERIFY2(grewMiB < 64 + 16, "peak RSS grew past the chunk buffer");
         QVERIFY2(timer.elapsed() < 10000, "refusing the bomb took more than 10 s");
@@ -162,11 +163,10 @@ void TestVscapHostile::bombIsRefusedWithinTheBudget() {
 
 void TestVscapHostile::recordFloodIsRefusedWithinTheBudget() {
     // One chunk of 60 MiB holding ten million tiny Annotation records: each would allocate.
-    const std::string annotation = record(vscap::Record::Annotation, [](auto& a) {
-        a.svarint(0), a.svarint(0), a.u8(0), a.varint(1);
-    });
-    const std::string out =
-        header() + chunkOf(record(vscap::Record::String, [](auto& b) { b.bytes("x"); }), annotation, 10'000'000);
+    const std::string annotation =
+        record(vscap::Record::Annotation, [](auto& a) { a.svarint(0), a.svarint(0), a.u8(0), a.varint(1); });
+    const std::string out = header() + chunkOf(record(vscap::Record::String, [](auto& b) { b.bytes("x"); }),
+                                               annotation, 10'000'000);
     const long before = peakRssKiB();
     try {
         loadVscapBytes(span(out));
@@ -207,7 +207,8 @@ void TestVscapHostile::everyFlippedByteIsDamageAtItsChunk() {
         } catch (const DamagedCapture& e) {
             QCOMPARE(e.damagedAt(), uint64_t(starts[chunk]));
             QCOMPARE(e.intactChunks(), uint64_t(chunk));
-            QVERIFY2(QString(e.what()).startsWith(QString("the capture is damaged at byte %1 (").arg(starts[chunk])),
+            QVERIFY2(QString(e.what()).startsWith(
+                         QString("the capture is damaged at byte %1 (").arg(starts[chunk])),
                      e.what());
         }
         ++flips;
@@ -241,9 +242,8 @@ void TestVscapHostile::cutIsNeverDamage() {
     for (size_t cut = vscap::kHeaderSize + 1; cut < bytes.size(); cut += 5, ++cuts) {
         try {
             const auto c = loadVscapBytes(span(bytes).first(cut));
-            warned += !c->warnings.empty() &&
-                      (c->warnings[0].find("cut off") != std::string::npos ||
-                       c->warnings[0].find("did not finish") != std::string::npos);
+            warned += !c->warnings.empty() && (c->warnings[0].find("cut off") != std::string::npos ||
+                                               c->warnings[0].find("did not finish") != std::string::npos);
         } catch (const DamagedCapture& e) {
             QFAIL(qPrintable(QString("a file cut at %1 read as damaged: %2").arg(cut).arg(e.what())));
         } catch (const LoadError& e) { // cut before the first events

@@ -3,7 +3,7 @@
 // runs - a simulation under the recorded settings reproduces every bundled capture's recorded series
 // (reserved and allocated after every request, peak, final) and PyTorch's own final/peak figures.
 #include "TestData.h"
-#include "analysis/GraphPools.h"
+#include "analysis/replay/GraphPools.h"
 #include "load/OpenAnalysis.h"
 #include "sim/NativeAllocatorSim.h"
 #include "sim/WhatIf.h"
@@ -49,9 +49,10 @@ class TestWhatIf : public QObject {
     Q_OBJECT
   private slots:
     void parsesConfigurations() {
-        const SimConfig c = SimConfig{}.with("expandable_segments:True, max_split_size_mb:128,"
-                                             "roundup_power2_divisions:[256:1,512:2,>:8],"
-                                             "garbage_collection_threshold:0.6,per_process_memory_fraction:0.5");
+        const SimConfig c =
+            SimConfig{}.with("expandable_segments:True, max_split_size_mb:128,"
+                             "roundup_power2_divisions:[256:1,512:2,>:8],"
+                             "garbage_collection_threshold:0.6,per_process_memory_fraction:0.5");
         QVERIFY(c.expandableSegments);
         QCOMPARE(c.maxSplitSize, 128 * MiB);
         QCOMPARE(c.roundupPower2Divisions[0], 1u); // the first interval's value fills those below it
@@ -62,8 +63,9 @@ class TestWhatIf : public QObject {
         QCOMPARE(c.garbageCollectionThreshold, 0.6);
         QCOMPARE(SimConfig{}.with(c.toString()), c); // what toString writes reads back the same
         QCOMPARE(SimConfig{}.toString(), std::string("defaults"));
-        for (const char* badConf : {"expandable_segments:maybe", "max_split_size_mb:10", "nonsense:1",
-                                    "roundup_power2_divisions:3", "garbage_collection_threshold:1.5", "novalue"}) {
+        for (const char* badConf :
+             {"expandable_segments:maybe", "max_split_size_mb:10", "nonsense:1", "roundup_power2_divisions:3",
+              "garbage_collection_threshold:1.5", "novalue"}) {
             bool threw = false;
             try {
                 (void)SimConfig{}.with(badConf);
@@ -128,8 +130,9 @@ class TestWhatIf : public QObject {
     // Garbage collection under a memory fraction frees the oldest unsplit cached blocks once reserved
     // memory passes threshold x allowed, before asking for more.
     void collectsGarbageUnderAFraction() {
-        NativeAllocatorSim s(SimConfig{}.with("garbage_collection_threshold:0.5,per_process_memory_fraction:0.5"),
-                             400 * MiB); // allowed 200 MiB, GC above 100 MiB
+        NativeAllocatorSim s(
+            SimConfig{}.with("garbage_collection_threshold:0.5,per_process_memory_fraction:0.5"),
+            400 * MiB); // allowed 200 MiB, GC above 100 MiB
         QVERIFY(s.malloc(0, 80 * MiB, 7, 0, 0));
         s.release(0);
         QVERIFY(s.malloc(1, 90 * MiB, 7, 0, 0)); // 80 MiB cached: no GC yet (80 <= 100)
@@ -154,7 +157,8 @@ class TestWhatIf : public QObject {
                 if (a->trace(d).device == kPinnedHostDevice) continue; // the host allocator: not simulated
                 const SimInput in = SimInput::fromTrace(a->trace(d), a->capture().streams, a->replay(d),
                                                         a->capture().settings);
-                // A memory fraction is not in the snapshot: the runs of samples/whatif wrote theirs in the truth.
+                // A memory fraction is not in the snapshot: the runs of samples/whatif wrote theirs in the
+                // truth.
                 const QJsonObject truth = truthBeside(f);
                 SimConfig recorded = SimConfig::fromSettings(a->capture().settings);
                 recorded.memoryFraction = truth["memory_fraction"].toDouble();
@@ -163,9 +167,15 @@ class TestWhatIf : public QObject {
                                          : defaultCapacity(a->capture(), a->trace(d).device, in).bytes;
                 const SimResult r = simulate(in, recorded, {cap});
                 const Reproduction rep = compareWithRecording(r, a->replay(d));
-                const QString what = QString("%1 device %2: %3 of %4 steps differ, first at event %5 (%6 vs %7)")
-                                         .arg(f).arg(d).arg(rep.mismatches).arg(rep.steps).arg(rep.firstMismatchEvent)
-                                         .arg(rep.simulatedAtMismatch).arg(rep.recordedAtMismatch);
+                const QString what =
+                    QString("%1 device %2: %3 of %4 steps differ, first at event %5 (%6 vs %7)")
+                        .arg(f)
+                        .arg(d)
+                        .arg(rep.mismatches)
+                        .arg(rep.steps)
+                        .arg(rep.firstMismatchEvent)
+                        .arg(rep.simulatedAtMismatch)
+                        .arg(rep.recordedAtMismatch);
                 QVERIFY2(rep.mismatches == 0, qPrintable(what));
                 QVERIFY2(rep.peakMatches, qPrintable(f));
                 QVERIFY2(!r.firstOom, qPrintable(f));
@@ -194,14 +204,16 @@ class TestWhatIf : public QObject {
             const QString program = t["program"].toString();
             if (t["name"].toString() == program + "_default" || name.contains("_hist")) continue;
             const auto a = openAnalysis((dir + program + "_default.pickle.gz").toStdString());
-            const SimInput in = SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0), a->capture().settings);
+            const SimInput in =
+                SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0), a->capture().settings);
             SimConfig c = SimConfig{}.with(t["alloc_conf"].toString().toStdString());
             c.memoryFraction = t["memory_fraction"].toDouble();
             const SimResult r = simulate(in, c, {uint64_t(t["device_total"].toDouble()), false});
             const double measured = t["max_memory_reserved"].toDouble();
             const double error = std::abs(double(r.peakReserved) - measured) / measured;
             const double allowed = r.approximate ? 0.15 : 0.0;
-            const QString what = QString("%1: predicted %2, measured %3").arg(name).arg(r.peakReserved).arg(measured);
+            const QString what =
+                QString("%1: predicted %2, measured %3").arg(name).arg(r.peakReserved).arg(measured);
             QVERIFY2(error <= allowed, qPrintable(what));
             QCOMPARE(r.firstOom.has_value(), t["oom"].toBool());
             ++predicted;
@@ -220,7 +232,8 @@ class TestWhatIf : public QObject {
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QJsonObject t = QJsonDocument::fromJson(file.readAll()).object();
         const auto a = openAnalysis((dir + "resnet18_default.pickle.gz").toStdString());
-        const SimInput in = SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0), a->capture().settings);
+        const SimInput in =
+            SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0), a->capture().settings);
         SimConfig c;
         c.memoryFraction = t["memory_fraction"].toDouble();
         const SimResult r = simulate(in, c, {uint64_t(t["device_total"].toDouble()), false});

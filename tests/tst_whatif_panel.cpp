@@ -5,7 +5,7 @@
 #include "load/OpenAnalysis.h"
 #include "session/Session.h"
 #include "util/Format.h"
-#include "views/WhatIfPanel.h"
+#include "views/panels/WhatIfPanel.h"
 
 #include <QTableWidget>
 #include <QtTest>
@@ -34,7 +34,8 @@ class TestWhatIfPanel : public QObject {
         QVERIFY(o.chosen.config.expandableSegments);
         QVERIFY(panel.sentence().contains(QString::fromStdString(humanBytes(o.chosen.peakReserved))));
         QVERIFY(!o.chosenReserved.isEmpty());
-        QCOMPARE(*std::max_element(o.chosenReserved.begin(), o.chosenReserved.end()), double(o.chosen.peakReserved));
+        QCOMPARE(*std::max_element(o.chosenReserved.begin(), o.chosenReserved.end()),
+                 double(o.chosen.peakReserved));
 
         panel.sweep();
         session.jobs().waitForAll();
@@ -89,7 +90,9 @@ class TestWhatIfPanel : public QObject {
     }
 
   private:
-    static double sampleTruthPeak() { return test::sampleTruth(QStringLiteral("mixed_sizes"))["max_memory_reserved"].toDouble(); }
+    static double sampleTruthPeak() {
+        return test::sampleTruth(QStringLiteral("mixed_sizes"))["max_memory_reserved"].toDouble();
+    }
 };
 
 QTEST_MAIN(TestWhatIfPanel)

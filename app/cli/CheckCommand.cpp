@@ -1,9 +1,9 @@
 #include "Commands.h"
 
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/FrameFilter.h"
-#include "analysis/LeakDiagnosis.h"
-#include "analysis/PhasePeaks.h"
+#include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/growth/PhasePeaks.h"
+#include "analysis/stacks/FrameFilter.h"
 #include "compare/BaselineGate.h"
 #include "util/Format.h"
 
@@ -50,8 +50,6 @@ void writeJunit(const std::string& path, const std::string& file, bool failed, c
       << "</system-out>\n  </testcase>\n</testsuite></testsuites>\n";
 }
 
-
-
 double nonNegative(const CliArgs& a, const std::string& name, const char* what) {
     const auto text = a.option(name);
     char* end = nullptr;
@@ -68,8 +66,9 @@ void writeSites(std::ostream& report, const Capture& c, const LeakReport& rep) {
         if (site == kNoFrame)
             report << "(no stack)\n";
         else
-            report << c.strings.text(c.frames[frames[site]].name) << " " << c.strings.text(c.frames[frames[site]].filename)
-                   << ":" << c.frames[frames[site]].line << "\n";
+            report << c.strings.text(c.frames[frames[site]].name) << " "
+                   << c.strings.text(c.frames[frames[site]].filename) << ":" << c.frames[frames[site]].line
+                   << "\n";
     }
 }
 
@@ -88,8 +87,8 @@ bool peakGrowthOver(const CaptureAnalysis& a, size_t d, const LeakReport& rep, d
     }
     report << "rises by at most " << rise << " % (limit " << limitPercent << " %)";
     if (over)
-        report << ": " << humanBytes(p.peaks[at - 1]) << " in " << unit << " " << at - p.firstMarked + 1 << ", "
-               << humanBytes(p.peaks[at]) << " in the next";
+        report << ": " << humanBytes(p.peaks[at - 1]) << " in " << unit << " " << at - p.firstMarked + 1
+               << ", " << humanBytes(p.peaks[at]) << " in the next";
     report << "\n";
     return over;
 }
@@ -120,14 +119,16 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
 // any device unless --device), or a device's peak exceeds the baseline capture's by more than PCT.
 int runCheck(const std::vector<std::string>& args, std::ostream& out) {
     CliArgs a(args, {"--json", "--alive-at-end"},
-              {"--max-growth", "--max-peak-growth", "--device", "--junit", "--baseline", "--max-peak-regression",
-               "--from", "--to"});
-    const bool growthGate = a.option("--max-growth").has_value(), peakGate = a.option("--max-peak-growth").has_value();
+              {"--max-growth", "--max-peak-growth", "--device", "--junit", "--baseline",
+               "--max-peak-regression", "--from", "--to"});
+    const bool growthGate = a.option("--max-growth").has_value(),
+               peakGate = a.option("--max-peak-growth").has_value();
     const bool baseGate = a.option("--baseline").has_value();
     if (baseGate != a.option("--max-peak-regression").has_value())
         throw UsageError("--baseline BASE and --max-peak-regression PCT go together");
     if (!growthGate && !peakGate && !baseGate)
-        throw UsageError("check needs --max-growth BYTES, --max-peak-growth PCT or --baseline BASE --max-peak-regression PCT");
+        throw UsageError("check needs --max-growth BYTES, --max-peak-growth PCT or --baseline BASE "
+                         "--max-peak-regression PCT");
     const double limit = growthGate ? nonNegative(a, "--max-growth", "a number of bytes") : 0;
     const double peakLimit = peakGate ? nonNegative(a, "--max-peak-growth", "a percentage") : 0;
     const double regressionLimit = baseGate ? nonNegative(a, "--max-peak-regression", "a percentage") : 0;

@@ -28,14 +28,17 @@ Range parseRange(const CliArgs& a, const std::string& name) {
     r.from = std::strtod(from.c_str(), &end);
     if (from.empty() || *end) throw UsageError(name + " needs FROM:TO in seconds, not '" + *text + "'");
     r.to = std::strtod(to.c_str(), &end);
-    if (to.empty() || *end || !(r.to >= r.from)) throw UsageError(name + " needs FROM:TO with FROM <= TO, not '" + *text + "'");
+    if (to.empty() || *end || !(r.to >= r.from))
+        throw UsageError(name + " needs FROM:TO with FROM <= TO, not '" + *text + "'");
     return r;
 }
 
 DiffSide sideOf(const CaptureAnalysis& an, const CliArgs& args, const Range& r, const std::string& name) {
     const size_t d = chooseDevice(an, args);
     const auto& t = an.trace(d).timeUs;
-    if (t.empty()) throw UsageError("device " + std::to_string(an.trace(d).device) + " of " + an.capture().path + " has no events");
+    if (t.empty())
+        throw UsageError("device " + std::to_string(an.trace(d).device) + " of " + an.capture().path +
+                         " has no events");
     // events at FROM..TO seconds after the first event, both ends included
     const auto us = [&](double s) { return s * 1e6 < 9e18 ? t.front() + int64_t(s * 1e6) : INT64_MAX; };
     DiffSide side = wholeDevice(an, d);
@@ -52,7 +55,8 @@ std::string signedBytes(int64_t v) {
 }
 
 void writeSideJson(JsonWriter& j, const char* key, const DiffSide& s, const SideTotals& t) {
-    j.key(key).beginObject()
+    j.key(key)
+        .beginObject()
         .field("file", s.analysis->capture().path)
         .field("device", s.trace().device)
         .field("first_event", s.first)
@@ -68,7 +72,10 @@ void writeRowJson(JsonWriter& j, const DiffRow& r, bool frames) {
     j.beginObject().field("site", r.site).field("change", diffChangeName(r.change));
     j.field("live_a", r.liveA).field("live_b", r.liveB).field("live_delta", r.liveDelta());
     j.field("peak_a", r.peakA).field("peak_b", r.peakB).field("peak_delta", r.peakDelta());
-    j.field("blocks_a", r.blocksA).field("blocks_b", r.blocksB).field("allocs_a", r.allocsA).field("allocs_b", r.allocsB);
+    j.field("blocks_a", r.blocksA)
+        .field("blocks_b", r.blocksB)
+        .field("allocs_a", r.allocsA)
+        .field("allocs_b", r.allocsB);
     if (frames) {
         j.key("frames").beginArray();
         for (const auto& f : r.frames) j.value(f);
@@ -79,7 +86,8 @@ void writeRowJson(JsonWriter& j, const DiffRow& r, bool frames) {
 }
 
 void writeIterationsJson(JsonWriter& j, const IterationAlignment& al) {
-    j.key("iterations").beginObject()
+    j.key("iterations")
+        .beginObject()
         .field("aligned_by", al.how)
         .field("by_step_number", al.byNumber)
         .field("marker_a", al.a.marker)
@@ -107,7 +115,8 @@ void writeJson(const DiffSide& a, const DiffSide& b, const CaptureDiff& d, size_
     writeSideJson(j, "a", a, d.a);
     writeSideJson(j, "b", b, d.b);
     j.key("context").beginArray();
-    for (const auto& c : d.context) j.beginObject().field("what", c.what).field("a", c.a).field("b", c.b).endObject();
+    for (const auto& c : d.context)
+        j.beginObject().field("what", c.what).field("a", c.a).field("b", c.b).endObject();
     j.endArray();
     j.field("peak_delta", d.b.peak - d.a.peak).field("live_delta", d.b.live - d.a.live);
     writeIterationsJson(j, d.iterations);
@@ -115,7 +124,10 @@ void writeJson(const DiffSide& a, const DiffSide& b, const CaptureDiff& d, size_
     for (size_t i = 0; i < d.sites.size() && i < top; ++i) writeRowJson(j, d.sites[i], false);
     j.endArray().key("stacks").beginArray();
     for (size_t i = 0; i < d.stacks.size() && i < top; ++i) writeRowJson(j, d.stacks[i], true);
-    j.endArray().field("unchanged_stacks", uint64_t(d.unchangedStacks)).field("verdict", d.verdict).endObject();
+    j.endArray()
+        .field("unchanged_stacks", uint64_t(d.unchangedStacks))
+        .field("verdict", d.verdict)
+        .endObject();
     out << '\n';
 }
 
@@ -126,13 +138,14 @@ void writeIterationsText(const IterationAlignment& al, std::ostream& out) {
     // every iteration when few, else about twenty spread over the run plus the largest difference
     const size_t stride = std::max<size_t>(1, al.pairs.size() / 20), worst = al.largestPeakDelta();
     char line[200];
-    std::snprintf(line, sizeof line, "  %-9s %12s %12s %12s %12s %12s %12s\n", "iteration", "peak A", "peak B",
-                  "peak B-A", "live A", "live B", "live B-A");
+    std::snprintf(line, sizeof line, "  %-9s %12s %12s %12s %12s %12s %12s\n", "iteration", "peak A",
+                  "peak B", "peak B-A", "live A", "live B", "live B-A");
     out << line;
     for (size_t k = 0; k < al.pairs.size(); ++k) {
         if (k % stride && k != worst && k + 1 != al.pairs.size()) continue;
         const auto [i, m] = al.pairs[k];
-        const std::string label = std::string(al.byNumber ? "#" : "") + std::to_string(al.byNumber ? al.a.numbers[i] : int64_t(k + 1));
+        const std::string label = std::string(al.byNumber ? "#" : "") +
+                                  std::to_string(al.byNumber ? al.a.numbers[i] : int64_t(k + 1));
         std::snprintf(line, sizeof line, "  %-9s %12s %12s %12s %12s %12s %12s%s\n", label.c_str(),
                       humanBytes(al.a.peak[i]).c_str(), humanBytes(al.b.peak[m]).c_str(),
                       signedBytes(al.peakDelta(k)).c_str(), humanBytes(al.a.live[i]).c_str(),
@@ -153,20 +166,22 @@ void writeText(const DiffSide& a, const DiffSide& b, const CaptureDiff& d, size_
         for (const auto& c : d.context) out << "  " << c.what << ": " << c.a << " -> " << c.b << "\n";
     }
     out << "Peak allocated: A " << humanBytes(d.a.peak) << ", B " << humanBytes(d.b.peak) << " ("
-        << signedBytes(d.b.peak - d.a.peak) << "); peak reserved: A " << humanBytes(d.a.peakReserved) << ", B "
-        << humanBytes(d.b.peakReserved) << "; allocated at the end: A " << humanBytes(d.a.live) << ", B "
-        << humanBytes(d.b.live) << "\n";
+        << signedBytes(d.b.peak - d.a.peak) << "); peak reserved: A " << humanBytes(d.a.peakReserved)
+        << ", B " << humanBytes(d.b.peakReserved) << "; allocated at the end: A " << humanBytes(d.a.live)
+        << ", B " << humanBytes(d.b.live) << "\n";
     writeIterationsText(d.iterations, out);
     out << "Sites whose memory differs (B - A), largest first:\n";
     char line[256];
-    std::snprintf(line, sizeof line, "  %-8s %11s %11s %11s %11s %11s %11s  %s\n", "change", "live A", "live B",
-                  "live B-A", "peak A", "peak B", "peak B-A", "site");
+    std::snprintf(line, sizeof line, "  %-8s %11s %11s %11s %11s %11s %11s  %s\n", "change", "live A",
+                  "live B", "live B-A", "peak A", "peak B", "peak B-A", "site");
     out << line;
     for (size_t i = 0; i < d.sites.size() && i < top; ++i) {
         const DiffRow& r = d.sites[i];
-        std::snprintf(line, sizeof line, "  %-8s %11s %11s %11s %11s %11s %11s  ", std::string(diffChangeName(r.change)).c_str(),
-                      humanBytes(r.liveA).c_str(), humanBytes(r.liveB).c_str(), signedBytes(r.liveDelta()).c_str(),
-                      humanBytes(r.peakA).c_str(), humanBytes(r.peakB).c_str(), signedBytes(r.peakDelta()).c_str());
+        std::snprintf(line, sizeof line, "  %-8s %11s %11s %11s %11s %11s %11s  ",
+                      std::string(diffChangeName(r.change)).c_str(), humanBytes(r.liveA).c_str(),
+                      humanBytes(r.liveB).c_str(), signedBytes(r.liveDelta()).c_str(),
+                      humanBytes(r.peakA).c_str(), humanBytes(r.peakB).c_str(),
+                      signedBytes(r.peakDelta()).c_str());
         out << line << r.site << "\n";
     }
     if (d.sites.size() > top) out << "  ... " << d.sites.size() - top << " more sites\n";
@@ -178,7 +193,8 @@ void writeText(const DiffSide& a, const DiffSide& b, const CaptureDiff& d, size_
 // `compare A B [--json] [--device N] [--a-range FROM:TO] [--b-range FROM:TO] [--top K]`: B against A.
 int runCompare(const std::vector<std::string>& args, std::ostream& out) {
     CliArgs a(args, {"--json"}, {"--device", "--a-range", "--b-range", "--top"}, 2);
-    if (a.files().size() != 2) throw UsageError("compare needs two files, A and B (the same file twice for two ranges)");
+    if (a.files().size() != 2)
+        throw UsageError("compare needs two files, A and B (the same file twice for two ranges)");
     const auto ca = openCapture(a.files()[0]);
     const auto cb = a.files()[1] == a.files()[0] ? ca : openCapture(a.files()[1]);
     const DiffSide sa = sideOf(*ca, a, parseRange(a, "--a-range"), "--a-range");

@@ -1,7 +1,7 @@
 #include "Commands.h"
 
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/Composition.h"
+#include "analysis/composition/Composition.h"
 #include "util/Format.h"
 #include "util/JsonWriter.h"
 
@@ -32,11 +32,16 @@ void writeJson(const CompositionAt& r, const Composition& comp, std::ostream& ou
     j.field("phases", comp.categories().phases).field("tags", comp.categories().tags);
     j.key("categories").beginObject();
     for (size_t c = 0; c < kCategoryCount; ++c)
-        j.key(categoryName(Category(c))).beginObject().field("bytes", r.categories[c]).field("requested", r.requested[c]).endObject();
+        j.key(categoryName(Category(c)))
+            .beginObject()
+            .field("bytes", r.categories[c])
+            .field("requested", r.requested[c])
+            .endObject();
     j.endObject();
     j.field("cuda_level", r.hasCudaLevel).field("pytorch_at_cuda_level", r.torchMatched);
     j.key("outside_pytorch").beginArray();
-    for (const auto& [name, bytes] : r.outside) j.beginObject().field("library", name).field("bytes", bytes).endObject();
+    for (const auto& [name, bytes] : r.outside)
+        j.beginObject().field("library", name).field("bytes", bytes).endObject();
     j.endArray();
     if (r.graphPools) {
         j.key("cuda_graph_pools").beginObject().field("reserved", r.graphPools->reserved);
@@ -53,22 +58,28 @@ void writeJson(const CompositionAt& r, const Composition& comp, std::ostream& ou
 void writeText(const CompositionAt& r, const Composition& comp, bool driverLevel, std::ostream& out) {
     out << "device " << r.device << " at " << r.timeUs << " us\n";
     if (!comp.categories().phases && !driverLevel)
-        out << "  (no phases: categories need a recording by vramscope's recorder or Python stacks; all unknown)\n";
+        out << "  (no phases: categories need a recording by vramscope's recorder or Python stacks; all "
+               "unknown)\n";
     else if (!comp.categories().tags && !driverLevel)
         out << "  (no tags: categories guessed from the phases alone; inferred)\n";
     for (size_t c = 0; c < kCategoryCount; ++c)
-        if (r.categories[c]) out << "  " << categoryName(Category(c)) << ": " << humanBytesPrecise(r.categories[c]) << '\n';
+        if (r.categories[c])
+            out << "  " << categoryName(Category(c)) << ": " << humanBytesPrecise(r.categories[c]) << '\n';
     out << "  PyTorch cache (reserved, free): " << humanBytesPrecise(r.cache()) << '\n';
-    if (r.graphPools) // a part of the above: the graphs' tensors among the categories, their free bytes in the cache
-        out << "  of which CUDA graph private pools: " << humanBytesPrecise(r.graphPools->reserved) << " reserved, "
-            << humanBytesPrecise(r.graphPools->inUseTotal()) << " in use, " << humanBytesPrecise(r.graphPools->free())
-            << " free\n";
+    if (r.graphPools) // a part of the above: the graphs' tensors among the categories, their free bytes in
+                      // the cache
+        out << "  of which CUDA graph private pools: " << humanBytesPrecise(r.graphPools->reserved)
+            << " reserved, " << humanBytesPrecise(r.graphPools->inUseTotal()) << " in use, "
+            << humanBytesPrecise(r.graphPools->free()) << " free\n";
     // A CUPTI-only recording: every allocation is a driver allocation, PyTorch's caching allocator one owner
     const char* prefix = driverLevel ? "  driver allocations, " : "  outside PyTorch, ";
-    for (const auto& [name, bytes] : r.outside) out << prefix << name << ": " << humanBytesPrecise(bytes) << '\n';
+    for (const auto& [name, bytes] : r.outside)
+        out << prefix << name << ": " << humanBytesPrecise(bytes) << '\n';
     if (r.driver)
-        out << "  gap to the driver (" << (r.driver->processFigure ? "NVML, this process" : "cuMemGetInfo, whole device")
-            << "): " << humanBytesPrecise(r.driver->gap()) << " of " << humanBytesPrecise(r.driver->driverUsed) << '\n';
+        out << "  gap to the driver ("
+            << (r.driver->processFigure ? "NVML, this process" : "cuMemGetInfo, whole device")
+            << "): " << humanBytesPrecise(r.driver->gap()) << " of "
+            << humanBytesPrecise(r.driver->driverUsed) << '\n';
 }
 
 } // namespace

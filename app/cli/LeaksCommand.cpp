@@ -2,8 +2,8 @@
 #include "RegionsJson.h"
 
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/FrameFilter.h"
-#include "analysis/LeakDiagnosis.h"
+#include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/stacks/FrameFilter.h"
 #include "util/Format.h"
 #include "util/JsonWriter.h"
 
@@ -61,9 +61,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
                     size_t maxGroups) {
     const DeviceTrace& t = a.trace(d);
     const Capture& c = a.capture();
-    auto secondsAt = [&](uint32_t e) {
-        return t.eventCount() ? a.secondsAt(d, e) : 0.0;
-    };
+    auto secondsAt = [&](uint32_t e) { return t.eventCount() ? a.secondsAt(d, e) : 0.0; };
     JsonWriter j(out);
     j.beginObject().field("device", t.device);
     j.key("window").beginObject().field("from_s", secondsAt(rep.first)).field("to_s", secondsAt(rep.last));

@@ -60,8 +60,8 @@ void writeJson(const RankSet& set, std::ostream& out) {
 
 void writeText(const RankSet& set, std::ostream& out) {
     char line[256];
-    std::snprintf(line, sizeof line, "%5s %12s %12s %12s %12s %5s %6s  %s\n", "rank", "peak alloc", "peak reserv",
-                  "final alloc", "growth", "OOMs", "iters", "file");
+    std::snprintf(line, sizeof line, "%5s %12s %12s %12s %12s %5s %6s  %s\n", "rank", "peak alloc",
+                  "peak reserv", "final alloc", "growth", "OOMs", "iters", "file");
     out << line;
     for (size_t i = 0; i < set.ranks.size(); ++i) {
         const RankSummary& r = set.ranks[i];
@@ -73,12 +73,12 @@ void writeText(const RankSet& set, std::ostream& out) {
         }
         std::snprintf(line, sizeof line, "%5d %12s %12s %12s %12s %5u %6zu  %s%s\n", r.rank,
                       humanBytes(r.peakAllocated).c_str(), humanBytes(r.peakReserved).c_str(),
-                      humanBytes(r.finalAllocated).c_str(), humanBytes(r.growth).c_str(), r.ooms, r.iterations,
-                      file.c_str(), outlierOf(set, i) ? "  <- outlier" : "");
+                      humanBytes(r.finalAllocated).c_str(), humanBytes(r.growth).c_str(), r.ooms,
+                      r.iterations, file.c_str(), outlierOf(set, i) ? "  <- outlier" : "");
         out << line;
     }
-    out << "Median of " << set.readable() << " readable ranks: peak " << humanBytes(set.medianPeak) << ", growth "
-        << humanBytes(set.medianGrowth) << "\n";
+    out << "Median of " << set.readable() << " readable ranks: peak " << humanBytes(set.medianPeak)
+        << ", growth " << humanBytes(set.medianGrowth) << "\n";
     if (set.outliers.empty()) out << "No rank stands out.\n";
     for (const auto& o : set.outliers) out << "Outlier: " << o.sentence << "\n";
     for (const auto& w : set.warnings) out << "Warning: " << w << "\n";
@@ -102,7 +102,9 @@ int runRanks(const std::vector<std::string>& args, std::ostream& out) {
     RankLoadOptions o;
     o.threads = unsigned(a.integer("--threads").value_or(0));
     const RankSet set = loadRanks(files, o);
-    if (set.readable() == 0) throw std::runtime_error("none of the " + std::to_string(files.size()) + " files could be read: " + set.ranks.front().error);
+    if (set.readable() == 0)
+        throw std::runtime_error("none of the " + std::to_string(files.size()) +
+                                 " files could be read: " + set.ranks.front().error);
     if (a.has("--json"))
         writeJson(set, out);
     else

@@ -1,7 +1,7 @@
 #include "RegionsJson.h"
 
-#include "analysis/FrameFilter.h"
-#include "analysis/RegionDiagnosis.h"
+#include "analysis/growth/RegionDiagnosis.h"
+#include "analysis/stacks/FrameFilter.h"
 
 namespace vs::cli {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The `regions` array of `leaks --json`: every growth region of a device with what ended it.
-#include "analysis/LeakDiagnosis.h"
+#include "analysis/growth/LeakDiagnosis.h"
 #include "util/JsonWriter.h"
 
 namespace vs::cli {

@@ -25,7 +25,8 @@ struct Copies {
     std::map<std::string, std::string> urlOf; // local path -> ssh:// address
     ~Copies() {
         std::error_code ec;
-        for (const auto& [path, url] : urlOf) std::filesystem::remove_all(std::filesystem::path(path).parent_path(), ec);
+        for (const auto& [path, url] : urlOf)
+            std::filesystem::remove_all(std::filesystem::path(path).parent_path(), ec);
     }
 };
 Copies& copies() {
@@ -37,7 +38,8 @@ void writeAll(int fd, const char* data, size_t n) {
     while (n > 0) {
         const ssize_t w = ::write(fd, data, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) throw std::runtime_error(std::string("cannot write the local copy: ") + std::strerror(errno));
+        if (w <= 0)
+            throw std::runtime_error(std::string("cannot write the local copy: ") + std::strerror(errno));
         data += w, n -= size_t(w);
     }
 }
@@ -90,7 +92,8 @@ std::string localCopyOf(const std::string& file) {
     }
     ::close(fd);
     const int rc = ssh.wait();
-    if (rc != 0) throw std::runtime_error(describeSshFailure(target->destination(), rc, ssh.errText()).message);
+    if (rc != 0)
+        throw std::runtime_error(describeSshFailure(target->destination(), rc, ssh.errText()).message);
     return local;
 }
 

@@ -52,7 +52,8 @@ Options parseOptions(const std::vector<std::string>& args) {
         else if (args[i] == "--cd" && value)
             o.program.workDir = args[++i];
         else
-            throw UsageError("bad option " + args[i] + " (run --remote HOST [-o LOCAL] [--live SOCKET] "
+            throw UsageError("bad option " + args[i] +
+                             " (run --remote HOST [-o LOCAL] [--live SOCKET] "
                              "[--remote-output PATH] [--cd DIR] -- PROGRAM ARGS)");
     }
     o.program.words.assign(args.begin() + long(std::min(i + 1, args.size())), args.end());
@@ -62,7 +63,8 @@ Options parseOptions(const std::vector<std::string>& args) {
     if (!t) throw UsageError("--remote " + host + ": " + error);
     o.target = *t;
     if (o.localCopy.empty()) o.localCopy = "vramscope-remote-" + std::to_string(getpid()) + ".vscap";
-    if (o.live.find(':') != std::string::npos) throw UsageError("the --live socket path may not hold ':' (ssh -R)");
+    if (o.live.find(':') != std::string::npos)
+        throw UsageError("the --live socket path may not hold ':' (ssh -R)");
     return o;
 }
 
@@ -84,14 +86,18 @@ std::string prepare(const Options& o) {
     std::string text;
     char buf[4096];
     for (ssize_t n; (n = ::read(ssh.out(), buf, sizeof buf)) != 0;)
-        if (n > 0) text.append(buf, size_t(n));
-        else if (errno != EINTR) break;
+        if (n > 0)
+            text.append(buf, size_t(n));
+        else if (errno != EINTR)
+            break;
     const int rc = ssh.wait();
     if (rc != 0) failWith(o.target, rc, ssh.errText());
     for (size_t at = 0, eol; (eol = text.find('\n', at)) != std::string::npos; at = eol + 1)
-        if (const auto m = parseRemoteMarker(std::string_view(text).substr(at, eol - at)); m && m->first == "dir")
+        if (const auto m = parseRemoteMarker(std::string_view(text).substr(at, eol - at));
+            m && m->first == "dir")
             return m->second;
-    throw std::runtime_error(o.target.destination() + " answered without the private directory it should have made");
+    throw std::runtime_error(o.target.destination() +
+                             " answered without the private directory it should have made");
 }
 
 // The local end of the forwarded socket when no viewer is given: a private listening socket whose
@@ -129,7 +135,8 @@ struct LocalEnd {
             return;
         }
         for (ssize_t at = 0, w; at < n; at += w)
-            if ((w = ::write(file, buf + at, size_t(n - at))) <= 0) throw std::runtime_error("cannot write the local copy");
+            if ((w = ::write(file, buf + at, size_t(n - at))) <= 0)
+                throw std::runtime_error("cannot write the local copy");
         received += uint64_t(n);
     }
 };
@@ -162,7 +169,8 @@ void onInterrupt(int) {
 int runRemoteRun(const std::vector<std::string>& args, std::ostream& out) {
     const Options o = parseOptions(args);
     try {
-        (void)runScript(o.program, "/d", "t"); // a command line the recorders cannot run fails before connecting
+        (void)runScript(o.program, "/d",
+                        "t"); // a command line the recorders cannot run fails before connecting
     } catch (const RemoteProgramError& e) {
         throw UsageError(e.what());
     }
@@ -188,32 +196,40 @@ int runRemoteRun(const std::vector<std::string>& args, std::ostream& out) {
             detached = true;
             break;
         }
-        pollfd fds[] = {{ssh.out(), POLLIN, 0}, {ssh.err(), POLLIN, 0}, {local.listenFd, POLLIN, 0}, {local.conn, POLLIN, 0}};
+        pollfd fds[] = {{ssh.out(), POLLIN, 0},
+                        {ssh.err(), POLLIN, 0},
+                        {local.listenFd, POLLIN, 0},
+                        {local.conn, POLLIN, 0}};
         if (::poll(fds, 4, -1) < 0) continue; // EINTR: a Ctrl-C
         char buf[4096];
         if (fds[0].revents) {
             const ssize_t n = ::read(ssh.out(), buf, sizeof buf);
-            if (n > 0) markers.take(buf, size_t(n), host);
-            else if (n == 0 || errno != EINTR) ssh.closeOut();
+            if (n > 0)
+                markers.take(buf, size_t(n), host);
+            else if (n == 0 || errno != EINTR)
+                ssh.closeOut();
         }
         if (fds[1].revents) ssh.readErr(true); // the program's output, and ssh's own messages
         if (fds[2].revents && ssh.out() >= 0) local.accept();
         if (fds[3].revents) local.read();
     }
     ::signal(SIGINT, SIG_DFL);
-    if (o.live.empty() && local.received == 0) ::unlink(o.localCopy.c_str()); // nothing came back: no empty file
-    const std::string copy = !o.live.empty() || local.received == 0 ? "" : ", what arrived is in " + o.localCopy;
+    if (o.live.empty() && local.received == 0)
+        ::unlink(o.localCopy.c_str()); // nothing came back: no empty file
+    const std::string copy =
+        !o.live.empty() || local.received == 0 ? "" : ", what arrived is in " + o.localCopy;
     if (detached) {
-        std::cerr << "vramscope-cli: disconnected; the program goes on running on " << host << " (pid " << markers.pid
-                  << "), recording into " << markers.output << copy << '\n';
+        std::cerr << "vramscope-cli: disconnected; the program goes on running on " << host << " (pid "
+                  << markers.pid << "), recording into " << markers.output << copy << '\n';
         return 130;
     }
     const int rc = ssh.wait();
     if (markers.exit < 0) {
         const std::string why = describeSshFailure(host, rc, ssh.errText()).message;
         if (markers.pid.empty()) throw std::runtime_error(why);
-        throw std::runtime_error(why + " The program may still be running on " + host + " (pid " + markers.pid +
-                                 ") and recording into " + markers.output + copy + " (readable up to its last "
+        throw std::runtime_error(why + " The program may still be running on " + host + " (pid " +
+                                 markers.pid + ") and recording into " + markers.output + copy +
+                                 " (readable up to its last "
                                  "complete chunk)");
     }
     std::cerr << "vramscope-cli: the program on " << host << " exited with status " << markers.exit

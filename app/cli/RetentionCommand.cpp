@@ -3,7 +3,7 @@
 #include "Commands.h"
 
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/Retention.h"
+#include "analysis/retention/Retention.h"
 #include "util/Format.h"
 #include "util/JsonWriter.h"
 

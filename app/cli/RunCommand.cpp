@@ -12,7 +12,6 @@
 
 namespace vs::cli {
 
-
 int runRun(const std::vector<std::string>& args, std::ostream& out) {
     for (size_t k = 0; k < args.size() && args[k] != "--"; ++k)
         if (args[k] == "--remote") return runRemoteRun(args, out); // on another host, through ssh

@@ -1,7 +1,7 @@
 #include "Commands.h"
 
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/GraphPools.h"
+#include "analysis/replay/GraphPools.h"
 #include "util/JsonWriter.h"
 
 #include <algorithm>
@@ -37,9 +37,7 @@ int runState(const std::vector<std::string>& args, std::ostream& out) {
         // a private pool (a CUDA graph's, a MemPool) by its id; [0, 0]: the default pool
         const PoolId pool = pools.poolOf(s.address, event == 0 ? 0 : event - 1);
         j.key("pool_id").beginArray().value(pool.first).value(pool.second).endArray();
-        j.field("graph_pool", !pool.isDefault())
-            .key("blocks")
-            .beginArray();
+        j.field("graph_pool", !pool.isDefault()).key("blocks").beginArray();
         for (const auto& b : s.blocks)
             j.beginObject()
                 .field("address", b.address)

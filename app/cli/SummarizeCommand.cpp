@@ -52,7 +52,10 @@ int runSummarize(const std::vector<std::string>& args, std::ostream& out) {
         try {
             // two captures of one name (in two folders) would write one summary: the second is refused
             const auto [it, fresh] = written.emplace(rankSummaryName(file), file);
-            if (!fresh) throw std::runtime_error("has the file name of " + it->second + ": its summary would replace that one (give the captures distinct names)");
+            if (!fresh)
+                throw std::runtime_error(
+                    "has the file name of " + it->second +
+                    ": its summary would replace that one (give the captures distinct names)");
             out << summarizeOne(file, *dir) << '\n';
         } catch (const std::bad_alloc&) {
             ++failed, std::cerr << "vramscope-cli: error: " << file << ": out of memory while reading it\n";
@@ -65,7 +68,8 @@ int runSummarize(const std::vector<std::string>& args, std::ostream& out) {
     }
     if (failed == 0) return 0;
     if (a.files().size() > 1)
-        std::cerr << "vramscope-cli: error: " << failed << " of " << a.files().size() << " files could not be summarised\n";
+        std::cerr << "vramscope-cli: error: " << failed << " of " << a.files().size()
+                  << " files could not be summarised\n";
     return 2;
 }
 

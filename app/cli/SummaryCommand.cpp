@@ -1,14 +1,14 @@
 #include "Commands.h"
 #include "RemoteFetch.h"
 
-#include "analysis/GraphPools.h"
 #include "analysis/RecorderPauses.h"
+#include "analysis/replay/GraphPools.h"
 
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/categories/PhaseWindows.h"
+#include "analysis/composition/Composition.h"
 #include "util/Format.h"
 #include "util/JsonWriter.h"
-#include "analysis/Composition.h"
-#include "analysis/PhaseWindows.h"
 
 #include <algorithm>
 
@@ -31,11 +31,19 @@ void writeComposition(JsonWriter& j, const CaptureAnalysis& a, const Composition
     const DeviceOutside* o = comp.outsideOf(t.device);
     j.key("outside_pytorch").beginArray();
     if (o)
-        for (const auto& s : o->owners) j.beginObject().field("library", s.name).field("peak", s.peak).field("final", s.final).endObject();
+        for (const auto& s : o->owners)
+            j.beginObject()
+                .field("library", s.name)
+                .field("peak", s.peak)
+                .field("final", s.final)
+                .endObject();
     j.endArray();
     if (o && !o->gap.empty()) {
         const GapSample& g = o->gap.back();
-        j.key("driver").beginObject().field("used", g.driverUsed).field("figure", g.processFigure ? "nvml process" : "cuMemGetInfo device");
+        j.key("driver")
+            .beginObject()
+            .field("used", g.driverUsed)
+            .field("figure", g.processFigure ? "nvml process" : "cuMemGetInfo device");
         j.field("explained", g.explained).field("gap", g.gap()).endObject();
     }
 }
@@ -79,7 +87,8 @@ void writeJson(const CaptureAnalysis& a, std::ostream& out) {
             .field("ring_buffer", ringBufferName(a.trace(i).ringBuffer))
             .field("ghost_blocks", uint64_t(a.ghosts(i).blocks.size()))
             .field("ghost_bytes", a.ghosts(i).bytes);
-        const GraphPools& pools = *a.graphPools(i); // private pools (CUDA graphs) at the end, from the snapshot
+        const GraphPools& pools =
+            *a.graphPools(i); // private pools (CUDA graphs) at the end, from the snapshot
         j.field("graph_pools", uint64_t(pools.poolCount()))
             .field("graph_pool_reserved", pools.reservedAtEnd())
             .field("graph_pool_allocated", pools.allocatedAtEnd());
@@ -89,7 +98,9 @@ void writeJson(const CaptureAnalysis& a, std::ostream& out) {
     const auto& c = a.capture();
     size_t pauses = 0;
     for (const auto& d : c.devices) pauses = std::max(pauses, recorderPauses(c, d.device).size());
-    j.endArray().field("recorder_pauses", uint64_t(pauses)).field("recorder_pause_s", recorderPauseSeconds(c));
+    j.endArray()
+        .field("recorder_pauses", uint64_t(pauses))
+        .field("recorder_pause_s", recorderPauseSeconds(c));
     j.key("warnings").beginArray();
     for (const auto& w : a.warnings()) j.value(w);
     j.endArray().endObject();
@@ -132,7 +143,8 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
         row("Baseline (before recording)", humanBytes(int64_t(s.baselineBytes)),
             std::to_string(s.baselineBlocks) + " blocks");
         if (const GhostBlocks& g = a.ghosts(i); !g.blocks.empty())
-            row("Ghost blocks (only freed)", humanBytes(int64_t(g.bytes)), std::to_string(g.blocks.size()) + " blocks");
+            row("Ghost blocks (only freed)", humanBytes(int64_t(g.bytes)),
+                std::to_string(g.blocks.size()) + " blocks");
         if (const GraphPools& pools = *a.graphPools(i); !pools.empty())
             row("CUDA graph pools (reserved)", humanBytes(int64_t(pools.reservedAtEnd())),
                 std::to_string(pools.poolCount()) + " pools");

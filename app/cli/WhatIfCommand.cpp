@@ -1,6 +1,6 @@
 #include "Commands.h"
 
-#include "analysis/GraphPools.h"
+#include "analysis/replay/GraphPools.h"
 
 #include "analysis/CaptureAnalysis.h"
 #include "sim/SimRange.h"
@@ -32,7 +32,8 @@ std::string oomText(const CaptureAnalysis& a, size_t d, const SimResult& r) {
     if (!r.firstOom) return "none";
     return "at " + seconds(a, d, r.firstOom->event) + " (event " + std::to_string(r.firstOom->event) +
            "): a request of " + humanBytes(int64_t(r.firstOom->size)) + " failed with " +
-           humanBytes(r.firstOom->reserved) + " reserved, " + humanBytes(r.firstOom->allocated) + " allocated";
+           humanBytes(r.firstOom->reserved) + " reserved, " + humanBytes(r.firstOom->allocated) +
+           " allocated";
 }
 
 void writeResultJson(JsonWriter& j, const CaptureAnalysis& a, size_t d, const SimResult& r) {
@@ -80,7 +81,8 @@ uint64_t parseBytes(const std::string& s) {
                         : unit == "MiB"             ? 1048576.0
                         : unit == "GiB"             ? 1073741824.0
                                                     : -1;
-    if (mult < 0 || !(v > 0)) throw UsageError("--capacity wants bytes (e.g. 42949672960 or 40GiB), got '" + s + "'");
+    if (mult < 0 || !(v > 0))
+        throw UsageError("--capacity wants bytes (e.g. 42949672960 or 40GiB), got '" + s + "'");
     if (v * mult > double(kMaxSimBytes)) // also keeps the conversion below defined
         throw UsageError("--capacity: '" + s + "' is more than any device has (at most " +
                          humanBytes(int64_t(kMaxSimBytes)) + ")");
@@ -102,7 +104,9 @@ void printHeader(std::ostream& out, const Context& c) {
         << (c.capacity.bytes ? humanBytesPrecise(int64_t(c.capacity.bytes)) + " (" + c.capacity.source + ")"
                              : std::string("unlimited (not recorded: pass --capacity BYTES)"))
         << '\n';
-    if (c.in.startsMidRun) out << "note: the trace starts mid-run; simulations start from the recorded state at its first event\n";
+    if (c.in.startsMidRun)
+        out << "note: the trace starts mid-run; simulations start from the recorded state at its first "
+               "event\n";
     if (const GraphPools& pools = *c.a.graphPools(c.d); !pools.empty())
         out << "note: " << humanBytes(int64_t(pools.reservedAtEnd()))
             << " is reserved in CUDA graph private pools; the simulator models the default pool only, so "
@@ -111,7 +115,8 @@ void printHeader(std::ostream& out, const Context& c) {
 
 int runSweep(std::ostream& out, const Context& c, bool json) {
     const auto configs = sweepGrid(c.recorded, c.capacity.bytes != 0);
-    auto results = sweep(c.in, configs, c.capacity.bytes, std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
+    auto results = sweep(c.in, configs, c.capacity.bytes,
+                         std::max(1u, std::min(2u, std::thread::hardware_concurrency())));
     const std::vector<size_t> order = rankSweep(results);
     if (json) {
         JsonWriter j(out);
@@ -127,11 +132,11 @@ int runSweep(std::ostream& out, const Context& c, bool json) {
     for (size_t k = 0; k < order.size(); ++k) {
         const auto& r = results[order[k]];
         char line[160];
-        std::snprintf(line, sizeof line, "%4zu  %-14s  %-14s  %-9s  %-4s  ", k + 1, humanBytes(r.peakReserved).c_str(),
-                      humanBytes(r.finalReserved).c_str(), percent(r.fragmentationAtPeak()).c_str(),
-                      r.firstOom ? "yes" : "no");
-        out << line << r.config.toString() << (order[k] == 0 ? " (recorded)" : "") << (r.approximate ? " (approximate)" : "")
-            << '\n';
+        std::snprintf(line, sizeof line, "%4zu  %-14s  %-14s  %-9s  %-4s  ", k + 1,
+                      humanBytes(r.peakReserved).c_str(), humanBytes(r.finalReserved).c_str(),
+                      percent(r.fragmentationAtPeak()).c_str(), r.firstOom ? "yes" : "no");
+        out << line << r.config.toString() << (order[k] == 0 ? " (recorded)" : "")
+            << (r.approximate ? " (approximate)" : "") << '\n';
     }
     out << whatIfSentence(results[0], results[order[0]]) << '\n';
     return 0;
@@ -143,7 +148,8 @@ int runSweep(std::ostream& out, const Context& c, bool json) {
 // PyTorch's caching allocator over the capture's requests under other PYTORCH_CUDA_ALLOC_CONF settings.
 int runWhatIf(const std::vector<std::string>& args, std::ostream& out) {
     CliArgs a(args, {"--json", "--sweep"}, {"--conf", "--capacity", "--device"});
-    if (!a.has("--sweep") && !a.option("--conf")) throw UsageError("whatif needs --conf \"key:value,...\" or --sweep");
+    if (!a.has("--sweep") && !a.option("--conf"))
+        throw UsageError("whatif needs --conf \"key:value,...\" or --sweep");
     auto capture = openCapture(a.file());
     if (capture->capture().nativeStacks) // cudaMalloc calls, not the caching allocator's requests
         throw UsageError("whatif needs PyTorch's allocator requests; this capture was recorded at the CUDA "
@@ -152,9 +158,12 @@ int runWhatIf(const std::vector<std::string>& args, std::ostream& out) {
     if (capture->trace(d).device == kPinnedHostDevice) // another allocator, with its own policy
         throw UsageError("whatif simulates PyTorch's CUDA caching allocator; pinned host memory is the host "
                          "allocator's: pick a GPU with --device");
-    Context c{*capture, d, SimInput::fromTrace(capture->trace(d), capture->capture().streams, capture->replay(d),
-                                               capture->capture().settings),
-              SimConfig::fromSettings(capture->capture().settings), {}};
+    Context c{*capture,
+              d,
+              SimInput::fromTrace(capture->trace(d), capture->capture().streams, capture->replay(d),
+                                  capture->capture().settings),
+              SimConfig::fromSettings(capture->capture().settings),
+              {}};
     SimConfig alt;
     try {
         alt = c.recorded.with(a.option("--conf").value_or(""));
@@ -193,12 +202,13 @@ int runWhatIf(const std::vector<std::string>& args, std::ostream& out) {
     if (base.firstOom)
         out << "recorded settings (" << c.recorded.toString() << ") under this capacity: out of memory "
             << oomText(*capture, d, base) << '\n';
-    out << "recorded settings (" << c.recorded.toString() << "): peak reserved " << humanBytes(base.peakReserved)
-        << " simulated, " << humanBytes(int64_t(c.in.recordedPeakReserved)) << " recorded; "
+    out << "recorded settings (" << c.recorded.toString() << "): peak reserved "
+        << humanBytes(base.peakReserved) << " simulated, " << humanBytes(int64_t(c.in.recordedPeakReserved))
+        << " recorded; "
         << (rep.exact() ? "every one of " + std::to_string(rep.steps) + " steps reproduced"
                         : std::to_string(rep.mismatches) + " of " + std::to_string(rep.steps) +
-                              " steps differ (first at event " + std::to_string(rep.firstMismatchEvent) + ": " +
-                              humanBytes(rep.simulatedAtMismatch) + " simulated, " +
+                              " steps differ (first at event " + std::to_string(rep.firstMismatchEvent) +
+                              ": " + humanBytes(rep.simulatedAtMismatch) + " simulated, " +
                               humanBytes(rep.recordedAtMismatch) + " recorded)")
         << '\n';
     out << "what-if (" << what.config.toString() << "): peak reserved " << humanBytes(what.peakReserved)

@@ -13,7 +13,8 @@ const char* kUsage =
     "usage: vramscope-cli COMMAND FILE [OPTIONS]\n"
     "\n"
     "Reads .vscap recordings, PyTorch CUDA memory snapshots (.pickle, .pickle.gz, .pickle.zst) and\n"
-    "torch.profiler traces recorded with profile_memory=True (.json, .json.gz: sites are the enclosing ops).\n"
+    "torch.profiler traces recorded with profile_memory=True (.json, .json.gz: sites are the enclosing "
+    "ops).\n"
     "\n"
     "commands:\n"
     "  summary FILE [--json]                    peaks, final values, warnings per device\n"
@@ -103,7 +104,8 @@ void takeMaxMemory(std::vector<std::string>& args) {
 // --level pytorch|cuda applies to every command that reads a capture.
 void takeLevel(std::vector<std::string>& args) {
     for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] != "--level" || i + 1 >= args.size() || (args[i + 1] != "cuda" && args[i + 1] != "pytorch"))
+        if (args[i] != "--level" || i + 1 >= args.size() ||
+            (args[i + 1] != "cuda" && args[i + 1] != "pytorch"))
             continue;
         vs::cli::openCudaLevelInstead = args[i + 1] == "cuda";
         args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i + 2));

@@ -1,13 +1,13 @@
 // vramscope: the desktop viewer. Also renders views headless: vramscope FILE --screenshot OUT.png
 #include "common/Icons.h"
 #include "common/Theme.h"
-#include "session/CaptureLoader.h"
-#include "session/Session.h"
-#include "window/Exporter.h"
-#include "window/MainWindow.h"
-#include "timeline/TimelinePlot.h"
 #include "io/LoadError.h"
 #include "io/MemoryBudget.h"
+#include "session/CaptureLoader.h"
+#include "session/Session.h"
+#include "timeline/TimelinePlot.h"
+#include "window/Exporter.h"
+#include "window/MainWindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -72,8 +72,8 @@ int screenshot(const QString& file, const vs::OpenOptions& open, const QString& 
     plot->fitAll();
     const QString title = window.exportTitle(); // file, device, range, diagnosis
     // --view NAME: a details tab rendered alone, found by its object name in the window
-    const QHash<QString, QString> panels = {{"leaks", "leaksPanel"},   {"retention", "retentionPanel"},
-                                            {"blockmap", "blockMap"},  {"memorymap", "memoryMap"},
+    const QHash<QString, QString> panels = {{"leaks", "leaksPanel"},        {"retention", "retentionPanel"},
+                                            {"blockmap", "blockMap"},       {"memorymap", "memoryMap"},
                                             {"composition", "composition"}, {"bands", "allocationBands"}};
     QString error;
     if (view == QLatin1String("timeline")) {
@@ -91,7 +91,8 @@ int screenshot(const QString& file, const vs::OpenOptions& open, const QString& 
             window.session()->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
         error = renderAlone(window.findChild<QWidget*>(panels.value(view)), &window, size, out, title);
     } else {
-        return fail(QStringLiteral("--view must be timeline, window, blockmap, memorymap, composition, bands, leaks or retention"));
+        return fail(QStringLiteral(
+            "--view must be timeline, window, blockmap, memorymap, composition, bands, leaks or retention"));
     }
     return error.isEmpty() ? 0 : fail(error);
 }
@@ -106,7 +107,8 @@ int main(int argc, char** argv) {
         for (const char* flag : {"--screenshot", "--help", "-h", "--help-all", "--version", "-v"})
             headless |= std::strcmp(argv[i], flag) == 0;
     if (headless && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    if (!headless && !std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+    if (!headless && !std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") &&
+        !std::getenv("WAYLAND_DISPLAY"))
         return fail(QStringLiteral("no display (DISPLAY and WAYLAND_DISPLAY are unset); render views without "
                                    "one with FILE --screenshot OUT.png, or use vramscope-cli"));
 
@@ -116,9 +118,9 @@ int main(int argc, char** argv) {
     QApplication::setApplicationVersion(QStringLiteral(VRAMSCOPE_VERSION));
     QApplication::setWindowIcon(vs::ui::icons::application());
     // the desktop's light or dark preference (View > Theme); headless renders are light unless asked
-    vs::ui::applyTheme(!headless ? vs::ui::savedTheme()
-                                 : qEnvironmentVariableIsSet("VRAMSCOPE_THEME") ? vs::ui::Theme::System
-                                                                                : vs::ui::Theme::Light);
+    vs::ui::applyTheme(!headless                                      ? vs::ui::savedTheme()
+                       : qEnvironmentVariableIsSet("VRAMSCOPE_THEME") ? vs::ui::Theme::System
+                                                                      : vs::ui::Theme::Light);
     QGuiApplication::setDesktopFileName(QStringLiteral("vramscope")); // the .desktop entry, for the dock
 
     QCommandLineParser parser;
@@ -129,16 +131,17 @@ int main(int argc, char** argv) {
         "recorded with profile_memory=True (export_chrome_trace: .json, .json.gz)."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("files"),
-                                 QStringLiteral("Captures to open (.vscap, .pickle, .pickle.gz, .pickle.zst, .json, .json.gz)"),
-                                 QStringLiteral("[FILE...]"));
+    parser.addPositionalArgument(
+        QStringLiteral("files"),
+        QStringLiteral("Captures to open (.vscap, .pickle, .pickle.gz, .pickle.zst, .json, .json.gz)"),
+        QStringLiteral("[FILE...]"));
     QCommandLineOption shot(QStringLiteral("screenshot"),
                             QStringLiteral("Render a view of FILE to OUT (png, svg, pdf) and exit."),
                             QStringLiteral("OUT"));
-    QCommandLineOption view(
-        QStringLiteral("view"),
-        QStringLiteral("View for --screenshot: timeline, window, blockmap, memorymap, composition, bands (allocation bands), leaks, retention."),
-        QStringLiteral("VIEW"), QStringLiteral("timeline"));
+    QCommandLineOption view(QStringLiteral("view"),
+                            QStringLiteral("View for --screenshot: timeline, window, blockmap, memorymap, "
+                                           "composition, bands (allocation bands), leaks, retention."),
+                            QStringLiteral("VIEW"), QStringLiteral("timeline"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --screenshot."),
                             QStringLiteral("WxH"), QStringLiteral("1600x900"));
     QCommandLineOption atOption(
@@ -147,12 +150,13 @@ int main(int argc, char** argv) {
         QStringLiteral("S"));
     QCommandLineOption maxMemory(
         QStringLiteral("max-memory"),
-        QStringLiteral("The most memory one file may take to load (default: half of the RAM): 8G, 512M, bytes."),
+        QStringLiteral(
+            "The most memory one file may take to load (default: half of the RAM): 8G, 512M, bytes."),
         QStringLiteral("SIZE"));
     parser.addOptions({shot, view, size, atOption, maxMemory});
-    QCommandLineOption fromOption(QStringLiteral("from"),
-                                  QStringLiteral("Load only the window from S seconds after the first event."),
-                                  QStringLiteral("S"));
+    QCommandLineOption fromOption(
+        QStringLiteral("from"), QStringLiteral("Load only the window from S seconds after the first event."),
+        QStringLiteral("S"));
     QCommandLineOption toOption(QStringLiteral("to"),
                                 QStringLiteral("Load only the window up to S seconds after the first event."),
                                 QStringLiteral("S"));
@@ -172,7 +176,8 @@ int main(int argc, char** argv) {
         if (parser.isSet(fromOption)) w.fromS = parser.value(fromOption).toDouble(&okFrom);
         if (parser.isSet(toOption)) w.toS = parser.value(toOption).toDouble(&okTo);
         if (!okFrom || !okTo || !(w.fromS >= 0) || !(w.toS > w.fromS))
-            return fail(QStringLiteral("--from and --to need seconds since the first event, --to after --from"));
+            return fail(
+                QStringLiteral("--from and --to need seconds since the first event, --to after --from"));
         open.window = w;
     }
     if (parser.isSet(shot)) {
@@ -183,7 +188,8 @@ int main(int argc, char** argv) {
             at = parser.value(atOption).toDouble(&ok);
             if (!ok || at < 0) return fail(QStringLiteral("--at needs seconds since the first event"));
         }
-        return screenshot(files.first(), open, parser.value(shot), parser.value(view), parser.value(size), at);
+        return screenshot(files.first(), open, parser.value(shot), parser.value(view), parser.value(size),
+                          at);
     }
     vs::ui::MainWindow window;
     window.show();

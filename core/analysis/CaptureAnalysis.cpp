@@ -26,7 +26,8 @@ std::shared_ptr<const CaptureAnalysis> CaptureAnalysis::analyse(std::unique_ptr<
         a->ghosts_.push_back(findGhostBlocks(a->capture_->devices[i], a->replays_[i]));
     bool any = false;
     for (const auto& t : a->capture_->devices)
-        if (t.eventCount()) a->originUs_ = any ? std::min(a->originUs_, t.timeUs.front()) : t.timeUs.front(), any = true;
+        if (t.eventCount())
+            a->originUs_ = any ? std::min(a->originUs_, t.timeUs.front()) : t.timeUs.front(), any = true;
     if (a->capture_->window.cut) a->originUs_ = a->capture_->window.originUs; // the whole capture's clock
     a->collectWarnings(); // after the origin: warnings name times
     return a;
@@ -95,7 +96,8 @@ std::shared_ptr<const DeviceCategories> CaptureAnalysis::categories(size_t devic
     const std::lock_guard<std::mutex> lock(categoriesMutex_);
     if (categories_.size() < deviceCount()) categories_.resize(deviceCount());
     auto& slot = categories_[device];
-    if (!slot) slot = std::make_shared<const DeviceCategories>(classifyDevice(*capture_, device, replays_[device]));
+    if (!slot)
+        slot = std::make_shared<const DeviceCategories>(classifyDevice(*capture_, device, replays_[device]));
     return slot;
 }
 
@@ -120,9 +122,10 @@ void CaptureAnalysis::collectWarnings() {
                                 "record with torch.cuda.memory._record_memory_history(enabled='all')");
         if (capture_->window.cut) {
             if (r.baselineBlocks)
-                warnings_.push_back(dev + std::to_string(r.baselineBlocks) + " blocks (" +
-                                    humanBytes(int64_t(r.baselineBytes)) +
-                                    ") were allocated before the window starts; they are shown as a baseline");
+                warnings_.push_back(
+                    dev + std::to_string(r.baselineBlocks) + " blocks (" +
+                    humanBytes(int64_t(r.baselineBytes)) +
+                    ") were allocated before the window starts; they are shown as a baseline");
         } else if (r.baselineBlocks || (r.recoveredBaseline && !r.initialState.empty()) ||
                    t.ringBuffer == RingBuffer::Overflowed)
             warnings_.push_back(dev + baselineWarning(i));
@@ -158,17 +161,20 @@ std::string CaptureAnalysis::baselineWarning(size_t device) const {
         if (t.eventCount()) std::snprintf(at, sizeof at, "t = %.3f s", secondsOf(t.timeUs.front()));
         const uint64_t lost = uint64_t(r.baselineBlocks) + r.initialState.size() + r.pendingFreeAtStart;
         const uint64_t size = capture_->settings.traceMaxEntries;
-        const std::string kept = size ? " (it keeps the last " + std::to_string(size) + " entries: raise max_entries)"
-                                      : " (raise max_entries)";
-        return (lost ? "at least " + std::to_string(lost) + " trace entries were lost to the ring buffer before " + at
+        const std::string kept =
+            size ? " (it keeps the last " + std::to_string(size) + " entries: raise max_entries)"
+                 : " (raise max_entries)";
+        return (lost ? "at least " + std::to_string(lost) +
+                           " trace entries were lost to the ring buffer before " + at
                      : "trace entries were lost to the ring buffer before " + std::string(at)) +
                kept + "; the " + baseline + " alive then are shown as a baseline";
     }
     if (t.ringBuffer == RingBuffer::Kept)
         return baseline + " were allocated before the first recorded event: recording started late (the ring "
                           "buffer kept every entry); they are shown as a baseline";
-    return baseline + " were allocated before the first recorded event: recording started late or "
-                      "the ring buffer (max_entries) dropped the oldest entries; they are shown as a baseline";
+    return baseline +
+           " were allocated before the first recorded event: recording started late or "
+           "the ring buffer (max_entries) dropped the oldest entries; they are shown as a baseline";
 }
 
 } // namespace vs

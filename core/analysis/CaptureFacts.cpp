@@ -41,12 +41,14 @@ FactSection deviceSection(const CaptureAnalysis& a, size_t i) {
     const uint64_t size = a.capture().settings.traceMaxEntries;
     const std::string entries = size ? " (max_entries " + std::to_string(size) + ")" : "";
     if (t.ringBuffer == RingBuffer::Overflowed)
-        s.rows.push_back({"Ring buffer", "overflowed: entries before the first one kept were lost" + entries});
+        s.rows.push_back(
+            {"Ring buffer", "overflowed: entries before the first one kept were lost" + entries});
     else if (t.ringBuffer == RingBuffer::Kept)
         s.rows.push_back({"Ring buffer", "kept every entry" + entries});
     if (const GhostBlocks& g = a.ghosts(i); !g.blocks.empty())
-        s.rows.push_back({"Ghost blocks (seen only being freed)",
-                          std::to_string(g.blocks.size()) + " (" + humanBytesPrecise(int64_t(g.bytes)) + ")"});
+        s.rows.push_back(
+            {"Ghost blocks (seen only being freed)",
+             std::to_string(g.blocks.size()) + " (" + humanBytesPrecise(int64_t(g.bytes)) + ")"});
     return s;
 }
 
@@ -64,7 +66,8 @@ FactSection metadataSection(const CaptureAnalysis& a) {
         if (s.rows.size() == kMaxRows) break;
         s.rows.push_back({"user_metadata", std::string(text) + " (" + std::to_string(n) + " entries)"});
     }
-    if (counts.size() > kMaxRows) s.rows.push_back({"", std::to_string(counts.size() - kMaxRows) + " more values"});
+    if (counts.size() > kMaxRows)
+        s.rows.push_back({"", std::to_string(counts.size() - kMaxRows) + " more values"});
     for (size_t i = 0; i < c.blockAnnotations.size() && i < kMaxRows; ++i) {
         const BlockAnnotation& n = c.blockAnnotations[i];
         char where[96];
@@ -95,18 +98,22 @@ static FactSection madeOfSection(const CaptureAnalysis& a) {
     FactSection s{"What the memory is made of", {}};
     const PhaseWindows phases(c);
     if (!phases.empty() || !c.tags.empty())
-        s.rows.push_back({"categories", std::string(phases.empty() ? "no phases" : "forward/backward/optimizer phases") +
-                                            ", " + std::to_string(c.tags.size()) + " tagged tensors (Composition tab)"});
+        s.rows.push_back(
+            {"categories", std::string(phases.empty() ? "no phases" : "forward/backward/optimizer phases") +
+                               ", " + std::to_string(c.tags.size()) + " tagged tensors (Composition tab)"});
     std::vector<const ReplayResult*> replays;
     for (size_t i = 0; i < a.deviceCount(); ++i) replays.push_back(&a.replay(i));
     for (const DeviceOutside& o : outsideTorch(c, replays)) {
         const std::string dev = deviceName(o.device) + ": ";
         for (const auto& lib : o.owners)
-            s.rows.push_back({dev + lib.name, "peak " + humanBytesPrecise(lib.peak) + ", final " + humanBytesPrecise(lib.final)});
+            s.rows.push_back({dev + lib.name, "peak " + humanBytesPrecise(lib.peak) + ", final " +
+                                                  humanBytesPrecise(lib.final)});
         if (!o.gap.empty())
-            s.rows.push_back({dev + "gap to the driver", humanBytesPrecise(o.gap.back().gap()) + " of " +
-                                                             humanBytesPrecise(o.gap.back().driverUsed) +
-                                                             (o.gap.back().processFigure ? " (NVML, this process)" : " (cuMemGetInfo, whole device)")});
+            s.rows.push_back({dev + "gap to the driver",
+                              humanBytesPrecise(o.gap.back().gap()) + " of " +
+                                  humanBytesPrecise(o.gap.back().driverUsed) +
+                                  (o.gap.back().processFigure ? " (NVML, this process)"
+                                                              : " (cuMemGetInfo, whole device)")});
     }
     return s;
 }

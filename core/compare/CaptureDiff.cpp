@@ -2,8 +2,8 @@
 
 #include "CompareVerdict.h"
 #include "StackKey.h"
-#include "analysis/stacks/FrameFilter.h"
 #include "analysis/replay/Lifetimes.h"
+#include "analysis/stacks/FrameFilter.h"
 #include "analysis/stacks/SiteText.h"
 #include "load/AnalysisBudget.h"
 #include "util/Cancelled.h"
@@ -15,16 +15,23 @@ namespace vs {
 
 std::string_view diffChangeName(DiffChange c) {
     switch (c) {
-    case DiffChange::Added: return "added";
-    case DiffChange::Removed: return "removed";
-    case DiffChange::Grown: return "grown";
-    case DiffChange::Shrunk: return "shrunk";
-    case DiffChange::Same: return "same";
+    case DiffChange::Added:
+        return "added";
+    case DiffChange::Removed:
+        return "removed";
+    case DiffChange::Grown:
+        return "grown";
+    case DiffChange::Shrunk:
+        return "shrunk";
+    case DiffChange::Same:
+        return "same";
     }
     return "same";
 }
 
-int64_t DiffRow::magnitude() const { return std::max(std::llabs(liveDelta()), std::llabs(peakDelta())); }
+int64_t DiffRow::magnitude() const {
+    return std::max(std::llabs(liveDelta()), std::llabs(peakDelta()));
+}
 
 namespace {
 
@@ -71,7 +78,7 @@ SideResult measure(const DiffSide& s, StackKeys& keys, const std::atomic<bool>* 
     if (s.empty()) return out;
     constexpr uint32_t kUnseen = UINT32_MAX;
     std::vector<uint32_t> ofStack(c.stacks.size(), kUnseen); // stack -> holding
-    std::vector<uint32_t> ofKey;                              // stack key -> holding
+    std::vector<uint32_t> ofKey;                             // stack key -> holding
     const uint32_t last = s.lastEvent(), peakAt = out.totals.peakEvent;
     int64_t explainedLive = 0, explainedPeak = 0;
     for (size_t i = 0; i < lifetimes.size(); ++i) {
@@ -97,8 +104,8 @@ SideResult measure(const DiffSide& s, StackKeys& keys, const std::atomic<bool>* 
     }
     // blocks older than the recording are counted by allocated but have no alloc event
     if (out.totals.live != explainedLive || out.totals.peak != explainedPeak)
-        out.holdings.push_back({StackId{}, kBeforeKey, keys.site(kBeforeRecording), out.totals.live - explainedLive,
-                                out.totals.peak - explainedPeak});
+        out.holdings.push_back({StackId{}, kBeforeKey, keys.site(kBeforeRecording),
+                                out.totals.live - explainedLive, out.totals.peak - explainedPeak});
     return out;
 }
 
@@ -189,7 +196,8 @@ std::vector<DiffRow> rows(const SideResult& a, const SideResult& b, const StackK
         DiffRow& r = out.emplace_back(rowOf(sums[i]));
         r.site = site(i);
         if (out.size() <= kTextRows)
-            r.frames = stacks ? rowFrames(*sums[i].capture, *sums[i].first) : std::vector{std::string(r.site)};
+            r.frames =
+                stacks ? rowFrames(*sums[i].capture, *sums[i].first) : std::vector{std::string(r.site)};
     }
     if (unchanged) *unchanged = same;
     return out;
@@ -199,15 +207,19 @@ std::vector<DiffRow> rows(const SideResult& a, const SideResult& b, const StackK
 
 CaptureDiff compareCaptures(const DiffSide& a, const DiffSide& b, const std::atomic<bool>* cancel) {
     CaptureDiff d;
-    if (a.analysis != b.analysis) d.context = contextDifferences(a.analysis->capture(), b.analysis->capture());
+    if (a.analysis != b.analysis)
+        d.context = contextDifferences(a.analysis->capture(), b.analysis->capture());
     StackKeys keys(analysisBudget()); // one key space for both sides
     SideResult ra = measure(a, keys, cancel), rb = measure(b, keys, cancel);
     d.a = ra.totals, d.b = rb.totals;
-    const size_t stackRows = keys.keys() + 1; // and one for memory older than the recording
+    const size_t stackRows = keys.keys() + 1;                // and one for memory older than the recording
     const std::vector<uint32_t> siteRank = keys.siteRanks(); // rows of equal size in the order of their sites
-    d.stacks = rows(ra, rb, keys, siteRank, stackRows,
-                    [&](const Holding& h) { return h.key == kBeforeKey ? keys.keys() : h.key; }, &d.unchangedStacks, true);
-    d.sites = rows(ra, rb, keys, siteRank, keys.sites(), [](const Holding& h) { return h.site; }, nullptr, false);
+    d.stacks = rows(
+        ra, rb, keys, siteRank, stackRows,
+        [&](const Holding& h) { return h.key == kBeforeKey ? keys.keys() : h.key; }, &d.unchangedStacks,
+        true);
+    d.sites = rows(
+        ra, rb, keys, siteRank, keys.sites(), [](const Holding& h) { return h.site; }, nullptr, false);
     d.iterations = alignIterations(std::move(ra.curve), std::move(rb.curve));
     d.siteTexts = keys.siteTexts();
     d.verdict = compareVerdict(d);

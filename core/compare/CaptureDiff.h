@@ -20,13 +20,13 @@ enum class DiffChange : uint8_t { Added, Removed, Grown, Shrunk, Same };
 std::string_view diffChangeName(DiffChange c);
 
 struct DiffRow {
-    std::string_view site;           // "fn (file.py:17)", or words for memory without a stack: a text
-                                     // of its CaptureDiff's siteTexts, valid while that diff (or a copy) is
-    std::vector<std::string> frames; // the stack, outermost first (at most kMaxRowFrames: a deeper one
-                                     // keeps its two ends around "... N frames ..."; sites: the site
-                                     // alone), for the kTextRows largest rows; empty past them
-    int64_t liveA = 0, liveB = 0;    // bytes alive at the range's end
-    int64_t peakA = 0, peakB = 0;    // bytes alive at the moment of the range's peak allocated
+    std::string_view site;             // "fn (file.py:17)", or words for memory without a stack: a text
+                                       // of its CaptureDiff's siteTexts, valid while that diff (or a copy) is
+    std::vector<std::string> frames;   // the stack, outermost first (at most kMaxRowFrames: a deeper one
+                                       // keeps its two ends around "... N frames ..."; sites: the site
+                                       // alone), for the kTextRows largest rows; empty past them
+    int64_t liveA = 0, liveB = 0;      // bytes alive at the range's end
+    int64_t peakA = 0, peakB = 0;      // bytes alive at the moment of the range's peak allocated
     uint32_t blocksA = 0, blocksB = 0; // blocks alive at the range's end
     uint32_t allocsA = 0, allocsB = 0; // allocations made inside the range
     DiffChange change = DiffChange::Same;
@@ -46,8 +46,8 @@ struct SideTotals {
 struct CaptureDiff {
     std::vector<ContextDifference> context; // empty for two ranges of one capture
     SideTotals a, b;
-    std::vector<DiffRow> stacks;            // largest difference first; unchanged rows left out
-    std::vector<DiffRow> sites;             // the same by allocation site
+    std::vector<DiffRow> stacks; // largest difference first; unchanged rows left out
+    std::vector<DiffRow> sites;  // the same by allocation site
     size_t unchangedStacks = 0;
     IterationAlignment iterations;
     std::string verdict; // one or two sentences

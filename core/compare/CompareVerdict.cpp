@@ -16,7 +16,8 @@ std::string percent(double p) {
 
 std::string peakSentence(const CaptureDiff& d) {
     const int64_t delta = d.b.peak - d.a.peak;
-    if (delta == 0) return "The peak of allocated memory is the same in A and B (" + humanBytes(d.a.peak) + ").";
+    if (delta == 0)
+        return "The peak of allocated memory is the same in A and B (" + humanBytes(d.a.peak) + ").";
     std::string s = "B's peak of allocated memory is " + humanBytes(std::llabs(delta));
     if (d.a.peak > 0) s += " (" + percent(100.0 * double(std::llabs(delta)) / double(d.a.peak)) + ")";
     return s + (delta > 0 ? " higher" : " lower") + " than A's (" + humanBytes(d.b.peak) + " against " +
@@ -44,9 +45,9 @@ std::string siteSentence(const CaptureDiff& d) {
     const DiffRow& r = d.sites.front();
     const bool byLive = std::llabs(r.liveDelta()) >= std::llabs(r.peakDelta());
     const int64_t a = byLive ? r.liveA : r.peakA, b = byLive ? r.liveB : r.peakB;
-    return " The largest difference is " + std::string(r.site) + " (" + std::string(diffChangeName(r.change)) + "): " +
-           humanBytes(a) + " in A, " + humanBytes(b) + " in B " +
-           (byLive ? "alive at the end" : "alive at the peak") + ".";
+    return " The largest difference is " + std::string(r.site) + " (" +
+           std::string(diffChangeName(r.change)) + "): " + humanBytes(a) + " in A, " + humanBytes(b) +
+           " in B " + (byLive ? "alive at the end" : "alive at the peak") + ".";
 }
 
 } // namespace

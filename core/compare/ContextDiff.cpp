@@ -15,7 +15,8 @@ Facts allocatorFacts(const AllocatorSettings& s) {
     if (!s.present) return f;
     f["allocator: PYTORCH_CUDA_ALLOC_CONF"] = s.allocConf.empty() ? "(unset)" : s.allocConf;
     f["allocator: expandable_segments"] = s.expandableSegments ? "true" : "false";
-    f["allocator: max_split_size"] = s.maxSplitSize == UINT64_MAX ? "unlimited" : humanBytes(int64_t(s.maxSplitSize));
+    f["allocator: max_split_size"] =
+        s.maxSplitSize == UINT64_MAX ? "unlimited" : humanBytes(int64_t(s.maxSplitSize));
     f["allocator: garbage_collection_threshold"] = std::to_string(s.garbageCollectionThreshold);
     for (const auto& [k, v] : s.raw) f["allocator: " + k] = v;
     return f;

@@ -9,9 +9,9 @@ namespace vs {
 
 struct DiffSide {
     const CaptureAnalysis* analysis = nullptr;
-    size_t device = 0;             // index into the capture's devices
-    uint32_t first = 0;            // first event of the range
-    uint32_t last = UINT32_MAX;    // last event of the range; clamped to the trace's last event
+    size_t device = 0;          // index into the capture's devices
+    uint32_t first = 0;         // first event of the range
+    uint32_t last = UINT32_MAX; // last event of the range; clamped to the trace's last event
 
     const DeviceTrace& trace() const { return analysis->trace(device); }
     const ReplayResult& replay() const { return analysis->replay(device); }
@@ -34,6 +34,8 @@ inline size_t longestDevice(const CaptureAnalysis& a) {
 }
 
 // The whole of a device's trace.
-inline DiffSide wholeDevice(const CaptureAnalysis& a, size_t device) { return {&a, device, 0, UINT32_MAX}; }
+inline DiffSide wholeDevice(const CaptureAnalysis& a, size_t device) {
+    return {&a, device, 0, UINT32_MAX};
+}
 
 } // namespace vs

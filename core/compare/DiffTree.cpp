@@ -21,12 +21,12 @@ DiffTree DiffTree::build(const std::vector<DiffRow>& stacks, bool live) {
         uint32_t at = 0;
         auto addTo = [&](uint32_t n) { t.nodes_[n].a += a, t.nodes_[n].b += b, t.nodes_[n].weight += w; };
         addTo(0);
-        const std::vector<std::string> siteOnly{std::string(r.site)}; // a row past the ones with frames: its site
+        const std::vector<std::string> siteOnly{
+            std::string(r.site)}; // a row past the ones with frames: its site
         for (const std::string& f : r.frames.empty() ? siteOnly : r.frames) {
-            const uint64_t h = std::hash<std::string_view>{}(f) * 0x9E3779B97F4A7C15ull ^ at;
-            const uint32_t found = children.find(h, [&](uint32_t k) {
-                return t.nodes_[k + 1].parent == at && t.nodes_[k + 1].frame == f;
-            });
+            const uint64_t h = std::hash<std::string_view>{}(f)*0x9E3779B97F4A7C15ull ^ at;
+            const uint32_t found = children.find(
+                h, [&](uint32_t k) { return t.nodes_[k + 1].parent == at && t.nodes_[k + 1].frame == f; });
             uint32_t next;
             if (found != HashIndex::kNone) {
                 next = found + 1;

@@ -12,7 +12,9 @@ class HashIndex {
   public:
     static constexpr uint32_t kNone = UINT32_MAX;
     size_t size() const { return hashes_.size(); }
-    uint64_t bytes() const { return slots_.size() * sizeof(uint32_t) + hashes_.capacity() * sizeof(uint64_t); }
+    uint64_t bytes() const {
+        return slots_.size() * sizeof(uint32_t) + hashes_.capacity() * sizeof(uint64_t);
+    }
 
     // The id whose hash is `h` and for which `same(id)` holds, or kNone.
     template <class Same> uint32_t find(uint64_t h, Same same) const {
@@ -31,7 +33,9 @@ class HashIndex {
     }
 
   private:
-    size_t slotOf(uint64_t h) const { return size_t((h * 0x9E3779B97F4A7C15ull) >> 20) & (slots_.size() - 1); }
+    size_t slotOf(uint64_t h) const {
+        return size_t((h * 0x9E3779B97F4A7C15ull) >> 20) & (slots_.size() - 1);
+    }
     void place(uint32_t id) {
         size_t i = slotOf(hashes_[id]);
         while (slots_[i] != kNone) i = (i + 1) & (slots_.size() - 1);

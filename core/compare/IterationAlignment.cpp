@@ -20,7 +20,8 @@ std::vector<int64_t> stepNumbers(const Capture& c, const DeviceTrace& t, const s
         if (base.size() == name.size() || base != marker) continue;
         int64_t n = 0;
         std::from_chars(name.data() + base.size(), name.data() + name.size(), n);
-        const auto e = uint32_t(std::lower_bound(t.timeUs.begin(), t.timeUs.end(), an.timeUs) - t.timeUs.begin());
+        const auto e =
+            uint32_t(std::lower_bound(t.timeUs.begin(), t.timeUs.end(), an.timeUs) - t.timeUs.begin());
         atEvent.emplace(e, n);
     }
     std::vector<int64_t> out;
@@ -44,7 +45,8 @@ IterationCurve iterationCurve(const DiffSide& side, const Iterations& its) {
     if (side.empty()) return k;
     const uint32_t last = side.lastEvent();
     k.starts = startsWithin(its, side.first, last);
-    if (k.fromAnnotations) k.numbers = stepNumbers(side.analysis->capture(), side.trace(), k.marker, k.starts);
+    if (k.fromAnnotations)
+        k.numbers = stepNumbers(side.analysis->capture(), side.trace(), k.marker, k.starts);
     const auto& r = side.replay();
     for (size_t i = 0; i < k.starts.size(); ++i) {
         const uint32_t from = k.starts[i], to = i + 1 < k.starts.size() ? k.starts[i + 1] - 1 : last;
@@ -78,8 +80,9 @@ IterationAlignment alignIterations(IterationCurve a, IterationCurve b) {
     }
     if (!al.byNumber) {
         for (size_t i = 0; i < std::min(a.count(), b.count()); ++i) al.pairs.emplace_back(i, i);
-        al.how = a.marker == b.marker ? "by the order of the iterations marked by '" + a.marker + "'"
-                                      : "by order: iterations marked by '" + a.marker + "' and by '" + b.marker + "'";
+        al.how = a.marker == b.marker
+                     ? "by the order of the iterations marked by '" + a.marker + "'"
+                     : "by order: iterations marked by '" + a.marker + "' and by '" + b.marker + "'";
     }
     if (a.count() == 0 || b.count() == 0) al.how = "not aligned: no iterations found on one side";
     al.a = std::move(a), al.b = std::move(b);

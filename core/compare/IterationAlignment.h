@@ -17,10 +17,10 @@ namespace vs {
 struct IterationCurve {
     std::string marker;
     bool fromAnnotations = false;
-    std::vector<uint32_t> starts;   // event where each iteration inside the range begins
-    std::vector<int64_t> numbers;   // the step number its annotation carries; empty when not numbered
-    std::vector<int64_t> peak;      // highest allocated during the iteration
-    std::vector<int64_t> live;      // allocated when it ends: what it leaves behind for the next
+    std::vector<uint32_t> starts; // event where each iteration inside the range begins
+    std::vector<int64_t> numbers; // the step number its annotation carries; empty when not numbered
+    std::vector<int64_t> peak;    // highest allocated during the iteration
+    std::vector<int64_t> live;    // allocated when it ends: what it leaves behind for the next
     std::vector<int64_t> reservedPeak;
 
     size_t count() const { return starts.size(); }

@@ -8,7 +8,9 @@
 namespace vs {
 namespace {
 
-std::string nameOf(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+std::string nameOf(const std::string& path) {
+    return std::filesystem::path(path).filename().string();
+}
 
 // "rank3.pickle.vsrank is stale: rank3.pickle has changed since it was summarised (412 MiB then, 530 MiB
 // now); summarise it again"
@@ -23,7 +25,8 @@ std::string staleWarning(const std::string& summary, const std::string& capture,
 
 } // namespace
 
-std::vector<std::string> pairSummaries(const RankInputs& in, std::vector<RankSummary>& ranks, std::vector<bool>& skip) {
+std::vector<std::string> pairSummaries(const RankInputs& in, std::vector<RankSummary>& ranks,
+                                       std::vector<bool>& skip) {
     std::unordered_map<std::string, size_t> captures; // by file name; the first of a name
     for (size_t i = 0; i < in.paths.size(); ++i)
         if (!in.summary[i]) captures.emplace(nameOf(in.paths[i]), i);
@@ -32,7 +35,8 @@ std::vector<std::string> pairSummaries(const RankInputs& in, std::vector<RankSum
         if (!in.summary[i]) continue;
         if (!in.source[i]) { // unreadable: its capture (NAME for NAME.vsrank), when given, is read instead
             const std::string name = nameOf(in.paths[i]);
-            const auto it = captures.find(name.substr(0, name.size() - std::string(RankSummaryFile::kSuffix).size()));
+            const auto it =
+                captures.find(name.substr(0, name.size() - std::string(RankSummaryFile::kSuffix).size()));
             if (it == captures.end()) continue;
             skip[i] = true;
             warnings.push_back(ranks[i].error + "; " + nameOf(in.paths[it->second]) + " was read instead");

@@ -15,7 +15,6 @@ std::string change(int64_t bytes) {
     return (bytes > 0 ? "grows by " : "shrinks by ") + humanBytes(std::llabs(bytes));
 }
 
-
 // The lower median: with two ranks it is the smaller value, so that of a clean rank and a leaking
 // one the leaking one stands out (a leak only adds memory).
 int64_t median(std::vector<int64_t> v) {
@@ -39,7 +38,9 @@ std::string percentOf(int64_t part, int64_t whole) {
     return buf;
 }
 
-std::string label(const RankSummary& r) { return "rank " + std::to_string(r.rank); }
+std::string label(const RankSummary& r) {
+    return "rank " + std::to_string(r.rank);
+}
 
 } // namespace
 
@@ -65,8 +66,9 @@ std::vector<RankOutlier> findOutliers(const std::vector<RankSummary>& ranks, int
         if (double(std::llabs(r.peakAllocated - mp)) > peakLimit) {
             o.peak = true;
             const int64_t d = r.peakAllocated - mp;
-            parts.push_back("peak " + humanBytes(r.peakAllocated) + ", " + humanBytes(std::llabs(d)) + percentOf(d, mp) +
-                            (d > 0 ? " above" : " below") + " the median" + ofN + " (" + humanBytes(mp) + ")");
+            parts.push_back("peak " + humanBytes(r.peakAllocated) + ", " + humanBytes(std::llabs(d)) +
+                            percentOf(d, mp) + (d > 0 ? " above" : " below") + " the median" + ofN + " (" +
+                            humanBytes(mp) + ")");
         }
         if (double(std::llabs(r.growth - mg)) > growthLimit) {
             o.growth = true;
@@ -74,17 +76,20 @@ std::vector<RankOutlier> findOutliers(const std::vector<RankSummary>& ranks, int
         }
         if (r.ooms > 0 && mo == 0) {
             o.oom = true;
-            parts.push_back("ran out of memory " + std::to_string(r.ooms) + " time(s) where the median rank did not");
+            parts.push_back("ran out of memory " + std::to_string(r.ooms) +
+                            " time(s) where the median rank did not");
         }
         if (parts.empty()) continue;
         o.sentence = label(r) + ": " + parts[0];
-        for (size_t i = 1; i < parts.size(); ++i) o.sentence += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
+        for (size_t i = 1; i < parts.size(); ++i)
+            o.sentence += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
         out.push_back(std::move(o));
     }
     // the most different first
     std::sort(out.begin(), out.end(), [&](const RankOutlier& x, const RankOutlier& y) {
         const auto far = [&](const RankOutlier& o) {
-            return std::max(std::llabs(ranks[o.index].peakAllocated - mp), std::llabs(ranks[o.index].growth - mg));
+            return std::max(std::llabs(ranks[o.index].peakAllocated - mp),
+                            std::llabs(ranks[o.index].growth - mg));
         };
         return far(x) > far(y);
     });

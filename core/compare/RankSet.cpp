@@ -36,7 +36,10 @@ std::vector<std::string> rankFiles(const std::string& folder) {
         const int ra = rankFromPath(a), rb = rankFromPath(b);
         return ra != rb ? ra < rb : a < b;
     });
-    if (out.empty()) throw std::runtime_error("no capture files (.pickle, .pickle.gz, .pickle.zst, .vscap) or rank summaries (.vsrank) in " + folder);
+    if (out.empty())
+        throw std::runtime_error(
+            "no capture files (.pickle, .pickle.gz, .pickle.zst, .vscap) or rank summaries (.vsrank) in " +
+            folder);
     return out;
 }
 
@@ -74,7 +77,8 @@ RankSummary readSummary(const std::string& path, std::optional<SourceStamp>& sou
 // Runs `each(i)` for the indices in `todo` on up to `threads` workers; throws Cancelled.
 void forEachParallel(const std::vector<size_t>& todo, const RankLoadOptions& options,
                      const std::function<void(size_t)>& each) {
-    const unsigned cores = std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
+    const unsigned cores =
+        std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
     const unsigned workers = std::min<unsigned>(cores, unsigned(todo.size()));
     std::atomic<size_t> next{0};
     std::atomic<bool> cancelled{false};
@@ -100,22 +104,26 @@ void forEachParallel(const std::vector<size_t>& todo, const RankLoadOptions& opt
 RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& options) {
     RankSet set;
     set.ranks.resize(paths.size());
-    RankInputs in{paths, std::vector<bool>(paths.size()), std::vector<std::optional<SourceStamp>>(paths.size())};
+    RankInputs in{paths, std::vector<bool>(paths.size()),
+                  std::vector<std::optional<SourceStamp>>(paths.size())};
     std::vector<size_t> summaries, captures;
-    for (size_t i = 0; i < paths.size(); ++i) (isRankSummaryPath(paths[i]) ? summaries : captures).push_back(i);
+    for (size_t i = 0; i < paths.size(); ++i)
+        (isRankSummaryPath(paths[i]) ? summaries : captures).push_back(i);
     for (size_t i : summaries) in.summary[i] = true;
     std::atomic<size_t> done{0};
     const auto advance = [&] {
         if (options.progress) options.progress(++done, paths.size());
     };
     // the summaries first (a few KB each): the captures they stand for are then not read
-    forEachParallel(summaries, options, [&](size_t i) { set.ranks[i] = readSummary(paths[i], in.source[i]), advance(); });
+    forEachParallel(summaries, options,
+                    [&](size_t i) { set.ranks[i] = readSummary(paths[i], in.source[i]), advance(); });
     std::vector<bool> skip(paths.size());
     set.warnings = pairSummaries(in, set.ranks, skip);
     for (size_t i : captures)
         if (skip[i]) advance();
     std::erase_if(captures, [&](size_t i) { return skip[i]; });
-    forEachParallel(captures, options, [&](size_t i) { set.ranks[i] = summariseFile(paths[i], options.cancel), advance(); });
+    forEachParallel(captures, options,
+                    [&](size_t i) { set.ranks[i] = summariseFile(paths[i], options.cancel), advance(); });
     std::vector<RankSummary> kept;
     kept.reserve(set.ranks.size());
     for (size_t i = 0; i < paths.size(); ++i)
@@ -135,7 +143,8 @@ void finishRankSet(RankSet& set) {
                      [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
     set.firstUs = INT64_MAX, set.lastUs = INT64_MIN;
     for (const auto& r : set.ranks)
-        if (r.ok() && r.events) set.firstUs = std::min(set.firstUs, r.firstUs), set.lastUs = std::max(set.lastUs, r.lastUs);
+        if (r.ok() && r.events)
+            set.firstUs = std::min(set.firstUs, r.firstUs), set.lastUs = std::max(set.lastUs, r.lastUs);
     if (set.firstUs > set.lastUs) set.firstUs = set.lastUs = 0;
     set.outliers = findOutliers(set.ranks, &set.medianPeak, &set.medianGrowth);
 }

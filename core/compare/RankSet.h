@@ -13,7 +13,7 @@
 namespace vs {
 
 struct RankOutlier {
-    size_t index = 0;     // into RankSet::ranks
+    size_t index = 0; // into RankSet::ranks
     bool peak = false, growth = false, oom = false;
     std::string sentence; // "rank 3: peak 5.2 GiB, 1.8 GiB (53 %) above the median of 8 ranks (3.4 GiB)"
 };
@@ -29,7 +29,7 @@ struct RankSet {
 };
 
 struct RankLoadOptions {
-    unsigned threads = 0; // 0: the cores there are
+    unsigned threads = 0;                                    // 0: the cores there are
     std::function<void(size_t done, size_t total)> progress; // called from the workers
     const std::atomic<bool>* cancel = nullptr;
 };

@@ -68,7 +68,8 @@ void fillIterations(RankSummary& s, const CaptureAnalysis& a, size_t d) {
         const uint32_t to = i + 1 < its.starts.size() ? its.starts[i + 1] : uint32_t(t.eventCount());
         const int64_t peak = r.allocated.range(from, to).max, peakReserved = r.reserved.range(from, to).max;
         if (i % s.stepsPerSlot == 0) {
-            s.stepUs.push_back(t.timeUs[from]), s.stepPeak.push_back(peak), s.stepPeakReserved.push_back(peakReserved);
+            s.stepUs.push_back(t.timeUs[from]), s.stepPeak.push_back(peak),
+                s.stepPeakReserved.push_back(peakReserved);
         } else {
             s.stepPeak.back() = std::max(s.stepPeak.back(), peak);
             s.stepPeakReserved.back() = std::max(s.stepPeakReserved.back(), peakReserved);

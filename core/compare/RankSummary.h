@@ -15,10 +15,10 @@ namespace vs {
 struct RankSummary {
     static constexpr size_t kBins = 2048; // per rank, over its own first..last event
 
-    int rank = -1;       // from the file name (rank3, rank_03, rank-3), else numbered by RankSet
+    int rank = -1; // from the file name (rank3, rank_03, rank-3), else numbered by RankSet
     std::string path;
-    std::string error;   // why it could not be read; the other fields are then empty
-    int device = 0;      // the device with the longest trace (the rank's own GPU)
+    std::string error; // why it could not be read; the other fields are then empty
+    int device = 0;    // the device with the longest trace (the rank's own GPU)
     size_t events = 0;
     int64_t firstUs = 0, lastUs = 0;
     int64_t peakAllocated = 0, peakReserved = 0, finalAllocated = 0, finalReserved = 0;
@@ -29,16 +29,16 @@ struct RankSummary {
     uint32_t ooms = 0;
     static constexpr size_t kMaxSlots = 4096; // per-iteration figures kept, at most
 
-    std::string marker;                  // what marks its iterations
+    std::string marker; // what marks its iterations
     size_t iterations = 0;
     // Per slot of `stepsPerSlot` consecutive iterations (1 until a run has more than kMaxSlots
     // iterations, then the least power of two that fits): when its first iteration begins and the
     // highest allocated in it. Bounds a summary's size whatever the run's length.
     uint32_t stepsPerSlot = 1;
     std::vector<int64_t> stepUs;
-    std::vector<int64_t> stepPeak;          // highest allocated
-    std::vector<int64_t> stepPeakReserved;  // highest reserved
-    std::vector<int64_t> binAllocated;   // highest allocated in each of kBins equal slices of time
+    std::vector<int64_t> stepPeak;         // highest allocated
+    std::vector<int64_t> stepPeakReserved; // highest reserved
+    std::vector<int64_t> binAllocated;     // highest allocated in each of kBins equal slices of time
     std::vector<int64_t> binReserved;
 
     bool ok() const { return error.empty(); }

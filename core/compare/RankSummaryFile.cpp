@@ -4,22 +4,24 @@
 
 #include <zstd.h>
 
-#include <cstring>
-#include <filesystem>
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace vs {
 namespace {
 
-constexpr size_t kHeader = 16;            // magic, major, minor, payload size
-constexpr uint64_t kMaxString = 64 << 10; // a path, an iteration marker
+constexpr size_t kHeader = 16;                  // magic, major, minor, payload size
+constexpr uint64_t kMaxString = 64 << 10;       // a path, an iteration marker
 constexpr int64_t kMaxBytes = int64_t(1) << 60; // any byte figure: far above any device, far from overflow
 constexpr int64_t kMaxTime = int64_t(1) << 61;  // microseconds or nanoseconds (a span of two fits)
 
-void putU16(std::string& out, uint16_t v) { out.push_back(char(v & 0xff)), out.push_back(char(v >> 8)); }
+void putU16(std::string& out, uint16_t v) {
+    out.push_back(char(v & 0xff)), out.push_back(char(v >> 8));
+}
 void putU32(std::string& out, uint32_t v) {
     for (int i = 0; i < 4; ++i) out.push_back(char((v >> (8 * i)) & 0xff));
 }
@@ -53,7 +55,8 @@ class PayloadWriter {
 // Reads what PayloadWriter wrote, checking every step against the end and the bounds.
 class PayloadReader {
   public:
-    explicit PayloadReader(std::span<const uint8_t> b) : p_(b.data()), end_(b.data() + b.size()), begin_(b.data()) {}
+    explicit PayloadReader(std::span<const uint8_t> b)
+        : p_(b.data()), end_(b.data() + b.size()), begin_(b.data()) {}
     uint64_t u(const char* what) {
         uint64_t v = 0;
         for (unsigned shift = 0; shift < 64; shift += 7) {
@@ -83,7 +86,8 @@ class PayloadReader {
     }
     std::vector<int64_t> series(const char* what, size_t most, int64_t lo, int64_t hi) {
         const uint64_t n = bounded(what, most);
-        if (n > uint64_t(end_ - p_)) fail(std::string("the summary ends inside ") + what); // a byte each at least
+        if (n > uint64_t(end_ - p_))
+            fail(std::string("the summary ends inside ") + what); // a byte each at least
         std::vector<int64_t> v(n);
         uint64_t prev = 0;
         for (auto& x : v) {
@@ -94,7 +98,8 @@ class PayloadReader {
         return v;
     }
     [[noreturn]] void fail(const std::string& why) const {
-        throw RankSummaryError("not a readable rank summary: " + why + " (payload byte " + std::to_string(p_ - begin_) + ")");
+        throw RankSummaryError("not a readable rank summary: " + why + " (payload byte " +
+                               std::to_string(p_ - begin_) + ")");
     }
 
   private:
@@ -110,7 +115,8 @@ std::vector<uint8_t> payloadOf(const RankSummary& r, const SourceStamp& src) {
     w.s(r.peakAllocated), w.s(r.peakReserved), w.s(r.finalAllocated), w.s(r.finalReserved), w.s(r.growth);
     w.u(r.ooms);
     w.str(r.marker), w.u(r.iterations), w.u(r.stepsPerSlot);
-    for (const auto* v : {&r.stepUs, &r.stepPeak, &r.stepPeakReserved, &r.binAllocated, &r.binReserved}) w.series(*v);
+    for (const auto* v : {&r.stepUs, &r.stepPeak, &r.stepPeakReserved, &r.binAllocated, &r.binReserved})
+        w.series(*v);
     return w.bytes();
 }
 
@@ -154,12 +160,14 @@ void checkShape(const RankSummary& r, PayloadReader& in) {
     if (r.events > 0 && r.binAllocated.empty()) in.fail("events without time slices");
 }
 
-[[noreturn]] void headerFail(const std::string& why) { throw RankSummaryError("not a readable rank summary: " + why); }
+[[noreturn]] void headerFail(const std::string& why) {
+    throw RankSummaryError("not a readable rank summary: " + why);
+}
 
 } // namespace
 
 std::optional<SourceStamp> SourceStamp::of(const std::string& path) {
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return std::nullopt;
     SourceStamp s;
     std::error_code ec;
@@ -173,14 +181,16 @@ std::optional<SourceStamp> SourceStamp::of(const std::string& path) {
 std::string encodeRankSummary(const RankSummary& summary, const SourceStamp& source) {
     const std::vector<uint8_t> payload = payloadOf(summary, source);
     std::string out(RankSummaryFile::kMagic, sizeof RankSummaryFile::kMagic);
-    putU16(out, RankSummaryFile::kMajor), putU16(out, RankSummaryFile::kMinor), putU32(out, uint32_t(payload.size()));
+    putU16(out, RankSummaryFile::kMajor), putU16(out, RankSummaryFile::kMinor),
+        putU32(out, uint32_t(payload.size()));
     ZSTD_CCtx* cctx = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 9); // a few KB once: worth the effort
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);     // a corrupt byte is told, not read
     std::string frame(ZSTD_compressBound(payload.size()), '\0');
     const size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), payload.data(), payload.size());
     ZSTD_freeCCtx(cctx);
-    if (ZSTD_isError(n)) throw std::runtime_error(std::string("cannot compress a rank summary: ") + ZSTD_getErrorName(n));
+    if (ZSTD_isError(n))
+        throw std::runtime_error(std::string("cannot compress a rank summary: ") + ZSTD_getErrorName(n));
     return out.append(frame.data(), n);
 }
 
@@ -199,7 +209,9 @@ RankSummaryFile decodeRankSummary(std::span<const uint8_t> bytes) {
     if (declared != size) headerFail("the compressed payload is cut or does not match its header");
     std::vector<uint8_t> payload(size);
     const size_t n = ZSTD_decompress(payload.data(), payload.size(), frame.data(), frame.size());
-    if (ZSTD_isError(n) || n != size) headerFail(std::string("corrupt payload (") + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short") + ")");
+    if (ZSTD_isError(n) || n != size)
+        headerFail(std::string("corrupt payload (") + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short") +
+                   ")");
     PayloadReader in(payload);
     readPayload(in, f);
     checkShape(f.summary, in);
@@ -210,7 +222,7 @@ RankSummaryFile readRankSummaryFile(const std::string& path) {
     // O_NONBLOCK: a FIFO named like a summary must not hang the open; only a regular file is read
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw RankSummaryError("cannot open " + path + ": " + std::strerror(errno));
-    struct stat st{};
+    struct stat st {};
     std::vector<uint8_t> bytes;
     const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     const bool small = regular && uint64_t(st.st_size) <= RankSummaryFile::kMaxFile;
@@ -224,7 +236,8 @@ RankSummaryFile readRankSummaryFile(const std::string& path) {
     ::close(fd);
     if (!regular) throw RankSummaryError(path + " is not a regular file");
     if (!small)
-        throw RankSummaryError(path + " is not a rank summary: " + std::to_string(st.st_size) + " bytes is too large for one");
+        throw RankSummaryError(path + " is not a rank summary: " + std::to_string(st.st_size) +
+                               " bytes is too large for one");
     if (got != bytes.size()) throw RankSummaryError("cannot read " + path);
     try {
         return decodeRankSummary(bytes);
@@ -239,7 +252,8 @@ std::string rankSummaryName(const std::string& capturePath) {
 
 bool isRankSummaryPath(const std::string& path) {
     const std::string suffix = RankSummaryFile::kSuffix;
-    return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return path.size() > suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 } // namespace vs

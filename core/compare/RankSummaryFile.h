@@ -22,9 +22,9 @@ struct RankSummaryError : std::runtime_error {
 
 // The capture a summary was made from, as it was then.
 struct SourceStamp {
-    std::string path;     // absolute, on the machine that summarised it
-    uint64_t size = 0;    // bytes
-    int64_t mtimeNs = 0;  // modification time, nanoseconds since 1970
+    std::string path;    // absolute, on the machine that summarised it
+    uint64_t size = 0;   // bytes
+    int64_t mtimeNs = 0; // modification time, nanoseconds since 1970
     // The file's stamp now (its path as given), or nothing when it cannot be stat'ed.
     static std::optional<SourceStamp> of(const std::string& path);
     bool sameFileState(const SourceStamp& o) const { return size == o.size && mtimeNs == o.mtimeNs; }

@@ -17,8 +17,8 @@ void StackKeys::charge(uint64_t more) {
     charged_ += more;
     if (charged_ > budget_)
         analysisOverBudget("comparing the call stacks",
-                           std::to_string(reps_.size()) + " distinct stacks of " + std::to_string(frameTexts_.size()) +
-                               " distinct frames",
+                           std::to_string(reps_.size()) + " distinct stacks of " +
+                               std::to_string(frameTexts_.size()) + " distinct frames",
                            budget_);
 }
 
@@ -75,7 +75,8 @@ uint32_t StackKeys::frameKey(Cache& cache, FrameId f) {
     if (kindOf(cache, f) == int(FrameKind::Internal)) return k = kHidden;
     const Frame& fr = cache.capture->frames[f];
     const FrameText t{stringKey(cache, fr.name), stringKey(cache, fr.filename), fr.line};
-    const uint64_t h = ((uint64_t(t.name) << 32 | t.file) * 0x9E3779B97F4A7C15ull ^ t.line) * 0xff51afd7ed558ccdull;
+    const uint64_t h =
+        ((uint64_t(t.name) << 32 | t.file) * 0x9E3779B97F4A7C15ull ^ t.line) * 0xff51afd7ed558ccdull;
     k = frameIndex_.find(h, [&](uint32_t id) { return frameTexts_[id] == t; });
     if (k != kNone) return k;
     charge(sizeof(FrameText) + 16);
@@ -145,7 +146,8 @@ uint32_t StackKeys::site(const Capture& c, StackId s) {
     // same key has it already.
     const uint32_t fk = frameKey(cache, f);
     if (fk == kHidden) return k = byFrame = site(frameText(c, f));
-    if (fk >= siteOfFrameKey_.size()) siteOfFrameKey_.resize(std::max<size_t>(fk + 1, siteOfFrameKey_.size() * 2), kNone);
+    if (fk >= siteOfFrameKey_.size())
+        siteOfFrameKey_.resize(std::max<size_t>(fk + 1, siteOfFrameKey_.size() * 2), kNone);
     if (siteOfFrameKey_[fk] == kNone) siteOfFrameKey_[fk] = site(frameText(c, f));
     return k = byFrame = siteOfFrameKey_[fk];
 }

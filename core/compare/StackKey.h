@@ -42,11 +42,11 @@ class StackKeys {
   private:
     struct Cache {
         const Capture* capture = nullptr;
-        std::vector<uint8_t> kind;   // capture frame -> 1 + FrameKind; 0: not yet classified
+        std::vector<uint8_t> kind;     // capture frame -> 1 + FrameKind; 0: not yet classified
         std::vector<uint8_t> fileKind; // capture string -> 1 + classifyFile of it; 0: not yet
-        std::vector<uint32_t> string; // capture string -> string key; kNone: not yet
-        std::vector<uint32_t> frame; // capture frame -> frame key; kHidden: internal; kNone: not yet
-        std::vector<uint32_t> stack; // capture stack -> key
+        std::vector<uint32_t> string;  // capture string -> string key; kNone: not yet
+        std::vector<uint32_t> frame;   // capture frame -> frame key; kHidden: internal; kNone: not yet
+        std::vector<uint32_t> stack;   // capture stack -> key
         std::vector<uint32_t> siteOfFrame, siteOfStack;
     };
     struct Rep { // the stack (or string) a key was first seen as
@@ -67,18 +67,19 @@ class StackKeys {
     void charge(uint64_t more);
 
     uint64_t budget_;
-    std::vector<Cache> caches_;            // one per capture seen (two in a comparison)
-    HashIndex stringIndex_;                // string key by hash of its text
-    std::vector<Rep> stringReps_;          // string key -> its first string
-    HashIndex frameIndex_;                 // frame key by hash of its FrameText
-    std::vector<FrameText> frameTexts_;    // frame key -> its strings' keys and line
-    HashIndex stackIndex_;                 // stack key by hash of its frames' keys
-    std::vector<Rep> reps_;                // stack key -> its first stack
-    HashIndex siteIndex_;                  // site key by hash of its text
-    std::shared_ptr<std::deque<std::string>> siteTexts_ = std::make_shared<std::deque<std::string>>(); // site key -> its
-                                                                                  // text (a deque: references stay valid)
-    std::vector<uint32_t> siteOfFrameKey_; // frame key -> site key (its text decides it)
-    std::vector<uint32_t> shown_;          // scratch: the shown frames' keys of the stack being keyed
+    std::vector<Cache> caches_;         // one per capture seen (two in a comparison)
+    HashIndex stringIndex_;             // string key by hash of its text
+    std::vector<Rep> stringReps_;       // string key -> its first string
+    HashIndex frameIndex_;              // frame key by hash of its FrameText
+    std::vector<FrameText> frameTexts_; // frame key -> its strings' keys and line
+    HashIndex stackIndex_;              // stack key by hash of its frames' keys
+    std::vector<Rep> reps_;             // stack key -> its first stack
+    HashIndex siteIndex_;               // site key by hash of its text
+    std::shared_ptr<std::deque<std::string>> siteTexts_ =
+        std::make_shared<std::deque<std::string>>(); // site key -> its
+                                                     // text (a deque: references stay valid)
+    std::vector<uint32_t> siteOfFrameKey_;           // frame key -> site key (its text decides it)
+    std::vector<uint32_t> shown_; // scratch: the shown frames' keys of the stack being keyed
     uint64_t charged_ = 0;
 };
 

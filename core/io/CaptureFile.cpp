@@ -27,10 +27,11 @@ static void checkPickleHead(std::span<const uint8_t> head) {
     char start[32] = {};
     for (size_t i = 0, at = 0; i < std::min<size_t>(head.size(), 4); ++i)
         at += size_t(std::snprintf(start + at, sizeof start - at, " 0x%02x", head[i]));
-    throw LoadError("not a capture vramscope reads: it has no .vscap header and is not JSON, so it was read as a "
-                    "PyTorch snapshot pickle, but it is not a pickle either (it starts with" + std::string(start) +
-                        ", not the PROTO opcode 0x80)",
-                    0);
+    throw LoadError(
+        "not a capture vramscope reads: it has no .vscap header and is not JSON, so it was read as a "
+        "PyTorch snapshot pickle, but it is not a pickle either (it starts with" +
+            std::string(start) + ", not the PROTO opcode 0x80)",
+        0);
 }
 
 std::unique_ptr<Capture> loadCaptureFile(const std::string& path, const LoadOptions& options) {
@@ -43,8 +44,10 @@ std::unique_ptr<Capture> loadCaptureFile(const std::string& path, const LoadOpti
 
 std::unique_ptr<Capture> loadCaptureBytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
     if (vscap::looksLikeVscap(bytes)) return loadVscapBytes(bytes, options);
-    if (looksLikeJson(bytes.first(std::min<size_t>(bytes.size(), 256)))) return loadProfilerTraceBytes(bytes, options);
-    if (sniffCompression(bytes) == Compression::None) checkPickleHead(bytes.first(std::min<size_t>(bytes.size(), 4)));
+    if (looksLikeJson(bytes.first(std::min<size_t>(bytes.size(), 256))))
+        return loadProfilerTraceBytes(bytes, options);
+    if (sniffCompression(bytes) == Compression::None)
+        checkPickleHead(bytes.first(std::min<size_t>(bytes.size(), 4)));
     return loadSnapshotBytes(bytes, options);
 }
 

@@ -28,7 +28,8 @@ std::vector<uint8_t> unzstdHead(const std::vector<uint8_t>& raw, size_t n) {
     std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> z(ZSTD_createDCtx(), ZSTD_freeDCtx);
     ZSTD_inBuffer in{raw.data(), raw.size(), 0};
     ZSTD_outBuffer o{out.data(), n, 0};
-    while (o.pos < n && in.pos < in.size && !ZSTD_isError(ZSTD_decompressStream(z.get(), &o, &in))) {}
+    while (o.pos < n && in.pos < in.size && !ZSTD_isError(ZSTD_decompressStream(z.get(), &o, &in))) {
+    }
     out.resize(o.pos);
     return out;
 }
@@ -42,7 +43,8 @@ std::vector<uint8_t> contentHead(const std::string& path, size_t n) {
     raw.resize(std::fread(raw.data(), 1, raw.size(), f));
     std::fclose(f);
     if (raw.size() >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) return inflateHead(raw, n);
-    if (raw.size() >= 4 && raw[0] == 0x28 && raw[1] == 0xb5 && raw[2] == 0x2f && raw[3] == 0xfd) return unzstdHead(raw, n);
+    if (raw.size() >= 4 && raw[0] == 0x28 && raw[1] == 0xb5 && raw[2] == 0x2f && raw[3] == 0xfd)
+        return unzstdHead(raw, n);
     raw.resize(std::min(raw.size(), n));
     return raw;
 }

@@ -102,7 +102,8 @@ DecompressedBytes gunzip(std::span<const uint8_t> in, uint64_t limit) {
         out.commit(outChunk - z.avail_out);
         if (rc == Z_BUF_ERROR && consumed == in.size()) rc = Z_DATA_ERROR; // input ended early
         if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-            throw LoadError(std::string("gzip data is corrupt or truncated (") + (z.msg ? z.msg : "no detail") + ")",
+            throw LoadError(std::string("gzip data is corrupt or truncated (") +
+                                (z.msg ? z.msg : "no detail") + ")",
                             consumed);
     }
     return out.take();

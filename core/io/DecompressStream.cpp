@@ -61,7 +61,8 @@ size_t DecompressStream::inflateWindow() {
     if (rc == Z_STREAM_END) ended_ = true;
     if (rc == Z_BUF_ERROR && n == 0 && consumed_ == in_.size()) rc = Z_DATA_ERROR; // input ended early
     if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-        throw LoadError(std::string("gzip data is corrupt or truncated (") + (z.msg ? z.msg : "no detail") + ")",
+        throw LoadError(std::string("gzip data is corrupt or truncated (") + (z.msg ? z.msg : "no detail") +
+                            ")",
                         consumed_);
     return n;
 }
@@ -71,7 +72,8 @@ size_t DecompressStream::unzstdWindow() {
     ZSTD_inBuffer ib{in_.data(), in_.size(), consumed_};
     ZSTD_outBuffer ob{window_.get(), kWindow, 0};
     const size_t rc = ZSTD_decompressStream(codecs_->zstd, &ob, &ib);
-    if (ZSTD_isError(rc)) throw LoadError(std::string("zstd data is corrupt (") + ZSTD_getErrorName(rc) + ")", ib.pos);
+    if (ZSTD_isError(rc))
+        throw LoadError(std::string("zstd data is corrupt (") + ZSTD_getErrorName(rc) + ")", ib.pos);
     const bool stuck = ib.pos == consumed_ && ob.pos == 0;
     consumed_ = ib.pos;
     codecs_->zstdLast = rc;

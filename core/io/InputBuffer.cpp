@@ -3,8 +3,8 @@
 #include "Decompress.h"
 #include "LoadError.h"
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -68,8 +68,7 @@ InputBuffer InputBuffer::fromMemory(std::span<const uint8_t> bytes, uint64_t bud
         in.size_ = bytes.size();
         return in;
     }
-    auto out = in.compression_ == Compression::Gzip ? gunzip(bytes, budget)
-                                                    : unzstd(bytes, budget);
+    auto out = in.compression_ == Compression::Gzip ? gunzip(bytes, budget) : unzstd(bytes, budget);
     in.size_ = out.size;
     in.owned_ = std::move(out.data);
     in.data_ = in.owned_.get();
@@ -93,7 +92,8 @@ void InputBuffer::readWindows(const std::function<uint64_t(std::span<const uint8
     }
     std::unique_ptr<uint8_t[]> buffer(new uint8_t[1 << 20]);
     for (uint64_t at = 0, step = 1; at < size_ && step; at += step) {
-        const auto n = ::pread(fd_, buffer.get(), std::min<uint64_t>(size_ - at, 1 << 20), static_cast<off_t>(at));
+        const auto n =
+            ::pread(fd_, buffer.get(), std::min<uint64_t>(size_ - at, 1 << 20), static_cast<off_t>(at));
         if (n <= 0) return; // the mapped reading will report it
         step = f({buffer.get(), static_cast<size_t>(n)}, at);
     }

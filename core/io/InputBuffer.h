@@ -41,7 +41,8 @@ class InputBuffer {
     // of the bytes and returns how far to move on (at least 1 while it wants more; 0 stops). A
     // mapped file is read with pread(2) into a buffer of 1 MiB: mapping its pages costs four times
     // as much on a virtual machine, and they would stay resident until released.
-    void readWindows(const std::function<uint64_t(std::span<const uint8_t> window, uint64_t offset)>& f) const;
+    void
+    readWindows(const std::function<uint64_t(std::span<const uint8_t> window, uint64_t offset)>& f) const;
 
   private:
     InputBuffer() = default;
@@ -50,7 +51,7 @@ class InputBuffer {
     uint64_t fileSize_ = 0;
     uint64_t released_ = 0;
     void* mapping_ = nullptr;
-    int fd_ = -1; // the mapped file's, for readWindows
+    int fd_ = -1;       // the mapped file's, for readWindows
     MallocBytes owned_; // decompressed bytes (Decompress.h)
     Compression compression_ = Compression::None;
 };

@@ -9,8 +9,8 @@ namespace vs {
 
 void LoadMeter::boundByInput(uint64_t inputBytes) {
     inputBytes_ = inputBytes;
-    const uint64_t byInput = inputBytes > (UINT64_MAX - kSlack) / kExpansion ? UINT64_MAX
-                                                                             : inputBytes * kExpansion + kSlack;
+    const uint64_t byInput =
+        inputBytes > (UINT64_MAX - kSlack) / kExpansion ? UINT64_MAX : inputBytes * kExpansion + kSlack;
     limit_ = std::min(budget_, byInput);
 }
 

@@ -54,9 +54,11 @@ std::optional<uint64_t> MemoryBudget::parse(std::string_view text) {
 std::string MemoryBudget::describe(uint64_t bytes) {
     char buf[32];
     if (bytes >= (1ull << 30))
-        std::snprintf(buf, sizeof buf, bytes % (1ull << 30) ? "%.1f GiB" : "%.0f GiB", double(bytes) / (1ull << 30));
+        std::snprintf(buf, sizeof buf, bytes % (1ull << 30) ? "%.1f GiB" : "%.0f GiB",
+                      double(bytes) / (1ull << 30));
     else if (bytes >= (1ull << 20))
-        std::snprintf(buf, sizeof buf, bytes % (1ull << 20) ? "%.1f MiB" : "%.0f MiB", double(bytes) / (1ull << 20));
+        std::snprintf(buf, sizeof buf, bytes % (1ull << 20) ? "%.1f MiB" : "%.0f MiB",
+                      double(bytes) / (1ull << 20));
     else
         std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(bytes));
     return buf;

@@ -11,8 +11,8 @@ namespace vs {
 
 class MemoryBudget {
   public:
-    static uint64_t machineDefault();  // half of the physical memory, in whole GiB when over 1 GiB
-    static uint64_t processDefault();  // what a load gets unless its LoadOptions say otherwise
+    static uint64_t machineDefault(); // half of the physical memory, in whole GiB when over 1 GiB
+    static uint64_t processDefault(); // what a load gets unless its LoadOptions say otherwise
     static void setProcessDefault(uint64_t bytes);
     // "8G", "8GiB", "512M", "512MiB", "1.5g" or plain bytes; nullopt when not a size.
     static std::optional<uint64_t> parse(std::string_view text);

@@ -35,8 +35,8 @@ void PickleMachine::charge(uint64_t bytes) {
 // which does not count them one by one: their capacity is charged here, at every other charge and
 // at every progress report.
 void PickleMachine::chargeWorkingMemory() {
-    const uint64_t now = stack_.capacity() * sizeof(Value) +
-                         marks_.capacity() * sizeof(size_t) + containerCapacity_ * sizeof(Container);
+    const uint64_t now = stack_.capacity() * sizeof(Value) + marks_.capacity() * sizeof(size_t) +
+                         containerCapacity_ * sizeof(Container);
     if (now > workingCharged_) meter_.charge(now - workingCharged_, pos_);
     workingCharged_ = std::max(now, workingCharged_);
 }
@@ -74,7 +74,8 @@ size_t PickleMachine::popMark() {
 
 Value PickleMachine::newContainer(Kind k) {
     if (containersMade_ >= (1ull << 32) - 1) fail("too many containers");
-    if (containersMade_ == containerCapacity_) containerCapacity_ += std::max<uint64_t>(containerCapacity_, 1);
+    if (containersMade_ == containerCapacity_)
+        containerCapacity_ += std::max<uint64_t>(containerCapacity_, 1);
     ++containersMade_;
     if (!freeContainers_.empty()) {
         const uint32_t i = freeContainers_.back();
@@ -94,7 +95,8 @@ void PickleMachine::recycleEvent(uint32_t container, size_t at) {
     if (at >= stack_.size() || stack_[at].bits != bits) return;
     const Value event = Value::make(Tag::Event, containers_[container].payload);
     stack_[at] = event;
-    if (Value* s = trackMemo_ != UINT64_MAX ? memo_.slot(trackMemo_) : nullptr; s && s->bits == bits) *s = event;
+    if (Value* s = trackMemo_ != UINT64_MAX ? memo_.slot(trackMemo_) : nullptr; s && s->bits == bits)
+        *s = event;
     freeContainers_.push_back(container);
 }
 
@@ -193,7 +195,8 @@ bool PickleMachine::toDouble(Value v, double& out) const {
 
 void PickleMachine::fillDict(Value dict, std::span<const Value> pairs, size_t at) {
     if (pairs.size() % 2) fail("odd number of items for a dict");
-    if (dict.tag() == Tag::Event) fail("SETITEM(S) on something that is not a dict (or a dict changed after use)");
+    if (dict.tag() == Tag::Event)
+        fail("SETITEM(S) on something that is not a dict (or a dict changed after use)");
     if (dict.tag() != Tag::Container) fail("SETITEM(S) on something that is not a dict");
     const uint32_t idx = static_cast<uint32_t>(dict.payload());
     Container& c = containers_[idx];
@@ -204,7 +207,8 @@ void PickleMachine::fillDict(Value dict, std::span<const Value> pairs, size_t at
         if (tracked) trackBits_ = kUntracked;
         if (hooks_.dictFilled(*this, idx, pairs)) {
             if (trackList_ != kUntracked && containers_[idx].kind == Kind::Event) recycleList(pairs);
-            if (tracked && containers_[idx].kind == Kind::Event) trackBits_ = dict.bits, recycleEvent(idx, at);
+            if (tracked && containers_[idx].kind == Kind::Event)
+                trackBits_ = dict.bits, recycleEvent(idx, at);
             return;
         }
         const uint32_t storage = newStorage(pairs);
@@ -317,9 +321,10 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     // released: at most ~2 MiB of the file stay resident), and reports progress every progress.every.
     constexpr uint64_t kConsumedEvery = 1 << 20;
     uint64_t reportAt = pos_ + progress.every;
-    const uint8_t* nextStop = base + std::min<uint64_t>(in_.size(), pos_ + std::min(progress.every, kConsumedEvery));
+    const uint8_t* nextStop =
+        base + std::min<uint64_t>(in_.size(), pos_ + std::min(progress.every, kConsumedEvery));
     const uint8_t* limit = std::min(nextStop, end); // below it: nothing due and a byte to read
-    if (!memoScanned_) { // the whole input in one window
+    if (!memoScanned_) {                            // the whole input in one window
         PickleMemo::Scan scan(meter_, in_.size());
         scan.feed(in_, 0);
         setMemo(scan.finish());
@@ -345,7 +350,8 @@ Value PickleMachine::run(const Progress& progress, const std::function<void(uint
     // The stack's base, top and capacity end in registers: stored back (or reloaded) around whatever
     // else reads or changes them.
     Value *sbase, *sp, *slimit;
-#define VS_STACK_LOAD() (sbase = stack_.data(), sp = sbase + stack_.size(), slimit = sbase + stack_.capacity())
+#define VS_STACK_LOAD()                                                                                      \
+    (sbase = stack_.data(), sp = sbase + stack_.size(), slimit = sbase + stack_.capacity())
 #define VS_STACK_STORE() stack_.setSize(static_cast<size_t>(sp - sbase))
 #define VS_PUSH(value)                                                                                       \
     do {                                                                                                     \

@@ -118,11 +118,12 @@ class PickleMachine {
     std::pair<uint32_t, uint32_t> eventRun(const Container& c) const { return runs_[c.payload]; }
     std::string_view str(Value v) const {
         if (v.tag() == Tag::Str) [[likely]]
-            return {reinterpret_cast<const char*>(in_.data() + v.strOffset()), static_cast<size_t>(v.strLength())};
+            return {reinterpret_cast<const char*>(in_.data() + v.strOffset()),
+                    static_cast<size_t>(v.strLength())};
         return longStr(v);
     }
     bool isStr(Value v) const { return v.tag() == Tag::Str || v.tag() == Tag::LongStr; }
-    bool toInt(Value v, int64_t& out) const {    // Int/BigInt/Bool
+    bool toInt(Value v, int64_t& out) const { // Int/BigInt/Bool
         if (v.tag() == Tag::Int) [[likely]]
             return out = v.smallInt(), true;
         return toIntSlow(v, out);

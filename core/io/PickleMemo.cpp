@@ -55,9 +55,9 @@ uint64_t PickleMemo::Scan::feed(std::span<const uint8_t> window, uint64_t offset
     };
     const void* table[256];
     for (auto& t : table) t = &&stop; // STOP, or an opcode the real pass refuses
-    for (uint8_t o : {op::MARK, op::EMPTY_TUPLE, op::DICT, op::LIST, op::TUPLE, op::TUPLE1, op::TUPLE2, op::TUPLE3,
-                      op::SETITEM, op::SETITEMS, op::APPEND, op::APPENDS, op::NEWTRUE, op::NEWFALSE, op::NONE,
-                      op::EMPTY_DICT, op::EMPTY_LIST})
+    for (uint8_t o : {op::MARK, op::EMPTY_TUPLE, op::DICT, op::LIST, op::TUPLE, op::TUPLE1, op::TUPLE2,
+                      op::TUPLE3, op::SETITEM, op::SETITEMS, op::APPEND, op::APPENDS, op::NEWTRUE,
+                      op::NEWFALSE, op::NONE, op::EMPTY_DICT, op::EMPTY_LIST})
         table[o] = &&arg0;
     table[op::PROTO] = table[op::BININT1] = &&arg1;
     table[op::BININT2] = &&arg2;
@@ -173,8 +173,7 @@ PickleMemo PickleMemo::Scan::finish() {
     auto& m = memo_;
     m.before_.resize(m.marks_.size());
     uint64_t marked = 0;
-    for (size_t w = 0; w < m.marks_.size(); ++w)
-        m.before_[w] = marked, marked += ones(m.marks_[w]);
+    for (size_t w = 0; w < m.marks_.size(); ++w) m.before_[w] = marked, marked += ones(m.marks_[w]);
     meter_.charge(marked * sizeof(Value), total_);
     m.values_.assign(marked, Value{kUnset});
     return std::move(m);

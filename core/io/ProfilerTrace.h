@@ -23,14 +23,14 @@ namespace vs {
 
 // One "[memory]" event as the profiler wrote it.
 struct ProfilerMemoryEvent {
-    double timeUs = 0;         // epoch microseconds (ts + baseTimeNanoseconds / 1000)
+    double timeUs = 0; // epoch microseconds (ts + baseTimeNanoseconds / 1000)
     uint64_t addr = 0;
-    int64_t bytes = 0;         // > 0 allocated, < 0 freed
+    int64_t bytes = 0;                               // > 0 allocated, < 0 freed
     int64_t totalAllocated = -1, totalReserved = -1; // after the event; -1 when not recorded
     int device = -1;
-    int deviceType = -1;       // c10::DeviceType: 0 CPU, 1 CUDA
-    int64_t tid = 0;           // the thread that allocated (string tids hashed)
-    uint32_t site = 0;         // index into ProfilerTraceEvents::sites (0: no enclosing op)
+    int deviceType = -1; // c10::DeviceType: 0 CPU, 1 CUDA
+    int64_t tid = 0;     // the thread that allocated (string tids hashed)
+    uint32_t site = 0;   // index into ProfilerTraceEvents::sites (0: no enclosing op)
 };
 
 // A complete event ("ph": "X") an allocation can happen inside: an operator (cat cpu_op), a Python

@@ -19,11 +19,11 @@
 namespace vs {
 namespace {
 
-constexpr int kCudaDeviceType = 1;                        // c10::DeviceType::CUDA
-constexpr uint64_t kCacheBase = 0xffff900000000000ull;     // never a device address
+constexpr int kCudaDeviceType = 1;                     // c10::DeviceType::CUDA
+constexpr uint64_t kCacheBase = 0xffff900000000000ull; // never a device address
 constexpr uint64_t kBaselineBase = 0xffffa00000000000ull;
-constexpr uint64_t kMaxLiveBytes = 1ull << 56;              // 64 PiB: no device; the replay's sums stay far from 2^63
-constexpr uint64_t kMaxBlockBytes = 1ull << 50;             // 1 PiB: above any device, far from overflow
+constexpr uint64_t kMaxLiveBytes = 1ull << 56;  // 64 PiB: no device; the replay's sums stay far from 2^63
+constexpr uint64_t kMaxBlockBytes = 1ull << 50; // 1 PiB: above any device, far from overflow
 
 uint64_t round512(uint64_t n) {
     return (n + 511) & ~uint64_t(511);
@@ -57,8 +57,10 @@ class DeviceBuilder {
         std::unordered_map<uint64_t, uint64_t> seen;
         time_ = int64_t(std::llround(events_.front()->timeUs)); // what was live before the first event
         for (const ProfilerMemoryEvent* e : events_) {
-            if (e->bytes > 0) seen[e->addr] = 1;
-            else if (e->bytes < 0 && !seen.erase(e->addr)) allocated_ += round512(magnitude(e->bytes)), checkLive();
+            if (e->bytes > 0)
+                seen[e->addr] = 1;
+            else if (e->bytes < 0 && !seen.erase(e->addr))
+                allocated_ += round512(magnitude(e->bytes)), checkLive();
         }
         const ProfilerMemoryEvent& first = *events_.front();
         if (first.totalAllocated >= 0) {
@@ -99,8 +101,9 @@ class DeviceBuilder {
     // signed totals (each addition here is below 2^64 once the sum before it passed).
     void checkLive() const {
         if (allocated_ + cache_ > kMaxLiveBytes)
-            throw LoadError("the torch.profiler trace's memory events leave " + std::to_string(allocated_ + cache_) +
-                            " bytes live on device " + std::to_string(t_.device) + " at " + std::to_string(time_) +
+            throw LoadError("the torch.profiler trace's memory events leave " +
+                            std::to_string(allocated_ + cache_) + " bytes live on device " +
+                            std::to_string(t_.device) + " at " + std::to_string(time_) +
                             " us, more than any device has: the file is damaged");
     }
 
@@ -122,12 +125,14 @@ class DeviceBuilder {
 
     uint64_t cacheTarget(const ProfilerMemoryEvent& e, uint64_t extra) const {
         if (e.totalReserved < 0) return cache_;
-        const uint64_t reserved = uint64_t(e.totalReserved), used = allocated_ + extra; // unsigned: no overflow
+        const uint64_t reserved = uint64_t(e.totalReserved),
+                       used = allocated_ + extra; // unsigned: no overflow
         return reserved > used ? reserved - used : 0;
     }
     void shrinkCache(const ProfilerMemoryEvent& e, uint64_t extra) {
         const uint64_t target = cacheTarget(e, extra);
-        if (target < cache_) push(Action::SegmentUnmap, kCacheBase + target, cache_ - target), cache_ = target;
+        if (target < cache_)
+            push(Action::SegmentUnmap, kCacheBase + target, cache_ - target), cache_ = target;
     }
     void growCache(const ProfilerMemoryEvent& e) {
         const uint64_t target = cacheTarget(e, 0);
@@ -146,21 +151,24 @@ class DeviceBuilder {
 
     // The end state the replay checks itself against: the live blocks, the unknown baseline, the cache.
     void finish() {
-        auto segment = [&](uint64_t addr, uint64_t size, uint64_t requested, BlockState state, bool expandable) {
+        auto segment = [&](uint64_t addr, uint64_t size, uint64_t requested, BlockState state,
+                           bool expandable) {
             SnapshotSegment s;
             s.address = addr, s.totalSize = size, s.expandable = expandable, s.smallPool = size <= (1 << 20);
             s.blocks.push_back({addr, size, requested, state, StackId{}});
             t_.finalSegments.push_back(std::move(s));
         };
-        for (const auto& [addr, block] : live_) segment(addr, block.first, block.second, BlockState::ActiveAllocated, false);
+        for (const auto& [addr, block] : live_)
+            segment(addr, block.first, block.second, BlockState::ActiveAllocated, false);
         if (baseline_) segment(kBaselineBase, baseline_, baseline_, BlockState::ActiveAllocated, false);
         if (cache_) segment(kCacheBase, cache_, 0, BlockState::Inactive, true);
         std::sort(t_.finalSegments.begin(), t_.finalSegments.end(),
                   [](const SnapshotSegment& a, const SnapshotSegment& b) { return a.address < b.address; });
         t_.hasFinalSnapshot = true;
         if (mismatches_)
-            c_.warnings.push_back("device " + std::to_string(t_.device) + ": allocated differs from the profiler's " +
-                                  "Total Allocated after " + std::to_string(mismatches_) + " memory events");
+            c_.warnings.push_back("device " + std::to_string(t_.device) +
+                                  ": allocated differs from the profiler's " + "Total Allocated after " +
+                                  std::to_string(mismatches_) + " memory events");
         if (linesOutOfRange_) c_.warnings.push_back(linesOutOfRangeWarning(linesOutOfRange_));
         if (unpaired_)
             c_.warnings.push_back("device " + std::to_string(t_.device) + ": " + std::to_string(unpaired_) +
@@ -189,13 +197,15 @@ void checkSiteDepths(const ProfilerTraceEvents& in) {
     std::vector<bool> seen(in.sites.size());
     uint64_t frames = 0;
     for (const ProfilerMemoryEvent& e : in.memory)
-        if (e.bytes > 0 && e.site < seen.size() && !seen[e.site]) seen[e.site] = true, frames += in.sites[e.site].depth;
+        if (e.bytes > 0 && e.site < seen.size() && !seen[e.site])
+            seen[e.site] = true, frames += in.sites[e.site].depth;
     const uint64_t bound = (16 * in.textBytes + (64ull << 20)) / sizeof(FrameId);
     if (frames > bound)
-        throw LoadError("the torch.profiler trace's spans nest so deep that the call stacks of its allocations "
-                        "would hold " + std::to_string(frames) + " frames, more than 16 times its " +
-                        std::to_string(in.textBytes) + " bytes allow (" + std::to_string(bound) +
-                        "): not a trace the profiler writes");
+        throw LoadError(
+            "the torch.profiler trace's spans nest so deep that the call stacks of its allocations "
+            "would hold " +
+            std::to_string(frames) + " frames, more than 16 times its " + std::to_string(in.textBytes) +
+            " bytes allow (" + std::to_string(bound) + "): not a trace the profiler writes");
 }
 
 // The record_function ranges (ProfilerStep#N among them) as every CUDA device's annotations, start and
@@ -224,13 +234,15 @@ std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
         }
         if (magnitude(e.bytes) > kMaxBlockBytes)
             throw LoadError("the torch.profiler trace's [memory] event at " + std::to_string(e.timeUs) +
-                            " us has an impossible size (" + std::to_string(e.bytes) + " bytes): the file is damaged");
+                            " us has an impossible size (" + std::to_string(e.bytes) +
+                            " bytes): the file is damaged");
         byDevice[e.device].push_back(&e);
         reserved = reserved && e.totalReserved >= 0;
     }
     if (byDevice.empty())
-        throw LoadError("the torch.profiler trace has no CUDA memory events (" + std::to_string(in.memory.size()) +
-                        " [memory] events of " + std::to_string(in.traceEvents) +
+        throw LoadError("the torch.profiler trace has no CUDA memory events (" +
+                        std::to_string(in.memory.size()) + " [memory] events of " +
+                        std::to_string(in.traceEvents) +
                         " trace events): record it with profile_memory=True and ProfilerActivity.CUDA");
     checkSiteDepths(in);
     auto capture = std::make_unique<Capture>();
@@ -239,16 +251,20 @@ std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
         "each allocation is shown as a segment of its own and the cached memory (Total Reserved - Total "
         "Allocated) as one free range; an allocation's site is the operators (and, with with_stack=True, "
         "the Python functions) open around it");
-    if (!reserved) capture->warnings.push_back("the trace has no Total Reserved: reserved is shown as allocated");
+    if (!reserved)
+        capture->warnings.push_back("the trace has no Total Reserved: reserved is shown as allocated");
     if (in.spansOutOfRange)
-        capture->warnings.push_back(std::to_string(in.spansOutOfRange) +
-                                    " operator or record_function spans left out: their times are before 1970 or "
-                                    "after 2200");
+        capture->warnings.push_back(
+            std::to_string(in.spansOutOfRange) +
+            " operator or record_function spans left out: their times are before 1970 or "
+            "after 2200");
     if (otherDevices)
-        capture->warnings.push_back(std::to_string(otherDevices) + " CPU (or other device) memory events left out");
+        capture->warnings.push_back(std::to_string(otherDevices) +
+                                    " CPU (or other device) memory events left out");
     for (auto& [device, events] : byDevice) {
-        std::stable_sort(events.begin(), events.end(),
-                         [](const ProfilerMemoryEvent* a, const ProfilerMemoryEvent* b) { return a->timeUs < b->timeUs; });
+        std::stable_sort(
+            events.begin(), events.end(),
+            [](const ProfilerMemoryEvent* a, const ProfilerMemoryEvent* b) { return a->timeUs < b->timeUs; });
         DeviceTrace& t = capture->devices.emplace_back();
         t.device = device;
         DeviceBuilder(*capture, t, events, in).build();
@@ -259,7 +275,8 @@ std::unique_ptr<Capture> profilerTraceCapture(const ProfilerTraceEvents& in) {
 
 // The text is parsed as it is decompressed (never whole in memory: a compressed trace, or a bomb,
 // costs a window of it).
-static std::unique_ptr<Capture> load(std::span<const uint8_t> bytes, const std::string& path, const LoadOptions& options) {
+static std::unique_ptr<Capture> load(std::span<const uint8_t> bytes, const std::string& path,
+                                     const LoadOptions& options) {
     const Compression codec = sniffCompression(bytes);
     auto capture = profilerTraceCapture(readProfilerTrace(bytes, options));
     capture->path = path;

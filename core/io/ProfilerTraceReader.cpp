@@ -38,18 +38,22 @@ class Windows {
     void see(const char* p) {
         const char c = *p;
         if (inString_) {
-            if (escaped_) escaped_ = false;
-            else if (c == '\\') escaped_ = true;
-            else if (c == '"') inString_ = false;
+            if (escaped_)
+                escaped_ = false;
+            else if (c == '\\')
+                escaped_ = true;
+            else if (c == '"')
+                inString_ = false;
         } else if (c == '"') {
             inString_ = true, token_ = 0;
         } else if (c == ',' || c == ':' || c == '{' || c == '}' || c == '[' || c == ']') {
             token_ = 0;
         }
         if (++token_ > kMaxToken) [[unlikely]]
-            throw LoadError("not a torch.profiler trace: a JSON token (a string, a number or whitespace) longer than " +
-                                std::to_string(kMaxToken >> 20) + " MiB, which no trace holds",
-                            offset_ + uint64_t(p - begin_));
+            throw LoadError(
+                "not a torch.profiler trace: a JSON token (a string, a number or whitespace) longer than " +
+                    std::to_string(kMaxToken >> 20) + " MiB, which no trace holds",
+                offset_ + uint64_t(p - begin_));
     }
     // At limit(): the next window's first byte (nullptr at the end), or p itself after a tick.
     const char* advance(const char* p) {
@@ -78,7 +82,8 @@ class Windows {
     // is refused by name.
     static size_t byteOrderMark(std::span<const uint8_t> w) {
         if (looksLikeUtf16(w.first(std::min<size_t>(w.size(), 2))))
-            throw LoadError("UTF-16 JSON is not supported: save the trace as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)", 0);
+            throw LoadError(
+                "UTF-16 JSON is not supported: save the trace as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)", 0);
         return utf8BomLength(w);
     }
     DecompressStream& stream_;
@@ -148,7 +153,8 @@ class TraceSax {
         if (c == Ctx::Event && key_ == "tid") tid_ = int64_t(std::hash<std::string>{}(s) >> 1);
         if (c == Ctx::Args) { // older exports wrote numbers as strings
             int64_t v = 0;
-            if (std::from_chars(s.data(), s.data() + s.size(), v).ec == std::errc()) return number(double(v), v);
+            if (std::from_chars(s.data(), s.data() + s.size(), v).ec == std::errc())
+                return number(double(v), v);
         }
         return true;
     }
@@ -159,8 +165,8 @@ class TraceSax {
     bool start_object(size_t) {
         const Ctx parent = stack_.empty() ? Ctx::Other : here();
         if (stack_.empty()) topIsObject = true;
-        return push(stack_.empty()            ? Ctx::Top
-                    : parent == Ctx::Events   ? startEvent()
+        return push(stack_.empty()                           ? Ctx::Top
+                    : parent == Ctx::Events                  ? startEvent()
                     : parent == Ctx::Event && key_ == "args" ? Ctx::Args
                                                              : Ctx::Other);
     }
@@ -184,7 +190,9 @@ class TraceSax {
     }
 
   private:
-    Ctx here() const { return stack_.empty() ? Ctx::Other : stack_.back(); } // a bare scalar: no container yet
+    Ctx here() const {
+        return stack_.empty() ? Ctx::Other : stack_.back();
+    } // a bare scalar: no container yet
     bool push(Ctx c) {
         if (stack_.size() >= kMaxDepth) {
             error = "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels";
@@ -203,7 +211,8 @@ class TraceSax {
         if (memoryEvent_) {
             event_.timeUs = tsUs_, event_.tid = tid_;
             out.memory.push_back(event_);
-        } else if (ph_ == "X" && durUs_ >= 0 && (cat_ == "cpu_op" || cat_ == "python_function" || cat_ == "user_annotation")) {
+        } else if (ph_ == "X" && durUs_ >= 0 &&
+                   (cat_ == "cpu_op" || cat_ == "python_function" || cat_ == "user_annotation")) {
             const ProfilerSpan span{tsUs_, tsUs_ + durUs_, tid_, nameIndex()};
             const bool range = cat_ == "user_annotation"; // record_function
             if (range) out.marks.push_back(span);
@@ -234,12 +243,18 @@ class TraceSax {
         if (c == Ctx::Event && key_ == "dur") durUs_ = d;
         if (c == Ctx::Event && key_ == "tid") tid_ = i;
         if (c != Ctx::Args) return true;
-        if (key_ == "Addr") event_.addr = uint64_t(i);
-        else if (key_ == "Bytes") event_.bytes = i;
-        else if (key_ == "Total Allocated") event_.totalAllocated = i;
-        else if (key_ == "Total Reserved") event_.totalReserved = i;
-        else if (key_ == "Device Id") event_.device = int(i);
-        else if (key_ == "Device Type") event_.deviceType = int(i);
+        if (key_ == "Addr")
+            event_.addr = uint64_t(i);
+        else if (key_ == "Bytes")
+            event_.bytes = i;
+        else if (key_ == "Total Allocated")
+            event_.totalAllocated = i;
+        else if (key_ == "Total Reserved")
+            event_.totalReserved = i;
+        else if (key_ == "Device Id")
+            event_.device = int(i);
+        else if (key_ == "Device Type")
+            event_.deviceType = int(i);
         return true;
     }
 
@@ -261,9 +276,9 @@ void checkTimes(ProfilerTraceEvents& out, std::vector<ProfilerSpan>& spans, doub
         throw LoadError("the torch.profiler trace's baseTimeNanoseconds " + implausibleTime(baseUs * 1000));
     for (size_t i = 0; i < out.memory.size(); ++i)
         if (const double ts = out.memory[i].timeUs; !plausibleTimeUs(ts + baseUs))
-            throw LoadError("the torch.profiler trace's [memory] event " + std::to_string(i) + " (in file order, ts " +
-                            timeText(ts) + "): time_us " + implausibleTime(ts + baseUs) +
-                            ", not a time the profiler records");
+            throw LoadError("the torch.profiler trace's [memory] event " + std::to_string(i) +
+                            " (in file order, ts " + timeText(ts) + "): time_us " +
+                            implausibleTime(ts + baseUs) + ", not a time the profiler records");
     auto outside = [&](const ProfilerSpan& sp) {
         return !plausibleTimeUs(sp.startUs + baseUs) || !plausibleTimeUs(sp.endUs + baseUs);
     };
@@ -278,13 +293,14 @@ void checkTimes(ProfilerTraceEvents& out, std::vector<ProfilerSpan>& spans, doub
 ProfilerTraceEvents readProfilerTrace(DecompressStream& text, const LoadOptions& options) {
     Windows windows(text, options.progress);
     TraceSax sax;
-    const bool ok = json::sax_parse(WindowIterator{windows.first(), &windows}, WindowIterator{nullptr, &windows}, &sax);
+    const bool ok =
+        json::sax_parse(WindowIterator{windows.first(), &windows}, WindowIterator{nullptr, &windows}, &sax);
     if (!sax.damage.empty()) throw LoadError(sax.damage);
     if (!ok)
-        throw LoadError("not a torch.profiler trace: " + (sax.error.empty() ? std::string("invalid JSON") : sax.error),
+        throw LoadError("not a torch.profiler trace: " +
+                            (sax.error.empty() ? std::string("invalid JSON") : sax.error),
                         sax.errorAt);
-    if (!sax.sawEvents)
-        throw LoadError("not a torch.profiler trace: a JSON file without \"traceEvents\"");
+    if (!sax.sawEvents) throw LoadError("not a torch.profiler trace: a JSON file without \"traceEvents\"");
     sax.out.textBytes = text.produced();
     checkTimes(sax.out, sax.spans, sax.baseUs);
     attachSites(sax.out, sax.spans); // on the trace's own clock, before the base time is added

@@ -35,15 +35,17 @@ class SiteTree {
 
 struct Open {
     const ProfilerSpan* span;
-    uint32_t site;   // the site of this span and those around it
-    double minEnd;   // the earliest end of this span and those around it
+    uint32_t site; // the site of this span and those around it
+    double minEnd; // the earliest end of this span and those around it
 };
 
 } // namespace
 
 void attachSites(ProfilerTraceEvents& ev, std::vector<ProfilerSpan>& spans) {
     std::stable_sort(spans.begin(), spans.end(), [](const ProfilerSpan& a, const ProfilerSpan& b) {
-        return a.tid != b.tid ? a.tid < b.tid : a.startUs != b.startUs ? a.startUs < b.startUs : a.endUs > b.endUs;
+        return a.tid != b.tid           ? a.tid < b.tid
+               : a.startUs != b.startUs ? a.startUs < b.startUs
+                                        : a.endUs > b.endUs;
     });
     std::vector<size_t> order(ev.memory.size());
     std::iota(order.begin(), order.end(), size_t(0));

@@ -94,7 +94,8 @@ bool SnapshotSchema::dictFilled(pickle::PickleMachine& m, uint32_t container, st
             const SnapshotKey k = keyOf(m, pairs[2 * i]);
             v[static_cast<size_t>(k)] = pairs[2 * i + 1];
             seen |= bit(k);
-            if (i < lastKeys_.bits.size()) lastKeys_.bits[i] = pairs[2 * i].bits, lastKeys_.slot[i] = uint8_t(k);
+            if (i < lastKeys_.bits.size())
+                lastKeys_.bits[i] = pairs[2 * i].bits, lastKeys_.slot[i] = uint8_t(k);
         }
         lastKeys_.n = n <= lastKeys_.bits.size() ? n : SIZE_MAX;
         lastKeys_.seen = seen;
@@ -126,8 +127,10 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
                               : integer(SnapshotKey::Addr, "addr");
     const uint64_t size = integer(SnapshotKey::Size, "size");
     const bool wideSize = (seen & bit(SnapshotKey::Size)) && m.isWide(get(SnapshotKey::Size));
-    if ((size > kMaxPlausibleBytes || wideSize) && action != Action::Oom) // keeps every sum of sizes far from overflow
-        throw LoadError("trace entry 'size' " + (wideSize ? std::string("of more than 64 bits") : std::to_string(size)) +
+    if ((size > kMaxPlausibleBytes || wideSize) &&
+        action != Action::Oom) // keeps every sum of sizes far from overflow
+        throw LoadError("trace entry 'size' " +
+                            (wideSize ? std::string("of more than 64 bits") : std::to_string(size)) +
                             " is larger than any device memory",
                         m.offset());
     const auto index = static_cast<uint32_t>(events_.eventCount());
@@ -158,8 +161,10 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
     }
     if (seen & bit(SnapshotKey::UserMetadata)) {
         const auto text = userMetadataText(m, get(SnapshotKey::UserMetadata));
-        if (!text) ++badMetadata_;
-        else if (!text->empty()) events_.userMetadata.emplace_back(index, intern(m, *text));
+        if (!text)
+            ++badMetadata_;
+        else if (!text->empty())
+            events_.userMetadata.emplace_back(index, intern(m, *text));
     }
     m.specialise(container, Kind::Event, index);
     return true;
@@ -170,7 +175,7 @@ bool SnapshotSchema::makeFrame(pickle::PickleMachine& m, uint32_t container, con
     int64_t line = 0;
     if (!m.isStr(get(SnapshotKey::Name)) || !m.isStr(get(SnapshotKey::Filename)) ||
         !m.toInt(get(SnapshotKey::Line), line))
-        return false; // not a frame after all: keep it as a plain dict
+        return false;                                // not a frame after all: keep it as a plain dict
     if (m.isWide(get(SnapshotKey::Line))) line = -1; // out of range whatever its low bits say
     Frame f{intern(m, m.str(get(SnapshotKey::Name))), intern(m, m.str(get(SnapshotKey::Filename))),
             lineOrUnknown(line, linesOutOfRange_)};
@@ -194,7 +199,8 @@ StreamId SnapshotSchema::internStream(pickle::PickleMachine& m, uint64_t raw) {
     if (capture_.streams.size() != before) {
         // The stream table is a sorted vector built for a few streams: many would make it quadratic.
         if (capture_.streams.size() > kMaxStreams)
-            throw LoadError("more than " + std::to_string(kMaxStreams) + " distinct CUDA streams in the trace",
+            throw LoadError("more than " + std::to_string(kMaxStreams) +
+                                " distinct CUDA streams in the trace",
                             m.offset());
         m.meter().charge(3 * sizeof(uint64_t), m.offset());
     }
@@ -239,7 +245,8 @@ bool SnapshotSchema::listExtended(pickle::PickleMachine& m, uint32_t container,
         m.meter().charge(capture_.stacks.frames(id).size() * sizeof(FrameId) + 16, m.offset());
     m.specialise(container, Kind::Stack, id.value);
     if (fresh && listCacheItems_.size() + items.size() <= kListCacheItems) { // bounded: not charged
-        listCache_[h] = {static_cast<uint32_t>(listCacheItems_.size()), static_cast<uint32_t>(items.size()), id.value};
+        listCache_[h] = {static_cast<uint32_t>(listCacheItems_.size()), static_cast<uint32_t>(items.size()),
+                         id.value};
         for (Value it : items) listCacheItems_.push_back(it.bits);
     }
     return true;

@@ -34,8 +34,8 @@ constexpr uint64_t kMaxPlausibleBytes = 1ull << 50;
 // A program uses a handful of streams; a StreamId is two bytes. The .vscap reader bounds them alike.
 constexpr size_t kMaxStreams = 65536;
 // What one event takes in the columns (time, addr, size, action, stream, stack).
-constexpr uint64_t kEventColumnBytes = sizeof(int64_t) + 2 * sizeof(uint64_t) + sizeof(Action) +
-                                       sizeof(StreamId) + sizeof(StackId);
+constexpr uint64_t kEventColumnBytes =
+    sizeof(int64_t) + 2 * sizeof(uint64_t) + sizeof(Action) + sizeof(StreamId) + sizeof(StackId);
 
 class SnapshotSchema : public pickle::ContainerHooks {
   public:
@@ -49,7 +49,9 @@ class SnapshotSchema : public pickle::ContainerHooks {
     // Events in the order their dicts were completed; Event containers index into these columns.
     DeviceTrace& events() { return events_; }
     uint64_t unknownActions() const { return unknownActions_; }
-    uint64_t linesOutOfRange() const { return linesOutOfRange_; } // frames whose line was read as 0 (LineRange.h)
+    uint64_t linesOutOfRange() const {
+        return linesOutOfRange_;
+    }                                                     // frames whose line was read as 0 (LineRange.h)
     uint64_t badMetadata() const { return badMetadata_; } // user_metadata neither text nor a flat dict
     StringId intern(pickle::PickleMachine& m, std::string_view s); // charged to the load's meter
     SnapshotKey keyOf(const pickle::PickleMachine& m, pickle::Value key);
@@ -60,7 +62,7 @@ class SnapshotSchema : public pickle::ContainerHooks {
     bool makeEvent(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v,
                    uint32_t seen);
     bool makeFrame(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v);
-    StreamId stream(pickle::PickleMachine& m, uint64_t raw);         // bounded and charged
+    StreamId stream(pickle::PickleMachine& m, uint64_t raw); // bounded and charged
     StreamId internStream(pickle::PickleMachine& m, uint64_t raw);
     std::pair<uint64_t, StreamId> lastStream_{};
     bool lastStreamSet_ = false;
@@ -69,7 +71,7 @@ class SnapshotSchema : public pickle::ContainerHooks {
     DeviceTrace events_;
     std::vector<FrameId> scratch_;
     std::array<pickle::Value, 13> fields_{}; // the values of a dict being filled, by SnapshotKey
-    struct KeySequence {                      // the keys of the last dict filled (up to 16)
+    struct KeySequence {                     // the keys of the last dict filled (up to 16)
         size_t n = SIZE_MAX;
         std::array<uint64_t, 16> bits{};
         std::array<uint8_t, 16> slot{};
@@ -97,7 +99,7 @@ class SnapshotSchema : public pickle::ContainerHooks {
     uint64_t unknownActions_ = 0;
     uint64_t linesOutOfRange_ = 0;
     uint64_t badMetadata_ = 0;
-    friend class SnapshotLoader;
+    friend class SnapshotWalk;
 };
 
 } // namespace vs

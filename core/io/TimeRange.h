@@ -26,7 +26,9 @@ inline std::string timeText(double t) {
 }
 // "-5 is before 1970", "1e+20 is after the year 2200".
 inline std::string implausibleTime(double t) {
-    return timeText(t) + (t < 0 ? " is before 1970" : std::isnan(t) ? " is not a number" : " is after the year 2200");
+    return timeText(t) + (t < 0           ? " is before 1970"
+                          : std::isnan(t) ? " is not a number"
+                                          : " is after the year 2200");
 }
 inline std::string implausibleTime(int64_t t) {
     return std::to_string(t) + (t < 0 ? " is before 1970" : " is after the year 2200");

@@ -18,7 +18,8 @@ std::optional<std::string> scalarText(const pickle::PickleMachine& m, Value v) {
         std::snprintf(buf, sizeof buf, "%g", x);
         return buf;
     }
-    if (int64_t n = 0; (v.tag() == Tag::Int || v.tag() == Tag::BigInt) && m.toInt(v, n)) return std::to_string(n);
+    if (int64_t n = 0; (v.tag() == Tag::Int || v.tag() == Tag::BigInt) && m.toInt(v, n))
+        return std::to_string(n);
     return std::nullopt;
 }
 } // namespace

@@ -136,7 +136,9 @@ struct DriverMemoryRecord {
     static constexpr Record kRecord = Record::DriverMemory;
     int64_t device, timeUs;
     uint64_t deviceUsed, processUsed; // 0 = not known
-    void encode(ByteWriter& b) const { b.svarint(device), b.svarint(timeUs), b.varint(deviceUsed), b.varint(processUsed); }
+    void encode(ByteWriter& b) const {
+        b.svarint(device), b.svarint(timeUs), b.varint(deviceUsed), b.varint(processUsed);
+    }
 };
 
 struct PartRecord { // must be alone in its chunk

@@ -101,14 +101,15 @@ class CaptureEncoder {
         std::vector<vscap::BlockFields> blocks;
         for (const auto& s : d.finalSegments)
             for (const auto& k : s.blocks)
-                blocks.push_back({k.address - s.address, k.size, k.requestedSize, uint8_t(k.state), k.stack.value});
+                blocks.push_back(
+                    {k.address - s.address, k.size, k.requestedSize, uint8_t(k.state), k.stack.value});
         std::vector<vscap::SegmentFields> segs;
         segs.reserve(d.finalSegments.size());
         size_t first = 0;
         for (const auto& s : d.finalSegments) {
             const std::span<const vscap::BlockFields> mine(blocks.data() + first, s.blocks.size());
-            segs.push_back({s.address, s.totalSize, s.stream, s.expandable, s.smallPool, s.poolId[0], s.poolId[1],
-                            s.stack.value, mine});
+            segs.push_back({s.address, s.totalSize, s.stream, s.expandable, s.smallPool, s.poolId[0],
+                            s.poolId[1], s.stack.value, mine});
             first += s.blocks.size();
         }
         w_.write(vscap::SegmentsRecord{d.device, segs});

@@ -34,8 +34,8 @@ enum class Record : uint32_t {
     Dropped = 13,
     Meta = 14,
     End = 15,
-    Retention = 16, // reserved for retention graphs; skipped by this reader
-    Reserve = 17,   // a device's expected event count: lets a reader size its columns once
+    Retention = 16,    // reserved for retention graphs; skipped by this reader
+    Reserve = 17,      // a device's expected event count: lets a reader size its columns once
     Tags = 18,         // what the recorder saw tensors to be (parameters, gradients, optimizer state, inputs)
     DriverMemory = 19, // the driver's used memory, device-wide and this process's
     Part = 20,         // the records after it are another recorder's of the same process (ids restart)

@@ -1,8 +1,8 @@
 #include "VscapReader.h"
 
 #include "DamagedCapture.h"
-#include "LineRange.h"
 #include "InputBuffer.h"
+#include "LineRange.h"
 #include "util/Format.h"
 
 #include <cstring>
@@ -112,20 +112,22 @@ size_t Decoder::consume(std::span<const uint8_t> bytes, uint64_t offset) {
     }
     while (bytes.size() - pos >= kChunkHeaderSize) {
         const uint8_t* h = bytes.data() + pos;
-        if (std::memcmp(h, kChunkMagic, sizeof kChunkMagic) != 0) damaged("no chunk starts there", offset + pos);
+        if (std::memcmp(h, kChunkMagic, sizeof kChunkMagic) != 0)
+            damaged("no chunk starts there", offset + pos);
         const uint32_t stored = le32(h + 8), raw = le32(h + 12), crc = le32(h + 16);
         if (stored > kMaxChunkBytes || raw > kMaxChunkBytes)
             damaged("a chunk's size field is out of range", offset + pos);
         if (bytes.size() - pos - kChunkHeaderSize < stored) break; // the rest has not arrived (or was cut)
         const auto payload = bytes.subspan(pos + kChunkHeaderSize, stored);
         if (crcOf(payload) != crc)
-            damaged(sizeFieldIsDamaged(bytes.subspan(pos), false) ? kSizeFieldDamaged
-                                                                  : "a chunk's checksum does not match its data",
+            damaged(sizeFieldIsDamaged(bytes.subspan(pos), false)
+                        ? kSizeFieldDamaged
+                        : "a chunk's checksum does not match its data",
                     offset + pos);
         if (raw > maxDecompressed_ - decompressed_)
             throw LoadError("the capture decompresses to more than " +
-                            humanBytes(static_cast<int64_t>(maxDecompressed_)) +
-                            " (a decompression bomb, or raise the limit with --max-memory)",
+                                humanBytes(static_cast<int64_t>(maxDecompressed_)) +
+                                " (a decompression bomb, or raise the limit with --max-memory)",
                             offset + pos);
         decompressed_ += raw;
         readChunk(payload, h[4], raw, offset + pos);
@@ -219,7 +221,7 @@ namespace vs {
 
 // Feeds the whole stream to `decoder`, then tells it how the stream ended.
 static void feedAll(vscap::Decoder& decoder, std::span<const uint8_t> bytes, const LoadOptions& options,
-                      InputBuffer* mapped) {
+                    InputBuffer* mapped) {
     size_t pos = 0;
     // Feed a few MiB at a time so progress and cancel stay responsive; widen for a bigger chunk.
     constexpr size_t kStep = 8u << 20;

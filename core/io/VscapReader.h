@@ -63,7 +63,7 @@ class Decoder {
     bool ended_ = false;
     uint64_t chunks_ = 0;
     uint64_t dropped_ = 0;
-    uint64_t droppedBefore_ = 0; // the current Records' count already added to dropped_
+    uint64_t droppedBefore_ = 0;   // the current Records' count already added to dropped_
     uint64_t linesOutOfRange_ = 0; // of the Records before the current one
     uint64_t budget_ = UINT64_MAX, reserveLimit_ = 0;
     uint64_t streamSize_ = 0; // 0: unknown (a live stream)

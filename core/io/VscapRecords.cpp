@@ -2,10 +2,10 @@
 
 #include "LineRange.h"
 #include "LoadError.h"
+#include "MemoryBudget.h"
 #include "SnapshotSchema.h"
 #include "TimeRange.h"
 #include "VscapFormat.h"
-#include "MemoryBudget.h"
 
 #include <algorithm>
 #include <cstring>
@@ -135,12 +135,13 @@ static constexpr uint64_t kBytesPerBodyByte = 8;
 void Records::overBudget() const {
     if (!bound_) throw LoadError(MemoryBudget::exceededMessage(budget_));
     throw LoadError("the capture's " + MemoryBudget::describe(fileBytes_) + " would expand to more than " +
-                    std::to_string(bound_) + " times their size in memory (" + MemoryBudget::describe(budget_) +
-                    "), which no recording does: a decompression bomb");
+                    std::to_string(bound_) + " times their size in memory (" +
+                    MemoryBudget::describe(budget_) + "), which no recording does: a decompression bomb");
 }
 
 void Records::charge(uint64_t otherBytes, uint64_t newEventBytes) {
-    if (otherBytes > budget_ || newEventBytes > budget_ || charged_ + eventBytes_ + otherBytes + newEventBytes > budget_)
+    if (otherBytes > budget_ || newEventBytes > budget_ ||
+        charged_ + eventBytes_ + otherBytes + newEventBytes > budget_)
         overBudget();
     charged_ += otherBytes;
     eventBytes_ += newEventBytes;
@@ -305,7 +306,7 @@ void Records::events(Body& b) {
     for (uint64_t i = 0; i < n; ++i)
         d.action[first + i] = static_cast<Action>(std::min<uint8_t>(actions[i], uint8_t(Action::Unknown)));
     uint64_t tu = static_cast<uint64_t>(t); // wrapping arithmetic: hostile deltas must not be UB
-    uint64_t outside = 0; // any time outside 1970..2200 (TimeRange.h), found after the loop
+    uint64_t outside = 0;                   // any time outside 1970..2200 (TimeRange.h), found after the loop
     b.column(n, [&](uint64_t, uint64_t v) {
         tu += static_cast<uint64_t>(unzigzag(v));
         outside |= tu > static_cast<uint64_t>(kMaxPlausibleTimeUs); // a negative time is a huge one here
@@ -345,8 +346,8 @@ void Records::implausibleTime(Body& b, const DeviceTrace& d, size_t first, int64
     const std::string where = "event " + std::to_string(i) + " of device " + std::to_string(d.device);
     if (i == first && !plausibleTimeUs(base))
         b.fail(where + ": the Events record's base time_us " + vs::implausibleTime(base));
-    b.fail(where + ": time_us " + vs::implausibleTime(d.timeUs[i]) + " (its delta from event " + std::to_string(i - 1) +
-           " overflows or leaves the range)");
+    b.fail(where + ": time_us " + vs::implausibleTime(d.timeUs[i]) + " (its delta from event " +
+           std::to_string(i - 1) + " overflows or leaves the range)");
 }
 
 int64_t Records::plausibleTime(Body& b, int64_t t, const char* what) {

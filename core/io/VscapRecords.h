@@ -31,7 +31,9 @@ class Records {
     // the capture's cudaLevel (level 1, the CUPTI agent's recording of the same process).
     uint64_t partLevel() const { return partLevel_; }
     uint64_t dropped() const { return dropped_; }
-    uint64_t linesOutOfRange() const { return linesOutOfRange_; } // frames whose line was read as 0 (LineRange.h)
+    uint64_t linesOutOfRange() const {
+        return linesOutOfRange_;
+    } // frames whose line was read as 0 (LineRange.h)
 
   private:
     class Body;

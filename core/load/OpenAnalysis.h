@@ -18,7 +18,7 @@ struct OpenOptions {
 
 // Loads and replays. Throws LoadError for bad input (DamagedCapture for a damaged .vscap), Cancelled
 // when cancelled; progress covers both.
-std::shared_ptr<const CaptureAnalysis> openAnalysis(const std::string& path, const AnalysisOptions& options = {},
-                                                    const OpenOptions& open = {});
+std::shared_ptr<const CaptureAnalysis>
+openAnalysis(const std::string& path, const AnalysisOptions& options = {}, const OpenOptions& open = {});
 
 } // namespace vs

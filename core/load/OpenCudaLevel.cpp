@@ -13,15 +13,16 @@ std::unique_ptr<Capture> takeCudaLevel(Capture& both) {
     return level;
 }
 
-std::shared_ptr<const CaptureAnalysis> openCudaLevel(const std::string& path, const AnalysisOptions& options) {
+std::shared_ptr<const CaptureAnalysis> openCudaLevel(const std::string& path,
+                                                     const AnalysisOptions& options) {
     LoadOptions lo;
-    if (options.cancel)
-        lo.progress.report = [&](uint64_t, uint64_t) { return !options.cancel->load(); };
+    if (options.cancel) lo.progress.report = [&](uint64_t, uint64_t) { return !options.cancel->load(); };
     auto both = loadCaptureFile(path, lo);
     auto level = takeCudaLevel(*both);
     if (!level)
-        throw LoadError("this capture holds no CUDA level: record it with `python -m vramscope record --native` "
-                        "(or open a recording of the CUPTI agent as it is)");
+        throw LoadError(
+            "this capture holds no CUDA level: record it with `python -m vramscope record --native` "
+            "(or open a recording of the CUPTI agent as it is)");
     level->warnings.insert(level->warnings.begin(), both->warnings.begin(), both->warnings.end());
     return CaptureAnalysis::analyse(std::move(level), options);
 }

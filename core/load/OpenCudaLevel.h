@@ -9,7 +9,8 @@
 
 namespace vs {
 
-std::shared_ptr<const CaptureAnalysis> openCudaLevel(const std::string& path, const AnalysisOptions& options = {});
+std::shared_ptr<const CaptureAnalysis> openCudaLevel(const std::string& path,
+                                                     const AnalysisOptions& options = {});
 // The CUDA level taken out of a loaded capture (null when it has none).
 std::unique_ptr<Capture> takeCudaLevel(Capture& both);
 

@@ -33,7 +33,7 @@ struct DeviceInfo {
 // When only a time window of a longer capture was loaded (`--from/--to`, File > Open Range...).
 struct LoadedWindow {
     bool cut = false;
-    int64_t originUs = 0;    // the whole capture's first event: times keep reading as in a full load
+    int64_t originUs = 0;      // the whole capture's first event: times keep reading as in a full load
     double fromS = 0, toS = 0; // seconds since originUs, as asked
     uint64_t eventsBefore = 0, eventsAfter = 0, eventsIn = 0; // all devices
 };
@@ -49,13 +49,13 @@ struct Capture {
     AllocatorSettings settings;
     std::vector<Annotation> annotations;
     std::vector<BlockAnnotation> blockAnnotations; // labels put on live blocks after the fact, by time
-    std::vector<RetentionGraph> retention;                 // in recording order
-    std::vector<DeviceInfo> deviceInfo;                    // from recorders; snapshots have none
+    std::vector<RetentionGraph> retention;         // in recording order
+    std::vector<DeviceInfo> deviceInfo;            // from recorders; snapshots have none
     std::vector<std::pair<std::string, std::string>> meta; // recorder facts: program, host, torch...
     std::vector<std::string> warnings; // reader-level warnings (unknown actions, clamped integers...)
     LoadedWindow window;
-    bool nativeStacks = false; // recorded at the CUDA driver level (the CUPTI agent): C/C++/CUDA frames
-    std::vector<TensorTag> tags;             // what the recorder named (parameters, gradients...), by time
+    bool nativeStacks = false;   // recorded at the CUDA driver level (the CUPTI agent): C/C++/CUDA frames
+    std::vector<TensorTag> tags; // what the recorder named (parameters, gradients...), by time
     std::vector<DriverSample> driverSamples; // the driver's used memory during the recording, by time
     // `record --native`: the same process recorded at the CUDA driver level by the CUPTI agent (a Part
     // of the file): every driver allocation, PyTorch's segments and everyone else's. Null otherwise.

@@ -51,8 +51,8 @@ struct DeviceTrace {
 
     // What one event costs at most in the columns above (readers charge it against a load's memory
     // budget): a compact column's chunk of full values takes 8 bytes per event.
-    static constexpr size_t kBytesPerEvent = sizeof(int64_t) + 2 * sizeof(uint64_t) + sizeof(Action) +
-                                             sizeof(StreamId) + sizeof(StackId);
+    static constexpr size_t kBytesPerEvent =
+        sizeof(int64_t) + 2 * sizeof(uint64_t) + sizeof(Action) + sizeof(StreamId) + sizeof(StackId);
 
     size_t eventCount() const { return timeUs.size(); }
     // The first event at or after `from` with this action, or eventCount(). memchr: 4 ms over 100M
@@ -62,7 +62,8 @@ struct DeviceTrace {
     // grows geometrically; the compact columns by chunks).
     size_t columnBytesAt(size_t n) const;
     void reserve(size_t n); // the vector columns
-    void append(const DeviceTrace& from, size_t first, size_t last); // its events [first, last), not the sparse columns
+    void append(const DeviceTrace& from, size_t first,
+                size_t last); // its events [first, last), not the sparse columns
     void clearEvents();
     // Gives the system back the whole pages of reserved column room past the last event (readers
     // reserve for more events than a file can hold; transparent huge pages would otherwise keep up

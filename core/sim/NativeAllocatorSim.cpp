@@ -87,7 +87,8 @@ void NativeAllocatorSim::splice(uint32_t b, uint32_t before, uint32_t after) {
     if (after != kNil) blocks_[after].prev = b;
 }
 
-bool NativeAllocatorSim::malloc(uint32_t id, uint64_t size, uint64_t stream, uint64_t hintAddr, uint64_t hintSize) {
+bool NativeAllocatorSim::malloc(uint32_t id, uint64_t size, uint64_t stream, uint64_t hintAddr,
+                                uint64_t hintSize) {
     Params p;
     p.size = roundSize(size);
     p.pool = p.size <= kSmallSize ? &small_ : &large_;
@@ -130,8 +131,7 @@ bool NativeAllocatorSim::getFreeBlock(Params& p) {
                    expandableSize(*next) < expandableSize(*it))
                 it = next++;
         } else {
-            do
-                ++it;
+            do ++it;
             while (it != end && blocks_[it->block].expSeg != kNil && it->stream == p.stream);
             if (it == end || it->stream != p.stream) return false;
         }
@@ -407,8 +407,8 @@ bool NativeAllocatorSim::allocatable(uint32_t b) const {
 
 uint32_t NativeAllocatorSim::findExpandableBlock(const Params& p) {
     Pool& pool = *p.pool;
-    for (auto it = pool.unmapped.lower_bound({p.stream, 0, 0}); it != pool.unmapped.end() && it->stream == p.stream;
-         ++it) {
+    for (auto it = pool.unmapped.lower_bound({p.stream, 0, 0});
+         it != pool.unmapped.end() && it->stream == p.stream; ++it) {
         uint32_t c = it->block;
         if (allocatable(blocks_[c].prev)) c = blocks_[c].prev; // free memory right before the gap
         uint64_t bytes = 0;
@@ -420,7 +420,8 @@ uint32_t NativeAllocatorSim::findExpandableBlock(const Params& p) {
     // it, and growing past the reservation's end has no block to grow into)
     ExpandableSegment e;
     e.page = pool.small ? kSmallBuffer : kLargeBuffer;
-    e.vaSize = std::max<uint64_t>(capacity_ ? roundUp(capacity_ + capacity_ / 8, e.page) : (1ull << 40), roundUp(p.size, e.page));
+    e.vaSize = std::max<uint64_t>(capacity_ ? roundUp(capacity_ + capacity_ / 8, e.page) : (1ull << 40),
+                                  roundUp(p.size, e.page));
     e.base = newSegmentAddress(e.vaSize, p.hintAddr, p.hintAddr ? e.vaSize : 0);
     exp_.push_back(e);
     Block b;
@@ -441,7 +442,8 @@ uint32_t NativeAllocatorSim::tryAllocateExpandableBlock(const Params& p) {
     while (blocks_[c].size < p.size) {
         // c is free and followed by unmapped space: mapping it merges the two
         const uint32_t next = blocks_[c].next;
-        if (next == kNil || blocks_[next].mapped) return kNil; // the reservation ends here: nothing to grow into
+        if (next == kNil || blocks_[next].mapped)
+            return kNil; // the reservation ends here: nothing to grow into
         if (!mapBlock(next, std::min(p.size - blocks_[c].size, blocks_[next].size))) return kNil;
         c = next;
     }
@@ -520,7 +522,8 @@ void NativeAllocatorSim::loadInitialState(const SimInput& in) {
         const StateSegment& seg = in.initialState[s];
         uint32_t expSeg = kNil;
         if (seg.expandable) { // a mapped range of a reservation the trace never showed: it cannot grow
-            exp_.push_back({seg.address, seg.size, seg.size == kSmallBuffer || seg.smallPool ? kSmallBuffer : kLargeBuffer});
+            exp_.push_back({seg.address, seg.size,
+                            seg.size == kSmallBuffer || seg.smallPool ? kSmallBuffer : kLargeBuffer});
             expSeg = static_cast<uint32_t>(exp_.size() - 1);
         }
         addressSpace_.insert({seg.address, seg.address + seg.size});

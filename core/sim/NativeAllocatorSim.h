@@ -39,8 +39,8 @@ class NativeAllocatorSim {
     struct Block {
         uint64_t addr = 0, size = 0, stream = 0;
         uint32_t prev = kNil, next = kNil;
-        uint32_t expSeg = kNil; // index into exp_ when in an expandable segment
-        uint32_t id = kNil;     // the allocation it holds
+        uint32_t expSeg = kNil;    // index into exp_ when in an expandable segment
+        uint32_t id = kNil;        // the allocation it holds
         uint32_t pendingAt = kNil; // its entry in pending_ while its free waits
         uint64_t requested = 0;
         int64_t gcBase = 0;
@@ -58,7 +58,9 @@ class NativeAllocatorSim {
     struct AddrKey {
         uint64_t stream, addr;
         uint32_t block;
-        bool operator<(const AddrKey& o) const { return stream != o.stream ? stream < o.stream : addr < o.addr; }
+        bool operator<(const AddrKey& o) const {
+            return stream != o.stream ? stream < o.stream : addr < o.addr;
+        }
     };
     struct Pool {
         explicit Pool(std::pmr::memory_resource* r) : blocks(r), unmapped(r) {}
@@ -110,8 +112,8 @@ class NativeAllocatorSim {
     bool fits(uint64_t bytes) const;
 
     SimConfig config_;
-    uint64_t capacity_;        // 0 = unlimited
-    uint64_t allowedMaximum_;  // capacity * memory fraction; 0 = no fraction set
+    uint64_t capacity_;       // 0 = unlimited
+    uint64_t allowedMaximum_; // capacity * memory fraction; 0 = no fraction set
     std::pmr::unsynchronized_pool_resource memory_;
     Pool large_{&memory_}, small_{&memory_};
     std::vector<Block> blocks_;

@@ -158,7 +158,8 @@ std::string SimConfig::toString() const {
     if (backend == Backend::CudaMallocAsync) parts.push_back("backend:cudaMallocAsync");
     if (expandableSegments) parts.push_back("expandable_segments:True");
     if (maxSplitSize != UINT64_MAX) parts.push_back("max_split_size_mb:" + mib(maxSplitSize));
-    if (maxNonSplitRounding != (20ull << 20)) parts.push_back("max_non_split_rounding_mb:" + mib(maxNonSplitRounding));
+    if (maxNonSplitRounding != (20ull << 20))
+        parts.push_back("max_non_split_rounding_mb:" + mib(maxNonSplitRounding));
     if (garbageCollectionThreshold > 0)
         parts.push_back("garbage_collection_threshold:" + number(garbageCollectionThreshold));
     bool anyDiv = false, sameDiv = true;
@@ -166,7 +167,8 @@ std::string SimConfig::toString() const {
         anyDiv |= d != 0;
         sameDiv &= d == roundupPower2Divisions[0];
     }
-    if (anyDiv && sameDiv) parts.push_back("roundup_power2_divisions:" + std::to_string(roundupPower2Divisions[0]));
+    if (anyDiv && sameDiv)
+        parts.push_back("roundup_power2_divisions:" + std::to_string(roundupPower2Divisions[0]));
     if (anyDiv && !sameDiv) {
         std::string list;
         for (size_t i = 0; i < roundupPower2Divisions.size(); ++i) {

@@ -15,9 +15,9 @@ struct SimConfig {
     bool expandableSegments = false;
     uint64_t maxSplitSize = UINT64_MAX;
     uint64_t maxNonSplitRounding = 20ull << 20;
-    double garbageCollectionThreshold = 0;        // acts only with a memory fraction, as in PyTorch
+    double garbageCollectionThreshold = 0;             // acts only with a memory fraction, as in PyTorch
     std::array<uint32_t, 16> roundupPower2Divisions{}; // per power-of-two MiB interval; 0 = off
-    double memoryFraction = 0;                          // torch.cuda.set_per_process_memory_fraction; 0 = none
+    double memoryFraction = 0;                         // torch.cuda.set_per_process_memory_fraction; 0 = none
 
     // The settings a capture recorded (allocator_settings); the fraction is never recorded.
     static SimConfig fromSettings(const AllocatorSettings& s);

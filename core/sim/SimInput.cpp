@@ -59,7 +59,8 @@ class RecordedSegments {
 
 class Builder {
   public:
-    Builder(const DeviceTrace& t, std::span<const uint64_t> streams, const ReplayResult& r, const AllocatorSettings& s)
+    Builder(const DeviceTrace& t, std::span<const uint64_t> streams, const ReplayResult& r,
+            const AllocatorSettings& s)
         : t_(t), streams_(streams), r_(r), rules_(AllocatorRules::from(s)) {}
 
     SimInput build() {
@@ -76,7 +77,8 @@ class Builder {
     uint64_t stream(size_t i) const { return streams_[t_.stream[i].value]; }
 
     void noteStream(uint64_t s) {
-        if (std::find(in_.streams.begin(), in_.streams.end(), s) == in_.streams.end()) in_.streams.push_back(s);
+        if (std::find(in_.streams.begin(), in_.streams.end(), s) == in_.streams.end())
+            in_.streams.push_back(s);
     }
 
     void loadBaseline() {
@@ -102,14 +104,16 @@ class Builder {
     // Counts a request (or an initial segment) toward the simulator's range check.
     void ask(uint64_t size, uint32_t event, bool request) {
         if (request && size > in_.largestRequest) in_.largestRequest = size, in_.largestRequestEvent = event;
-        const uint64_t cost = size > UINT64_MAX - kSimOverheadPerRequest ? UINT64_MAX : size + kSimOverheadPerRequest;
+        const uint64_t cost =
+            size > UINT64_MAX - kSimOverheadPerRequest ? UINT64_MAX : size + kSimOverheadPerRequest;
         const bool wasIn = in_.demand <= kMaxSimDemand;
         in_.demand = cost > UINT64_MAX - in_.demand ? UINT64_MAX : in_.demand + cost;
         if (wasIn && in_.demand > kMaxSimDemand) in_.demandExceededAt = event;
     }
 
     void push(SimRequest q) {
-        if (q.kind == Kind::Alloc || (q.kind == Kind::Oom && q.size <= kMaxSimBytes)) ask(q.size, q.event, true);
+        if (q.kind == Kind::Alloc || (q.kind == Kind::Oom && q.size <= kMaxSimBytes))
+            ask(q.size, q.event, true);
         in_.requests.push_back(q);
         hintAddr_ = hintSize_ = 0;
     }
@@ -179,17 +183,20 @@ class Builder {
         size_t j = i;
         bool unmaps = false;
         std::vector<RecordedSegments::Seg> released;
-        for (; j < t_.eventCount() && (t_.action[j] == Action::SegmentFree || t_.action[j] == Action::SegmentUnmap);
+        for (; j < t_.eventCount() &&
+               (t_.action[j] == Action::SegmentFree || t_.action[j] == Action::SegmentUnmap);
              ++j) {
             unmaps |= t_.action[j] == Action::SegmentUnmap;
             if (const auto* s = segs_.find(t_.addr[j])) released.push_back(*s);
             segs_.remove(t_.addr[j]);
         }
         size_t k = j;
-        while (k < t_.eventCount() && (t_.action[k] == Action::SegmentAlloc || t_.action[k] == Action::SegmentMap)) ++k;
+        while (k < t_.eventCount() &&
+               (t_.action[k] == Action::SegmentAlloc || t_.action[k] == Action::SegmentMap))
+            ++k;
         // Inside a malloc, a release follows a failed cache lookup: a new segment or the OOM comes next.
-        const bool insideMalloc = k < t_.eventCount() && ((t_.action[k] == Action::Alloc && k > j) ||
-                                                          t_.action[k] == Action::Oom);
+        const bool insideMalloc =
+            k < t_.eventCount() && ((t_.action[k] == Action::Alloc && k > j) || t_.action[k] == Action::Oom);
         bool flush = true;
         if (insideMalloc && !unmaps && !anyCouldServe(released, k)) {
             flush = segs_.idle() == 0;
@@ -206,7 +213,8 @@ class Builder {
         const uint64_t size = rules_.roundSize(t_.size[k]);
         const bool small = size <= AllocatorRules::kSmallSize;
         for (const auto& s : released) {
-            if (s.stream != stream(k) || (s.size == AllocatorRules::kSmallBuffer) != small || s.size < size) continue;
+            if (s.stream != stream(k) || (s.size == AllocatorRules::kSmallBuffer) != small || s.size < size)
+                continue;
             if (size < rules_.maxSplitSize && s.size >= rules_.maxSplitSize) continue;
             if (size >= rules_.maxSplitSize && s.size >= size + rules_.maxNonSplitRounding) continue;
             return true;
@@ -226,8 +234,8 @@ class Builder {
 
 } // namespace
 
-SimInput SimInput::fromTrace(const DeviceTrace& trace, std::span<const uint64_t> streams, const ReplayResult& replay,
-                             const AllocatorSettings& recorded) {
+SimInput SimInput::fromTrace(const DeviceTrace& trace, std::span<const uint64_t> streams,
+                             const ReplayResult& replay, const AllocatorSettings& recorded) {
     return Builder(trace, streams, replay, recorded).build();
 }
 

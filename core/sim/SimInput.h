@@ -39,7 +39,7 @@ struct SimInput {
     std::vector<std::vector<uint32_t>> initialIds;
     uint32_t idCount = 0;
     bool startsMidRun = false;
-    uint32_t unmatchedFrees = 0;    // frees of addresses the trace never handed out
+    uint32_t unmatchedFrees = 0; // frees of addresses the trace never handed out
     uint32_t recordedOoms = 0;
     uint32_t flushesInsideMalloc = 0; // release_cached_blocks runs before a retry, kept as flushes
     uint32_t partialReleases = 0;     // GC / oversize releases left to the simulator
@@ -59,8 +59,8 @@ struct SimInput {
     uint64_t demand = 0;
     uint32_t demandExceededAt = 0; // the event at which demand passed kMaxSimDemand
 
-    static SimInput fromTrace(const DeviceTrace& trace, std::span<const uint64_t> streams, const ReplayResult& replay,
-                              const AllocatorSettings& recorded);
+    static SimInput fromTrace(const DeviceTrace& trace, std::span<const uint64_t> streams,
+                              const ReplayResult& replay, const AllocatorSettings& recorded);
 };
 
 } // namespace vs

@@ -11,8 +11,7 @@ namespace {
 
 using Kind = SimRequest::Kind;
 
-template <class Engine>
-class Runner {
+template <class Engine> class Runner {
   public:
     Runner(Engine& e, const SimInput& in, SimResult& r, bool keepSeries)
         : e_(e), in_(in), r_(r), keep_(keepSeries) {}
@@ -104,10 +103,12 @@ void describe(const SimInput& in, SimResult& r) {
     if (in.partialReleases)
         r.notes.push_back(std::to_string(in.partialReleases) +
                           " partial cache releases inside a malloc left to the simulated allocator's policy");
-    if (in.unmatchedFrees) r.notes.push_back(std::to_string(in.unmatchedFrees) + " frees of unknown addresses ignored");
+    if (in.unmatchedFrees)
+        r.notes.push_back(std::to_string(in.unmatchedFrees) + " frees of unknown addresses ignored");
     if (r.approximate)
-        r.notes.push_back("cudaMallocAsync is approximate: the driver's pool is modelled as growing in 32 MiB "
-                          "chunks to the high-water mark of live bytes");
+        r.notes.push_back(
+            "cudaMallocAsync is approximate: the driver's pool is modelled as growing in 32 MiB "
+            "chunks to the high-water mark of live bytes");
     if (r.firstOom)
         r.notes.push_back("out of memory at event " + std::to_string(r.firstOom->event) + " (a request of " +
                           humanBytes(int64_t(r.firstOom->size)) + "): the simulation stops there");

@@ -10,8 +10,8 @@
 namespace vs {
 
 struct SimOptions {
-    uint64_t capacity = 0;     // bytes the allocator may reserve on the device; 0 = unlimited
-    bool keepSeries = true;    // the per-request series (a sweep needs only the figures)
+    uint64_t capacity = 0;  // bytes the allocator may reserve on the device; 0 = unlimited
+    bool keepSeries = true; // the per-request series (a sweep needs only the figures)
     const std::atomic<bool>* cancel = nullptr;
 };
 

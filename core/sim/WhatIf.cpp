@@ -35,9 +35,11 @@ Reproduction compareWithRecording(const SimResult& sim, const ReplayResult& rec)
 Capacity defaultCapacity(const Capture& capture, int deviceOrdinal, const SimInput& in) {
     // A recorded OOM below the device's size means a memory fraction or other processes limited the run.
     // Either is read from the file: one past the simulator's range (SimRange.h) is damage, not a device.
-    if (in.capacityBelow && in.capacityBelow - 1 <= kMaxSimBytes) return {in.capacityBelow - 1, "recorded out-of-memory"};
+    if (in.capacityBelow && in.capacityBelow - 1 <= kMaxSimBytes)
+        return {in.capacityBelow - 1, "recorded out-of-memory"};
     for (const auto& d : capture.deviceInfo)
-        if (d.device == deviceOrdinal && d.totalMemory && d.totalMemory <= kMaxSimBytes) return {d.totalMemory, "device"};
+        if (d.device == deviceOrdinal && d.totalMemory && d.totalMemory <= kMaxSimBytes)
+            return {d.totalMemory, "device"};
     return {0, "not recorded"};
 }
 
@@ -47,10 +49,11 @@ std::string whatIfSentence(const SimResult& base, const SimResult& alt, const st
         return name + " would run out of memory" + (when.empty() ? "" : " at " + when) + " (a request of " +
                humanBytes(int64_t(alt.firstOom->size)) + " with " + humanBytes(alt.firstOom->reserved) +
                " reserved)";
-    if (base.firstOom) return name + " would not run out of memory (peak reserved " + humanBytes(alt.peakReserved) + ")";
+    if (base.firstOom)
+        return name + " would not run out of memory (peak reserved " + humanBytes(alt.peakReserved) + ")";
     if (alt.peakReserved == base.peakReserved) return name + " changes nothing here";
-    return name + (alt.peakReserved < base.peakReserved ? " would lower" : " would raise") + " peak reserved from " +
-           humanBytes(base.peakReserved) + " to " + humanBytes(alt.peakReserved);
+    return name + (alt.peakReserved < base.peakReserved ? " would lower" : " would raise") +
+           " peak reserved from " + humanBytes(base.peakReserved) + " to " + humanBytes(alt.peakReserved);
 }
 
 std::vector<SimConfig> sweepGrid(const SimConfig& recorded, bool capacityKnown) {
@@ -72,8 +75,10 @@ std::vector<SimConfig> sweepGrid(const SimConfig& recorded, bool capacityKnown) 
     };
     if (capacityKnown) {
         const bool fraction = recorded.memoryFraction > 0;
-        confs.push_back(std::string(fraction ? "" : "per_process_memory_fraction:1,") + "garbage_collection_threshold:0.6");
-        confs.push_back(std::string(fraction ? "" : "per_process_memory_fraction:1,") + "garbage_collection_threshold:0.8");
+        confs.push_back(std::string(fraction ? "" : "per_process_memory_fraction:1,") +
+                        "garbage_collection_threshold:0.6");
+        confs.push_back(std::string(fraction ? "" : "per_process_memory_fraction:1,") +
+                        "garbage_collection_threshold:0.8");
     } else {
         confs.push_back("max_split_size_mb:1024");
         confs.push_back("expandable_segments:True,roundup_power2_divisions:8");
@@ -91,7 +96,8 @@ std::vector<size_t> rankSweep(const std::vector<SimResult>& results) {
     std::vector<size_t> order(results.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     auto key = [&](size_t i) {
-        return std::make_tuple(results[i].firstOom.has_value(), results[i].approximate, results[i].peakReserved);
+        return std::make_tuple(results[i].firstOom.has_value(), results[i].approximate,
+                               results[i].peakReserved);
     };
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return key(x) < key(y); });
     return order;

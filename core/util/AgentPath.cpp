@@ -12,7 +12,8 @@ std::string cuptiAgentPath() {
     const auto bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
     const auto beside = bin / "libvramscope_cupti.so";
     const auto installed = bin.parent_path() / "lib" / "vramscope" / "libvramscope_cupti.so";
-    return (std::filesystem::exists(beside, ec) || !std::filesystem::exists(installed, ec) ? beside : installed)
+    return (std::filesystem::exists(beside, ec) || !std::filesystem::exists(installed, ec) ? beside
+                                                                                           : installed)
         .string();
 }
 

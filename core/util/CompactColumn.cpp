@@ -61,7 +61,8 @@ template <class T> void CompactColumn<T>::seal() {
 
 template <class T> void CompactColumn<T>::appendTail(const CompactColumn& longer) {
     const size_t have = chunks_.size();
-    chunks_.insert(chunks_.end(), longer.chunks_.begin() + std::ptrdiff_t(std::min(have, longer.chunks_.size())),
+    chunks_.insert(chunks_.end(),
+                   longer.chunks_.begin() + std::ptrdiff_t(std::min(have, longer.chunks_.size())),
                    longer.chunks_.end());
     tail_ = longer.tail_;
 }
@@ -116,12 +117,14 @@ size_t firstIndexOf(const CompactColumn<T>& s, size_t from, size_t to, T want, B
 
 template <class T> size_t CompactColumn<T>::argMax(size_t from, size_t to) const {
     const T want = range(from, to).max;
-    return firstIndexOf(*this, from, to, want, [&](size_t c) { return c >= chunks_.size() || chunks_[c].max >= want; });
+    return firstIndexOf(*this, from, to, want,
+                        [&](size_t c) { return c >= chunks_.size() || chunks_[c].max >= want; });
 }
 
 template <class T> size_t CompactColumn<T>::argMin(size_t from, size_t to) const {
     const T want = range(from, to).min;
-    return firstIndexOf(*this, from, to, want, [&](size_t c) { return c >= chunks_.size() || chunks_[c].min <= want; });
+    return firstIndexOf(*this, from, to, want,
+                        [&](size_t c) { return c >= chunks_.size() || chunks_[c].min <= want; });
 }
 
 template <class T> size_t CompactColumn<T>::heapBytes() const {

@@ -100,7 +100,9 @@ template <class T> class CompactColumn {
         const_iterator& operator-=(difference_type d) { return i_ -= size_t(d), *this; }
         const_iterator operator+(difference_type d) const { return {s_, i_ + size_t(d)}; }
         const_iterator operator-(difference_type d) const { return {s_, i_ - size_t(d)}; }
-        difference_type operator-(const const_iterator& o) const { return difference_type(i_) - difference_type(o.i_); }
+        difference_type operator-(const const_iterator& o) const {
+            return difference_type(i_) - difference_type(o.i_);
+        }
         bool operator==(const const_iterator& o) const { return i_ == o.i_; }
         auto operator<=>(const const_iterator& o) const { return i_ <=> o.i_; }
 
@@ -114,9 +116,9 @@ template <class T> class CompactColumn {
   private:
     struct Chunk {
         T min, max;
-        uint64_t mask; // the low `width` bytes
+        uint64_t mask;                         // the low `width` bytes
         std::shared_ptr<const std::byte> data; // `width` bytes per value in a slab, then 8 of padding
-        uint8_t width; // 0: every value is `min`
+        uint8_t width;                         // 0: every value is `min`
     };
     // An offset stored little-endian in `width` bytes: read as 8 bytes (the padding keeps the last
     // in bounds) and masked. One unaligned load, whatever the width.
@@ -130,7 +132,7 @@ template <class T> class CompactColumn {
     static void decode(const Chunk& c, size_t from, size_t to, T* out);
 
     std::vector<Chunk> chunks_;
-    std::vector<T> tail_; // the values after the last sealed chunk, fewer than kChunk
+    std::vector<T> tail_;             // the values after the last sealed chunk, fewer than kChunk
     std::shared_ptr<std::byte> slab_; // where the next chunks' values go
     size_t slabSize_ = 0, slabUsed_ = 0;
 };
@@ -142,7 +144,9 @@ template <class T> inline T CompactColumn<T>::operator[](size_t i) const {
     return k.width ? T(uint64_t(k.min) + offsetAt(k, i & (kChunk - 1))) : k.min;
 }
 
-template <class T> template <class F> void CompactColumn<T>::forEachSpan(size_t from, size_t to, F&& f) const {
+template <class T>
+template <class F>
+void CompactColumn<T>::forEachSpan(size_t from, size_t to, F&& f) const {
     T buffer[kChunk];
     while (from < to) {
         const size_t c = from >> kShift, end = std::min(to, (c + 1) << kShift);

@@ -19,7 +19,8 @@ std::string scaled(uint64_t magnitude, bool negative) {
     while (v >= 1024.0 && u < 6) v /= 1024.0, ++u;
     char buf[40];
     if (u == 0)
-        std::snprintf(buf, sizeof buf, "%s%llu B", negative ? "-" : "", static_cast<unsigned long long>(magnitude));
+        std::snprintf(buf, sizeof buf, "%s%llu B", negative ? "-" : "",
+                      static_cast<unsigned long long>(magnitude));
     else
         std::snprintf(buf, sizeof buf, "%s%.2f %s", negative ? "-" : "", v, units[u]);
     return buf;

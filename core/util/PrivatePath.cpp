@@ -52,7 +52,8 @@ std::string makePrivateTempDir(const std::string& parent, const std::string& pre
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
     if (!::mkdtemp(buf.data()))
-        throw std::runtime_error("cannot create a private directory in " + parent + ": " + std::strerror(errno));
+        throw std::runtime_error("cannot create a private directory in " + parent + ": " +
+                                 std::strerror(errno));
     return buf.data();
 }
 

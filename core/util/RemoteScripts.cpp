@@ -14,7 +14,8 @@ constexpr const char* kExists = "73";
 
 // `before` runs first (a clean-up), then the message on stderr and the exit.
 std::string say(const std::string& message, const char* code, const std::string& before = {}) {
-    return "{ " + before + "echo " + shellQuote("vramscope-remote: " + message) + " >&2; exit " + code + "; }";
+    return "{ " + before + "echo " + shellQuote("vramscope-remote: " + message) + " >&2; exit " + code +
+           "; }";
 }
 
 std::string marker(const std::string& key, const std::string& shellValue) {
@@ -50,8 +51,8 @@ std::string recorderCommand(const RemoteProgram& p) {
     if (!runsUnderPythonRecorder(p))
         return "vramscope-cli run -o \"$out\" --live \"$sock\" --" + quotedWords(p.words, 0);
     const auto& w = p.words;
-    std::string cmd = shellQuote(w[0]) + " -c " + shellQuote(kPythonPrelude) +
-                      " record -o \"$out\" --live \"$sock\"";
+    std::string cmd =
+        shellQuote(w[0]) + " -c " + shellQuote(kPythonPrelude) + " record -o \"$out\" --live \"$sock\"";
     if (w.size() < 2) throw RemoteProgramError("give the script after python (python train.py)");
     if (w[1] == "-m") {
         if (w.size() < 3) throw RemoteProgramError("give the module after python -m");
@@ -113,30 +114,33 @@ std::string runScript(const RemoteProgram& program, const std::string& dir, cons
     const std::string output = program.output.empty() ? "vramscope-" + timestamp + ".vscap" : program.output;
     std::vector<std::string> s = {
         "exec 3<&0 </dev/null", // the viewer's requests stay on 3; nothing else reads them
-        "d=" + shellQuote(dir), "sock=\"$d/live.sock\"", "out=" + shellPath(output),
+        "d=" + shellQuote(dir),
+        "sock=\"$d/live.sock\"",
+        "out=" + shellPath(output),
     };
     if (!program.workDir.empty())
         s.push_back("cd -- " + shellPath(program.workDir) + " || " +
                     say("cannot enter " + program.workDir + " on this host", kNoWorkDir));
     s.insert(s.end(), {
-        "case $out in /*) ;; *) out=\"$PWD/$out\" ;; esac",
-        "if [ -e \"$out\" ] || [ -L \"$out\" ]; then " + say(output + " already exists on this host", kExists) +
-            "; fi",
-        "setsid " + recorderCommand(program) + " </dev/null >\"$out.log\" 2>&1 &",
-        "pid=$!",
-        marker("pid", "$pid"),
-        marker("output", "$out"),
-        "( while read -r w <&3; do [ \"$w\" = stop ] && kill -s INT -- -\"$pid\"; done ) >/dev/null 2>&1 &",
-        "reader=$!",
-        "tail -n +1 -f --pid=\"$pid\" -- \"$out.log\" >&2 2>/dev/null",
-        "wait \"$pid\"",
-        "rc=$?",
-        "kill \"$reader\" 2>/dev/null",
-        "rm -f -- \"$sock\"",
-        "rmdir -- \"$d\" 2>/dev/null",
-        marker("exit", "$rc"),
-        "exit \"$rc\"",
-    });
+                          "case $out in /*) ;; *) out=\"$PWD/$out\" ;; esac",
+                          "if [ -e \"$out\" ] || [ -L \"$out\" ]; then " +
+                              say(output + " already exists on this host", kExists) + "; fi",
+                          "setsid " + recorderCommand(program) + " </dev/null >\"$out.log\" 2>&1 &",
+                          "pid=$!",
+                          marker("pid", "$pid"),
+                          marker("output", "$out"),
+                          "( while read -r w <&3; do [ \"$w\" = stop ] && kill -s INT -- -\"$pid\"; done ) "
+                          ">/dev/null 2>&1 &",
+                          "reader=$!",
+                          "tail -n +1 -f --pid=\"$pid\" -- \"$out.log\" >&2 2>/dev/null",
+                          "wait \"$pid\"",
+                          "rc=$?",
+                          "kill \"$reader\" 2>/dev/null",
+                          "rm -f -- \"$sock\"",
+                          "rmdir -- \"$d\" 2>/dev/null",
+                          marker("exit", "$rc"),
+                          "exit \"$rc\"",
+                      });
     return shellLine(s);
 }
 

@@ -40,9 +40,11 @@ std::string shellLine(const std::vector<std::string>& statements) {
     return line;
 }
 
-std::vector<std::string> sshArgv(const SshTarget& target, const std::string& script, const std::string& forward) {
+std::vector<std::string> sshArgv(const SshTarget& target, const std::string& script,
+                                 const std::string& forward) {
     std::vector<std::string> argv = sshProgram();
-    for (const char* option : {"BatchMode=yes", "ServerAliveInterval=15", "ServerAliveCountMax=4", "ConnectTimeout=30"})
+    for (const char* option :
+         {"BatchMode=yes", "ServerAliveInterval=15", "ServerAliveCountMax=4", "ConnectTimeout=30"})
         argv.insert(argv.end(), {"-o", option});
     argv.emplace_back("-T"); // no terminal: the remote side's bytes are data
     if (target.port) argv.insert(argv.end(), {"-p", std::to_string(target.port)});

@@ -37,7 +37,8 @@ SshFailure describeSshFailure(const std::string& host, int exitCode, const std::
     const auto lines = linesOf(stderrText);
     constexpr std::string_view ours = "vramscope-remote: ";
     for (const auto& line : lines)
-        if (line.rfind(ours, 0) == 0) return {SshFailure::Kind::Remote, host + ": " + line.substr(ours.size())};
+        if (line.rfind(ours, 0) == 0)
+            return {SshFailure::Kind::Remote, host + ": " + line.substr(ours.size())};
     using K = SshFailure::Kind;
     if (exitCode != 255)
         return {K::Remote, "The command on " + host + " failed (exit status " + std::to_string(exitCode) +
@@ -45,15 +46,21 @@ SshFailure describeSshFailure(const std::string& host, int exitCode, const std::
     if (mentions(lines, {"Host key verification failed", "HOST IDENTIFICATION HAS CHANGED", "host key for"}))
         return {K::HostKey, "The host key of " + host +
                                 " was refused (unknown or changed), so nothing was sent: connect once with "
-                                "`ssh " + host + "` in a terminal to check the key and accept it."};
-    if (mentions(lines, {"Permission denied", "Too many authentication failures", "no more authentication methods"}))
-        return {K::Authentication, "Logging in to " + host +
-                                       " failed (authentication refused): vramscope connects without prompting, "
-                                       "with your SSH keys or ssh-agent; check that `ssh -o BatchMode=yes " +
-                                       host + " true` works."};
+                                "`ssh " +
+                                host + "` in a terminal to check the key and accept it."};
+    if (mentions(lines,
+                 {"Permission denied", "Too many authentication failures", "no more authentication methods"}))
+        return {K::Authentication,
+                "Logging in to " + host +
+                    " failed (authentication refused): vramscope connects without prompting, "
+                    "with your SSH keys or ssh-agent; check that `ssh -o BatchMode=yes " +
+                    host + " true` works."};
     if (mentions(lines, {"remote port forwarding failed", "forwarding failed for listen path"}))
-        return {K::Forwarding, host + " refused to forward the live socket back (AllowStreamLocalForwarding in its "
-                                      "sshd_config): " + lastWord(lines)};
+        return {K::Forwarding,
+                host +
+                    " refused to forward the live socket back (AllowStreamLocalForwarding in its "
+                    "sshd_config): " +
+                    lastWord(lines)};
     if (mentions(lines, {"Could not resolve hostname", "Connection refused", "Connection timed out",
                          "No route to host", "Network is unreachable", "Name or service not known",
                          "Bad configuration option", "Bad port"}))

@@ -49,7 +49,8 @@ bool parseAuthority(const std::string& authority, SshTarget& t, std::string& err
     if (const size_t at = rest.rfind('@'); at != std::string::npos) {
         t.user = rest.substr(0, at);
         rest = rest.substr(at + 1);
-        if (!safeName(t.user, false)) return error = "the user name '" + t.user + "' is not a plain name", false;
+        if (!safeName(t.user, false))
+            return error = "the user name '" + t.user + "' is not a plain name", false;
     }
     std::string port;
     if (!rest.empty() && rest.front() == '[') { // [IPv6]:port

@@ -48,8 +48,8 @@ void paintByteAxis(QPainter& p, const QRect& plot, double top, const QWidget& vi
         const int y = plot.bottom() - int(std::lround(ticks[k] / top * plot.height()));
         if (y < plot.top() - 1) continue;
         p.drawLine(plot.left() - 5, y, plot.left() - 1, y);
-        p.drawText(QRect(0, y - fm.height() / 2, plot.left() - 8, fm.height()), Qt::AlignRight | Qt::AlignVCenter,
-                   labels[k]);
+        p.drawText(QRect(0, y - fm.height() / 2, plot.left() - 8, fm.height()),
+                   Qt::AlignRight | Qt::AlignVCenter, labels[k]);
     }
 }
 

@@ -9,8 +9,7 @@
 
 namespace vs::ui {
 
-template <class T>
-void disposeInBackground(T&& value) {
+template <class T> void disposeInBackground(T&& value) {
     static_assert(!std::is_lvalue_reference_v<T>, "give the value away: disposeInBackground(std::move(x))");
     auto doomed = std::make_shared<T>(std::move(value));
     QThreadPool::globalInstance()->start([doomed]() mutable { doomed.reset(); });

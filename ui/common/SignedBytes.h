@@ -12,9 +12,14 @@
 namespace vs::ui {
 
 inline QString formatSignedBytes(int64_t d) {
-    return (d > 0 ? QStringLiteral("+") : d < 0 ? QStringLiteral("\u2212") : QString()) + formatBytes(double(std::llabs(d)));
+    return (d > 0   ? QStringLiteral("+")
+            : d < 0 ? QStringLiteral("\u2212")
+                    : QString()) +
+           formatBytes(double(std::llabs(d)));
 }
 
-inline QColor deltaColour(int64_t d) { return d > 0 ? QColor(200, 50, 40) : QColor(40, 110, 200); }
+inline QColor deltaColour(int64_t d) {
+    return d > 0 ? QColor(200, 50, 40) : QColor(40, 110, 200);
+}
 
 } // namespace vs::ui

@@ -18,8 +18,9 @@ QPalette& platformPalette() { // the palette Qt started with, for System and Lig
 // gsettings must not delay the start by more than a moment.
 bool gnomePrefersDark() {
     QProcess p;
-    p.start(QStringLiteral("gsettings"), {QStringLiteral("get"), QStringLiteral("org.gnome.desktop.interface"),
-                                          QStringLiteral("color-scheme")});
+    p.start(QStringLiteral("gsettings"),
+            {QStringLiteral("get"), QStringLiteral("org.gnome.desktop.interface"),
+             QStringLiteral("color-scheme")});
     if (!p.waitForFinished(300)) {
         p.kill();
         p.waitForFinished(100);
@@ -35,7 +36,8 @@ bool desktopPrefersDark() {
     if (forced == QLatin1String("light")) return false;
     const QString gtk = qEnvironmentVariable("GTK_THEME").toLower();
     if (gtk.endsWith(QLatin1String(":dark")) || gtk.endsWith(QLatin1String("-dark"))) return true;
-    if (platformPalette().color(QPalette::Window).lightness() < 128) return true; // the platform is dark already
+    if (platformPalette().color(QPalette::Window).lightness() < 128)
+        return true; // the platform is dark already
     return gnomePrefersDark();
 }
 

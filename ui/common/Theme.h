@@ -13,7 +13,7 @@ bool desktopPrefersDark();
 QPalette darkPalette();
 // Sets the application's style and palette; widgets see a PaletteChange and redraw their colours.
 void applyTheme(Theme theme);
-Theme savedTheme();               // View > Theme's choice, System at first
+Theme savedTheme(); // View > Theme's choice, System at first
 void saveTheme(Theme theme);
 
 } // namespace vs::ui

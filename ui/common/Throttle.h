@@ -11,7 +11,8 @@ namespace vs::ui {
 
 class Throttle : public QObject {
   public:
-    Throttle(int intervalMs, std::function<void()> run, QObject* parent) : QObject(parent), run_(std::move(run)) {
+    Throttle(int intervalMs, std::function<void()> run, QObject* parent)
+        : QObject(parent), run_(std::move(run)) {
         timer_.setSingleShot(true);
         timer_.setInterval(intervalMs);
         connect(&timer_, &QTimer::timeout, this, [this] { run_(); });

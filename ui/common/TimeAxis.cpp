@@ -52,11 +52,11 @@ void TimeAxis::paint(QPainter& p, const QRect& plot, const QWidget& view) const 
         const int x = int(std::lround(xOf(ticks[k], plot)));
         if (x < plot.left() || x > plot.right()) continue;
         p.drawLine(x, plot.bottom() + 1, x, plot.bottom() + 5);
-        p.drawText(QRect(x - labelWidth / 2, plot.bottom() + 6, labelWidth, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
-                   labels[k]);
+        p.drawText(QRect(x - labelWidth / 2, plot.bottom() + 6, labelWidth, fm.height()),
+                   Qt::AlignHCenter | Qt::AlignTop, labels[k]);
     }
-    p.drawText(QRect(plot.left(), plot.bottom() + 6 + fm.height(), plot.width(), fm.height()), Qt::AlignCenter,
-               QCoreApplication::translate("TimeAxis", "time since first event (s)"));
+    p.drawText(QRect(plot.left(), plot.bottom() + 6 + fm.height(), plot.width(), fm.height()),
+               Qt::AlignCenter, QCoreApplication::translate("TimeAxis", "time since first event (s)"));
 }
 
 } // namespace vs::ui

@@ -4,11 +4,11 @@
 #include "util/AgentPath.h"
 #include "util/PrivatePath.h"
 
+#include "analysis/CaptureAnalysis.h"
 #include "live/FileFollower.h"
 #include "live/LiveSession.h"
 #include "live/RemoteFile.h"
 #include "live/RemoteRun.h"
-#include "analysis/CaptureAnalysis.h"
 #include "load/LiveCapture.h"
 
 #include <QAction>
@@ -79,12 +79,11 @@ void LiveController::addActions(QMenu* menu) {
     freezeAct_->setToolTip(tr("Stop updating the view to inspect it; data keeps arriving in the background"));
     saveAct_ = menu->addAction(
         tr("&Save Live Session As\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
-            const QString p =
-                QFileDialog::getSaveFileName(window_, tr("Save live session"),
-                                             QDir(QSettings().value(QStringLiteral("lastDir"), QDir::homePath())
-                                                      .toString())
-                                                 .filePath(QStringLiteral("live.vscap")), // not the working directory
-                                             tr("vramscope recordings (*.vscap)"));
+            const QString p = QFileDialog::getSaveFileName(
+                window_, tr("Save live session"),
+                QDir(QSettings().value(QStringLiteral("lastDir"), QDir::homePath()).toString())
+                    .filePath(QStringLiteral("live.vscap")), // not the working directory
+                tr("vramscope recordings (*.vscap)"));
             if (!p.isEmpty() && !save(p))
                 QMessageBox::warning(window_, tr("Save failed"), tr("Cannot write %1").arg(p));
         });
@@ -101,9 +100,11 @@ void LiveController::addActions(QMenu* menu) {
                                  this, &LiveController::askAndLaunch);
     icons::set(launchAct_, QStringLiteral("launch"), window_->palette());
     launchAct_->setToolTip(tr("Run any CUDA program with the CUPTI agent and follow its device memory live"));
-    remoteAct_ = menu->addAction(tr("Record on a &Remote Machine\u2026"), this, &LiveController::askRecordRemote);
-    remoteAct_->setToolTip(tr("Run a program on another host through your ssh, under the recorder, and follow it "
-                              "live here; its recording stays on the host"));
+    remoteAct_ =
+        menu->addAction(tr("Record on a &Remote Machine\u2026"), this, &LiveController::askRecordRemote);
+    remoteAct_->setToolTip(
+        tr("Run a program on another host through your ssh, under the recorder, and follow it "
+           "live here; its recording stays on the host"));
     updateActions();
 }
 
@@ -130,9 +131,10 @@ void LiveController::askAndLaunch() {
         return;
     }
     launchDir_ = dir;
-    launch(words.front(), words.mid(1),
-           QDir(dir).filePath(QStringLiteral("launch-%1.vscap")
-                                  .arg(QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"))));
+    launch(
+        words.front(), words.mid(1),
+        QDir(dir).filePath(
+            QStringLiteral("launch-%1.vscap").arg(QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"))));
 }
 
 // A program that recorded nothing leaves no empty file (nor the directory made for it).
@@ -188,18 +190,24 @@ bool LiveController::launch(const QString& program, const QStringList& arguments
 
 QByteArray LiveController::currentBytes() const {
     switch (source_) {
-    case Source::File: return follower_->bytes();
-    case Source::Remote: return remote_->bytes();
-    case Source::Socket: break;
+    case Source::File:
+        return follower_->bytes();
+    case Source::Remote:
+        return remote_->bytes();
+    case Source::Socket:
+        break;
     }
     return session_->bytes();
 }
 
 QString LiveController::sourceLabel() const {
     switch (source_) {
-    case Source::File: return follower_->path();
-    case Source::Remote: return remote_->url();
-    case Source::Socket: break;
+    case Source::File:
+        return follower_->path();
+    case Source::Remote:
+        return remote_->url();
+    case Source::Socket:
+        break;
     }
     return remoteRun_->running() ? tr("%1 on %2").arg(remoteRun_->remoteOutput(), remoteRun_->host())
                                  : session_->socketPath();
@@ -264,7 +272,8 @@ void LiveController::showLatest() {
 
 void LiveController::refresh() {
     if (frozen_ || jobs_.busy(JobKey::LiveUpdate)) return;
-    if (source_ == Source::Socket && session_->generation() != generation_) resetLive(); // another program connected
+    if (source_ == Source::Socket && session_->generation() != generation_)
+        resetLive(); // another program connected
     // Only the bytes not yet given to the session's analysis travel to the worker.
     const QByteArray fresh = source_ == Source::Socket   ? session_->bytesFrom(fedBytes_)
                              : source_ == Source::Remote ? remote_->bytesFrom(fedBytes_)
@@ -274,7 +283,8 @@ void LiveController::refresh() {
     jobs_.run<Update>(
         JobKey::LiveUpdate, this,
         [live = live_, fresh](const JobControl&) {
-            const auto a = live->append({reinterpret_cast<const uint8_t*>(fresh.constData()), size_t(fresh.size())});
+            const auto a =
+                live->append({reinterpret_cast<const uint8_t*>(fresh.constData()), size_t(fresh.size())});
             return Update{a, live->analysis().incremental()};
         },
         [this](const Update& u) { onUpdate(u); },

@@ -73,7 +73,7 @@ class LiveController : public QObject {
 
   signals:
     void status(const QString& text);
-    void failed(const QString& title, const QString& message); // shown by the window, without blocking
+    void failed(const QString& title, const QString& message);     // shown by the window, without blocking
     void openCopy(const QString& localPath, const QString& label); // a remote non-.vscap file, copied
 
   private:
@@ -108,7 +108,7 @@ class LiveController : public QObject {
     enum class Source { Socket, File, Remote } source_ = Source::Socket;
     QTimer timer_;
     Extend extend_;
-    JobRunner jobs_; // the live updates (JobKey::LiveUpdate), one at a time
+    JobRunner jobs_;                    // the live updates (JobKey::LiveUpdate), one at a time
     std::shared_ptr<LiveCapture> live_; // the session's growing analysis; one job uses it at a time
     qsizetype fedBytes_ = 0;            // of currentBytes(), given to live_
     quint64 generation_ = 0;            // of the session's stream that live_ follows

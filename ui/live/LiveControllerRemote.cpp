@@ -38,9 +38,10 @@ void LiveController::connectRemote() {
         refresh(); // what arrived stays shown
         const qsizetype kept = remote_->bytes().size();
         emit failed(tr("Remote capture"),
-                    kept ? message + ' ' + tr("What arrived (%1) is shown and can be saved with Capture > Save Live "
-                                              "Session As.")
-                                               .arg(bytesText(kept))
+                    kept ? message + ' ' +
+                               tr("What arrived (%1) is shown and can be saved with Capture > Save Live "
+                                  "Session As.")
+                                   .arg(bytesText(kept))
                          : message);
         updateActions();
     });
@@ -49,7 +50,8 @@ void LiveController::connectRemote() {
         emit openCopy(path, remote_->url());
     });
     connect(remoteRun_, &RemoteRun::started, this, [this](const QString& output) {
-        emit status(tr("Recording on %1 into %2 (kept there); the view follows it live").arg(remoteRun_->host(), output));
+        emit status(tr("Recording on %1 into %2 (kept there); the view follows it live")
+                        .arg(remoteRun_->host(), output));
     });
     connect(remoteRun_, &RemoteRun::finished, this, [this](int code, const QString& output) {
         refresh();
@@ -75,8 +77,9 @@ void LiveController::openRemote(const SshTarget& target) {
     remote_->open(target);
     timer_.start();
     if (progress_) progress_->deleteLater();
-    progress_ = new QProgressDialog(tr("Connecting to %1\u2026").arg(QString::fromStdString(target.destination())),
-                                    tr("Cancel"), 0, 0, window_);
+    progress_ =
+        new QProgressDialog(tr("Connecting to %1\u2026").arg(QString::fromStdString(target.destination())),
+                            tr("Cancel"), 0, 0, window_);
     progress_->setWindowTitle(tr("Open Remote Capture"));
     progress_->setMinimumDuration(300);
     progress_->setAutoClose(false), progress_->setAutoReset(false);
@@ -87,9 +90,13 @@ void LiveController::openRemote(const SshTarget& target) {
 
 void LiveController::onRemoteProgress(qint64 received, qint64 total) {
     if (!progress_) return;
-    if (total > 0) progress_->setRange(0, 1000), progress_->setValue(int(std::min<qint64>(received, total) * 1000 / total));
-    progress_->setLabelText(tr("Reading %1\n%2 of %3").arg(remote_->url(), bytesText(received), bytesText(total)));
-    if (remote_->following() && total >= 0 && received >= total) { // caught up: what comes now is being written
+    if (total > 0)
+        progress_->setRange(0, 1000),
+            progress_->setValue(int(std::min<qint64>(received, total) * 1000 / total));
+    progress_->setLabelText(
+        tr("Reading %1\n%2 of %3").arg(remote_->url(), bytesText(received), bytesText(total)));
+    if (remote_->following() && total >= 0 &&
+        received >= total) { // caught up: what comes now is being written
         progress_->deleteLater(), progress_ = nullptr;
         emit status(tr("Following %1: the file is still being written on the host").arg(remote_->url()));
     }
@@ -101,7 +108,8 @@ void LiveController::askRecordRemote() {
 
 bool LiveController::recordRemote(const SshTarget& target, const RemoteProgram& program) {
     if (remoteRun_->running()) {
-        emit failed(tr("Remote recording"), tr("A program on %1 is being recorded: stop it first").arg(remoteRun_->host()));
+        emit failed(tr("Remote recording"),
+                    tr("A program on %1 is being recorded: stop it first").arg(remoteRun_->host()));
         return false;
     }
     if ((source_ != Source::Socket || !session_->isListening()) && !listen()) return false;
@@ -117,12 +125,13 @@ bool LiveController::recordRemote(const SshTarget& target, const RemoteProgram& 
 
 bool LiveController::confirmClose() {
     if (!remoteRun_->running() || !remoteRun_->programStarted()) return true;
-    QMessageBox box(QMessageBox::Question, tr("A program is running on %1").arg(remoteRun_->host()),
-                    tr("The program is still running on %1 (pid %2), recording into %3 there.\n\nStop it, or leave "
-                       "it running? Its recording goes on either way until it ends; open it later with File > "
-                       "Open Remote.")
-                        .arg(remoteRun_->host(), remoteRun_->remotePid(), remoteRun_->remoteOutput()),
-                    QMessageBox::Cancel, window_);
+    QMessageBox box(
+        QMessageBox::Question, tr("A program is running on %1").arg(remoteRun_->host()),
+        tr("The program is still running on %1 (pid %2), recording into %3 there.\n\nStop it, or leave "
+           "it running? Its recording goes on either way until it ends; open it later with File > "
+           "Open Remote.")
+            .arg(remoteRun_->host(), remoteRun_->remotePid(), remoteRun_->remoteOutput()),
+        QMessageBox::Cancel, window_);
     QPushButton* stop = box.addButton(tr("&Stop the Program"), QMessageBox::DestructiveRole);
     QPushButton* leave = box.addButton(tr("&Leave It Running"), QMessageBox::AcceptRole);
     box.setDefaultButton(leave);

@@ -50,7 +50,8 @@ LiveSession::Limits LiveSession::Limits::fromEnvironment() {
     // 640 bytes of memory keeps it under half the machine.
     if (pages > 0 && page > 0) l.maxEvents = quint64(pages) * quint64(page) / 640;
     l.idleMs = int(std::min<qint64>(positiveEnv("VRAMSCOPE_LIVE_IDLE_S", l.idleMs / 1000), 86'400) * 1000);
-    l.maxBytes = std::min<qint64>(positiveEnv("VRAMSCOPE_LIVE_MAX_MB", l.maxBytes >> 20), qint64(1) << 40 >> 20) << 20;
+    l.maxBytes =
+        std::min<qint64>(positiveEnv("VRAMSCOPE_LIVE_MAX_MB", l.maxBytes >> 20), qint64(1) << 40 >> 20) << 20;
     return l;
 }
 
@@ -81,8 +82,7 @@ bool LiveSession::listen(const QString& path) {
     const int fd = listenPrivately(QFile::encodeName(path).toStdString(), why);
     server_ = new QLocalServer(this);
     if (fd < 0 || !server_->listen(qintptr(fd))) {
-        error_ = fd < 0 ? QString::fromLocal8Bit(why.c_str())
-                        : server_->errorString();
+        error_ = fd < 0 ? QString::fromLocal8Bit(why.c_str()) : server_->errorString();
         if (fd >= 0) ::close(fd), ::unlink(QFile::encodeName(path).constData());
         delete server_, server_ = nullptr;
         return false;
@@ -154,9 +154,10 @@ bool LiveSession::withinBudget(bool bytesOver) {
                   "(VRAMSCOPE_LIVE_MAX_MB raises the budget)")
                    .arg(QString::fromStdString(humanBytes(limits_.maxBytes))));
     else if (events() > limits_.maxEvents)
-        cutOff(tr("it sent more than %L1 events, the live session's budget for this machine's memory; its own "
-                  "recording file has everything")
-                   .arg(limits_.maxEvents));
+        cutOff(
+            tr("it sent more than %L1 events, the live session's budget for this machine's memory; its own "
+               "recording file has everything")
+                .arg(limits_.maxEvents));
     return socket_ != nullptr;
 }
 
@@ -176,7 +177,8 @@ void LiveSession::onWatchdog() {
     onReadyRead(); // what arrived meanwhile counts
     if (!socket_) return;
     if (byteCount() == 0 && sinceConnect_.elapsed() >= limits_.handshakeMs)
-        return cutOff(tr("it sent no .vscap header within %1 s of connecting").arg(seconds(limits_.handshakeMs)));
+        return cutOff(
+            tr("it sent no .vscap header within %1 s of connecting").arg(seconds(limits_.handshakeMs)));
     if (byteCount() > 0 && sincePartial_.isValid() && sincePartial_.elapsed() >= limits_.stallMs)
         return cutOff(tr("a chunk started arriving but was not complete after %1 s (%L2 bytes of it so far)")
                           .arg(seconds(limits_.stallMs))

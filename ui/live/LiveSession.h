@@ -7,8 +7,8 @@
 #include "model/Capture.h"
 
 #include <QByteArray>
-#include <QObject>
 #include <QElapsedTimer>
+#include <QObject>
 #include <QString>
 #include <QTimer>
 
@@ -29,12 +29,12 @@ class LiveSession : public QObject {
     // What one program may cost the viewer. A real recorder sends its header at once and whole
     // chunks (every 100 ms while it allocates); anything slower is stuck or hostile.
     struct Limits {
-        int handshakeMs = 10'000; // from connecting to a complete .vscap header
-        int stallMs = 30'000;     // from a chunk's first byte to its last
-        int idleMs = 600'000;     // without a new complete chunk (VRAMSCOPE_LIVE_IDLE_S)
+        int handshakeMs = 10'000;          // from connecting to a complete .vscap header
+        int stallMs = 30'000;              // from a chunk's first byte to its last
+        int idleMs = 600'000;              // without a new complete chunk (VRAMSCOPE_LIVE_IDLE_S)
         qint64 maxBytes = qint64(1) << 30; // of stream kept per program (VRAMSCOPE_LIVE_MAX_MB)
-        quint64 maxEvents = ~quint64(0); // decoded per program (fromEnvironment: memory / 640 B)
-        static Limits fromEnvironment(); // the defaults, with the variables above when set
+        quint64 maxEvents = ~quint64(0);   // decoded per program (fromEnvironment: memory / 640 B)
+        static Limits fromEnvironment();   // the defaults, with the variables above when set
     };
 
     explicit LiveSession(QObject* parent = nullptr);
@@ -52,7 +52,7 @@ class LiveSession : public QObject {
     // The command that records a program into this session (for the user to copy).
     QString command() const;
 
-    QByteArray bytes() const; // header + complete chunks: a valid .vscap prefix
+    QByteArray bytes() const;                     // header + complete chunks: a valid .vscap prefix
     QByteArray bytesFrom(qsizetype offset) const; // bytes().mid(offset) without copying the rest
     qsizetype byteCount() const;
     // Counts the programs received: bytes() starts over with each (a live view must start over too).
@@ -89,7 +89,7 @@ class LiveSession : public QObject {
     uint32_t allowedUid_;
     quint64 generation_ = 0;
     Limits limits_;
-    QTimer watchdog_;              // fires at the current program's next deadline
+    QTimer watchdog_;                                        // fires at the current program's next deadline
     QElapsedTimer sinceConnect_, sinceChunk_, sincePartial_; // sincePartial_: a chunk is under way
 };
 

@@ -5,20 +5,21 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
-#include <QLayout>
 
 namespace vs::ui {
 
 OpenRemoteDialog::OpenRemoteDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Open Remote Capture"));
-    QFormLayout* form = remoteDialogForm(this,
-                                         tr("The file is read through your own <b>ssh</b>: your keys, ssh-agent and "
-                                            "~/.ssh/config, without a password prompt. A .vscap file still being "
-                                            "written is followed: the view grows as the program records."),
-                                         host_);
+    QFormLayout* form =
+        remoteDialogForm(this,
+                         tr("The file is read through your own <b>ssh</b>: your keys, ssh-agent and "
+                            "~/.ssh/config, without a password prompt. A .vscap file still being "
+                            "written is followed: the view grows as the program records."),
+                         host_);
     path_ = new QLineEdit(this);
     path_->setPlaceholderText(tr("/home/me/runs/train.vscap or ~/runs/train.vscap"));
     form->addRow(tr("&File on the host:"), path_);
@@ -41,7 +42,8 @@ std::optional<SshTarget> OpenRemoteDialog::target() const {
     std::string error;
     auto t = parseSshHost(host_->text().trimmed().toStdString(), error);
     QString path = path_->text().trimmed();
-    if (!t || path.isEmpty() || !(path.startsWith('/') || path.startsWith(QStringLiteral("~/")))) return std::nullopt;
+    if (!t || path.isEmpty() || !(path.startsWith('/') || path.startsWith(QStringLiteral("~/"))))
+        return std::nullopt;
     t->path = path.toStdString();
     return parseSshUrl(t->url(), error); // the same checks as an ssh:// argument
 }

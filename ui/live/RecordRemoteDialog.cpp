@@ -5,23 +5,25 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
-#include <QLayout>
 
 namespace vs::ui {
 
 RecordRemoteDialog::RecordRemoteDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Record on a Remote Machine"));
-    QFormLayout* form = remoteDialogForm(
-        this,
-        tr("The program runs on the host under the vramscope recorder (installed there: "
-           "<code>pip install</code> of capture/python, or vramscope-cli for CUDA programs), through your own "
-           "<b>ssh</b>. Its recording is kept on the host and streamed here live over a socket that ssh forwards. "
-           "Closing this window asks whether to stop it; a dropped connection never does."),
-        host_);
+    QFormLayout* form =
+        remoteDialogForm(this,
+                         tr("The program runs on the host under the vramscope recorder (installed there: "
+                            "<code>pip install</code> of capture/python, or vramscope-cli for CUDA "
+                            "programs), through your own "
+                            "<b>ssh</b>. Its recording is kept on the host and streamed here live over a "
+                            "socket that ssh forwards. "
+                            "Closing this window asks whether to stop it; a dropped connection never does."),
+                         host_);
     command_ = new QLineEdit(this);
     command_->setPlaceholderText(tr("python train.py --epochs 3"));
     dir_ = new QLineEdit(this);
@@ -39,7 +41,8 @@ RecordRemoteDialog::RecordRemoteDialog(QWidget* parent) : QDialog(parent) {
     QSettings s;
     command_->setText(s.value(QStringLiteral("remote/command")).toString());
     dir_->setText(s.value(QStringLiteral("remote/dir")).toString());
-    for (QLineEdit* e : {host_, command_, dir_}) connect(e, &QLineEdit::textChanged, this, &RecordRemoteDialog::update);
+    for (QLineEdit* e : {host_, command_, dir_})
+        connect(e, &QLineEdit::textChanged, this, &RecordRemoteDialog::update);
     update();
     resize(600, sizeHint().height());
 }
@@ -49,7 +52,8 @@ std::optional<std::pair<SshTarget, RemoteProgram>> RecordRemoteDialog::request()
     const auto target = parseSshHost(host_->text().trimmed().toStdString(), error);
     if (!target) return why_->setText(QString::fromStdString(error)), std::nullopt;
     RemoteProgram program;
-    for (const QString& w : QProcess::splitCommand(command_->text())) program.words.push_back(w.toStdString());
+    for (const QString& w : QProcess::splitCommand(command_->text()))
+        program.words.push_back(w.toStdString());
     program.workDir = dir_->text().trimmed().toStdString();
     try {
         (void)runScript(program, "/d", "t");

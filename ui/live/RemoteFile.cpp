@@ -38,10 +38,13 @@ QByteArray RemoteFile::bytesFrom(qsizetype offset) const {
 }
 
 void RemoteFile::open(const SshTarget& target) {
-    if (process_) process_->disconnect(this), process_->kill(), process_->waitForFinished(2000), process_->deleteLater();
+    if (process_)
+        process_->disconnect(this), process_->kill(), process_->waitForFinished(2000),
+            process_->deleteLater();
     discardCopy();
     target_ = target;
-    const bool follow = QString::fromStdString(target.path).endsWith(QStringLiteral(".vscap"), Qt::CaseInsensitive);
+    const bool follow =
+        QString::fromStdString(target.path).endsWith(QStringLiteral(".vscap"), Qt::CaseInsensitive);
     stream_ = follow ? std::make_unique<vscap::StreamAssembler>() : nullptr;
     started_ = stopping_ = false;
     preamble_.clear();
@@ -61,7 +64,8 @@ void RemoteFile::cancel() {
     if (!active()) return;
     stopping_ = true;
     process_->kill();
-    emit ended(tr("Stopped reading %1: %2 received, kept").arg(url(), QString::fromStdString(humanBytes(received_))));
+    emit ended(tr("Stopped reading %1: %2 received, kept")
+                   .arg(url(), QString::fromStdString(humanBytes(received_))));
 }
 
 bool RemoteFile::takePreamble(QByteArray& data) {
@@ -96,7 +100,8 @@ void RemoteFile::feed(const QByteArray& data) {
     if (!stream_) {
         if (!copy_) {
             std::string error;
-            copyDir_ = QString::fromStdString(makePrivateTempDir(QDir::tempPath().toStdString(), "vramscope-remote-"));
+            copyDir_ = QString::fromStdString(
+                makePrivateTempDir(QDir::tempPath().toStdString(), "vramscope-remote-"));
             QString name = QFileInfo(QString::fromStdString(target_.path)).fileName();
             copyPath_ = QDir(copyDir_).filePath(name.isEmpty() ? QStringLiteral("remote") : name);
             const int fd = createExclusive(QFile::encodeName(copyPath_).toStdString(), error);
@@ -104,7 +109,8 @@ void RemoteFile::feed(const QByteArray& data) {
             if (fd < 0 || !copy_->open(fd, QIODevice::WriteOnly, QFileDevice::AutoCloseHandle)) {
                 if (fd >= 0) ::close(fd);
                 stopping_ = true, process_->kill();
-                emit failed(tr("Cannot write a local copy of %1: %2").arg(url(), QString::fromStdString(error)));
+                emit failed(
+                    tr("Cannot write a local copy of %1: %2").arg(url(), QString::fromStdString(error)));
                 return;
             }
         }

@@ -32,8 +32,8 @@ class RemoteFile : public QObject {
     void cancel(); // stops reading; what arrived stays
     bool active() const { return process_ && process_->state() != QProcess::NotRunning; }
     bool following() const { return stream_ != nullptr; } // a .vscap, read as it grows
-    QByteArray bytes() const;                              // its complete chunks so far
-    QByteArray bytesFrom(qsizetype offset) const;          // bytes().mid(offset) without copying the rest
+    QByteArray bytes() const;                             // its complete chunks so far
+    QByteArray bytesFrom(qsizetype offset) const;         // bytes().mid(offset) without copying the rest
     QString url() const { return QString::fromStdString(target_.url()); }
     qint64 received() const { return received_; }
     qint64 total() const { return total_; } // the file's size when reading began (-1: not known yet)

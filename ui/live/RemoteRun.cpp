@@ -31,7 +31,8 @@ void RemoteRun::startSshIn(QProcess*& slot, const std::vector<std::string>& argv
 }
 
 void RemoteRun::start(const SshTarget& target, const RemoteProgram& program, const QString& localSocket) {
-    (void)runScript(program, "/d", "t"); // throws for a command line the recorders cannot run, before connecting
+    (void)runScript(program, "/d",
+                    "t"); // throws for a command line the recorders cannot run, before connecting
     detach();
     target_ = target, program_ = program, localSocket_ = localSocket;
     pid_.clear(), output_.clear(), log_.clear(), lines_.clear();
@@ -49,8 +50,10 @@ void RemoteRun::onPrepared(int code, QProcess::ExitStatus status) {
         return emit failed(sshFailure(target_, code, status, p->readAllStandardError()));
     QString dir;
     for (const QByteArray& line : p->readAllStandardOutput().split('\n'))
-        if (const auto m = parseRemoteMarker(line.toStdString()); m && m->first == "dir") dir = QString::fromStdString(m->second);
-    if (dir.isEmpty()) return emit failed(tr("%1 answered without the private directory it should have made").arg(host()));
+        if (const auto m = parseRemoteMarker(line.toStdString()); m && m->first == "dir")
+            dir = QString::fromStdString(m->second);
+    if (dir.isEmpty())
+        return emit failed(tr("%1 answered without the private directory it should have made").arg(host()));
     const std::string forward = remoteSocketPath(dir.toStdString()) + ":" + localSocket_.toStdString();
     const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     startSshIn(run_, sshArgv(target_, runScript(program_, dir.toStdString(), stamp.toStdString()), forward));
@@ -82,7 +85,8 @@ void RemoteRun::onFinished(int code, QProcess::ExitStatus status) {
     // ssh's reasons are the last lines of its stderr, after the program's output (kept in log_)
     QString why = sshFailure(target_, code, status, log_.right(4096).toLocal8Bit());
     if (!pid_.isEmpty())
-        why += ' ' + tr("The program may still be running on %1 (pid %2), recording into %3.").arg(host(), pid_, output_);
+        why += ' ' + tr("The program may still be running on %1 (pid %2), recording into %3.")
+                         .arg(host(), pid_, output_);
     emit failed(why);
 }
 

@@ -40,7 +40,8 @@ class RemoteRun : public QObject {
     void onPrepared(int code, QProcess::ExitStatus status);
     void onOutput();
     void onFinished(int code, QProcess::ExitStatus status);
-    void startSshIn(QProcess*& slot, const std::vector<std::string>& argv); // slot stays null if ssh cannot start
+    void startSshIn(QProcess*& slot,
+                    const std::vector<std::string>& argv); // slot stays null if ssh cannot start
 
     SshTarget target_;
     RemoteProgram program_;

@@ -13,14 +13,16 @@ void startSsh(QProcess* process, const std::vector<std::string>& argv) {
 }
 
 QString cannotRunSsh(const QProcess* process) {
-    return QCoreApplication::translate("vs::ui::StartSsh",
-                                       "%1 cannot be run (%2): install OpenSSH's client, or set VRAMSCOPE_SSH")
+    return QCoreApplication::translate(
+               "vs::ui::StartSsh", "%1 cannot be run (%2): install OpenSSH's client, or set VRAMSCOPE_SSH")
         .arg(process->program(), process->errorString());
 }
 
-QString sshFailure(const SshTarget& target, int code, QProcess::ExitStatus status, const QByteArray& stderrText) {
+QString sshFailure(const SshTarget& target, int code, QProcess::ExitStatus status,
+                   const QByteArray& stderrText) {
     const int exit = status == QProcess::NormalExit ? code : 255; // killed: the connection is gone
-    return QString::fromStdString(describeSshFailure(target.destination(), exit, stderrText.toStdString()).message);
+    return QString::fromStdString(
+        describeSshFailure(target.destination(), exit, stderrText.toStdString()).message);
 }
 
 } // namespace vs::ui

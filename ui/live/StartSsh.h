@@ -16,6 +16,7 @@ void startSsh(QProcess* process, const std::vector<std::string>& argv);
 QString cannotRunSsh(const QProcess* process);
 // Why the ssh command that just finished failed, in one sentence (SshFailure); `stderrText` is
 // what it wrote on stderr.
-QString sshFailure(const SshTarget& target, int code, QProcess::ExitStatus status, const QByteArray& stderrText);
+QString sshFailure(const SshTarget& target, int code, QProcess::ExitStatus status,
+                   const QByteArray& stderrText);
 
 } // namespace vs::ui

@@ -1,7 +1,7 @@
 #include "models/CallTreeModel.h"
 
-#include "common/ByteAxisTicker.h"
 #include "analysis/stacks/FrameFilter.h"
+#include "common/ByteAxisTicker.h"
 
 #include <QFont>
 

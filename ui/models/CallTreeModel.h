@@ -21,7 +21,9 @@ class CallTreeModel : public TreeModel {
     QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
   private:
-    int childCount(Node n) const override { return capture_ ? int(tree_.node(uint32_t(n)).children.size()) : 0; }
+    int childCount(Node n) const override {
+        return capture_ ? int(tree_.node(uint32_t(n)).children.size()) : 0;
+    }
     Node childAt(Node n, int row) const override { return tree_.node(uint32_t(n)).children[size_t(row)]; }
     Node parentOf(Node n) const override { return tree_.node(uint32_t(n)).parent; } // top level: 0, the root
     int rowOf(Node n) const override { return rowAmongSiblings(tree_, uint32_t(n)); }

@@ -13,24 +13,37 @@ void DiffTableModel::setRows(std::shared_ptr<const CaptureDiff> diff, const std:
     endResetModel();
 }
 
-int DiffTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_->size()); }
-int DiffTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int DiffTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(rows_->size());
+}
+int DiffTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 namespace {
 
 int64_t number(const DiffRow& r, int column) {
     switch (column) {
-    case DiffTableModel::LiveA: return r.liveA;
-    case DiffTableModel::LiveB: return r.liveB;
-    case DiffTableModel::LiveDelta: return r.liveDelta();
-    case DiffTableModel::PeakA: return r.peakA;
-    case DiffTableModel::PeakB: return r.peakB;
-    case DiffTableModel::PeakDelta: return r.peakDelta();
-    default: return 0;
+    case DiffTableModel::LiveA:
+        return r.liveA;
+    case DiffTableModel::LiveB:
+        return r.liveB;
+    case DiffTableModel::LiveDelta:
+        return r.liveDelta();
+    case DiffTableModel::PeakA:
+        return r.peakA;
+    case DiffTableModel::PeakB:
+        return r.peakB;
+    case DiffTableModel::PeakDelta:
+        return r.peakDelta();
+    default:
+        return 0;
     }
 }
 
-QString site(const DiffRow& r) { return QString::fromUtf8(r.site.data(), qsizetype(r.site.size())); }
+QString site(const DiffRow& r) {
+    return QString::fromUtf8(r.site.data(), qsizetype(r.site.size()));
+}
 
 } // namespace
 
@@ -49,9 +62,9 @@ QVariant DiffTableModel::data(const QModelIndex& index, int role) const {
         if (c == Site) return site(r);
         return qlonglong(number(r, c));
     }
-    if (role == Qt::ForegroundRole && delta && number(r, c) != 0)
-        return QBrush(deltaColour(number(r, c)));
-    if (role == Qt::TextAlignmentRole && c != Site && c != Change) return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ForegroundRole && delta && number(r, c) != 0) return QBrush(deltaColour(number(r, c)));
+    if (role == Qt::TextAlignmentRole && c != Site && c != Change)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && c == Site) {
         if (r.frames.empty()) return r.site.empty() ? tr("(no stack recorded)") : site(r);
         QString t;
@@ -63,8 +76,8 @@ QVariant DiffTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant DiffTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"Change", "Site", "Live A", "Live B", "Live B\u2212A", "At peak A", "At peak B",
-                                  "At peak B\u2212A"};
+    static const char* names[] = {"Change",        "Site",      "Live A",    "Live B",
+                                  "Live B\u2212A", "At peak A", "At peak B", "At peak B\u2212A"};
     return tr(names[section]);
 }
 

@@ -5,7 +5,6 @@
 #include <QBrush>
 #include <QColor>
 
-
 namespace vs::ui {
 
 void DiffTreeModel::setTree(DiffTree tree) {
@@ -19,15 +18,20 @@ QVariant DiffTreeModel::data(const QModelIndex& index, int role) const {
     const DiffNode& n = tree_.node(uint32_t(nodeOf(index)));
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-        case Frame: return QString::fromStdString(n.frame);
-        case A: return formatBytes(double(n.a));
-        case B: return formatBytes(double(n.b));
-        case Delta: return formatSignedBytes(n.delta());
+        case Frame:
+            return QString::fromStdString(n.frame);
+        case A:
+            return formatBytes(double(n.a));
+        case B:
+            return formatBytes(double(n.b));
+        case Delta:
+            return formatSignedBytes(n.delta());
         }
     }
     if (role == Qt::ForegroundRole && index.column() == Delta && n.delta() != 0)
         return QBrush(deltaColour(n.delta()));
-    if (role == Qt::TextAlignmentRole && index.column() != Frame) return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::TextAlignmentRole && index.column() != Frame)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
     return {};
 }
 

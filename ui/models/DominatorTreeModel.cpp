@@ -26,14 +26,16 @@ void DominatorTreeModel::layOut() {
     const uint32_t total = uint32_t(graph_->nodes.size()) + 2;
     std::vector<std::vector<uint32_t>> children(total);
     for (uint32_t v = 0; v < total; ++v)
-        if (v != r.superRoot && r.idom.size() > v && r.idom[v] != RetentionResult::kNone) children[r.idom[v]].push_back(v);
+        if (v != r.superRoot && r.idom.size() > v && r.idom[v] != RetentionResult::kNone)
+            children[r.idom[v]].push_back(v);
     nodes_.push_back({r.superRoot, -1, 0, 0, {}});
     std::vector<int> todo{0};
     while (!todo.empty()) {
         const int at = todo.back();
         todo.pop_back();
         auto& kids = children[nodes_[size_t(at)].graphNode];
-        std::sort(kids.begin(), kids.end(), [&](uint32_t a, uint32_t b) { return r.retained[a] > r.retained[b]; });
+        std::sort(kids.begin(), kids.end(),
+                  [&](uint32_t a, uint32_t b) { return r.retained[a] > r.retained[b]; });
         for (uint32_t k : kids) {
             if (r.retained[k] == 0) continue;
             const int row = int(nodes_[size_t(at)].children.size());
@@ -50,10 +52,12 @@ QVariant DominatorTreeModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
     const Entry& n = nodes_[nodeOf(index)];
     if (role == NodeRole) return n.more ? QVariant() : QVariant(n.graphNode);
-    if (role == Qt::TextAlignmentRole && index.column() == Retained) return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::TextAlignmentRole && index.column() == Retained)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole) return {};
     if (n.more) return index.column() == Holder ? tr("+%L1 more").arg(n.more) : QVariant();
-    if (index.column() == Retained) return QString::fromStdString(humanBytes(int64_t(result_->retained[n.graphNode])));
+    if (index.column() == Retained)
+        return QString::fromStdString(humanBytes(int64_t(result_->retained[n.graphNode])));
     return QString::fromStdString(retentionNodeText(analysis_->capture(), *graph_, n.graphNode));
 }
 

@@ -22,7 +22,8 @@ class DominatorTreeModel : public TreeModel {
 
     explicit DominatorTreeModel(QObject* parent = nullptr) : TreeModel(ColumnCount, parent) {}
     // `graph` is one of `analysis`'s retention graphs, `result` its analysis.
-    void setResult(AnalysisPtr analysis, const RetentionGraph* graph, std::shared_ptr<const RetentionResult> result);
+    void setResult(AnalysisPtr analysis, const RetentionGraph* graph,
+                   std::shared_ptr<const RetentionResult> result);
     void clear();
 
     QVariant data(const QModelIndex& index, int role) const override;

@@ -16,8 +16,9 @@ EventSearch::EventSearch(const CaptureAnalysis& a, size_t device, const QString&
     }
     for (int i = 0; i <= int(Action::Unknown); ++i) {
         const auto name = actionName(static_cast<Action>(i));
-        actionMatch_.push_back(!text_.isEmpty() &&
-                               QString::fromLatin1(name.data(), qsizetype(name.size())).contains(text_, Qt::CaseInsensitive));
+        actionMatch_.push_back(
+            !text_.isEmpty() &&
+            QString::fromLatin1(name.data(), qsizetype(name.size())).contains(text_, Qt::CaseInsensitive));
     }
     stackMatch_.assign(a.capture().stacks.size(), -1);
 }

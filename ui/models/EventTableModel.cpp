@@ -1,7 +1,7 @@
 #include "models/EventTableModel.h"
 
-#include "common/ByteAxisTicker.h"
 #include "analysis/stacks/FrameFilter.h"
+#include "common/ByteAxisTicker.h"
 #include "util/Format.h"
 #include "util/TimeOrigin.h"
 
@@ -44,7 +44,8 @@ void EventTableModel::appendRows(AnalysisPtr grown) {
 void EventTableModel::setMarkedEvents(std::vector<uint32_t> events) {
     std::sort(events.begin(), events.end());
     marked_ = std::move(events);
-    if (rowCount()) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), {Qt::BackgroundRole});
+    if (rowCount())
+        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), {Qt::BackgroundRole});
 }
 
 int64_t EventTableModel::nextMarked(int64_t event, bool forward) const {
@@ -92,17 +93,18 @@ int EventTableModel::columnCount(const QModelIndex& parent) const {
 
 QVariant EventTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal) return {};
-    static const char* names[] = {"#",      "Time (s)",        "Action",         "Address",        "Size",
-                                  "Stream", "Allocated",       "Reserved",       "Site"};
-    static const char* tips[] = {"Event index in the trace",
-                                 "Seconds since the first event",
-                                 "Allocator action",
-                                 "Block or segment address",
-                                 "Requested bytes (alloc/free), segment bytes, or free device bytes (oom)",
-                                 "CUDA stream",
-                                 "torch.cuda.memory_allocated() after this event",
-                                 "torch.cuda.memory_reserved() after this event",
-                                 "Allocation site: the innermost frame of your own code in the event's stack"};
+    static const char* names[] = {"#",      "Time (s)",  "Action",   "Address", "Size",
+                                  "Stream", "Allocated", "Reserved", "Site"};
+    static const char* tips[] = {
+        "Event index in the trace",
+        "Seconds since the first event",
+        "Allocator action",
+        "Block or segment address",
+        "Requested bytes (alloc/free), segment bytes, or free device bytes (oom)",
+        "CUDA stream",
+        "torch.cuda.memory_allocated() after this event",
+        "torch.cuda.memory_reserved() after this event",
+        "Allocation site: the innermost frame of your own code in the event's stack"};
     if (section < 0 || section >= columnCount()) return {};
     if (role == Qt::DisplayRole) return tr(names[columnAt(section)]);
     if (role == Qt::ToolTipRole) return tr(tips[columnAt(section)]);
@@ -129,15 +131,15 @@ QVariant EventTableModel::data(const QModelIndex& index, int role) const {
     const DeviceTrace& t = analysis_->trace(device_);
     const Column column = columnAt(index.column());
     if (role == Qt::TextAlignmentRole)
-        return column == Action || column == Site
-                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return column == Action || column == Site ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                                  : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     // The site takes the width the other columns leave (the last section stretches, long sites are
     // elided) rather than its text's, which would scroll the table sideways at 1280 px.
     if (role == Qt::SizeHintRole) return column == Site ? QVariant(QSize(0, 0)) : QVariant();
     if (role == Qt::BackgroundRole)
-        return std::binary_search(marked_.begin(), marked_.end(), uint32_t(i)) ? QVariant(QColor(214, 39, 40, 45))
-                                                                             : QVariant();
+        return std::binary_search(marked_.begin(), marked_.end(), uint32_t(i))
+                   ? QVariant(QColor(214, 39, 40, 45))
+                   : QVariant();
     if (role == Qt::ForegroundRole && column == Action) {
         const bool dark = QGuiApplication::palette().color(QPalette::Window).lightness() < 128;
         switch (t.action[i]) {

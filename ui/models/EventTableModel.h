@@ -19,7 +19,9 @@ class EventTableModel : public QAbstractTableModel {
     // The sections of the table; Stream is left out while the capture has a single stream (its
     // width goes to the site, so the table fits a 1280 px window without scrolling sideways).
     enum Column { Index, Time, Action, Address, Size, Stream, Allocated, Reserved, Site, ColumnCount };
-    Column columnAt(int section) const { return Column(!streamShown_ && section >= Stream ? section + 1 : section); }
+    Column columnAt(int section) const {
+        return Column(!streamShown_ && section >= Stream ? section + 1 : section);
+    }
     static constexpr size_t kPageRows = size_t{1} << 20;
 
     explicit EventTableModel(QObject* parent = nullptr, size_t pageRows = kPageRows)

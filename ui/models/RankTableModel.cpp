@@ -20,7 +20,9 @@ void RankTableModel::setRanks(std::shared_ptr<const RankSet> set) {
 int RankTableModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !set_ ? 0 : int(set_->ranks.size());
 }
-int RankTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int RankTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 const RankOutlier* RankTableModel::outlier(size_t row) const {
     return outlierOf_[row] < 0 ? nullptr : &set_->outliers[size_t(outlierOf_[row])];
@@ -30,18 +32,28 @@ namespace {
 
 int64_t number(const RankSummary& r, int column) {
     switch (column) {
-    case RankTableModel::Rank: return r.rank;
-    case RankTableModel::PeakAllocated: return r.peakAllocated;
-    case RankTableModel::PeakReserved: return r.peakReserved;
-    case RankTableModel::Final: return r.finalAllocated;
-    case RankTableModel::Growth: return r.growth;
-    case RankTableModel::Ooms: return r.ooms;
-    case RankTableModel::Iterations: return int64_t(r.iterations);
-    default: return 0;
+    case RankTableModel::Rank:
+        return r.rank;
+    case RankTableModel::PeakAllocated:
+        return r.peakAllocated;
+    case RankTableModel::PeakReserved:
+        return r.peakReserved;
+    case RankTableModel::Final:
+        return r.finalAllocated;
+    case RankTableModel::Growth:
+        return r.growth;
+    case RankTableModel::Ooms:
+        return r.ooms;
+    case RankTableModel::Iterations:
+        return int64_t(r.iterations);
+    default:
+        return 0;
     }
 }
 
-bool isBytes(int column) { return column >= RankTableModel::PeakAllocated && column <= RankTableModel::Growth; }
+bool isBytes(int column) {
+    return column >= RankTableModel::PeakAllocated && column <= RankTableModel::Growth;
+}
 
 } // namespace
 
@@ -61,16 +73,22 @@ QVariant RankTableModel::data(const QModelIndex& index, int role) const {
         if (c == Outlier) return o ? 1 : 0;
         return qlonglong(number(r, c));
     }
-    if (role == Qt::ToolTipRole) return !r.ok() ? QString::fromStdString(r.error) : o ? QString::fromStdString(o->sentence) : QString();
-    if (role == Qt::ForegroundRole && (o || !r.ok()) && (c == Outlier || c == Rank)) return QBrush(QColor(200, 50, 40));
-    if (role == Qt::TextAlignmentRole && c != File && c != Outlier) return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole)
+        return !r.ok() ? QString::fromStdString(r.error)
+               : o     ? QString::fromStdString(o->sentence)
+                       : QString();
+    if (role == Qt::ForegroundRole && (o || !r.ok()) && (c == Outlier || c == Rank))
+        return QBrush(QColor(200, 50, 40));
+    if (role == Qt::TextAlignmentRole && c != File && c != Outlier)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
     return {};
 }
 
 QVariant RankTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"Rank", "Peak allocated", "Peak reserved", "Final allocated", "Growth",
-                                  "OOMs", "Iterations", "", "File"};
+    static const char* names[] = {"Rank",   "Peak allocated", "Peak reserved", "Final allocated",
+                                  "Growth", "OOMs",           "Iterations",    "",
+                                  "File"};
     return tr(names[section]);
 }
 

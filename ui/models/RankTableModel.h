@@ -14,7 +14,18 @@ namespace vs::ui {
 class RankTableModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    enum Column { Rank, PeakAllocated, PeakReserved, Final, Growth, Ooms, Iterations, Outlier, File, ColumnCount };
+    enum Column {
+        Rank,
+        PeakAllocated,
+        PeakReserved,
+        Final,
+        Growth,
+        Ooms,
+        Iterations,
+        Outlier,
+        File,
+        ColumnCount
+    };
     static constexpr int kSortRole = Qt::UserRole + 1;
 
     explicit RankTableModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}

@@ -1,8 +1,8 @@
 #include "models/RegionTableModel.h"
 
-#include "common/QtText.h"
-#include "common/ByteAxisTicker.h"
 #include "analysis/stacks/FrameFilter.h"
+#include "common/ByteAxisTicker.h"
+#include "common/QtText.h"
 #include "util/TimeOrigin.h"
 
 #include <QFileInfo>
@@ -12,11 +12,10 @@ void RegionTableModel::setRegions(const Capture& c, const DeviceTrace& t, int64_
                                   const std::vector<GrowthRegion>& regions) {
     beginResetModel();
     rows_.clear();
-    auto seconds = [&](uint32_t e) {
-        return e < t.eventCount() ? secondsSince(originUs, t.timeUs[e]) : 0.0;
-    };
+    auto seconds = [&](uint32_t e) { return e < t.eventCount() ? secondsSince(originUs, t.timeUs[e]) : 0.0; };
     for (const GrowthRegion& g : regions) {
-        Row r{seconds(g.first), seconds(g.last), g, g.stacks.empty() ? QString() : siteText(c, g.stacks.front())};
+        Row r{seconds(g.first), seconds(g.last), g,
+              g.stacks.empty() ? QString() : siteText(c, g.stacks.front())};
         r.region.allocations.clear(), r.region.stacks.clear();
         rows_.push_back(std::move(r));
     }
@@ -33,7 +32,7 @@ int RegionTableModel::columnCount(const QModelIndex& parent) const {
 
 QVariant RegionTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal) return {};
-    static const char* names[] = {"Start (s)",     "End (s)",     "Kind", "Growth",
+    static const char* names[] = {"Start (s)",     "End (s)",     "Kind",    "Growth",
                                   "Per iteration", "Released by", "Top site"};
     static const char* tips[] = {"Seconds of the first kept allocation, on the timeline's clock",
                                  "Seconds of the ramp's top",
@@ -54,14 +53,20 @@ QVariant RegionTableModel::data(const QModelIndex& index, int role) const {
     const GrowthRegion& g = r.region;
     const bool numeric = index.column() != Kind && index.column() != ReleasedBy && index.column() != TopSite;
     if (role == Qt::TextAlignmentRole)
-        return numeric ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+        return numeric ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                       : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     if (role == kSortRole) {
         switch (index.column()) {
-        case Start: return r.from;
-        case End: return r.to;
-        case Growth: return qulonglong(g.growthBytes);
-        case PerIteration: return qulonglong(g.perIterationBytes);
-        default: return data(index, Qt::DisplayRole);
+        case Start:
+            return r.from;
+        case End:
+            return r.to;
+        case Growth:
+            return qulonglong(g.growthBytes);
+        case PerIteration:
+            return qulonglong(g.perIterationBytes);
+        default:
+            return data(index, Qt::DisplayRole);
         }
     }
     if (role == Qt::ToolTipRole && (index.column() == ReleasedBy || index.column() == TopSite))
@@ -69,25 +74,33 @@ QVariant RegionTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole) return describe(g);
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
-    case Start: return QString::number(r.from, 'f', 3);
-    case End: return QString::number(r.to, 'f', 3);
+    case Start:
+        return QString::number(r.from, 'f', 3);
+    case End:
+        return QString::number(r.to, 'f', 3);
     case Kind:
         return QString::fromLatin1(leakKindName(g.kind).data()) +
                (g.significant ? QString() : tr(" (small)"));
-    case Growth: return formatBytes(double(g.growthBytes));
-    case PerIteration: return g.iterations ? formatBytes(double(g.perIterationBytes)) : QString();
+    case Growth:
+        return formatBytes(double(g.growthBytes));
+    case PerIteration:
+        return g.iterations ? formatBytes(double(g.perIterationBytes)) : QString();
     case ReleasedBy:
         return g.releasedAt == kNoEvent && g.releasedBy.empty() ? tr("not released")
                                                                 : QString::fromStdString(g.releasedBy);
-    case TopSite: return r.site;
-    default: return {};
+    case TopSite:
+        return r.site;
+    default:
+        return {};
     }
 }
 
 QString RegionTableModel::describe(const GrowthRegion& r) {
     const QString kind = QString::fromLatin1(leakKindName(r.kind).data());
     if (r.iterations > 1)
-        return tr("%1: %2 over %3 iterations").arg(kind, formatBytes(double(r.growthBytes))).arg(r.iterations);
+        return tr("%1: %2 over %3 iterations")
+            .arg(kind, formatBytes(double(r.growthBytes)))
+            .arg(r.iterations);
     if (r.iterations == 1) return tr("%1: %2 in one iteration").arg(kind, formatBytes(double(r.growthBytes)));
     return tr("%1: %2").arg(kind, formatBytes(double(r.growthBytes)));
 }

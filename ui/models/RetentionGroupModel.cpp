@@ -32,16 +32,23 @@ QVariant RetentionGroupModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Bytes: return QString::fromStdString(humanBytes(int64_t(g.bytes)));
-        case Blocks: return qulonglong(g.blocks.size());
-        case HeldBy: return text(retentionVerdictShort(g.verdict));
-        default: return QString::fromStdString(g.signature);
+        case Bytes:
+            return QString::fromStdString(humanBytes(int64_t(g.bytes)));
+        case Blocks:
+            return qulonglong(g.blocks.size());
+        case HeldBy:
+            return text(retentionVerdictShort(g.verdict));
+        default:
+            return QString::fromStdString(g.signature);
         }
     case SortRole:
         switch (index.column()) {
-        case Bytes: return qulonglong(g.bytes);
-        case Blocks: return qulonglong(g.blocks.size());
-        default: return data(index, Qt::DisplayRole);
+        case Bytes:
+            return qulonglong(g.bytes);
+        case Blocks:
+            return qulonglong(g.blocks.size());
+        default:
+            return data(index, Qt::DisplayRole);
         }
     case Qt::ToolTipRole:
         if (index.column() == HeldBy) return text(retentionVerdictText(g.verdict));
@@ -55,19 +62,26 @@ QVariant RetentionGroupModel::data(const QModelIndex& index, int role) const {
         f.setBold(true);
         return f;
     }
-    case GroupRole: return index.row();
-    case SuspiciousRole: return g.suspicious ? QStringLiteral("1") : QStringLiteral("0");
-    default: return {};
+    case GroupRole:
+        return index.row();
+    case SuspiciousRole:
+        return g.suspicious ? QStringLiteral("1") : QStringLiteral("0");
+    default:
+        return {};
     }
 }
 
 QVariant RetentionGroupModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-    case Bytes: return tr("GPU bytes");
-    case Blocks: return tr("Blocks");
-    case HeldBy: return tr("Held by");
-    default: return tr("Path signature");
+    case Bytes:
+        return tr("GPU bytes");
+    case Blocks:
+        return tr("Blocks");
+    case HeldBy:
+        return tr("Held by");
+    default:
+        return tr("Path signature");
     }
 }
 

@@ -1,7 +1,7 @@
 #include "models/StackFrameModel.h"
 
-#include "common/QtText.h"
 #include "analysis/stacks/FrameFilter.h"
+#include "common/QtText.h"
 
 #include <QApplication>
 #include <QFileInfo>
@@ -44,20 +44,27 @@ int StackFrameModel::columnCount(const QModelIndex& parent) const {
 QVariant StackFrameModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
     if (noStack_) {
-        if (role == Qt::DisplayRole && index.column() == Function) return tr("(no stack recorded for this event)");
-        if (role == Qt::ForegroundRole) return QApplication::palette().color(QPalette::Disabled, QPalette::Text);
+        if (role == Qt::DisplayRole && index.column() == Function)
+            return tr("(no stack recorded for this event)");
+        if (role == Qt::ForegroundRole)
+            return QApplication::palette().color(QPalette::Disabled, QPalette::Text);
         return {};
     }
     const Row& r = rows_[size_t(index.row())];
-    if (role == Qt::ForegroundRole && r.internal) return QApplication::palette().color(QPalette::Disabled, QPalette::Text);
-    if (r.folded) return role == Qt::DisplayRole && index.column() == Function ? tr("\u2026 %n internal frame(s)", nullptr, r.folded) : QVariant();
+    if (role == Qt::ForegroundRole && r.internal)
+        return QApplication::palette().color(QPalette::Disabled, QPalette::Text);
+    if (r.folded)
+        return role == Qt::DisplayRole && index.column() == Function
+                   ? tr("\u2026 %n internal frame(s)", nullptr, r.folded)
+                   : QVariant();
     const Capture& c = analysis_->capture();
     const Frame& f = c.frames[FrameId{r.frame}];
     const QString file = qtext(c, f.filename);
     switch (role) {
     case Qt::DisplayRole:
-        return index.column() == Function ? qtext(c, f.name)
-                                          : QStringLiteral("%1:%2").arg(QFileInfo(file).fileName()).arg(f.line);
+        return index.column() == Function
+                   ? qtext(c, f.name)
+                   : QStringLiteral("%1:%2").arg(QFileInfo(file).fileName()).arg(f.line);
     case Qt::ToolTipRole:
         return index.column() == Function ? qtext(c, f.name) : QStringLiteral("%1:%2").arg(file).arg(f.line);
     case Qt::FontRole: {
@@ -66,9 +73,12 @@ QVariant StackFrameModel::data(const QModelIndex& index, int role) const {
         bold.setBold(true);
         return bold;
     }
-    case FileRole: return file;
-    case LineRole: return int(f.line);
-    default: return {};
+    case FileRole:
+        return file;
+    case LineRole:
+        return int(f.line);
+    default:
+        return {};
     }
 }
 

@@ -29,8 +29,8 @@ class StackFrameModel : public QAbstractTableModel {
 
   private:
     struct Row {
-        uint32_t frame = 0;  // FrameId value
-        int folded = 0;      // > 0: a row standing for that many internal frames
+        uint32_t frame = 0; // FrameId value
+        int folded = 0;     // > 0: a row standing for that many internal frames
         bool user = false, internal = false;
     };
     AnalysisPtr analysis_;

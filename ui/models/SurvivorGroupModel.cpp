@@ -1,10 +1,10 @@
 #include "models/SurvivorGroupModel.h"
 
-#include "common/ByteAxisTicker.h"
-#include "models/CallTreeModel.h"
-#include "common/QtText.h"
-#include "analysis/stacks/FrameFilter.h"
 #include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/stacks/FrameFilter.h"
+#include "common/ByteAxisTicker.h"
+#include "common/QtText.h"
+#include "models/CallTreeModel.h"
 
 #include <QFont>
 
@@ -12,8 +12,8 @@ namespace vs::ui {
 
 SurvivorGroupModel::SurvivorGroupModel(QObject* parent) : TreeModel(ColumnCount, parent) {}
 
-void SurvivorGroupModel::setGroups(AnalysisPtr analysis, std::vector<SurvivorGroup> groups, bool showLibraries,
-                                   std::vector<Category> categories) {
+void SurvivorGroupModel::setGroups(AnalysisPtr analysis, std::vector<SurvivorGroup> groups,
+                                   bool showLibraries, std::vector<Category> categories) {
     beginResetModel();
     analysis_ = std::move(analysis);
     if (groups.size() > size_t(kMaxGroups)) groups.resize(size_t(kMaxGroups));
@@ -68,7 +68,9 @@ QVariant SurvivorGroupModel::groupData(size_t i, int column, int role) const {
             const uint32_t site = firstUserFrame(c, g.stack);
             if (site == kNoFrame) return tr("(no stack recorded)");
             const Frame& f = c.frames[c.stacks.frames(g.stack)[site]];
-            return QStringLiteral("%1  (%2:%3)").arg(qtext(c, f.name), qtext(c, f.filename).section('/', -1)).arg(f.line);
+            return QStringLiteral("%1  (%2:%3)")
+                .arg(qtext(c, f.name), qtext(c, f.filename).section('/', -1))
+                .arg(f.line);
         }
         }
     }
@@ -92,7 +94,8 @@ QVariant SurvivorGroupModel::frameData(size_t g, size_t k, int column, int role)
 
 QVariant SurvivorGroupModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"Surviving bytes", "Blocks", "Category", "Steady", "Allocation site / stack"};
+    static const char* names[] = {"Surviving bytes", "Blocks", "Category", "Steady",
+                                  "Allocation site / stack"};
     return tr(names[section]);
 }
 

@@ -3,9 +3,9 @@
 // group (surviving bytes with a cost share, blocks, steadiness, allocation site), its stack's frames
 // as child rows (internal frames hidden, library frames folded unless asked for). Nothing is copied
 // out of the capture; a proxy filters it.
-#include "session/CaptureLoader.h"
 #include "analysis/categories/Categories.h"
 #include "analysis/stacks/Survivors.h"
+#include "session/CaptureLoader.h"
 
 #include "models/TreeModel.h"
 
@@ -35,7 +35,9 @@ class SurvivorGroupModel : public TreeModel {
     static size_t groupOf(Node n) { return size_t(n >> 32) - 1; }
     static bool isFrame(Node n) { return (n & 0xffffffffu) != 0; }
     int childCount(Node n) const override;
-    Node childAt(Node n, int row) const override { return n == kRoot ? groupNode(size_t(row)) : n + Node(row) + 1; }
+    Node childAt(Node n, int row) const override {
+        return n == kRoot ? groupNode(size_t(row)) : n + Node(row) + 1;
+    }
     Node parentOf(Node n) const override { return isFrame(n) ? groupNode(groupOf(n)) : kRoot; }
     int rowOf(Node n) const override { return isFrame(n) ? int(n & 0xffffffffu) - 1 : int(groupOf(n)); }
     QVariant groupData(size_t g, int column, int role) const;

@@ -22,12 +22,14 @@ class TreeModel : public QAbstractItemModel {
     static constexpr Node kRoot = 0;
 
     TreeModel(int columns, QObject* parent) : QAbstractItemModel(parent), columns_(columns) {}
-    static Node nodeOf(const QModelIndex& index) { return index.isValid() ? Node(index.internalId()) : kRoot; }
+    static Node nodeOf(const QModelIndex& index) {
+        return index.isValid() ? Node(index.internalId()) : kRoot;
+    }
 
-    virtual int childCount(Node node) const = 0;          // 0 also while there is no tree
-    virtual Node childAt(Node node, int row) const = 0;   // row < childCount(node)
-    virtual Node parentOf(Node node) const = 0;           // kRoot for a top-level node
-    virtual int rowOf(Node node) const = 0;               // its place among its parent's children
+    virtual int childCount(Node node) const = 0;        // 0 also while there is no tree
+    virtual Node childAt(Node node, int row) const = 0; // row < childCount(node)
+    virtual Node parentOf(Node node) const = 0;         // kRoot for a top-level node
+    virtual int rowOf(Node node) const = 0;             // its place among its parent's children
 
     // rowOf for trees whose nodes hold their parent and their children's indices (CallTree, DiffTree).
     template <class Tree> static int rowAmongSiblings(const Tree& tree, uint32_t node) {

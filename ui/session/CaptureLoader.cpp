@@ -4,7 +4,6 @@
 
 #include "io/DamagedCapture.h"
 
-
 namespace vs::ui {
 
 CaptureLoader::CaptureLoader(QObject* parent) : QObject(parent), jobs_(this) {

@@ -68,7 +68,8 @@ void JobRunner::start(JobKey key, std::shared_ptr<Job> job) {
         // The destructor waits for this thread, so the runner is alive here; the queued call is
         // dropped by Qt if the runner is gone when the GUI thread gets to it.
         QMetaObject::invokeMethod(
-            this, [this, key, generation, outcome] { finished(key, generation, outcome); }, Qt::QueuedConnection);
+            this, [this, key, generation, outcome] { finished(key, generation, outcome); },
+            Qt::QueuedConnection);
     });
 }
 
@@ -93,7 +94,8 @@ void JobRunner::finished(JobKey key, uint64_t generation, const Outcome& outcome
 
 void JobRunner::reportProgress(JobKey key, uint64_t generation, int percent) {
     const auto it = slots_.constFind(key);
-    if (it != slots_.cend() && it->running && it->running->generation == generation && !it->running->cancel->load())
+    if (it != slots_.cend() && it->running && it->running->generation == generation &&
+        !it->running->cancel->load())
         emit progress(key, percent);
 }
 

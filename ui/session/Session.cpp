@@ -50,7 +50,8 @@ void Session::setDevice(size_t index) {
 }
 
 double Session::secondsAt(size_t device, uint32_t event) const {
-    return analysis_ && event < analysis_->trace(device).eventCount() ? analysis_->secondsAt(device, event) : 0.0;
+    return analysis_ && event < analysis_->trace(device).eventCount() ? analysis_->secondsAt(device, event)
+                                                                      : 0.0;
 }
 
 size_t Session::eventAt(double seconds) const {
@@ -88,7 +89,8 @@ void Session::setMoment(size_t eventsApplied) {
 }
 
 static bool sameRegion(const std::optional<GrowthRegion>& a, const std::optional<GrowthRegion>& b) {
-    return a.has_value() == b.has_value() && (!a || (a->first == b->first && a->last == b->last && a->kind == b->kind));
+    return a.has_value() == b.has_value() &&
+           (!a || (a->first == b->first && a->last == b->last && a->kind == b->kind));
 }
 
 void Session::playTo(size_t eventsApplied) {

@@ -6,9 +6,9 @@
 // that selects something tells the session, and every view (itself included) follows the signal.
 // A setter given the value the session already holds emits nothing, so following a signal never
 // loops back. Two sessions can exist at once (a comparison).
+#include "analysis/growth/GrowthRegions.h"
 #include "session/CaptureLoader.h"
 #include "session/JobRunner.h"
-#include "analysis/growth/GrowthRegions.h"
 #include "util/TimeOrigin.h"
 
 #include <QObject>
@@ -85,9 +85,9 @@ class Session : public QObject {
     JobRunner& jobs() { return jobs_; }
 
   signals:
-    void opened();                       // a new analysis: everything changed
-    void extended();                     // the same capture with more events after (extend())
-    void deviceChanged(size_t device);   // after opened() too
+    void opened();                     // a new analysis: everything changed
+    void extended();                   // the same capture with more events after (extend())
+    void deviceChanged(size_t device); // after opened() too
     void eventSelected(std::optional<size_t> event);
     void rangeChanged(std::optional<std::pair<double, double>> range);
     void regionChanged();

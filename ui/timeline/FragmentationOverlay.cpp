@@ -1,8 +1,8 @@
 #include "timeline/FragmentationOverlay.h"
 
-#include "timeline/TimelinePlot.h"
-#include "session/Session.h"
 #include "common/Throttle.h"
+#include "session/Session.h"
+#include "timeline/TimelinePlot.h"
 
 #include <QSettings>
 
@@ -16,10 +16,15 @@ FragmentationOverlay::FragmentationOverlay(Session* session, TimelinePlot* timel
     });
     // A growing capture: one replay pass at most every 2 s, and only while the overlay is shown (a
     // hidden one checks again 2 s later, so it is current soon after it is turned on).
-    live_ = new Throttle(2000, [this] {
-        if (timeline_->overlayVisible(TimelinePlot::Overlay::Fragmentation)) recompute();
-        else live_->request();
-    }, this);
+    live_ = new Throttle(
+        2000,
+        [this] {
+            if (timeline_->overlayVisible(TimelinePlot::Overlay::Fragmentation))
+                recompute();
+            else
+                live_->request();
+        },
+        this);
     connect(session_, &Session::extended, live_, &Throttle::request);
     connect(timeline_, &TimelinePlot::lanesChanged, this, [this] { show(shown_); });
 }
@@ -34,7 +39,8 @@ void FragmentationOverlay::recompute() {
         [a](const JobControl&) {
             Series all;
             for (size_t d = 0; d < a->deviceCount(); ++d)
-                all.push_back(fragmentationSeries(a->trace(d), a->capture().streams, a->replay(d), a->rules()));
+                all.push_back(
+                    fragmentationSeries(a->trace(d), a->capture().streams, a->replay(d), a->rules()));
             return all;
         },
         [this](const Series& all) { show(all); });

@@ -11,8 +11,8 @@ QBrush PauseBands::hatch(const QColor& colour) {
     return QBrush(c, Qt::BDiagPattern);
 }
 
-void PauseBands::build(QCustomPlot* plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, const Capture& c, int device,
-                       int64_t originUs, const QColor& colour) {
+void PauseBands::build(QCustomPlot* plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, const Capture& c,
+                       int device, int64_t originUs, const QColor& colour) {
     for (const RecorderPause& p : recorderPauses(c, device)) {
         const double from = secondsSince(originUs, p.fromUs), to = secondsSince(originUs, p.toUs);
         auto* r = new QCPItemRect(plot);

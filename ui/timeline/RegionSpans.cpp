@@ -5,7 +5,8 @@
 namespace vs::ui {
 
 void RegionSpans::set(QVector<RegionSpan> spans) {
-    std::sort(spans.begin(), spans.end(), [](const RegionSpan& a, const RegionSpan& b) { return a.from < b.from; });
+    std::sort(spans.begin(), spans.end(),
+              [](const RegionSpan& a, const RegionSpan& b) { return a.from < b.from; });
     widest_ = 0;
     for (const RegionSpan& s : spans) widest_ = std::max(widest_, s.to - s.from);
     spans_ = std::move(spans);

@@ -24,7 +24,8 @@ QCPRange lifetimeOf(const Session& session, uint32_t allocEvent) {
 
 void TimelinePlot::follow(Session* session) {
     connect(this, &TimelinePlot::visibleRangeChanged, session, &Session::setVisibleSpan);
-    connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis(), session->device()); });
+    connect(session, &Session::opened, this,
+            [this, session] { setAnalysis(session->analysis(), session->device()); });
     connect(session, &Session::deviceChanged, this, [this](size_t device) {
         showDevice(device); // first: the other followers mark the new device's lane
         setHighlightedEvent(-1, SIZE_MAX, false);
@@ -38,13 +39,15 @@ void TimelinePlot::follow(Session* session) {
         if (event) setHighlightedEvent(session->analysis()->trace(session->device()).device, *event, true);
     });
     connect(session, &Session::momentPlayed, this, [this, session](size_t applied) {
-        if (applied) setHighlightedEvent(session->analysis()->trace(session->device()).device, applied - 1, true);
+        if (applied)
+            setHighlightedEvent(session->analysis()->trace(session->device()).device, applied - 1, true);
     });
     connect(session, &Session::regionChanged, this, [this, session] {
         const auto& r = session->region();
         const size_t d = session->device();
-        setGrowthRegion(r ? std::optional(QCPRange(session->secondsAt(d, r->first), session->secondsAt(d, r->last)))
-                          : std::nullopt);
+        setGrowthRegion(
+            r ? std::optional(QCPRange(session->secondsAt(d, r->first), session->secondsAt(d, r->last)))
+              : std::nullopt);
     });
     connect(session, &Session::allocationsMarked, this, [this, session](const std::vector<uint32_t>& events) {
         QVector<double> seconds;
@@ -52,8 +55,9 @@ void TimelinePlot::follow(Session* session) {
         for (uint32_t e : events) seconds.push_back(session->secondsAt(session->device(), e));
         setMarkedTimes(session->device(), seconds);
     });
-    connect(session, &Session::blockSelected, this,
-            [this, session](uint32_t allocEvent) { setLifetime(session->device(), lifetimeOf(*session, allocEvent)); });
+    connect(session, &Session::blockSelected, this, [this, session](uint32_t allocEvent) {
+        setLifetime(session->device(), lifetimeOf(*session, allocEvent));
+    });
     // gestures: a lane's device, the event under a click, a Shift+dragged range
     connect(this, &TimelinePlot::laneClicked, session, &Session::setDevice);
     connect(this, &TimelinePlot::timeClicked, session,

@@ -74,8 +74,8 @@ void TimelinePlot::buildLane(size_t device) {
     auto lod = [&kept](Series s) { return kept ? std::move(kept.mapped()[size_t(s)]) : nullptr; };
     lane.bands[int(Series::Reserved)] =
         makeBand(lod(Series::Reserved), x, y, tr("reserved"), r.reserved, r.initial.reserved, t);
-    lane.bands[int(Series::Active)] = makeBand(lod(Series::Active), x, y, tr("active (incl. pending free)"),
-                                               r.active, r.initial.active, t);
+    lane.bands[int(Series::Active)] =
+        makeBand(lod(Series::Active), x, y, tr("active (incl. pending free)"), r.active, r.initial.active, t);
     lane.bands[int(Series::Allocated)] =
         makeBand(lod(Series::Allocated), x, y, tr("allocated"), r.allocated, r.initial.allocated, t);
     if (lanes_.empty()) { // one horizontal legend above the lanes, never over the data
@@ -94,7 +94,8 @@ void TimelinePlot::buildLane(size_t device) {
         legend_->setMargins(QMargins(0, 0, 0, 0));
     }
     // the filled series are named by their fill (their lines are hidden when zoomed out)
-    for (Series k : {Series::Allocated, Series::Reserved}) lane.bands[int(k)].fill->setName(lane.bands[int(k)].hi->name());
+    for (Series k : {Series::Allocated, Series::Reserved})
+        lane.bands[int(k)].fill->setName(lane.bands[int(k)].hi->name());
     buildMarkers(lane, device, x, y);
     buildBlockNotes(lane, device, x, y);
     lane.cursor = new QCPItemStraightLine(this);
@@ -135,9 +136,9 @@ void TimelinePlot::buildLane(size_t device) {
 }
 
 // A vertical line at `at` seconds across a lane with its label at the top, in the pen's colour.
-std::pair<QCPAbstractItem*, QCPAbstractItem*> TimelinePlot::addMarker(QCPAxisRect* rect, QCPAxis* x, QCPAxis* y,
-                                                                      double at, const QString& label,
-                                                                      const QPen& pen) {
+std::pair<QCPAbstractItem*, QCPAbstractItem*> TimelinePlot::addMarker(QCPAxisRect* rect, QCPAxis* x,
+                                                                      QCPAxis* y, double at,
+                                                                      const QString& label, const QPen& pen) {
     auto* line = new QCPItemStraightLine(this);
     line->setClipAxisRect(rect);
     for (auto* p : {line->point1, line->point2}) p->setAxes(x, y);
@@ -238,8 +239,7 @@ QCPGraph* TimelinePlot::legendKey(QCPAxis* x, QCPAxis* y, const QString& name, c
 }
 
 TimelinePlot::Band TimelinePlot::makeBand(std::unique_ptr<TimelineLod> kept, QCPAxis* x, QCPAxis* y,
-                                          const QString& name,
-                                          const CompactSeries& values, int64_t initial,
+                                          const QString& name, const CompactSeries& values, int64_t initial,
                                           const DeviceTrace& t) {
     Band b;
     b.fill = new ColumnFill(x, y); // the band between each column's minimum and maximum, under its lines

@@ -76,12 +76,15 @@ QString TimelinePlot::marksAt(const Lane& l, double seconds) const {
     if (l.pauses.contains(seconds))
         marks << tr("hatched: the recorder paused the program here to take a retention graph (not a stall of "
                     "the program)");
-    if (l.lifetime->visible() && QCPRange(l.lifetime->topLeft->coords().x(), l.lifetime->bottomRight->coords().x()).contains(seconds))
+    if (l.lifetime->visible() &&
+        QCPRange(l.lifetime->topLeft->coords().x(), l.lifetime->bottomRight->coords().x()).contains(seconds))
         marks << tr("green bar: the lifetime of the block clicked in the block map");
     if (l.highlight->visible() &&
         std::abs(l.highlight->point1->coords().x() - seconds) < visibleRange().size() / 100)
         marks << tr("yellow line: the event selected in the event list");
-    return marks.isEmpty() ? QString() : QStringLiteral("<br><span style='color:gray'>") + marks.join(QStringLiteral("<br>")) + QStringLiteral("</span>");
+    return marks.isEmpty() ? QString()
+                           : QStringLiteral("<br><span style='color:gray'>") +
+                                 marks.join(QStringLiteral("<br>")) + QStringLiteral("</span>");
 }
 
 } // namespace vs::ui

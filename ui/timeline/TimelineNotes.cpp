@@ -17,13 +17,14 @@ void TimelinePlot::buildBlockNotes(Lane& lane, size_t device, QCPAxis* x, QCPAxi
         if (n.device != ordinal) continue;
         if (++shown > kMaxNotes) break;
         const auto text = c.strings.text(n.text);
-        const auto [line, label] = addMarker(lane.rect, x, y, secondsSince(originUs_, n.timeUs),
-                                             QStringLiteral("\u270e ") + QString::fromUtf8(text.data(), qsizetype(text.size())),
-                                             pen);
+        const auto [line, label] = addMarker(
+            lane.rect, x, y, secondsSince(originUs_, n.timeUs),
+            QStringLiteral("\u270e ") + QString::fromUtf8(text.data(), qsizetype(text.size())), pen);
         lane.annotationItems.push_back(line);
         lane.annotationItems.push_back(label);
     }
-    if (shown) lane.noteKey = legendKey(x, y, tr("block labels added after the fact (_annotate_memory)"), pen);
+    if (shown)
+        lane.noteKey = legendKey(x, y, tr("block labels added after the fact (_annotate_memory)"), pen);
 }
 
 } // namespace vs::ui

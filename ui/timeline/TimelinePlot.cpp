@@ -30,7 +30,8 @@ std::vector<double> sampleSteps(const std::vector<double>& keys, const std::vect
 // opaque spans with a plain memory fill, translucent ones pixel by pixel.
 QColor opaqueOver(const QColor& c, const QColor& bg) {
     const double a = c.alphaF();
-    return QColor::fromRgbF(float(c.redF() * a + bg.redF() * (1 - a)), float(c.greenF() * a + bg.greenF() * (1 - a)),
+    return QColor::fromRgbF(float(c.redF() * a + bg.redF() * (1 - a)),
+                            float(c.greenF() * a + bg.greenF() * (1 - a)),
                             float(c.blueF() * a + bg.blueF() * (1 - a)));
 }
 
@@ -247,7 +248,9 @@ void TimelinePlot::refreshData(bool replotAfter) {
                 // extremes would add ~15 ms of antialiased zigzag per series. Only the active series
                 // (no fill) keeps its upper line there.
                 const bool line = band.exact || (&b == &l.bands[int(Series::Active)] && g == b.hi);
-                g->setLineStyle(!line ? QCPGraph::lsNone : band.exact ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
+                g->setLineStyle(!line        ? QCPGraph::lsNone
+                                : band.exact ? QCPGraph::lsStepLeft
+                                             : QCPGraph::lsLine);
                 pointsDrawn_ += v.size();
             };
             set(b.hi, band.hi);
@@ -291,7 +294,8 @@ QString TimelinePlot::tooltipAt(size_t device, double seconds) const {
 
 TimelinePlot::ExportScope::ExportScope(TimelinePlot* plot) : plot_(plot) {
     for (Lane& l : plot->lanes_)
-        for (QCPAbstractItem* item : std::initializer_list<QCPAbstractItem*>{l.cursor, l.hover, l.selection}) {
+        for (QCPAbstractItem* item :
+             std::initializer_list<QCPAbstractItem*>{l.cursor, l.hover, l.selection}) {
             hidden_.emplace_back(item, item->visible());
             item->setVisible(false);
         }
@@ -447,7 +451,9 @@ void TimelinePlot::setLifetime(size_t device, std::optional<QCPRange> span) {
     for (Lane& l : lanes_) {
         const bool here = l.device == device && span.has_value();
         l.lifetime->setVisible(here);
-        if (here) l.lifetime->topLeft->setCoords(span->lower, 0.96), l.lifetime->bottomRight->setCoords(span->upper, 1.0);
+        if (here)
+            l.lifetime->topLeft->setCoords(span->lower, 0.96),
+                l.lifetime->bottomRight->setCoords(span->upper, 1.0);
     }
     replot(QCustomPlot::rpQueuedReplot);
 }

@@ -3,11 +3,11 @@
 // level-of-detail data per repaint, the cached part shaded, OOM and annotation markers, a cursor
 // with a tooltip, wheel zoom, drag pan, Ctrl-drag rubber-band zoom, Shift-drag range selection,
 // double-click to fit and a zoom history.
+#include "analysis/replay/TimelineLod.h"
 #include "session/CaptureLoader.h"
 #include "timeline/ColumnFill.h"
 #include "timeline/PauseBands.h"
 #include "timeline/RegionSpans.h"
-#include "analysis/replay/TimelineLod.h"
 
 #include <qcustomplot.h>
 
@@ -102,8 +102,8 @@ class TimelinePlot : public QCustomPlot {
     void cursorMoved(double seconds);
     void laneClicked(size_t device);           // a click in a device's lane, first of the click's signals
     void regionClicked(size_t device, int id); // a click on a region set with setRegions, after timeClicked
-    void lanesChanged(); // another device got a lane: marks set on the lanes before are gone
-    void timeClicked(double seconds);        // every click
+    void lanesChanged();              // another device got a lane: marks set on the lanes before are gone
+    void timeClicked(double seconds); // every click
     void selectionChanged(double from, double to); // from == to: cleared
     void visibleRangeChanged(double from, double to);
 
@@ -126,7 +126,7 @@ class TimelinePlot : public QCustomPlot {
     struct Lane {
         size_t device = 0;
         QCPAxisRect* rect = nullptr;
-        Band bands[3];                     // indexed by Series
+        Band bands[3];                       // indexed by Series
         ColumnFill* allocatedBase = nullptr; // light fill from 0 to allocated
         ColumnFill* cachedFill = nullptr;    // light fill between allocated and reserved
         QCPItemStraightLine* cursor = nullptr;
@@ -138,9 +138,9 @@ class TimelinePlot : public QCustomPlot {
         QCPGraph* annotationTicks = nullptr;           // ticks along the top when many
         QCPGraph* annotationKey = nullptr;             // empty: the legend's entry for either
         QCPGraph* oomKey = nullptr;                    // empty: the legend's entry for OOM markers
-        QCPGraph* noteKey = nullptr; // empty: the legend's entry for labels put on blocks after the fact
-        PauseBands pauses;                             // the recorder's pauses, hatched
-        QCPGraph* pauseKey = nullptr;                  // empty: their legend entry
+        QCPGraph* noteKey = nullptr;  // empty: the legend's entry for labels put on blocks after the fact
+        PauseBands pauses;            // the recorder's pauses, hatched
+        QCPGraph* pauseKey = nullptr; // empty: their legend entry
         QCPItemRect* lifetime = nullptr;
         QCPItemStraightLine* highlight = nullptr;
         QCPItemRect* hover = nullptr; // the region under the mouse
@@ -157,15 +157,14 @@ class TimelinePlot : public QCustomPlot {
     const Lane* laneOf(size_t device) const;
     // `kept`: the device's level of detail from a lane being rebuilt (built again when null).
     Band makeBand(std::unique_ptr<TimelineLod> kept, QCPAxis* x, QCPAxis* y, const QString& name,
-                  const CompactSeries& values,
-                  int64_t initial, const DeviceTrace& t);
+                  const CompactSeries& values, int64_t initial, const DeviceTrace& t);
     void buildLane(size_t device);
     void refreshData(bool replotAfter = true);
     void applyColours();
     void buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y);
     void buildBlockNotes(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y); // TimelineNotes.cpp
-    std::pair<QCPAbstractItem*, QCPAbstractItem*> addMarker(QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, double at,
-                                                            const QString& label, const QPen& pen);
+    std::pair<QCPAbstractItem*, QCPAbstractItem*> addMarker(QCPAxisRect* rect, QCPAxis* x, QCPAxis* y,
+                                                            double at, const QString& label, const QPen& pen);
     QCPGraph* legendKey(QCPAxis* x, QCPAxis* y, const QString& name, const QPen& pen);
     void applyOverlays();
     void placeAnnotationLabels();
@@ -179,13 +178,13 @@ class TimelinePlot : public QCustomPlot {
     AnalysisPtr analysis_;
     int64_t originUs_ = 0;
     std::vector<Lane> lanes_;
-    std::vector<int> laneOf_;       // device index -> index in lanes_, -1 without a lane
+    std::vector<int> laneOf_; // device index -> index in lanes_, -1 without a lane
     // While lanes are rebuilt for a picked device: the levels of detail of the devices that keep a
     // lane (by device, indexed by Series), so only the picked device's is built (O(its events)).
     std::map<size_t, std::array<std::unique_ptr<TimelineLod>, 3>> keptLods_;
-    size_t pinned_ = SIZE_MAX;      // the device picked elsewhere: it keeps a lane
+    size_t pinned_ = SIZE_MAX; // the device picked elsewhere: it keeps a lane
     QCPLegend* legend_ = nullptr;
-    QCPTextElement* notice_ = nullptr; // "8 of 1024 devices shown", beside the legend
+    QCPTextElement* notice_ = nullptr;         // "8 of 1024 devices shown", beside the legend
     bool overlays_[3] = {false, false, false}; // indexed by Overlay
     std::vector<QCPRange> back_, forward_;
     std::optional<QCPRange> selection_;

@@ -107,7 +107,8 @@ QString exportWidget(QWidget* widget, const QString& path, const QString& title)
     if (suffix == "png") return savePng(withTitle(widget->grab(), widget, title), path);
     if (suffix != "svg" && suffix != "pdf") return unknownType(path);
     const QSize size(widget->width(), widget->height() + exportTitleHeight(widget, title));
-    return paintVector(path, size, title, widget, [widget](QPainter& painter, QSize) { widget->render(&painter); });
+    return paintVector(path, size, title, widget,
+                       [widget](QPainter& painter, QSize) { widget->render(&painter); });
 }
 
 } // namespace vs::ui

@@ -4,20 +4,20 @@
 #include "session/Session.h"
 #include "timeline/FragmentationOverlay.h"
 #include "timeline/TimelinePlot.h"
-#include "views/timeline/AllocationBandsView.h"
-#include "views/panels/BlockMapPanel.h"
+#include "util/SshTarget.h"
 #include "views/dialogs/CapturePropertiesDialog.h"
-#include "views/timeline/CompositionView.h"
+#include "views/panels/BlockMapPanel.h"
 #include "views/panels/EventsPane.h"
 #include "views/panels/LeaksPanel.h"
-#include "views/timeline/MemoryMapView.h"
 #include "views/panels/RetentionPanel.h"
 #include "views/panels/StackPane.h"
 #include "views/panels/WarningsBanner.h"
 #include "views/panels/WhatIfPanel.h"
+#include "views/timeline/AllocationBandsView.h"
+#include "views/timeline/CompositionView.h"
+#include "views/timeline/MemoryMapView.h"
 #include "window/RegionSelector.h"
 #include "window/StatusBar.h"
-#include "util/SshTarget.h"
 
 #include <QCloseEvent>
 #include <QDragEnterEvent>
@@ -32,6 +32,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace vs::ui {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -44,13 +46,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         this, [this](const QString& label, AnalysisPtr a) { setAnalysis(label, std::move(a)); });
     // a live refresh that only appended grows the views in place (selections stay) instead of reopening
     live_->setObjectName(QStringLiteral("live"));
-    live_->setExtend([this](const AnalysisPtr& now, const AnalysisPtr& before) { return session_->extend(now, before); });
+    live_->setExtend(
+        [this](const AnalysisPtr& now, const AnalysisPtr& before) { return session_->extend(now, before); });
     connect(live_, &LiveController::failed, this, [this](const QString& title, const QString& message) {
         auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open(); // not modal to the live view: what arrived keeps showing
     });
-    connect(live_, &LiveController::openCopy, this, [this](const QString& path) { openFile(path); });
+    connect(live_, &LiveController::openCopy, this, [this](const QString& path) {
+        openFile(path);
+        copyOpening_ = true;
+    });
     timeline_ = new TimelinePlot(this);
     timeline_->setObjectName(QStringLiteral("timeline"));
     timeline_->follow(session_);
@@ -118,7 +124,8 @@ void MainWindow::buildDetails() {
     // categories, outside PyTorch, the gap to the driver
     composition_ = addTab(details_, session_, new CompositionView(this), "composition", tr("Com&position"));
     // memory_viz's Active Memory Timeline
-    bands_ = addTab(details_, session_, new AllocationBandsView(this), "allocationBands", tr("&Allocation bands"));
+    bands_ =
+        addTab(details_, session_, new AllocationBandsView(this), "allocationBands", tr("&Allocation bands"));
     retention_ = addTab(details_, session_, new RetentionPanel(this), "retentionPanel", tr("&Retention"));
     // allocator what-if (core/sim), on the session's job runner
     addTab(details_, session_, new WhatIfPanel(this), "whatIf", tr("W&hat-if"));
@@ -172,9 +179,10 @@ void MainWindow::openFile(const QString& path) {
 void MainWindow::openFileWith(const QString& path, const OpenOptions& options) {
     if (isSshUrl(path.toStdString())) { // through the user's ssh, followed while it is written
         std::string error;
-        if (const auto target = parseSshUrl(path.toStdString(), error))
+        if (const auto target = parseSshUrl(path.toStdString(), error)) {
             live_->openRemote(*target);
-        else
+            addRecent(path); // not the local copy of a snapshot (a private temporary file)
+        } else
             onFailed(path, QString::fromStdString(error));
         return;
     }
@@ -187,7 +195,8 @@ void MainWindow::openFileWith(const QString& path, const OpenOptions& options) {
 void MainWindow::openCudaLevel() {
     if (!session_->isOpen() || !session_->analysis()->capture().cudaLevel) return;
     status_->setBusy(true);
-    status_->showOpening(tr("Opening the CUDA level of %1\u2026").arg(QFileInfo(session_->path()).fileName()));
+    status_->showOpening(
+        tr("Opening the CUDA level of %1\u2026").arg(QFileInfo(session_->path()).fileName()));
     loader_->open(session_->path(), true);
 }
 
@@ -195,7 +204,7 @@ void MainWindow::onLoaded(const QString& path, AnalysisPtr analysis) {
     status_->setBusy(false);
     shown_ = opening_;
     setAnalysis(path, std::move(analysis));
-    addRecent(path);
+    if (!std::exchange(copyOpening_, false)) addRecent(path);
 }
 
 AnalysisPtr MainWindow::analysis() const {
@@ -204,6 +213,7 @@ AnalysisPtr MainWindow::analysis() const {
 
 void MainWindow::onFailed(const QString& path, const QString& message) {
     status_->setBusy(false);
+    copyOpening_ = false;
     status_->showFile(); // the capture still shown, with its event count
     QMessageBox box(QMessageBox::Critical, tr("Cannot open capture"),
                     tr("vramscope could not open %1.").arg(QFileInfo(path).fileName()), QMessageBox::Ok,
@@ -216,9 +226,10 @@ void MainWindow::onFailed(const QString& path, const QString& message) {
 void MainWindow::onDamaged(const QString& path, const QString& message) {
     status_->setBusy(false);
     status_->showFile();
-    QMessageBox box(QMessageBox::Warning, tr("Damaged capture"),
-                    tr("%1 is damaged; the part before the damage can be opened.").arg(QFileInfo(path).fileName()),
-                    QMessageBox::Cancel, this);
+    QMessageBox box(
+        QMessageBox::Warning, tr("Damaged capture"),
+        tr("%1 is damaged; the part before the damage can be opened.").arg(QFileInfo(path).fileName()),
+        QMessageBox::Cancel, this);
     box.setInformativeText(message);
     QPushButton* intact = box.addButton(tr("Open the &Intact Part"), QMessageBox::AcceptRole);
     box.setDefaultButton(intact);
@@ -248,7 +259,7 @@ void MainWindow::showLeaksTab() {
 }
 
 void MainWindow::waitForBackgroundWork() {
-    session_->jobs().waitForAll(); // the leak diagnosis too, and the region report it starts
+    session_->jobs().waitForAll();     // the leak diagnosis too, and the region report it starts
     QCoreApplication::processEvents(); // delivers the finished signals
 }
 

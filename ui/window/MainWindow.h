@@ -120,6 +120,7 @@ class MainWindow : public QMainWindow {
     // What the load in flight and the capture shown were opened with (a window, the intact part of a
     // damaged file): Reload opens the same again.
     OpenOptions opening_, shown_;
+    bool copyOpening_ = false; // a remote capture's local copy is loading: Open Recent keeps its ssh:// name
     MemoryMapView* memoryMap_;
     AllocationBandsView* bands_;
     QAction* propertiesAct_ = nullptr;

@@ -35,7 +35,8 @@ ReportContext contextOf(const Session& session, const TimelinePlot& timeline, co
 
 QString MainWindow::exportTitle() const {
     if (!session_->isOpen()) return {};
-    return QString::fromStdString(vs::exportTitle(*session_->analysis(), contextOf(*session_, *timeline_, *leaks_)));
+    return QString::fromStdString(
+        vs::exportTitle(*session_->analysis(), contextOf(*session_, *timeline_, *leaks_)));
 }
 
 QString MainWindow::summaryMarkdown(const QString& image) const {
@@ -72,16 +73,20 @@ void MainWindow::exportWindow() {
 void MainWindow::exportBugReport() {
     if (!session_->isOpen()) return;
     const QString base = QFileInfo(session_->path()).completeBaseName();
-    exportWith(tr("Export bug report"), base + "-report.md", [this](const QString& path) {
-        const QString image = QFileInfo(path).completeBaseName() + ".png";
-        TimelinePlot::ExportScope clean(timeline_);
-        QString error = exportPlot(timeline_, QFileInfo(path).dir().filePath(image), {}, exportTitle());
-        if (!error.isEmpty()) return error;
-        QFile md(path);
-        if (!md.open(QIODevice::WriteOnly | QIODevice::Truncate) || md.write(summaryMarkdown(image).toUtf8()) < 0)
-            return tr("Cannot write %1").arg(path);
-        return QString();
-    }, tr("Markdown (*.md)"));
+    exportWith(
+        tr("Export bug report"), base + "-report.md",
+        [this](const QString& path) {
+            const QString image = QFileInfo(path).completeBaseName() + ".png";
+            TimelinePlot::ExportScope clean(timeline_);
+            QString error = exportPlot(timeline_, QFileInfo(path).dir().filePath(image), {}, exportTitle());
+            if (!error.isEmpty()) return error;
+            QFile md(path);
+            if (!md.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+                md.write(summaryMarkdown(image).toUtf8()) < 0)
+                return tr("Cannot write %1").arg(path);
+            return QString();
+        },
+        tr("Markdown (*.md)"));
 }
 
 void MainWindow::copyImage() {

@@ -1,23 +1,24 @@
 // MainWindow's menus and the actions behind them; every menu entry has a shortcut.
 #include "common/Icons.h"
 #include "common/Theme.h"
-#include "views/panels/WhatIfPanel.h"
-#include "views/dialogs/CapturePropertiesDialog.h"
-#include "views/panels/EventsPane.h"
-#include "views/compare/CompareView.h"
-#include "views/dialogs/OpenRangeDialog.h"
-#include "views/ranks/RanksWindow.h"
-#include "views/dialogs/WelcomePage.h"
-#include "views/dialogs/HelpDialogs.h"
-#include "views/dialogs/ShortcutsDialog.h"
-#include "window/Exporter.h"
 #include "live/LiveController.h"
+#include "session/Session.h"
 #include "timeline/FragmentationOverlay.h"
+#include "timeline/TimelinePlot.h"
+#include "util/SshTarget.h"
+#include "views/compare/CompareView.h"
+#include "views/dialogs/CapturePropertiesDialog.h"
+#include "views/dialogs/HelpDialogs.h"
+#include "views/dialogs/OpenRangeDialog.h"
+#include "views/dialogs/ShortcutsDialog.h"
+#include "views/dialogs/WelcomePage.h"
+#include "views/panels/EventsPane.h"
+#include "views/panels/StackPane.h"
+#include "views/panels/WhatIfPanel.h"
+#include "views/ranks/RanksWindow.h"
+#include "window/Exporter.h"
 #include "window/MainWindow.h"
 #include "window/RegionSelector.h"
-#include "views/panels/StackPane.h"
-#include "timeline/TimelinePlot.h"
-#include "session/Session.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -36,10 +37,10 @@ namespace vs::ui {
 namespace {
 constexpr int kMaxRecent = 10;
 const char* kOpenFilter = QT_TRANSLATE_NOOP(
-    "MainWindow",
-    "Captures (*.vscap *.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst *.json);;vramscope recordings (*.vscap);;"
-    "PyTorch memory snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;"
-    "torch.profiler traces with memory (*.json *.json.gz);;All files (*)");
+    "MainWindow", "Captures (*.vscap *.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst *.json);;vramscope "
+                  "recordings (*.vscap);;"
+                  "PyTorch memory snapshots (*.pickle *.pkl *.pickle.gz *.pickle.zst *.gz *.zst);;"
+                  "torch.profiler traces with memory (*.json *.json.gz);;All files (*)");
 // A checkable View entry for one timeline overlay; off until the user turns it on (remembered).
 void overlayToggle(QMenu* menu, TimelinePlot* timeline, const QString& text, const QKeySequence& keys,
                    TimelinePlot::Overlay overlay, const QString& tip) {
@@ -60,8 +61,9 @@ void overlayToggle(QMenu* menu, TimelinePlot* timeline, const QString& text, con
 void themeMenu(QMenu* menu) {
     auto* group = new QActionGroup(menu);
     const Theme saved = savedTheme();
-    for (auto [theme, text] : {std::pair{Theme::System, QObject::tr("Follow the &Desktop")},
-                               std::pair{Theme::Light, QObject::tr("&Light")}, std::pair{Theme::Dark, QObject::tr("&Dark")}}) {
+    for (auto [theme, text] :
+         {std::pair{Theme::System, QObject::tr("Follow the &Desktop")},
+          std::pair{Theme::Light, QObject::tr("&Light")}, std::pair{Theme::Dark, QObject::tr("&Dark")}}) {
         QAction* a = menu->addAction(text);
         a->setCheckable(true);
         a->setChecked(theme == saved);
@@ -76,40 +78,54 @@ void themeMenu(QMenu* menu) {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    icons::set(file->addAction(tr("&Open\u2026"), QKeySequence::Open, this, [this] {
-        const QString dir = QSettings().value(QStringLiteral("lastDir")).toString();
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open capture"), dir, tr(kOpenFilter));
-        if (path.isEmpty()) return;
-        QSettings().setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());
-        openFile(path);
-    }), QStringLiteral("open"), palette());
+    icons::set(
+        file->addAction(tr("&Open\u2026"), QKeySequence::Open, this,
+                        [this] {
+                            const QString dir = QSettings().value(QStringLiteral("lastDir")).toString();
+                            const QString path =
+                                QFileDialog::getOpenFileName(this, tr("Open capture"), dir, tr(kOpenFilter));
+                            if (path.isEmpty()) return;
+                            QSettings().setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());
+                            openFile(path);
+                        }),
+        QStringLiteral("open"), palette());
     file->addAction(tr("Open Re&mote\u2026"), live_, &LiveController::askOpenRemote)
-        ->setToolTip(tr("Read a capture on another machine through your ssh; one still being written is followed"));
-    file->addAction(tr("Open Ran&ge\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), this, [this] {
-        const auto asked = OpenRangeDialog::ask(this, session_->path(), tr(kOpenFilter));
-        if (asked) openFileWith(asked->first, {asked->second, false});
-    })->setToolTip(tr("Load only a window of a big capture, with the allocator state at its start"));
+        ->setToolTip(
+            tr("Read a capture on another machine through your ssh; one still being written is followed"));
+    file->addAction(tr("Open Ran&ge\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), this,
+                    [this] {
+                        const auto asked = OpenRangeDialog::ask(this, session_->path(), tr(kOpenFilter));
+                        if (asked) openFileWith(asked->first, {asked->second, false});
+                    })
+        ->setToolTip(tr("Load only a window of a big capture, with the allocator state at its start"));
     recentMenu_ = file->addMenu(tr("Open &Recent"));
-    icons::set(file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this, [this] {
-        if (!session_->path().isEmpty()) openFileWith(session_->path(), shown_);
-    }), QStringLiteral("reload"), palette());
-    cudaLevelAct_ = file->addAction(tr("Open C&UDA Level"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_L), this,
-                                    &MainWindow::openCudaLevel);
-    cudaLevelAct_->setToolTip(tr("A recording with both levels (python -m vramscope record --native): open what the "
-                                 "CUPTI agent saw, every driver allocation with native stacks (cuBLAS, cuDNN, NCCL, "
-                                 "extensions). Reload (F5) returns to PyTorch's level."));
+    icons::set(file->addAction(tr("Re&load"), QKeySequence(Qt::Key_F5), this,
+                               [this] {
+                                   if (!session_->path().isEmpty()) openFileWith(session_->path(), shown_);
+                               }),
+               QStringLiteral("reload"), palette());
+    cudaLevelAct_ = file->addAction(tr("Open C&UDA Level"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_L),
+                                    this, &MainWindow::openCudaLevel);
+    cudaLevelAct_->setToolTip(
+        tr("A recording with both levels (python -m vramscope record --native): open what the "
+           "CUPTI agent saw, every driver allocation with native stacks (cuBLAS, cuDNN, NCCL, "
+           "extensions). Reload (F5) returns to PyTorch's level."));
     cudaLevelAct_->setEnabled(false); // onOpened: while the capture has a CUDA level
     file->addAction(tr("Compare &With\u2026"), QKeySequence(Qt::CTRL | Qt::Key_D), this,
                     [this] { CompareView::askAndCompare(this, session_->analysis(), session_->path()); });
-    file->addAction(tr("Compare Two Ran&ges\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this,
-                    [this] { CompareView::askRanges(this, session_->analysis(), session_->path(), session_->range()); });
+    file->addAction(
+        tr("Compare Two Ran&ges\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this,
+        [this] { CompareView::askRanges(this, session_->analysis(), session_->path(), session_->range()); });
     file->addAction(tr("Open R&anks\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
                     [this] { openRanks(false); });
-    file->addAction(tr("Open Ranks &Folder…"), this, [this] { openRanks(true); })->setToolTip(tr("A folder with one capture per rank (rank0.pickle, rank_1.vscap, …), as distributed jobs "
-                      "dump them: every capture file in it, ordered by the rank in its name."));
+    file->addAction(tr("Open Ranks &Folder…"), this, [this] { openRanks(true); })
+        ->setToolTip(
+            tr("A folder with one capture per rank (rank0.pickle, rank_1.vscap, …), as distributed jobs "
+               "dump them: every capture file in it, ordered by the rank in its name."));
     file->addSeparator();
     icons::set(file->addAction(tr("&Export Timeline\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                    &MainWindow::exportTimeline), QStringLiteral("export"), palette());
+                               &MainWindow::exportTimeline),
+               QStringLiteral("export"), palette());
     file->addAction(tr("Export &Window\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
                     &MainWindow::exportWindow);
     file->addAction(tr("Export &Bug Report\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E), this,
@@ -118,12 +134,14 @@ void MainWindow::buildMenus() {
     icons::set(file->addAction(tr("Copy &Image"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this,
                                &MainWindow::copyImage),
                QStringLiteral("copy-image"), palette());
-    icons::set(file->addAction(tr("Copy &Summary (Markdown)"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C), this,
-                               &MainWindow::copySummary),
+    icons::set(file->addAction(tr("Copy &Summary (Markdown)"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C),
+                               this, &MainWindow::copySummary),
                QStringLiteral("copy-summary"), palette());
     file->addSeparator();
-    propertiesAct_ = icons::set(file->addAction(tr("Capture &Properties\u2026"), QKeySequence(Qt::CTRL | Qt::Key_I),
-                                     this, &MainWindow::showProperties), QStringLiteral("properties"), palette());
+    propertiesAct_ =
+        icons::set(file->addAction(tr("Capture &Properties\u2026"), QKeySequence(Qt::CTRL | Qt::Key_I), this,
+                                   &MainWindow::showProperties),
+                   QStringLiteral("properties"), palette());
     propertiesAct_->setToolTip(
         tr("The file, devices, allocator settings, recorder and modules of this capture"));
     file->addSeparator();
@@ -132,21 +150,27 @@ void MainWindow::buildMenus() {
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(tr("Copy &Stack"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S), this,
                     [this] { QApplication::clipboard()->setText(stack_->stackText()); });
-    icons::set(edit->addAction(tr("&Find in Events\u2026"), QKeySequence::Find, events_, &EventsPane::openFind),
-               QStringLiteral("find"), palette());
+    icons::set(
+        edit->addAction(tr("&Find in Events\u2026"), QKeySequence::Find, events_, &EventsPane::openFind),
+        QStringLiteral("find"), palette());
     edit->addAction(tr("&Editor Command\u2026"), QKeySequence(Qt::CTRL | Qt::Key_Comma), this,
                     &MainWindow::chooseEditor);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->setToolTipsVisible(true);
-    icons::set(view->addAction(tr("&Fit All"), QKeySequence(Qt::Key_Home), timeline_, &TimelinePlot::fitAll), QStringLiteral("fit"), palette());
+    icons::set(view->addAction(tr("&Fit All"), QKeySequence(Qt::Key_Home), timeline_, &TimelinePlot::fitAll),
+               QStringLiteral("fit"), palette());
     icons::set(view->addAction(tr("Zoom &Back"), QKeySequence(Qt::ALT | Qt::Key_Left), timeline_,
-                    &TimelinePlot::zoomBack), QStringLiteral("zoom-back"), palette());
+                               &TimelinePlot::zoomBack),
+               QStringLiteral("zoom-back"), palette());
     icons::set(view->addAction(tr("Zoom &Forward"), QKeySequence(Qt::ALT | Qt::Key_Right), timeline_,
-                    &TimelinePlot::zoomForward), QStringLiteral("zoom-forward"), palette());
-    icons::set(view->addAction(tr("Zoom to &Selection"), QKeySequence(Qt::Key_Z), this, [this] {
-        if (auto s = timeline_->selection()) timeline_->setVisibleRange(*s);
-    }), QStringLiteral("zoom-selection"), palette());
+                               &TimelinePlot::zoomForward),
+               QStringLiteral("zoom-forward"), palette());
+    icons::set(view->addAction(tr("Zoom to &Selection"), QKeySequence(Qt::Key_Z), this,
+                               [this] {
+                                   if (auto s = timeline_->selection()) timeline_->setVisibleRange(*s);
+                               }),
+               QStringLiteral("zoom-selection"), palette());
     view->addAction(tr("&Clear Selection / Cancel"), QKeySequence(Qt::Key_Escape), this, [this] {
         if (loader_->busy())
             loader_->cancel();
@@ -154,8 +178,8 @@ void MainWindow::buildMenus() {
             timeline_->setSelection(std::nullopt);
     });
     view->addSeparator();
-    overlayToggle(view, timeline_, tr("Show &Active (Pending Free)"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A),
-                  TimelinePlot::Overlay::Active,
+    overlayToggle(view, timeline_, tr("Show &Active (Pending Free)"),
+                  QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A), TimelinePlot::Overlay::Active,
                   tr("Blocks still active after free: a dashed line above allocated while frees wait on "
                      "another stream (record_stream)"));
     overlayToggle(view, timeline_, tr("Show F&ragmentation"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
@@ -167,12 +191,14 @@ void MainWindow::buildMenus() {
                   tr("record_function regions: labelled lines when few, grey ticks along the top when many"));
     view->addAction(tr("Fragmentation &Request Size\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_F),
                     this, &MainWindow::chooseFragmentationRequest);
-    view->addAction(tr("Allocator &What-if\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_W), this, [this] {
-        if (auto* w = findChild<WhatIfPanel*>()) details_->setCurrentWidget(w);
-    });
+    view->addAction(tr("Allocator &What-if\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_W), this,
+                    [this] {
+                        if (auto* w = findChild<WhatIfPanel*>()) details_->setCurrentWidget(w);
+                    });
     view->addAction(tr("Allocation &Bands"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_B), this,
                     &MainWindow::showAllocationBandsTab)
-        ->setToolTip(tr("Each large live allocation as a band stacked over time, as in PyTorch's memory_viz"));
+        ->setToolTip(
+            tr("Each large live allocation as a band stacked over time, as in PyTorch's memory_viz"));
     view->addSeparator();
     themeMenu(view->addMenu(tr("&Theme")));
     view->addAction(stack_->showInternalAction());
@@ -182,7 +208,9 @@ void MainWindow::buildMenus() {
     live_->addActions(capture);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    icons::set(help->addAction(tr("vramscope &Help"), QKeySequence::HelpContents, this, [this] { showHelp(this); }), QStringLiteral("help"), palette());
+    icons::set(
+        help->addAction(tr("vramscope &Help"), QKeySequence::HelpContents, this, [this] { showHelp(this); }),
+        QStringLiteral("help"), palette());
     help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(Qt::CTRL | Qt::Key_Slash), this, [this] {
         auto* d = new ShortcutsDialog(menuBar(), this);
         d->setAttribute(Qt::WA_DeleteOnClose);
@@ -193,18 +221,20 @@ void MainWindow::buildMenus() {
                     [this] { showAbout(this); });
 }
 
-
 // Stepping through what the analyses found: growth regions in time order, marked events.
 void MainWindow::buildGoMenu() {
     QMenu* go = menuBar()->addMenu(tr("&Go"));
     go->setToolTipsVisible(true);
-    QAction* next = icons::set(go->addAction(tr("&Next Growth Region"), QKeySequence(Qt::CTRL | Qt::Key_BracketRight),
-                                  regions_, &RegionSelector::selectNext), QStringLiteral("next-region"), palette());
+    QAction* next =
+        icons::set(go->addAction(tr("&Next Growth Region"), QKeySequence(Qt::CTRL | Qt::Key_BracketRight),
+                                 regions_, &RegionSelector::selectNext),
+                   QStringLiteral("next-region"), palette());
     next->setToolTip(tr("Select the next growth region in time: shaded, explained in the Leaks tab, its "
                         "blocks marked in the block map"));
-    QAction* previous = icons::set(go->addAction(tr("&Previous Growth Region"),
-                                      QKeySequence(Qt::CTRL | Qt::Key_BracketLeft), regions_,
-                                      &RegionSelector::selectPrevious), QStringLiteral("previous-region"), palette());
+    QAction* previous =
+        icons::set(go->addAction(tr("&Previous Growth Region"), QKeySequence(Qt::CTRL | Qt::Key_BracketLeft),
+                                 regions_, &RegionSelector::selectPrevious),
+                   QStringLiteral("previous-region"), palette());
     previous->setToolTip(tr("Select the previous growth region in time"));
     go->addSeparator();
     icons::set(go->addAction(tr("Go to &Time\u2026"), QKeySequence(Qt::CTRL | Qt::Key_G), this,
@@ -220,15 +250,17 @@ void MainWindow::buildGoMenu() {
         ->setToolTip(tr("Select the last event at or before a moment and show it on the timeline"));
     QAction* nextMark = go->addAction(tr("Next &Marked Event"), QKeySequence(Qt::Key_F3), this,
                                       [this] { stepMarkedEvent(true); });
-    nextMark->setToolTip(tr("The next allocation of the group shown with \"Show Allocations in the Event List\""));
-    QAction* prevMark = go->addAction(tr("Previous Marked &Event"), QKeySequence(Qt::SHIFT | Qt::Key_F3), this,
-                                      [this] { stepMarkedEvent(false); });
+    nextMark->setToolTip(
+        tr("The next allocation of the group shown with \"Show Allocations in the Event List\""));
+    QAction* prevMark = go->addAction(tr("Previous Marked &Event"), QKeySequence(Qt::SHIFT | Qt::Key_F3),
+                                      this, [this] { stepMarkedEvent(false); });
     prevMark->setToolTip(tr("The previous marked allocation in the event list"));
 }
 
 // A ranks window (capture files, or a folder of them); a rank chosen in it opens here.
 void MainWindow::openRanks(bool folder) {
-    if (auto* w = RanksWindow::askAndOpen(this, folder ? RanksWindow::Pick::Folder : RanksWindow::Pick::Files))
+    if (auto* w =
+            RanksWindow::askAndOpen(this, folder ? RanksWindow::Pick::Folder : RanksWindow::Pick::Files))
         connect(w, &RanksWindow::openRank, this, &MainWindow::openFile);
 }
 
@@ -250,7 +282,7 @@ void MainWindow::updateRecentMenu() {
 void MainWindow::addRecent(const QString& path) {
     QSettings s;
     QStringList recent = s.value(QStringLiteral("recentFiles")).toStringList();
-    const QString abs = QFileInfo(path).absoluteFilePath();
+    const QString abs = isSshUrl(path.toStdString()) ? path : QFileInfo(path).absoluteFilePath();
     recent.removeAll(abs);
     recent.prepend(abs);
     while (recent.size() > kMaxRecent) recent.removeLast();
@@ -284,7 +316,8 @@ void MainWindow::chooseEditor() {
 
 void MainWindow::showProperties() {
     if (!session_->isOpen()) return;
-    auto* d = new CapturePropertiesDialog(captureFacts(*session_->analysis(), uint64_t(QFileInfo(session_->path()).size())), this);
+    auto* d = new CapturePropertiesDialog(
+        captureFacts(*session_->analysis(), uint64_t(QFileInfo(session_->path()).size())), this);
     d->setAttribute(Qt::WA_DeleteOnClose);
     d->show();
     properties_ = d;

@@ -7,8 +7,8 @@
 
 #include <QAction>
 #include <QEvent>
-#include <QSettings>
 #include <QScrollArea>
+#include <QSettings>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QToolBar>
@@ -17,11 +17,24 @@ namespace vs::ui {
 
 namespace {
 // The toolbar, left to right; "" is a separator. Names are the actions' icons (icons::set).
-const char* const kToolBar[] = {"open",         "reload",       "",           "export",
-                                "copy-summary", "",             "fit",        "zoom-back",
-                                "zoom-forward", "zoom-selection", "",         "previous-region",
-                                "next-region",  "",             "listen",     "launch",
-                                "",             "help"};
+const char* const kToolBar[] = {"open",
+                                "reload",
+                                "",
+                                "export",
+                                "copy-summary",
+                                "",
+                                "fit",
+                                "zoom-back",
+                                "zoom-forward",
+                                "zoom-selection",
+                                "",
+                                "previous-region",
+                                "next-region",
+                                "",
+                                "listen",
+                                "launch",
+                                "",
+                                "help"};
 } // namespace
 
 void MainWindow::buildShell() {

@@ -1,11 +1,11 @@
 #include "window/RegionSelector.h"
 
 #include "common/ByteAxisTicker.h"
+#include "session/Session.h"
+#include "timeline/TimelinePlot.h"
+#include "util/TimeOrigin.h"
 #include "views/panels/LeaksPanel.h"
 #include "views/panels/RegionListView.h"
-#include "timeline/TimelinePlot.h"
-#include "session/Session.h"
-#include "util/TimeOrigin.h"
 
 #include <algorithm>
 #include <numeric>
@@ -21,7 +21,8 @@ RegionSelector::RegionSelector(Session* session, TimelinePlot* timeline, LeaksPa
     });
     connect(leaks_, &LeaksPanel::reportReady, this, &RegionSelector::onReport);
     connect(timeline_, &TimelinePlot::regionClicked, this, [this](size_t lane, int id) {
-        if (lane == device_ && id >= 0 && size_t(id) < regions().size()) apply(regions()[size_t(id)], id, true);
+        if (lane == device_ && id >= 0 && size_t(id) < regions().size())
+            apply(regions()[size_t(id)], id, true);
     });
     // a click on flat ground, zoomed in to about one iteration: that iteration's rise
     connect(timeline_, &TimelinePlot::timeClicked, this, [this](double seconds) {
@@ -49,7 +50,8 @@ void RegionSelector::reset() {
     device_ = session_->device();
     loaded_ = false;
     regions_.reset();
-    for (size_t lane = 0; analysis_ && lane < analysis_->deviceCount(); ++lane) timeline_->setRegions(lane, {});
+    for (size_t lane = 0; analysis_ && lane < analysis_->deviceCount(); ++lane)
+        timeline_->setRegions(lane, {});
 }
 
 double RegionSelector::seconds(uint32_t event) const {
@@ -114,9 +116,8 @@ void RegionSelector::reveal(double from, double to) {
 std::vector<size_t> RegionSelector::timeOrder() const {
     std::vector<size_t> order(regions().size());
     std::iota(order.begin(), order.end(), size_t(0));
-    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
-        return regions()[a].first < regions()[b].first;
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [this](size_t a, size_t b) { return regions()[a].first < regions()[b].first; });
     return order;
 }
 

@@ -5,9 +5,9 @@
 // makes it current, the status bar names it). On a cold open the worst region (the one the
 // diagnosis explains) is selected without any input. The regions come from the Leaks panel's
 // background job; this class hands them to the timeline and the Regions list, and looks them up.
-#include "session/CaptureLoader.h"
 #include "analysis/growth/GrowthRegions.h"
 #include "analysis/growth/LeakDiagnosis.h"
+#include "session/CaptureLoader.h"
 
 #include <QObject>
 

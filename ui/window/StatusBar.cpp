@@ -93,7 +93,8 @@ QString StatusBar::fileText() const {
     if (!a) return tr("No capture open");
     size_t events = 0;
     for (size_t i = 0; i < a->deviceCount(); ++i) events += a->trace(i).eventCount();
-    return tr("%1 \u2022 %n device(s)", nullptr, int(a->deviceCount())).arg(QFileInfo(session_->path()).fileName()) +
+    return tr("%1 \u2022 %n device(s)", nullptr, int(a->deviceCount()))
+               .arg(QFileInfo(session_->path()).fileName()) +
            tr(" \u2022 %L1 events").arg(events);
 }
 
@@ -102,7 +103,9 @@ void StatusBar::showRange(std::optional<std::pair<double, double>> range) {
     const auto [from, to] = *range;
     const size_t d = session_->device();
     const Totals a = timeline_->valuesAt(d, from), b = timeline_->valuesAt(d, to);
-    auto delta = [](int64_t v) { return (v >= 0 ? QStringLiteral("+") : QString()) + formatBytes(double(v)); };
+    auto delta = [](int64_t v) {
+        return (v >= 0 ? QStringLiteral("+") : QString()) + formatBytes(double(v));
+    };
     selection_->setText(tr("Selection %1 s: allocated %2, reserved %3")
                             .arg(to - from, 0, 'f', 6)
                             .arg(delta(b.allocated - a.allocated), delta(b.reserved - a.reserved)));
@@ -114,8 +117,10 @@ void StatusBar::showRegion() {
     if (!r) return region_->clear();
     const size_t d = session_->device();
     const double from = session_->secondsAt(d, r->first), to = session_->secondsAt(d, r->last);
-    QString sentence =
-        tr("%1, %2 s \u2013 %3 s").arg(RegionTableModel::describe(*r)).arg(from, 0, 'f', 3).arg(to, 0, 'f', 3);
+    QString sentence = tr("%1, %2 s \u2013 %3 s")
+                           .arg(RegionTableModel::describe(*r))
+                           .arg(from, 0, 'f', 3)
+                           .arg(to, 0, 'f', 3);
     if (!r->releasedBy.empty()) sentence += tr("; released: %1").arg(QString::fromStdString(r->releasedBy));
     region_->setText(sentence);
 }

@@ -22,8 +22,9 @@ class TimelinePlot;
 class StatusBar : public QStatusBar {
     Q_OBJECT
   public:
-    StatusBar(Session* session, TimelinePlot* timeline, CaptureLoader* loader, LiveController* live, QWidget* parent);
-    void setBusy(bool busy);              // the progress bar and Cancel
+    StatusBar(Session* session, TimelinePlot* timeline, CaptureLoader* loader, LiveController* live,
+              QWidget* parent);
+    void setBusy(bool busy);               // the progress bar and Cancel
     void showOpening(const QString& text); // in place of the file while a load runs
     void showFile();                       // the capture shown, with its event count
     QString regionText() const;

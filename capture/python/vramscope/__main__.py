@@ -1,4 +1,4 @@
-"""python -m vramscope record [-o FILE] [--live SOCKET] [--stacks python|all|none] -- script.py ARGS
+"""python -m vramscope record [-o FILE] [--live SOCKET] [--stacks python|all|none] [--no-free-stacks] -- script.py ARGS
 
 The program runs as `python script.py ARGS` would, and ends the same way: its exit code (sys.exit(3)
 -> 3, an uncaught exception -> 1 with the program's own traceback, the recorder's frames left out,
@@ -31,6 +31,9 @@ def main(argv=None):
     r.add_argument("--live", default=os.environ.get("VRAMSCOPE_LIVE"),
                    help="also stream to the vramscope viewer listening on this socket (Capture > Listen)")
     r.add_argument("--stacks", choices=["python", "all", "none"], default="python")
+    r.add_argument("--no-free-stacks", dest="free_stacks", action="store_false",
+                   help="gather no stack when memory is freed (about 40 %% less of PyTorch's stack cost; frees "
+                        "then carry their allocation's stack and releases are not explained)")
     r.add_argument("--no-native", action="store_true", help="use the pure-Python polling recorder")
     r.add_argument("--native", action="store_true",
                    help="also record every CUDA driver allocation (cuBLAS, cuDNN, NCCL, extensions...) with native "
@@ -52,7 +55,8 @@ def main(argv=None):
         level.inject()  # before anything initialises CUDA
     rec = None
     try:
-        rec = vramscope.start(args.output, live=args.live, stacks=args.stacks, use_native=not args.no_native,
+        rec = vramscope.start(args.output, live=args.live, stacks=args.stacks, free_stacks=args.free_stacks,
+                              use_native=not args.no_native,
                               native_level=level)
     except Exception as e:  # no torch, no CUDA...: the program still runs, unrecorded
         if not quiet:

@@ -30,15 +30,18 @@ std::mutex& internMutex() {
 namespace {
 
 class Fields;
-template <class T, class Read> bool readList(PyObject* list, Py_ssize_t width, std::vector<T>& out, Read read);
+template <class T, class Read>
+bool readList(PyObject* list, Py_ssize_t width, std::vector<T>& out, Read read);
 
 // Reads one tuple's fields in order. The first failure leaves a Python error set; later reads
 // return zeros, so a caller checks ok() once after reading all of them.
 class Fields {
   public:
-    Fields(PyObject* tuple, Py_ssize_t width) : seq_(PySequence_Fast(tuple, "a tuple of fields was expected")) {
+    Fields(PyObject* tuple, Py_ssize_t width)
+        : seq_(PySequence_Fast(tuple, "a tuple of fields was expected")) {
         if (seq_ && PySequence_Fast_GET_SIZE(seq_) != width) {
-            PyErr_Format(PyExc_TypeError, "%zd fields were expected, not %zd", width, PySequence_Fast_GET_SIZE(seq_));
+            PyErr_Format(PyExc_TypeError, "%zd fields were expected, not %zd", width,
+                         PySequence_Fast_GET_SIZE(seq_));
             failed_ = true;
         }
     }
@@ -84,7 +87,8 @@ class Fields {
     bool failed_ = false;
 };
 
-template <class T, class Read> bool readList(PyObject* list, Py_ssize_t width, std::vector<T>& out, Read read) {
+template <class T, class Read>
+bool readList(PyObject* list, Py_ssize_t width, std::vector<T>& out, Read read) {
     PyObject* seq = PySequence_Fast(list, "a list was expected");
     if (!seq) return false;
     bool ok = true;
@@ -97,9 +101,13 @@ template <class T, class Read> bool readList(PyObject* list, Py_ssize_t width, s
     return ok;
 }
 
-PyObject* bytes(const std::string& s) { return PyBytes_FromStringAndSize(s.data(), Py_ssize_t(s.size())); }
+PyObject* bytes(const std::string& s) {
+    return PyBytes_FromStringAndSize(s.data(), Py_ssize_t(s.size()));
+}
 
-template <class R> PyObject* encoded(const Fields& f, const R& r) { return f.ok() ? bytes(recordBytes(r)) : nullptr; }
+template <class R> PyObject* encoded(const Fields& f, const R& r) {
+    return f.ok() ? bytes(recordBytes(r)) : nullptr;
+}
 
 // Runs f() on the interner with the GIL released: the writer thread's drain() holds the interner's
 // lock while symbolizing, which takes the GIL.
@@ -223,7 +231,9 @@ PyObject* reserveRecord(PyObject*, PyObject* args) {
     return encoded(f, ReserveRecord{device, f.u64()});
 }
 
-PyObject* endRecord(PyObject*, PyObject*) { return bytes(recordBytes(EndRecord{})); }
+PyObject* endRecord(PyObject*, PyObject*) {
+    return bytes(recordBytes(EndRecord{}));
+}
 
 PyObject* partRecord(PyObject*, PyObject* args) {
     Fields f(args, 1);
@@ -336,13 +346,22 @@ PyMethodDef kMethods[] = {
 
 } // namespace
 
-int addFunctions(PyObject* module) { return PyModule_AddFunctions(module, kMethods); }
+int addFunctions(PyObject* module) {
+    return PyModule_AddFunctions(module, kMethods);
+}
 
 } // namespace vramscope_codec
 
 #ifdef VRAMSCOPE_CODEC_MODULE // the module of its own that the tests build (no torch)
-static PyModuleDef codecModule = {PyModuleDef_HEAD_INIT, "vramscope_codec", "core's .vscap codec", -1,
-                                  nullptr, nullptr, nullptr, nullptr, nullptr};
+static PyModuleDef codecModule = {PyModuleDef_HEAD_INIT,
+                                  "vramscope_codec",
+                                  "core's .vscap codec",
+                                  -1,
+                                  nullptr,
+                                  nullptr,
+                                  nullptr,
+                                  nullptr,
+                                  nullptr};
 
 PyMODINIT_FUNC PyInit_vramscope_codec() {
     PyObject* m = PyModule_Create(&codecModule);

@@ -1,12 +1,7 @@
 #pragma once
 // Raw Python stacks (each frame a code object's address and an instruction offset, as PyTorch's
-// CapturedTraceback holds them) -> the file's stack ids, looked up in the allocator's trace hook
-// itself. Why there: an event whose stack is known needs nothing of its context afterwards, so the
-// tracker keeps no reference to it and PyTorch frees the context on the allocating thread, as it
-// does unrecorded. Holding every context until the writer thread's drain made that thread free
-// them (refcounts and heap blocks owned by the program's thread, touched from another core, and
-// the code objects' deferred releases queued back to the program): 0.7 µs per event measured on
-// the H200, as much as PyTorch's own stack gathering. The code objects of a cached stack must stay
+// CapturedTraceback holds them) -> the file's stack ids: the tracker's drain() symbolizes each
+// distinct raw stack once (symbolizing takes the GIL). The code objects of a cached stack must stay
 // alive (the caller keeps a reference to each) so that no other code can take their addresses.
 // Standard library only (tests/tst_vscap_codec checks it without torch); not thread-safe: the
 // tracker guards it with its buffer's mutex.
@@ -24,7 +19,7 @@ struct RawFrame {
 };
 
 class StackCache {
-public:
+  public:
     static constexpr uint64_t missing = UINT64_MAX; // find()'s answer for frames never added
 
     // The key of these frames for find() and add(), computed before taking the cache's lock.
@@ -61,7 +56,7 @@ public:
     size_t size() const { return size_; }
     void clear() { byHash_.clear(), size_ = 0; }
 
-private:
+  private:
     struct Entry {
         std::vector<RawFrame> frames;
         uint64_t id;

@@ -30,12 +30,13 @@ KEEPALIVE_S = 60.0  # an empty chunk to the viewer after this long without one (
 class Recorder:
     def __init__(self, path=None, live=None, stacks="python", interval=0.1, use_native=True,
                  max_buffered=1 << 22, retention=True, retention_budget_s=30.0, auto_retention=None,
-                 gc_annotations=True, phases=True, native_level=None, pause_budget=None):
+                 gc_annotations=True, phases=True, native_level=None, pause_budget=None, free_stacks=True):
         self.path = path or "vramscope-%d.vscap" % os.getpid()
         self.live_path = live if live is not None else os.environ.get("VRAMSCOPE_LIVE") or None
         if stacks not in ("python", "all", "none"):
             raise ValueError("stacks must be 'python', 'all' or 'none'")
         self.stacks = stacks
+        self.free_stacks = free_stacks  # False: PyTorch gathers stacks at allocations only (context="alloc")
         self.interval = interval
         self.use_native = use_native
         self.max_buffered = max_buffered
@@ -146,7 +147,7 @@ class Recorder:
             self._connect_live()
             self._emit(vscap.header())
             self._write_chunk(self._preamble())
-            ctx = None if self.stacks == "none" else "all"
+            ctx = None if self.stacks == "none" else "all" if self.free_stacks else "alloc"
             torch.cuda.memory._record_memory_history(enabled="all", context=ctx,
                                                      stacks="python" if self.stacks == "none" else self.stacks,
                                                      max_entries=self.source.history_entries())
@@ -449,7 +450,7 @@ class Recorder:
         out = bytearray()
         facts = {"recorder": "vramscope-python/" + self.source.mode, "pid": os.getpid(),
                  "host": socket.gethostname(), "argv": " ".join(sys.argv), "torch": t.__version__,
-                 "stacks": self.stacks}
+                 "stacks": self.stacks if self.free_stacks else self.stacks + ", allocations only"}
         for k, v in facts.items():
             out += vscap.meta_record(k, v)
         for i in range(t.cuda.device_count()):

@@ -67,8 +67,10 @@ void applyTags(const Capture& c, int device, const DeviceTrace& t, DeviceCategor
     };
     for (size_t i = 0; i < t.eventCount(); ++i) {
         for (; tag < tags.size() && tags[tag]->timeUs < t.timeUs[i]; ++tag) apply(*tags[tag]);
-        if (next < out.allocations.size() && out.allocations[next].alloc == i) live[t.addr[i]] = uint32_t(next++);
-        else if (t.action[i] == Action::FreeRequested || t.action[i] == Action::FreeCompleted) live.erase(t.addr[i]);
+        if (next < out.allocations.size() && out.allocations[next].alloc == i)
+            live[t.addr[i]] = uint32_t(next++);
+        else if (t.action[i] == Action::FreeRequested || t.action[i] == Action::FreeCompleted)
+            live.erase(t.addr[i]);
     }
     for (; tag < tags.size(); ++tag) apply(*tags[tag]);
 }
@@ -80,10 +82,12 @@ void propagateBySite(DeviceCategories& out) {
     std::map<std::pair<uint32_t, uint64_t>, Category> bySite;
     for (size_t k = 0; k < out.allocations.size(); ++k)
         if (out.basis[k] == CategoryBasis::Tagged && out.allocations[k].stack.value != 0)
-            bySite.emplace(std::pair{out.allocations[k].stack.value, out.allocations[k].bytes}, out.category[k]);
+            bySite.emplace(std::pair{out.allocations[k].stack.value, out.allocations[k].bytes},
+                           out.category[k]);
     for (size_t k = 0; k < out.allocations.size(); ++k) {
         if (out.basis[k] != CategoryBasis::None || out.allocations[k].stack.value == 0) continue;
-        if (auto it = bySite.find({out.allocations[k].stack.value, out.allocations[k].bytes}); it != bySite.end())
+        if (auto it = bySite.find({out.allocations[k].stack.value, out.allocations[k].bytes});
+            it != bySite.end())
             out.category[k] = it->second, out.basis[k] = CategoryBasis::SameSite;
     }
 }
@@ -98,7 +102,8 @@ void tagModuleMoves(const Capture& c, DeviceCategories& out) {
         if (fresh)
             for (FrameId f : c.stacks.frames(s))
                 if (c.strings.text(c.frames[f].name) == "_apply" &&
-                    c.strings.text(c.frames[f].filename).find("torch/nn/modules/module.py") != std::string_view::npos)
+                    c.strings.text(c.frames[f].filename).find("torch/nn/modules/module.py") !=
+                        std::string_view::npos)
                     it->second = true;
         if (it->second) out.category[k] = Category::Parameter, out.basis[k] = CategoryBasis::Phase;
     }
@@ -143,7 +148,8 @@ void fillCheckpoints(const DeviceTrace& t, DeviceCategories& out) {
     out.checkpoints.reserve(t.eventCount() / DeviceCategories::kCheckpointEvery + 1);
     for (uint32_t i = 0; i < t.eventCount(); ++i) {
         if (i % DeviceCategories::kCheckpointEvery == 0) out.checkpoints.push_back(bytes);
-        for (; a < all.size() && all[a].alloc == i; ++a) bytes[static_cast<size_t>(out.category[a])] += int64_t(all[a].bytes);
+        for (; a < all.size() && all[a].alloc == i; ++a)
+            bytes[static_cast<size_t>(out.category[a])] += int64_t(all[a].bytes);
         for (; f < out.frees.size() && all[out.frees[f]].freeRequested == i; ++f) {
             const uint32_t k = out.frees[f];
             bytes[static_cast<size_t>(out.category[k])] -= int64_t(all[k].bytes);
@@ -211,17 +217,20 @@ std::array<int64_t, kCategoryCount> DeviceCategories::at(uint32_t event) const {
     return v;
 }
 
-std::array<int64_t, kCategoryCount> DeviceCategories::requestedAt(uint32_t event, const DeviceTrace& t) const {
+std::array<int64_t, kCategoryCount> DeviceCategories::requestedAt(uint32_t event,
+                                                                  const DeviceTrace& t) const {
     std::array<int64_t, kCategoryCount> v{};
     for (size_t k = 0; k < allocations.size() && allocations[k].alloc <= event; ++k)
-        if (allocations[k].aliveAt(event)) v[static_cast<size_t>(category[k])] += int64_t(t.size[allocations[k].alloc]);
+        if (allocations[k].aliveAt(event))
+            v[static_cast<size_t>(category[k])] += int64_t(t.size[allocations[k].alloc]);
     return v;
 }
 
 Category DeviceCategories::ofAllocEvent(uint32_t event) const {
     auto it = std::lower_bound(allocations.begin(), allocations.end(), event,
                                [](const Allocation& a, uint32_t e) { return a.alloc < e; });
-    return it != allocations.end() && it->alloc == event ? category[size_t(it - allocations.begin())] : Category::Unknown;
+    return it != allocations.end() && it->alloc == event ? category[size_t(it - allocations.begin())]
+                                                         : Category::Unknown;
 }
 
 Category DeviceCategories::dominant(const std::vector<uint32_t>& indices) const {

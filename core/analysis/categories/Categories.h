@@ -5,8 +5,8 @@
 // or unknown; the reserved-but-free cache is the replay's reserved minus allocated. How each is
 // decided, and how sure, is docs/categories.md: tags first (the recorder named the tensor), then
 // an allocation from the same call site with the same size as a tagged one, then the phases.
-#include "analysis/replay/Lifetimes.h"
 #include "analysis/replay/LifetimeIndex.h"
+#include "analysis/replay/Lifetimes.h"
 #include "analysis/replay/Replay.h"
 #include "analysis/stacks/StackAllocations.h"
 #include "model/Capture.h"
@@ -48,8 +48,8 @@ struct DeviceCategories {
 
 struct CaptureCategories {
     std::vector<std::shared_ptr<const DeviceCategories>> devices; // CaptureAnalysis::categories(d), by device
-    bool phases = false;                   // the capture has phase annotations
-    bool tags = false;                     // ... and tags
+    bool phases = false;                                          // the capture has phase annotations
+    bool tags = false;                                            // ... and tags
 };
 
 // One device: `allocations` from pairAllocations(trace, replay). Callers with a CaptureAnalysis ask

@@ -5,7 +5,9 @@
 
 namespace vs {
 
-int64_t GraphPoolLevel::inUseTotal() const { return std::accumulate(inUse.begin(), inUse.end(), int64_t(0)); }
+int64_t GraphPoolLevel::inUseTotal() const {
+    return std::accumulate(inUse.begin(), inUse.end(), int64_t(0));
+}
 
 void GraphPoolUse::apply(GraphPoolLevel& level, const Change& c) {
     (c.slot == kReservedSlot ? level.reserved : level.inUse[c.slot]) += c.delta;
@@ -28,9 +30,11 @@ GraphPoolUse::GraphPoolUse(const DeviceTrace& t, const ReplayResult& r, const De
             continue;
         if (!pools.holds(t.addr[i], uint32_t(i))) continue;
         const int64_t before = i ? r.reserved[i - 1] : r.initial.reserved;
-        if (const int64_t delta = r.reserved[i] - before) changes_.push_back({uint32_t(i), kReservedSlot, delta});
+        if (const int64_t delta = r.reserved[i] - before)
+            changes_.push_back({uint32_t(i), kReservedSlot, delta});
     }
-    std::stable_sort(changes_.begin(), changes_.end(), [](const Change& a, const Change& b) { return a.event < b.event; });
+    std::stable_sort(changes_.begin(), changes_.end(),
+                     [](const Change& a, const Change& b) { return a.event < b.event; });
     // What the snapshot shows at the end, less what the trace added: the level before it.
     GraphPoolLevel end;
     for (const Change& c : changes_) apply(end, c);

@@ -21,7 +21,7 @@ namespace vs {
 
 struct GraphPoolLevel {
     std::array<int64_t, kCategoryCount> inUse{}; // block bytes in the pools, by category
-    int64_t reserved = 0;                         // the pools' segments
+    int64_t reserved = 0;                        // the pools' segments
     int64_t inUseTotal() const;
     int64_t free() const { return reserved - inUseTotal(); }
 };
@@ -29,7 +29,8 @@ struct GraphPoolLevel {
 class GraphPoolUse {
   public:
     GraphPoolUse() = default;
-    GraphPoolUse(const DeviceTrace& t, const ReplayResult& r, const DeviceCategories& cats, const GraphPools& pools);
+    GraphPoolUse(const DeviceTrace& t, const ReplayResult& r, const DeviceCategories& cats,
+                 const GraphPools& pools);
     bool empty() const { return changes_.empty() && start_.reserved == 0 && start_.inUseTotal() == 0; }
     GraphPoolLevel after(uint32_t event) const; // the level after `event`
 
@@ -42,8 +43,8 @@ class GraphPoolUse {
     static constexpr uint8_t kReservedSlot = kCategoryCount;
     static constexpr size_t kCheckpointEvery = 4096; // at() scans at most this many changes
     static void apply(GraphPoolLevel& level, const Change& c);
-    GraphPoolLevel start_;             // before the first event
-    std::vector<Change> changes_;      // in event order
+    GraphPoolLevel start_;              // before the first event
+    std::vector<Change> changes_;       // in event order
     std::vector<GraphPoolLevel> marks_; // the level before every kCheckpointEvery-th change
 };
 

@@ -22,8 +22,12 @@ namespace {
 
 constexpr int64_t kMatchWindowUs = 1'000'000;
 
-bool isMake(Action a) { return a == Action::SegmentAlloc || a == Action::SegmentMap; }
-bool isUnmake(Action a) { return a == Action::SegmentFree || a == Action::SegmentUnmap; }
+bool isMake(Action a) {
+    return a == Action::SegmentAlloc || a == Action::SegmentMap;
+}
+bool isUnmake(Action a) {
+    return a == Action::SegmentFree || a == Action::SegmentUnmap;
+}
 
 // PyTorch's segment creations of one device, by (address, bytes): their times, sorted.
 std::map<std::pair<uint64_t, uint64_t>, std::vector<int64_t>> torchSegments(const DeviceTrace* t) {
@@ -38,7 +42,8 @@ std::map<std::pair<uint64_t, uint64_t>, std::vector<int64_t>> torchSegments(cons
 bool takeMatch(std::vector<int64_t>& times, int64_t at) {
     auto best = times.end();
     for (auto it = times.begin(); it != times.end(); ++it)
-        if (std::llabs(*it - at) <= kMatchWindowUs && (best == times.end() || std::llabs(*it - at) < std::llabs(*best - at)))
+        if (std::llabs(*it - at) <= kMatchWindowUs &&
+            (best == times.end() || std::llabs(*it - at) < std::llabs(*best - at)))
             best = it;
     if (best == times.end()) return false;
     times.erase(best);
@@ -57,7 +62,8 @@ std::string ownerName(const Capture& level, StackId stack) {
 }
 
 // The CUDA level's allocations of one device, PyTorch's matched and counted apart.
-void attribute(const Capture& level, const DeviceTrace& native, const DeviceTrace* torch, DeviceOutside& out) {
+void attribute(const Capture& level, const DeviceTrace& native, const DeviceTrace* torch,
+               DeviceOutside& out) {
     out.torchMatched.name = "PyTorch";
     auto pending = torchSegments(torch);
     std::map<std::string, OwnerSeries> owners;
@@ -72,7 +78,8 @@ void attribute(const Capture& level, const DeviceTrace& native, const DeviceTrac
                 whose = &out.torchMatched, ++out.matchedSegments;
             } else {
                 const std::string name = ownerName(level, native.stack[i]);
-                if (nativeOwner(level, native.stack[i]) == NativeOwner::TorchCache) ++out.unmatchedTorchSegments;
+                if (nativeOwner(level, native.stack[i]) == NativeOwner::TorchCache)
+                    ++out.unmatchedTorchSegments;
                 whose = &owners[name];
                 whose->name = name;
             }
@@ -86,7 +93,8 @@ void attribute(const Capture& level, const DeviceTrace& native, const DeviceTrac
         }
     }
     for (auto& [name, s] : owners) out.owners.push_back(std::move(s));
-    std::sort(out.owners.begin(), out.owners.end(), [](const OwnerSeries& x, const OwnerSeries& y) { return x.peak > y.peak; });
+    std::sort(out.owners.begin(), out.owners.end(),
+              [](const OwnerSeries& x, const OwnerSeries& y) { return x.peak > y.peak; });
 }
 
 // The driver's figure at each sample against what the allocators explain then.
@@ -100,7 +108,8 @@ void gaps(const Capture& c, const DeviceTrace* torch, const ReplayResult* replay
         int64_t reserved = 0;
         if (torch && replay && !replay->reserved.empty()) {
             auto e = std::upper_bound(torch->timeUs.begin(), torch->timeUs.end(), s.timeUs);
-            if (e != torch->timeUs.begin()) reserved = replay->reserved[size_t(e - torch->timeUs.begin()) - 1];
+            if (e != torch->timeUs.begin())
+                reserved = replay->reserved[size_t(e - torch->timeUs.begin()) - 1];
         }
         g.explained = reserved + out.outsideAt(s.timeUs);
         out.gap.push_back(g);
@@ -117,7 +126,8 @@ std::vector<DeviceOutside> outsideTorch(const Capture& c, const std::vector<cons
     if (level)
         for (const DeviceTrace& native : level->devices) ordinals.push_back(native.device);
     for (const auto& s : c.driverSamples)
-        if (std::find(ordinals.begin(), ordinals.end(), s.device) == ordinals.end()) ordinals.push_back(s.device);
+        if (std::find(ordinals.begin(), ordinals.end(), s.device) == ordinals.end())
+            ordinals.push_back(s.device);
     std::vector<DeviceOutside> out;
     for (int ordinal : ordinals) {
         DeviceOutside o;
@@ -125,7 +135,8 @@ std::vector<DeviceOutside> outsideTorch(const Capture& c, const std::vector<cons
         const DeviceTrace* torch = nullptr;
         const ReplayResult* replay = nullptr;
         for (size_t i = 0; i < c.devices.size() && level != &c; ++i)
-            if (c.devices[i].device == ordinal) torch = &c.devices[i], replay = i < replays.size() ? replays[i] : nullptr;
+            if (c.devices[i].device == ordinal)
+                torch = &c.devices[i], replay = i < replays.size() ? replays[i] : nullptr;
         if (level)
             if (const DeviceTrace* native = level->device(ordinal)) attribute(*level, *native, torch, o);
         gaps(c, torch, replay, o);

@@ -6,8 +6,8 @@
 // for it (NativeOwner: cuBLAS, cuBLASLt, cuDNN, NCCL, CuPy, Triton, or the program / an extension).
 // The driver's own figure (DriverMemory samples) minus both is the gap: the CUDA context, module
 // images and whatever the driver keeps, which no allocation explains.
-#include "analysis/stacks/NativeOwner.h"
 #include "analysis/replay/Replay.h"
+#include "analysis/stacks/NativeOwner.h"
 #include "model/Capture.h"
 
 #include <cstdint>
@@ -25,18 +25,18 @@ struct OwnerSeries {
 
 struct GapSample {
     int64_t timeUs = 0;
-    int64_t driverUsed = 0;  // NVML's figure for the process, else cuMemGetInfo's device-wide one
+    int64_t driverUsed = 0; // NVML's figure for the process, else cuMemGetInfo's device-wide one
     bool processFigure = false;
-    int64_t explained = 0;   // PyTorch's reserved + everything outside PyTorch, then
+    int64_t explained = 0; // PyTorch's reserved + everything outside PyTorch, then
     int64_t gap() const { return driverUsed - explained; }
 };
 
 struct DeviceOutside {
     int device = 0;
-    std::vector<OwnerSeries> owners;  // outside PyTorch, by name; largest peak first
-    OwnerSeries torchMatched;         // driver bytes matched to PyTorch segments (= reserved, checked)
+    std::vector<OwnerSeries> owners; // outside PyTorch, by name; largest peak first
+    OwnerSeries torchMatched;        // driver bytes matched to PyTorch segments (= reserved, checked)
     uint32_t matchedSegments = 0, unmatchedTorchSegments = 0; // the latter: PyTorch's own frames, no match
-    std::vector<GapSample> gap;       // at every driver sample of the device
+    std::vector<GapSample> gap;                               // at every driver sample of the device
     int64_t outsideAt(int64_t timeUs) const;
 };
 

@@ -36,7 +36,8 @@ Phase phaseOfStack(const Capture& c, StackId s, bool& python) {
     python = false;
     Phase found = Phase::None;
     for (FrameId f : c.stacks.frames(s)) {
-        const std::string_view file = c.strings.text(c.frames[f].filename), name = c.strings.text(c.frames[f].name);
+        const std::string_view file = c.strings.text(c.frames[f].filename),
+                               name = c.strings.text(c.frames[f].name);
         if (!isPython(file)) continue;
         python = true;
         if (contains(file, "torch/optim/")) return Phase::Optimizer;
@@ -61,7 +62,7 @@ PhaseWindows PhaseWindows::fromStacks(const Capture& c, const DeviceTrace& t) {
         Phase p = phaseOfStack(c, t.stack[i], python);
         anyPython |= python;
         if (!python) p = Phase::Backward; // the autograd engine's thread has no Python frame
-        if (p == Phase::None) continue; // setup, data, the script's own code: inside whatever run is open
+        if (p == Phase::None) continue;   // setup, data, the script's own code: inside whatever run is open
         if (p != run) {
             if (run != Phase::None) marks.push_back({runEnd + 1, run, false});
             marks.push_back({t.timeUs[i], p, true});
@@ -75,7 +76,8 @@ PhaseWindows PhaseWindows::fromStacks(const Capture& c, const DeviceTrace& t) {
 }
 
 void PhaseWindows::build(std::vector<Mark> marks) {
-    std::stable_sort(marks.begin(), marks.end(), [](const Mark& x, const Mark& y) { return x.timeUs < y.timeUs; });
+    std::stable_sort(marks.begin(), marks.end(),
+                     [](const Mark& x, const Mark& y) { return x.timeUs < y.timeUs; });
     std::vector<PhaseAt> open; // innermost last
     for (const Mark& m : marks) {
         if (m.start) {
@@ -85,7 +87,8 @@ void PhaseWindows::build(std::vector<Mark> marks) {
         } else {
             // The most recent open instance of this phase ends (and any left open inside it: a
             // forward whose END was lost to an exception).
-            auto it = std::find_if(open.rbegin(), open.rend(), [&](const PhaseAt& o) { return o.phase == m.phase; });
+            auto it = std::find_if(open.rbegin(), open.rend(),
+                                   [&](const PhaseAt& o) { return o.phase == m.phase; });
             if (it == open.rend()) continue;
             for (auto inner = open.begin() + (open.rend() - it) - 1; inner != open.end(); ++inner)
                 ends_[inner->instance - 1] = m.timeUs;

@@ -21,7 +21,8 @@ std::vector<uint32_t> largest(const std::vector<Allocation>& all, const DeviceTr
     for (uint32_t i = 0; i < order.size(); ++i) {
         order[i] = i;
         const int64_t until = all[i].freeRequested == kNoEvent ? end : t.timeUs[all[i].freeRequested];
-        area[i] = double(all[i].bytes) * double(until - t.timeUs[all[i].alloc] + 1); // +1: instant ones by size
+        area[i] =
+            double(all[i].bytes) * double(until - t.timeUs[all[i].alloc] + 1); // +1: instant ones by size
     }
     auto bigger = [&](uint32_t a, uint32_t b) { return area[a] != area[b] ? area[a] > area[b] : a < b; };
     if (keep < order.size()) {
@@ -36,11 +37,13 @@ std::vector<uint32_t> largest(const std::vector<Allocation>& all, const DeviceTr
 // `placed(band, event, offset)` for every band placed or moved. False when `budget` steps would be
 // exceeded (nothing more is walked).
 template <class Placed>
-bool sweep(const std::vector<AllocationBand>& bands, size_t budget, const std::atomic<bool>* cancel, Placed placed) {
+bool sweep(const std::vector<AllocationBand>& bands, size_t budget, const std::atomic<bool>* cancel,
+           Placed placed) {
     std::vector<uint32_t> frees; // bands by free event
     for (uint32_t b = 0; b < bands.size(); ++b)
         if (bands[b].free != kNoEvent) frees.push_back(b);
-    std::sort(frees.begin(), frees.end(), [&](uint32_t a, uint32_t b) { return bands[a].free < bands[b].free; });
+    std::sort(frees.begin(), frees.end(),
+              [&](uint32_t a, uint32_t b) { return bands[a].free < bands[b].free; });
     std::vector<uint32_t> live;
     std::vector<uint64_t> offset(bands.size(), 0);
     uint64_t top = 0;
@@ -73,8 +76,8 @@ bool sweep(const std::vector<AllocationBand>& bands, size_t budget, const std::a
 
 } // namespace
 
-AllocationBands AllocationBands::build(const DeviceTrace& trace, const ReplayResult& replay, const Options& options,
-                                       const std::atomic<bool>* cancel) {
+AllocationBands AllocationBands::build(const DeviceTrace& trace, const ReplayResult& replay,
+                                       const Options& options, const std::atomic<bool>* cancel) {
     const std::vector<Allocation> all = pairAllocations(trace, replay);
     AllocationBands out;
     out.allocations_ = all.size();
@@ -84,7 +87,8 @@ AllocationBands AllocationBands::build(const DeviceTrace& trace, const ReplayRes
         for (uint32_t i : largest(all, trace, keep))
             out.bands_.push_back({all[i].alloc, all[i].freeRequested, all[i].bytes, all[i].stack, 0, 0});
         counts.assign(out.bands_.size(), 0);
-        if (sweep(out.bands_, options.maxSteps, cancel, [&](uint32_t b, uint32_t, uint64_t) { ++counts[b]; })) break;
+        if (sweep(out.bands_, options.maxSteps, cancel, [&](uint32_t b, uint32_t, uint64_t) { ++counts[b]; }))
+            break;
     }
     uint32_t next = 0;
     for (size_t b = 0; b < out.bands_.size(); ++b) {
@@ -107,7 +111,8 @@ std::vector<BandStep> AllocationBands::totals(const std::vector<AllocationBand>&
         changes.push_back({b.alloc, b.bytes});
         if (b.free != kNoEvent) changes.push_back({b.free, uint64_t(0) - b.bytes});
     }
-    std::sort(changes.begin(), changes.end(), [](const BandStep& a, const BandStep& b) { return a.event < b.event; });
+    std::sort(changes.begin(), changes.end(),
+              [](const BandStep& a, const BandStep& b) { return a.event < b.event; });
     std::vector<BandStep> out;
     uint64_t total = 0;
     for (const BandStep& c : changes) {

@@ -22,9 +22,9 @@
 namespace vs {
 
 struct AllocationBand {
-    uint32_t alloc = 0;         // the alloc event
-    uint32_t free = kNoEvent;   // the event that ended it (allocated() drops); kNoEvent: alive at the end
-    uint64_t bytes = 0;         // the whole block, as allocated() counts it
+    uint32_t alloc = 0;       // the alloc event
+    uint32_t free = kNoEvent; // the event that ended it (allocated() drops); kNoEvent: alive at the end
+    uint64_t bytes = 0;       // the whole block, as allocated() counts it
     StackId stack;
     uint32_t firstStep = 0, stepCount = 0; // into AllocationBands::steps(); the first is at `alloc`
     bool aliveAfter(uint32_t event) const { return alloc <= event && (free == kNoEvent || event < free); }
@@ -38,8 +38,8 @@ struct BandStep {
 class AllocationBands {
   public:
     struct Options {
-        size_t maxBands = 15000;       // memory_viz's default max_entries
-        size_t maxSteps = 20'000'000;  // bounds memory (16 B each) whatever the trace
+        size_t maxBands = 15000;      // memory_viz's default max_entries
+        size_t maxSteps = 20'000'000; // bounds memory (16 B each) whatever the trace
     };
     static AllocationBands build(const DeviceTrace& trace, const ReplayResult& replay, const Options& options,
                                  const std::atomic<bool>* cancel = nullptr);
@@ -49,7 +49,9 @@ class AllocationBands {
 
     // Bands in allocation order.
     const std::vector<AllocationBand>& bands() const { return bands_; }
-    std::span<const BandStep> steps(const AllocationBand& b) const { return {steps_.data() + b.firstStep, b.stepCount}; }
+    std::span<const BandStep> steps(const AllocationBand& b) const {
+        return {steps_.data() + b.firstStep, b.stepCount};
+    }
     // The band's lower edge after `event` (the band must be alive then).
     uint64_t offsetAfter(const AllocationBand& b, uint32_t event) const;
     // Bytes of the bands alive after `event` (below the summarized band); UINT32_MAX: before event 0.

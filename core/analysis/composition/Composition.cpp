@@ -30,7 +30,8 @@ const DeviceOutside* Composition::outsideOf(int ordinal) const {
     return nullptr;
 }
 
-CompositionAt Composition::at(const CaptureAnalysis& a, size_t device, int64_t timeUs, bool withRequested) const {
+CompositionAt Composition::at(const CaptureAnalysis& a, size_t device, int64_t timeUs,
+                              bool withRequested) const {
     CompositionAt r;
     const DeviceTrace& t = a.trace(device);
     r.device = t.device;
@@ -51,7 +52,8 @@ CompositionAt Composition::at(const CaptureAnalysis& a, size_t device, int64_t t
         r.torchMatched = o->torchMatched.at(timeUs);
         for (const auto& s : o->owners)
             if (const int64_t b = s.at(timeUs)) r.outside.emplace_back(s.name, b);
-        std::stable_sort(r.outside.begin(), r.outside.end(), [](auto& x, auto& y) { return x.second > y.second; });
+        std::stable_sort(r.outside.begin(), r.outside.end(),
+                         [](auto& x, auto& y) { return x.second > y.second; });
         auto g = std::upper_bound(o->gap.begin(), o->gap.end(), timeUs,
                                   [](int64_t at, const GapSample& s) { return at < s.timeUs; });
         if (g != o->gap.begin()) r.driver = *std::prev(g);

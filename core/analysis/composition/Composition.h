@@ -40,7 +40,8 @@ class Composition {
     const std::vector<DeviceOutside>& outside() const { return outside_; }
     const DeviceOutside* outsideOf(int ordinal) const;
     bool hasGraphPools(size_t device) const { return !graphPools_[device].empty(); }
-    CompositionAt at(const CaptureAnalysis& a, size_t device, int64_t timeUs, bool withRequested = false) const;
+    CompositionAt at(const CaptureAnalysis& a, size_t device, int64_t timeUs,
+                     bool withRequested = false) const;
 
   private:
     CaptureCategories categories_;

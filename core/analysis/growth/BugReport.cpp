@@ -1,8 +1,8 @@
 #include "analysis/growth/BugReport.h"
 
+#include "analysis/SummaryReport.h"
 #include "analysis/stacks/FrameFilter.h"
 #include "analysis/stacks/SiteText.h"
-#include "analysis/SummaryReport.h"
 #include "util/Format.h"
 
 #include <cstdio>
@@ -47,15 +47,19 @@ void diagnosisSection(std::ostringstream& md, const CaptureAnalysis& a, const Re
         return;
     }
     const DeviceTrace& t = a.trace(ctx.device);
-    auto at = [&](uint32_t e) { return double(t.timeUs[std::min<size_t>(e, t.eventCount() - 1)] - a.originUs()) / 1e6; };
+    auto at = [&](uint32_t e) {
+        return double(t.timeUs[std::min<size_t>(e, t.eventCount() - 1)] - a.originUs()) / 1e6;
+    };
     md << "**" << leakKindName(r->kind) << "**";
-    if (t.eventCount()) md << " (window " << secondsText(at(r->first)) << "–" << secondsText(at(r->last)) << " s)";
+    if (t.eventCount())
+        md << " (window " << secondsText(at(r->first)) << "–" << secondsText(at(r->last)) << " s)";
     md << ": " << r->summary << "\n\n";
     if (!r->evidence.empty()) md << "*Evidence:* " << r->evidence << "\n\n";
     if (!r->nextStep.empty()) md << "*Next step:* " << r->nextStep << "\n";
     if (!r->holder.empty()) md << "\n*Kept alive by:* " << r->holder << "\n";
     if (r->groups.empty()) return;
-    md << "\n#### Top allocation sites (memory surviving the window)\n\n| # | bytes | blocks | steady | site |\n"
+    md << "\n#### Top allocation sites (memory surviving the window)\n\n| # | bytes | blocks | steady | site "
+          "|\n"
           "|---:|---:|---:|:---:|---|\n";
     for (size_t i = 0; i < r->groups.size() && i < ctx.topSites; ++i) {
         const SurvivorGroup& g = r->groups[i];
@@ -68,8 +72,8 @@ void environmentSection(std::ostringstream& md, const Capture& c) {
     md << "\n#### Environment\n\n";
     for (const DeviceTrace& t : c.devices) {
         const std::string gpu = gpuText(c, t.device);
-        md << "- Device " << t.device << ": " << (gpu.empty() ? "GPU name not recorded (PyTorch snapshot)" : gpu)
-           << '\n';
+        md << "- Device " << t.device << ": "
+           << (gpu.empty() ? "GPU name not recorded (PyTorch snapshot)" : gpu) << '\n';
     }
     const std::string torch = metaValue(c, "torch");
     md << "- torch: " << (torch.empty() ? "version not recorded" : torch) << '\n';
@@ -105,8 +109,9 @@ std::string exportTitle(const CaptureAnalysis& a, const ReportContext& ctx) {
     }
     title << " \u00b7 " << secondsText(ctx.fromSeconds) << "\u2013" << secondsText(ctx.toSeconds) << " s";
     if (ctx.report)
-        title << " \u00b7 " << (ctx.report->kind == LeakKind::None ? std::string_view("no growth found")
-                                                                    : leakKindName(ctx.report->kind));
+        title << " \u00b7 "
+              << (ctx.report->kind == LeakKind::None ? std::string_view("no growth found")
+                                                     : leakKindName(ctx.report->kind));
     return title.str();
 }
 

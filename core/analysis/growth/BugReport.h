@@ -10,10 +10,10 @@
 namespace vs {
 
 struct ReportContext {
-    size_t device = 0;                   // index of the device the views show
-    const LeakReport* report = nullptr;  // the diagnosis shown in the Leaks tab, if any
+    size_t device = 0;                     // index of the device the views show
+    const LeakReport* report = nullptr;    // the diagnosis shown in the Leaks tab, if any
     double fromSeconds = 0, toSeconds = 0; // the time range shown, seconds from the analysis' origin
-    std::string image;                   // a file name the Markdown links to; empty: none
+    std::string image;                     // a file name the Markdown links to; empty: none
     size_t topSites = 5;
 };
 

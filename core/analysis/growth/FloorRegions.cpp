@@ -1,9 +1,9 @@
 #include "analysis/growth/FloorRegions.h"
 
 #include "analysis/growth/FloorRises.h"
+#include "analysis/growth/ReleaseCause.h"
 #include "analysis/replay/GraphPools.h"
 #include "analysis/stacks/NativeOwner.h"
-#include "analysis/growth/ReleaseCause.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -20,7 +20,8 @@ struct StackKept {
 };
 
 // A stack's live bytes at the rise's points: the floor of each of its slices, then its top.
-std::vector<int64_t> liveAt(std::vector<std::pair<uint32_t, int64_t>>& steps, const std::vector<uint32_t>& points) {
+std::vector<int64_t> liveAt(std::vector<std::pair<uint32_t, int64_t>>& steps,
+                            const std::vector<uint32_t>& points) {
     std::sort(steps.begin(), steps.end());
     std::vector<int64_t> out;
     int64_t live = 0;
@@ -35,17 +36,16 @@ std::vector<int64_t> liveAt(std::vector<std::pair<uint32_t, int64_t>>& steps, co
 // Whether a stack's memory grows over the rise, from its live bytes at the rise's points: the
 // floor seen from each point (the least it holds from then to the top) rises in three or more
 // steps, none of them 40 % of the rise (a bounded queue of tensors of varying sizes steps up now
-// and then as its smallest entries pass through), from 10 % to 75 % of the rise over at least a sixteenth of the points (a burst at one
-// moment is a model, a first step, a warm-up), and it has not levelled off (flat since it reached
-// 75 % for a third longer than it took to get there, and a quarter of the trace: a cache filled in
-// the first epoch, a bounded queue; a leak on errors that stopped coming half-way still counts,
-// and between the two the memory alone cannot tell), and the rise stands out of its churn.
-// Appending to a container and regrowing one tensor with torch.cat both count; a queue that drops
-// its oldest entry as it adds one does not.
-// How far above its own floor (the least it holds from then on) the stack typically is: about
-// nothing for memory that is only added (a list appended to, a tensor regrown), the size of its
-// churn for a queue of tensors of varying sizes, whose floor creeps up by chance as its smallest
-// entries pass through (the median over the points).
+// and then as its smallest entries pass through), from 10 % to 75 % of the rise over at least a sixteenth of
+// the points (a burst at one moment is a model, a first step, a warm-up), and it has not levelled off (flat
+// since it reached 75 % for a third longer than it took to get there, and a quarter of the trace: a cache
+// filled in the first epoch, a bounded queue; a leak on errors that stopped coming half-way still counts, and
+// between the two the memory alone cannot tell), and the rise stands out of its churn. Appending to a
+// container and regrowing one tensor with torch.cat both count; a queue that drops its oldest entry as it
+// adds one does not. How far above its own floor (the least it holds from then on) the stack typically is:
+// about nothing for memory that is only added (a list appended to, a tensor regrown), the size of its churn
+// for a queue of tensors of varying sizes, whose floor creeps up by chance as its smallest entries pass
+// through (the median over the points).
 int64_t typicalExcursion(const std::vector<int64_t>& live) {
     std::vector<int64_t> above(live.size());
     int64_t low = INT64_MAX;
@@ -54,14 +54,16 @@ int64_t typicalExcursion(const std::vector<int64_t>& live) {
     return above[above.size() / 2];
 }
 
-bool grows(const std::vector<int64_t>& live, uint32_t slices, StackKept& k, const std::vector<uint32_t>& points) {
+bool grows(const std::vector<int64_t>& live, uint32_t slices, StackKept& k,
+           const std::vector<uint32_t>& points) {
     // The least the stack holds over the next sixteenth of the points, up to the last sixteenth:
     // a floor free of the end's bias (the least of a stationary series over a shrinking future
     // rises towards the end), then the floor as seen from each point.
     const size_t w = std::max<size_t>(1, live.size() / 16);
     if (live.size() <= w) return false;
     std::vector<int64_t> floor(live.size() - w);
-    for (size_t i = 0; i < floor.size(); ++i) floor[i] = *std::min_element(live.begin() + ptrdiff_t(i), live.begin() + ptrdiff_t(i + w + 1));
+    for (size_t i = 0; i < floor.size(); ++i)
+        floor[i] = *std::min_element(live.begin() + ptrdiff_t(i), live.begin() + ptrdiff_t(i + w + 1));
     int64_t low = INT64_MAX;
     for (size_t i = floor.size(); i-- > 0;) floor[i] = low = std::min(low, floor[i]);
     const int64_t rise = floor.back() - floor.front();
@@ -69,7 +71,8 @@ bool grows(const std::vector<int64_t>& live, uint32_t slices, StackKept& k, cons
     size_t steps = 0, s10 = SIZE_MAX, s75 = SIZE_MAX, first = SIZE_MAX;
     int64_t largest = 0;
     for (size_t i = 1; i < floor.size(); ++i) {
-        if (floor[i] > floor[i - 1]) ++steps, first = std::min(first, i), largest = std::max(largest, floor[i] - floor[i - 1]);
+        if (floor[i] > floor[i - 1])
+            ++steps, first = std::min(first, i), largest = std::max(largest, floor[i] - floor[i - 1]);
         const int64_t up = floor[i] - floor.front();
         if (s10 == SIZE_MAX && 10 * up >= rise) s10 = i;
         if (s75 == SIZE_MAX && 4 * up >= 3 * rise) s75 = i;
@@ -98,17 +101,21 @@ std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allo
                                   int64_t minRise) {
     std::vector<Candidate> out;
     const auto events = uint32_t(allocated.size());
-    if (f.kept.rise() >= minRise) out.push_back({f.kept, LeakKind::Leak, RegionScale::Run, "not released: still alive when the capture ends"});
+    if (f.kept.rise() >= minRise)
+        out.push_back(
+            {f.kept, LeakKind::Leak, RegionScale::Run, "not released: still alive when the capture ends"});
     for (const FloorRise& r : f.released) {
         const uint32_t held = r.releasedAt - r.start, after = events - r.releasedUntil;
         const uint32_t settled = f.sliceOf(r.releasedUntil); // the floor after the release: built up again?
-        const int64_t later = settled < f.slices ? *std::max_element(f.floor.begin() + settled, f.floor.end()) : r.from;
+        const int64_t later =
+            settled < f.slices ? *std::max_element(f.floor.begin() + settled, f.floor.end()) : r.from;
         if (!longerThanWorkingSet(held, events)) continue;
         // what is held at the top: the floor just before the release at the scale of a working set
         // (a slice's own floor can fall inside a step, with its temporaries alive)
         FloorRise top = r;
         const uint32_t window = std::max<uint32_t>(f.eventsPerSlice, held / kWorkingSetShare);
-        top.top = uint32_t(allocated.argMin(std::max(r.start, r.releasedAt - std::min(window, r.releasedAt)), r.releasedAt));
+        top.top = uint32_t(
+            allocated.argMin(std::max(r.start, r.releasedAt - std::min(window, r.releasedAt)), r.releasedAt));
         // released at the program's end: built up over most of the run, nothing built up again
         if (8ull * after <= held && 2ull * held >= events && later < r.from + r.rise() / 2)
             out.push_back({top, LeakKind::Leak, RegionScale::Run, "released only when the program ends"});
@@ -118,7 +125,8 @@ std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allo
     return out;
 }
 
-std::vector<StackId> byGrowth(const std::unordered_map<uint32_t, StackKept>& stacks, const std::vector<uint32_t>& chosen) {
+std::vector<StackId> byGrowth(const std::unordered_map<uint32_t, StackKept>& stacks,
+                              const std::vector<uint32_t>& chosen) {
     std::vector<std::pair<int64_t, uint32_t>> order;
     for (uint32_t s : chosen) order.emplace_back(stacks.at(s).grew, s);
     std::sort(order.rbegin(), order.rend());
@@ -158,7 +166,8 @@ std::optional<GrowthRegion> regionOf(const Inputs& in, const Candidate& c) {
     // the stacks of what is alive at the top and was made during the rise
     std::unordered_map<uint32_t, StackKept> stacks;
     std::unordered_map<uint32_t, bool> library;
-    auto it = std::upper_bound(all.begin(), all.end(), c.rise.base, [](uint32_t e, const Allocation& x) { return e < x.alloc; });
+    auto it = std::upper_bound(all.begin(), all.end(), c.rise.base,
+                               [](uint32_t e, const Allocation& x) { return e < x.alloc; });
     for (; it != all.end() && it->alloc <= c.rise.top; ++it) {
         if (!it->aliveAt(c.rise.top) || it->stack.value == 0 || it->alloc < in.setupEnd) continue;
         if (in.pools.holds(in.trace.addr[it->alloc], it->alloc)) continue; // a CUDA graph's pool, by design
@@ -215,7 +224,8 @@ void describe(GrowthRegion& r, const std::vector<Allocation>& all, const Iterati
     r.iterations = uint32_t(its.indexOf(r.last) - its.indexOf(r.first) + 1);
     std::vector<size_t> made; // the iterations that made kept memory, ascending
     for (uint32_t i : r.allocations)
-        if (made.empty() || made.back() != its.indexOf(all[i].alloc)) made.push_back(its.indexOf(all[i].alloc));
+        if (made.empty() || made.back() != its.indexOf(all[i].alloc))
+            made.push_back(its.indexOf(all[i].alloc));
     std::sort(made.begin(), made.end());
     made.erase(std::unique(made.begin(), made.end()), made.end());
     r.keptIn = uint32_t(made.size());
@@ -224,7 +234,8 @@ void describe(GrowthRegion& r, const std::vector<Allocation>& all, const Iterati
     for (size_t i = 1; i < made.size(); ++i) gaps.push_back(made[i] - made[i - 1]);
     if (gaps.size() < 2) return;
     std::sort(gaps.begin(), gaps.end());
-    if (2 * gaps.back() <= 3 * gaps.front()) r.interval = uint32_t(gaps[gaps.size() / 2]); // within 50 % of each other
+    if (2 * gaps.back() <= 3 * gaps.front())
+        r.interval = uint32_t(gaps[gaps.size() / 2]); // within 50 % of each other
 }
 
 } // namespace
@@ -237,8 +248,9 @@ int64_t minFloorRise(int64_t peakAllocated) {
     return std::max<int64_t>(peakAllocated / 100000, 4 << 10);
 }
 
-std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
-                                       const Iterations& its, const GraphPools& pools) {
+std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device,
+                                       const std::vector<Allocation>& all, const Iterations& its,
+                                       const GraphPools& pools) {
     std::vector<GrowthRegion> out;
     const ReplayResult& rep = a.replay(device);
     const int64_t peak = std::max<int64_t>(1, a.summary(device).peak.allocated);
@@ -253,7 +265,8 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device, 
         auto r = regionOf(in, c);
         if (!r) continue;
         // a rise released at the end shares its memory with the kept one that ends lower: keep one
-        if (std::any_of(out.begin(), out.end(), [&](const GrowthRegion& g) { return g.stacks.front() == r->stacks.front(); }))
+        if (std::any_of(out.begin(), out.end(),
+                        [&](const GrowthRegion& g) { return g.stacks.front() == r->stacks.front(); }))
             continue;
         r->significant = r->growthBytes * 100 >= uint64_t(peak);
         describe(*r, all, its, events);

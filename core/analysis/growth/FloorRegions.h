@@ -14,8 +14,9 @@
 
 namespace vs {
 
-std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
-                                       const Iterations& its, const GraphPools& pools);
+std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device,
+                                       const std::vector<Allocation>& all, const Iterations& its,
+                                       const GraphPools& pools);
 
 // Memory a program builds up and releases again within a sixteenth of the trace is the working
 // set of a step or a request (activations, a KV cache, a batch's outputs), repeated many times;

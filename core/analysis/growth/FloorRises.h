@@ -15,20 +15,21 @@
 namespace vs {
 
 struct FloorRise {
-    uint32_t base = 0;              // event where the floor stood before the rise
-    uint32_t start = 0;             // first event of the slice where the floor first stood higher
-    uint32_t top = 0;               // the floor at a release's top (the lowest point of the slice before it); the end when kept
-    uint32_t releasedAt = kNoEvent; // first event of the slice that fell below the top; kNoEvent: kept
+    uint32_t base = 0;  // event where the floor stood before the rise
+    uint32_t start = 0; // first event of the slice where the floor first stood higher
+    uint32_t top =
+        0; // the floor at a release's top (the lowest point of the slice before it); the end when kept
+    uint32_t releasedAt = kNoEvent;    // first event of the slice that fell below the top; kNoEvent: kept
     uint32_t releasedUntil = kNoEvent; // first event of the slice where the floor stopped falling
-    int64_t from = 0, to = 0;       // the floor before and at the top
+    int64_t from = 0, to = 0;          // the floor before and at the top
     int64_t rise() const { return to - from; }
 };
 
 struct FloorRises {
-    uint32_t slices = 0;       // how many slices the trace was cut into
+    uint32_t slices = 0; // how many slices the trace was cut into
     uint32_t eventsPerSlice = 1;
-    std::vector<int64_t> floor;   // the lowest allocated in each slice
-    std::vector<uint32_t> floorAt; // the event where each slice is lowest
+    std::vector<int64_t> floor;      // the lowest allocated in each slice
+    std::vector<uint32_t> floorAt;   // the event where each slice is lowest
     std::vector<FloorRise> released; // rises given back later, in the order of their release
     FloorRise kept;                  // from the lowest floor to the last slice (rise() may be 0)
     uint32_t sliceOf(uint32_t event) const { return event / eventsPerSlice; }

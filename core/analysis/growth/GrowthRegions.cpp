@@ -1,9 +1,9 @@
 #include "analysis/growth/GrowthRegions.h"
 
 #include "analysis/growth/FloorRegions.h"
+#include "analysis/growth/ReleaseCause.h"
 #include "analysis/stacks/FrameFilter.h"
 #include "analysis/stacks/NativeOwner.h"
-#include "analysis/growth/ReleaseCause.h"
 
 #include <algorithm>
 #include <map>
@@ -104,9 +104,11 @@ struct Builder {
     }
 };
 
-// The kept allocations of every stack, in stack order. At the CUDA level, what a framework's allocator or a library keeps is its cache, not growth.
-std::map<uint32_t, Kept> keptByStack(const Capture& c, const DeviceTrace& t, const std::vector<Allocation>& all,
-                                     const Iterations& its, const GraphPools& pools, bool skipWarmUp) {
+// The kept allocations of every stack, in stack order. At the CUDA level, what a framework's allocator or a
+// library keeps is its cache, not growth.
+std::map<uint32_t, Kept> keptByStack(const Capture& c, const DeviceTrace& t,
+                                     const std::vector<Allocation>& all, const Iterations& its,
+                                     const GraphPools& pools, bool skipWarmUp) {
     std::map<uint32_t, Kept> out; // a CUDA graph's private pool holds memory by design: left out
     std::unordered_map<uint32_t, bool> library;
     for (uint32_t i = 0; i < all.size(); ++i) {
@@ -142,8 +144,7 @@ uint32_t freeSite(const Capture& c, const DeviceTrace& t, const std::vector<Allo
 // last step): it did not outlive its iteration, but it is freed with the rest, so it belongs.
 constexpr uint32_t kReleaseSlack = 64; // events between frees of one release
 
-void joinFreedTogether(const std::vector<Allocation>& all, const Iterations& its,
-                       ReleaseBuckets& releases) {
+void joinFreedTogether(const std::vector<Allocation>& all, const Iterations& its, ReleaseBuckets& releases) {
     struct Span {
         uint32_t from = UINT32_MAX, to = 0;
         std::vector<Kept::Item>* items = nullptr;
@@ -154,7 +155,8 @@ void joinFreedTogether(const std::vector<Allocation>& all, const Iterations& its
         for (const auto& i : items) {
             const Allocation& x = all[i.allocation];
             Span& s = spans[x.stack.value];
-            s.from = std::min(s.from, x.freeRequested), s.to = std::max(s.to, x.freeRequested), s.items = &items;
+            s.from = std::min(s.from, x.freeRequested), s.to = std::max(s.to, x.freeRequested),
+            s.items = &items;
         }
         for (auto& [stack, span] : spans) byStack[stack].push_back(span);
     }
@@ -166,8 +168,8 @@ void joinFreedTogether(const std::vector<Allocation>& all, const Iterations& its
         const size_t born = its.indexOf(x.alloc);
         for (Span& s : it->second)
             // a container frees its items back to front: the newest goes just before the rest
-            if (x.freeRequested + kReleaseSlack >= s.from && x.freeRequested <= s.to && born == its.indexOf(x.freeRequested) &&
-                born == its.indexOf(s.from))
+            if (x.freeRequested + kReleaseSlack >= s.from && x.freeRequested <= s.to &&
+                born == its.indexOf(x.freeRequested) && born == its.indexOf(s.from))
                 s.items->push_back({i, born, born});
     }
 }
@@ -176,7 +178,8 @@ void addCacheRegion(const CaptureAnalysis& a, size_t device, std::vector<GrowthR
     const ReplayResult& r = a.replay(device);
     const DeviceSummary sum = a.summary(device);
     const int64_t excess = sum.peak.reserved - sum.peak.allocated;
-    if (!(sum.peak.reserved > sum.peak.allocated * 3 / 2 && excess >= (64 << 20)) || r.reserved.empty()) return;
+    if (!(sum.peak.reserved > sum.peak.allocated * 3 / 2 && excess >= (64 << 20)) || r.reserved.empty())
+        return;
     const auto top = uint32_t(r.reserved.argMax(0, r.reserved.size()));
     uint32_t from = top; // back to where reserved last held no more than allocated ever needs
     while (from > 0 && r.reserved[from - 1] > sum.peak.allocated) --from;
@@ -195,10 +198,10 @@ void addCacheRegion(const CaptureAnalysis& a, size_t device, std::vector<GrowthR
 void addFloorRegions(std::vector<GrowthRegion> floor, std::vector<GrowthRegion>& out) {
     const size_t found = out.size();
     for (auto& f : floor) {
-        const bool known = f.kind != LeakKind::Leak &&
-                           std::any_of(out.begin(), out.begin() + ptrdiff_t(found), [&](const GrowthRegion& g) {
-                               return g.first <= f.last && f.first <= g.last;
-                           });
+        const bool known =
+            f.kind != LeakKind::Leak &&
+            std::any_of(out.begin(), out.begin() + ptrdiff_t(found),
+                        [&](const GrowthRegion& g) { return g.first <= f.last && f.first <= g.last; });
         if (!known) out.push_back(std::move(f));
     }
 }
@@ -218,8 +221,8 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     const Builder b{all, its, real, uint64_t(std::max<int64_t>(1, sum.peak.allocated))};
     ReleaseCauses causes(c, t, all);
 
-    ReleaseBuckets releases; // (release iteration, releasing line) -> accumulated items
-    std::vector<Kept::Item> leaked, pending;            // alive at the end: leaks, unfinished phases
+    ReleaseBuckets releases;                 // (release iteration, releasing line) -> accumulated items
+    std::vector<Kept::Item> leaked, pending; // alive at the end: leaks, unfinished phases
     for (auto& [stack, kept] : keptByStack(c, t, all, its, *out.pools, real)) {
         std::map<size_t, std::vector<Kept::Item>> byFree;
         for (const auto& i : kept.items) byFree[i.freed].push_back(i);
@@ -261,7 +264,8 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     }
     // Releases of the same memory at varying places are the garbage collector's doing.
     for (auto& r : out.regions) // when no free stack said so directly
-        if (r.kind == LeakKind::Accumulation && r.releasedAt != kNoEvent && causes.variedSites(r.stacks.front()))
+        if (r.kind == LeakKind::Accumulation && r.releasedAt != kNoEvent &&
+            causes.variedSites(r.stacks.front()))
             r.kind = LeakKind::Cycle;
     // built up and released faster than a working set (a request's KV cache): not growth, unless
     // the collector is what releases it (a cycle, however short)
@@ -271,9 +275,11 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     });
     if (!pending.empty()) {
         // still held at the end, as the same memory was before: released the same way, later
-        const bool collected = std::any_of(out.regions.begin(), out.regions.end(), [&](const GrowthRegion& g) {
-            return g.kind == LeakKind::Cycle && !g.stacks.empty() && g.stacks.front() == all[pending.front().allocation].stack;
-        });
+        const bool collected =
+            std::any_of(out.regions.begin(), out.regions.end(), [&](const GrowthRegion& g) {
+                return g.kind == LeakKind::Cycle && !g.stacks.empty() &&
+                       g.stacks.front() == all[pending.front().allocation].stack;
+            });
         GrowthRegion r = b.make(collected ? LeakKind::Cycle : LeakKind::Accumulation, pending);
         r.scale = RegionScale::Phase;
         r.last = uint32_t(t.eventCount() - 1);
@@ -308,7 +314,8 @@ std::optional<GrowthRegion> iterationRamp(const CaptureAnalysis& a, size_t devic
     r.cost = double(r.growthBytes);
     r.releasedBy = "freed within the iteration";
     std::unordered_map<uint32_t, uint64_t> byStack;
-    auto it = std::lower_bound(all.begin(), all.end(), lo, [](const Allocation& x, uint32_t e) { return x.alloc < e; });
+    auto it = std::lower_bound(all.begin(), all.end(), lo,
+                               [](const Allocation& x, uint32_t e) { return x.alloc < e; });
     for (; it != all.end() && it->alloc <= hi; ++it)
         if (it->aliveAt(hi)) {
             r.allocations.push_back(uint32_t(it - all.begin()));

@@ -13,10 +13,10 @@
 // Regions are ranked by what they would cost if the run went on: bytes kept per iteration times
 // the iterations they keep accumulating for.
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/replay/GraphPools.h"
 #include "analysis/growth/Iterations.h"
-#include "analysis/replay/Lifetimes.h"
 #include "analysis/growth/LeakKind.h"
+#include "analysis/replay/GraphPools.h"
+#include "analysis/replay/Lifetimes.h"
 
 #include <optional>
 #include <string>
@@ -30,24 +30,25 @@ std::string_view regionScaleName(RegionScale s);
 struct GrowthRegion {
     LeakKind kind = LeakKind::Leak;
     RegionScale scale = RegionScale::Run;
-    uint32_t first = 0, last = 0;     // the ramp: first kept allocation .. its top (event indices)
-    uint32_t releasedAt = kNoEvent;   // first free of the release; kNoEvent: not released
-    std::string releasedBy;           // what the release coincides with, in words
-    uint64_t growthBytes = 0;         // bytes of the kept allocations
-    uint64_t perIterationBytes = 0;   // kept per iteration while it grows
-    uint32_t iterations = 0;          // iterations the ramp spans (0: no iterations known)
-    uint32_t keptIn = 0;              // of those, the ones that made kept memory (0: not counted)
-    uint32_t interval = 0;            // iterations between them when evenly spaced (every k-th), else 0
-    double cost = 0;                  // ranking: per-iteration bytes x iterations it keeps growing
-    bool significant = false;         // at least 1 % of the device's peak allocated
-    std::vector<StackId> stacks;      // stacks of the kept allocations, most bytes first
+    uint32_t first = 0, last = 0;      // the ramp: first kept allocation .. its top (event indices)
+    uint32_t releasedAt = kNoEvent;    // first free of the release; kNoEvent: not released
+    std::string releasedBy;            // what the release coincides with, in words
+    uint64_t growthBytes = 0;          // bytes of the kept allocations
+    uint64_t perIterationBytes = 0;    // kept per iteration while it grows
+    uint32_t iterations = 0;           // iterations the ramp spans (0: no iterations known)
+    uint32_t keptIn = 0;               // of those, the ones that made kept memory (0: not counted)
+    uint32_t interval = 0;             // iterations between them when evenly spaced (every k-th), else 0
+    double cost = 0;                   // ranking: per-iteration bytes x iterations it keeps growing
+    bool significant = false;          // at least 1 % of the device's peak allocated
+    std::vector<StackId> stacks;       // stacks of the kept allocations, most bytes first
     std::vector<uint32_t> allocations; // the kept allocations (indices into the lifetimes)
 };
 
 struct GrowthRegions {
     Iterations iterations;
-    std::shared_ptr<const GraphPools> pools = std::make_shared<const GraphPools>(); // the device's CUDA graph private pools: never growth
-    std::vector<GrowthRegion> regions; // most costly first
+    std::shared_ptr<const GraphPools> pools =
+        std::make_shared<const GraphPools>(); // the device's CUDA graph private pools: never growth
+    std::vector<GrowthRegion> regions;        // most costly first
 };
 
 GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all);

@@ -1,7 +1,7 @@
 #include "analysis/growth/Iterations.h"
 
-#include "analysis/stacks/FrameFilter.h"
 #include "analysis/RecorderPauses.h"
+#include "analysis/stacks/FrameFilter.h"
 #include "analysis/stacks/SiteText.h"
 
 #include <algorithm>
@@ -30,7 +30,8 @@ std::vector<uint32_t>::const_iterator upperFrom(std::vector<uint32_t>::const_ite
                                                 std::vector<uint32_t>::const_iterator end, uint32_t value) {
     size_t step = 1;
     while (size_t(end - from) > step && from[ptrdiff_t(step)] <= value) step *= 2;
-    return std::upper_bound(from + ptrdiff_t(step / 2), from + ptrdiff_t(std::min(step, size_t(end - from))), value);
+    return std::upper_bound(from + ptrdiff_t(step / 2), from + ptrdiff_t(std::min(step, size_t(end - from))),
+                            value);
 }
 
 } // namespace
@@ -40,7 +41,8 @@ size_t iterationsMaking(const std::vector<Allocation>& all, std::span<const uint
     std::vector<uint32_t> events;
     events.reserve(allocations.size());
     for (uint32_t a : allocations) events.push_back(all[a].alloc);
-    if (!std::is_sorted(events.begin(), events.end())) std::sort(events.begin(), events.end()); // a group by site
+    if (!std::is_sorted(events.begin(), events.end()))
+        std::sort(events.begin(), events.end()); // a group by site
     size_t count = 0, previous = SIZE_MAX;
     auto at = starts.begin();
     for (uint32_t e : events) {
@@ -111,7 +113,8 @@ std::vector<Candidate> annotationCandidates(const Capture& c, const DeviceTrace&
 // their allocation count is the number of iterations. One such stack's allocations mark them.
 // The allocations are grouped by stack in one flat array (a count per stack, then each stack's
 // events at its offset): a million distinct stacks are not a map node and a vector each.
-std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Allocation>& all, std::string& marker) {
+std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Allocation>& all,
+                                       std::string& marker) {
     std::vector<uint32_t> offset(c.stacks.size() + 1, 0);
     std::vector<uint8_t> churn(c.stacks.size(), 1);
     for (const auto& a : all) {
@@ -145,7 +148,8 @@ std::vector<uint32_t> repeatingPattern(const Capture& c, const std::vector<Alloc
     uint32_t heartbeat = 0;
     double best = 0;
     for (const auto& [count, n] : byCount)
-        if (const double score = n.stacks * std::log2(double(count)); score >= best) best = score, heartbeat = n.heartbeat;
+        if (const double score = n.stacks * std::log2(double(count)); score >= best)
+            best = score, heartbeat = n.heartbeat;
     const uint32_t site = firstUserFrame(c, StackId{heartbeat});
     marker = site == kNoFrame ? std::string("repeating allocation")
                               : frameText(c, c.stacks.frames(StackId{heartbeat})[site]);

@@ -1,8 +1,8 @@
 #include "analysis/growth/LeakDiagnosis.h"
 
+#include "analysis/growth/RegionDiagnosis.h"
 #include "analysis/stacks/FrameFilter.h"
 #include "analysis/stacks/NativeOwner.h"
-#include "analysis/growth/RegionDiagnosis.h"
 #include "analysis/stacks/SiteText.h"
 #include "util/Format.h"
 
@@ -48,14 +48,17 @@ using LiveSteps = std::vector<std::pair<uint32_t, int>>;
 
 // The steps of each of `stacks`, from each stack's own allocations (a pass over every allocation
 // made a click at 100M events wait ~100 ms here).
-std::unordered_map<uint32_t, LiveSteps> liveStepsOf(const std::vector<Allocation>& all, const StackAllocations& byStack,
+std::unordered_map<uint32_t, LiveSteps> liveStepsOf(const std::vector<Allocation>& all,
+                                                    const StackAllocations& byStack,
                                                     const std::vector<StackId>& stacks) {
     std::unordered_map<uint32_t, LiveSteps> out;
     for (StackId s : stacks)
         if (!out.count(s.value))
             out[s.value] = byStack.steps<LiveSteps::value_type>(
                 all, s,
-                [](uint32_t e, const Allocation&, bool free) { return std::pair<uint32_t, int>(e, free ? -1 : +1); },
+                [](uint32_t e, const Allocation&, bool free) {
+                    return std::pair<uint32_t, int>(e, free ? -1 : +1);
+                },
                 [](const std::pair<uint32_t, int>& step) { return step.first; });
     return out;
 }
@@ -92,8 +95,9 @@ bool keepsGrowing(const LiveSteps& ev, uint32_t first, uint32_t last, uint32_t e
 // Only the stacks of the first `kReleaseCandidates` of `groups` (the window's survivors, ranked: the
 // diagnosis asks about no others; all of a 10M-event capture's stacks took 0.4 s).
 constexpr size_t kReleaseCandidates = 64;
-std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation>& all, const DeviceCategories& device,
-                                                    uint32_t eventCount, const std::vector<uint32_t>& iterations,
+std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation>& all,
+                                                    const DeviceCategories& device, uint32_t eventCount,
+                                                    const std::vector<uint32_t>& iterations,
                                                     const std::vector<SurvivorGroup>& groups) {
     // With iterations known, what a release frees must have been made over three or more iterations
     // (objects piling up across steps), not all in the step it ends.
@@ -115,7 +119,9 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
             std::binary_search(canRelease.begin(), canRelease.end(), groups[i].stack.value))
             byStack[groups[i].stack.value] = device.byStack.steps<Ev>(
                 all, groups[i].stack,
-                [](uint32_t e, const Allocation& a, bool free) { return Ev{e, a.alloc, free}; },
+                [](uint32_t e, const Allocation& a, bool free) {
+                    return Ev{e, a.alloc, free};
+                },
                 [](const Ev& step) { return step.event; });
     std::unordered_map<uint32_t, Releases> out;
     for (auto& [stack, v] : byStack) {
@@ -152,7 +158,8 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
 // The share of iterations in which a group left survivors, scaled to kSlices like slice coverage.
 uint32_t iterationCoverage(const std::vector<Allocation>& all, const SurvivorGroup& g,
                            const std::vector<uint32_t>& starts) {
-    const size_t hit = iterationsMaking(all, g.allocations, starts, false); // not the warm-up before the first
+    const size_t hit =
+        iterationsMaking(all, g.allocations, starts, false); // not the warm-up before the first
     return static_cast<uint32_t>((hit * kSlices + starts.size() / 2) / starts.size());
 }
 
@@ -192,8 +199,8 @@ std::string libraryHoldings(const Capture& c, const std::vector<SurvivorGroup>& 
             by[o].first += g.bytes, by[o].second += g.count;
     std::string out;
     for (const auto& [o, v] : by)
-        out += (out.empty() ? "" : ", ") + std::string(nativeOwnerName(o)) + " (" + humanBytes(int64_t(v.first)) +
-               " in " + std::to_string(v.second) + " blocks)";
+        out += (out.empty() ? "" : ", ") + std::string(nativeOwnerName(o)) + " (" +
+               humanBytes(int64_t(v.first)) + " in " + std::to_string(v.second) + " blocks)";
     return out;
 }
 
@@ -204,8 +211,8 @@ std::string libraryHoldings(const Capture& c, const std::vector<SurvivorGroup>& 
 const GrowthRegion* repeatedRelease(const LeakReport& rep) {
     if (rep.kind != LeakKind::Leak || worstRegion(rep.growth(), LeakKind::Leak)) return nullptr;
     for (const auto& g : rep.growth().regions)
-        if (g.kind == LeakKind::Accumulation && g.significant &&
-            g.releasedAt != kNoEvent && releasesOfSameStack(rep.growth(), g) >= 2)
+        if (g.kind == LeakKind::Accumulation && g.significant && g.releasedAt != kNoEvent &&
+            releasesOfSameStack(rep.growth(), g) >= 2)
             return &g;
     return nullptr;
 }
@@ -214,7 +221,8 @@ const GrowthRegion* repeatedRelease(const LeakReport& rep) {
 // hold a good part of what is reserved (reduce-overhead, torch.cuda.graph), which users cannot
 // otherwise explain.
 std::string graphPoolText(const GraphPools& pools, const DeviceSummary& sum) {
-    if (pools.empty() || 4 * pools.reservedAtEnd() < uint64_t(std::max<int64_t>(1, sum.final.reserved))) return {};
+    if (pools.empty() || 4 * pools.reservedAtEnd() < uint64_t(std::max<int64_t>(1, sum.final.reserved)))
+        return {};
     return " " + humanBytes(int64_t(pools.reservedAtEnd())) + " of the " + humanBytes(sum.final.reserved) +
            " reserved at the end is in " + std::to_string(pools.poolCount()) +
            " CUDA graph private pool(s) (" + humanBytes(int64_t(pools.allocatedAtEnd())) +
@@ -233,7 +241,8 @@ bool inGraphPool(const DeviceTrace& t, const std::vector<Allocation>& all, const
 
 // Kinds that say nothing grows: a leak region found by the floor takes their place.
 bool quiet(LeakKind k) {
-    return k == LeakKind::None || k == LeakKind::Cache || k == LeakKind::Fragmentation || k == LeakKind::DeferredFree;
+    return k == LeakKind::None || k == LeakKind::Cache || k == LeakKind::Fragmentation ||
+           k == LeakKind::DeferredFree;
 }
 
 } // namespace
@@ -304,7 +313,8 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     const auto steps = liveStepsOf(all, in.categories->byStack, candidates);
     for (size_t i = 0; i < rep.groups.size() && i < 32; ++i)
         if (isSteady(rep.groups[i]))
-            rep.groups[i].growing = keepsGrowing(steps.at(rep.groups[i].stack.value), rep.first, rep.last, n - 1);
+            rep.groups[i].growing =
+                keepsGrowing(steps.at(rep.groups[i].stack.value), rep.first, rep.last, n - 1);
     if (c.nativeStacks) // a framework's cache or a library's workspace is not the user's leak
         for (auto& g : rep.groups)
             if (nativeOwner(c, g.stack) != NativeOwner::User) g.growing = false;
@@ -327,7 +337,8 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     };
     // bulk releases of a significant share of the peak (a few KiB collected together is no finding)
     auto cycled = [&](const SurvivorGroup& g) {
-        return releasesOf(g) != nullptr && g.bytes * 100 >= uint64_t(std::max<int64_t>(1, sum.peak.allocated));
+        return releasesOf(g) != nullptr &&
+               g.bytes * 100 >= uint64_t(std::max<int64_t>(1, sum.peak.allocated));
     };
     if (oom != kNoEvent) {
         rep.kind = LeakKind::Oom;
@@ -439,7 +450,8 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         if (c.nativeStacks) {
             const std::string held = libraryHoldings(c, rep.groups);
             if (!held.empty()) {
-                rep.summary += " What stays allocated belongs to " + held + ": caches and workspaces, not a leak.";
+                rep.summary +=
+                    " What stays allocated belongs to " + held + ": caches and workspaces, not a leak.";
                 rep.nextStep = "PyTorch's own recorder (python -m vramscope record) shows the tensors inside "
                                "its allocator's segments, with Python stacks.";
             }
@@ -458,7 +470,8 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         // the same memory again and again (phases of varying length): a sawtooth, not a leak
         rep.region = *tooth;
         explainRegion(a, device, all, *tooth, rep);
-    } else if (const GrowthRegion* leak = q.autoWindow && quiet(rep.kind) ? worstRegion(rep.growth(), LeakKind::Leak) : nullptr) {
+    } else if (const GrowthRegion* leak =
+                   q.autoWindow && quiet(rep.kind) ? worstRegion(rep.growth(), LeakKind::Leak) : nullptr) {
         // memory kept for good (or until the program ends) is the finding, whatever the window's own
         // per-iteration checks say: they see a leak made every k-th step or once per request as noise
         LeakQuery again = q;

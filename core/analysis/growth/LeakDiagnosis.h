@@ -3,8 +3,8 @@
 // accumulate steadily there (ranked by steadiness, then bytes: a small block kept every iteration
 // outranks gigabytes of churn), and what kind of problem it is, in plain words with the evidence
 // and the next step.
-#include "analysis/categories/Categories.h"
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/categories/Categories.h"
 #include "analysis/growth/GrowthRegions.h"
 #include "analysis/stacks/Survivors.h"
 

@@ -13,8 +13,10 @@ enum class LeakKind : uint8_t {
     Accumulation, // kept while growing, released later
     Cycle,        // the same, held by a reference cycle until a garbage collection
     Cache,        // reserved but free memory (a diagnosis), or a region that stays at its height
-    Fragmentation, DeferredFree, Oom, // diagnoses only
-    Transient,    // a region that rises and is released again (regions only)
+    Fragmentation,
+    DeferredFree,
+    Oom,       // diagnoses only
+    Transient, // a region that rises and is released again (regions only)
 };
 
 std::string_view leakKindName(LeakKind k);

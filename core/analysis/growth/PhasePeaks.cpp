@@ -26,7 +26,8 @@ double PhasePeaks::worstRisePercent(size_t* at) const {
     double worst = -1;
     // the first marked phase (warm-up) is compared with nothing, nor what came before it
     for (size_t i = firstMarked + 2; i < peaks.size(); ++i) {
-        const double rise = peaks[i - 1] > 0 ? 100.0 * double(peaks[i] - peaks[i - 1]) / double(peaks[i - 1]) : 0;
+        const double rise =
+            peaks[i - 1] > 0 ? 100.0 * double(peaks[i] - peaks[i - 1]) / double(peaks[i - 1]) : 0;
         if (rise > worst) worst = rise, at && (*at = i);
     }
     return worst;

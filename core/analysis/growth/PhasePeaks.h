@@ -15,7 +15,7 @@ struct PhasePeaks {
     std::vector<int64_t> peaks;   // highest allocated in each phase
     bool epochs = false;          // phases are the program's phase marker, not iterations
     std::string marker;
-    size_t firstMarked = 1;       // index of the first phase that begins at a marker
+    size_t firstMarked = 1; // index of the first phase that begins at a marker
     // The largest rise of a phase's peak over the previous phase's, in percent, the first phase
     // (warm-up: the model, optimizer state) not counted; `at` is the phase that rose. -1 when fewer
     // than three phases.

@@ -25,7 +25,8 @@ const char* ordinalSuffix(uint32_t k) {
 size_t releasesOfSameStack(const GrowthRegions& all, const GrowthRegion& r) {
     if (r.stacks.empty()) return 0;
     return size_t(std::count_if(all.regions.begin(), all.regions.end(), [&](const GrowthRegion& g) {
-        return g.kind == r.kind && g.releasedAt != kNoEvent && !g.stacks.empty() && g.stacks.front() == r.stacks.front();
+        return g.kind == r.kind && g.releasedAt != kNoEvent && !g.stacks.empty() &&
+               g.stacks.front() == r.stacks.front();
     }));
 }
 
@@ -36,11 +37,13 @@ void rankRegionGroups(const std::vector<Allocation>& all, const GrowthRegion& re
                       LeakReport& rep) {
     std::unordered_map<uint32_t, size_t> rank;
     for (size_t i = 0; i < region.stacks.size(); ++i) rank.emplace(region.stacks[i].value, i);
-    std::stable_sort(rep.groups.begin(), rep.groups.end(), [&](const SurvivorGroup& x, const SurvivorGroup& y) {
-        auto rx = rank.find(x.stack.value), ry = rank.find(y.stack.value);
-        const size_t a = rx == rank.end() ? SIZE_MAX : rx->second, b = ry == rank.end() ? SIZE_MAX : ry->second;
-        return a < b;
-    });
+    std::stable_sort(rep.groups.begin(), rep.groups.end(),
+                     [&](const SurvivorGroup& x, const SurvivorGroup& y) {
+                         auto rx = rank.find(x.stack.value), ry = rank.find(y.stack.value);
+                         const size_t a = rx == rank.end() ? SIZE_MAX : rx->second,
+                                      b = ry == rank.end() ? SIZE_MAX : ry->second;
+                         return a < b;
+                     });
     const size_t from = its.indexOf(region.first), to = its.indexOf(region.last);
     rep.steadyGroups = 0;
     for (auto& g : rep.groups) {
@@ -57,42 +60,50 @@ std::string spanText(const GrowthRegion& r, const Iterations& its, size_t releas
     if (!its.phaseMarker.empty()) return "each '" + its.phaseMarker + "'";
     if (r.iterations == 0) return "the region";
     const std::string n = std::to_string(r.iterations) + " iterations";
-    return releases >= 2 ? "each phase of " + n + " (a release every " + std::to_string(r.iterations) + ")" : n;
+    return releases >= 2 ? "each phase of " + n + " (a release every " + std::to_string(r.iterations) + ")"
+                         : n;
 }
 
-void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
+void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRegion& region,
+                         LeakReport& rep) {
     const Capture& c = a.capture();
     const ReplayResult& r = a.replay(device);
     const Iterations& its = rep.growth().iterations;
     auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
     const size_t releases = releasesOfSameStack(rep.growth(), region);
     const SurvivorGroup* top = rep.groups.empty() ? nullptr : &rep.groups.front();
-    const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
+    const std::string site =
+        region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
     const bool cycle = region.kind == LeakKind::Cycle;
     const bool released = region.releasedAt != kNoEvent;
     rep.kind = region.kind; // Accumulation or Cycle: one enum, the region's kind is the diagnosis's
     rep.growthBytes = region.growthBytes;
-    rep.summary = humanBytes(int64_t(region.growthBytes)) + " from " + site + " accumulate over " +
-                  spanText(region, its, releases) + ": " + std::to_string(region.allocations.size()) +
-                  " blocks kept " + (released ? "until " + region.releasedBy + ", released together"
-                                              : std::string("and ") + region.releasedBy) +
-                  (releases >= 2 ? " (" + std::to_string(releases) + " times in this capture)" : std::string()) + ".";
-    rep.evidence = std::to_string(region.allocations.size()) + " blocks, " + humanBytes(int64_t(region.growthBytes));
+    rep.summary =
+        humanBytes(int64_t(region.growthBytes)) + " from " + site + " accumulate over " +
+        spanText(region, its, releases) + ": " + std::to_string(region.allocations.size()) + " blocks kept " +
+        (released ? "until " + region.releasedBy + ", released together"
+                  : std::string("and ") + region.releasedBy) +
+        (releases >= 2 ? " (" + std::to_string(releases) + " times in this capture)" : std::string()) + ".";
+    rep.evidence =
+        std::to_string(region.allocations.size()) + " blocks, " + humanBytes(int64_t(region.growthBytes));
     if (region.iterations > 0)
         rep.evidence += ", " + humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration over " +
                         std::to_string(region.iterations) + " '" + its.marker + "' iterations";
-    rep.evidence += "; allocated " + humanBytes(r.allocated[region.first]) + " at " + secondsText(at(region.first)) +
-                    " and " + humanBytes(r.allocated[region.last]) + " at " + secondsText(at(region.last));
+    rep.evidence += "; allocated " + humanBytes(r.allocated[region.first]) + " at " +
+                    secondsText(at(region.first)) + " and " + humanBytes(r.allocated[region.last]) + " at " +
+                    secondsText(at(region.last));
     if (released) rep.evidence += "; released at " + secondsText(at(region.releasedAt));
     if (top) rep.evidence += "; top group " + std::to_string(top->count) + " blocks";
     rep.evidence += ".";
     if (cycle) {
-        rep.nextStep = "Break the reference cycle holding these tensors (a back-reference, a closure, a tensor "
-                       "stored on an autograd ctx: use ctx.save_for_backward or weakref) so they die at once.";
+        rep.nextStep =
+            "Break the reference cycle holding these tensors (a back-reference, a closure, a tensor "
+            "stored on an autograd ctx: use ctx.save_for_backward or weakref) so they die at once.";
     } else {
-        rep.nextStep = "Something keeps every step's tensors until then, usually an output or loss collected "
-                       "with its autograd graph: collect .detach() (or .item() for scalars) instead, or reduce as "
-                       "you go; the peak grows with the length of the phase.";
+        rep.nextStep =
+            "Something keeps every step's tensors until then, usually an output or loss collected "
+            "with its autograd graph: collect .detach() (or .item() for scalars) instead, or reduce as "
+            "you go; the peak grows with the length of the phase.";
     }
     if (!c.retention.empty()) rep.nextStep += " The Retention tab names what holds them.";
 }
@@ -106,8 +117,8 @@ std::string repeatText(const GrowthRegion& r, const Iterations& its) {
     if (5 * r.keptIn >= 4 * r.iterations) return each + " per " + unit + " iteration";
     if (const uint32_t k = r.interval; k > 1)
         return each + " every " + std::to_string(k) + ordinalSuffix(k) + " " + unit + " iteration";
-    return each + " at a time, in " + std::to_string(r.keptIn) + " of " + std::to_string(r.iterations) + " " + unit +
-           " iterations (irregularly: on errors, retries or some inputs)";
+    return each + " at a time, in " + std::to_string(r.keptIn) + " of " + std::to_string(r.iterations) + " " +
+           unit + " iterations (irregularly: on errors, retries or some inputs)";
 }
 
 // A clicked leak region, from what the region analysis already knows (the whole window diagnosis
@@ -116,28 +127,31 @@ void explainLeak(const CaptureAnalysis& a, size_t device, const GrowthRegion& re
     const Capture& c = a.capture();
     const ReplayResult& r = a.replay(device);
     auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
-    const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
+    const std::string site =
+        region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
     const std::string rate = repeatText(region, rep.growth().iterations);
     const bool atEnd = region.releasedAt != kNoEvent;
     rep.kind = LeakKind::Leak;
     rep.growthBytes = region.growthBytes;
-    rep.summary = humanBytes(int64_t(region.growthBytes)) + " from " + site + " made over " +
-                  (region.iterations ? std::to_string(region.iterations) + " iterations" : std::string("the run")) +
-                  (atEnd ? " is kept until the program ends: " : " is still alive when the capture ends: ") +
-                  std::to_string(region.allocations.size()) + " blocks, " +
-                  (rate.empty() ? humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration" : rate) + ".";
-    rep.evidence = "the floor of allocated memory rises from " + humanBytes(r.allocated[region.first]) + " at " +
-                   secondsText(at(region.first)) + " to " + humanBytes(r.allocated[region.last]) + " at " +
-                   secondsText(at(region.last)) +
+    rep.summary =
+        humanBytes(int64_t(region.growthBytes)) + " from " + site + " made over " +
+        (region.iterations ? std::to_string(region.iterations) + " iterations" : std::string("the run")) +
+        (atEnd ? " is kept until the program ends: " : " is still alive when the capture ends: ") +
+        std::to_string(region.allocations.size()) + " blocks, " +
+        (rate.empty() ? humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration" : rate) + ".";
+    rep.evidence = "the floor of allocated memory rises from " + humanBytes(r.allocated[region.first]) +
+                   " at " + secondsText(at(region.first)) + " to " + humanBytes(r.allocated[region.last]) +
+                   " at " + secondsText(at(region.last)) +
                    (atEnd ? "; these blocks are freed only at " + secondsText(at(region.releasedAt)) + ", " +
                                 region.releasedBy
                           : std::string("; none of these blocks is freed before the end")) +
                    ".";
-    rep.nextStep = c.nativeStacks
-                       ? "Find the missing free: follow the stack to the code that keeps the pointers."
-                       : "Find what keeps these tensors alive (a list, dict or attribute that only grows, a hook "
-                         "that appends, an exception or traceback kept); keep .item() or .detach() of what you "
-                         "store, or bound the container.";
+    rep.nextStep =
+        c.nativeStacks
+            ? "Find the missing free: follow the stack to the code that keeps the pointers."
+            : "Find what keeps these tensors alive (a list, dict or attribute that only grows, a hook "
+              "that appends, an exception or traceback kept); keep .item() or .detach() of what you "
+              "store, or bound the container.";
 }
 
 void explainTransient(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
@@ -146,14 +160,17 @@ void explainTransient(const CaptureAnalysis& a, size_t device, const GrowthRegio
     auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
     rep.kind = LeakKind::None;
     rep.growthBytes = 0;
-    const std::string site = region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
+    const std::string site =
+        region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
     rep.summary = "Allocated rises by " + humanBytes(int64_t(region.growthBytes)) +
                   " inside one iteration and falls back: " + std::to_string(region.allocations.size()) +
                   " blocks alive at its top, the most from " + site + ", freed within the iteration.";
-    rep.evidence = "from " + humanBytes(r.allocated[region.first]) + " at " + secondsText(at(region.first)) + " to " +
-                   humanBytes(r.allocated[region.last]) + " at " + secondsText(at(region.last)) + ".";
-    rep.nextStep = "Normal for a training step (activations kept for the backward pass); to lower this peak use "
-                   "activation checkpointing, a smaller batch or mixed precision.";
+    rep.evidence = "from " + humanBytes(r.allocated[region.first]) + " at " + secondsText(at(region.first)) +
+                   " to " + humanBytes(r.allocated[region.last]) + " at " + secondsText(at(region.last)) +
+                   ".";
+    rep.nextStep =
+        "Normal for a training step (activations kept for the backward pass); to lower this peak use "
+        "activation checkpointing, a smaller batch or mixed precision.";
     rep.steadyGroups = 0;
 }
 
@@ -189,7 +206,8 @@ void explainRegion(const CaptureAnalysis& a, size_t device, const std::vector<Al
     }
 }
 
-void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all, LeakReport& rep) {
+void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
+                  LeakReport& rep) {
     const Capture& c = a.capture();
     if (c.retention.empty() || rep.kind == LeakKind::None) return;
     GrowthRegion held;

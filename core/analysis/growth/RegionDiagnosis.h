@@ -18,7 +18,8 @@ void explainRegion(const CaptureAnalysis& a, size_t device, const std::vector<Al
 
 // Names what holds the report's memory (its region, else its steady groups) from the retention
 // graph taken while it was held, in `holder` and the next step.
-void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all, LeakReport& rep);
+void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
+                  LeakReport& rep);
 
 // Evidence when nothing grows: the range of allocated across the iterations, the largest region.
 std::string flatEvidence(const CaptureAnalysis& a, size_t device, const LeakReport& rep);

@@ -20,7 +20,7 @@ struct RegionHolder {
 
 struct RegionHolders {
     static constexpr size_t kNoGraph = SIZE_MAX;
-    size_t graph = kNoGraph; // index into Capture::retention
+    size_t graph = kNoGraph;           // index into Capture::retention
     std::vector<RegionHolder> holders; // most bytes first
 };
 

@@ -30,8 +30,8 @@ bool ReleaseCauses::inCollection(int64_t us) const {
 // CPython's collector in a native stack (stacks="all"): gc_collect_main, delete_garbage, or, in a
 // libpython without symbols, the nearest exported name of the gc module (PyInit_gc).
 bool ReleaseCauses::collectorFrames(StackId s) const {
-    static constexpr std::array<std::string_view, 6> names = {"gc_collect", "PyInit_gc",       "delete_garbage",
-                                                              "collect_generations", "_PyGC_", "gcmodule"};
+    static constexpr std::array<std::string_view, 6> names = {
+        "gc_collect", "PyInit_gc", "delete_garbage", "collect_generations", "_PyGC_", "gcmodule"};
     for (FrameId f : c_.stacks.frames(s)) {
         const auto name = c_.strings.text(c_.frames[f].name), file = c_.strings.text(c_.frames[f].filename);
         for (auto n : names)
@@ -62,7 +62,8 @@ std::string ReleaseCauses::returningFunction(StackId allocStack, StackId freeSta
     for (size_t i = 1; i < made.size(); ++i)
         if (onFreeStack(made[i]))
             return sameFunction(made[i], freed.front())
-                       ? std::string(withoutParameters(c_.strings.text(c_.frames[made[i - 1]].name))) + "() returned"
+                       ? std::string(withoutParameters(c_.strings.text(c_.frames[made[i - 1]].name))) +
+                             "() returned"
                        : std::string();
     return {};
 }
@@ -72,9 +73,11 @@ std::string ReleaseCauses::phaseEnd(uint32_t event, const Iterations& its) const
     if (its.phaseStarts.empty()) return {};
     const size_t k = its.indexOf(event);
     for (uint32_t p : its.phaseStarts)
-        if (const size_t q = its.indexOf(p); q + 1 >= k && q <= k + 1) return "the end of a '" + its.phaseMarker + "'";
+        if (const size_t q = its.indexOf(p); q + 1 >= k && q <= k + 1)
+            return "the end of a '" + its.phaseMarker + "'";
     // the last phase ends with the run
-    if (k >= its.count() && its.phaseStarts.back() < event) return "the end of the last '" + its.phaseMarker + "'";
+    if (k >= its.count() && its.phaseStarts.back() < event)
+        return "the end of the last '" + its.phaseMarker + "'";
     return {};
 }
 
@@ -97,7 +100,8 @@ ReleaseCause ReleaseCauses::of(const std::vector<uint32_t>& allocations, const I
     if (!bytesByStack.empty()) {
         const auto top = std::max_element(bytesByStack.begin(), bytesByStack.end(),
                                           [](auto& x, auto& y) { return x.second < y.second; });
-        sitesByStack_[top->first].push_back(at == kNoFrame ? UINT32_MAX : c_.stacks.frames(freeStack)[at].value);
+        sitesByStack_[top->first].push_back(at == kNoFrame ? UINT32_MAX
+                                                           : c_.stacks.frames(freeStack)[at].value);
     }
     if (r.garbageCollector) {
         r.text = "Python's garbage collector ran" + (where.empty() ? std::string() : " (at " + where + ")");
@@ -111,7 +115,8 @@ ReleaseCause ReleaseCauses::of(const std::vector<uint32_t>& allocations, const I
         r.text = fn + (where.empty() ? std::string() : " (at " + where + ")");
         return r;
     }
-    r.text = where.empty() ? std::string("the program let go of them") : "the program let go of them at " + where;
+    r.text =
+        where.empty() ? std::string("the program let go of them") : "the program let go of them at " + where;
     return r;
 }
 

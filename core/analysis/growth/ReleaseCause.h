@@ -16,7 +16,8 @@ namespace vs {
 struct ReleaseCause {
     uint32_t event = kNoEvent; // the first free of the release
     bool garbageCollector = false;
-    std::string text; // "Python's garbage collector ran", "the end of a 'epoch'", "evaluate() returned (at ...)"
+    std::string
+        text; // "Python's garbage collector ran", "the end of a 'epoch'", "evaluate() returned (at ...)"
 };
 
 class ReleaseCauses {
@@ -38,7 +39,7 @@ class ReleaseCauses {
     const Capture& c_;
     const DeviceTrace& t_;
     const std::vector<Allocation>& all_;
-    std::vector<std::pair<int64_t, int64_t>> collections_; // gc.collect annotations: start, end (µs)
+    std::vector<std::pair<int64_t, int64_t>> collections_;   // gc.collect annotations: start, end (µs)
     std::map<uint32_t, std::vector<uint32_t>> sitesByStack_; // top stack -> free site of each release
 };
 

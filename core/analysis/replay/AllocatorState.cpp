@@ -75,7 +75,8 @@ static void addScaled(int64_t& total, uint64_t size, int sign) {
 
 void AllocatorState::setState(uint32_t b, BlockState st) {
     Block& k = blocks_[b];
-    addScaled(totals_.allocated, k.size, (st == BlockState::ActiveAllocated) - (k.state == BlockState::ActiveAllocated));
+    addScaled(totals_.allocated, k.size,
+              (st == BlockState::ActiveAllocated) - (k.state == BlockState::ActiveAllocated));
     addScaled(totals_.active, k.size, (st != BlockState::Inactive) - (k.state != BlockState::Inactive));
     if (freeIndex_ && (st == BlockState::Inactive) != (k.state == BlockState::Inactive)) {
         if (st == BlockState::Inactive)

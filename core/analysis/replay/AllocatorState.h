@@ -91,12 +91,12 @@ class AllocatorState {
     std::vector<uint32_t> spareBlocks_;
     std::vector<Segment> segs_;
     std::vector<uint32_t> spareSegs_;
-    FlatMap byAddr_;   // block start -> block
+    FlatMap byAddr_; // block start -> block
     // Segment start -> segment, ordered: the segment containing an address is the one starting at or
     // below it, found in O(log n) (a trace may hold hundreds of thousands of segments: a torch.profiler
     // trace makes one per allocation).
     std::map<uint64_t, uint32_t> segStart_;
-    FlatMap segEnd_;   // segment end -> segment (expandable ranges grow at their ends)
+    FlatMap segEnd_; // segment end -> segment (expandable ranges grow at their ends)
     std::shared_ptr<std::map<uint64_t, uint32_t>> freeIndex_; // start -> inactive block (backward only)
     Totals totals_;
 };

@@ -22,7 +22,6 @@ void appendTables(Capture& dst, const Capture& src) {
     for (size_t i = dst.streams.size(); i < src.streams.size(); ++i) dst.internStream(src.streams[i]);
 }
 
-
 } // namespace
 
 void appendCaptureParts(Capture& dst, const Capture& src) {
@@ -45,7 +44,8 @@ void appendCaptureParts(Capture& dst, const Capture& src) {
 }
 
 void catchUpEvents(DeviceTrace& dst, const DeviceTrace& src) {
-    const size_t from = dst.eventCount(); // `dst` holds a prefix of `src`: the compact columns share its chunks
+    const size_t from =
+        dst.eventCount(); // `dst` holds a prefix of `src`: the compact columns share its chunks
     dst.timeUs.appendTail(src.timeUs), dst.addr.appendTail(src.addr), dst.size.appendTail(src.size);
     appendFrom(dst.action, src.action, from), appendFrom(dst.stream, src.stream, from);
     appendFrom(dst.stack, src.stack, from);

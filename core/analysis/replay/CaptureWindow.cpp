@@ -33,7 +33,6 @@ std::vector<SnapshotSegment> asSnapshot(const std::vector<StateSegment>& state, 
     return out;
 }
 
-
 // Sparse (event index, text) pairs of events in [from, to), re-indexed from the window's start.
 std::vector<std::pair<uint32_t, StringId>> sliceSparse(const std::vector<std::pair<uint32_t, StringId>>& v,
                                                        size_t from, size_t to) {
@@ -78,7 +77,8 @@ std::unique_ptr<Capture> cutWindow(std::unique_ptr<Capture> full, const TimeWind
     int64_t lastEventUs = origin;
     for (auto& d : c.devices) {
         if (d.eventCount()) lastEventUs = std::max(lastEventUs, d.timeUs.back());
-        const auto first = size_t(std::lower_bound(d.timeUs.begin(), d.timeUs.end(), fromUs) - d.timeUs.begin());
+        const auto first =
+            size_t(std::lower_bound(d.timeUs.begin(), d.timeUs.end(), fromUs) - d.timeUs.begin());
         const auto last = size_t(std::upper_bound(d.timeUs.begin(), d.timeUs.end(), toUs) - d.timeUs.begin());
         info.eventsBefore += first, info.eventsIn += last - first, info.eventsAfter += d.eventCount() - last;
         d = cutDevice(d, c.streams, rules, first, last, cancel); // frees the full columns
@@ -86,15 +86,17 @@ std::unique_ptr<Capture> cutWindow(std::unique_ptr<Capture> full, const TimeWind
     const auto outside = [&](const auto& x) { return x.timeUs < fromUs || x.timeUs > toUs; };
     std::erase_if(c.annotations, outside), std::erase_if(c.retention, outside);
     std::erase_if(c.driverSamples, outside);
-    std::erase_if(c.tags, [&](const auto& x) { return x.timeUs > toUs; }); // earlier ones still name live tensors
+    std::erase_if(c.tags,
+                  [&](const auto& x) { return x.timeUs > toUs; }); // earlier ones still name live tensors
     if (!info.eventsIn)
         throw std::invalid_argument("no event lies in the window (the capture spans 0–" +
                                     fixed(double(lastEventUs - origin) / 1e6, 3) + " s)");
     c.window = info;
-    const std::string range = std::isinf(window.toS) ? "from " + fixed(window.fromS, 3) + " s to the end"
-                                                     : fixed(window.fromS, 3) + "–" + fixed(window.toS, 3) + " s";
-    c.warnings.push_back("only the window " + range + " was loaded: " + std::to_string(info.eventsIn) + " of " +
-                         std::to_string(info.eventsBefore + info.eventsIn + info.eventsAfter) +
+    const std::string range = std::isinf(window.toS)
+                                  ? "from " + fixed(window.fromS, 3) + " s to the end"
+                                  : fixed(window.fromS, 3) + "–" + fixed(window.toS, 3) + " s";
+    c.warnings.push_back("only the window " + range + " was loaded: " + std::to_string(info.eventsIn) +
+                         " of " + std::to_string(info.eventsBefore + info.eventsIn + info.eventsAfter) +
                          " events; the allocator state at its start is the full capture's");
     return full;
 }

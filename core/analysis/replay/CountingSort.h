@@ -10,7 +10,8 @@
 namespace vs {
 
 template <class KeyOf>
-void countingSort(size_t n, size_t keys, KeyOf keyOf, std::vector<uint32_t>& offsets, std::vector<uint32_t>& indices) {
+void countingSort(size_t n, size_t keys, KeyOf keyOf, std::vector<uint32_t>& offsets,
+                  std::vector<uint32_t>& indices) {
     offsets.assign(keys + 1, 0);
     for (size_t i = 0; i < n; ++i) ++offsets[keyOf(i) + 1];
     for (size_t k = 1; k < offsets.size(); ++k) offsets[k] += offsets[k - 1];

@@ -36,10 +36,12 @@ bool ForwardReplay::extend(const DeviceTrace& t, std::span<const uint64_t> strea
         }
         if (t.action[i] == Action::Alloc) {
             ++out.allocEvents;
-            if (block != out.rules.roundSize(t.size[i])) out.blockSizeExceptions.emplace_back(uint32_t(i), block);
+            if (block != out.rules.roundSize(t.size[i]))
+                out.blockSizeExceptions.emplace_back(uint32_t(i), block);
         }
         const Totals& v = st_.totals();
-        out.allocated.push_back(v.allocated), out.active.push_back(v.active), out.reserved.push_back(v.reserved);
+        out.allocated.push_back(v.allocated), out.active.push_back(v.active),
+            out.reserved.push_back(v.reserved);
         out.peak.allocated = std::max(out.peak.allocated, v.allocated);
         out.peak.active = std::max(out.peak.active, v.active);
         out.peak.reserved = std::max(out.peak.reserved, v.reserved);

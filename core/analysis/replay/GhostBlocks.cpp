@@ -25,7 +25,8 @@ GhostBlocks findGhostBlocks(const DeviceTrace& trace, const ReplayResult& replay
         const auto it = std::lower_bound(alive.begin(), alive.end(), addr,
                                          [](const GhostBlock& g, uint64_t x) { return g.address < x; });
         // The first free at a start block's address is its own: nothing else is there until then.
-        if (it != alive.end() && it->address == addr && it->freeEvent == kNoEvent) it->freeEvent = uint32_t(i);
+        if (it != alive.end() && it->address == addr && it->freeEvent == kNoEvent)
+            it->freeEvent = uint32_t(i);
     }
     for (const GhostBlock& g : alive)
         if (g.freeEvent != kNoEvent) out.blocks.push_back(g), out.bytes += g.size;

@@ -12,8 +12,8 @@ namespace vs {
 
 struct GhostBlock {
     uint64_t address = 0;
-    uint64_t size = 0;        // the whole block, from the start state
-    uint32_t freeEvent = 0;   // its free_requested (or free_completed when the trace starts between them)
+    uint64_t size = 0;      // the whole block, from the start state
+    uint32_t freeEvent = 0; // its free_requested (or free_completed when the trace starts between them)
 };
 
 struct GhostBlocks {

@@ -5,8 +5,8 @@
 // alive when it was taken; a segment at the same address earlier in the trace is the same one
 // only from its last segment_alloc on. Their memory is the graph's by design: shown as such,
 // never a leak, and it explains reserved memory that allocated does not.
-#include "model/DeviceTrace.h"
 #include "analysis/replay/StateTypes.h"
+#include "model/DeviceTrace.h"
 
 #include <cstdint>
 #include <string>
@@ -45,7 +45,7 @@ class GraphPools {
         uint32_t since = 0; // its last segment_alloc (or map) event; 0 when it predates the trace
     };
     const Segment* find(uint64_t address) const; // the segment holding `address`, or null
-    std::vector<Segment> segments_;               // by address
+    std::vector<Segment> segments_;              // by address
     uint64_t reserved_ = 0, allocated_ = 0;
 };
 

@@ -8,11 +8,11 @@ namespace {
 // A block's flags byte: its state in the low two bits, then what the fields after it hold.
 enum : uint8_t {
     kStateMask = 3,
-    kMovedAddress = 1 << 2,  // not where the block before ends: a signed step follows
-    kSizeIn512 = 1 << 3,     // the size is a multiple of 512, written divided by it
-    kNoAllocEvent = 1 << 4,  // allocEvent is kNoEvent (before the recording): no step follows
-    kNoRequest = 1 << 5,     // requestedSize is 0: no field follows
-    kRequestAbove = 1 << 6,  // requestedSize exceeds the size: written whole, not as the shortfall
+    kMovedAddress = 1 << 2, // not where the block before ends: a signed step follows
+    kSizeIn512 = 1 << 3,    // the size is a multiple of 512, written divided by it
+    kNoAllocEvent = 1 << 4, // allocEvent is kNoEvent (before the recording): no step follows
+    kNoRequest = 1 << 5,    // requestedSize is 0: no field follows
+    kRequestAbove = 1 << 6, // requestedSize exceeds the size: written whole, not as the shortfall
 };
 enum : uint8_t { kExpandable = 1, kSmallPool = 2 };
 
@@ -27,7 +27,8 @@ PackedState::PackedState(const std::vector<StateSegment>& segments) {
         appendVarint(out, zigzag(static_cast<int64_t>(s.address - lastSegment)));
         lastSegment = s.address;
         appendVarint(out, s.size), appendVarint(out, s.stream);
-        out.push_back(static_cast<uint8_t>((s.expandable ? kExpandable : 0) | (s.smallPool ? kSmallPool : 0)));
+        out.push_back(
+            static_cast<uint8_t>((s.expandable ? kExpandable : 0) | (s.smallPool ? kSmallPool : 0)));
         appendVarint(out, s.blocks.size());
         uint64_t at = s.address;
         for (const auto& b : s.blocks) {
@@ -39,7 +40,8 @@ PackedState::PackedState(const std::vector<StateSegment>& segments) {
             out.push_back(flags);
             if (flags & kMovedAddress) appendVarint(out, zigzag(static_cast<int64_t>(b.address - at)));
             appendVarint(out, flags & kSizeIn512 ? b.size / 512 : b.size);
-            if (!(flags & kNoRequest)) appendVarint(out, flags & kRequestAbove ? b.requestedSize : b.size - b.requestedSize);
+            if (!(flags & kNoRequest))
+                appendVarint(out, flags & kRequestAbove ? b.requestedSize : b.size - b.requestedSize);
             if (!(flags & kNoAllocEvent)) {
                 appendVarint(out, zigzag(static_cast<int64_t>(b.allocEvent) - lastEvent));
                 lastEvent = b.allocEvent;
@@ -74,7 +76,8 @@ std::vector<StateSegment> PackedState::unpack() const {
                 b.requestedSize = flags & kRequestAbove ? r : b.size - r;
             }
             b.allocEvent = kNoEvent;
-            if (!(flags & kNoAllocEvent)) b.allocEvent = static_cast<uint32_t>(lastEvent += unzigzag(readVarint(p)));
+            if (!(flags & kNoAllocEvent))
+                b.allocEvent = static_cast<uint32_t>(lastEvent += unzigzag(readVarint(p)));
             at = b.address + b.size;
         }
     }

@@ -108,9 +108,9 @@ std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& se
 // The state before the first event: known (a window cut from a longer capture), or recovered by
 // undoing the trace backward from the final block list. Returns false when no baseline is needed
 // (`r` then already holds the optimistic forward pass from an empty allocator).
-static bool findInitialState(const DeviceTrace& t, std::span<const uint64_t> streams, const AllocatorRules& rules,
-                             const std::vector<StateSegment>& finalState, const std::atomic<bool>* cancel,
-                             uint32_t checkpointEvery, ReplayResult& r) {
+static bool findInitialState(const DeviceTrace& t, std::span<const uint64_t> streams,
+                             const AllocatorRules& rules, const std::vector<StateSegment>& finalState,
+                             const std::atomic<bool>* cancel, uint32_t checkpointEvery, ReplayResult& r) {
     if (t.hasStartState) {
         r.initialState = toStateSegments(t.startSegments);
         return true;

@@ -101,7 +101,8 @@ std::vector<FrameId> shownFrames(const Capture& c, StackId s, bool hideInternal,
     std::vector<FrameId> out;
     for (size_t i = 0; i < frames.size(); ++i) {
         const FrameKind k = classifyFrame(c, frames[i]);
-        if ((hideInternal && k == FrameKind::Internal) || (hideLibraries && k == FrameKind::Python && i != site))
+        if ((hideInternal && k == FrameKind::Internal) ||
+            (hideLibraries && k == FrameKind::Python && i != site))
             continue;
         out.push_back(frames[i]);
     }

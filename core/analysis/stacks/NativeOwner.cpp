@@ -11,7 +11,8 @@ bool has(std::string_view s, std::string_view part) {
 
 NativeOwner ownerOfFrame(std::string_view name, std::string_view file) {
     if (has(name, "CudaMallocAsync")) return NativeOwner::TorchAsync;
-    if (has(name, "CUDACachingAllocator") || has(name, "DeviceCachingAllocator")) return NativeOwner::TorchCache;
+    if (has(name, "CUDACachingAllocator") || has(name, "DeviceCachingAllocator"))
+        return NativeOwner::TorchCache;
     if (has(file, "libcublasLt")) return NativeOwner::CublasLt;
     if (has(file, "libcublas")) return NativeOwner::Cublas;
     if (has(file, "libcudnn")) return NativeOwner::Cudnn;
@@ -57,7 +58,7 @@ std::string_view nativeOwnerName(NativeOwner o) {
 
 bool isLibraryModule(std::string_view file) {
     static constexpr std::array<std::string_view, 12> libraries = {
-        "/torch/lib/", "libtorch", "libc10", "libcublas", "libcudnn", "libnccl",
+        "/torch/lib/", "libtorch", "libc10",         "libcublas",      "libcudnn",   "libnccl",
         "libpython",   "/python3", "site-packages/", "dist-packages/", "libcuda.so", "libcudart.so"};
     for (auto l : libraries)
         if (has(file, l)) return true;

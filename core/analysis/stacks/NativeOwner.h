@@ -10,7 +10,17 @@
 
 namespace vs {
 
-enum class NativeOwner : uint8_t { User, TorchCache, TorchAsync, Cublas, CublasLt, Cudnn, Nccl, CuPy, Triton };
+enum class NativeOwner : uint8_t {
+    User,
+    TorchCache,
+    TorchAsync,
+    Cublas,
+    CublasLt,
+    Cudnn,
+    Nccl,
+    CuPy,
+    Triton
+};
 
 // The owner of a stack: the innermost frame that belongs to a known allocator or library decides.
 NativeOwner nativeOwner(const Capture& c, StackId s);

@@ -10,7 +10,8 @@ namespace vs {
 StackAllocations::StackAllocations(const std::vector<Allocation>& all) {
     uint32_t stacks = 0;
     for (const Allocation& a : all) stacks = std::max(stacks, a.stack.value + 1);
-    countingSort(all.size(), stacks, [&](size_t i) { return all[i].stack.value; }, offsets_, indices_);
+    countingSort(
+        all.size(), stacks, [&](size_t i) { return all[i].stack.value; }, offsets_, indices_);
 }
 
 std::span<const uint32_t> StackAllocations::of(StackId stack) const {

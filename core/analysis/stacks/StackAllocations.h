@@ -23,10 +23,12 @@ class StackAllocations {
     // then one merge (a leak's stack holds ~1M allocations at 100M events: sorting all of its steps
     // was most of a click there).
     template <class Step, class Make, class EventOf>
-    std::vector<Step> steps(const std::vector<Allocation>& all, StackId stack, Make make, EventOf eventOf) const;
+    std::vector<Step> steps(const std::vector<Allocation>& all, StackId stack, Make make,
+                            EventOf eventOf) const;
 
   private:
-    std::vector<uint32_t> offsets_; // by stack value: its allocations are indices_[offsets_[s], offsets_[s + 1])
+    std::vector<uint32_t>
+        offsets_; // by stack value: its allocations are indices_[offsets_[s], offsets_[s + 1])
     std::vector<uint32_t> indices_;
 };
 

@@ -32,8 +32,8 @@ std::vector<SurvivorGroup> survivors(const std::vector<Allocation>& allocations,
 
 // The groups of the allocations already known to survive the query (indices into `allocations`,
 // ascending): what survivors() makes of the ones it finds.
-std::vector<SurvivorGroup> groupSurvivors(const std::vector<Allocation>& allocations, std::span<const uint32_t> kept,
-                                          const SurvivorQuery& q);
+std::vector<SurvivorGroup> groupSurvivors(const std::vector<Allocation>& allocations,
+                                          std::span<const uint32_t> kept, const SurvivorQuery& q);
 
 // Net change per stack between two moments: bytes and blocks alive at `to` minus alive at `from`
 // (allocations made before the range count too), largest growth first.

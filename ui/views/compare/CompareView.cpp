@@ -5,20 +5,20 @@
 #include "compare/DiffTree.h"
 #include "models/DiffTableModel.h"
 #include "models/DiffTreeModel.h"
-#include "views/compare/DiffFlameGraph.h"
 #include "util/TimeOrigin.h"
+#include "views/compare/DiffFlameGraph.h"
 
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QInputDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QRegularExpression>
 #include <QSettings>
-#include <QHBoxLayout>
-#include <QHeaderView>
-#include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
@@ -45,7 +45,8 @@ DiffSide sideOf(const CaptureAnalysis& a, const CompareView::Range& r) {
 }
 
 QString rangeText(const CompareView::Range& r) {
-    return r ? QStringLiteral(" [%1 s \u2013 %2 s]").arg(r->first, 0, 'f', 2).arg(r->second, 0, 'f', 2) : QString();
+    return r ? QStringLiteral(" [%1 s \u2013 %2 s]").arg(r->first, 0, 'f', 2).arg(r->second, 0, 'f', 2)
+             : QString();
 }
 
 } // namespace
@@ -108,14 +109,17 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent, Qt::Window) {
     connect(&loader_, &CaptureLoader::failed, this, [this](const QString& path, const QString& message) {
         showError(tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), message));
     });
-    connect(&loader_, &CaptureLoader::progress, this,
-            [this](int pct) { header_->setText(tr("Loading %1\u2026 %2 %").arg(QFileInfo(pathB_).fileName()).arg(pct)); });
+    connect(&loader_, &CaptureLoader::progress, this, [this](int pct) {
+        header_->setText(tr("Loading %1\u2026 %2 %").arg(QFileInfo(pathB_).fileName()).arg(pct));
+    });
 }
 
 namespace {
 // Comparing starts from the capture open in the window.
 bool haveCapture(QWidget* parent, const AnalysisPtr& a) {
-    if (!a) QMessageBox::information(parent, CompareView::tr("Compare"), CompareView::tr("Open a capture first: it is A, the one compared with."));
+    if (!a)
+        QMessageBox::information(parent, CompareView::tr("Compare"),
+                                 CompareView::tr("Open a capture first: it is A, the one compared with."));
     return a != nullptr;
 }
 } // namespace
@@ -143,16 +147,17 @@ CompareView* CompareView::askRanges(QWidget* parent, AnalysisPtr a, const QStrin
     const QString suggestion = QStringLiteral("%1:%2 %3:%4").arg(from).arg(to).arg(to).arg(to + (to - from));
     bool ok = false;
     const QString text = QInputDialog::getText(parent, tr("Compare two ranges"),
-                                               tr("Ranges A and B in seconds (FROM:TO FROM:TO):"), QLineEdit::Normal,
-                                               suggestion, &ok);
+                                               tr("Ranges A and B in seconds (FROM:TO FROM:TO):"),
+                                               QLineEdit::Normal, suggestion, &ok);
     if (!ok) return nullptr;
     static const QRegularExpression form(
         QStringLiteral("^\\s*([0-9.]+)\\s*:\\s*([0-9.]+)\\s+([0-9.]+)\\s*:\\s*([0-9.]+)\\s*$"));
     const auto m = form.match(text);
     if (!m.hasMatch() || m.captured(1).toDouble() > m.captured(2).toDouble() ||
         m.captured(3).toDouble() > m.captured(4).toDouble()) {
-        QMessageBox::warning(parent, tr("Compare two ranges"),
-                             tr("'%1' is not two ranges FROM:TO FROM:TO in seconds, FROM before TO.").arg(text));
+        QMessageBox::warning(
+            parent, tr("Compare two ranges"),
+            tr("'%1' is not two ranges FROM:TO FROM:TO in seconds, FROM before TO.").arg(text));
         return nullptr;
     }
     auto* v = new CompareView(parent);
@@ -179,7 +184,8 @@ QTableView* CompareView::table(DiffTableModel* model) {
 
 void CompareView::compareWith(AnalysisPtr a, const QString& pathA, const QString& pathB) {
     a_ = std::move(a), pathA_ = pathA, pathB_ = pathB, rangeA_.reset(), rangeB_.reset();
-    setWindowTitle(tr("Compare %1 with %2 \u2014 vramscope").arg(QFileInfo(pathA).fileName(), QFileInfo(pathB).fileName()));
+    setWindowTitle(tr("Compare %1 with %2 \u2014 vramscope")
+                       .arg(QFileInfo(pathA).fileName(), QFileInfo(pathB).fileName()));
     header_->setText(tr("Loading %1\u2026").arg(QFileInfo(pathB).fileName()));
     loader_.open(pathB);
 }
@@ -198,12 +204,15 @@ void CompareView::start(AnalysisPtr a, Range ra, AnalysisPtr b, Range rb) {
     other_.jobs().run<std::shared_ptr<const CaptureDiff>>(
         JobKey::Compare, this,
         [a, ra, b, rb](const JobControl& job) {
-            return std::make_shared<const CaptureDiff>(compareCaptures(sideOf(*a, ra), sideOf(*b, rb), &job.cancel()));
+            return std::make_shared<const CaptureDiff>(
+                compareCaptures(sideOf(*a, ra), sideOf(*b, rb), &job.cancel()));
         },
         [this](const std::shared_ptr<const CaptureDiff>& d) { showDiff(d); });
 }
 
-bool CompareView::busy() const { return loader_.busy() || const_cast<Session&>(other_).jobs().busy(); }
+bool CompareView::busy() const {
+    return loader_.busy() || const_cast<Session&>(other_).jobs().busy();
+}
 
 void CompareView::waitForJobs() {
     while (loader_.busy()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
@@ -211,7 +220,9 @@ void CompareView::waitForJobs() {
     other_.jobs().waitForAll();
 }
 
-QString CompareView::headerText() const { return header_->text(); }
+QString CompareView::headerText() const {
+    return header_->text();
+}
 
 void CompareView::showError(const QString& message) {
     error_ = message;
@@ -228,14 +239,16 @@ void CompareView::showDiff(std::shared_ptr<const CaptureDiff> d) {
         h += tr("<br><b>The setting differs</b>:");
         for (const auto& c : diff_->context)
             h += QStringLiteral("<br>&nbsp;&nbsp;%1: %2 \u2192 %3")
-                     .arg(QString::fromStdString(c.what).toHtmlEscaped(), QString::fromStdString(c.a).toHtmlEscaped(),
+                     .arg(QString::fromStdString(c.what).toHtmlEscaped(),
+                          QString::fromStdString(c.a).toHtmlEscaped(),
                           QString::fromStdString(c.b).toHtmlEscaped());
     }
     header_->setText(h);
-    verdict_->setText(QString::fromStdString(diff_->verdict) +
-                      (diff_->iterations.pairs.empty()
-                           ? tr(" No per-iteration curves: %1.").arg(QString::fromStdString(diff_->iterations.how))
-                           : QString()));
+    verdict_->setText(
+        QString::fromStdString(diff_->verdict) +
+        (diff_->iterations.pairs.empty()
+             ? tr(" No per-iteration curves: %1.").arg(QString::fromStdString(diff_->iterations.how))
+             : QString()));
     sites_->setRows(diff_, diff_->sites);
     stacks_->setRows(diff_, diff_->stacks);
     plotIterations(diff_->iterations);
@@ -272,8 +285,9 @@ void CompareView::plotIterations(const IterationAlignment& al) {
     add(liveA, c.allocated, Qt::DashLine, tr("A: allocated at iteration end"));
     add(liveB, c.reserved, Qt::DashLine, tr("B: allocated at iteration end"));
     curves_->setVisible(!al.pairs.empty()); // the verdict says why there is no curve
-    curves_->xAxis->setLabel(al.pairs.empty() ? tr("no iterations to align: %1").arg(QString::fromStdString(al.how))
-                                              : tr("iteration, aligned %1").arg(QString::fromStdString(al.how)));
+    curves_->xAxis->setLabel(al.pairs.empty()
+                                 ? tr("no iterations to align: %1").arg(QString::fromStdString(al.how))
+                                 : tr("iteration, aligned %1").arg(QString::fromStdString(al.how)));
     curves_->rescaleAxes();
     curves_->yAxis->setRangeLower(0);
     curves_->yAxis->setRangeUpper(curves_->yAxis->range().upper * 1.08);

@@ -63,7 +63,7 @@ class CompareView : public QWidget {
     void showTree();
     QTableView* table(DiffTableModel* model);
 
-    Session other_;     // capture B; its JobRunner runs the comparison
+    Session other_; // capture B; its JobRunner runs the comparison
     CaptureLoader loader_;
     AnalysisPtr a_, b_;
     QString pathA_, pathB_;

@@ -98,9 +98,10 @@ bool DiffFlameGraph::event(QEvent* e) {
             QToolTip::hideText();
         } else {
             const DiffNode& d = tree_.node(n);
-            QToolTip::showText(h->globalPos(), tr("%1\nA: %2   B: %3   B\u2212A: %4")
-                                                   .arg(QString::fromStdString(d.frame), formatBytes(double(d.a)),
-                                                        formatBytes(double(d.b)), formatSignedBytes(d.delta())),
+            QToolTip::showText(h->globalPos(),
+                               tr("%1\nA: %2   B: %3   B\u2212A: %4")
+                                   .arg(QString::fromStdString(d.frame), formatBytes(double(d.a)),
+                                        formatBytes(double(d.b)), formatSignedBytes(d.delta())),
                                this);
         }
         return true;

@@ -24,7 +24,7 @@ void showHelp(QWidget* parent) {
     icons::application(); // registers the resources
     QFile page(QStringLiteral(":/help.html"));
     text->setHtml(page.open(QIODevice::ReadOnly) ? QString::fromUtf8(page.readAll())
-                                                  : QObject::tr("The help page is missing from this build."));
+                                                 : QObject::tr("The help page is missing from this build."));
     text->setOpenExternalLinks(true);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
     QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
@@ -36,19 +36,20 @@ void showHelp(QWidget* parent) {
 }
 
 QString aboutText() {
-    return QObject::tr("<h3>vramscope %1</h3>"
-                       "<p>Finds GPU memory leaks in PyTorch and CUDA programs: memory over time, the "
-                       "allocator's blocks, the code that allocated what survived, and what keeps it alive.</p>"
-                       "<p><b>Built with</b></p><ul>"
-                       "<li>Qt %2 (running %3) \u2014 LGPL-3.0</li>"
-                       "<li>QCustomPlot %4 \u2014 GPL-3.0</li>"
-                       "<li>Zstandard %5 \u2014 BSD-3-Clause</li>"
-                       "<li>zlib %6 \u2014 zlib licence</li>"
-                       "<li>The CUPTI agent, when installed: NVIDIA CUPTI (CUDA Toolkit EULA), "
-                       "elfutils libdw (LGPL-3.0) and libunwind (MIT)</li></ul>")
-        .arg(QApplication::applicationVersion(), QStringLiteral(QT_VERSION_STR), QString::fromLatin1(qVersion()),
-             QStringLiteral(QCUSTOMPLOT_VERSION_STR), QString::fromLatin1(ZSTD_versionString()),
-             QString::fromLatin1(zlibVersion()));
+    return QObject::tr(
+               "<h3>vramscope %1</h3>"
+               "<p>Finds GPU memory leaks in PyTorch and CUDA programs: memory over time, the "
+               "allocator's blocks, the code that allocated what survived, and what keeps it alive.</p>"
+               "<p><b>Built with</b></p><ul>"
+               "<li>Qt %2 (running %3) \u2014 LGPL-3.0</li>"
+               "<li>QCustomPlot %4 \u2014 GPL-3.0</li>"
+               "<li>Zstandard %5 \u2014 BSD-3-Clause</li>"
+               "<li>zlib %6 \u2014 zlib licence</li>"
+               "<li>The CUPTI agent, when installed: NVIDIA CUPTI (CUDA Toolkit EULA), "
+               "elfutils libdw (LGPL-3.0) and libunwind (MIT)</li></ul>")
+        .arg(QApplication::applicationVersion(), QStringLiteral(QT_VERSION_STR),
+             QString::fromLatin1(qVersion()), QStringLiteral(QCUSTOMPLOT_VERSION_STR),
+             QString::fromLatin1(ZSTD_versionString()), QString::fromLatin1(zlibVersion()));
 }
 
 void showAbout(QWidget* parent) {

@@ -23,7 +23,8 @@ QDoubleSpinBox* secondsBox(QWidget* parent) {
 }
 } // namespace
 
-OpenRangeDialog::OpenRangeDialog(const QString& path, const QString& filter, QWidget* parent) : QDialog(parent) {
+OpenRangeDialog::OpenRangeDialog(const QString& path, const QString& filter, QWidget* parent)
+    : QDialog(parent) {
     setWindowTitle(tr("Open Range"));
     auto* form = new QFormLayout(this);
     auto* intro = new QLabel(tr("Load only a window of a capture: faster and smaller for a big file. Blocks "
@@ -35,7 +36,8 @@ OpenRangeDialog::OpenRangeDialog(const QString& path, const QString& filter, QWi
     path_ = new QLineEdit(path, this);
     auto* browse = new QPushButton(tr("&Browse\u2026"), this);
     connect(browse, &QPushButton::clicked, this, [this, filter] {
-        const QString p = QFileDialog::getOpenFileName(this, tr("Open capture"), QFileInfo(path_->text()).path(), filter);
+        const QString p =
+            QFileDialog::getOpenFileName(this, tr("Open capture"), QFileInfo(path_->text()).path(), filter);
         if (!p.isEmpty()) path_->setText(p);
     });
     auto* row = new QHBoxLayout;

@@ -28,9 +28,11 @@ void collect(QMenu* menu, const QString& path, QList<ShortcutsDialog::Row>& out)
 
 // What the mouse does, which no QAction says.
 const char* const kGestures[][2] = {
-    {QT_TRANSLATE_NOOP("ShortcutsDialog", "Wheel"), QT_TRANSLATE_NOOP("ShortcutsDialog", "Zoom time around the mouse")},
+    {QT_TRANSLATE_NOOP("ShortcutsDialog", "Wheel"),
+     QT_TRANSLATE_NOOP("ShortcutsDialog", "Zoom time around the mouse")},
     {QT_TRANSLATE_NOOP("ShortcutsDialog", "Drag"), QT_TRANSLATE_NOOP("ShortcutsDialog", "Pan")},
-    {QT_TRANSLATE_NOOP("ShortcutsDialog", "Ctrl+Drag"), QT_TRANSLATE_NOOP("ShortcutsDialog", "Zoom to a rectangle")},
+    {QT_TRANSLATE_NOOP("ShortcutsDialog", "Ctrl+Drag"),
+     QT_TRANSLATE_NOOP("ShortcutsDialog", "Zoom to a rectangle")},
     {QT_TRANSLATE_NOOP("ShortcutsDialog", "Shift+Drag"),
      QT_TRANSLATE_NOOP("ShortcutsDialog", "Select a range: what survived it shows in the Leaks tab")},
     {QT_TRANSLATE_NOOP("ShortcutsDialog", "Click"),

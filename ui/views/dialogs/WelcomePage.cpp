@@ -24,7 +24,8 @@ QLabel* heading(const QString& text, QWidget* parent) {
 WelcomePage::WelcomePage(const QList<QAction*>& actions, QWidget* parent) : QWidget(parent) {
     auto* logo = new QLabel(this);
     logo->setPixmap(icons::application().pixmap(96, 96));
-    auto* title = new QLabel(tr("<h1>vramscope</h1><p>Find GPU memory leaks in PyTorch and CUDA programs.</p>"), this);
+    auto* title =
+        new QLabel(tr("<h1>vramscope</h1><p>Find GPU memory leaks in PyTorch and CUDA programs.</p>"), this);
     auto* how = new QLabel(
         tr("<p><b>How to hunt a leak.</b> Open a memory snapshot or a recording, or watch a running program. "
            "A staircase of <span style='color:#1f66c4'><b>allocated</b></span> memory that never comes back "
@@ -103,10 +104,10 @@ QStringList WelcomePage::sampleFiles() {
         QStringLiteral(VRAMSCOPE_SOURCE_SAMPLES),
     };
     for (const QString& d : dirs) {
-        const QStringList names = QDir(d).entryList(
-            {QStringLiteral("*.pickle"), QStringLiteral("*.pickle.gz"), QStringLiteral("*.pickle.zst"),
-             QStringLiteral("*.vscap")},
-            QDir::Files, QDir::Name);
+        const QStringList names =
+            QDir(d).entryList({QStringLiteral("*.pickle"), QStringLiteral("*.pickle.gz"),
+                               QStringLiteral("*.pickle.zst"), QStringLiteral("*.vscap")},
+                              QDir::Files, QDir::Name);
         QStringList paths;
         for (const QString& n : names) paths << QDir(d).absoluteFilePath(n);
         if (!paths.isEmpty()) return paths;

@@ -8,11 +8,11 @@
 #include <QComboBox>
 #include <QEvent>
 
-#include <cmath>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <cmath>
 
 namespace vs::ui {
 
@@ -79,7 +79,8 @@ void BlockMapPanel::follow(Session* session) {
         session->jobs().run<std::vector<StateSegment>>(
             JobKey::BlockMap, this,
             [a, d, moment](const JobControl&) {
-                return Replay::stateAfter(a->trace(d), a->capture().streams, a->replay(d), a->rules(), moment);
+                return Replay::stateAfter(a->trace(d), a->capture().streams, a->replay(d), a->rules(),
+                                          moment);
             },
             [this, moment](const std::vector<StateSegment>& state) { view_->setState(moment, state); });
     });
@@ -95,10 +96,10 @@ void BlockMapPanel::follow(Session* session) {
         markAllocations({});
         markAddresses(addresses);
     });
-    connect(session, &Session::addressPointed, view_, [this](uint64_t address) { view_->setHighlightedAddress(address); });
-    connect(view_, &BlockMapView::blockClicked, session, [session](size_t, uint32_t allocEvent) {
-        session->selectBlock(allocEvent);
-    });
+    connect(session, &Session::addressPointed, view_,
+            [this](uint64_t address) { view_->setHighlightedAddress(address); });
+    connect(view_, &BlockMapView::blockClicked, session,
+            [session](size_t, uint32_t allocEvent) { session->selectBlock(allocEvent); });
     connect(session, &Session::deviceChanged, this, [this, session](size_t device) {
         setAnalysis(session->analysis(), device, session->originUs());
         if (view_->colourBy() == BlockMapView::ColourBy::Category) classify();
@@ -161,7 +162,8 @@ size_t BlockMapPanel::eventsPerStep() const {
 void BlockMapPanel::updateLegend() {
     QStringList parts;
     for (const auto& e : view_->legend())
-        parts << QStringLiteral("<span style='color:%1'>\u25a0</span>&nbsp;%2").arg(e.colour.name(), e.name.toHtmlEscaped());
+        parts << QStringLiteral("<span style='color:%1'>\u25a0</span>&nbsp;%2")
+                     .arg(e.colour.name(), e.name.toHtmlEscaped());
     legend_->setText(parts.join(QStringLiteral(" &nbsp; ")));
 }
 
@@ -204,8 +206,7 @@ void BlockMapPanel::classify() {
     const size_t d = session_->device();
     view_->setCategories(nullptr);
     session_->jobs().run<std::shared_ptr<const DeviceCategories>>(
-        JobKey::BlockMapCategories, this,
-        [a, d](const JobControl&) { return a->categories(d); },
+        JobKey::BlockMapCategories, this, [a, d](const JobControl&) { return a->categories(d); },
         [this](const std::shared_ptr<const DeviceCategories>& c) { view_->setCategories(c); });
 }
 

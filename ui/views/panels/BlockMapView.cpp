@@ -2,8 +2,8 @@
 
 #include "common/CategoryColours.h"
 
-#include "common/ByteAxisTicker.h"
 #include "analysis/stacks/FrameFilter.h"
+#include "common/ByteAxisTicker.h"
 #include "model/PoolCache.h"
 #include "util/Format.h"
 #include "util/TimeOrigin.h"
@@ -46,7 +46,7 @@ void BlockMapView::setMoment(size_t eventsApplied) {
     moment_ = std::min(eventsApplied, t.eventCount());
     stale_ = true;
     if (!isVisible()) return; // replayed when shown or asked for
-    segments(); // shown: the user is scrubbing it, replay now
+    segments();               // shown: the user is scrubbing it, replay now
     updateScroll();
     viewport()->update();
 }
@@ -89,7 +89,8 @@ void BlockMapView::setHighlightedAddress(std::optional<uint64_t> address) {
 
 void BlockMapView::setMarkedAllocations(std::vector<uint32_t> allocEvents) {
     // a region's allocations come in allocation order already: O(n) to see, no O(n log n) sort
-    if (!std::is_sorted(allocEvents.begin(), allocEvents.end())) std::sort(allocEvents.begin(), allocEvents.end());
+    if (!std::is_sorted(allocEvents.begin(), allocEvents.end()))
+        std::sort(allocEvents.begin(), allocEvents.end());
     markedEvents_ = std::move(allocEvents);
     flagsStale_ = true;
     viewport()->update();
@@ -104,7 +105,8 @@ void BlockMapView::setMarkedAddresses(std::vector<uint64_t> addresses) {
 
 bool BlockMapView::isMarked(const StateBlock& b) const {
     if (b.state == BlockState::Inactive) return false;
-    return (b.allocEvent != kNoEvent && std::binary_search(markedEvents_.begin(), markedEvents_.end(), b.allocEvent)) ||
+    return (b.allocEvent != kNoEvent &&
+            std::binary_search(markedEvents_.begin(), markedEvents_.end(), b.allocEvent)) ||
            std::binary_search(markedAddresses_.begin(), markedAddresses_.end(), b.address);
 }
 
@@ -149,9 +151,12 @@ void BlockMapView::updateScroll() {
 
 BlockMapView::Colours BlockMapView::colours() const {
     const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    return {dark ? QColor(255, 105, 105) : QColor(214, 39, 40), dark ? QColor(230, 190, 60) : QColor(220, 160, 0),
-            dark ? QColor(94, 168, 255) : QColor(31, 102, 196), QColor(150, 150, 150),
-            palette().color(QPalette::Window).darker(dark ? 60 : 112), dark ? QColor(255, 255, 255) : QColor(0, 0, 0)};
+    return {dark ? QColor(255, 105, 105) : QColor(214, 39, 40),
+            dark ? QColor(230, 190, 60) : QColor(220, 160, 0),
+            dark ? QColor(94, 168, 255) : QColor(31, 102, 196),
+            QColor(150, 150, 150),
+            palette().color(QPalette::Window).darker(dark ? 60 : 112),
+            dark ? QColor(255, 255, 255) : QColor(0, 0, 0)};
 }
 
 void BlockMapView::setCategories(std::shared_ptr<const DeviceCategories> categories) {
@@ -179,8 +184,10 @@ QList<BlockMapView::LegendEntry> BlockMapView::legend() const {
     QList<LegendEntry> out;
     if (colourBy_ == ColourBy::State) out << LegendEntry{tr("allocated"), c.allocated};
     if (colourBy_ == ColourBy::Site)
-        out << LegendEntry{tr("one colour per allocating line (hover a block)"), QColor::fromHsv(200, 150, 200)};
-    if (colourBy_ == ColourBy::Age) out << LegendEntry{tr("oldest"), c.age(0)} << LegendEntry{tr("newest"), c.age(1)};
+        out << LegendEntry{tr("one colour per allocating line (hover a block)"),
+                           QColor::fromHsv(200, 150, 200)};
+    if (colourBy_ == ColourBy::Age)
+        out << LegendEntry{tr("oldest"), c.age(0)} << LegendEntry{tr("newest"), c.age(1)};
     if (colourBy_ == ColourBy::Category)
         for (size_t k = 0; k < kCategoryCount; ++k) {
             const auto name = categoryName(Category(k));
@@ -204,7 +211,8 @@ void BlockMapView::paintEvent(QPaintEvent*) {
     p.fillRect(viewport()->rect(), palette().color(QPalette::Base));
     if (awaiting_ && stale_) {
         p.setPen(palette().color(QPalette::PlaceholderText));
-        p.drawText(viewport()->rect(), Qt::AlignCenter, tr("Replaying the allocator to event #%L1\u2026").arg(moment_));
+        p.drawText(viewport()->rect(), Qt::AlignCenter,
+                   tr("Replaying the allocator to event #%L1\u2026").arg(moment_));
         return;
     }
     if (segments().empty()) {
@@ -237,9 +245,10 @@ void BlockMapView::paintEvent(QPaintEvent*) {
     auto stripe = [&](double from, double to) {
         for (int row = int(from / l.width()); row <= int((to - 1) / l.width()); ++row) {
             if (row < firstRow || row > lastRow) continue;
-            const double a = std::max(from, double(row) * l.width()), b = std::min(to, double(row + 1) * l.width());
-            p.fillRect(QRectF(kMargin + a - double(row) * l.width(), kMargin + row * (kRowHeight + kRowGap) - scroll,
-                              b - a, 3),
+            const double a = std::max(from, double(row) * l.width()),
+                         b = std::min(to, double(row + 1) * l.width());
+            p.fillRect(QRectF(kMargin + a - double(row) * l.width(),
+                              kMargin + row * (kRowHeight + kRowGap) - scroll, b - a, 3),
                        graphPoolColour());
         }
     };
@@ -262,8 +271,10 @@ void BlockMapView::paintEvent(QPaintEvent*) {
                          to = l.pixelOf(s, b.address - g.address + b.size);
             if (std::max(to, from + 1) <= firstPixel || from >= endPixel) continue; // off screen
             const QColor c = colourOf(b, colours, isMarkedBlock);
-            const bool ghost = b.allocEvent == kNoEvent && !ghosts.blocks.empty() && ghosts.contains(b.address);
-            if (c == paintedColour && to <= paintedTo && !ghost) continue; // inside what was just painted in its colour
+            const bool ghost =
+                b.allocEvent == kNoEvent && !ghosts.blocks.empty() && ghosts.contains(b.address);
+            if (c == paintedColour && to <= paintedTo && !ghost)
+                continue;                                 // inside what was just painted in its colour
             span(from, to - (to - from >= 3 ? 1 : 0), c); // a hairline between wide neighbours
             if (ghost) span(from, to - (to - from >= 3 ? 1 : 0), ghostHatch);
             paintedTo = std::max(to, from + 1), paintedColour = c;
@@ -309,7 +320,8 @@ QString BlockMapView::describe(const BlockLayout::Hit& h) const {
                     .arg(QString::fromStdString(hexAddress(g.address)), formatBytes(double(g.size)))
                     .arg(g.expandable ? tr(", expandable") : QString())
                     .arg(g.stream);
-    if (const PoolId pool = pools_->poolOf(g.address, uint32_t(moment_ == 0 ? 0 : moment_ - 1)); !pool.isDefault())
+    if (const PoolId pool = pools_->poolOf(g.address, uint32_t(moment_ == 0 ? 0 : moment_ - 1));
+        !pool.isDefault())
         s += tr("<br><b>CUDA graph private pool</b> %1 (stripe on top): memory a captured graph keeps by "
                 "design (torch.compile mode=\"reduce-overhead\", torch.cuda.graph), reused at each replay")
                  .arg(QString::fromStdString(pool.text()));
@@ -323,7 +335,8 @@ QString BlockMapView::describe(const BlockLayout::Hit& h) const {
         if (b.allocEvent == kNoEvent) {
             s += tr("<br>allocated before the recording started");
             if (analysis_->ghosts(device_).contains(b.address))
-                s += tr("<br><b>ghost</b>: the trace sees it only being freed (its alloc was lost or came first)");
+                s += tr("<br><b>ghost</b>: the trace sees it only being freed (its alloc was lost or came "
+                        "first)");
         } else {
             const double age = moment_ ? secondsSince(t.timeUs[b.allocEvent], t.timeUs[moment_ - 1]) : 0;
             const Capture& c = analysis_->capture();

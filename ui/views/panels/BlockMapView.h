@@ -4,9 +4,9 @@
 // zooms (bytes per pixel), the wheel scrolls, hovering tells a block's details and clicking
 // selects it. Only visible rows are drawn; blocks below a pixel still get a pixel.
 #include "analysis/categories/Categories.h"
-#include "session/CaptureLoader.h"
 #include "analysis/replay/BlockLayout.h"
 #include "analysis/replay/GraphPools.h"
+#include "session/CaptureLoader.h"
 
 #include <QAbstractScrollArea>
 
@@ -84,10 +84,13 @@ class BlockMapView : public QAbstractScrollArea {
     QColor colourOf(const StateBlock& b, const Colours& c, bool marked) const;
     struct Colours {
         QColor marked, pending, allocated, baseline, free, ghost; // ghost: the hatch over ghost blocks
-        QColor age(double f) const { return QColor::fromHsvF(0.6f, 0.8f, float(0.35 + 0.65 * f)); } // newer brighter
+        QColor age(double f) const {
+            return QColor::fromHsvF(0.6f, 0.8f, float(0.35 + 0.65 * f));
+        } // newer brighter
     };
     Colours colours() const; // for the palette
-    std::shared_ptr<const GraphPools> pools_ = std::make_shared<const GraphPools>(); // the device's private pools (CUDA graphs), from the snapshot
+    std::shared_ptr<const GraphPools> pools_ =
+        std::make_shared<const GraphPools>(); // the device's private pools (CUDA graphs), from the snapshot
     void updateScroll();
 
     AnalysisPtr analysis_;
@@ -105,7 +108,7 @@ class BlockMapView : public QAbstractScrollArea {
     std::shared_ptr<const DeviceCategories> categories_;
     double zoom_ = 1;
     std::optional<uint64_t> highlight_;
-    std::vector<uint32_t> markedEvents_;   // ascending
+    std::vector<uint32_t> markedEvents_;    // ascending
     std::vector<uint64_t> markedAddresses_; // ascending
 };
 

@@ -13,8 +13,9 @@ DevicePicker::DevicePicker(Session* session, QWidget* parent) : QWidget(parent),
     layout->setContentsMargins(4, 2, 4, 2);
     box_ = new QComboBox(this);
     box_->setObjectName(QStringLiteral("deviceBox"));
-    box_->setToolTip(tr("The device shown in the event list, Leaks, Block map and Stack; a click on a device's "
-                        "lane on the timeline selects it too"));
+    box_->setToolTip(
+        tr("The device shown in the event list, Leaks, Block map and Stack; a click on a device's "
+           "lane on the timeline selects it too"));
     auto* label = new QLabel(tr("&Device:"), this);
     label->setBuddy(box_);
     layout->addWidget(label);

@@ -28,9 +28,8 @@ EventFindBar::EventFindBar(EventTableView* table, EventTableModel* model, QWidge
     QToolButton* previous = button(QStringLiteral("\u2191"), tr("Previous match (Shift+Enter)"));
     QToolButton* next = button(QStringLiteral("\u2193"), tr("Next match (Enter)"));
     QToolButton* close = button(QStringLiteral("\u2715"), tr("Close the find bar"));
-    connect(field_, &QLineEdit::returnPressed, this, [this] {
-        find(field_->text(), !(QApplication::keyboardModifiers() & Qt::ShiftModifier));
-    });
+    connect(field_, &QLineEdit::returnPressed, this,
+            [this] { find(field_->text(), !(QApplication::keyboardModifiers() & Qt::ShiftModifier)); });
     connect(previous, &QToolButton::clicked, this, [this] { find(field_->text(), false); });
     connect(next, &QToolButton::clicked, this, [this] { find(field_->text(), true); });
     connect(close, &QToolButton::clicked, this, &QWidget::hide);

@@ -16,7 +16,7 @@ class EventFindBar : public QWidget {
     Q_OBJECT
   public:
     EventFindBar(EventTableView* table, EventTableModel* model, QWidget* parent);
-    void open(); // shown, its text selected and focused
+    void open();                                 // shown, its text selected and focused
     int find(const QString& text, bool forward); // selects the match; its event, or -1
     QLineEdit* field() const { return field_; }
 

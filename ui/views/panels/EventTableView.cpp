@@ -42,7 +42,8 @@ void EventTableView::followScroll() {
         size_t(current) < model_->firstEvent() + size_t(model_->rowCount())) {
         const QSignalBlocker quiet(selectionModel()); // the same event: nothing else needs to follow
         const QModelIndex at = model_->index(int(size_t(current) - model_->firstEvent()), 0);
-        selectionModel()->setCurrentIndex(at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        selectionModel()->setCurrentIndex(at,
+                                          QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         viewport()->update();
     }
     scrollTo(model_->index(int(topEvent - model_->firstEvent()), 0), QAbstractItemView::PositionAtTop);

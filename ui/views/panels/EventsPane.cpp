@@ -48,9 +48,10 @@ EventsPane::EventsPane(Session* session, QWidget* parent) : QWidget(parent), ses
         model_->setMarkedEvents(events);
         session_->selectEvent(events.front());
     });
-    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
-        if (i.isValid()) session_->selectEvent(model_->eventOf(i.row()));
-    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& i) {
+                if (i.isValid()) session_->selectEvent(model_->eventOf(i.row()));
+            });
 }
 
 void EventsPane::showDevice(size_t device) {
@@ -61,7 +62,7 @@ void EventsPane::showDevice(size_t device) {
 }
 
 void EventsPane::fitColumns() {
-    table_->resizeColumnsToContents(); // from the first rows; the index column must fit the last one
+    table_->resizeColumnsToContents();          // from the first rows; the index column must fit the last one
     const size_t events = model_->eventCount(); // on every page: the last index and time are the widest
     table_->setColumnWidth(EventTableModel::Index,
                            table_->fontMetrics().horizontalAdvance(QString::number(events)) + 16);
@@ -69,7 +70,8 @@ void EventsPane::fitColumns() {
         table_->setColumnWidth(EventTableModel::Time,
                                std::max(table_->columnWidth(EventTableModel::Time),
                                         table_->fontMetrics().horizontalAdvance(
-                                            QString::number(model_->timeOfEvent(events - 1), 'f', 6)) + 16));
+                                            QString::number(model_->timeOfEvent(events - 1), 'f', 6)) +
+                                            16));
     // The site (last, stretched) column takes what is left, not its longest text: no horizontal
     // scrolling at 1280 px; a cut site reads whole in its tooltip.
     table_->setColumnWidth(model_->columnCount() - 1,

@@ -1,7 +1,7 @@
 #include "views/panels/FlameGraph.h"
 
-#include "common/ByteAxisTicker.h"
 #include "analysis/stacks/FrameFilter.h"
+#include "common/ByteAxisTicker.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>

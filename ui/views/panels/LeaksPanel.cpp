@@ -1,28 +1,28 @@
 #include "views/panels/LeaksPanel.h"
 
+#include "analysis/stacks/FrameFilter.h"
+#include "common/ByteAxisTicker.h"
 #include "common/DisposeInBackground.h"
 #include "common/QtText.h"
-#include "common/ByteAxisTicker.h"
 #include "models/CallTreeModel.h"
+#include "models/SurvivorGroupModel.h"
+#include "session/Session.h"
+#include "util/TimeOrigin.h"
 #include "views/panels/FlameGraph.h"
 #include "views/panels/RegionListView.h"
 #include "views/panels/Sparkline.h"
-#include "models/SurvivorGroupModel.h"
-#include "session/Session.h"
-#include "analysis/stacks/FrameFilter.h"
-#include "util/TimeOrigin.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
-#include <QScrollArea>
-#include <QSplitter>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPainter>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTreeView>
@@ -112,9 +112,10 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
            "Steady groups gained blocks across most of the window: look at them first."));
     groupsView_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(groupsView_, &QTreeView::customContextMenuRequested, this, &LeaksPanel::groupMenu);
-    connect(groupsView_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& i) {
-        onGroupSelected(SurvivorGroupModel::groupRow(groupsFilter_->mapToSource(i)));
-    });
+    connect(groupsView_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& i) {
+                onGroupSelected(SurvivorGroupModel::groupRow(groupsFilter_->mapToSource(i)));
+            });
     topDownModel_ = new CallTreeModel(this);
     bottomUpModel_ = new CallTreeModel(this);
     topDownFilter_ = makeFilter(this, topDownModel_);
@@ -129,7 +130,8 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     views_->addTab(flame_, tr("Flame graph"));
     regions_ = new RegionListView(this);
     views_->addTab(regions_, tr("Regions"));
-    views_->setTabToolTip(4, tr("Every growth region of this device; select one to explain it (Ctrl+] / Ctrl+[)"));
+    views_->setTabToolTip(
+        4, tr("Every growth region of this device; select one to explain it (Ctrl+] / Ctrl+[)"));
     views_->setTabToolTip(1, tr("From the program's entry point down to the allocating frames"));
     views_->setTabToolTip(2, tr("From the allocating frames up to their callers"));
     views_->setTabToolTip(3, tr("Click a frame to zoom into it, Escape to zoom out"));
@@ -155,9 +157,10 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     row->addWidget(search_, 1);
     row->addWidget(atEnd_);
     libraries_ = new QCheckBox(tr("Library frames"), this);
-    libraries_->setToolTip(tr("Show the frames of libraries and runtimes (torch, lightning, transformers, runpy, "
-                              "CPython, PyTorch's and CUDA's modules) in the trees and the flame graph; folded "
-                              "into your own code's frames when off"));
+    libraries_->setToolTip(
+        tr("Show the frames of libraries and runtimes (torch, lightning, transformers, runpy, "
+           "CPython, PyTorch's and CUDA's modules) in the trees and the flame graph; folded "
+           "into your own code's frames when off"));
     libraries_->setChecked(QSettings().value(QStringLiteral("leaks/libraryFrames"), false).toBool());
     connect(libraries_, &QCheckBox::toggled, this, [this](bool on) {
         QSettings().setValue(QStringLiteral("leaks/libraryFrames"), on);
@@ -185,14 +188,17 @@ void LeaksPanel::follow(Session* session) {
         if (!userChoice_) analyse(session->analysis(), device_);
     });
     // A selected range: what survives it; none: back to the detected region.
-    connect(session, &Session::rangeChanged, this, [this, session](std::optional<std::pair<double, double>> range) {
-        if (!session->isOpen()) return;
-        if (!range) return analyse(session->analysis(), session->device());
-        const size_t first = session->eventAt(range->first), last = session->eventAt(range->second);
-        analyse(session->analysis(), session->device(),
-                int64_t(first + (session->secondsAt(session->device(), uint32_t(first)) < range->first)), int64_t(last));
-        emit attentionWanted();
-    });
+    connect(session, &Session::rangeChanged, this,
+            [this, session](std::optional<std::pair<double, double>> range) {
+                if (!session->isOpen()) return;
+                if (!range) return analyse(session->analysis(), session->device());
+                const size_t first = session->eventAt(range->first), last = session->eventAt(range->second);
+                analyse(
+                    session->analysis(), session->device(),
+                    int64_t(first + (session->secondsAt(session->device(), uint32_t(first)) < range->first)),
+                    int64_t(last));
+                emit attentionWanted();
+            });
     connect(session, &Session::regionChanged, this, [this, session] {
         regions_->selectRegion(session->regionIndex());
         if (!session->region()) return; // a range is explained instead
@@ -207,9 +213,10 @@ void LeaksPanel::follow(Session* session) {
             [session](size_t device, const QVector<double>&, const QVector<quint32>& events) {
                 if (device == session->device()) session->markAllocations({events.begin(), events.end()});
             });
-    connect(this, &LeaksPanel::showAllocationsRequested, session, [session](size_t device, const QVector<quint32>& events) {
-        if (device == session->device()) session->listAllocations({events.begin(), events.end()});
-    });
+    connect(this, &LeaksPanel::showAllocationsRequested, session,
+            [session](size_t device, const QVector<quint32>& events) {
+                if (device == session->device()) session->listAllocations({events.begin(), events.end()});
+            });
 }
 
 void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int64_t last) {
@@ -223,7 +230,8 @@ void LeaksPanel::analyse(AnalysisPtr analysis, size_t device, int64_t first, int
     run(q);
 }
 
-void LeaksPanel::analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region, bool automatic) {
+void LeaksPanel::analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region,
+                               bool automatic) {
     analysis_ = std::move(analysis);
     device_ = device;
     first_ = last_ = -1;
@@ -244,27 +252,30 @@ void LeaksPanel::run(LeakQuery q) {
     // The lifetimes and regions of a device are found once; a click on a ramp reuses them (fast).
     auto in = result_.analysis == analysis_ && result_.device == device_ ? result_.inputs : nullptr;
     const int64_t origin = originUs_;
-    jobs_->run<Result>(JobKey::Leaks, this, [a, device, q, in, origin](const JobControl&) {
-        auto inputs = in ? in : std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
-        Result r{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device, {}, {}, {}, {}};
-        if (r.report.groups.empty()) return r;
-        // Three independent passes over a group's allocations (each ~30 ms for a leak's ~1M at
-        // 100M events: reads kilobytes apart), side by side.
-        const SurvivorGroup& top = r.report.groups.front();
-        auto spark = std::async(std::launch::async, [&] {
-            return liveBytes(*inputs->categories, a->trace(device), origin, top.stack);
-        });
-        auto kinds = std::async(std::launch::async, [&] {
-            std::vector<Category> k;
-            for (const auto& g : r.report.groups) k.push_back(r.report.categoryOf(g));
-            return k;
-        });
-        r.firstGroupEvents = eventsOf(inputs->lifetimes(), top);
-        r.firstGroupTimes = timesOf(a->trace(device), origin, r.firstGroupEvents);
-        r.firstGroupSpark = spark.get();
-        r.kinds = kinds.get();
-        return r;
-    }, [this](const Result& r) { present(r); });
+    jobs_->run<Result>(
+        JobKey::Leaks, this,
+        [a, device, q, in, origin](const JobControl&) {
+            auto inputs = in ? in : std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
+            Result r{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device, {}, {}, {}, {}};
+            if (r.report.groups.empty()) return r;
+            // Three independent passes over a group's allocations (each ~30 ms for a leak's ~1M at
+            // 100M events: reads kilobytes apart), side by side.
+            const SurvivorGroup& top = r.report.groups.front();
+            auto spark = std::async(std::launch::async, [&] {
+                return liveBytes(*inputs->categories, a->trace(device), origin, top.stack);
+            });
+            auto kinds = std::async(std::launch::async, [&] {
+                std::vector<Category> k;
+                for (const auto& g : r.report.groups) k.push_back(r.report.categoryOf(g));
+                return k;
+            });
+            r.firstGroupEvents = eventsOf(inputs->lifetimes(), top);
+            r.firstGroupTimes = timesOf(a->trace(device), origin, r.firstGroupEvents);
+            r.firstGroupSpark = spark.get();
+            r.kinds = kinds.get();
+            return r;
+        },
+        [this](const Result& r) { present(r); });
 }
 
 const std::vector<Allocation>& LeaksPanel::lifetimes() const {
@@ -285,17 +296,16 @@ void LeaksPanel::present(Result result) {
     disposeInBackground(std::exchange(result_, std::move(result)));
     if (!analysis_) return;
     const LeakReport& report = result_.report;
-    diagnosis_->setText(
-        tr("<b>%1</b> &nbsp;<span style='color:gray'>%2 %3 s \u2013 %4 s%5</span><br>%6<br>"
-           "<i>Evidence:</i> %7<br><i>Next step:</i> %8")
-            .arg(QString::fromLatin1(leakKindName(report.kind).data()).toUpper())
-            .arg(report.region ? tr("region") : tr("window"))
-            .arg(secondsAt(report.region ? report.region->first : report.first), 0, 'f', 3)
-            .arg(secondsAt(report.region ? report.region->last : report.last), 0, 'f', 3)
-            .arg(report.autoWindow ? tr(", detected") : QString())
-            .arg(QString::fromStdString(report.summary).toHtmlEscaped(),
-                 QString::fromStdString(report.evidence).toHtmlEscaped(),
-                 QString::fromStdString(report.nextStep).toHtmlEscaped()));
+    diagnosis_->setText(tr("<b>%1</b> &nbsp;<span style='color:gray'>%2 %3 s \u2013 %4 s%5</span><br>%6<br>"
+                           "<i>Evidence:</i> %7<br><i>Next step:</i> %8")
+                            .arg(QString::fromLatin1(leakKindName(report.kind).data()).toUpper())
+                            .arg(report.region ? tr("region") : tr("window"))
+                            .arg(secondsAt(report.region ? report.region->first : report.first), 0, 'f', 3)
+                            .arg(secondsAt(report.region ? report.region->last : report.last), 0, 'f', 3)
+                            .arg(report.autoWindow ? tr(", detected") : QString())
+                            .arg(QString::fromStdString(report.summary).toHtmlEscaped(),
+                                 QString::fromStdString(report.evidence).toHtmlEscaped(),
+                                 QString::fromStdString(report.nextStep).toHtmlEscaped()));
     fillGroups();
     buildTrees();
     selectGroup(report.groups.empty() ? -1 : 0);
@@ -367,18 +377,19 @@ void LeaksPanel::onGroupSelected(int row) {
     emit groupHighlighted(device_, timesOf(t, originUs_, events), events);
 }
 
-std::vector<std::pair<double, double>> LeaksPanel::liveBytes(const DeviceCategories& device, const DeviceTrace& t,
-                                                             int64_t originUs, StackId stack) {
+std::vector<std::pair<double, double>>
+LeaksPanel::liveBytes(const DeviceCategories& device, const DeviceTrace& t, int64_t originUs, StackId stack) {
     using Step = std::pair<uint32_t, int64_t>; // +bytes at each alloc, -bytes at each free
     const auto steps = device.byStack.steps<Step>(
         device.allocations, stack,
-        [](uint32_t e, const Allocation& a, bool free) { return Step(e, free ? -int64_t(a.bytes) : int64_t(a.bytes)); },
+        [](uint32_t e, const Allocation& a, bool free) {
+            return Step(e, free ? -int64_t(a.bytes) : int64_t(a.bytes));
+        },
         [](const Step& s) { return s.first; });
     std::vector<std::pair<double, double>> points;
     points.reserve(steps.size());
     int64_t live = 0;
-    for (const auto& [e, d] : steps)
-        points.emplace_back(secondsOf(t, originUs, e), double(live += d));
+    for (const auto& [e, d] : steps) points.emplace_back(secondsOf(t, originUs, e), double(live += d));
     return points;
 }
 
@@ -409,9 +420,8 @@ void LeaksPanel::groupMenu(const QPoint& pos) {
     const int row = SurvivorGroupModel::groupRow(groupsFilter_->mapToSource(groupsView_->indexAt(pos)));
     if (row < 0) return;
     QMenu menu(this);
-    QAction* show = menu.addAction(tr("Show Allocations in the Event List"), this, [this, row] {
-        emit showAllocationsRequested(device_, groupEvents(row));
-    });
+    QAction* show = menu.addAction(tr("Show Allocations in the Event List"), this,
+                                   [this, row] { emit showAllocationsRequested(device_, groupEvents(row)); });
     show->setToolTip(tr("Mark this group's allocation events in the event list and select the first; "
                         "F3 / Shift+F3 step through them"));
     menu.exec(groupsView_->viewport()->mapToGlobal(pos));

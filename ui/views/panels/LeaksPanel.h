@@ -3,8 +3,8 @@
 // (or of the selected range): by group (with cost bars and steadiness), as top-down and bottom-up
 // call trees, as a flame graph, and the selected group's live bytes over time. Heavy work runs in
 // the background.
-#include "session/CaptureLoader.h"
 #include "analysis/growth/LeakDiagnosis.h"
+#include "session/CaptureLoader.h"
 #include "session/JobRunner.h"
 
 #include <QVector>
@@ -59,7 +59,8 @@ class LeaksPanel : public QWidget {
     void attentionWanted();
     void windowChanged(double fromSeconds, double toSeconds, bool automatic);
     // The selected group's allocations: their times and alloc event indices (ascending); empty: none.
-    void groupHighlighted(size_t device, const QVector<double>& allocSeconds, const QVector<quint32>& allocEvents);
+    void groupHighlighted(size_t device, const QVector<double>& allocSeconds,
+                          const QVector<quint32>& allocEvents);
     // "Show allocations in the event list" on a group.
     void showAllocationsRequested(size_t device, const QVector<quint32>& allocEvents);
 
@@ -69,7 +70,8 @@ class LeaksPanel : public QWidget {
     // Explains one growth region (a click on its ramp, a row of the Regions list), in the background.
     // `automatic`: chosen by the program (a cold open), not by the user; a live capture's growth then
     // asks for the detected region again.
-    void analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region, bool automatic = false);
+    void analyseRegion(AnalysisPtr analysis, size_t device, const GrowthRegion& region,
+                       bool automatic = false);
     struct Result {
         LeakReport report;
         std::shared_ptr<const LeakInputs> inputs; // lifetimes and regions, once per device
@@ -93,8 +95,8 @@ class LeaksPanel : public QWidget {
     static QVector<quint32> eventsOf(const std::vector<Allocation>& all, const SurvivorGroup& g);
     static QVector<double> timesOf(const DeviceTrace& t, int64_t originUs, const QVector<quint32>& events);
     // A stack's live bytes after each of its allocations and frees, in event order: (seconds, bytes).
-    static std::vector<std::pair<double, double>> liveBytes(const DeviceCategories& device, const DeviceTrace& t,
-                                                            int64_t originUs, StackId stack);
+    static std::vector<std::pair<double, double>>
+    liveBytes(const DeviceCategories& device, const DeviceTrace& t, int64_t originUs, StackId stack);
     double secondsAt(uint32_t event) const;
 
     AnalysisPtr analysis_;
@@ -104,7 +106,7 @@ class LeaksPanel : public QWidget {
     QLineEdit* search_;
     QCheckBox* atEnd_;
     QCheckBox* libraries_;
-    int64_t first_ = -1, last_ = -1; // the window asked for (-1: detected)
+    int64_t first_ = -1, last_ = -1;     // the window asked for (-1: detected)
     std::optional<GrowthRegion> region_; // the region asked for
     bool userChoice_ = false;            // a range or region the user picked: kept while a capture grows
     int64_t originUs_ = 0;
@@ -118,7 +120,7 @@ class LeaksPanel : public QWidget {
     FlameGraph* flame_;
     Sparkline* spark_;
     RegionListView* regions_;
-    JobRunner ownJobs_;          // until a session lends its runner
+    JobRunner ownJobs_; // until a session lends its runner
     JobRunner* jobs_ = &ownJobs_;
 };
 

@@ -4,8 +4,8 @@
 
 #include <QHelpEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <QPainterPath>
+#include <QToolTip>
 
 #include <algorithm>
 #include <map>

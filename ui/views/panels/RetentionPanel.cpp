@@ -3,12 +3,12 @@
 #include "session/JobRunner.h"
 #include "session/Session.h"
 
-#include "views/panels/RetentionGraphView.h"
+#include "analysis/CaptureAnalysis.h"
 #include "models/DominatorTreeModel.h"
 #include "models/RetentionGroupModel.h"
-#include "analysis/CaptureAnalysis.h"
 #include "util/Format.h"
 #include "util/TimeOrigin.h"
+#include "views/panels/RetentionGraphView.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -16,8 +16,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
-#include <QSplitter>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -95,9 +95,10 @@ RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
 
     connect(graphs_, &QComboBox::currentIndexChanged, this, &RetentionPanel::selectGraph);
     connect(suspiciousOnly_, &QCheckBox::toggled, this, &RetentionPanel::fillGroups);
-    connect(groups_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
-        if (i.isValid()) showGroup(i.data(RetentionGroupModel::GroupRole).toInt());
-    });
+    connect(groups_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& i) {
+                if (i.isValid()) showGroup(i.data(RetentionGroupModel::GroupRole).toInt());
+            });
     connect(dominators_, &QTreeView::customContextMenuRequested, this, &RetentionPanel::dominatorMenu);
     setAnalysis(nullptr);
 }
@@ -123,13 +124,16 @@ void RetentionPanel::follow(Session* session) {
             [session](int device, qint64 timeUs, const QVector<quint64>& addresses) {
                 const DeviceTrace& t = session->analysis()->trace(session->device());
                 if (t.device != device) return;
-                session->setMoment(size_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) - t.timeUs.begin()));
+                session->setMoment(
+                    size_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), timeUs) - t.timeUs.begin()));
                 session->markAddresses({addresses.begin(), addresses.end()});
             });
     connect(session, &Session::opened, this, [this, session] { setAnalysis(session->analysis()); });
     connect(session, &Session::extended, this, [this, session] {
-        if (session->analysis()->capture().retention.size() != size_t(graphCount())) setAnalysis(session->analysis());
-        else analysis_ = session->analysis();
+        if (session->analysis()->capture().retention.size() != size_t(graphCount()))
+            setAnalysis(session->analysis());
+        else
+            analysis_ = session->analysis();
     });
 }
 
@@ -173,7 +177,8 @@ void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
             uint64_t bestBytes = 0;
             for (int i = 0; i < n && !job.cancelled(); ++i) {
                 uint64_t bytes = 0;
-                for (const auto& grp : analyseRetention(a->capture(), a->capture().retention[size_t(i)]).groups)
+                for (const auto& grp :
+                     analyseRetention(a->capture(), a->capture().retention[size_t(i)]).groups)
                     bytes += grp.suspicious ? grp.bytes : 0;
                 if (bytes > bestBytes || (bytes == bestBytes && i > best)) best = i, bestBytes = bytes;
             }
@@ -232,7 +237,8 @@ void RetentionPanel::fillGroups() {
     // Open on the largest suspicious group: allocator workspaces are often larger and say nothing.
     int first = 0;
     for (int i = 0; i < groupsFilter_->rowCount(); ++i)
-        if (groupsFilter_->index(i, 0).data(RetentionGroupModel::SuspiciousRole).toString() == QLatin1String("1")) {
+        if (groupsFilter_->index(i, 0).data(RetentionGroupModel::SuspiciousRole).toString() ==
+            QLatin1String("1")) {
             first = i;
             break;
         }

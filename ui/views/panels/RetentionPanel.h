@@ -63,7 +63,7 @@ class RetentionPanel : public QWidget {
     const RetentionGraph* graph() const;
 
     AnalysisPtr analysis_;
-    JobRunner ownJobs_;          // until a session lends its runner
+    JobRunner ownJobs_; // until a session lends its runner
     JobRunner* jobs_ = &ownJobs_;
     bool userChoice_ = true; // false while the panel picks a group itself
     int graphIndex_ = -1;

@@ -1,10 +1,10 @@
 #include "views/panels/StackPane.h"
 
-#include "common/QtText.h"
-#include "common/ByteAxisTicker.h"
-#include "session/Session.h"
-#include "models/StackFrameModel.h"
 #include "analysis/stacks/FrameFilter.h"
+#include "common/ByteAxisTicker.h"
+#include "common/QtText.h"
+#include "models/StackFrameModel.h"
+#include "session/Session.h"
 #include "util/Format.h"
 #include "util/TimeOrigin.h"
 
@@ -62,9 +62,10 @@ StackPane::StackPane(QWidget* parent) : QWidget(parent) {
     connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(stackText()); });
     auto* open = openButton_ = new QPushButton(tr("Open in editor"), this);
     open->setEnabled(false); // until a frame with a file is selected
-    connect(frames_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& row) {
-        openButton_->setEnabled(row.data(StackFrameModel::FileRole).isValid());
-    });
+    connect(frames_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& row) {
+                openButton_->setEnabled(row.data(StackFrameModel::FileRole).isValid());
+            });
     open->setToolTip(
         tr("Open the selected frame's file at its line (Edit \u2192 Editor command\u2026 to configure)"));
     connect(open, &QPushButton::clicked, this, [this] { openInEditor(frames_->currentIndex()); });
@@ -145,12 +146,14 @@ void StackPane::openInEditor(const QModelIndex& row) {
 QString openInEditorReason(const QString& file, int line) {
     const QString command = QSettings().value(QStringLiteral("editorCommand")).toString().trimmed();
     if (!QFileInfo::exists(file))
-        return QObject::tr("%1 does not exist on this machine (the capture may come from another one).").arg(file);
+        return QObject::tr("%1 does not exist on this machine (the capture may come from another one).")
+            .arg(file);
     if (command.isEmpty())
         return QDesktopServices::openUrl(QUrl::fromLocalFile(file))
                    ? QString()
                    : QObject::tr("No application is set to open %1 on this desktop (xdg-open failed or is "
-                                 "missing). Choose one in Edit \u2192 Editor Command\u2026, e.g. code -g {file}:{line}.")
+                                 "missing). Choose one in Edit \u2192 Editor Command\u2026, e.g. code -g "
+                                 "{file}:{line}.")
                          .arg(QFileInfo(file).fileName());
     QStringList args = QProcess::splitCommand(command);
     for (QString& a : args)
@@ -158,8 +161,9 @@ QString openInEditorReason(const QString& file, int line) {
     const QString program = args.takeFirst();
     return QProcess::startDetached(program, args)
                ? QString()
-               : QObject::tr("Could not start %1: it is not installed or not on PATH. Change it in Edit \u2192 "
-                             "Editor Command\u2026.")
+               : QObject::tr(
+                     "Could not start %1: it is not installed or not on PATH. Change it in Edit \u2192 "
+                     "Editor Command\u2026.")
                      .arg(program);
 }
 

@@ -28,7 +28,7 @@ class StackPane : public QWidget {
     void setShowInternal(bool on);
     bool showInternal() const;
     QAction* showInternalAction() const { return internalAct_; } // for the View menu
-    QString stackText() const; // what "Copy stack" puts on the clipboard
+    QString stackText() const;                                   // what "Copy stack" puts on the clipboard
     int visibleFrameCount() const;
 
   signals:

@@ -20,10 +20,13 @@ void WarningsBanner::fill() {
     constexpr size_t kShown = 3;
     const auto& all = session_->analysis()->warnings();
     QStringList warnings;
-    for (size_t i = 0; i < all.size() && i < kShown; ++i) warnings << QString::fromStdString(all[i]).toHtmlEscaped();
+    for (size_t i = 0; i < all.size() && i < kShown; ++i)
+        warnings << QString::fromStdString(all[i]).toHtmlEscaped();
     QString text = QStringLiteral("\u26a0 ") + warnings.join(QStringLiteral("<br>\u26a0 "));
     if (all.size() > kShown)
-        text += tr("<br>\u2026 and %1 more: <a href=\"#warnings\">show all %2 warnings</a>").arg(all.size() - kShown).arg(all.size());
+        text += tr("<br>\u2026 and %1 more: <a href=\"#warnings\">show all %2 warnings</a>")
+                    .arg(all.size() - kShown)
+                    .arg(all.size());
     setText(text);
     setVisible(!warnings.isEmpty());
 }
@@ -31,7 +34,8 @@ void WarningsBanner::fill() {
 void WarningsBanner::showAll() {
     if (!session_->analysis()) return;
     QString all;
-    for (const auto& w : session_->analysis()->warnings()) all += QString::fromStdString(w) + QLatin1Char('\n');
+    for (const auto& w : session_->analysis()->warnings())
+        all += QString::fromStdString(w) + QLatin1Char('\n');
     QMessageBox box(QMessageBox::Warning, tr("Warnings \u2014 vramscope"),
                     tr("The capture was read with %n warning(s); they are listed below.", nullptr,
                        int(session_->analysis()->warnings().size())),

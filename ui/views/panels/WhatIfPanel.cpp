@@ -41,19 +41,22 @@ QVector<double> bucketPeaks(size_t n, TimeOf timeOf, ValueOf valueOf, double t0,
     return out;
 }
 
-WhatIfOutcome compute(const AnalysisPtr& a, size_t d, const SimConfig& chosen, std::optional<uint64_t> capacity,
-                      const std::atomic<bool>& cancel) {
-    const SimInput in = SimInput::fromTrace(a->trace(d), a->capture().streams, a->replay(d), a->capture().settings);
+WhatIfOutcome compute(const AnalysisPtr& a, size_t d, const SimConfig& chosen,
+                      std::optional<uint64_t> capacity, const std::atomic<bool>& cancel) {
+    const SimInput in =
+        SimInput::fromTrace(a->trace(d), a->capture().streams, a->replay(d), a->capture().settings);
     SimConfig recorded = SimConfig::fromSettings(a->capture().settings);
     recorded.memoryFraction = chosen.memoryFraction; // a fraction chosen applies to the recorded run too
     WhatIfOutcome o;
     o.startsMidRun = in.startsMidRun;
-    o.capacity = capacity ? Capacity{*capacity, "given"} : defaultCapacity(a->capture(), a->trace(d).device, in);
+    o.capacity =
+        capacity ? Capacity{*capacity, "given"} : defaultCapacity(a->capture(), a->trace(d).device, in);
     o.recorded = vs::simulate(in, recorded, {o.capacity.bytes, true, &cancel});
     o.chosen = vs::simulate(in, chosen, {o.capacity.bytes, true, &cancel});
     o.reproduction = compareWithRecording(o.recorded, a->replay(d));
     const auto& t = a->trace(d);
-    const double t0 = t.eventCount() ? a->secondsAt(d, 0) : 0, t1 = t.eventCount() ? a->secondsAt(d, uint32_t(t.eventCount() - 1)) : 1;
+    const double t0 = t.eventCount() ? a->secondsAt(d, 0) : 0,
+                 t1 = t.eventCount() ? a->secondsAt(d, uint32_t(t.eventCount() - 1)) : 1;
     for (int b = 0; b < kBuckets; ++b) o.time.push_back(t0 + (t1 - t0) * b / (kBuckets - 1));
     const auto& rep = a->replay(d);
     o.recordedReserved = bucketPeaks(
@@ -61,8 +64,8 @@ WhatIfOutcome compute(const AnalysisPtr& a, size_t d, const SimConfig& chosen, s
         [&](size_t i) { return rep.reserved[i]; }, t0, t1);
     const auto& c = o.chosen;
     o.chosenReserved = bucketPeaks(
-        c.event.size(), [&](size_t i) { return a->secondsAt(d, c.event[i]); }, [&](size_t i) { return c.reserved[i]; },
-        t0, t1);
+        c.event.size(), [&](size_t i) { return a->secondsAt(d, c.event[i]); },
+        [&](size_t i) { return c.reserved[i]; }, t0, t1);
     if (c.firstOom) { // the simulated program stops there: no curve after it
         o.oomTime = a->secondsAt(d, c.firstOom->event);
         for (int b = 0; b < kBuckets; ++b)
@@ -153,8 +156,8 @@ WhatIfPanel::WhatIfPanel(QWidget* parent) : QWidget(parent) {
     plot_->addGraph()->setName(tr("simulated reserved"));
     plot_->graph(1)->setPen(QPen(QColor(31, 119, 180), 1.5));
     table_ = new QTableWidget(0, 6, this);
-    table_->setHorizontalHeaderLabels(
-        {tr("Rank"), tr("Peak reserved"), tr("Final reserved"), tr("Frag. at peak"), tr("OOM"), tr("Settings")});
+    table_->setHorizontalHeaderLabels({tr("Rank"), tr("Peak reserved"), tr("Final reserved"),
+                                       tr("Frag. at peak"), tr("OOM"), tr("Settings")});
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->verticalHeader()->hide();
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -233,13 +236,16 @@ bool WhatIfPanel::readInputs(SimConfig& config, std::optional<uint64_t>& capacit
                 "the what-if simulates: pick a GPU in the device list."));
         return false;
     }
-    if (session_->analysis()->capture().nativeStacks) { // cudaMalloc calls, not the caching allocator's requests
+    if (session_->analysis()
+            ->capture()
+            .nativeStacks) { // cudaMalloc calls, not the caching allocator's requests
         fail(tr("This capture was recorded at the CUDA driver level (CUPTI agent): it holds no PyTorch "
                 "allocator requests to simulate."));
         return false;
     }
     try {
-        config = SimConfig::fromSettings(session_->analysis()->capture().settings).with(conf_->text().toStdString());
+        config = SimConfig::fromSettings(session_->analysis()->capture().settings)
+                     .with(conf_->text().toStdString());
         capacity = parseCapacity(capacity_->text());
     } catch (const std::invalid_argument& e) {
         fail(tr("Cannot simulate: %1").arg(QString::fromStdString(e.what())));
@@ -257,7 +263,9 @@ void WhatIfPanel::simulate() {
     const size_t d = session_->device();
     session_->jobs().run<WhatIfOutcome>(
         JobKey::WhatIf, this,
-        [a, d, config, capacity](const JobControl& job) { return compute(a, d, config, capacity, job.cancel()); },
+        [a, d, config, capacity](const JobControl& job) {
+            return compute(a, d, config, capacity, job.cancel());
+        },
         [this](const WhatIfOutcome& o) { show(o); });
 }
 
@@ -275,7 +283,8 @@ void WhatIfPanel::sweep() {
                 SimInput::fromTrace(a->trace(d), a->capture().streams, a->replay(d), a->capture().settings);
             SimConfig recorded = SimConfig::fromSettings(a->capture().settings);
             recorded.memoryFraction = config.memoryFraction;
-            const uint64_t cap = capacity ? *capacity : defaultCapacity(a->capture(), a->trace(d).device, in).bytes;
+            const uint64_t cap =
+                capacity ? *capacity : defaultCapacity(a->capture(), a->trace(d).device, in).bytes;
             const unsigned threads = std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
             return vs::sweep(in, sweepGrid(recorded, cap != 0), cap, threads, &job.cancel());
         },
@@ -287,9 +296,10 @@ void WhatIfPanel::show(const WhatIfOutcome& o) {
     sentence_->setText(o.sentence);
     const auto& r = o.recorded;
     const auto& c = o.chosen;
-    QString text = tr("Capacity: %1. ").arg(o.capacity.bytes ? tr("%1 (%2)").arg(bytes(int64_t(o.capacity.bytes)),
-                                                                                  QString::fromStdString(o.capacity.source))
-                                                             : tr("unlimited (not recorded; type one)"));
+    QString text = tr("Capacity: %1. ")
+                       .arg(o.capacity.bytes ? tr("%1 (%2)").arg(bytes(int64_t(o.capacity.bytes)),
+                                                                 QString::fromStdString(o.capacity.source))
+                                             : tr("unlimited (not recorded; type one)"));
     if (r.firstOom) // the recorded run needed more than this capacity: nothing to reproduce
         text += tr("Recorded settings (%1) would run out of memory under this capacity too. ")
                     .arg(QString::fromStdString(r.config.toString()));
@@ -298,15 +308,18 @@ void WhatIfPanel::show(const WhatIfOutcome& o) {
                     .arg(QString::fromStdString(r.config.toString()), bytes(r.peakReserved),
                          o.reproduction.exact()
                              ? tr("every one of %L1 recorded steps reproduced").arg(o.reproduction.steps)
-                             : tr("%L1 of %L2 recorded steps differ").arg(o.reproduction.mismatches).arg(o.reproduction.steps));
-    text += tr("Chosen (%1)%2: peak reserved %3 at %4 s, final reserved %5, peak allocated %6, fragmentation at "
-               "peak %7 %, %L8 segments created.")
-                .arg(QString::fromStdString(c.config.toString()), c.approximate ? tr(" [approximate model]") : QString(),
-                     bytes(c.peakReserved))
-                .arg(o.peakTime, 0, 'f', 3)
-                .arg(bytes(c.finalReserved), bytes(c.peakAllocated))
-                .arg(100.0 * c.fragmentationAtPeak(), 0, 'f', 1)
-                .arg(c.segmentsCreated);
+                             : tr("%L1 of %L2 recorded steps differ")
+                                   .arg(o.reproduction.mismatches)
+                                   .arg(o.reproduction.steps));
+    text +=
+        tr("Chosen (%1)%2: peak reserved %3 at %4 s, final reserved %5, peak allocated %6, fragmentation at "
+           "peak %7 %, %L8 segments created.")
+            .arg(QString::fromStdString(c.config.toString()),
+                 c.approximate ? tr(" [approximate model]") : QString(), bytes(c.peakReserved))
+            .arg(o.peakTime, 0, 'f', 3)
+            .arg(bytes(c.finalReserved), bytes(c.peakAllocated))
+            .arg(100.0 * c.fragmentationAtPeak(), 0, 'f', 1)
+            .arg(c.segmentsCreated);
     if (c.firstOom) {
         const auto& a = *session_->analysis();
         const auto& t = a.trace(session_->device());
@@ -317,7 +330,9 @@ void WhatIfPanel::show(const WhatIfOutcome& o) {
                     .arg(QString::fromStdString(siteText(a.capture(), t.stack[c.firstOom->event])))
                     .arg(bytes(c.firstOom->reserved));
     }
-    if (o.startsMidRun) text += tr(" The trace starts mid-run: both simulations start from the recorded state at its first event.");
+    if (o.startsMidRun)
+        text += tr(
+            " The trace starts mid-run: both simulations start from the recorded state at its first event.");
     figures_->setText(text);
     plot_->graph(0)->setData(o.time, o.recordedReserved, true);
     plot_->graph(1)->setData(o.time, o.chosenReserved, true);
@@ -348,12 +363,15 @@ void WhatIfPanel::showSweep(const std::vector<SimResult>& results) {
     for (int row = 0; row < int(order.size()); ++row) {
         const SimResult& r = results[order[size_t(row)]];
         const QString conf = QString::fromStdString(r.config.toString());
-        const QStringList cells = {QString::number(row + 1), bytes(r.peakReserved), bytes(r.finalReserved),
+        const QStringList cells = {QString::number(row + 1),
+                                   bytes(r.peakReserved),
+                                   bytes(r.finalReserved),
                                    QString::number(100.0 * r.fragmentationAtPeak(), 'f', 1) + " %",
                                    r.firstOom ? tr("yes") : tr("no"),
                                    conf + (order[size_t(row)] == 0 ? tr(" (recorded)") : QString()) +
                                        (r.approximate ? tr(" (approximate)") : QString())};
-        for (int col = 0; col < cells.size(); ++col) table_->setItem(row, col, new QTableWidgetItem(cells[col]));
+        for (int col = 0; col < cells.size(); ++col)
+            table_->setItem(row, col, new QTableWidgetItem(cells[col]));
         table_->item(row, 5)->setData(Qt::UserRole, conf);
     }
     table_->resizeColumnsToContents();

@@ -13,7 +13,8 @@ namespace vs::ui {
 
 // viridis at five stops
 inline QRgb heat(double f) {
-    static const int stops[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+    static const int stops[5][3] = {
+        {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
     f = std::clamp(f, 0.0, 1.0) * 4;
     const int i = std::min(3, int(f));
     const double t = f - i;
@@ -24,8 +25,11 @@ inline QRgb heat(double f) {
 // Values to colours: 256 looked up between the lowest and the highest value; no value: the base colour.
 class ColourScale {
   public:
-    ColourScale(QRgb empty, int64_t lo, int64_t hi) : empty_(empty), lo_(lo), factor_(255.0 / double(hi - lo)) {}
-    int16_t index(int64_t v) const { return v < 0 ? -1 : int16_t(std::clamp(double(v - lo_) * factor_, 0.0, 255.0)); }
+    ColourScale(QRgb empty, int64_t lo, int64_t hi)
+        : empty_(empty), lo_(lo), factor_(255.0 / double(hi - lo)) {}
+    int16_t index(int64_t v) const {
+        return v < 0 ? -1 : int16_t(std::clamp(double(v - lo_) * factor_, 0.0, 255.0));
+    }
     QRgb at(int16_t index) const {
         static const std::array<QRgb, 256> lut = [] {
             std::array<QRgb, 256> t;

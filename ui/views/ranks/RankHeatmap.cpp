@@ -5,17 +5,17 @@
 
 #include <QFuture>
 #include <QHelpEvent>
-#include <QtConcurrent/QtConcurrentRun>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 
 namespace vs::ui {
 namespace {
@@ -81,7 +81,9 @@ double RankHeatmap::extent() const {
     return std::max<double>(1, double(steps));
 }
 
-void RankHeatmap::fitAll() { setView(0, extent()); }
+void RankHeatmap::fitAll() {
+    setView(0, extent());
+}
 
 void RankHeatmap::setView(double from, double to) {
     const double whole = extent(), span = std::clamp(to - from, whole * 1e-6, whole);
@@ -89,7 +91,9 @@ void RankHeatmap::setView(double from, double to) {
     update();
 }
 
-QRect RankHeatmap::plotArea() const { return rect().adjusted(kLeft, kTop, -kRight, -kBottom); }
+QRect RankHeatmap::plotArea() const {
+    return rect().adjusted(kLeft, kTop, -kRight, -kBottom);
+}
 
 const std::vector<int64_t>& RankHeatmap::valuesOf(const RankSummary& r) const {
     const bool allocated = metric_ == Metric::Allocated;
@@ -135,7 +139,8 @@ QRgb RankHeatmap::colourOf(int64_t v) const {
     return ColourScale(palette().color(QPalette::Base).rgb(), scaleMin_, scaleMax_)(v);
 }
 
-void RankHeatmap::rowValues(const Slices& s, const std::vector<double>& edges, std::vector<int64_t>& row) const {
+void RankHeatmap::rowValues(const Slices& s, const std::vector<double>& edges,
+                            std::vector<int64_t>& row) const {
     if (!s.values) return;
     const int64_t* v = s.values->data();
     const int n = int(s.values->size());
@@ -155,7 +160,10 @@ void RankHeatmap::rowValues(const Slices& s, const std::vector<double>& edges, s
     for (int x = 0; x < w; ++x) {
         const double x0 = edges[size_t(x)], x1 = edges[size_t(x) + 1];
         const int k1 = at(x1);
-        if (x1 < s.first) { k0 = k1; continue; }
+        if (x1 < s.first) {
+            k0 = k1;
+            continue;
+        }
         if (x0 > s.last) break;
         // the pixel holds its left edge's slice and the slices starting before its right edge
         const int last = std::max(k0, s.start(k1) < x1 || k1 == 0 ? k1 : k1 - 1);
@@ -198,7 +206,9 @@ QImage RankHeatmap::renderCells(QSize size) const {
         };
         if (merged) {
             for (int y = from; y < to; ++y) {
-                rowValues(Slices{&merged->cells[size_t(y)], 0, merged->cellWidth * kMergedCells, merged->cellWidth}, edges, row);
+                rowValues(
+                    Slices{&merged->cells[size_t(y)], 0, merged->cellWidth * kMergedCells, merged->cellWidth},
+                    edges, row);
                 flush(y, y + 1);
             }
             return;
@@ -208,7 +218,8 @@ QImage RankHeatmap::renderCells(QSize size) const {
             if (way == Way::Scatter) {
                 std::fill(rank.begin(), rank.end(), int16_t(-1));
                 scatterRow(s, edges, colour, rank);
-                for (size_t x = 0; x < rank.size(); ++x) indices[x] = std::max(indices[x], rank[x]); // vectorised
+                for (size_t x = 0; x < rank.size(); ++x)
+                    indices[x] = std::max(indices[x], rank[x]); // vectorised
             } else {
                 rowValues(s, edges, row);
             }
@@ -251,12 +262,14 @@ void RankHeatmap::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::WindowText));
     for (int i = 0; i < n; ++i) {
         const int y = area.top() + int(i * rowH);
-        if (marked_[size_t(i)]) p.fillRect(QRect(kLeft - 8, y, 6, std::max(2, int(rowH))), QColor(220, 40, 40));
+        if (marked_[size_t(i)])
+            p.fillRect(QRect(kLeft - 8, y, 6, std::max(2, int(rowH))), QColor(220, 40, 40));
         if (i % every == 0) { // "rank 12", or only the number where that does not fit ("16383")
             const int rank = set_->ranks[size_t(i)].rank;
             const QString label = tr("rank %1").arg(rank);
             p.drawText(QRect(0, y, kLeft - 12, std::max(14, int(rowH))), Qt::AlignRight | Qt::AlignVCenter,
-                       p.fontMetrics().horizontalAdvance(label) <= kLeft - 12 ? label : QString::number(rank));
+                       p.fontMetrics().horizontalAdvance(label) <= kLeft - 12 ? label
+                                                                              : QString::number(rank));
         }
     }
     drawAxis(p, area);
@@ -266,12 +279,12 @@ void RankHeatmap::paintEvent(QPaintEvent*) {
 void RankHeatmap::drawScale(QPainter& p) const {
     // the colour bar: what the darkest and the brightest cell hold
     const QRect bar(width() - kRight - 120, height() - 12, 120, 8);
-    for (int x = 0; x < bar.width(); ++x) p.fillRect(bar.left() + x, bar.top(), 1, bar.height(), QColor(heat(double(x) / bar.width())));
+    for (int x = 0; x < bar.width(); ++x)
+        p.fillRect(bar.left() + x, bar.top(), 1, bar.height(), QColor(heat(double(x) / bar.width())));
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRect(0, bar.top() - 6, bar.left() - 5, 18), Qt::AlignRight | Qt::AlignVCenter,
                tr("%1 %2 \u2013 %3")
-                   .arg(metricName(),
-                        formatBytes(double(scaleMin_)), formatBytes(double(scaleMax_))));
+                   .arg(metricName(), formatBytes(double(scaleMin_)), formatBytes(double(scaleMax_))));
 }
 
 QString RankHeatmap::metricName() const {
@@ -306,7 +319,8 @@ void RankHeatmap::drawAxis(QPainter& p, const QRect& area) const {
         p.drawLine(x, area.bottom(), x, area.bottom() + 4);
         const QString label = bySteps_ ? tr("step %1").arg(int64_t(v)) : tr("%1 s").arg(v, 0, 'g', 6);
         // the last label kept inside the widget rather than cut at its edge
-        p.drawText(QRect(std::min(x - 50, width() - 100), area.bottom() + 5, 100, kBottom - 6), Qt::AlignHCenter | Qt::AlignTop, label);
+        p.drawText(QRect(std::min(x - 50, width() - 100), area.bottom() + 5, 100, kBottom - 6),
+                   Qt::AlignHCenter | Qt::AlignTop, label);
     }
 }
 
@@ -336,7 +350,9 @@ void RankHeatmap::mouseMoveEvent(QMouseEvent* e) {
     setView(dragViewFrom_ - dx, dragViewFrom_ - dx + span);
 }
 
-void RankHeatmap::mouseReleaseEvent(QMouseEvent*) { dragFrom_.reset(); }
+void RankHeatmap::mouseReleaseEvent(QMouseEvent*) {
+    dragFrom_.reset();
+}
 
 void RankHeatmap::mouseDoubleClickEvent(QMouseEvent* e) {
     if (const int i = rankRowAt(e->position().toPoint()); i >= 0) emit rankActivated(i);
@@ -361,8 +377,9 @@ bool RankHeatmap::event(QEvent* e) {
     QToolTip::showText(h->globalPos(),
                        tr("rank %1 at %2: %3\npeak %4, growth %5%6")
                            .arg(r.rank)
-                           .arg(where, v < 0 ? tr("no data") : formatBytes(double(v)), formatBytes(double(r.peakAllocated)),
-                                formatBytes(double(r.growth)), r.ok() ? QString() : QStringLiteral("\n") + QString::fromStdString(r.error)),
+                           .arg(where, v < 0 ? tr("no data") : formatBytes(double(v)),
+                                formatBytes(double(r.peakAllocated)), formatBytes(double(r.growth)),
+                                r.ok() ? QString() : QStringLiteral("\n") + QString::fromStdString(r.error)),
                        this);
     return true;
 }

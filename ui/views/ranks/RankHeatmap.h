@@ -1,11 +1,11 @@
 #pragma once
 // Ranks × time: one row per rank, colour = allocated (or reserved) memory from the lowest to the
-// highest value of any rank (a colour bar at the bottom right says which), drawn from each rank's fixed-size profile (RankSummary::kBins slices), so a repaint costs
-// the same for 8 ranks or 1024 (several ranks share a pixel row when they do not fit: the row shows
-// their maximum). The x axis is time since the earliest rank's first event, or, aligned by step, the
-// iterations (step k of every rank in one column, its peak). Zoom with the wheel, pan by dragging,
-// Home fits; each rank's step starts are ticked; outlier ranks are marked red at the left; a double
-// click activates a rank (its full view).
+// highest value of any rank (a colour bar at the bottom right says which), drawn from each rank's fixed-size
+// profile (RankSummary::kBins slices), so a repaint costs the same for 8 ranks or 1024 (several ranks share a
+// pixel row when they do not fit: the row shows their maximum). The x axis is time since the earliest rank's
+// first event, or, aligned by step, the iterations (step k of every rank in one column, its peak). Zoom with
+// the wheel, pan by dragging, Home fits; each rank's step starts are ticked; outlier ranks are marked red at
+// the left; a double click activates a rank (its full view).
 #include "compare/RankSet.h"
 
 #include <QImage>

@@ -18,7 +18,8 @@ RankHeatmap::Way RankHeatmap::wayFor(int width, int height) const {
 }
 
 const RankHeatmap::MergedRows& RankHeatmap::mergedRows(int rows) const {
-    if (merged_.set == set_.get() && merged_.metric == metric_ && merged_.steps == bySteps_ && merged_.rows == rows)
+    if (merged_.set == set_.get() && merged_.metric == metric_ && merged_.steps == bySteps_ &&
+        merged_.rows == rows)
         return merged_;
     MergedRows m;
     m.set = set_.get(), m.metric = metric_, m.steps = bySteps_, m.rows = rows;

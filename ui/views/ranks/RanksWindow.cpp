@@ -7,13 +7,13 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
-#include <QSettings>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPointer>
 #include <QPushButton>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -30,12 +30,17 @@ namespace {
 QString sentences(const RankSet& set) {
     constexpr size_t kMost = 8;
     QStringList lines;
-    for (size_t i = 0; i < std::min(kMost, set.outliers.size()); ++i) lines << QString::fromStdString(set.outliers[i].sentence);
-    if (set.outliers.size() > kMost) lines << RanksWindow::tr("\u2026 and %1 more outlier ranks (sort the table by its outlier column)").arg(set.outliers.size() - kMost);
+    for (size_t i = 0; i < std::min(kMost, set.outliers.size()); ++i)
+        lines << QString::fromStdString(set.outliers[i].sentence);
+    if (set.outliers.size() > kMost)
+        lines << RanksWindow::tr("\u2026 and %1 more outlier ranks (sort the table by its outlier column)")
+                     .arg(set.outliers.size() - kMost);
     if (lines.isEmpty()) lines << RanksWindow::tr("No rank stands out.");
     for (size_t i = 0; i < std::min(kMost, set.warnings.size()); ++i)
         lines << RanksWindow::tr("Warning: %1").arg(QString::fromStdString(set.warnings[i]));
-    if (set.warnings.size() > kMost) lines << RanksWindow::tr("\u2026 and %1 more warnings (vramscope-cli ranks lists them all)").arg(set.warnings.size() - kMost);
+    if (set.warnings.size() > kMost)
+        lines << RanksWindow::tr("\u2026 and %1 more warnings (vramscope-cli ranks lists them all)")
+                     .arg(set.warnings.size() - kMost);
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -98,11 +103,13 @@ RanksWindow* RanksWindow::askAndOpen(QWidget* parent, Pick pick) {
     const QString start = QSettings().value(QStringLiteral("lastDir")).toString();
     QStringList files;
     if (pick == Pick::Folder) {
-        const QString folder = QFileDialog::getExistingDirectory(parent, tr("Open a folder of per-rank captures or summaries"), start);
+        const QString folder = QFileDialog::getExistingDirectory(
+            parent, tr("Open a folder of per-rank captures or summaries"), start);
         if (!folder.isEmpty()) files << folder;
     } else {
         files = QFileDialog::getOpenFileNames(parent, tr("Open one capture per rank"), start,
-                                              tr("Captures and rank summaries (*.vscap *.pickle *.pickle.gz *.pickle.zst *.pkl *.vsrank);;All files (*)"));
+                                              tr("Captures and rank summaries (*.vscap *.pickle *.pickle.gz "
+                                                 "*.pickle.zst *.pkl *.vsrank);;All files (*)"));
     }
     if (files.isEmpty()) return nullptr;
     auto* w = new RanksWindow(parent);
@@ -112,7 +119,9 @@ RanksWindow* RanksWindow::askAndOpen(QWidget* parent, Pick pick) {
     return w;
 }
 
-RanksWindow::~RanksWindow() { jobs_.cancelAll(); }
+RanksWindow::~RanksWindow() {
+    jobs_.cancelAll();
+}
 
 void RanksWindow::open(const QStringList& paths) {
     std::vector<std::string> files;
@@ -135,9 +144,12 @@ void RanksWindow::open(const QStringList& paths) {
             RankLoadOptions o;
             o.cancel = &job.cancel();
             o.progress = [status](size_t done, size_t total) {
-                QMetaObject::invokeMethod(status, [status, done, total] {
-                    if (status) status->setText(tr("Reading ranks\u2026 %1 of %2").arg(done).arg(total));
-                }, Qt::QueuedConnection);
+                QMetaObject::invokeMethod(
+                    status,
+                    [status, done, total] {
+                        if (status) status->setText(tr("Reading ranks\u2026 %1 of %2").arg(done).arg(total));
+                    },
+                    Qt::QueuedConnection);
             };
             return std::make_shared<const RankSet>(loadRanks(files, o));
         },
@@ -149,7 +161,9 @@ void RanksWindow::showError(const QString& message) {
     status_->setText(QStringLiteral("<span style='color:#c8322a'>%1</span>").arg(message.toHtmlEscaped()));
 }
 
-QString RanksWindow::outlierText() const { return outliers_->text(); }
+QString RanksWindow::outlierText() const {
+    return outliers_->text();
+}
 
 void RanksWindow::showRanks(std::shared_ptr<const RankSet> set) {
     set_ = std::move(set);

@@ -1,7 +1,7 @@
 #include "views/timeline/AllocationBandsView.h"
 
-#include "analysis/stacks/FrameFilter.h"
 #include "analysis/categories/PhaseWindows.h"
+#include "analysis/stacks/FrameFilter.h"
 #include "analysis/stacks/SiteText.h"
 #include "common/ByteAxisTicker.h"
 #include "common/CategoryColours.h"
@@ -37,13 +37,15 @@ QColor bandColour(const AllocationBand& b, size_t index) {
 }
 } // namespace
 
-AllocationBandsView::Layout AllocationBandsView::compute(const AnalysisPtr& a, size_t d, const std::atomic<bool>* cancel) {
+AllocationBandsView::Layout AllocationBandsView::compute(const AnalysisPtr& a, size_t d,
+                                                         const std::atomic<bool>* cancel) {
     const ReplayResult& r = a->replay(d);
     Layout out;
     out.bands = std::make_shared<const AllocationBands>(
         AllocationBands::build(a->trace(d), r, AllocationBands::Options{}, cancel));
     const Capture& c = a->capture();
-    if (!c.nativeStacks && (!c.tags.empty() || !PhaseWindows(c).empty() || !PhaseWindows::fromStacks(c, a->trace(d)).empty()))
+    if (!c.nativeStacks &&
+        (!c.tags.empty() || !PhaseWindows(c).empty() || !PhaseWindows::fromStacks(c, a->trace(d)).empty()))
         out.categories = a->categories(d);
     out.allocated = std::make_shared<const TimelineLod>(a->trace(d).timeUs, r.allocated, r.initial.allocated,
                                                         a->originUs());
@@ -65,9 +67,11 @@ AllocationBandsView::AllocationBandsView(QWidget* parent) : QWidget(parent) {
 
 void AllocationBandsView::follow(Session* session) {
     session_ = session;
-    connect(session_, &Session::deviceChanged, this, [this] { isVisible() ? recompute() : void(stale_ = true); });
+    connect(session_, &Session::deviceChanged, this,
+            [this] { isVisible() ? recompute() : void(stale_ = true); });
     connect(session_, &Session::visibleSpanChanged, this, &AllocationBandsView::setTimeRange);
-    auto* live = new Throttle(2000, [this] { isVisible() ? recompute() : void(stale_ = true); }, this);
+    auto* live = new Throttle(
+        2000, [this] { isVisible() ? recompute() : void(stale_ = true); }, this);
     connect(session_, &Session::extended, live, &Throttle::request);
 }
 
@@ -154,15 +158,18 @@ QString AllocationBandsView::describe(size_t index) const {
                        .arg(QString::fromStdString(humanBytesPrecise(int64_t(b.bytes))),
                             QString::fromStdString(hexAddress(trace.addr[b.alloc])))
                        .arg(secondsOf(b.alloc), 0, 'f', 6);
-    text += b.free == kNoEvent ? tr("alive at the end") : tr("freed at %1 s").arg(secondsOf(b.free), 0, 'f', 6);
+    text +=
+        b.free == kNoEvent ? tr("alive at the end") : tr("freed at %1 s").arg(secondsOf(b.free), 0, 'f', 6);
     if (inGraphPool(index))
-        text += tr("\nin CUDA graph private pool %1: the graph's own memory, kept for its replays (never a leak)")
-                    .arg(QString::fromStdString(layout_.pools[index].text()));
+        text +=
+            tr("\nin CUDA graph private pool %1: the graph's own memory, kept for its replays (never a leak)")
+                .arg(QString::fromStdString(layout_.pools[index].text()));
     const auto frames = shownFrames(c, b.stack, true, false);
     if (frames.empty()) text += tr("\n(no stack recorded)");
     for (size_t i = 0; i < frames.size() && i < kFramesShown; ++i)
         text += QStringLiteral("\n  ") + QString::fromStdString(frameText(c, frames[i]));
-    if (frames.size() > kFramesShown) text += tr("\n  \u2026 %n more frame(s)", nullptr, int(frames.size() - kFramesShown));
+    if (frames.size() > kFramesShown)
+        text += tr("\n  \u2026 %n more frame(s)", nullptr, int(frames.size() - kFramesShown));
     return text + tr("\nclick to select the allocation");
 }
 
@@ -208,9 +215,13 @@ void AllocationBandsView::paintEvent(QPaintEvent*) {
 // Striped (diagonal, every 4 px in a lighter shade) for a CUDA graph private pool's allocation.
 void AllocationBandsView::fill(const QRect& plot, const QRectF& r, QRgb colour, bool striped) const {
     const int x0 = std::max(int(std::floor(r.left())), plot.left()) - plot.left();
-    const int x1 = std::min(std::max(int(std::lround(r.right())), int(std::floor(r.left())) + 1), plot.right() + 1) - plot.left();
+    const int x1 =
+        std::min(std::max(int(std::lround(r.right())), int(std::floor(r.left())) + 1), plot.right() + 1) -
+        plot.left();
     const int y0 = std::max(int(std::lround(r.top())), plot.top()) - plot.top();
-    const int y1 = std::min(std::max(int(std::lround(r.bottom())), int(std::lround(r.top())) + 1), plot.bottom() + 1) - plot.top();
+    const int y1 =
+        std::min(std::max(int(std::lround(r.bottom())), int(std::lround(r.top())) + 1), plot.bottom() + 1) -
+        plot.top();
     if (x1 <= x0 || y1 <= y0) return;
     auto* bits = reinterpret_cast<QRgb*>(canvas_.bits());
     const qsizetype stride = canvas_.bytesPerLine() / qsizetype(sizeof(QRgb));
@@ -230,14 +241,18 @@ bool AllocationBandsView::inGraphPool(size_t band) const {
 // The allocations too small for a band of their own: grey from the bottom to allocated (per pixel
 // column its maximum; zoomed in, the exact steps); the bands filled over it leave it showing only
 // above them (memory_viz's "summarized" band) and where a band is thinner than half a pixel.
-void AllocationBandsView::paintSummarized(const QRect& plot, const TimelineLod::Band& band, double pxPerByte) const {
+void AllocationBandsView::paintSummarized(const QRect& plot, const TimelineLod::Band& band,
+                                          double pxPerByte) const {
     const int w = plot.width(), h = plot.height();
     std::vector<int> top(size_t(w), h); // per column, the first row (from the top) that is grey
     for (size_t i = 0; i < band.t.size(); ++i) {
         const double x0 = band.exact ? axis_.xOf(band.t[i], plot) - plot.left() : double(i);
-        const double x1 = !band.exact ? x0 + 1 : i + 1 < band.t.size() ? axis_.xOf(band.t[i + 1], plot) - plot.left() : w;
+        const double x1 = !band.exact             ? x0 + 1
+                          : i + 1 < band.t.size() ? axis_.xOf(band.t[i + 1], plot) - plot.left()
+                                                  : w;
         const int y = std::clamp(int(std::lround(h - band.hi[i] * pxPerByte)), 0, h);
-        for (int c = std::max(0, int(std::floor(x0))); c < std::min(w, std::max(int(std::floor(x0)) + 1, int(std::lround(x1)))); ++c)
+        for (int c = std::max(0, int(std::floor(x0)));
+             c < std::min(w, std::max(int(std::floor(x0)) + 1, int(std::lround(x1)))); ++c)
             top[size_t(c)] = std::min(top[size_t(c)], y);
     }
     const QRgb grey = palette().color(QPalette::Mid).rgb();
@@ -271,7 +286,8 @@ void AllocationBandsView::forEachRect(const QRect& plot, size_t band, double pxP
         const double x0 = std::max(stepX(i), double(plot.left()) - 1);
         if (x0 > plot.right() + 1) break;
         size_t next = i + 1;
-        if (next < steps.size() && std::floor(stepX(next)) <= std::floor(x0)) next = std::max(byTime(std::floor(x0) + 1), next);
+        if (next < steps.size() && std::floor(stepX(next)) <= std::floor(x0))
+            next = std::max(byTime(std::floor(x0) + 1), next);
         const double x1 = std::min(next < steps.size() ? stepX(next) : endX, double(plot.right()) + 2);
         const double y = bottom - double(steps[next - 1].offset) * pxPerByte - h;
         rectangle(QRectF(x0, y, std::max(x1 - x0, 1.0), std::max(h, 1.0)));
@@ -283,11 +299,11 @@ void AllocationBandsView::paintAxes(QPainter& p, const QRect& plot, double pxPer
     axis_.paint(p, plot, *this);
     paintByteAxis(p, plot, plot.height() / pxPerByte, *this);
     const QFontMetrics fm = fontMetrics();
-    QString legend = tr("%L1 allocations holding the most memory over time as bands, %L2 others summarized (grey)")
-                         .arg(layout_.bands->bands().size())
-                         .arg(layout_.bands->summarizedCount());
-    if (layout_.pooled)
-        legend += tr(" \u00b7 striped: %L1 in CUDA graph private pools").arg(layout_.pooled);
+    QString legend =
+        tr("%L1 allocations holding the most memory over time as bands, %L2 others summarized (grey)")
+            .arg(layout_.bands->bands().size())
+            .arg(layout_.bands->summarizedCount());
+    if (layout_.pooled) legend += tr(" \u00b7 striped: %L1 in CUDA graph private pools").arg(layout_.pooled);
     if (layout_.categories)
         legend += byCategory_ ? tr(" \u00b7 coloured by category (right-click: by site)")
                               : tr(" \u00b7 right-click: colour by category");
@@ -333,7 +349,8 @@ bool AllocationBandsView::event(QEvent* e) {
         if (!b) {
             if (layout_.bands && plotRect().contains(help->pos()))
                 QToolTip::showText(help->globalPos(),
-                                   tr("Grey: %L1 allocations summarized (smaller or shorter-lived than the bands), and bands "
+                                   tr("Grey: %L1 allocations summarized (smaller or shorter-lived than the "
+                                      "bands), and bands "
                                       "thinner than half a pixel")
                                        .arg(layout_.bands->summarizedCount()),
                                    this);

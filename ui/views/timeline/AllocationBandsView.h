@@ -5,9 +5,9 @@
 // the mouse (size, address, alloc and free time, frames); a click selects its alloc event in the
 // session. The layout is computed by the session's runner; a paint draws only the bands under the
 // visible range that are at least half a pixel tall, each as at most one rectangle per pixel column.
-#include "analysis/replay/GraphPools.h"
 #include "analysis/categories/Categories.h"
 #include "analysis/composition/AllocationBands.h"
+#include "analysis/replay/GraphPools.h"
 #include "analysis/replay/TimelineLod.h"
 #include "common/TimeAxis.h"
 #include "session/CaptureLoader.h"
@@ -37,7 +37,8 @@ class AllocationBandsView : public QWidget {
         std::vector<PoolId> pools;
         size_t pooled = 0; // bands in a private pool
     };
-    static Layout compute(const AnalysisPtr& analysis, size_t device, const std::atomic<bool>* cancel = nullptr);
+    static Layout compute(const AnalysisPtr& analysis, size_t device,
+                          const std::atomic<bool>* cancel = nullptr);
 
     explicit AllocationBandsView(QWidget* parent = nullptr);
     // Shows the session's device: laid out again at every device change and (at most every 2 s, while
@@ -86,7 +87,7 @@ class AllocationBandsView : public QWidget {
     AnalysisPtr analysis_;
     size_t device_ = 0;
     Layout layout_;
-    std::vector<double> start_, end_; // per band, seconds
+    std::vector<double> start_, end_;      // per band, seconds
     const CompactSeries* times_ = nullptr; // the device's event times, held by analysis_
     int64_t originUs_ = 0;
     TimeAxis axis_;

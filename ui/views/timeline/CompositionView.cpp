@@ -24,8 +24,9 @@ namespace vs::ui {
 namespace {
 
 // Bottom to top: what lasts (parameters, optimizer state) under what comes and goes.
-constexpr Category kOrder[] = {Category::Parameter, Category::OptimizerState, Category::Gradient, Category::Input,
-                               Category::Activation, Category::Temporary, Category::Unknown};
+constexpr Category kOrder[] = {Category::Parameter, Category::OptimizerState, Category::Gradient,
+                               Category::Input,     Category::Activation,     Category::Temporary,
+                               Category::Unknown};
 constexpr const char* kOutsideColours[] = {"#b07aa1", "#ff9da7", "#9c755f", "#8c564b", "#c49c94", "#7f3c8d"};
 constexpr size_t kSamples = 2000;
 
@@ -44,20 +45,24 @@ std::vector<int64_t> sampleTimes(const DeviceTrace& t) {
     if (t.eventCount() == 0) return out;
     if (t.eventCount() <= kSamples) return {t.timeUs.begin(), t.timeUs.end()}; // exact steps
     const int64_t a = t.timeUs.front(), b = t.timeUs.back();
-    for (size_t i = 0; i < kSamples; ++i) out.push_back(a + int64_t(double(b - a) * double(i) / double(kSamples - 1)));
+    for (size_t i = 0; i < kSamples; ++i)
+        out.push_back(a + int64_t(double(b - a) * double(i) / double(kSamples - 1)));
     return out;
 }
 
-CompositionBands sample(const CaptureAnalysis& a, const Composition& comp, size_t d, const std::atomic<bool>& cancel) {
+CompositionBands sample(const CaptureAnalysis& a, const Composition& comp, size_t d,
+                        const std::atomic<bool>& cancel) {
     CompositionBands b;
-    b.basis = a.capture().nativeStacks
-                  ? QObject::tr("A driver-level recording (the CUPTI agent): every allocation is named by the library "
-                                "whose code made it; PyTorch's caching allocator is one of them.")
-                  : PhaseWindows(a.capture()).empty() && comp.categories().phases
-                        ? QObject::tr("No recorder annotations (a PyTorch snapshot): categories guessed from the "
-                                      "allocations' Python stacks (module forward, torch/autograd, torch/optim, "
-                                      "Module.to); inferred.")
-                        : basisSentence(comp);
+    b.basis =
+        a.capture().nativeStacks
+            ? QObject::tr(
+                  "A driver-level recording (the CUPTI agent): every allocation is named by the library "
+                  "whose code made it; PyTorch's caching allocator is one of them.")
+        : PhaseWindows(a.capture()).empty() && comp.categories().phases
+            ? QObject::tr("No recorder annotations (a PyTorch snapshot): categories guessed from the "
+                          "allocations' Python stacks (module forward, torch/autograd, torch/optim, "
+                          "Module.to); inferred.")
+            : basisSentence(comp);
     for (Category c : kOrder) {
         b.names.push_back(QString::fromUtf8(categoryName(c).data(), int(categoryName(c).size())));
         b.brushes.emplace_back(categoryColour(c));
@@ -74,8 +79,9 @@ CompositionBands sample(const CaptureAnalysis& a, const Composition& comp, size_
     const DeviceOutside* outside = comp.outsideOf(a.trace(d).device);
     if (outside)
         for (size_t i = 0; i < outside->owners.size(); ++i) {
-            b.names.push_back((a.capture().nativeStacks ? QObject::tr("driver: %1") : QObject::tr("outside PyTorch: %1"))
-                                  .arg(QString::fromStdString(outside->owners[i].name)));
+            b.names.push_back(
+                (a.capture().nativeStacks ? QObject::tr("driver: %1") : QObject::tr("outside PyTorch: %1"))
+                    .arg(QString::fromStdString(outside->owners[i].name)));
             b.brushes.emplace_back(QColor(kOutsideColours[i % std::size(kOutsideColours)]));
         }
     const bool gap = outside && !outside->gap.empty();
@@ -90,15 +96,18 @@ CompositionBands sample(const CaptureAnalysis& a, const Composition& comp, size_
         const GraphPoolLevel pool = at.graphPools.value_or(GraphPoolLevel{});
         double top = 0;
         size_t k = 0;
-        for (Category c : kOrder) b.tops[k++].push_back(top += double(at.categories[size_t(c)] - pool.inUse[size_t(c)]));
+        for (Category c : kOrder)
+            b.tops[k++].push_back(top += double(at.categories[size_t(c)] - pool.inUse[size_t(c)]));
         if (pools) {
             b.tops[k++].push_back(top += double(pool.inUseTotal()));
             b.tops[k++].push_back(top += double(std::max<int64_t>(0, pool.free())));
         }
-        b.tops[k++].push_back(top += double(std::max<int64_t>(0, at.cache() - std::max<int64_t>(0, pool.free()))));
+        b.tops[k++].push_back(top +=
+                              double(std::max<int64_t>(0, at.cache() - std::max<int64_t>(0, pool.free()))));
         if (outside)
             for (const auto& o : outside->owners) b.tops[k++].push_back(top += double(o.at(t)));
-        if (gap) b.tops[k++].push_back(top += at.driver ? double(std::max<int64_t>(0, at.driver->gap())) : 0.0);
+        if (gap)
+            b.tops[k++].push_back(top += at.driver ? double(std::max<int64_t>(0, at.driver->gap())) : 0.0);
         b.timesUs.push_back(t);
         b.seconds.push_back(a.secondsOf(t));
     }
@@ -126,9 +135,10 @@ CompositionView::CompositionView(QWidget* parent) : QWidget(parent) {
     plot_->installEventFilter(this);
     layout->addWidget(header_);
     layout->addWidget(plot_, 1);
-    setToolTip(tr("What the device's memory is made of: PyTorch's bytes by category, its cache, "
-                  "allocations outside PyTorch and the gap to the driver. Hover for bytes; click to show that moment "
-                  "in the block map."));
+    setToolTip(tr(
+        "What the device's memory is made of: PyTorch's bytes by category, its cache, "
+        "allocations outside PyTorch and the gap to the driver. Hover for bytes; click to show that moment "
+        "in the block map."));
 }
 
 void CompositionView::follow(Session* session) {
@@ -193,13 +203,16 @@ QString CompositionView::describe(double seconds) const {
     QStringList lines{tr("%1 s").arg(seconds, 0, 'f', 3)};
     for (Category c : kOrder)
         if (at.categories[size_t(c)])
-            lines << QStringLiteral("%1: %2").arg(QString::fromUtf8(categoryName(c).data(), int(categoryName(c).size())),
-                                                  formatBytes(double(at.categories[size_t(c)])));
+            lines << QStringLiteral("%1: %2").arg(
+                QString::fromUtf8(categoryName(c).data(), int(categoryName(c).size())),
+                formatBytes(double(at.categories[size_t(c)])));
     lines << tr("allocated %1, reserved %2, cache %3")
-                 .arg(formatBytes(double(at.allocated)), formatBytes(double(at.reserved)), formatBytes(double(at.cache())));
+                 .arg(formatBytes(double(at.allocated)), formatBytes(double(at.reserved)),
+                      formatBytes(double(at.cache())));
     if (at.graphPools)
         lines << tr("CUDA graph private pools (part of the above): %1 reserved, %2 in use, %3 free")
-                     .arg(formatBytes(double(at.graphPools->reserved)), formatBytes(double(at.graphPools->inUseTotal())),
+                     .arg(formatBytes(double(at.graphPools->reserved)),
+                          formatBytes(double(at.graphPools->inUseTotal())),
                           formatBytes(double(at.graphPools->free())));
     for (const auto& [name, bytes] : at.outside)
         lines << tr("outside PyTorch, %1: %2").arg(QString::fromStdString(name), formatBytes(double(bytes)));

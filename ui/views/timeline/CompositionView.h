@@ -4,8 +4,8 @@
 // (a recording with both levels) and the gap to the driver's figure (core: analysis/Composition).
 // Computed once per capture on the session's runner; hover tells every band's bytes at that
 // moment; a click moves the session's moment (the block map) there.
-#include <QBrush>
 #include "analysis/composition/Composition.h"
+#include <QBrush>
 
 #include <QWidget>
 
@@ -20,12 +20,12 @@ class Session;
 
 // The stacked bands of one device sampled over its time span (immutable, built in the background).
 struct CompositionBands {
-    std::vector<double> seconds;            // sample times, seconds since the capture's origin
+    std::vector<double> seconds; // sample times, seconds since the capture's origin
     std::vector<int64_t> timesUs;
-    std::vector<QString> names;             // bottom to top
-    std::vector<std::vector<double>> tops;  // by band: the cumulative top at each sample (bytes)
-    std::vector<QBrush> brushes;            // by band
-    QString basis;                          // how the categories were decided, one sentence
+    std::vector<QString> names;            // bottom to top
+    std::vector<std::vector<double>> tops; // by band: the cumulative top at each sample (bytes)
+    std::vector<QBrush> brushes;           // by band
+    QString basis;                         // how the categories were decided, one sentence
 };
 
 class CompositionView : public QWidget {

@@ -1,7 +1,7 @@
 #include "views/timeline/MemoryMapView.h"
 
-#include "session/Session.h"
 #include "common/Throttle.h"
+#include "session/Session.h"
 
 #include <utility>
 
@@ -27,7 +27,8 @@ void MemoryMapView::follow(Session* session) {
     connect(session_, &Session::deviceChanged, this, &MemoryMapView::compute);
     connect(session_, &Session::visibleSpanChanged, this, &MemoryMapView::setTimeRange);
     // O(events) per grid: at most every 2 s while a capture grows, and only while shown
-    auto* live = new Throttle(2000, [this] { isVisible() ? compute() : void(stale_ = true); }, this);
+    auto* live = new Throttle(
+        2000, [this] { isVisible() ? compute() : void(stale_ = true); }, this);
     connect(session_, &Session::extended, live, &Throttle::request);
 }
 
@@ -52,10 +53,9 @@ void MemoryMapView::compute() {
 }
 
 namespace {
-const char* const kCellNames[] = {QT_TRANSLATE_NOOP("MemoryMapView", "not reserved"),
-                                  QT_TRANSLATE_NOOP("MemoryMapView", "free (cached)"),
-                                  QT_TRANSLATE_NOOP("MemoryMapView", "pending free"),
-                                  QT_TRANSLATE_NOOP("MemoryMapView", "allocated")};
+const char* const kCellNames[] = {
+    QT_TRANSLATE_NOOP("MemoryMapView", "not reserved"), QT_TRANSLATE_NOOP("MemoryMapView", "free (cached)"),
+    QT_TRANSLATE_NOOP("MemoryMapView", "pending free"), QT_TRANSLATE_NOOP("MemoryMapView", "allocated")};
 } // namespace
 
 void MemoryMapView::setGrid(OccupancyGrid grid, std::vector<double> columnSeconds) {
@@ -145,7 +145,8 @@ void MemoryMapView::paintLegend(QPainter& p) const {
     const QFontMetrics fm = fontMetrics();
     int x = plotRect().left();
     const int box = fm.height() - 4;
-    for (int cell : {OccupancyGrid::Allocated, OccupancyGrid::PendingFree, OccupancyGrid::Free, OccupancyGrid::Unreserved}) {
+    for (int cell : {OccupancyGrid::Allocated, OccupancyGrid::PendingFree, OccupancyGrid::Free,
+                     OccupancyGrid::Unreserved}) {
         const QRect swatch(x, 6, box, box);
         p.fillRect(swatch, QColor(colours_[cell]));
         p.setPen(palette().color(QPalette::Mid));

@@ -5,7 +5,8 @@ switched on and off in blocks of steps, in alternating order, and each block's m
 Modes: off; hist_nostack (PyTorch's history without stacks); hist_alloc (PyTorch's history, Python stacks of allocations only); hist_all (also of frees:
 what the recorder asks for); tracker (hist_all + the native tracker's hook); tracker_drain (+ a
 thread draining it every 0.1 s); phases (the phase hooks alone); recorder (vramscope.start() with
-everything but retention graphs, stopped after the block). Workloads: `pair` (one allocation and
+everything but retention graphs, stopped after the block); rec_no* (the Recorder without a
+part: PARTS); rec_slow, rec_allocstacks (OPTIONS). Workloads: `pair` (one allocation and
 its free, 20 Python frames deep: µs per pair), `eager` (an MLP training step), `generation` (a GPT-2
 decode step with its KV cache). Prints a table: median of the blocks' medians, and vs `off`."""
 import json
@@ -23,10 +24,12 @@ sys.path.insert(0, HERE)
 import observer_programs as prog  # noqa: E402
 
 MODES = ["off", "hist_nostack", "hist_alloc", "hist_all", "tracker", "tracker_drain", "phases", "recorder",
-         "rec_nophases", "rec_noauto", "rec_nodriver", "rec_nogc", "rec_bare"]
+         "rec_nophases", "rec_noauto", "rec_nodriver", "rec_nogc", "rec_bare", "rec_slow", "rec_allocstacks"]
 # the Recorder's parts each rec_no* mode leaves out (rec_bare: all of them)
 PARTS = {"rec_nophases": {"phases"}, "rec_noauto": {"auto"}, "rec_nodriver": {"driver"}, "rec_nogc": {"gc"},
          "rec_bare": {"phases", "auto", "driver", "gc"}}
+# the Recorder's options other modes change: a tick of 1 s instead of 0.1 s; no stacks of frees
+OPTIONS = {"rec_slow": {"interval": 1.0}, "rec_allocstacks": {"free_stacks": False}}
 
 
 class Switch:
@@ -74,7 +77,7 @@ class Switch:
             self.rec = vramscope.start(os.path.join(self.tmp, "r%d.vscap" % self.n), retention="auto" not in left_out,
                                        auto_retention=False if "auto" in left_out else None,
                                        phases="phases" not in left_out, gc_annotations="gc" not in left_out,
-                                       pause_budget=NoWalks())
+                                       pause_budget=NoWalks(), **OPTIONS.get(mode, {}))
 
     def off(self, mode):
         if self.thread is not None:
