@@ -33,7 +33,7 @@ def main(argv=None):
     r.add_argument("--stacks", choices=["python", "all", "none"], default="python")
     r.add_argument("--no-free-stacks", dest="free_stacks", action="store_false",
                    help="gather no stack when memory is freed (about 40 %% less of PyTorch's stack cost; frees "
-                        "then carry their allocation's stack and releases are not explained)")
+                        "then have no stack of their own and releases are not explained)")
     r.add_argument("--no-native", action="store_true", help="use the pure-Python polling recorder")
     r.add_argument("--native", action="store_true",
                    help="also record every CUDA driver allocation (cuBLAS, cuDNN, NCCL, extensions...) with native "

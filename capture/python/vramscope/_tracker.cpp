@@ -31,11 +31,9 @@ using c10::CachingDeviceAllocator::TraceEntry;
 struct Event {
     int64_t timeUs;
     uint64_t addr, size, stream;
-    uint64_t stack;                                // when `known`: the stack id, found at the hook
-    std::shared_ptr<c10::GatheredContext> context; // otherwise: the context, symbolized by drain()
+    std::shared_ptr<c10::GatheredContext> context; // its stack, symbolized by drain()
     uint8_t action;
     int8_t device;
-    bool known;
 };
 
 std::mutex bufferMutex;
@@ -86,8 +84,8 @@ void onTrace(const TraceEntry& te) {
         dropped.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    buffer.push_back(Event{t, te.addr_, te.size_, reinterpret_cast<uint64_t>(te.stream_), 0, te.context_,
-                           static_cast<uint8_t>(te.action_), static_cast<int8_t>(te.device_), false});
+    buffer.push_back(Event{t, te.addr_, te.size_, reinterpret_cast<uint64_t>(te.stream_), te.context_,
+                           static_cast<uint8_t>(te.action_), static_cast<int8_t>(te.device_)});
 }
 
 // Adds the symbolized stacks to the hook's cache, each code object of a new entry kept alive so
@@ -113,7 +111,7 @@ void remember(const std::vector<torch::CapturedTraceback*>& tbs, const std::vect
         }
 }
 
-// The stack ids of the events not resolved at the hook. Symbolizing takes the GIL (about 1 µs per
+// The stack ids of the events. Symbolizing takes the GIL (about 1 µs per
 // event, stolen from the program's threads), so each distinct raw stack is symbolized once and
 // cached for the hook.
 std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
@@ -123,10 +121,6 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
     vramscope_tracker::StackCache batch;           // raw stack -> index in tbs, within this drain
     std::vector<std::pair<size_t, size_t>> sameAs; // (event, index in tbs)
     for (size_t i = 0; i < events.size(); ++i) {
-        if (events[i].known) {
-            ids[i] = events[i].stack;
-            continue;
-        }
         auto* tb = dynamic_cast<torch::CapturedTraceback*>(events[i].context.get());
         if (!tb) continue;
         if (cacheStacks) {
