@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs a command with the recorder installed as a user would (pip, into a fresh private directory on
 # PYTHONPATH) and the tracker's build cache in $VRAMSCOPE_CACHE (default ~/.cache/vramscope).
-#   capture/python/tests/gpu/with_recorder.sh python overhead_parts.py "$OUT" eager generation
+#   capture/python/tests/gpu/with_recorder.sh python overhead_inproc.py --reps 6 --json "$OUT/inproc.json"
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 PKG=$(mktemp -d) && trap 'rm -rf "$PKG"' EXIT  # 0700, fresh: nobody can plant a module on PYTHONPATH
