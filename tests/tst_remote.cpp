@@ -21,6 +21,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -76,6 +77,7 @@ class TestRemote : public QObject {
     void initTestCase();
     void remoteFileIsFollowedWhileWritten();
     void remoteProgramIsRecordedLive();
+    void cliRunStreamsIntoAListeningWindow();
     void closingLeavesTheProgramRunning();
     void remoteSnapshotIsCopiedAndOpened();
     void refusedHostKeyIsOneMessage();
@@ -148,6 +150,29 @@ void TestRemote::remoteProgramIsRecordedLive() {
     const ui::AnalysisPtr kept = ui::CaptureLoader::openNow(output); // the recording stays on the host
     QVERIFY(kept);
     QCOMPARE(eventCount(kept), eventCount(w.analysis()));
+}
+
+// `vramscope-cli run --remote HOST --live SOCKET` where SOCKET is a window's Capture > Listen socket:
+// the stream comes back through ssh -R into that window, which shows the whole recording.
+void TestRemote::cliRunStreamsIntoAListeningWindow() {
+    ui::MainWindow w;
+    const QString socket = dir_.filePath("window.sock");
+    QVERIFY(liveOf(w)->listen(socket));
+    QProcess cli;
+    cli.setWorkingDirectory(dir_.path());
+    cli.start(VRAMSCOPE_CLI, {"run", "--remote", "vstest", "--live", socket, "--cd", dir_.path(),
+                              "--remote-output", "cli-live.vscap", "--", "python3", "leaky.py"});
+    QVERIFY(cli.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(cli.state() == QProcess::NotRunning, 60000); // the GUI's loop keeps running
+    const QString err = QString::fromUtf8(cli.readAllStandardError());
+    QVERIFY2(cli.exitCode() == 3, qPrintable(err)); // the program's own status
+    QVERIFY2(err.count("kept 20") == 1,
+             qPrintable(err)); // the program's last line, once, not lost at its end
+    const ui::AnalysisPtr kept = ui::CaptureLoader::openNow(dir_.filePath("cli-live.vscap"));
+    QVERIFY(kept);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (liveOf(w)->waitForRefresh(), w.analysis() && eventCount(w.analysis()) == eventCount(kept)), 30000);
+    QVERIFY(eventCount(kept) >= 20);
 }
 
 void TestRemote::closingLeavesTheProgramRunning() {

@@ -121,26 +121,35 @@ std::string runScript(const RemoteProgram& program, const std::string& dir, cons
     if (!program.workDir.empty())
         s.push_back("cd -- " + shellPath(program.workDir) + " || " +
                     say("cannot enter " + program.workDir + " on this host", kNoWorkDir));
-    s.insert(s.end(), {
-                          "case $out in /*) ;; *) out=\"$PWD/$out\" ;; esac",
-                          "if [ -e \"$out\" ] || [ -L \"$out\" ]; then " +
-                              say(output + " already exists on this host", kExists) + "; fi",
-                          "setsid " + recorderCommand(program) + " </dev/null >\"$out.log\" 2>&1 &",
-                          "pid=$!",
-                          marker("pid", "$pid"),
-                          marker("output", "$out"),
-                          "( while read -r w <&3; do [ \"$w\" = stop ] && kill -s INT -- -\"$pid\"; done ) "
-                          ">/dev/null 2>&1 &",
-                          "reader=$!",
-                          "tail -n +1 -f --pid=\"$pid\" -- \"$out.log\" >&2 2>/dev/null",
-                          "wait \"$pid\"",
-                          "rc=$?",
-                          "kill \"$reader\" 2>/dev/null",
-                          "rm -f -- \"$sock\"",
-                          "rmdir -- \"$d\" 2>/dev/null",
-                          marker("exit", "$rc"),
-                          "exit \"$rc\"",
-                      });
+    s.insert(s.end(),
+             {
+                 "case $out in /*) ;; *) out=\"$PWD/$out\" ;; esac",
+                 "if [ -e \"$out\" ] || [ -L \"$out\" ]; then " +
+                     say(output + " already exists on this host", kExists) + "; fi",
+                 "setsid " + recorderCommand(program) + " </dev/null >\"$out.log\" 2>&1 &",
+                 "pid=$!",
+                 marker("pid", "$pid"),
+                 marker("output", "$out"),
+                 "( while read -r w <&3; do [ \"$w\" = stop ] && kill -s INT -- -\"$pid\"; done ) "
+                 ">/dev/null 2>&1 &",
+                 "reader=$!",
+                 // The program's output, passed on while it runs (in the foreground: the shell
+                 // reaps the program, which tail --pid waits for). tail can miss what was written
+                 // just before the program ended: what it passed on is counted, and the rest
+                 // follows once the program is gone.
+                 "tail -n +1 -f --pid=\"$pid\" -- \"$out.log\" 2>/dev/null | tee -a /dev/fd/2 | wc -c "
+                 ">\"$d/shown\"",
+                 "wait \"$pid\"",
+                 "rc=$?",
+                 "shown=$(cat -- \"$d/shown\" 2>/dev/null)",
+                 "tail -c +$((${shown:-0} + 1)) -- \"$out.log\" >&2 2>/dev/null",
+                 "rm -f -- \"$d/shown\"",
+                 "kill \"$reader\" 2>/dev/null",
+                 "rm -f -- \"$sock\"",
+                 "rmdir -- \"$d\" 2>/dev/null",
+                 marker("exit", "$rc"),
+                 "exit \"$rc\"",
+             });
     return shellLine(s);
 }
 
