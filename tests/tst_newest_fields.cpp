@@ -6,6 +6,8 @@
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/CaptureFacts.h"
 #include "io/SnapshotLoader.h"
+#include "io/VscapExport.h"
+#include "io/VscapReader.h"
 #include "load/OpenAnalysis.h"
 
 #include <QFile>
@@ -70,6 +72,7 @@ class TestNewestFields : public QObject {
     void capturePropertiesShowThem();
     void summaryJsonNamesThem();
     void wrongTypesAreIgnoredWithWarnings();
+    void convertKeepsAnnotationsAndRingState();
     void realTorchSnapshots_data();
     void realTorchSnapshots();
 };
@@ -241,6 +244,38 @@ void TestNewestFields::wrongTypesAreIgnoredWithWarnings() {
 
 // What torch 2.11 wrote on an H200 (record_newest.py): each field it writes is read, and each it
 // does not write is absent without a complaint.
+// vramscope-cli convert (encodeVscap) of a snapshot with every newest field: the block annotations
+// and each device's ring-buffer state come back from the .vscap as they were, so the converted file
+// warns as the snapshot does.
+void TestNewestFields::convertKeepsAnnotationsAndRingState() {
+    const auto snap = loadSnapshotFile(newest("newest_hand_overflow.pickle"));
+    const std::string bytes = encodeVscap(*snap);
+    const auto back = loadVscapBytes({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+    QVERIFY(back);
+    QCOMPARE(back->blockAnnotations.size(), snap->blockAnnotations.size());
+    QVERIFY(!back->blockAnnotations.empty());
+    for (size_t i = 0; i < snap->blockAnnotations.size(); ++i) {
+        const BlockAnnotation &a = snap->blockAnnotations[i], &b = back->blockAnnotations[i];
+        QCOMPARE(b.device, a.device);
+        QCOMPARE(b.timeUs, a.timeUs);
+        QCOMPARE(b.address, a.address);
+        QCOMPARE(back->strings.text(b.text), snap->strings.text(a.text));
+        QCOMPARE(b.stack.value == 0, a.stack.value == 0);
+    }
+    QCOMPARE(back->devices.size(), snap->devices.size());
+    for (size_t d = 0; d < snap->devices.size(); ++d)
+        QCOMPARE(back->devices[d].ringBuffer, snap->devices[d].ringBuffer);
+    QCOMPARE(back->settings.traceMaxEntries, snap->settings.traceMaxEntries);
+    QVERIFY(std::none_of(back->meta.begin(), back->meta.end(), [](const auto& kv) {
+        return kv.first == "ring_buffer";
+    })); // state, not a listed fact
+    // and converting the converted file changes nothing more
+    const std::string again = encodeVscap(*back);
+    const auto twice = loadVscapBytes({reinterpret_cast<const uint8_t*>(again.data()), again.size()});
+    QCOMPARE(twice->blockAnnotations.size(), back->blockAnnotations.size());
+    QCOMPARE(twice->devices.front().ringBuffer, RingBuffer::Overflowed);
+}
+
 void TestNewestFields::realTorchSnapshots_data() {
     QTest::addColumn<QString>("name");
     for (const char* n : {"metadata", "ring", "late", "pinned"})

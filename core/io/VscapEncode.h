@@ -103,6 +103,18 @@ struct EventTextRecord {
     void encode(ByteWriter& b) const { b.svarint(device), b.varint(index), b.u8(textKind), b.varint(text); }
 };
 
+struct BlockAnnotationRecord {
+    static constexpr Record kRecord = Record::BlockAnnotation;
+    int64_t device;
+    int64_t timeUs;
+    uint64_t address; // the annotated block's base address
+    uint64_t text;    // string id
+    uint64_t stack;   // stack id (0: none)
+    void encode(ByteWriter& b) const {
+        b.svarint(device), b.svarint(timeUs), b.varint(address), b.varint(text), b.varint(stack);
+    }
+};
+
 struct DroppedRecord {
     static constexpr Record kRecord = Record::Dropped;
     uint64_t count; // since the previous Dropped record

@@ -32,8 +32,19 @@ class CaptureEncoder {
   private:
     void meta() {
         for (const auto& [k, v] : c_.meta) w_.write(vscap::MetaRecord{k, v});
+        for (const auto& d : c_.devices) // what the snapshot said of the ring buffer (warnings read it)
+            if (d.ringBuffer != RingBuffer::Unknown)
+                w_.write(vscap::MetaRecord{vscap::kRingBufferMeta, ringState(d)});
         for (const auto& d : c_.deviceInfo) w_.write(vscap::DeviceRecord{d.device, d.totalMemory, d.name});
         if (c_.settings.present) settings();
+    }
+
+    std::string ringState(const DeviceTrace& d) const {
+        std::string state = std::to_string(d.device);
+        state.append(d.ringBuffer == RingBuffer::Overflowed ? " overflowed" : " kept");
+        if (c_.settings.traceMaxEntries)
+            state.append(" ").append(std::to_string(c_.settings.traceMaxEntries));
+        return state;
     }
 
     void settings() {
@@ -82,6 +93,9 @@ class CaptureEncoder {
     void annotations() {
         for (const auto& a : c_.annotations)
             w_.write(vscap::AnnotationRecord{a.device, a.timeUs, a.start, a.name.value});
+        for (const auto& a : c_.blockAnnotations)
+            w_.write(
+                vscap::BlockAnnotationRecord{a.device, a.timeUs, a.address, a.text.value, a.stack.value});
     }
 
     void retention(const RetentionGraph& g) {

@@ -39,7 +39,11 @@ enum class Record : uint32_t {
     Tags = 18,         // what the recorder saw tensors to be (parameters, gradients, optimizer state, inputs)
     DriverMemory = 19, // the driver's used memory, device-wide and this process's
     Part = 20,         // the records after it are another recorder's of the same process (ids restart)
+    BlockAnnotation = 21, // a text attached to a block after the fact (PyTorch's 'annotate' entries)
 };
+
+// The Meta key of a device's ring-buffer state (Records::ringBuffer reads it; not listed as a fact).
+inline constexpr std::string_view kRingBufferMeta = "ring_buffer";
 
 inline uint64_t zigzag(int64_t v) {
     return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);

@@ -8,6 +8,7 @@
 #include "VscapFormat.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -206,6 +207,8 @@ void Records::record(uint32_t kind, Body& b) {
         return tags(b);
     case Record::DriverMemory:
         return driverMemory(b);
+    case Record::BlockAnnotation:
+        return blockAnnotation(b);
     case Record::Part:
         if (partLevel_) b.fail("a second Part record");
         partLevel_ = b.varint();
@@ -271,9 +274,26 @@ void Records::device(Body& b) {
 void Records::meta(Body& b) {
     const auto key = b.text(b.varint());
     const auto value = b.rest();
+    if (key == kRingBufferMeta) return ringBuffer(b, value); // the capture's own state, not a fact to list
     c_.meta.emplace_back(std::string(key), std::string(value));
     if (key == "warning") c_.warnings.emplace_back(value); // a recorder's own finding
     if (key == "recorder" && value.substr(0, 15) == "vramscope-cupti") c_.nativeStacks = true;
+}
+
+// "ORDINAL overflowed|kept [MAX_ENTRIES]": what a snapshot said of a device's trace ring buffer
+// (VscapExport writes it for a converted snapshot; docs/vscap.md).
+void Records::ringBuffer(Body& b, std::string_view value) {
+    const std::string text(value);
+    long long ordinal = 0;
+    unsigned long long maxEntries = 0;
+    char state[16] = {};
+    const int n = std::sscanf(text.c_str(), "%lld %15s %llu", &ordinal, state, &maxEntries);
+    if (n < 2 || ordinal < 0)
+        return b.fail("a ring_buffer meta record that does not read: " + text.substr(0, 40));
+    const std::string_view s(state);
+    if (s != "overflowed" && s != "kept") return; // a newer state: unknown, as unrecorded
+    trace(deviceOrdinal(ordinal)).ringBuffer = s == "overflowed" ? RingBuffer::Overflowed : RingBuffer::Kept;
+    if (n == 3) c_.settings.traceMaxEntries = maxEntries;
 }
 
 void Records::settings(Body& b) {
@@ -408,6 +428,16 @@ void Records::eventText(Body& b) {
     const StringId text = stringId(b.varint());
     if (index >= UINT32_MAX) b.fail("event index out of range");
     (kind == 0 ? d.compileContext : d.userMetadata).emplace_back(static_cast<uint32_t>(index), text);
+}
+
+void Records::blockAnnotation(Body& b) {
+    BlockAnnotation a;
+    a.device = deviceOrdinal(b.svarint());
+    a.timeUs = plausibleTime(b, b.svarint(), "a block annotation's");
+    a.address = b.varint();
+    a.text = stringId(b.varint());
+    a.stack = stackId(b.varint());
+    c_.blockAnnotations.push_back(a);
 }
 
 void Records::segments(Body& b) {

@@ -49,6 +49,8 @@ class Records {
     void annotation(Body& b, bool mark);
     void segments(Body& b);
     void eventText(Body& b);
+    void blockAnnotation(Body& b);
+    void ringBuffer(Body& b, std::string_view value);
     void meta(Body& b);
     void retention(Body& b);
     void tags(Body& b);
