@@ -4,7 +4,7 @@
 // distinct raw stack once (symbolizing takes the GIL). The code objects of a cached stack must stay
 // alive (the caller keeps a reference to each) so that no other code can take their addresses.
 // Standard library only (tests/tst_vscap_codec checks it without torch); not thread-safe: the
-// tracker guards it with its buffer's mutex.
+// tracker guards it with its interner's mutex.
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>

@@ -64,7 +64,7 @@ template struct FramesAccess<&torch::CapturedTraceback::frames_>;
 // Python-only stacks (stacks="python"): with C++ frames a stack is more than its Python frames. The
 // cache's code objects hold a reference each (taken in drain(), with the GIL).
 bool cacheStacks = false;
-vramscope_tracker::StackCache stackCache; // guarded by bufferMutex (drain() and reset())
+vramscope_tracker::StackCache stackCache; // guarded by the interner's mutex: only drain() and reset() use it
 std::vector<PyObject*> cachedCode;        // the references the cache holds
 
 auto rawFrames(const PyFrames& frames) {
@@ -94,14 +94,11 @@ void onTrace(const TraceEntry& te) {
 void remember(const std::vector<torch::CapturedTraceback*>& tbs, const std::vector<size_t>& owner,
               const std::vector<uint64_t>& ids) {
     std::vector<size_t> fresh;
-    {
-        std::lock_guard<std::mutex> lock(bufferMutex);
-        for (size_t k = 0; k < tbs.size(); ++k) {
-            const PyFrames& frames = tbs[k]->*framesMember();
-            const auto at = rawFrames(frames);
-            if (stackCache.add(stackCache.hash(frames.size(), at), frames.size(), at, ids[owner[k]]))
-                fresh.push_back(k);
-        }
+    for (size_t k = 0; k < tbs.size(); ++k) {
+        const PyFrames& frames = tbs[k]->*framesMember();
+        const auto at = rawFrames(frames);
+        if (stackCache.add(stackCache.hash(frames.size(), at), frames.size(), at, ids[owner[k]]))
+            fresh.push_back(k);
     }
     py::gil_scoped_acquire gil;
     for (size_t k : fresh)
@@ -111,9 +108,9 @@ void remember(const std::vector<torch::CapturedTraceback*>& tbs, const std::vect
         }
 }
 
-// The stack ids of the events. Symbolizing takes the GIL (about 1 µs per
-// event, stolen from the program's threads), so each distinct raw stack is symbolized once and
-// cached for the hook.
+// The stack ids of the events (called holding the interner's mutex). Symbolizing takes the GIL
+// (about 1 µs per event, stolen from the program's threads), so each distinct raw stack is
+// symbolized once and cached.
 std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
     std::vector<uint64_t> ids(events.size(), 0);
     std::vector<torch::CapturedTraceback*> tbs;
@@ -127,12 +124,8 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
             const PyFrames& frames = tb->*framesMember();
             const auto at = rawFrames(frames);
             const uint64_t key = batch.hash(frames.size(), at);
-            uint64_t cached;
-            {
-                std::lock_guard<std::mutex> lock(bufferMutex);
-                cached = stackCache.find(key, frames.size(), at);
-            }
-            if (cached != stackCache.missing) {
+            if (const uint64_t cached = stackCache.find(key, frames.size(), at);
+                cached != stackCache.missing) {
                 ids[i] = cached;
                 continue;
             }
