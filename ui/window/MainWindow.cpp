@@ -54,8 +54,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         box->open(); // not modal to the live view: what arrived keeps showing
     });
     connect(live_, &LiveController::openCopy, this, [this](const QString& path) {
+        copyOpening_ = true; // before the load starts: its end clears it
         openFile(path);
-        copyOpening_ = true;
     });
     timeline_ = new TimelinePlot(this);
     timeline_->setObjectName(QStringLiteral("timeline"));
