@@ -4,6 +4,7 @@
 // buffer and returns - no GIL, no allocation beyond the buffer's, no I/O. drain(), called from the
 // recorder's writer thread, symbolizes the stacks (torch takes the GIL for Python frames there),
 // interns strings/frames/stacks/streams and encodes .vscap records (docs/vscap.md) with core's codec;
+// with Python stacks the stacks themselves are gathered by OwnStacks (_own_stacks.h), not by PyTorch;
 // _codec.cpp, compiled with it, adds the functions that encode every other record from Python.
 #include <torch/extension.h>
 
@@ -11,6 +12,7 @@
 #include <torch/csrc/profiler/combined_traceback.h>
 
 #include "_codec.h" // the interner and core's codec
+#include "_own_stacks.h"
 #include "_stack_cache.h"
 
 #include <atomic>
@@ -18,6 +20,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 #ifdef VRAMSCOPE_ZSTD
@@ -27,6 +31,8 @@
 namespace {
 
 using c10::CachingDeviceAllocator::TraceEntry;
+using vramscope_tracker::framesMember;
+using vramscope_tracker::PyFrames;
 
 struct Event {
     int64_t timeUs;
@@ -48,17 +54,6 @@ int64_t nowUs() {
                std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
-
-// The raw Python frames (code object, instruction) of a CapturedTraceback are private. An explicit
-// template instantiation may name a private member (C++ [temp.spec]/6), which gives a member
-// pointer to read them without the GIL - the key of the stack cache below.
-using PyFrames = std::vector<torch::CapturedTraceback::PyFrame>;
-using FramesPtr = PyFrames torch::CapturedTraceback::*;
-FramesPtr framesMember();
-template <FramesPtr P> struct FramesAccess {
-    friend FramesPtr framesMember() { return P; }
-};
-template struct FramesAccess<&torch::CapturedTraceback::frames_>;
 
 // Raw Python stacks -> stack ids, so that each distinct stack is symbolized once (drain()). Only for
 // Python-only stacks (stacks="python"): with C++ frames a stack is more than its Python frames. The
@@ -154,6 +149,53 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
     return ids;
 }
 
+// The stacks of events gathered by OwnStacks (_own_stacks.h) rather than by PyTorch. Never destroyed:
+// the allocator may ask for a context while the process exits.
+vramscope_tracker::OwnStacks* ownStacks = new vramscope_tracker::OwnStacks;
+
+std::shared_ptr<c10::GatheredContext> ownContext() {
+    return ownStacks->context();
+}
+
+// recordHistory's arguments changed between torch versions (4, 5 then 6; its RecordContext moved
+// namespace): they are read off the allocator's own declaration.
+template <class F> struct Signature;
+template <class C, class R, class... A> struct Signature<R (C::*)(A...)> {
+    static constexpr size_t arity = sizeof...(A);
+    template <size_t I> using arg = std::tuple_element_t<I, std::tuple<A...>>;
+};
+
+template <class Allocator = c10::cuda::CUDACachingAllocator::CUDAAllocator>
+bool recordWithOwnStacks(size_t maxEntries, bool frees) {
+    using S = Signature<decltype(&Allocator::recordHistory)>;
+    if constexpr (S::arity < 4 || S::arity > 6) {
+        return false;
+    } else if constexpr (!std::is_enum_v<typename S::template arg<3>>) {
+        return false; // torch before 2.1: a bool there
+    } else {
+        using When = typename S::template arg<3>;
+        const When when = frees ? When::ALL : When::ALLOC;
+        Allocator* a = c10::cuda::CUDACachingAllocator::get();
+        if constexpr (S::arity == 6)
+            a->recordHistory(true, &ownContext, maxEntries, when, false, std::vector<std::string>{});
+        else if constexpr (S::arity == 5)
+            a->recordHistory(true, &ownContext, maxEntries, when, false);
+        else
+            a->recordHistory(true, &ownContext, maxEntries, when);
+        return true;
+    }
+}
+
+// Called (with the GIL) right after torch.cuda.memory._record_memory_history(stacks="python") has
+// switched the history on: the same history, its Python stacks gathered by OwnStacks. Empty when
+// switched, else why not (PyTorch's gather stays).
+std::string useOwnStacks(size_t maxEntries, bool frees) {
+    std::string why = ownStacks->check();
+    if (why.empty() && !recordWithOwnStacks(maxEntries, frees))
+        why = "this torch's recordHistory() takes arguments vramscope does not know";
+    return why;
+}
+
 // Encodes one device's events (in order) as an Events record.
 void encodeEvents(std::string& out, int device, const std::vector<const Event*>& evs,
                   const std::vector<uint64_t>& stacks) {
@@ -244,6 +286,9 @@ py::object compress(const std::string& raw, int level) {
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("start", &start, "attach (once) and enable recording; buffer at most N events between drains");
     m.def("stop", &stop);
+    m.def("use_own_stacks", &useOwnStacks,
+          "gather the history's Python stacks here, not in PyTorch: '' when switched, else why not");
+    m.def("own_stacks", [] { return ownStacks->size(); }, "distinct stacks OwnStacks has cached");
     m.def("reset", &reset, "forget every id and buffered event: the next records start a new file");
     m.def("drain", &drain, "encode the buffered events (and new definitions) as .vscap records");
     m.def("dropped", [] { return dropped.load(); });

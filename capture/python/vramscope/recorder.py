@@ -153,6 +153,9 @@ class Recorder:
                                                      max_entries=self.source.history_entries())
             history = True
             self.source.start()
+            gatherer = getattr(self.source, "stack_gatherer", None)
+            if gatherer:
+                self._write_chunk(vscap.meta_record("stack_gatherer", gatherer))
             self._devices = torch.cuda.device_count()
         except BaseException:
             if history:
@@ -389,13 +392,20 @@ class Recorder:
             self._failed("vramscope.mark()", e)
 
     # ---- internals
+    def _own_stacks(self):
+        """Which events' Python stacks the tracker gathers itself (sources.NativeSource): those PyTorch
+        would (all, or allocations only), unless $VRAMSCOPE_OWN_STACKS=0 leaves them to PyTorch."""
+        if self.stacks != "python" or os.environ.get("VRAMSCOPE_OWN_STACKS", "1") == "0":
+            return None
+        return "all" if self.free_stacks else "alloc"
+
     def _make_source(self):
         if self.use_native:
             module, reason = native.load(say=self.say)
             if module is not None:
                 module.reset()  # ids from 0 again: an earlier recording in this process numbered its own
                 vscap.use(module)  # every record through core's codec, compiled into the module
-                return sources.NativeSource(module, self.max_buffered, self.stacks != "all")
+                return sources.NativeSource(module, self.max_buffered, self.stacks != "all", self._own_stacks())
             self.say("vramscope: the native tracker could not be built (%s); falling back to polling "
                      "torch.cuda.memory._snapshot() once a second: slower, and events can be lost when "
                      "PyTorch's ring overruns" % reason)

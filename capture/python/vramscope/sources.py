@@ -7,9 +7,14 @@ from . import vscap
 class NativeSource:
     mode = "native"
 
-    def __init__(self, module, max_buffered, python_stacks_only=True):
+    def __init__(self, module, max_buffered, python_stacks_only=True, own_stacks=None):
         self.m = module
         self.python_stacks_only = python_stacks_only
+        # own_stacks: "all" or "alloc" to gather the Python stacks of those events in the tracker
+        # (_own_stacks.h) rather than in PyTorch; None leaves them to PyTorch. After start():
+        # self.stack_gatherer says which gathers them (and why not ours).
+        self.own_stacks = own_stacks
+        self.stack_gatherer = None
         self.interner = module  # one numbering of ids per file: the tracker's
         self.max_buffered = max_buffered
 
@@ -18,6 +23,10 @@ class NativeSource:
 
     def start(self):
         self.m.start(self.max_buffered, self.python_stacks_only)
+        if self.own_stacks is None:
+            return
+        why = self.m.use_own_stacks(self.history_entries(), self.own_stacks == "all")
+        self.stack_gatherer = "vramscope" if not why else "pytorch (%s)" % why
 
     def stop(self):
         self.m.stop()

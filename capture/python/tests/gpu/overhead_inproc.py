@@ -3,9 +3,11 @@ on the GPU machine (±30 % on a 1 ms step) hides differences of a few per cent, 
 switched on and off in blocks of steps, in alternating order, and each block's median step is kept.
     python overhead_inproc.py [--reps R] [--json FILE] [--modes M,M...]
 Modes: off; hist_nostack (PyTorch's history without stacks); hist_alloc (PyTorch's history, Python stacks of allocations only); hist_all (also of frees:
-what the recorder asks for); tracker (hist_all + the native tracker's hook); tracker_drain (+ a
-thread draining it every 0.1 s); phases (the phase hooks alone); recorder (vramscope.start() with
-everything but retention graphs, stopped after the block); rec_no* (the Recorder without a
+what the recorder asks for); hist_own (hist_all, the stacks gathered by the tracker's OwnStacks, not
+by PyTorch); tracker (hist_all + the native tracker's hook); tracker_drain (+ a thread draining it
+every 0.1 s); tracker_own (tracker_drain with OwnStacks); phases (the phase hooks alone); recorder
+(vramscope.start() with everything but retention graphs, stopped after the block; OwnStacks);
+rec_torchstacks (the same with PyTorch gathering the stacks); rec_no* (the Recorder without a
 part: PARTS); rec_slow, rec_allocstacks (OPTIONS). Workloads: `pair` (one allocation and
 its free, 20 Python frames deep: µs per pair), `eager` (an MLP training step), `generation` (a GPT-2
 decode step with its KV cache). Prints a table: median of the blocks' medians, and vs `off`."""
@@ -23,8 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import observer_programs as prog  # noqa: E402
 
-MODES = ["off", "hist_nostack", "hist_alloc", "hist_all", "tracker", "tracker_drain", "phases", "recorder",
-         "rec_nophases", "rec_noauto", "rec_nodriver", "rec_nogc", "rec_bare", "rec_slow", "rec_allocstacks"]
+MODES = ["off", "hist_nostack", "hist_alloc", "hist_all", "hist_own", "tracker", "tracker_drain", "tracker_own",
+         "phases", "recorder", "rec_torchstacks", "rec_nophases", "rec_noauto", "rec_nodriver", "rec_nogc",
+         "rec_bare", "rec_slow", "rec_allocstacks"]
 # the Recorder's parts each rec_no* mode leaves out (rec_bare: all of them)
 PARTS = {"rec_nophases": {"phases"}, "rec_noauto": {"auto"}, "rec_nodriver": {"driver"}, "rec_nogc": {"gc"},
          "rec_bare": {"phases", "auto", "driver", "gc"}}
@@ -53,10 +56,14 @@ class Switch:
         if mode.startswith("hist") or mode.startswith("tracker"):
             context = {"hist_nostack": None, "hist_alloc": "alloc"}.get(mode, "all")
             torch.cuda.memory._record_memory_history(enabled="all", context=context, stacks="python", max_entries=1)
-        if mode in ("tracker", "tracker_drain"):
+        if mode == "hist_own":
+            assert self.tracker_module().use_own_stacks(1, True) == ""
+        if mode in ("tracker", "tracker_drain", "tracker_own"):
             m = self.tracker_module()
             m.start(1 << 24, True)
-            if mode == "tracker_drain":
+            if mode == "tracker_own":
+                assert m.use_own_stacks(1, True) == ""
+            if mode != "tracker":
                 def loop():
                     while not self.stop_drain.wait(0.1):
                         m.drain()
@@ -74,6 +81,8 @@ class Switch:
             self.real_sampler = driver.DriverSampler
             if "driver" in left_out:
                 driver.DriverSampler = lambda *a: None
+            self.env = os.environ.get("VRAMSCOPE_OWN_STACKS")
+            os.environ["VRAMSCOPE_OWN_STACKS"] = "0" if mode == "rec_torchstacks" else "1"
             self.rec = vramscope.start(os.path.join(self.tmp, "r%d.vscap" % self.n), retention="auto" not in left_out,
                                        auto_retention=False if "auto" in left_out else None,
                                        phases="phases" not in left_out, gc_annotations="gc" not in left_out,
@@ -83,7 +92,7 @@ class Switch:
         if self.thread is not None:
             self.stop_drain.set()
             self.thread.join()
-        if mode in ("tracker", "tracker_drain"):
+        if mode.startswith("tracker"):
             self.module.stop()
             self.module.drain()
         if mode.startswith("hist") or mode.startswith("tracker"):
@@ -95,6 +104,10 @@ class Switch:
             self.rec.stop(walk=False)
             vramscope._active = None
             os.unlink(self.rec.path)
+            if self.env is None:
+                os.environ.pop("VRAMSCOPE_OWN_STACKS", None)
+            else:
+                os.environ["VRAMSCOPE_OWN_STACKS"] = self.env
             from vramscope import driver
             driver.DriverSampler = self.real_sampler
 
