@@ -42,7 +42,7 @@ template struct UnwinderAccess<&torch::CapturedTraceback::python_>;
 
 class OwnStacks {
   public:
-    static constexpr int maxFrames = 256;       // deeper stacks are left to PyTorch
+    static constexpr int maxFrames = 256;        // deeper stacks are left to PyTorch
     static constexpr size_t maxStacks = 1 << 20; // distinct stacks kept; new ones beyond are not cached
 
     // Whether this process's stacks can be read here: the frames read now must equal the frames
@@ -93,8 +93,10 @@ class OwnStacks {
         std::shared_ptr<torch::CapturedTraceback> tb = torch::CapturedTraceback::gather(false, false, false);
         PyFrames& own = tb.get()->*framesMember();
         own.reserve(n);
-        using Code = decltype(torch::CapturedTraceback::PyFrame::code); // void* (PyCodeObject* in older torch)
-        for (int i = 0; i < n; ++i) own.push_back({static_cast<Code>(const_cast<void*>(frames[i].code)), frames[i].lasti});
+        using Code =
+            decltype(torch::CapturedTraceback::PyFrame::code); // void* (PyCodeObject* in older torch)
+        for (int i = 0; i < n; ++i)
+            own.push_back({static_cast<Code>(const_cast<void*>(frames[i].code)), frames[i].lasti});
         tb.get()->*unwinderMember() = unwinder_; // whose release() drops the references if tb is dropped
         {
             const PyGILState_STATE gil = PyGILState_Ensure();

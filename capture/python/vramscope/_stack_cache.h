@@ -23,15 +23,19 @@ class StackCache {
     static constexpr uint64_t missing = UINT64_MAX; // find()'s answer for frames never added
 
     // The key of these frames for find() and add(), computed before taking the cache's lock.
-    // `at(i)` gives frame i of n.
+    // `at(i)` gives frame i of n. It is computed at every allocator event on the program's thread
+    // (_own_stacks.h), so each field costs one multiply (FNV-style) and only the result gets the full
+    // finalizer: bench_stack_cache measured 55 ns for 30 frames against 184 ns with a finalizer per
+    // field. Equal keys are always confirmed frame by frame, so the hash only spreads the buckets.
     template <class At> static uint64_t hash(size_t n, At at) {
         uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
         for (size_t i = 0; i < n; ++i) {
             const RawFrame f = at(i);
-            h = mix(h ^ reinterpret_cast<uintptr_t>(f.code));
-            h = mix(h ^ static_cast<uint32_t>(f.lasti));
+            h = (h ^ reinterpret_cast<uintptr_t>(f.code)) * 0x100000001b3ull;
+            h = (h ^ static_cast<uint32_t>(f.lasti)) * 0x9e3779b97f4a7c15ull;
+            h ^= h >> 29;
         }
-        return h;
+        return mix(h);
     }
     // The id these frames were added with, or `missing`.
     template <class At> uint64_t find(uint64_t key, size_t n, At at) const {

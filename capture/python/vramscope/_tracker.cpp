@@ -288,7 +288,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("stop", &stop);
     m.def("use_own_stacks", &useOwnStacks,
           "gather the history's Python stacks here, not in PyTorch: '' when switched, else why not");
-    m.def("own_stacks", [] { return ownStacks->size(); }, "distinct stacks OwnStacks has cached");
+    m.def(
+        "own_stacks", [] { return ownStacks->size(); }, "distinct stacks OwnStacks has cached");
     m.def("reset", &reset, "forget every id and buffered event: the next records start a new file");
     m.def("drain", &drain, "encode the buffered events (and new definitions) as .vscap records");
     m.def("dropped", [] { return dropped.load(); });

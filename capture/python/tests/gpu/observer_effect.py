@@ -1,7 +1,8 @@
 """No observer effect (issue 30, item 1): each program of observer_programs.py runs in a fresh
 process three ways - unrecorded, under `python -m vramscope record`, and under PyTorch's own
 _record_memory_history - and must end with the same peak and final allocated and reserved bytes
-recorded as unrecorded, exit the same way, and print no warning line that the unrecorded run lacks.
+recorded as unrecorded (or as one of up to RETRIES more unrecorded runs, for a program that
+varies by itself), exit the same way, and print no warning line that the unrecorded run lacks.
 Prints a table (and writes OUTDIR/observer_effect.json); exit status 1 when any program differs.
     python observer_effect.py OUTDIR [MODE...] [--jobs N]
 The recorder must be importable (installed, or on PYTHONPATH). Compiled programs run once
@@ -18,6 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "observer_programs.py")
 MODES = ["eager", "compile_default", "compile_reduce_overhead", "cuda_graph", "amp", "ddp", "hf_trainer"]
 FIGURES = ["max_allocated", "max_reserved", "allocated", "reserved"]
+RETRIES = 4  # further unrecorded runs of a program whose recorded figures differ (unrecorded_variation)
 
 
 def command(variant, mode, outdir):
@@ -57,6 +59,22 @@ def warning_lines(stderr):
     return out
 
 
+def unrecorded_variation(mode, outdir, first, recorded, tries=RETRIES):
+    """The figures of further unrecorded runs, when the recorded ones differ from the first: some
+    programs differ from run to run by themselves (DDP with gloo: a block freed on the collective's
+    stream is reusable only once its event has completed, a race with the GPU, so the peak reserved
+    varied between 232,783,872 and 247,463,936 B in unrecorded runs on the H200). The recorder changes
+    nothing when the recorded figures are ones the program also ends with unrecorded."""
+    seen = [first]
+    for _ in range(tries):
+        if recorded in seen:
+            break
+        mem = run("plain", mode, outdir)["mem"]
+        if mem is not None and mem not in seen:
+            seen.append(mem)
+    return seen
+
+
 def main():
     args = sys.argv[1:]
     jobs = 3
@@ -92,7 +110,10 @@ def main():
             if rec["rc"] != plain["rc"]:
                 problems.append("exit code %s recorded, %s unrecorded" % (rec["rc"], plain["rc"]))
             if rec["mem"] != plain["mem"]:
-                problems.append("figures differ recorded: %s" % rec["mem"])
+                seen = unrecorded_variation(m, outdir, plain["mem"], rec["mem"])
+                r["unrecorded_figures"] = seen
+                if rec["mem"] not in seen:
+                    problems.append("figures differ recorded: %s (unrecorded: %s)" % (rec["mem"], seen))
             new = warning_lines(rec["stderr"]) - warning_lines(plain["stderr"])
             if new:
                 problems.append("warnings only when recorded: %s" % sorted(new))
@@ -108,7 +129,10 @@ def main():
             mem = x["mem"] or {}
             print("%-24s %-9s %15s %15s %15s %15s  %s" % (m if name == "plain" else "", name,
                   *("{:,}".format(mem[k]) if k in mem else "-" for k in FIGURES), x["wall_s"]))
-        print("%-24s %s" % ("", "equal, no new warning" if not problems else "DIFFERENT: " + "; ".join(problems)))
+        varies = results[m].get("unrecorded_figures")
+        same = ("equal to one of %d unrecorded runs that differ by themselves, no new warning" % len(varies)
+                if varies else "equal, no new warning")
+        print("%-24s %s" % ("", same if not problems else "DIFFERENT: " + "; ".join(problems)))
     for m in modes:
         for v in ("plain", "recorded", "history"):
             results[m][v]["stderr_tail"] = results[m][v].pop("stderr")[-2000:]
