@@ -42,8 +42,10 @@ template struct UnwinderAccess<&torch::CapturedTraceback::python_>;
 
 class OwnStacks {
   public:
-    static constexpr int maxFrames = 256;        // deeper stacks are left to PyTorch
-    static constexpr size_t maxStacks = 1 << 20; // distinct stacks kept; new ones beyond are not cached
+    static constexpr int maxFrames = 256; // deeper stacks are left to PyTorch
+    // Distinct stacks kept (~0.6 KB each at 30 frames, so at most ~80 MB of the program's host
+    // memory); a stack first seen beyond that gets a traceback of its own, as from PyTorch.
+    static constexpr size_t maxStacks = 1 << 17;
 
     // Whether this process's stacks can be read here: the frames read now must equal the frames
     // PyTorch gathers now, and PyTorch's Python unwinder must be there. Call with the GIL, from Python.
