@@ -1,6 +1,7 @@
 #!/bin/bash
 # GPU evidence for issue 30 (items 1-3, the recorder's part), one device call; everything to $OUT.
-#   1. the tracker extension: first load builds it into the cache, a second process finds it there
+#   1. the tracker extension: first load builds it into the cache, a second process finds it there;
+#      own_stacks_check.py: the stacks it gathers itself are PyTorch's
 #   2. observer_effect.py: seven programs unrecorded / recorded / under PyTorch's history
 #   3. hostile_heap.py under the real recorder: exit codes, stdout and stderr as unrecorded
 set -u
@@ -17,6 +18,7 @@ for i in 1 2; do
   echo "tracker load $i took $(python -c "print(round($(date +%s.%N) - $t0, 1))") s (process start and import torch included)"
 done
 ls -la "$VRAMSCOPE_CACHE"
+python "$HERE/own_stacks_check.py" 2>&1 | tail -4 | tee "$OUT/own_stacks.txt"
 python "$HERE/observer_effect.py" "$OUT/observer" --jobs ${JOBS:-6} 2>&1 | tee "$OUT/observer_effect.txt"
 cd "$OUT"
 for how in ok exit3 raise; do

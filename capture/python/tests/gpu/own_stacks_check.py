@@ -1,11 +1,8 @@
 """The tracker's own Python stacks (OwnStacks, _own_stacks.h) are PyTorch's stacks: with the history
 switched to them, every allocation and free made at a known line, at several depths, from a
 generator, a thread and with the GIL released inside torch ops, carries in torch.cuda.memory._snapshot()
-exactly the frames Python's traceback gives for that line; a recording made with them reads back
-with the same stacks as one made with PyTorch's gatherer. Exit status 1 on any difference.
-    python own_stacks_check.py OUTDIR     (the recorder importable: with_recorder.sh)"""
-import os
-import subprocess
+exactly the frames Python's traceback gives for that line. Exit status 1 on any difference.
+    python own_stacks_check.py     (the recorder importable: with_recorder.sh)"""
 import sys
 import threading
 import traceback
@@ -14,7 +11,6 @@ import torch
 
 from vramscope import native
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 m, why = native.load()
 assert m is not None, why
 failures = []
