@@ -3,13 +3,15 @@
 `python -m vramscope record` (Python stacks, the default pause budget), in interleaved rounds (the
 order alternates each round), after one unmeasured warm-up run of each. Per program it prints the
 median whole-program wall time and the median of the per-round median step times, both variants,
-and the overheads; writes OUTDIR/overhead_whole.json. --variants adds, beside plain and recorded,
+and the overheads, then the CPU seconds of the whole program (user + system, all its threads)
+and the median of each round's recorded/plain wall-time ratio; writes OUTDIR/overhead_whole.json. --variants adds, beside plain and recorded,
 `history` (PyTorch's own _record_memory_history with Python stacks: the floor any recorder of
 Python stacks pays) and `nostacks` (the recorder with --stacks none).
     python overhead_whole.py OUTDIR [--rounds R] [--limit SECONDS] [--variants V,V...] [MODE[=SCALE]...]
 Runs stop being started once --limit seconds have passed (the table says how many rounds ran)."""
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -30,16 +32,20 @@ def run(variant, mode, scale, outdir):
         stacks = ["--stacks", "none"] if variant == "nostacks" else []
         cmd = [sys.executable, "-m", "vramscope", "record", "-o", os.path.join(outdir, mode + ".vscap")] + stacks + \
             ["--"] + cmd[1:]
-    t0 = time.monotonic()
+    t0, cpu0 = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
-    wall = time.monotonic() - t0
+    wall, cpu1 = time.monotonic() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU seconds of the program (all its threads, the recorder's writer too): what the recorder
+    # costs when other tenants of the machine make wall times swing (runs are sequential, so the
+    # difference is this child's)
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     step = None
     for line in p.stdout.splitlines():
         if line.startswith("VRAMSCOPE_STEPS "):
             step = json.loads(line[len("VRAMSCOPE_STEPS "):])["median_s"]
     if p.returncode != 0:
         sys.stderr.write("%s %s exit %d: %s\n" % (mode, variant, p.returncode, p.stderr[-2000:]))
-    return {"rc": p.returncode, "wall_s": wall, "step_s": step}
+    return {"rc": p.returncode, "wall_s": wall, "cpu_s": cpu, "step_s": step}
 
 
 def pct(a, b):
@@ -90,14 +96,25 @@ def main():
         ok = all(x["rc"] == 0 for v in by.values() for x in v)
         wall = {v: statistics.median(x["wall_s"] for x in by[v][:n]) for v in by}
         step = {v: statistics.median(x["step_s"] for x in by[v][:n] if x["step_s"]) for v in by}
-        table[mode] = {"rounds": n, "exit_ok": ok, "wall_s": wall, "step_s": step, "scale": chosen[mode],
+        cpu = {v: statistics.median(x["cpu_s"] for x in by[v][:n]) for v in by}
+        # each round's recorded run against that round's plain run (neighbours in time), then the median
+        paired = {v: statistics.median(pct(a["wall_s"], b["wall_s"]) for a, b in zip(by["plain"][:n], by[v][:n]))
+                  for v in others}
+        table[mode] = {"rounds": n, "exit_ok": ok, "wall_s": wall, "step_s": step, "cpu_s": cpu,
+                       "scale": chosen[mode],
                        "wall_overhead_pct": {v: pct(wall["plain"], wall[v]) for v in others},
+                       "wall_paired_overhead_pct": paired,
+                       "cpu_overhead_pct": {v: pct(cpu["plain"], cpu[v]) for v in others},
                        "step_overhead_pct": {v: pct(step["plain"], step[v]) for v in others}}
         print("| %s | %d | %s | %s | %s | %s |%s" % (
             mode, n, " / ".join("%.2f" % wall[v] for v in variants),
             " | ".join("%+.1f %%" % table[mode]["wall_overhead_pct"][v] for v in others),
             " / ".join("%.3f" % (step[v] * 1e3) for v in variants),
             " | ".join("%+.1f %%" % table[mode]["step_overhead_pct"][v] for v in others), "" if ok else " (a run failed)"))
+        print("|   CPU s, paired | | %s | %s | wall, round by round: %s | |" % (
+            " / ".join("%.2f" % cpu[v] for v in variants),
+            " | ".join("%+.1f %%" % table[mode]["cpu_overhead_pct"][v] for v in others),
+            " / ".join("%+.1f %%" % paired[v] for v in others)))
     with open(os.path.join(outdir, "overhead_whole.json"), "w") as f:
         json.dump({"table": table, "runs": runs}, f, indent=1)
 
