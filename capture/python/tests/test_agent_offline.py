@@ -183,6 +183,24 @@ class RetentionCollector(unittest.TestCase):
         self.assertFalse(pool["suspicious"])
         self.assertTrue(progress and progress[0][1] == g.objects)  # progress reported over the scan
 
+    def test_container_edges_say_where(self):
+        """An edge from a dict, list or tuple names the key or index of what it holds, also deep in a
+        big container (each kept container is looked through once for all its kept items)."""
+        class Key:
+            pass
+        big = [object() for _ in range(20000)]
+        big[12345] = FakeTensor(0x70000)
+        keyed = {Key(): FakeTensor(0x71000), "opt": FakeTensor(0x72000), 7: FakeTensor(0x73000)}
+        pair = (None, FakeTensor(0x74000))
+        holder = Holder()
+        holder.big, holder.keyed, holder.pair = big, keyed, pair
+        blocks = [(0x70000, 0x1000), (0x71000, 0x1000), (0x72000, 0x1000), (0x73000, 0x1000), (0x74000, 0x1000)]
+        g = retention.collect(blocks, None, storage_of=lambda o: o.ptr if type(o) is FakeTensor else None)
+        self.assertFalse(g.truncated, g.cut)
+        labels = {g.nodes[e[0]][1] + e[3] for e in g.edges}
+        for want in ("list[12345]", "dict[<Key>]", "dict['opt']", "dict[7]", "tuple[1]", "Holder.big"):
+            self.assertIn(want, labels)
+
 
 def read_records(path):
     """(kind, body) of every record of a zlib/uncompressed .vscap (what the Python writer makes)."""

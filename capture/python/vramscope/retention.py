@@ -197,7 +197,9 @@ class _Index:
     def __init__(self):
         self.objs = []
         self.pos = {}
-        self.rev = []     # rev[j] = [(i, kind, label)]: i refers to j
+        # rev[j]: who refers to j - the bare index i for a plain reference (most of them: no tuple
+        # made per edge), else (i, kind, label); _entry() reads both
+        self.rev = []
         self.skip = set()  # ids of instance/module dicts (folded into their owner) and our own
 
     def add(self, o):
@@ -211,7 +213,19 @@ class _Index:
     def edge(self, src, dst_obj, kind=REF, label=None):
         j = self.pos.get(id(dst_obj))
         if j is not None and j != src:
-            self.rev[j].append((src, kind, label))
+            self.rev[j].append(src if kind == REF and label is None else (src, kind, label))
+
+    def refs(self, i, objs):
+        """Plain references from i to each of objs (a big container's items: a map over their ids)."""
+        rev = self.rev
+        for j in map(self.pos.get, map(id, objs)):
+            if j is not None and j != i:
+                rev[j].append(i)
+
+
+def _entry(e):
+    """A reverse edge as (src, kind, label) (_Index.rev keeps plain references as the bare index)."""
+    return (e, REF, None) if type(e) is int else e
 
 
 class _Deadline(Exception):
@@ -230,11 +244,14 @@ def _edges_of(idx, i, o, t, deadline, clock):
         # (its remaining edges are lost, counted by the caller)
         items = dict.values(o) if t is dict else o
         keys = dict.keys(o) if t is dict else ()
-        for n, r in enumerate(itertools.chain(keys, items)):
-            if n % _CHECK_REFERENTS == _CHECK_REFERENTS - 1 and clock() > deadline:
+        it = itertools.chain(keys, items)
+        while True:
+            chunk = list(itertools.islice(it, _CHECK_REFERENTS))
+            idx.refs(i, chunk)
+            if len(chunk) < _CHECK_REFERENTS:
+                return
+            if clock() > deadline:
                 raise _Deadline()
-            idx.edge(i, r)
-        return
     refs = gc.get_referents(o)  # C traversal into a new list: a snapshot, whatever other threads do
     d = None
     # The instance dict is folded into its owner (edges labelled with the attribute names). Only a
@@ -252,14 +269,16 @@ def _edges_of(idx, i, o, t, deadline, clock):
         idx.skip.add(id(d))
         for k, v in list(dict.items(d)):  # C iteration of the real dict: atomic, no user code
             idx.edge(i, v, ATTR, k if type(k) is str else "<%s>" % type_name(type(k)))
-    n = 0
-    for r in refs:
-        n += 1
-        if n % _CHECK_REFERENTS == 0 and clock() > deadline:
+    pos_get, rev = idx.pos.get, idx.rev  # the hot loop of the index: no method call per edge
+    for start in range(0, len(refs), _CHECK_REFERENTS):
+        if start and clock() > deadline:
             raise _Deadline()
-        if r is d or r is t:
-            continue
-        idx.edge(i, r)
+        for r in refs if len(refs) <= _CHECK_REFERENTS else refs[start:start + _CHECK_REFERENTS]:
+            if r is d or r is t:
+                continue
+            j = pos_get(id(r))
+            if j is not None and j != i:
+                rev[j].append(i)
 
 
 def _build(idx, objs, frames_to_skip, progress=None, deadline=float("inf"), clock=time.monotonic):
@@ -391,33 +410,62 @@ def _external(idx, j):
     t = type(o)
     if issubclass(t, _NEVER_EXTERNAL) or type_name(t) in ("Tensor", "Parameter") or _tensor_type(t):
         return False  # tuples are shared by the interpreter; tensors' C++ side owns their wrapper
-    if any(kind in (REF, ATTR, LOCAL) for (_, kind, _) in idx.rev[j]):
+    if any(type(e) is int or e[1] in (REF, ATTR, LOCAL) for e in idx.rev[j]):
         return False
     rc = sys.getrefcount(o)
     # ours: gc.get_objects()'s list, idx.objs, the local `o`, getrefcount's argument
     return (1 << 29) > rc > 4
 
 
-def _edge_label(idx, src, dst, kind, label):
-    """(kind, label) of an edge of the output graph; labels are made here, for the few kept."""
+def _places(idx, edges, deadline=float("inf"), clock=time.monotonic):
+    """{(src, dst): "[key]" or "[n]"}: where each kept edge's target sits in its source when the
+    source is a dict, list or tuple. One pass over each such source for all its kept edges (a
+    60,000-item list holding 600 kept objects was searched 600 times before: 1.4 s of a 2.6 s walk).
+    Past the deadline the remaining sources are not looked at (their edges go unlabelled)."""
+    wanted = {}
+    for src, dst in edges:
+        wanted.setdefault(src, {})[id(idx.objs[dst])] = dst
+    places = {}
+    for src, targets in wanted.items():
+        if clock() > deadline:
+            break
+        r = idx.objs[src]
+        try:
+            t = type(r)
+            if issubclass(t, dict):
+                pairs = list(dict.items(r))
+            elif issubclass(t, (list, tuple)):
+                pairs = enumerate(list((list if issubclass(t, list) else tuple).__iter__(r)))
+            else:
+                continue
+            for k, v in pairs:
+                dst = targets.get(id(v))
+                if dst is None or (src, dst) in places:
+                    continue
+                if issubclass(t, dict):
+                    places[src, dst] = "[%r]" % (k,) if type(k) in (int, str) else \
+                        "[<%s>]" % type_name(type(k))  # e.g. optimizer.state[<Parameter>]
+                else:
+                    places[src, dst] = "[%d]" % k
+        except Exception:
+            continue
+    return places
+
+
+def _edge_label(idx, src, dst, kind, label, places=None):
+    """(kind, label) of an edge of the output graph; labels are made here, for the few kept.
+    places: _places() of the kept edges (an item of a dict, list or tuple)."""
     if label is not None:
         if kind == ATTR and not label.startswith("."):
             return kind, "." + label
         return kind, label
+    if places is not None and (src, dst) in places:
+        return kind, places[src, dst]
     r, o = idx.objs[src], idx.objs[dst]
     try:
         t = type(r)
-        if issubclass(t, dict):
-            for k, v in list(dict.items(r)):
-                if v is o:
-                    if type(k) in (int, str):
-                        return kind, "[%r]" % (k,)
-                    return kind, "[<%s>]" % type_name(type(k))  # e.g. optimizer.state[<Parameter>]
-        elif issubclass(t, (list, tuple)):
-            base = list if issubclass(t, list) else tuple
-            for n, v in enumerate(list(base.__iter__(r))):
-                if v is o:
-                    return kind, "[%d]" % n
+        if issubclass(t, (dict, list, tuple)):
+            pass  # _places() looked already: not found there (mutated meanwhile), no label
         elif t is types.CellType:
             return kind, "cell_contents"
         elif kind == REF:  # an attribute kept inline (no __dict__ was made for it during the walk)
@@ -566,7 +614,8 @@ def _emit(g, idx, blocks, block_node, module_roots, frame_roots, max_nodes, dead
             g.cut = g.cut or ("kept the first %d nodes" % max_nodes if len(order) >= max_nodes
                               else "stopped while gathering the holders (budget spent)")
             break
-        for (src, _, _) in idx.rev[j]:
+        for e in idx.rev[j]:
+            src = e if type(e) is int else e[0]
             if src not in out:
                 out[src] = len(order)
                 order.append(src)
@@ -591,7 +640,7 @@ def _emit(g, idx, blocks, block_node, module_roots, frame_roots, max_nodes, dead
             except Exception:
                 pass
             g.nodes.append([kind, tname, label, 0, 0])
-    for j in order:
-        for (src, kind, label) in idx.rev[j]:
-            if src in out:
-                g.edges.append([out[src], out[j], *_edge_label(idx, src, j, kind, label)])
+    kept = [(src, j, kind, label) for j in order for src, kind, label in map(_entry, idx.rev[j]) if src in out]
+    places = _places(idx, [(src, j) for src, j, _, label in kept if label is None], deadline + 0.05, clock)
+    for src, j, kind, label in kept:
+        g.edges.append([out[src], out[j], *_edge_label(idx, src, j, kind, label, places)])
