@@ -25,6 +25,7 @@ PyObject* frameList(const RawFrame* f, int n) {
 
 PyObject* pytorchsWalk() {
     PyObject* list = PyList_New(0);
+#if PY_VERSION_HEX >= 0x030B0000 // before: no PyFrame_GetLasti, and the reader says -1 (nothing to compare)
     PyFrameObject* f = PyEval_GetFrame();
     Py_XINCREF(f);
     while (f && list) {
@@ -38,6 +39,7 @@ PyObject* pytorchsWalk() {
         f = back;
     }
     Py_XDECREF(f);
+#endif
     return list;
 }
 

@@ -20,7 +20,7 @@ _spec = importlib.util.spec_from_file_location(
     "vramscope_py_frames", path, loader=importlib.machinery.ExtensionFileLoader("vramscope_py_frames", path))
 probe = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(probe)
-READS = sys.version_info[:2] in ((3, 11), (3, 12))  # the versions the reader knows
+READS = sys.version_info[:2] in ((3, 11), (3, 12), (3, 13))  # the versions the reader knows
 
 
 def deep(n, fn):
@@ -39,7 +39,10 @@ class ReaderMatchesPyTorchsWalk(unittest.TestCase):
         return n
 
     def test_nested_calls(self):
-        self.assertEqual(deep(20, self.same), deep(0, self.same) + 20)
+        if READS:
+            self.assertEqual(deep(20, self.same), deep(0, self.same) + 20)
+        else:
+            self.assertEqual(deep(20, self.same), 0)
 
     def test_generators_and_yield_from(self):
         def gen():

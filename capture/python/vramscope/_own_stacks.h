@@ -56,7 +56,7 @@ class OwnStacks {
         const PyFrames& frames = theirs.get()->*framesMember();
         RawFrame mine[maxFrames];
         const int n = readPythonFrames(mine, maxFrames);
-        if (n < 0) return "this Python's frames cannot be read without the GIL (3.11 and 3.12 can)";
+        if (n < 0) return "this Python's frames cannot be read without the GIL (3.11 to 3.13 can)";
         if (unwinder == nullptr || frames.empty()) return "PyTorch gathered no Python frames to compare with";
         if (static_cast<size_t>(n) != frames.size()) return "the frames read differ from PyTorch's in number";
         for (int i = 0; i < n; ++i)
