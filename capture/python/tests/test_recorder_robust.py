@@ -277,6 +277,16 @@ class PauseBudgetTest(unittest.TestCase):
         self.assertIn("2 pauses, 5.000 s in total, 5.00 % of 100.0 s run (budget 5 %)", b.summary())
         self.assertEqual(pauses.PauseBudget(None).allowance(), float("inf"))
 
+    def test_a_skip_says_why(self):
+        clock = FakeClock()
+        short = pauses.PauseBudget(0.05, clock=clock)
+        clock.t += 0.7  # a 0.7-s test run: 35 ms, less than a walk needs, nothing spent
+        self.assertIn("the run is too short for one (5 % of its 0.7 s", short.why_short(final=True))
+        clock.t += 100
+        short.charge(5.0)
+        self.assertEqual(short.why_short(), "the pause budget is spent")
+        self.assertEqual(pauses.PauseBudget(0.0, clock=clock).why_short(), "the pause budget is 0")
+
     def recorder(self, clock, path, devices=2):
         ns = types.SimpleNamespace(Tensor=Held)
         ns.cuda = types.SimpleNamespace(memory=types.SimpleNamespace(_snapshot=lambda: {"segments": [
@@ -309,7 +319,7 @@ class PauseBudgetTest(unittest.TestCase):
         self.assertEqual(pause, [(0, 0), (0, 1), (1, 0), (1, 1)])  # one pause, drawn on both devices
         warnings = [v for k, v in metas if k == "warning"]
         self.assertEqual(len(warnings), 1)
-        self.assertIn("retention graph (auto: allocated floor rose) skipped: the pause budget is spent", warnings[0])
+        self.assertIn("retention graph (auto: allocated floor rose) skipped: the run is too short for one", warnings[0])
 
     def test_a_walk_over_its_allowance_is_cut_and_says_so(self):
         clock = FakeClock()

@@ -74,6 +74,16 @@ class PauseBudget:
             total *= 1.0 - self.reserve
         return max(0.0, total - self.spent)
 
+    def why_short(self, final=False):
+        """Why allowance(final) is below MIN_WALK_S, in words: a budget of 0, one spent on earlier
+        pauses, or a run still too short for a walk (the graph at exit of a 1-s test run)."""
+        if self.share == 0:
+            return "the pause budget is 0"
+        if self.spent > 0:
+            return "the pause budget is spent"
+        return "the run is too short for one (%g %% of its %.1f s is less than a walk's %.2f s)" % (
+            self.share * 100, self.elapsed(), MIN_WALK_S)
+
     def charge(self, seconds):
         self.spent += max(0.0, seconds)
         self.count += 1

@@ -322,8 +322,9 @@ class Recorder:
         cap = min(allowance, budget_s or self.retention_budget_s)
         if cap < pauses.MIN_WALK_S:
             self.retention_skipped.append(trigger)
-            self.warn("retention graph (%s) skipped: the pause budget is spent (%s; %s sets it)"
-                      % (trigger, budget.summary(), pauses.ENV), key=("skipped", trigger.split(":")[0]))
+            why = budget.why_short(final) if hasattr(budget, "why_short") else "the pause budget is spent"
+            self.warn("retention graph (%s) skipped: %s (%s; %s sets it)"
+                      % (trigger, why, budget.summary(), pauses.ENV), key=("skipped", trigger.split(":")[0]))
             return
         # _snapshot() allocates thousands of objects: an automatic collection then would free the
         # very cycles that may be the leak before we look at them
