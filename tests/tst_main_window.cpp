@@ -52,6 +52,7 @@ class TestMainWindow : public QObject {
   private slots:
     void initTestCase();
     void retentionTabNamesTheHolder();
+    void retentionTabSaysWhyThereIsNone();
     void eventListTurnsPages();
     void plottedExtremesEqualTruth();
     void wheelZoomsAroundTheMouse();
@@ -1095,6 +1096,34 @@ void TestMainWindow::eventTableFitsAt1280() {
         cut += table->fontMetrics().horizontalAdvance(text) > table->columnWidth(site);
     }
     QVERIFY(cut > 0); // the sample has sites wider than the column: the case this guards
+}
+
+// A recording whose exit graph the recorder skipped (a 0.7-s run: less than a walk's share of its
+// pause budget): the Retention tab says that, in the recorder's words, not "record with the agent".
+void TestMainWindow::retentionTabSaysWhyThereIsNone() {
+    auto capture = loadCaptureFile(vs::test::samplePath("mixed_sizes"), {});
+    const std::string skipped = "recorder: retention graph (exit) skipped: the run is too short for one "
+                                "(5 % of its 0.7 s is less than a walk's 0.05 s)";
+    capture->meta.emplace_back("warning", skipped);
+    const std::string bytes = encodeVscap(*capture);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("short.vscap");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes.data(), qint64(bytes.size()));
+    f.close();
+    for (const bool withWarning : {true, false}) {
+        ui::MainWindow w;
+        const QString open = withWarning ? path : QString::fromStdString(vs::test::samplePath("mixed_sizes"));
+        w.setAnalysis(open, ui::CaptureLoader::openNow(open));
+        w.showRetentionTab();
+        auto* summary = retentionOf(w)->findChild<QLabel*>(QStringLiteral("retentionSummary"));
+        QVERIFY(summary);
+        const QString text = summary->text();
+        QCOMPARE(text.contains("the recorder did not collect one"), withWarning);
+        QCOMPARE(text.contains("the run is too short for one (5 % of its 0.7 s"), withWarning);
+        QCOMPARE(text.contains("Record with the vramscope agent"), !withWarning);
+    }
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -23,8 +23,6 @@
 
 #include <algorithm>
 
-#include <algorithm>
-
 namespace vs::ui {
 
 namespace {
@@ -35,6 +33,17 @@ QString text(std::string_view s) {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 const RetentionResult kNoResult;
+
+// What the recorder said of the retention graphs it did not collect (skipped for its pause budget,
+// failed): the reason a capture from the recorder has none.
+QStringList graphsNotCollected(const std::vector<std::string>& warnings) {
+    QStringList out;
+    for (const auto& w : warnings)
+        if (w.rfind("recorder: retention graph", 0) == 0 &&
+            (w.find(" skipped") != std::string::npos || w.find(" failed") != std::string::npos))
+            out << text(w).toHtmlEscaped();
+    return out;
+}
 } // namespace
 
 RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
@@ -46,6 +55,7 @@ RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
     suspiciousOnly_->setToolTip(
         tr("Hide groups whose holders look intended (model parameters, optimizer state)"));
     summary_ = new QLabel(this);
+    summary_->setObjectName(QStringLiteral("retentionSummary"));
     summary_->setWordWrap(true);
     path_ = new QLabel(this);
     path_->setWordWrap(true);
@@ -159,10 +169,16 @@ void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
         result_.reset();
         groupsModel_->setResult(nullptr), dominatorsModel_->clear();
         drawing_->setPaths(nullptr, nullptr, nullptr, {});
+        const QStringList why = analysis_ ? graphsNotCollected(analysis_->capture().warnings) : QStringList();
         summary_->setText(
-            tr("No retention graph in this capture. Record with the vramscope agent "
-               "(<code>python -m vramscope record</code>): it collects one at exit and at an OOM, "
-               "and <code>vramscope.collect_retention()</code> collects one on request."));
+            why.isEmpty()
+                ? tr("No retention graph in this capture. Record with the vramscope agent "
+                     "(<code>python -m vramscope record</code>): it collects one at exit and at an OOM, "
+                     "and <code>vramscope.collect_retention()</code> collects one on request.")
+                : tr("No retention graph in this capture: the recorder did not collect one.<br>%1<br>"
+                     "Recording with <code>VRAMSCOPE_PAUSE_BUDGET=none</code> always collects the one at "
+                     "exit (the program then pauses as long as the walk takes).")
+                      .arg(why.join(QStringLiteral("<br>"))));
         path_->clear(), hint_->clear();
         return;
     }
