@@ -2,8 +2,8 @@
 # GPU evidence for issue 30 (items 1-3, the recorder's part), one device call; everything to $OUT.
 #   1. the tracker extension: first load builds it into the cache, a second process finds it there;
 #      own_stacks_check.py: the stacks it gathers itself are PyTorch's
-#   2. observer_effect.py: seven programs unrecorded / recorded / under PyTorch's history
-#   3. hostile_heap.py under the real recorder: exit codes, stdout and stderr as unrecorded
+#   2. hostile_heap.py under the real recorder: exit codes, stdout and stderr as unrecorded
+#   3. observer_effect.py: seven programs unrecorded / recorded / under PyTorch's history
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:?output directory}
@@ -19,8 +19,9 @@ for i in 1 2; do
 done
 ls -la "$VRAMSCOPE_CACHE"
 python "$HERE/own_stacks_check.py" 2>&1 | tail -4 | tee "$OUT/own_stacks.txt"
-python "$HERE/observer_effect.py" "$OUT/observer" --jobs ${JOBS:-6} 2>&1 | tee "$OUT/observer_effect.txt"
-cd "$OUT"
+# the hostile heap before the observer effect (the longest part): a device call's time limit then
+# cuts the latter, whose table is printed as programs finish; its files go to a folder of their own
+mkdir -p "$OUT/hostile" && cd "$OUT/hostile"
 for how in ok exit3 raise; do
   python "$HERE/hostile_heap.py" $how > plain.$how.out 2> plain.$how.err; prc=$?
   python -m vramscope record -o hostile.$how.vscap -- "$HERE/hostile_heap.py" $how > rec.$how.out 2> rec.$how.err; rrc=$?
@@ -31,4 +32,6 @@ for how in ok exit3 raise; do
 done
 VRAMSCOPE_PAUSE_BUDGET=none python -m vramscope record -o hostile.full.vscap -- "$HERE/hostile_heap.py" ok > /dev/null 2> rec.full.err
 echo "hostile, no pause budget: exit $?; $(grep '^vramscope: ' rec.full.err | tr '\n' '|')"
-du -sh "$OUT"/*.vscap "$OUT"/observer/*.vscap 2>/dev/null | tail -20
+cd "$HERE"
+python "$HERE/observer_effect.py" "$OUT/observer" --jobs ${JOBS:-6} 2>&1 | tee "$OUT/observer_effect.txt"
+du -sh "$OUT"/hostile/*.vscap "$OUT"/observer/*.vscap 2>/dev/null | tail -20
