@@ -216,7 +216,8 @@ class _Index:
             self.rev[j].append(src if kind == REF and label is None else (src, kind, label))
 
     def refs(self, i, objs):
-        """Plain references from i to each of objs (a big container's items: a map over their ids)."""
+        """Plain references from i to each of objs (the index's hot loop: a map over their ids, no
+        method call or tuple per edge)."""
         rev = self.rev
         for j in map(self.pos.get, map(id, objs)):
             if j is not None and j != i:
@@ -269,16 +270,10 @@ def _edges_of(idx, i, o, t, deadline, clock):
         idx.skip.add(id(d))
         for k, v in list(dict.items(d)):  # C iteration of the real dict: atomic, no user code
             idx.edge(i, v, ATTR, k if type(k) is str else "<%s>" % type_name(type(k)))
-    pos_get, rev = idx.pos.get, idx.rev  # the hot loop of the index: no method call per edge
     for start in range(0, len(refs), _CHECK_REFERENTS):
         if start and clock() > deadline:
             raise _Deadline()
-        for r in refs if len(refs) <= _CHECK_REFERENTS else refs[start:start + _CHECK_REFERENTS]:
-            if r is d or r is t:
-                continue
-            j = pos_get(id(r))
-            if j is not None and j != i:
-                rev[j].append(i)
+        idx.refs(i, [r for r in refs[start:start + _CHECK_REFERENTS] if r is not d and r is not t])
 
 
 def _build(idx, objs, frames_to_skip, progress=None, deadline=float("inf"), clock=time.monotonic):
