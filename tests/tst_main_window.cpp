@@ -95,6 +95,15 @@ class TestMainWindow : public QObject {
 };
 
 namespace {
+// Writes bytes to NAME in dir; the file's path, or an empty string when it could not be written.
+QString writeFile(const QTemporaryDir& dir, const QString& name, std::string_view bytes) {
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size()))
+        return {};
+    return path;
+}
+
 // The first allocated block (recorded, not from before the recording) on screen in a block map.
 std::optional<std::pair<QPoint, StateBlock>> findAllocatedBlock(ui::BlockMapView* view) {
     for (int y = 2; y < view->viewport()->height(); y += 3)
@@ -348,11 +357,8 @@ void TestMainWindow::clickSelectsEventAndStack() {
 void TestMainWindow::badFileShowsNoCrashAndKeepsWindow() {
     auto w = open("oom");
     QTemporaryDir dir;
-    const QString bad = dir.filePath("bad.pickle");
-    QFile f(bad);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("\x80\x04garbage");
-    f.close();
+    const QString bad = writeFile(dir, "bad.pickle", "\x80\x04garbage");
+    QVERIFY(!bad.isEmpty());
     QSignalSpy failed(loaderOf(*w), &ui::CaptureLoader::failed);
     QTimer::singleShot(0, [] {}); // the error dialog is modal: close it as soon as it shows
     QTimer closer;
@@ -794,11 +800,10 @@ void TestMainWindow::manyWarningsKeepTheWindowUsable() {
     for (int i = 1; i < 64; ++i) p.get(5);
     p.appends().setitems().stop();
     QTemporaryDir dir;
-    const QString path = dir.filePath("devices.pickle");
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(reinterpret_cast<const char*>(p.bytes.data()), qint64(p.bytes.size()));
-    f.close();
+    const QString path =
+        writeFile(dir, "devices.pickle",
+                  std::string_view(reinterpret_cast<const char*>(p.bytes.data()), p.bytes.size()));
+    QVERIFY(!path.isEmpty());
     MainWindow w;
     w.resize(1280, 800);
     w.show();
@@ -1050,11 +1055,8 @@ void TestMainWindow::damagedCaptureOffersTheIntactPart() {
     std::string bytes = encodeVscap(*full, o);
     bytes[bytes.size() / 2] ^= 0x20;
     QTemporaryDir dir;
-    const QString path = dir.filePath("damaged.vscap");
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes.data(), qint64(bytes.size()));
-    f.close();
+    const QString path = writeFile(dir, "damaged.vscap", bytes);
+    QVERIFY(!path.isEmpty());
     ui::CaptureLoader loader;
     QSignalSpy damaged(&loader, &ui::CaptureLoader::damaged), failed(&loader, &ui::CaptureLoader::failed),
         loaded(&loader, &ui::CaptureLoader::loaded);
@@ -1105,13 +1107,9 @@ void TestMainWindow::retentionTabSaysWhyThereIsNone() {
     const std::string skipped = "recorder: retention graph (exit) skipped: the run is too short for one "
                                 "(5 % of its 0.7 s is less than a walk's 0.05 s)";
     capture->meta.emplace_back("warning", skipped);
-    const std::string bytes = encodeVscap(*capture);
     QTemporaryDir dir;
-    const QString path = dir.filePath("short.vscap");
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes.data(), qint64(bytes.size()));
-    f.close();
+    const QString path = writeFile(dir, "short.vscap", encodeVscap(*capture));
+    QVERIFY(!path.isEmpty());
     for (const bool withWarning : {true, false}) {
         ui::MainWindow w;
         const QString open = withWarning ? path : QString::fromStdString(vs::test::samplePath("mixed_sizes"));
