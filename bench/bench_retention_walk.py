@@ -1,11 +1,15 @@
 """How fast the recorder's retention walk (capture/python/vramscope/retention.py) indexes a heap:
 a synthetic heap shaped like a training program's (objects with attributes, their dicts, lists,
 tuples, closures, small "tensors" holding block addresses), N objects in all; prints objects per
-second of the whole collect() and of its index pass, best of R runs (a busy 2-core machine stalls).
+second of the whole collect(), best of R runs (a busy 2-core machine stalls), with the Python index
+and, when VRAMSCOPE_HEAP_MODULE names the built module (build/tests/vramscope_heap*.so), the
+compiled one (_heap_index.cpp, what the recorder uses when its tracker is built).
 The recorder's exit and automatic graphs get a share of the run's time (docs/recorder.md): what the
 walk does per second is how much of a big heap they see.
-    python3 bench/bench_retention_walk.py [N=1000000] [R=3]"""
+    VRAMSCOPE_HEAP_MODULE=build/tests/vramscope_heap.so python3 bench/bench_retention_walk.py [N=1000000] [R=3]"""
 import gc
+import importlib.machinery
+import importlib.util
 import os
 import sys
 import time
@@ -42,23 +46,41 @@ def make_heap(n):
     return tensors, layers, closures
 
 
+def heap_module():
+    path = os.environ.get("VRAMSCOPE_HEAP_MODULE")
+    if not path:
+        return None
+    spec = importlib.util.spec_from_file_location(
+        "vramscope_heap", path, loader=importlib.machinery.ExtensionFileLoader("vramscope_heap", path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     heap = make_heap(n)  # noqa: F841 (kept alive for the walk)
     blocks = [(0x10000 + 512 * k, 512) for k in range(10)]  # 10 of the 1000 "tensors": ~2k holders
     storage_of = lambda o: o.ptr if type(o) is FakeTensor else None  # noqa: E731
-    best = None
-    for _ in range(reps):
-        gc.collect()
-        t0 = time.perf_counter()
-        g = retention.collect(blocks, None, budget_s=600, storage_of=storage_of)
-        took = time.perf_counter() - t0
-        assert not g.truncated, g.cut
-        best = took if best is None else min(best, took)
-    print("| heap objects | graph nodes / edges | walk (s) | objects per second |")
-    print("| --- | --- | --- | --- |")
-    print("| %d | %d / %d | %.2f | %.0f |" % (g.objects, len(g.nodes), len(g.edges), best, g.objects / best))
+    print("| index | heap objects | graph nodes / edges | walk (s) | objects per second |")
+    print("| --- | --- | --- | --- | --- |")
+    native = heap_module()
+    for name, module in (("Python", None), ("compiled", native)):
+        if name == "compiled" and module is None:
+            print("| compiled | (VRAMSCOPE_HEAP_MODULE not set) | | | |")
+            continue
+        best = None
+        for _ in range(reps):
+            gc.collect()
+            t0 = time.perf_counter()
+            g = retention.collect(blocks, None, budget_s=600, storage_of=storage_of, native=module,
+                                  tensor_types=(FakeTensor,))
+            took = time.perf_counter() - t0
+            assert not g.truncated, g.cut
+            best = took if best is None else min(best, took)
+        print("| %s | %d | %d / %d | %.2f | %.0f |" % (name, g.objects, len(g.nodes), len(g.edges), best,
+                                                      g.objects / best), flush=True)
 
 
 if __name__ == "__main__":

@@ -497,6 +497,18 @@ class PhasesWithoutGlobalHooks(unittest.TestCase):
         self.built_before(x)
         self.assertEqual(self.drain()[0], [(0, "forward"), (1, "forward")])
 
+    def test_input_tags_come_out_of_the_tagging_share(self):
+        t = self.torch
+        model = t.Sequential(t.Linear())
+        x = t.Tensor(4096)
+        self.tracker._tag_seconds = 3600.0  # the share is spent: phases still, no tags
+        model(x)
+        self.assertEqual(self.drain(), ([(0, "forward"), (1, "forward")], []))
+        self.tracker._tag_seconds = 0.0
+        model(x)
+        self.assertEqual(self.drain()[1], [(x.ptr, vscap.TAG_INPUT)])
+        self.assertGreater(self.tracker._tag_seconds, 0.0)  # and charged to it
+
     def test_compiled_model_is_annotated_from_its_wrapper_only(self):
         t = self.torch
         model = t.Sequential(t.Linear(), t.Linear())
@@ -550,6 +562,7 @@ class PhasesWithoutGlobalHooks(unittest.TestCase):
         def device_of():
             raise hostile.Boom("device")
         self.tracker.device_of = device_of
+        self.tracker.MAX_TAG_SHARE = float("inf")  # tagging the hostile inputs must not use up the share
         model = t.Sequential(t.Linear())
         heap = hostile.build(10)
         model(t.Tensor(4096), *heap[-30:], extra=hostile.HostileDict(a=1))

@@ -12,6 +12,7 @@
 #include <torch/csrc/profiler/combined_traceback.h>
 
 #include "_codec.h" // the interner and core's codec
+#include "_heap_index.h"
 #include "_own_stacks.h"
 #include "_stack_cache.h"
 
@@ -299,6 +300,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     });
     if (vramscope_codec::addFunctions(m.ptr()) < 0)
         throw py::error_already_set(); // string, stack, ..._record
+    if (vramscope_heap::addFunctions(m.ptr()) < 0)
+        throw py::error_already_set(); // heap_types, heap_index: the retention walk's index
     m.def("compress", &compress, "zstd-compress (None when built without zstd)");
     m.def("has_zstd", [] {
 #ifdef VRAMSCOPE_ZSTD

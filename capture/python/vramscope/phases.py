@@ -114,9 +114,9 @@ def _step_post(optimizer, args, kwargs):
 
 
 class PhaseTracker:
-    # Tagging walks every parameter after each step: a few µs per tensor. It may take at most this
-    # share of the run; steps beyond it are tagged less often (the viewer carries categories from a
-    # tagged allocation to the later ones of the same call site).
+    # Tagging walks every parameter after each step and the inputs of each forward pass: a few µs per
+    # tensor. It may take at most this share of the run; steps beyond it are tagged less often (the
+    # viewer carries categories from a tagged allocation to the later ones of the same call site).
     MAX_TAG_SHARE = 0.01
 
     def __init__(self, torch, device_of):
@@ -315,8 +315,12 @@ class PhaseTracker:
                 # The tensors handed to the outermost call are the input data, if no autograd op
                 # made them. Without grad mode only the first call of an iteration counts (eval:
                 # model(x), then a metric module(out, y)).
-                if self.torch.is_grad_enabled() or self._fresh_iteration:
-                    self._tag_inputs((args, kwargs))
+                if (self.torch.is_grad_enabled() or self._fresh_iteration) and self._may_tag():
+                    t0 = time.perf_counter()
+                    try:
+                        self._tag_inputs((args, kwargs))
+                    finally:
+                        self._tag_seconds += time.perf_counter() - t0
                 self._fresh_iteration = False
         except Exception as e:
             self._failed("the forward pre-hook", e)
@@ -336,8 +340,7 @@ class PhaseTracker:
     def _step_post(self, optimizer):
         self._annotate(1, OPTIMIZER)
         self._fresh_iteration = True
-        elapsed = time.perf_counter() - self._started
-        if self._tag_seconds > self.MAX_TAG_SHARE * elapsed:
+        if not self._may_tag():
             return
         t0 = time.perf_counter()
         try:
@@ -346,6 +349,10 @@ class PhaseTracker:
             self._failed("tagging the optimizer's tensors", e)
         finally:
             self._tag_seconds += time.perf_counter() - t0
+
+    def _may_tag(self):
+        """Whether tagging (inputs, optimizer tensors) is within its share of the run so far."""
+        return self._tag_seconds <= self.MAX_TAG_SHARE * (time.perf_counter() - self._started)
 
     # ---- what is queued
     def _annotate(self, stage, name):

@@ -25,10 +25,15 @@ from .live import LiveSink
 MAX_WARNINGS = 200  # distinct warnings written into one capture; later ones are only counted
 
 KEEPALIVE_S = 60.0  # an empty chunk to the viewer after this long without one (see _keep_alive)
+# How often the writer thread wakes (it takes the GIL from the program each time; on the H200 a
+# 1.2 ms training step was a few per cent slower at 0.1 s than at 1 s, overhead_inproc.py rec_slow):
+# a viewer watching live gets its events within 0.1 s; a file needs them only in order.
+LIVE_INTERVAL_S, FILE_INTERVAL_S = 0.1, 0.5
+DRIVER_EVERY_S = 1.0  # the driver's figures (NVML asks the driver for every process) at most this often
 
 
 class Recorder:
-    def __init__(self, path=None, live=None, stacks="python", interval=0.1, use_native=True,
+    def __init__(self, path=None, live=None, stacks="python", interval=None, use_native=True,
                  max_buffered=1 << 22, retention=True, retention_budget_s=30.0, auto_retention=None,
                  gc_annotations=True, phases=True, native_level=None, pause_budget=None, free_stacks=True):
         self.path = path or "vramscope-%d.vscap" % os.getpid()
@@ -37,7 +42,8 @@ class Recorder:
             raise ValueError("stacks must be 'python', 'all' or 'none'")
         self.stacks = stacks
         self.free_stacks = free_stacks  # False: PyTorch gathers stacks at allocations only (context="alloc")
-        self.interval = interval
+        self.interval = interval if interval is not None else LIVE_INTERVAL_S if self.live_path else FILE_INTERVAL_S
+        self._driver_at = -DRIVER_EVERY_S  # when the driver was last sampled (monotonic)
         self.use_native = use_native
         self.max_buffered = max_buffered
         self.retention = retention
@@ -371,7 +377,10 @@ class Recorder:
             def progress(done, total, start=time.monotonic()):
                 if time.monotonic() - start > 2:  # only say something when it takes a while
                     self.say("vramscope: retention (%s): %d/%d objects" % (trigger, done, total))
-            g = retention.collect(blocks, self.torch, left, progress=progress)
+            # the tracker's compiled heap index when it is loaded (~10x faster than the Python one)
+            native = getattr(self.source, "m", None)
+            g = retention.collect(blocks, self.torch, left, progress=progress,
+                                  native=native if hasattr(native, "heap_index") else None)
             self.retention_stats.append((trigger, len(blocks), g.objects, len(g.nodes), g.seconds, g.truncated))
             if g.truncated:
                 self.warn("retention graph (%s) of device %d is partial: %s; the pause budget allowed %.2f s "
@@ -520,7 +529,8 @@ class Recorder:
                 raw += self.phases.drain(self.source.interner)
             raw += self._warning_records()
             raw += self._pause_records()
-            if self.driver is not None and self._running:
+            if self.driver is not None and self._running and time.monotonic() - self._driver_at >= DRIVER_EVERY_S:
+                self._driver_at = time.monotonic()
                 t = time.time_ns() // 1000
                 for dev, device_used, process_used in self.driver.sample():
                     raw += vscap.driver_memory_record(dev, t, device_used, process_used)
