@@ -13,6 +13,8 @@
 #define PY_SSIZE_T_CLEAN
 #include "_heap_index.h"
 
+#include <frameobject.h> // PyFrame_Type (in Python.h only since 3.11)
+
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -109,8 +111,8 @@ struct Walk {
         if (PyList_CheckExact(o)) return items(PySequence_Fast_ITEMS(o), PyList_GET_SIZE(o));
         if (PyTuple_CheckExact(o)) return items(PySequence_Fast_ITEMS(o), PyTuple_GET_SIZE(o));
         if (PyDict_CheckExact(o)) return dict(o);
-        if (PyFunction_Check(o) && Py_IS_TYPE(o, &PyFunction_Type)) return closure(o), true;
-        if (PyFrame_Check(o) || !PyObject_IS_GC(o)) return true;
+        if (Py_TYPE(o) == &PyFunction_Type) return closure(o), true;
+        if (Py_TYPE(o) == &PyFrame_Type || !PyObject_IS_GC(o)) return true;
         if (traverseproc traverse = Py_TYPE(o)->tp_traverse) {
             selfType = reinterpret_cast<PyObject*>(Py_TYPE(o));
             traverse(o, &Walk::visit, this);
