@@ -16,6 +16,7 @@
 #include "_py_frames.h"
 #include "_stack_cache.h"
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,6 +40,15 @@ template <UnwinderPtr P> struct UnwinderAccess {
 };
 template struct FramesAccess<&torch::CapturedTraceback::frames_>;
 template struct UnwinderAccess<&torch::CapturedTraceback::python_>;
+
+// A stack OwnStacks hands out: PyTorch's CapturedTraceback, numbered. The tracker's hook recognises
+// it (typeid) and keeps the number instead of a reference: a cached stack lives as long as the
+// process, and a reference count touched by the writer thread too made every event's atomics
+// cross cores.
+struct OwnTraceback final : torch::CapturedTraceback {
+    static constexpr uint32_t uncached = UINT32_MAX; // beyond maxStacks: an ordinary, counted context
+    uint32_t index = uncached;                       // position in OwnStacks' cache
+};
 
 class OwnStacks {
   public:
@@ -87,12 +97,18 @@ class OwnStacks {
         return stacks_->size();
     }
 
+    // The cached stack numbered k (OwnTraceback::index).
+    OwnTraceback* at(uint32_t k) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return k < stacks_->size() ? (*stacks_)[k].get() : nullptr;
+    }
+
   private:
     // A stack seen for the first time: a CapturedTraceback made as gather() makes one (its code objects
     // referenced; the GIL only for that), then cached. Its frames are still this thread's live
     // frames, so their code objects are alive until the references are taken.
     std::shared_ptr<c10::GatheredContext> fresh(uint64_t key, const RawFrame* frames, int n) {
-        std::shared_ptr<torch::CapturedTraceback> tb = torch::CapturedTraceback::gather(false, false, false);
+        auto tb = std::make_shared<OwnTraceback>(); // as gather(false, false, false) makes one
         PyFrames& own = tb.get()->*framesMember();
         own.reserve(n);
         using Code =
@@ -108,7 +124,10 @@ class OwnStacks {
         const auto at = [frames](size_t i) { return frames[i]; };
         std::lock_guard<std::mutex> lock(mutex_);
         if (const uint64_t k = cache_.find(key, n, at); k != StackCache::missing) return (*stacks_)[k];
-        if (stacks_->size() < maxStacks) cache_.add(key, n, at, stacks_->size()), stacks_->push_back(tb);
+        if (stacks_->size() < maxStacks) {
+            tb->index = static_cast<uint32_t>(stacks_->size());
+            cache_.add(key, n, at, tb->index), stacks_->push_back(tb);
+        }
         return tb;
     }
 
@@ -116,8 +135,7 @@ class OwnStacks {
     std::mutex mutex_;
     StackCache cache_; // raw stack -> index in stacks_
     // Never destroyed: the allocator's blocks and trace keep these contexts until the process ends.
-    std::vector<std::shared_ptr<torch::CapturedTraceback>>* stacks_ =
-        new std::vector<std::shared_ptr<torch::CapturedTraceback>>;
+    std::vector<std::shared_ptr<OwnTraceback>>* stacks_ = new std::vector<std::shared_ptr<OwnTraceback>>;
 };
 
 } // namespace vramscope_tracker

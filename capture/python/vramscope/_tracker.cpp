@@ -23,6 +23,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 #ifdef VRAMSCOPE_ZSTD
@@ -38,10 +39,16 @@ using vramscope_tracker::PyFrames;
 struct Event {
     int64_t timeUs;
     uint64_t addr, size, stream;
-    std::shared_ptr<c10::GatheredContext> context; // its stack, symbolized by drain()
+    std::shared_ptr<c10::GatheredContext> context; // its stack, symbolized by drain(), unless
+    uint32_t own;                                  // 1 + the number of its stack in OwnStacks' cache
     uint8_t action;
     int8_t device;
 };
+
+// The stacks of events gathered by OwnStacks (_own_stacks.h) rather than by PyTorch. Never destroyed:
+// the allocator may ask for a context while the process exits.
+vramscope_tracker::OwnStacks* ownStacks = new vramscope_tracker::OwnStacks;
+std::vector<uint64_t> ownStackIds; // OwnStacks' number -> the file's stack id (0: not yet); interner's mutex
 
 std::mutex bufferMutex;
 std::vector<Event> buffer; // guarded by bufferMutex
@@ -80,7 +87,14 @@ void onTrace(const TraceEntry& te) {
         dropped.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    buffer.push_back(Event{t, te.addr_, te.size_, reinterpret_cast<uint64_t>(te.stream_), te.context_,
+    // A stack of OwnStacks' cache is kept by its number: no reference count shared with the writer
+    const c10::GatheredContext* context = te.context_.get();
+    const auto* own = context && typeid(*context) == typeid(vramscope_tracker::OwnTraceback)
+                          ? static_cast<const vramscope_tracker::OwnTraceback*>(context)
+                          : nullptr;
+    const bool numbered = own && own->index != vramscope_tracker::OwnTraceback::uncached;
+    buffer.push_back(Event{t, te.addr_, te.size_, reinterpret_cast<uint64_t>(te.stream_),
+                           numbered ? nullptr : te.context_, numbered ? own->index + 1 : 0,
                            static_cast<uint8_t>(te.action_), static_cast<int8_t>(te.device_)});
 }
 
@@ -88,9 +102,10 @@ void onTrace(const TraceEntry& te) {
 // that its address cannot be reused by other code. The events' contexts hold the code objects until
 // drain() returns, so the references can be taken after the entries are in.
 void remember(const std::vector<torch::CapturedTraceback*>& tbs, const std::vector<size_t>& owner,
-              const std::vector<uint64_t>& ids) {
+              const std::vector<uint64_t>& ids, const std::vector<bool>& own) {
     std::vector<size_t> fresh;
     for (size_t k = 0; k < tbs.size(); ++k) {
+        if (own[k]) continue; // OwnStacks' stacks are known by their number (ownStackIds)
         const PyFrames& frames = tbs[k]->*framesMember();
         const auto at = rawFrames(frames);
         if (stackCache.add(stackCache.hash(frames.size(), at), frames.size(), at, ids[owner[k]]))
@@ -111,9 +126,22 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
     std::vector<uint64_t> ids(events.size(), 0);
     std::vector<torch::CapturedTraceback*> tbs;
     std::vector<size_t> owner;
-    vramscope_tracker::StackCache batch;           // raw stack -> index in tbs, within this drain
-    std::vector<std::pair<size_t, size_t>> sameAs; // (event, index in tbs)
+    vramscope_tracker::StackCache batch;             // raw stack -> index in tbs, within this drain
+    std::vector<std::pair<size_t, size_t>> sameAs;   // (event, index in tbs)
+    std::unordered_map<uint32_t, size_t> ownBatch;   // OwnStacks' number -> index in tbs, within this drain
+    std::vector<std::pair<size_t, uint32_t>> ownNew; // (index in tbs, OwnStacks' number)
     for (size_t i = 0; i < events.size(); ++i) {
+        if (const uint32_t k = events[i].own) {
+            if (k - 1 < ownStackIds.size() && ownStackIds[k - 1]) {
+                ids[i] = ownStackIds[k - 1];
+            } else if (const auto it = ownBatch.find(k - 1); it != ownBatch.end()) {
+                sameAs.emplace_back(i, it->second);
+            } else if (torch::CapturedTraceback* tb = ownStacks->at(k - 1)) {
+                ownBatch.emplace(k - 1, tbs.size()), ownNew.emplace_back(tbs.size(), k - 1);
+                tbs.push_back(tb), owner.push_back(i);
+            }
+            continue;
+        }
         auto* tb = dynamic_cast<torch::CapturedTraceback*>(events[i].context.get());
         if (!tb) continue;
         if (cacheStacks) {
@@ -146,13 +174,14 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
         ids[owner[k]] = vramscope_codec::interner().stack(stack);
     }
     for (auto [i, k] : sameAs) ids[i] = ids[owner[k]];
-    if (cacheStacks) remember(tbs, owner, ids);
+    std::vector<bool> own(tbs.size(), false);
+    for (auto [k, number] : ownNew) {
+        if (ownStackIds.size() <= number) ownStackIds.resize(number + 1, 0);
+        ownStackIds[number] = ids[owner[k]], own[k] = true;
+    }
+    if (cacheStacks) remember(tbs, owner, ids, own);
     return ids;
 }
-
-// The stacks of events gathered by OwnStacks (_own_stacks.h) rather than by PyTorch. Never destroyed:
-// the allocator may ask for a context while the process exits.
-vramscope_tracker::OwnStacks* ownStacks = new vramscope_tracker::OwnStacks;
 
 std::shared_ptr<c10::GatheredContext> ownContext() {
     return ownStacks->context();
@@ -252,6 +281,7 @@ void reset() {
         std::lock_guard<std::mutex> lock(bufferMutex);
         vramscope_codec::interner() = vramscope_tracker::Interner{};
         stackCache.clear();
+        ownStackIds.clear();
         buffer.clear();
         code.swap(cachedCode);
     }

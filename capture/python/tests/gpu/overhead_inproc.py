@@ -10,7 +10,8 @@ every 0.1 s); tracker_own (tracker_drain with OwnStacks); phases (the phase hook
 rec_torchstacks (the same with PyTorch gathering the stacks); rec_no* (the Recorder without a
 part: PARTS); rec_slow, rec_allocstacks (OPTIONS). Workloads: `pair` (one allocation and
 its free, 20 Python frames deep: µs per pair), `eager` (an MLP training step), `generation` (a GPT-2
-decode step with its KV cache). Prints a table: median of the blocks' medians, and vs `off`."""
+decode step with its KV cache). Prints a table: median of the blocks' medians, and vs `off`; and
+the median of each block's ratio to the `off` block of its own repetition (paired vs off)."""
 import json
 import os
 import statistics
@@ -231,13 +232,17 @@ def main():
                 finally:
                     sw.off(m)
         base = statistics.median(meds["off"])
-        print("\n%s: %.0f allocator events per step\n| mode | median step (µs) | vs off | µs per event over off |"
-              % (work.name, events))
-        print("| --- | --- | --- | --- |")
+        print("\n%s: %.0f allocator events per step\n| mode | median step (µs) | vs off | µs per event over off "
+              "| paired vs off |" % (work.name, events))
+        print("| --- | --- | --- | --- | --- |")
         for m in modes:
             v = statistics.median(meds[m])
-            print("| %s | %.1f | %+.1f %% | %.2f |" % (m, v * 1e6, 100 * (v - base) / base,
-                                                    (v - base) * 1e6 / events if events else float("nan")), flush=True)
+            # each block against the `off` block of the same repetition (neighbours in time: the
+            # machine's speed drifts by tens of per cent within a run), then the median
+            paired = statistics.median(x / o for x, o in zip(meds[m], meds["off"]))
+            print("| %s | %.1f | %+.1f %% | %.2f | %+.1f %% |" % (
+                m, v * 1e6, 100 * (v - base) / base, (v - base) * 1e6 / events if events else float("nan"),
+                100 * (paired - 1)), flush=True)
         results[work.name] = {"events_per_step": events, "blocks": meds}
     if out:
         with open(out, "w") as f:
