@@ -95,7 +95,7 @@ def main():
             continue
         ok = all(x["rc"] == 0 for v in by.values() for x in v)
         wall = {v: statistics.median(x["wall_s"] for x in by[v][:n]) for v in by}
-        step = {v: statistics.median(x["step_s"] for x in by[v][:n] if x["step_s"]) for v in by}
+        step = {v: statistics.median([x["step_s"] for x in by[v][:n] if x["step_s"]] or [float("nan")]) for v in by}
         cpu = {v: statistics.median(x["cpu_s"] for x in by[v][:n]) for v in by}
         # each round's recorded run against that round's plain run (neighbours in time), then the median
         paired = {v: statistics.median(pct(a["wall_s"], b["wall_s"]) for a, b in zip(by["plain"][:n], by[v][:n]))
