@@ -8,14 +8,14 @@ The recorder's exit and automatic graphs get a share of the run's time (docs/rec
 walk does per second is how much of a big heap they see.
     VRAMSCOPE_HEAP_MODULE=build/tests/vramscope_heap.so python3 bench/bench_retention_walk.py [N=1000000] [R=3]"""
 import gc
-import importlib.machinery
-import importlib.util
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "capture", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "capture", "python", "tests"))
 from vramscope import retention  # noqa: E402
+import built_module  # noqa: E402
 
 
 class FakeTensor:
@@ -46,17 +46,6 @@ def make_heap(n):
     return tensors, layers, closures
 
 
-def heap_module():
-    path = os.environ.get("VRAMSCOPE_HEAP_MODULE")
-    if not path:
-        return None
-    spec = importlib.util.spec_from_file_location(
-        "vramscope_heap", path, loader=importlib.machinery.ExtensionFileLoader("vramscope_heap", path))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -65,7 +54,7 @@ def main():
     storage_of = lambda o: o.ptr if type(o) is FakeTensor else None  # noqa: E731
     print("| index | heap objects | graph nodes / edges | walk (s) | objects per second |")
     print("| --- | --- | --- | --- | --- |")
-    native = heap_module()
+    native = built_module.load("VRAMSCOPE_HEAP_MODULE", "vramscope_heap")
     for name, module in (("Python", None), ("compiled", native)):
         if name == "compiled" and module is None:
             print("| compiled | (VRAMSCOPE_HEAP_MODULE not set) | | | |")

@@ -8,8 +8,6 @@ selected with vscap.use() as the recorder does, and compared byte for byte.
 ctest builds the compiled codec without torch (tests/CMakeLists.txt: vramscope_codec) and names it
 in VRAMSCOPE_CODEC_MODULE; run by hand without it, the test is skipped."""
 import gzip
-import importlib.machinery
-import importlib.util
 import os
 import pickle
 import sys
@@ -18,6 +16,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from vramscope import codec, retention, vscap  # noqa: E402
+import built_module  # noqa: E402
 
 SAMPLES = os.environ.get("VRAMSCOPE_SAMPLES_DIR", os.path.join(HERE, "..", "..", "..", "samples", "captures"))
 U64 = 2 ** 64 - 1
@@ -25,14 +24,7 @@ S64_MIN, S64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
 def compiled_codec():
-    path = os.environ.get("VRAMSCOPE_CODEC_MODULE")
-    if not path:
-        return None
-    loader = importlib.machinery.ExtensionFileLoader("vramscope_codec", path)
-    spec = importlib.util.spec_from_file_location("vramscope_codec", path, loader=loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return built_module.load("VRAMSCOPE_CODEC_MODULE", "vramscope_codec")
 
 
 def snapshot():

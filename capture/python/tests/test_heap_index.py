@@ -5,8 +5,6 @@ are of the types asked for, and survives the hostile heap.
     VRAMSCOPE_HEAP_MODULE=build/tests/vramscope_heap...so python3 test_heap_index.py -v"""
 import collections
 import gc
-import importlib.machinery
-import importlib.util
 import os
 import sys
 import types
@@ -15,15 +13,12 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, ".."), HERE]
 from vramscope import retention  # noqa: E402
+import built_module  # noqa: E402
 import hostile  # noqa: E402
 
-path = os.environ.get("VRAMSCOPE_HEAP_MODULE")
-if not path:
+heap = built_module.load("VRAMSCOPE_HEAP_MODULE", "vramscope_heap")
+if heap is None:
     sys.exit("VRAMSCOPE_HEAP_MODULE: the built module (tests/CMakeLists.txt) is needed")
-_spec = importlib.util.spec_from_file_location(
-    "vramscope_heap", path, loader=importlib.machinery.ExtensionFileLoader("vramscope_heap", path))
-heap = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(heap)
 
 
 class FakeTensor:

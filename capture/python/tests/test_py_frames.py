@@ -6,20 +6,16 @@ the stack is deeper than its room, and 0 on a thread without Python.
     VRAMSCOPE_FRAMES_MODULE=build/tests/vramscope_py_frames...so python3 test_py_frames.py -v"""
 import asyncio
 import contextlib
-import importlib.machinery
-import importlib.util
 import os
 import sys
 import threading
 import unittest
 
-path = os.environ.get("VRAMSCOPE_FRAMES_MODULE")
-if not path:
+import built_module
+
+probe = built_module.load("VRAMSCOPE_FRAMES_MODULE", "vramscope_py_frames")
+if probe is None:
     sys.exit("VRAMSCOPE_FRAMES_MODULE: the built probe module (tests/CMakeLists.txt) is needed")
-_spec = importlib.util.spec_from_file_location(
-    "vramscope_py_frames", path, loader=importlib.machinery.ExtensionFileLoader("vramscope_py_frames", path))
-probe = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(probe)
 READS = sys.version_info[:2] in ((3, 11), (3, 12), (3, 13))  # the versions the reader knows
 
 

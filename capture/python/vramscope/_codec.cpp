@@ -353,19 +353,6 @@ int addFunctions(PyObject* module) {
 } // namespace vramscope_codec
 
 #ifdef VRAMSCOPE_CODEC_MODULE // the module of its own that the tests build (no torch)
-static PyModuleDef codecModule = {PyModuleDef_HEAD_INIT,
-                                  "vramscope_codec",
-                                  "core's .vscap codec",
-                                  -1,
-                                  nullptr,
-                                  nullptr,
-                                  nullptr,
-                                  nullptr,
-                                  nullptr};
-
-PyMODINIT_FUNC PyInit_vramscope_codec() {
-    PyObject* m = PyModule_Create(&codecModule);
-    if (m && vramscope_codec::addFunctions(m) < 0) Py_CLEAR(m);
-    return m;
-}
+#include "_test_module.h"
+VRAMSCOPE_TEST_MODULE(vramscope_codec, "core's .vscap codec", vramscope_codec::addFunctions)
 #endif

@@ -236,19 +236,6 @@ int addFunctions(PyObject* module) {
 } // namespace vramscope_heap
 
 #ifdef VRAMSCOPE_HEAP_MODULE // the module of its own that the tests build (no torch)
-static PyModuleDef heapModule = {PyModuleDef_HEAD_INIT,
-                                 "vramscope_heap",
-                                 "the retention walk's heap index",
-                                 -1,
-                                 nullptr,
-                                 nullptr,
-                                 nullptr,
-                                 nullptr,
-                                 nullptr};
-
-PyMODINIT_FUNC PyInit_vramscope_heap() {
-    PyObject* m = PyModule_Create(&heapModule);
-    if (m && vramscope_heap::addFunctions(m) < 0) Py_CLEAR(m);
-    return m;
-}
+#include "_test_module.h"
+VRAMSCOPE_TEST_MODULE(vramscope_heap, "the retention walk's heap index", vramscope_heap::addFunctions)
 #endif
