@@ -133,6 +133,16 @@ class SameGraphAsPython(unittest.TestCase):
         for want in (".weight", ".cfg", "['t']", ".a", ".x", "__closure__[0]", "[0]", ".CACHE", "['batch']"):
             self.assertIn(want, labels)
 
+    def test_a_later_walk_shows_no_frame_locals_dict(self):
+        """Up to 3.12 reading a frame's locals leaves a dict on it: a second walk must not show that
+        dict as a holder "held from C/C++" (the frame's locals are its LOCAL edges)."""
+        held = FakeTensor(0x90000)  # noqa: F841 (held by this frame)
+        for native in (None, heap, None, heap):
+            g = retention.collect([(0x90000, 0x1000)], None, storage_of=storage_of, native=native,
+                                  tensor_types=(FakeTensor,))
+            self.assertFalse([n for n in g.nodes if n[2].startswith("held from C/C++")], g.nodes)
+            self.assertIn("local 'held'", [e[3] for e in g.edges])
+
     def test_hostile_heap(self):
         bad = hostile.build()  # noqa: F841
         tensor_ns = types.SimpleNamespace(Tensor=hostile.Tensor)

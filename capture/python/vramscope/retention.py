@@ -205,7 +205,8 @@ class _Index:
         self.rev = []
         self.offsets = self.sources = None
         self.extra = {}
-        self.skip = set()  # ids of the walk's own containers
+        self.skip = set()    # ids of the walk's own containers
+        self.hidden = set()  # positions of objects that are never shown as holders (frames' locals dicts)
 
     def add(self, o):
         i = self.pos.get(id(o))
@@ -453,7 +454,14 @@ def _frames(idx, skip_frames):
                     name = "frame %s (%s:%d)" % (code.co_name, code.co_filename.rsplit("/", 1)[-1], f.f_lineno)
                     r = idx.add(("frame", tid, id(f)))  # a stand-in: frames themselves are not followed
                     roots.append((r, name))
-                    for k, v in list(f.f_locals.items()):
+                    local = f.f_locals
+                    if type(local) is dict and local is not f.f_globals:
+                        # up to 3.12 the frame keeps this dict (made by an earlier walk's look): its
+                        # items are the frame's locals, already edges of their own, so it is no holder
+                        j = idx.pos.get(id(local))
+                        if j is not None:
+                            idx.hidden.add(j)
+                    for k, v in list(local.items()):
                         idx.edge(r, v, LOCAL, "local '%s'" % (k if type(k) is str else "?"))
             except Exception:
                 pass
@@ -710,8 +718,10 @@ class _Holders:
 
     def of(self, j):
         """(src, kind, label) of each holder of j."""
-        objs = self.idx.objs
+        objs, hidden = self.idx.objs, self.idx.hidden
         for e in self.idx.referrers(j):
+            if (e if type(e) is int else e[0]) in hidden:
+                continue
             if type(e) is int and type(objs[e]) is dict:
                 w = self._owner(e)
                 if w is not None:
