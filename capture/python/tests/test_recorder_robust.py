@@ -501,13 +501,14 @@ class PhasesWithoutGlobalHooks(unittest.TestCase):
         t = self.torch
         model = t.Sequential(t.Linear())
         x = t.Tensor(4096)
-        self.tracker._tag_seconds = 3600.0  # the share is spent: phases still, no tags
+        self.tracker._tag_seconds[self.phases.INPUTS] = 3600.0  # their share is spent: phases still, no tags
         model(x)
         self.assertEqual(self.drain(), ([(0, "forward"), (1, "forward")], []))
-        self.tracker._tag_seconds = 0.0
+        self.tracker._tag_seconds[self.phases.INPUTS] = 0.0
         model(x)
         self.assertEqual(self.drain()[1], [(x.ptr, vscap.TAG_INPUT)])
-        self.assertGreater(self.tracker._tag_seconds, 0.0)  # and charged to it
+        self.assertGreater(self.tracker._tag_seconds[self.phases.INPUTS], 0.0)  # and charged to it
+        self.assertEqual(self.tracker._tag_seconds[self.phases.OPTIMIZER], 0.0)  # not to the optimizer's
 
     def test_compiled_model_is_annotated_from_its_wrapper_only(self):
         t = self.torch
@@ -528,6 +529,7 @@ class PhasesWithoutGlobalHooks(unittest.TestCase):
 
     def test_steps_backward_and_tags(self):
         t = self.torch
+        self.tracker._tag_seconds[self.phases.INPUTS] = 3600.0  # spent inputs' share leaves the optimizer's
         model = t.Sequential(t.Linear(), t.Linear())
         opt = t.optim.SGD(model.parameters())
         loss = model(t.Tensor(4096))

@@ -37,6 +37,7 @@ import weakref
 from . import vscap
 
 FORWARD, BACKWARD, OPTIMIZER = "forward", "backward", "optimizer.step"
+INPUTS = "inputs"  # the tagging of a forward pass's inputs (OPTIMIZER: of the optimizer's tensors)
 
 _ACTIVE = None  # the installed PhaseTracker
 
@@ -115,8 +116,9 @@ def _step_post(optimizer, args, kwargs):
 
 class PhaseTracker:
     # Tagging walks every parameter after each step and the inputs of each forward pass: a few µs per
-    # tensor. It may take at most this share of the run; steps beyond it are tagged less often (the
-    # viewer carries categories from a tagged allocation to the later ones of the same call site).
+    # tensor. Both together may take at most this share of the run (half each); steps beyond it are
+    # tagged less often (the viewer carries categories from a tagged allocation to the later ones of
+    # the same call site).
     MAX_TAG_SHARE = 0.01
 
     def __init__(self, torch, device_of):
@@ -132,7 +134,7 @@ class PhaseTracker:
         self._children = {}  # id(module) -> weakref: modules that are someone's child
         self._original_backward = None
         self._backward = None
-        self._tag_seconds = 0.0
+        self._tag_seconds = {INPUTS: 0.0, OPTIMIZER: 0.0}  # what each kind of tagging has cost so far
         self._started = time.perf_counter()
         self._fresh_iteration = True
         self.forward_hooks = False  # whether forward phases can be seen (registration hooks exist)
@@ -315,12 +317,12 @@ class PhaseTracker:
                 # The tensors handed to the outermost call are the input data, if no autograd op
                 # made them. Without grad mode only the first call of an iteration counts (eval:
                 # model(x), then a metric module(out, y)).
-                if (self.torch.is_grad_enabled() or self._fresh_iteration) and self._may_tag():
+                if (self.torch.is_grad_enabled() or self._fresh_iteration) and self._may_tag(INPUTS):
                     t0 = time.perf_counter()
                     try:
                         self._tag_inputs((args, kwargs))
                     finally:
-                        self._tag_seconds += time.perf_counter() - t0
+                        self._tag_seconds[INPUTS] += time.perf_counter() - t0
                 self._fresh_iteration = False
         except Exception as e:
             self._failed("the forward pre-hook", e)
@@ -340,7 +342,7 @@ class PhaseTracker:
     def _step_post(self, optimizer):
         self._annotate(1, OPTIMIZER)
         self._fresh_iteration = True
-        if not self._may_tag():
+        if not self._may_tag(OPTIMIZER):
             return
         t0 = time.perf_counter()
         try:
@@ -348,11 +350,13 @@ class PhaseTracker:
         except Exception as e:
             self._failed("tagging the optimizer's tensors", e)
         finally:
-            self._tag_seconds += time.perf_counter() - t0
+            self._tag_seconds[OPTIMIZER] += time.perf_counter() - t0
 
-    def _may_tag(self):
-        """Whether tagging (inputs, optimizer tensors) is within its share of the run so far."""
-        return self._tag_seconds <= self.MAX_TAG_SHARE * (time.perf_counter() - self._started)
+    def _may_tag(self, kind):
+        """Whether tagging of this kind (INPUTS, OPTIMIZER) is within its half of the share of the run so
+        far: each has its own, so that the inputs of the first forward pass never use up the first
+        optimizer step's."""
+        return self._tag_seconds[kind] <= self.MAX_TAG_SHARE / 2 * (time.perf_counter() - self._started)
 
     # ---- what is queued
     def _annotate(self, stage, name):
