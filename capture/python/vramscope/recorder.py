@@ -379,14 +379,15 @@ class Recorder:
                     self.say("vramscope: retention (%s): %d/%d objects" % (trigger, done, total))
             # the tracker's compiled heap index when it is loaded (~10x faster than the Python one)
             native = getattr(self.source, "m", None)
-            g = retention.collect(blocks, self.torch, left, progress=progress,
-                                  native=native if hasattr(native, "heap_index") else None)
+            native = native if hasattr(native, "heap_index") else None
+            g = retention.collect(blocks, self.torch, left, progress=progress, native=native)
             self.retention_stats.append((trigger, len(blocks), g.objects, len(g.nodes), g.seconds, g.truncated))
             if g.truncated:
+                slow = "" if native else "; the heap was indexed in Python (~10x slower: the tracker is not built)"
                 self.warn("retention graph (%s) of device %d is partial: %s; the pause budget allowed %.2f s "
-                          "(%s; %s sets it)" % (trigger, device, g.cut or "cut short", cap,
-                                                self.pause_budget.summary() if self.pause_budget else "",
-                                                pauses.ENV))
+                          "(%s; %s sets it)%s" % (trigger, device, g.cut or "cut short", cap,
+                                                  self.pause_budget.summary() if self.pause_budget else "",
+                                                  pauses.ENV, slow))
             if g.skipped:
                 self.warn("retention graph (%s): %d objects could not be read and were left out"
                           % (trigger, g.skipped), key=("unreadable", trigger))
