@@ -197,13 +197,15 @@ PyObject* heapIndex(PyObject*, PyObject* args) {
     auto* table = new PositionTable(n);
     PyObject* capsule = PyCapsule_New(table, kTable, dropTable);
     if (!capsule) return delete table, nullptr;
-    PositionTable& pos = *table;
-    for (size_t i = 0; i < n; ++i) pos.put(PyList_GET_ITEM(objs, i), static_cast<uint32_t>(i));
     const auto budget = std::chrono::duration<double>(seconds > 1e9 ? 1e9 : seconds < 0 ? 0 : seconds);
-    Walk walk{pos, Clock::now() + std::chrono::duration_cast<Clock::duration>(budget), {}, {}};
-    walk.edges.reserve(4 * n);
+    Walk walk{*table, Clock::now() + std::chrono::duration_cast<Clock::duration>(budget), {}, {}};
+    bool complete = true; // the table counts against the budget too (a 10M-object heap: ~0.5 s)
+    for (size_t i = 0; i < n && complete; ++i) {
+        if (i % (16 * kCheckEvery) == 0 && i && walk.late()) complete = false;
+        table->put(PyList_GET_ITEM(objs, i), static_cast<uint32_t>(i));
+    }
+    if (complete) walk.edges.reserve(4 * n);
     std::vector<uint32_t> hits;
-    bool complete = true;
     for (size_t i = 0; i < n && complete; ++i) {
         if (i % kCheckEvery == 0 && i && walk.late()) complete = false;
         PyObject* o = PyList_GET_ITEM(objs, i);
