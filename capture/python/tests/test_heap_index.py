@@ -122,7 +122,14 @@ class SameGraphAsPython(unittest.TestCase):
         mod.CACHE = {"batch": FakeTensor(0x30000)}
         sys.modules[mod.__name__] = mod
         self.addCleanup(sys.modules.pop, mod.__name__)
-        blocks = [(0x10000 + 0x1000 * k, 0x1000) for k in range(6)] + [(0x30000, 0x1000), (0x50000, 0x1000)]
+        import ctypes
+        held = Plain()
+        held.t = FakeTensor(0x60000)
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(held))  # as if C++ held it (and nothing of Python)
+        self.addCleanup(lambda address=id(held): ctypes.pythonapi.Py_DecRef(ctypes.cast(address, ctypes.py_object)))
+        del held
+        blocks = [(0x10000 + 0x1000 * k, 0x1000) for k in range(6)] + [(0x30000, 0x1000), (0x50000, 0x1000),
+                                                                       (0x60000, 0x1000)]
         # the first walk reads this frame's locals, which leaves a dict on it: walk once before both
         graphs = [retention.collect(blocks, None, storage_of=storage_of, native=native, tensor_types=(FakeTensor,))
                   for native in (heap, None, heap)][1:]
@@ -131,8 +138,10 @@ class SameGraphAsPython(unittest.TestCase):
         self.assertEqual(canonical(graphs[0]), canonical(graphs[1]))
         labels = {e[3] for e in graphs[1].edges}
         # instance dicts folded into their owners, slots, closures, containers, module globals
-        for want in (".weight", ".cfg", "['t']", ".a", ".x", "__closure__[0]", "[0]", ".CACHE", "['batch']"):
+        for want in (".weight", ".cfg", "['t']", ".a", ".x", "__closure__[0]", "[0]", ".CACHE", "['batch']", ".t"):
             self.assertIn(want, labels)
+        for g in graphs:  # one reference from C, one list of the walk's or two: found by both
+            self.assertIn("held from C/C++: Plain", [n[2] for n in g.nodes])
 
     def test_a_later_walk_shows_no_frame_locals_dict(self):
         """Up to 3.12 reading a frame's locals leaves a dict on it: a second walk must not show that

@@ -201,6 +201,7 @@ class _Index:
 
     def __init__(self):
         self.objs = []
+        self.heap = ()  # gc.get_objects()'s list
         self.pos = {}
         self.rev = []
         self.offsets = self.sources = None
@@ -214,6 +215,11 @@ class _Index:
             i = self.pos[id(o)] = len(self.objs)
             self.objs.append(o)
         return i
+
+    def lists_holding(self, j):
+        """How many of the walk's lists hold object j: gc.get_objects()'s list and idx.objs (the same
+        list in the compiled index; objects added after the index are only in idx.objs)."""
+        return 1 if self.objs is self.heap or j >= len(self.heap) else 2
 
     def link(self, j, entry):
         self.extra.setdefault(j, []).append(entry)
@@ -472,19 +478,19 @@ def _frames(idx, skip_frames):
 _NEVER_EXTERNAL = (tuple, types.ModuleType, type)
 
 
-def _external(idx, j):
-    """Held from C/C++: no tracked object refers to it, yet something holds a reference (a C++
-    autograd node holding its ctx, an extension's static...). Objects with Python referrers are
-    explained by them; objects in unreachable cycles are the viewer's "garbage" verdict."""
-    o = idx.objs[j]
+def _external(idx, j, o):
+    """Held from C/C++: no tracked object refers to o (= idx.objs[j]), yet something holds a
+    reference (a C++ autograd node holding its ctx, an extension's static...). Objects with Python
+    referrers are explained by them; objects in unreachable cycles are the viewer's "garbage" verdict."""
     t = type(o)
     if issubclass(t, _NEVER_EXTERNAL) or type_name(t) in ("Tensor", "Parameter") or _tensor_type(t):
         return False  # tuples are shared by the interpreter; tensors' C++ side owns their wrapper
     if any(type(e) is int or e[1] in (REF, ATTR, LOCAL) for e in idx.referrers(j)):
         return False
     rc = sys.getrefcount(o)
-    # ours: gc.get_objects()'s list, idx.objs, the local `o`, getrefcount's argument
-    return (1 << 29) > rc > 4
+    # ours: the lists holding it (gc.get_objects()'s and idx.objs, one list in the compiled index),
+    # the caller's `o`, this function's `o`, getrefcount's argument
+    return (1 << 29) > rc > idx.lists_holding(j) + 3
 
 
 def _places(idx, edges, deadline=float("inf"), clock=time.monotonic):
@@ -622,6 +628,7 @@ def collect(blocks, torch=None, budget_s=30.0, max_nodes=50000, storage_of=None,
             objs = gc.get_objects()
             g.objects = len(objs)
             idx = _Index()
+            idx.heap = objs
             idx.skip.update({id(objs), id(blocks), id(starts)})
             here = sys._getframe()
             skip_frames = set()
@@ -821,7 +828,7 @@ def _node(idx, j, blocks, block_at, roots):
     tname, label = describe(o)
     kind = TENSOR if tname == "Tensor" else AUTOGRAD if _autograd_node(type(o)) else OBJECT
     try:
-        if _external(idx, j):
+        if _external(idx, j, o):
             kind, label = ROOT_EXTERNAL, "held from C/C++: " + label
     except Exception:
         pass
