@@ -22,6 +22,9 @@ if heap is None:
     sys.exit("VRAMSCOPE_HEAP_MODULE: the built module (tests/CMakeLists.txt) is needed")
 
 
+OUTPUTS = []  # a module global holding outputs (and their autograd graphs)
+
+
 class FakeTensor:
     def __init__(self, ptr):
         self.ptr = ptr
@@ -152,6 +155,39 @@ class SameGraphAsPython(unittest.TestCase):
                                   tensor_types=(FakeTensor,))
             self.assertFalse([n for n in g.nodes if n[2].startswith("held from C/C++")], g.nodes)
             self.assertIn("local 'held'", [e[3] for e in g.edges])
+
+    def test_saved_tensors_of_an_autograd_graph(self):
+        """A kept output's grad_fn keeps the tensors its node saved (named from the node's type, never
+        from a __dir__ of the node, which may raise)."""
+        class Tensor:
+            is_leaf, grad, _backward_hooks = False, None, None
+
+            def __init__(self, ptr, grad_fn=None):
+                self.ptr, self.grad_fn = ptr, grad_fn
+
+        class MulBackward:
+            next_functions = ()
+
+            def __init__(self, saved):
+                self.held = saved
+
+            @property
+            def _saved_other(self):
+                return self.held
+
+            def __dir__(self):
+                raise RuntimeError("never asked")
+        saved = Tensor(0xA0000)
+        OUTPUTS.append(Tensor(0xB0000, grad_fn=MulBackward(saved)))
+        self.addCleanup(OUTPUTS.clear)
+        del saved
+        ns = types.SimpleNamespace(Tensor=Tensor)
+        for native in (None, heap):
+            g = retention.collect([(0xA0000, 0x1000)], ns, storage_of=lambda o: getattr(o, "ptr", None),
+                                  native=native)
+            labels = [e[3] for e in g.edges]
+            self.assertIn("._saved_other", labels)
+            self.assertIn(".grad_fn", labels)
 
     def test_hostile_heap(self):
         bad = hostile.build()  # noqa: F841

@@ -430,22 +430,40 @@ def _synthetic(idx, i, o, torch, queue):
         fn = pair[0] if type(pair) is tuple and pair else None
         if fn is not None:
             children.append((fn, AUTOGRAD_EDGE, ".next_functions[%d]" % n))
-    for name in dir(o):
-        if type(name) is str and (name.startswith("_saved_") or name == "variable"):
-            try:
-                v = getattr(o, name)
-            except Exception:
-                continue
-            seq = type(v) in (tuple, list)
-            for m, x in enumerate(v if seq else [v]):
-                if issubclass(type(x), torch.Tensor):
-                    children.append((x, SAVED, ".%s%s" % (name, "[%d]" % m if seq else "")))
+    for name in _saved_names(t):
+        try:
+            v = getattr(o, name)
+        except Exception:
+            continue
+        seq = type(v) in (tuple, list)
+        for m, x in enumerate(v if seq else [v]):
+            if issubclass(type(x), torch.Tensor):
+                children.append((x, SAVED, ".%s%s" % (name, "[%d]" % m if seq else "")))
     for fn, kind, label in children:
         new = id(fn) not in idx.pos
         j = idx.add(fn)
         idx.link(j, (i, kind, label))
         if new:
             queue.append(j)
+
+
+_saved = {}  # id(type) -> the names of its saved tensors
+
+
+def _saved_names(t):
+    """The attributes of an autograd node type that hold saved tensors (`_saved_self`, ...) or the
+    leaf (`variable`): read once per type from the type's own listing (type.__dir__, never a
+    __dir__ of the class: dir() of every node was most of a walk over a kept autograd graph)."""
+    key = id(t)
+    names = _saved.get(key)
+    if names is None:
+        try:
+            names = tuple(n for n in type.__dir__(t) if type(n) is str and (n.startswith("_saved_") or n == "variable"))
+        except Exception:
+            names = ()
+        if len(_saved) < 100000:
+            _saved[key] = names
+    return names
 
 
 def _frames(idx, skip_frames):
