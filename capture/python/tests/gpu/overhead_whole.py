@@ -1,10 +1,11 @@
 """Recorder overhead on whole programs (issue 30, item 5): each program of observer_programs.py
 (the item-1 programs and a generation loop) runs in fresh processes unrecorded and under
-`python -m vramscope record` (Python stacks, the default pause budget), in interleaved rounds (the
-order alternates each round), after one unmeasured warm-up run of each. Per program it prints the
+`python -m vramscope record` (Python stacks, the default pause budget), in rounds of plain, the
+other variants, plain again, after one unmeasured warm-up run of each. Per program it prints the
 median whole-program wall time and the median of the per-round median step times, both variants,
 and the overheads, then the CPU seconds of the whole program (user + system, all its threads)
-and the median of each round's recorded/plain wall-time ratio; writes OUTDIR/overhead_whole.json. --variants adds, beside plain and recorded,
+the median of each round's recorded run against the mean of its two plain runs, and how much
+the two plain runs differ (the machine's noise); writes OUTDIR/overhead_whole.json. --variants adds, beside plain and recorded,
 `history` (PyTorch's own _record_memory_history with Python stacks: the floor any recorder of
 Python stacks pays) and `nostacks` (the recorder with --stacks none).
     python overhead_whole.py OUTDIR [--rounds R] [--limit SECONDS] [--variants V,V...] [MODE[=SCALE]...]
@@ -76,13 +77,16 @@ def main():
     for mode, scale in chosen.items():  # warm caches (compile, the tracker) before anything is measured
         w = run("recorded" if mode == "eager" else "plain", mode, scale, outdir)
         print("warm-up %s: %.1f s" % (mode, w["wall_s"]), flush=True)
-    runs = {m: {v: [] for v in variants} for m in chosen}
+    runs = {m: {v: [] for v in variants + ["plain_after"]} for m in chosen}
     for r in range(rounds):
         for mode, scale in chosen.items():
             if time.monotonic() - start > limit:
                 break
-            for v in variants if r % 2 == 0 else variants[::-1]:
+            # plain first and again last: every other run sits between two plain ones (the machine's
+            # speed drifts by tens of per cent over minutes), and the two plain runs tell the noise
+            for v in variants:
                 runs[mode][v].append(run(v, mode, scale, outdir))
+            runs[mode]["plain_after"].append(run("plain", mode, scale, outdir))
     table = {}
     others = variants[1:]
     print("| program | rounds | whole program %s (s) | %s | median step %s (ms) | %s |" % (
@@ -97,13 +101,14 @@ def main():
         wall = {v: statistics.median(x["wall_s"] for x in by[v][:n]) for v in by}
         step = {v: statistics.median([x["step_s"] for x in by[v][:n] if x["step_s"]] or [float("nan")]) for v in by}
         cpu = {v: statistics.median(x["cpu_s"] for x in by[v][:n]) for v in by}
-        # each round's recorded run against that round's plain run (neighbours in time), then the median
-        paired = {v: statistics.median(pct(a["wall_s"], b["wall_s"]) for a, b in zip(by["plain"][:n], by[v][:n]))
-                  for v in others}
+        # each round's run against the mean of that round's two plain runs around it, then the median
+        around = [(a["wall_s"] + z["wall_s"]) / 2 for a, z in zip(by["plain"][:n], by["plain_after"][:n])]
+        paired = {v: statistics.median(pct(a, b["wall_s"]) for a, b in zip(around, by[v][:n])) for v in others}
+        noise = statistics.median(abs(pct(a["wall_s"], z["wall_s"])) for a, z in zip(by["plain"][:n], by["plain_after"][:n]))
         table[mode] = {"rounds": n, "exit_ok": ok, "wall_s": wall, "step_s": step, "cpu_s": cpu,
                        "scale": chosen[mode],
                        "wall_overhead_pct": {v: pct(wall["plain"], wall[v]) for v in others},
-                       "wall_paired_overhead_pct": paired,
+                       "wall_paired_overhead_pct": paired, "plain_vs_plain_pct": noise,
                        "cpu_overhead_pct": {v: pct(cpu["plain"], cpu[v]) for v in others},
                        "step_overhead_pct": {v: pct(step["plain"], step[v]) for v in others}}
         print("| %s | %d | %s | %s | %s | %s |%s" % (
@@ -111,10 +116,10 @@ def main():
             " | ".join("%+.1f %%" % table[mode]["wall_overhead_pct"][v] for v in others),
             " / ".join("%.3f" % (step[v] * 1e3) for v in variants),
             " | ".join("%+.1f %%" % table[mode]["step_overhead_pct"][v] for v in others), "" if ok else " (a run failed)"))
-        print("|   CPU s, paired | | %s | %s | wall, round by round: %s | |" % (
+        print("|   CPU s, paired | | %s | %s | wall, each between two plain runs: %s (plain vs plain: %.1f %%) | |" % (
             " / ".join("%.2f" % cpu[v] for v in variants),
             " | ".join("%+.1f %%" % table[mode]["cpu_overhead_pct"][v] for v in others),
-            " / ".join("%+.1f %%" % paired[v] for v in others)))
+            " / ".join("%+.1f %%" % paired[v] for v in others), noise))
     with open(os.path.join(outdir, "overhead_whole.json"), "w") as f:
         json.dump({"table": table, "runs": runs}, f, indent=1)
 
