@@ -185,6 +185,10 @@ PyObject* heapFind(PyObject*, PyObject* args) {
 //   complete: False when `seconds` ran out (the index then holds the objects read so far); table:
 //   the positions by address, for heap_find().
 PyObject* heapIndex(PyObject*, PyObject* args) {
+#ifdef Py_GIL_DISABLED // other threads run meanwhile: their containers cannot be read without locks
+    (void)args;
+    return PyErr_SetString(PyExc_NotImplementedError, "heap_index: a free-threaded Python"), nullptr;
+#endif
     PyObject *objs, *skip, *hitTypes;
     double seconds;
     if (!PyArg_ParseTuple(args, "O!OOd:heap_index", &PyList_Type, &objs, &skip, &hitTypes, &seconds))
