@@ -317,12 +317,8 @@ class PhaseTracker:
                 # The tensors handed to the outermost call are the input data, if no autograd op
                 # made them. Without grad mode only the first call of an iteration counts (eval:
                 # model(x), then a metric module(out, y)).
-                if (self.torch.is_grad_enabled() or self._fresh_iteration) and self._may_tag(INPUTS):
-                    t0 = time.perf_counter()
-                    try:
-                        self._tag_inputs((args, kwargs))
-                    finally:
-                        self._tag_seconds[INPUTS] += time.perf_counter() - t0
+                if self.torch.is_grad_enabled() or self._fresh_iteration:
+                    self._tag(INPUTS, self._tag_inputs, (args, kwargs))
                 self._fresh_iteration = False
         except Exception as e:
             self._failed("the forward pre-hook", e)
@@ -342,21 +338,22 @@ class PhaseTracker:
     def _step_post(self, optimizer):
         self._annotate(1, OPTIMIZER)
         self._fresh_iteration = True
-        if not self._may_tag(OPTIMIZER):
+        try:
+            self._tag(OPTIMIZER, self._tag_optimizer, optimizer)
+        except Exception as e:
+            self._failed("tagging the optimizer's tensors", e)
+
+    def _tag(self, kind, tagger, what):
+        """tagger(what), if tagging of this kind (INPUTS, OPTIMIZER) is within its half of the share of
+        the run so far, charged to it: each kind has its own, so that the inputs of the first forward
+        pass never use up the first optimizer step's."""
+        if self._tag_seconds[kind] > self.MAX_TAG_SHARE / 2 * (time.perf_counter() - self._started):
             return
         t0 = time.perf_counter()
         try:
-            self._tag_optimizer(optimizer)
-        except Exception as e:
-            self._failed("tagging the optimizer's tensors", e)
+            tagger(what)
         finally:
-            self._tag_seconds[OPTIMIZER] += time.perf_counter() - t0
-
-    def _may_tag(self, kind):
-        """Whether tagging of this kind (INPUTS, OPTIMIZER) is within its half of the share of the run so
-        far: each has its own, so that the inputs of the first forward pass never use up the first
-        optimizer step's."""
-        return self._tag_seconds[kind] <= self.MAX_TAG_SHARE / 2 * (time.perf_counter() - self._started)
+            self._tag_seconds[kind] += time.perf_counter() - t0
 
     # ---- what is queued
     def _annotate(self, stage, name):

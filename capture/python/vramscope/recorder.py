@@ -379,9 +379,7 @@ class Recorder:
                     self.say("vramscope: retention (%s): %d/%d objects" % (trigger, done, total))
             # the tracker's compiled heap index when it is loaded (~10x faster than the Python one)
             native = getattr(self.source, "m", None)
-            # (a free-threaded Python runs other threads during the walk: only the Python index)
-            gil = getattr(sys, "_is_gil_enabled", lambda: True)()
-            native = native if hasattr(native, "heap_index") and gil else None
+            native = native if hasattr(native, "heap_index") else None
             g = retention.collect(blocks, self.torch, left, progress=progress, native=native)
             self.retention_stats.append((trigger, len(blocks), g.objects, len(g.nodes), g.seconds, g.truncated))
             if g.truncated:
