@@ -342,6 +342,71 @@ class PauseBudgetTest(unittest.TestCase):
         self.assertTrue(rec.retention_stats[-1][5])  # truncated
 
 
+class StateSource(FakeSource):
+    """A source whose tracker reads the block list itself (allocator_state), as the native one does."""
+
+    def __init__(self, segments, gatherer="vramscope"):
+        super().__init__()
+        self.segments, self.stack_gatherer, self.asked = segments, gatherer, []
+
+    def allocator_state(self, stacks):
+        self.asked.append(stacks)
+        return {"segments": self.segments, "allocator_settings": {"expandable_segments": True}}
+
+
+class WithoutPyTorchSymbolization(unittest.TestCase):
+    """PyTorch's stack symbolization (in _snapshot()) imports torch._inductor (~4.5 s): with the tracker
+    loaded the recorder reads the block list from it, and imports nothing for PyTorch."""
+
+    def test_block_lists_come_from_the_tracker(self):
+        def no_snapshot():
+            raise AssertionError("_snapshot() called")
+        segments = [{"device": 0, "address": 0x10000, "total_size": 2 << 20, "stream": 0, "segment_type": "large",
+                     "blocks": [{"address": 0x10000, "size": 512, "requested_size": 500, "state": "active_allocated",
+                                 "frames": [{"filename": "a.py", "name": "f", "line": 3}]}]}]
+        HOLDER["x"] = Held(0x10000)
+        self.addCleanup(HOLDER.clear)
+        clock = FakeClock()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "p.vscap")
+            with open(path, "wb") as f:
+                f.write(vscap.header())
+                rec = Recorder(path, pause_budget=pauses.PauseBudget(None, clock=clock))
+                rec.torch = types.SimpleNamespace(Tensor=Held, cuda=types.SimpleNamespace(
+                    memory=types.SimpleNamespace(_snapshot=no_snapshot), device_count=lambda: 1))
+                rec.source, rec._devices, rec._sinks = StateSource(segments), 1, [f.write]
+                rec.collect_retention("request")
+                state = rec._end_state()
+                rec._write_chunk(state)
+                rec._flush()
+            strings, anns, metas, kinds = records_of(path)
+        self.assertEqual(rec.source.asked, [False, True])  # the graph needs no stacks, the end state does
+        self.assertIn(vscap.RETENTION, kinds)
+        self.assertIn(vscap.SEGMENTS, kinds)
+        self.assertIn(vscap.SETTINGS, kinds)
+        self.assertIn("a.py", strings)
+        self.assertEqual([v for k, v in metas if k == "warning"], [])
+
+    def imports(self, stacks, gatherer):
+        rec = Recorder(os.devnull, stacks=stacks)
+        rec.source = types.SimpleNamespace(stack_gatherer=gatherer)
+        seen, real = [], __import__
+
+        def spy(name, *args, **kwargs):
+            seen.append(name)
+            raise ImportError("not here")  # the stand-in torch has no torch._inductor
+        with mock.patch("builtins.__import__", spy):
+            rec._import_what_symbolizing_would()
+        self.assertIs(__import__, real)
+        return "torch._inductor" in seen
+
+    def test_torch_inductor_imported_only_where_pytorch_symbolizes(self):
+        self.assertFalse(self.imports("python", "vramscope"))  # the tracker gathers and symbolizes
+        self.assertFalse(self.imports("none", None))  # no stacks, nothing to symbolize
+        self.assertTrue(self.imports("python", "pytorch (this Python's frames cannot be read)"))
+        self.assertTrue(self.imports("all", None))  # C++ frames: PyTorch symbolizes them
+
+
 class Warnings(unittest.TestCase):
     def test_repeated_warnings_are_counted_and_the_file_ends(self):
         with tempfile.TemporaryDirectory() as d:
@@ -378,6 +443,20 @@ class NativeCache(unittest.TestCase):
     @staticmethod
     def load(directory):
         return ("module loaded from", directory)
+
+    def test_the_package_ships_every_file_the_build_compiles(self):
+        # pip installs only the package data; a header left out breaks the build on users' machines
+        import tomllib
+        with open(os.path.join(PACKAGE, "pyproject.toml"), "rb") as f:
+            shipped = tomllib.load(f)["tool"]["setuptools"]["package-data"]["vramscope"]
+        self.assertEqual(sorted(set(native.SOURCES + native.OWN_HEADERS) - set(shipped)), [])
+        here = os.path.join(PACKAGE, "vramscope")
+        included = set()
+        for name in native.SOURCES + native.OWN_HEADERS:
+            with open(os.path.join(here, name)) as f:
+                included |= {line.split('"')[1] for line in f if line.startswith('#include "_')}
+        test_only = {"_test_module.h"}  # only under the test modules' own macros (no torch)
+        self.assertEqual(sorted(included - set(native.SOURCES + native.OWN_HEADERS) - test_only), [])
 
     def test_built_once_then_found(self):
         root = os.path.join(self.dir, "cache", "vramscope")

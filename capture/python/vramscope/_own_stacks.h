@@ -15,6 +15,7 @@
 
 #include "_py_frames.h"
 #include "_stack_cache.h"
+#include "_traceback_access.h"
 
 #include <cstdint>
 #include <memory>
@@ -23,23 +24,6 @@
 #include <vector>
 
 namespace vramscope_tracker {
-
-// A CapturedTraceback's raw Python frames and the unwinder that symbolizes them are private. An
-// explicit template instantiation may name a private member (C++ [temp.spec]/6): that gives member
-// pointers to read and set them.
-using PyFrames = std::vector<torch::CapturedTraceback::PyFrame>;
-using FramesPtr = PyFrames torch::CapturedTraceback::*;
-using UnwinderPtr = torch::CapturedTraceback::Python* torch::CapturedTraceback::*;
-FramesPtr framesMember();
-UnwinderPtr unwinderMember();
-template <FramesPtr P> struct FramesAccess {
-    friend FramesPtr framesMember() { return P; }
-};
-template <UnwinderPtr P> struct UnwinderAccess {
-    friend UnwinderPtr unwinderMember() { return P; }
-};
-template struct FramesAccess<&torch::CapturedTraceback::frames_>;
-template struct UnwinderAccess<&torch::CapturedTraceback::python_>;
 
 // A stack OwnStacks hands out: PyTorch's CapturedTraceback, numbered. The tracker's hook recognises
 // it (typeid) and keeps the number instead of a reference: a cached stack lives as long as the

@@ -2,7 +2,7 @@
 // (torch.utils.cpp_extension.load). The allocator calls on_trace() for every event while holding
 // its own lock: it copies the plain fields and a reference to the recorded stack into a bounded
 // buffer and returns - no GIL, no allocation beyond the buffer's, no I/O. drain(), called from the
-// recorder's writer thread, symbolizes the stacks (torch takes the GIL for Python frames there),
+// recorder's writer thread, symbolizes the stacks (_own_symbols.h; the GIL only for Python frames),
 // interns strings/frames/stacks/streams and encodes .vscap records (docs/vscap.md) with core's codec;
 // with Python stacks the stacks themselves are gathered by OwnStacks (_own_stacks.h), not by PyTorch;
 // _codec.cpp, compiled with it, adds the functions that encode every other record from Python.
@@ -11,9 +11,11 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <torch/csrc/profiler/combined_traceback.h>
 
+#include "_allocator_state.h"
 #include "_codec.h" // the interner and core's codec
 #include "_heap_index.h"
 #include "_own_stacks.h"
+#include "_own_symbols.h"
 #include "_stack_cache.h"
 
 #include <atomic>
@@ -121,7 +123,7 @@ void remember(const std::vector<torch::CapturedTraceback*>& tbs, const std::vect
 
 // The stack ids of the events (called holding the interner's mutex). Symbolizing takes the GIL
 // (about 1 µs per event, stolen from the program's threads), so each distinct raw stack is
-// symbolized once and cached.
+// symbolized once and cached; Python-only stacks are symbolized by vramscope (_own_symbols.h).
 std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
     std::vector<uint64_t> ids(events.size(), 0);
     std::vector<torch::CapturedTraceback*> tbs;
@@ -162,15 +164,12 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
         tbs.push_back(tb), owner.push_back(i);
     }
     if (tbs.empty()) return ids;
-    const auto sym = torch::symbolize(tbs);
-    std::vector<uint64_t> frameIds(sym.all_frames.size());
-    for (size_t f = 0; f < sym.all_frames.size(); ++f)
-        frameIds[f] = vramscope_codec::interner().frame(sym.all_frames[f].filename,
-                                                        sym.all_frames[f].funcname, sym.all_frames[f].lineno);
+    const auto frames = vramscope_tracker::symbolizeStacks(tbs);
     std::vector<uint64_t> stack;
     for (size_t k = 0; k < tbs.size(); ++k) {
         stack.clear();
-        for (uint64_t f : sym.tracebacks[k]) stack.push_back(frameIds[f]);
+        for (const auto& f : frames[k])
+            stack.push_back(vramscope_codec::interner().frame(f.file, f.name, f.line));
         ids[owner[k]] = vramscope_codec::interner().stack(stack);
     }
     for (auto [i, k] : sameAs) ids[i] = ids[owner[k]];
@@ -244,7 +243,7 @@ py::bytes drain() {
     }
     std::string out;
     {
-        py::gil_scoped_release release; // symbolize() takes the GIL itself, only for Python frames
+        py::gil_scoped_release release; // symbolizing takes the GIL itself, only for Python frames
         std::lock_guard<std::mutex> lock(vramscope_codec::internMutex());
         const auto stacks = stackIds(events);
         std::map<int, std::pair<std::vector<const Event*>, std::vector<uint64_t>>> byDevice;
@@ -323,6 +322,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "own_stacks", [] { return ownStacks->size(); }, "distinct stacks OwnStacks has cached");
     m.def("reset", &reset, "forget every id and buffered event: the next records start a new file");
     m.def("drain", &drain, "encode the buffered events (and new definitions) as .vscap records");
+    m.def("allocator_state", &vramscope_tracker::allocatorState, py::arg("stacks"),
+          "_snapshot()'s segments and allocator_settings, stacks symbolized by vramscope, no trace ring");
     m.def("dropped", [] { return dropped.load(); });
     m.def("buffered", [] {
         std::lock_guard<std::mutex> lock(bufferMutex);

@@ -45,7 +45,8 @@ def cache_root():
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ("_tracker.cpp", "_codec.cpp", "_py_frames.cpp", "_heap_index.cpp")
-OWN_HEADERS = ("_codec.h", "_interner.h", "_stack_cache.h", "_own_stacks.h", "_py_frames.h", "_heap_index.h")
+OWN_HEADERS = ("_codec.h", "_interner.h", "_stack_cache.h", "_own_stacks.h", "_py_frames.h", "_heap_index.h",
+               "_traceback_access.h", "_own_symbols.h", "_allocator_state.h")
 CODEC_HEADERS = ("io/VscapFormat.h", "io/VscapEncode.h", "io/VscapEncodeState.h", "io/VscapEvents.h",
                  "model/Action.h")  # core's codec, relative to core/
 

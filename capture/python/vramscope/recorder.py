@@ -134,13 +134,6 @@ class Recorder:
         if not torch.cuda.is_available():
             raise RuntimeError("vramscope: CUDA is not available in this process; nothing to record")
         self.torch = torch
-        # torch imports parts of itself lazily (torch._dynamo at an optimizer's first use); stack
-        # symbolization on the writer thread can import them too, and two threads importing the
-        # same modules cyclically get half-initialised modules. Import them here, once, first.
-        try:
-            import torch._dynamo  # noqa: F401
-        except Exception:
-            pass
         if self.pause_budget is None:
             self.pause_budget = pauses.PauseBudget.from_env()
             if getattr(self.pause_budget, "problem", None):
@@ -162,6 +155,7 @@ class Recorder:
             gatherer = getattr(self.source, "stack_gatherer", None)
             if gatherer:
                 self._write_chunk(vscap.meta_record("stack_gatherer", gatherer))
+            self._import_what_symbolizing_would()
             self._devices = torch.cuda.device_count()
         except BaseException:
             if history:
@@ -332,8 +326,8 @@ class Recorder:
             self.warn("retention graph (%s) skipped: %s (%s; %s sets it)"
                       % (trigger, why, budget.summary(), pauses.ENV), key=("skipped", trigger.split(":")[0]))
             return
-        # _snapshot() allocates thousands of objects: an automatic collection then would free the
-        # very cycles that may be the leak before we look at them
+        # reading the block list allocates thousands of objects: an automatic collection then would
+        # free the very cycles that may be the leak before we look at them
         was_enabled = gc.isenabled()
         gc.disable()
         # From the writer thread, the program must stand still while its heap is walked: no thread
@@ -359,8 +353,27 @@ class Recorder:
             self._pause_marks.append((us0, vscap_now_us()))
             self.retention_pauses.append((trigger, seconds))
 
+    def _import_what_symbolizing_would(self):
+        """PyTorch's stack symbolization imports torch._inductor (torch imports it lazily, ~4.5 s): on
+        the writer thread that import would race the program's own, and two threads importing the
+        same modules cyclically get half-initialised modules. So it is done here, before the writer
+        starts - unless no stack will be symbolized by PyTorch: the tracker symbolizes the Python
+        stacks it gathers itself, and reads the block list without PyTorch (allocator_state)."""
+        if self.stacks == "none" or getattr(self.source, "stack_gatherer", None) == "vramscope":
+            return
+        try:
+            import torch._inductor  # noqa: F401
+        except Exception:
+            pass
+
+    def _allocator_state(self, stacks):
+        """_snapshot()'s segments and settings: from the tracker when loaded (no trace ring, no import
+        of torch._inductor; the stacks only if asked), else from _snapshot()."""
+        reader = getattr(self.source, "allocator_state", None)
+        return reader(stacks) if reader else self.torch.cuda.memory._snapshot()
+
     def _collect_retention(self, trigger, cap, t0):
-        snap = self.torch.cuda.memory._snapshot()
+        snap = self._allocator_state(False)
         by_device = {}
         for s in snap.get("segments", []):
             for b in s.get("blocks", []):
@@ -543,7 +556,7 @@ class Recorder:
 
     def _end_state(self):
         """The allocator's own block list and settings, as the final state to check replay against."""
-        snap = self.torch.cuda.memory._snapshot()
+        snap = self._allocator_state(True)
         with self._lock:
             raw = bytearray(vscap.settings_record(snap.get("allocator_settings", {})))
             by_device = {}

@@ -31,6 +31,11 @@ class NativeSource:
     def stop(self):
         self.m.stop()
 
+    def allocator_state(self, stacks):
+        """_snapshot()'s "segments" and "allocator_settings" without PyTorch's symbolization (which
+        imports torch._inductor) and without the trace ring; the blocks' stacks only if asked."""
+        return self.m.allocator_state(stacks)
+
     def drain(self):
         return self.m.drain()
 

@@ -7,7 +7,8 @@ and the overheads, then the CPU seconds of the whole program (user + system, all
 the median of each round's recorded run against the mean of its two plain runs, and how much
 the two plain runs differ (the machine's noise); writes OUTDIR/overhead_whole.json. --variants adds, beside plain and recorded,
 `history` (PyTorch's own _record_memory_history with Python stacks: the floor any recorder of
-Python stacks pays) and `nostacks` (the recorder with --stacks none).
+Python stacks pays), `nostacks` (the recorder with --stacks none) and `noretention` (the
+recorder with no retention graph: a pause budget of 0).
     python overhead_whole.py OUTDIR [--rounds R] [--limit SECONDS] [--variants V,V...] [MODE[=SCALE]...]
 Runs stop being started once --limit seconds have passed (the table says how many rounds ran)."""
 import json
@@ -29,7 +30,9 @@ def run(variant, mode, scale, outdir):
     cmd = [sys.executable, PROGRAM, mode]
     if variant == "history":
         cmd.append("--history")
-    elif variant in ("recorded", "nostacks"):
+    elif variant in ("recorded", "nostacks", "noretention"):
+        if variant == "noretention":
+            env["VRAMSCOPE_PAUSE_BUDGET"] = "0"  # every retention graph skipped
         stacks = ["--stacks", "none"] if variant == "nostacks" else []
         cmd = [sys.executable, "-m", "vramscope", "record", "-o", os.path.join(outdir, mode + ".vscap")] + stacks + \
             ["--"] + cmd[1:]

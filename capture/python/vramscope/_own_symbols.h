@@ -1,0 +1,123 @@
+#pragma once
+// Python stacks symbolized by vramscope: for a traceback of Python frames only, the frames PyTorch's
+// symbolize() gives (file, function and line of each frame; after a frame of inductor-generated code
+// the frames that code stands for), read from the code objects here. Why not PyTorch's: its Python
+// unwinder asks hasattr(torch, "_inductor"), and torch imports torch._inductor lazily on that
+// question: ~4.5 s measured on the H200 (tests/gpu/import_cost.py) in a program that never compiles,
+// and on the writer thread an import racing the program's own imports. Generated code exists only
+// after torch._inductor.codecache has been imported, so asking it only then gives the same frames.
+// Included by the tracker only; every call with the GIL held.
+#include "_traceback_access.h"
+
+#include <Python.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vramscope_tracker {
+
+struct SymFrame {
+    std::string file, name;
+    uint64_t line; // PyTorch's unwind::Frame::lineno (PyCode_Addr2Line's -1 wraps as there)
+};
+
+class OwnSymbols {
+  public:
+    OwnSymbols() : inductorFrames_(inductorFrames()) {}
+    ~OwnSymbols() { Py_XDECREF(inductorFrames_); }
+    OwnSymbols(const OwnSymbols&) = delete;
+    OwnSymbols& operator=(const OwnSymbols&) = delete;
+
+    // Appends the frames of `frames` (innermost first, as PyTorch lists them) to `out`.
+    void append(const PyFrames& frames, std::vector<SymFrame>& out) {
+        for (const auto& f : frames) {
+            const auto key = std::make_pair(static_cast<const void*>(f.code), f.lasti);
+            auto it = memo_.find(key);
+            if (it == memo_.end()) it = memo_.emplace(key, symbolize(f.code, f.lasti)).first;
+            out.insert(out.end(), it->second.begin(), it->second.end());
+        }
+    }
+
+  private:
+    // PyCodeCache.stack_frames_for_code when torch._inductor.codecache is imported, else null.
+    static PyObject* inductorFrames() {
+        PyObject* codecache = PyDict_GetItemString(PyImport_GetModuleDict(), "torch._inductor.codecache");
+        if (codecache == nullptr) return nullptr;
+        PyObject* cache = PyObject_GetAttrString(codecache, "PyCodeCache");
+        PyObject* fn = cache ? PyObject_GetAttrString(cache, "stack_frames_for_code") : nullptr;
+        Py_XDECREF(cache);
+        if (fn == nullptr) PyErr_Clear();
+        return fn;
+    }
+
+    static std::string text(PyObject* s) {
+        Py_ssize_t n = 0;
+        const char* utf8 = s && PyUnicode_Check(s) ? PyUnicode_AsUTF8AndSize(s, &n) : nullptr;
+        if (utf8 == nullptr) {
+            PyErr_Clear();
+            return {};
+        }
+        return std::string(utf8, static_cast<size_t>(n));
+    }
+
+    static std::string item(PyObject* dict, const char* key) {
+        PyObject* v = PyMapping_GetItemString(dict, key);
+        std::string s = text(v);
+        Py_XDECREF(v);
+        return s;
+    }
+
+    std::vector<SymFrame> symbolize(void* raw, int lasti) {
+        auto* code = reinterpret_cast<PyCodeObject*>(raw);
+        const int line = PyCode_Addr2Line(code, lasti);
+        std::vector<SymFrame> out{
+            {text(code->co_filename), text(code->co_name), static_cast<uint64_t>(line)}};
+        if (inductorFrames_ == nullptr) return out;
+        PyObject* extra = PyObject_CallFunction(inductorFrames_, "Oi", code->co_filename, line);
+        PyObject* it = extra && extra != Py_None ? PyObject_GetIter(extra) : nullptr;
+        while (PyObject* h = it ? PyIter_Next(it) : nullptr) {
+            PyObject* l = PyMapping_GetItemString(h, "line");
+            const unsigned long long n = l ? PyLong_AsUnsignedLongLongMask(l) : 0;
+            out.push_back({item(h, "filename"), item(h, "name"), static_cast<uint64_t>(n)});
+            Py_XDECREF(l), Py_DECREF(h);
+        }
+        Py_XDECREF(it), Py_XDECREF(extra);
+        PyErr_Clear(); // a failing lookup gives the frame without its generated-code frames
+        return out;
+    }
+
+    PyObject* inductorFrames_;
+    std::map<std::pair<const void*, int>, std::vector<SymFrame>> memo_; // (code, lasti) -> frames
+};
+
+// The frames of each traceback: Python-only ones symbolized here, the others (C++ or TorchScript
+// frames, stacks="all") by PyTorch. With or without the GIL held (both take it as needed).
+inline std::vector<std::vector<SymFrame>> symbolizeStacks(const std::vector<torch::CapturedTraceback*>& tbs) {
+    std::vector<std::vector<SymFrame>> out(tbs.size());
+    std::vector<torch::CapturedTraceback*> theirs;
+    std::vector<size_t> at;
+    for (size_t k = 0; k < tbs.size(); ++k)
+        if (!pythonOnly(tbs[k])) theirs.push_back(tbs[k]), at.push_back(k);
+    if (theirs.size() < tbs.size()) {
+        const PyGILState_STATE gil = PyGILState_Ensure();
+        {
+            OwnSymbols own;
+            for (size_t k = 0; k < tbs.size(); ++k)
+                if (pythonOnly(tbs[k])) own.append(tbs[k]->*framesMember(), out[k]);
+        }
+        PyGILState_Release(gil);
+    }
+    if (theirs.empty()) return out;
+    const auto sym = torch::symbolize(theirs);
+    for (size_t j = 0; j < theirs.size(); ++j)
+        for (uint64_t f : sym.tracebacks[j]) {
+            const auto& frame = sym.all_frames[f];
+            out[at[j]].push_back({frame.filename, frame.funcname, frame.lineno});
+        }
+    return out;
+}
+
+} // namespace vramscope_tracker
