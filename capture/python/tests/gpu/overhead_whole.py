@@ -10,13 +10,16 @@ the two plain runs differ (the machine's noise); writes OUTDIR/overhead_whole.js
 Python stacks pays), `nostacks` (the recorder with --stacks none) and `noretention` (the
 recorder with no retention graph: a pause budget of 0).
     python overhead_whole.py OUTDIR [--rounds R] [--limit SECONDS] [--variants V,V...] [MODE[=SCALE]...]
-Runs stop being started once --limit seconds have passed (the table says how many rounds ran)."""
+Runs stop being started once --limit seconds have passed (the table says how many rounds ran).
+All runs share one bytecode cache (PYTHONPYCACHEPREFIX, a private directory unless set), filled by
+the warm-up runs."""
 import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -76,6 +79,10 @@ def main():
         mode, _, scale = a.partition("=")
         chosen[mode] = int(scale) if scale else SCALES[mode]
     os.makedirs(outdir, exist_ok=True)
+    # Bytecode cached for every run: where site-packages cannot be written (the GPU machine), each
+    # process otherwise compiles torch's sources again (cProfile: 6-7 s of a 12-s run, and as noisy)
+    if "PYTHONPYCACHEPREFIX" not in os.environ:
+        os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="pycache-", dir=outdir)
     start = time.monotonic()
     for mode, scale in chosen.items():  # warm caches (compile, the tracker) before anything is measured
         w = run("recorded" if mode == "eager" else "plain", mode, scale, outdir)
