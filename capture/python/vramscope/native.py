@@ -188,12 +188,13 @@ def load(say=None):
         return _cached
     try:
         import torch
-        from torch.utils import cpp_extension
         sources = _sources()[:len(SOURCES)]
         cflags, ldflags = _zstd_flags()
         includes = [HERE, core_dir()]
 
         def build(directory):
+            # only when building: importing it (setuptools and more) took 0.46 s of a cached load
+            from torch.utils import cpp_extension
             return cpp_extension.load(name=NAME, sources=sources, extra_cflags=["-O2", "-std=c++20"] + cflags,
                                       extra_ldflags=ldflags, extra_include_paths=includes,
                                       build_directory=directory, with_cuda=True,
