@@ -1,6 +1,7 @@
 """What torch's lazily imported parts cost a program that never uses them (issue 30: PyTorch's stack
 symbolization asks hasattr(torch, "_inductor"), which imports torch._inductor); own_symbols_check.py
-times the first _snapshot(), which pays it. Each import is timed in a fresh process, three times:  python import_cost.py"""
+times the first _snapshot(), which pays it. Each import is timed in a fresh process, three times:
+    python import_cost.py"""
 import subprocess
 import sys
 
