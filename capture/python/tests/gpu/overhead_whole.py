@@ -1,11 +1,13 @@
 """Recorder overhead on whole programs (issue 30, item 5): each program of observer_programs.py
 (the item-1 programs and a generation loop) runs in fresh processes unrecorded and under
 `python -m vramscope record` (Python stacks, the default pause budget), in rounds of plain, the
-other variants, plain again, after one unmeasured warm-up run of each. Per program it prints the
+other variants, plain again, after one unmeasured warm-up run of each. After every round, per
+program, it prints the
 median whole-program wall time and the median of the per-round median step times, both variants,
 and the overheads, then the CPU seconds of the whole program (user + system, all its threads)
 the median of each round's recorded run against the mean of its two plain runs, and how much
-the two plain runs differ (the machine's noise); writes OUTDIR/overhead_whole.json. --variants adds, beside plain and recorded,
+the two plain runs differ (the machine's noise), and writes OUTDIR/overhead_whole.json (so a run
+cut by a time limit still reports). --variants adds, beside plain and recorded,
 `history` (PyTorch's own _record_memory_history with Python stacks: the floor any recorder of
 Python stacks pays), `nostacks` (the recorder with --stacks none) and `noretention` (the
 recorder with no retention graph: a pause budget of 0).
@@ -89,6 +91,8 @@ def main():
         print("warm-up %s: %.1f s" % (mode, w["wall_s"]), flush=True)
     runs = {m: {v: [] for v in variants + ["plain_after"]} for m in chosen}
     for r in range(rounds):
+        if time.monotonic() - start > limit:
+            break
         for mode, scale in chosen.items():
             if time.monotonic() - start > limit:
                 break
@@ -97,6 +101,13 @@ def main():
             for v in variants:
                 runs[mode][v].append(run(v, mode, scale, outdir))
             runs[mode]["plain_after"].append(run("plain", mode, scale, outdir))
+        # after every round: a run cut by its time limit still reports the rounds it finished
+        print("after round %d:" % (r + 1), flush=True)
+        report(runs, variants, chosen, outdir)
+
+
+def report(runs, variants, chosen, outdir):
+    """Prints the table of the rounds so far and writes OUTDIR/overhead_whole.json."""
     table = {}
     others = variants[1:]
     print("| program | rounds | whole program %s (s) | %s | median step %s (ms) | %s |" % (
@@ -129,7 +140,7 @@ def main():
         print("|   CPU s, paired | | %s | %s | wall, each between two plain runs: %s (plain vs plain: %.1f %%) | |" % (
             " / ".join("%.2f" % cpu[v] for v in variants),
             " | ".join("%+.1f %%" % table[mode]["cpu_overhead_pct"][v] for v in others),
-            " / ".join("%+.1f %%" % paired[v] for v in others), noise))
+            " / ".join("%+.1f %%" % paired[v] for v in others), noise), flush=True)
     with open(os.path.join(outdir, "overhead_whole.json"), "w") as f:
         json.dump({"table": table, "runs": runs}, f, indent=1)
 
