@@ -5,8 +5,11 @@
 #     own frame walk (tests/py_frames_probe.cpp, test_py_frames.py): equal on 3.11-3.13, "cannot
 #     read" on the others;
 #   - the retention walk's heap index (_heap_index.cpp, test_heap_index.py): the same edges and
-#     graphs as its Python fallback.
-# CI runs both tests for the distribution's python3 only (tst_py_frames_python, tst_heap_index_python).
+#     graphs as its Python fallback;
+#   - the own symbolization of Python stacks (_own_symbols.h through tests/own_symbols_probe.cpp,
+#     test_own_symbols.py): each frame's line from its code object's own table.
+# CI runs these tests for the distribution's python3 only (tst_py_frames_python, tst_heap_index_python,
+# tst_own_symbols_python).
 #   scripts/check-pythons.sh [PYTHON...]
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,5 +52,7 @@ for p in "${pythons[@]}"; do
     "$ROOT/capture/python/tests/py_frames_probe.cpp" "$ROOT/capture/python/vramscope/_py_frames.cpp"
   check "$p" "$version" vramscope_heap VRAMSCOPE_HEAP_MODULE test_heap_index.py \
     -DVRAMSCOPE_HEAP_MODULE "$ROOT/capture/python/vramscope/_heap_index.cpp"
+  check "$p" "$version" vramscope_symbols VRAMSCOPE_SYMBOLS_MODULE test_own_symbols.py \
+    -I"$ROOT/capture/python/tests/torch_headers" "$ROOT/capture/python/tests/own_symbols_probe.cpp"
 done
 exit $failed

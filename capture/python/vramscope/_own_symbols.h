@@ -80,7 +80,8 @@ class OwnSymbols {
         PyObject* it = extra && extra != Py_None ? PyObject_GetIter(extra) : nullptr;
         while (PyObject* h = it ? PyIter_Next(it) : nullptr) {
             PyObject* l = PyMapping_GetItemString(h, "line");
-            const unsigned long long n = l ? PyLong_AsUnsignedLongLongMask(l) : 0;
+            const unsigned long long n = l && PyLong_Check(l) ? PyLong_AsUnsignedLongLongMask(l) : 0;
+            PyErr_Clear(); // no lookup below may run with an exception set
             out.push_back({item(h, "filename"), item(h, "name"), static_cast<uint64_t>(n)});
             Py_XDECREF(l), Py_DECREF(h);
         }
