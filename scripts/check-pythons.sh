@@ -7,9 +7,11 @@
 #   - the retention walk's heap index (_heap_index.cpp, test_heap_index.py): the same edges and
 #     graphs as its Python fallback;
 #   - the own symbolization of Python stacks (_own_symbols.h through tests/own_symbols_probe.cpp,
-#     test_own_symbols.py): each frame's line from its code object's own table.
+#     test_own_symbols.py): each frame's line from its code object's own table;
+#   - the own gatherer of the events' stacks (_own_stacks.h through tests/own_stacks_probe.cpp,
+#     test_own_stacks.py): one cached stack per distinct stack, deep ones left to PyTorch.
 # CI runs these tests for the distribution's python3 only (tst_py_frames_python, tst_heap_index_python,
-# tst_own_symbols_python).
+# tst_own_symbols_python, tst_own_stacks_python).
 #   scripts/check-pythons.sh [PYTHON...]
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,5 +56,8 @@ for p in "${pythons[@]}"; do
     -DVRAMSCOPE_HEAP_MODULE "$ROOT/capture/python/vramscope/_heap_index.cpp"
   check "$p" "$version" vramscope_symbols VRAMSCOPE_SYMBOLS_MODULE test_own_symbols.py \
     -I"$ROOT/capture/python/tests/torch_headers" "$ROOT/capture/python/tests/own_symbols_probe.cpp"
+  check "$p" "$version" vramscope_own_stacks VRAMSCOPE_OWN_STACKS_MODULE test_own_stacks.py \
+    -I"$ROOT/capture/python/tests/torch_headers" "$ROOT/capture/python/tests/own_stacks_probe.cpp" \
+    "$ROOT/capture/python/vramscope/_py_frames.cpp"
 done
 exit $failed

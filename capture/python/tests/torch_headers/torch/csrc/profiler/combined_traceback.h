@@ -1,9 +1,12 @@
 #pragma once
 // A stand-in for PyTorch's torch/csrc/profiler/combined_traceback.h (torch 2.11's layout of the
-// members the recorder reads: frames_, cpp_frames_, script_frames_, python_), so that
-// own_symbols_probe.cpp can compile vramscope/_own_symbols.h without torch. Its symbolize() stands
-// for PyTorch's: every frame it gives is ("<pytorch>", "symbolize", number of Python frames), so a
-// test sees which tracebacks went to PyTorch.
+// members the recorder reads: frames_, cpp_frames_, script_frames_, python_), so that the probes in
+// capture/python/tests compile vramscope/_own_symbols.h and _own_stacks.h without torch. Its
+// symbolize() stands for PyTorch's: every frame it gives is ("<pytorch>", "symbolize", number of
+// Python frames), so a test sees which tracebacks went to PyTorch; its gather() walks the frames as
+// PyTorch's does (PyEval_GetFrame, PyFrame_GetBack, PyFrame_GetLasti; the code objects referenced).
+#include <Python.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,6 +45,25 @@ struct CapturedTraceback : public c10::GatheredContext {
         virtual ~Python() = default;
     };
     CapturedTraceback() = default;
+    static std::shared_ptr<CapturedTraceback> gather(bool python, bool, bool) {
+        static Python unwinder;
+        auto tb = std::make_shared<CapturedTraceback>();
+        if (!python) return tb;
+        const PyGILState_STATE gil = PyGILState_Ensure();
+#if PY_VERSION_HEX >= 0x030B0000
+        PyFrameObject* f = PyEval_GetFrame();
+        Py_XINCREF(f);
+        while (f != nullptr) {
+            tb->frames_.push_back({PyFrame_GetCode(f), PyFrame_GetLasti(f)}); // a reference, as PyTorch's
+            PyFrameObject* back = PyFrame_GetBack(f);
+            Py_DECREF(f);
+            f = back;
+        }
+#endif
+        tb->python_ = &unwinder;
+        PyGILState_Release(gil);
+        return tb;
+    }
     CapturedTraceback(const CapturedTraceback&) = delete;
     CapturedTraceback& operator=(const CapturedTraceback&) = delete;
 
