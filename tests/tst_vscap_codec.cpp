@@ -15,6 +15,7 @@
 #include <QtTest>
 
 #include <map>
+#include <set>
 #include <zlib.h>
 
 using namespace vs;
@@ -28,6 +29,7 @@ class TestVscapCodec : public QObject {
     void trackerEncoderMatchesGolden();
     void goldenRecordsRead();
     void trackerStackCacheTellsStacksApart();
+    void trackerStackKeysSpreadNearIdenticalStacks();
 };
 
 namespace {
@@ -258,6 +260,43 @@ void TestVscapCodec::trackerStackCacheTellsStacksApart() {
     QCOMPARE(cache.size(), size_t(2));
     cache.clear();
     QCOMPARE(cache.find(key(outer), outer.size(), at(outer)), StackCache::missing);
+}
+
+// The key only spreads the cache's buckets (equal keys are confirmed frame by frame), but stacks
+// that differ in one frame's offset or code object, in the order of two frames or in depth must
+// not share keys, or every event of such a program would walk one long bucket. (A key whose
+// per-frame step never carried high bits down, the offset folded in above the address, gave 25
+// shared keys here.)
+void TestVscapCodec::trackerStackKeysSpreadNearIdenticalStacks() {
+    using vramscope_tracker::RawFrame;
+    using vramscope_tracker::StackCache;
+    uint64_t seed = 1;
+    auto next = [&seed] { return seed = seed * 6364136223846793005ull + 1442695040888963407ull; };
+    std::vector<RawFrame> base(40);
+    for (auto& f : base) // code objects 16-byte aligned in a 16 MiB range, even offsets, as CPython's
+        f = {reinterpret_cast<const void*>(0x7f0000000000ull + (next() >> 40) * 16),
+             int((next() >> 52) % 4000) * 2};
+    std::set<uint64_t> keys;
+    size_t stacks = 0;
+    auto add = [&](const std::vector<RawFrame>& v, size_t n) {
+        keys.insert(StackCache::hash(n, [&v](size_t i) { return v[i]; }));
+        ++stacks;
+    };
+    for (size_t i = 0; i < base.size(); ++i)
+        for (int d = 2; d <= 2000; d += 2) {
+            auto offset = base, code = base;
+            offset[i].lasti += d;
+            code[i].code = static_cast<const char*>(code[i].code) + 16 * d;
+            add(offset, offset.size()), add(code, code.size());
+        }
+    for (size_t i = 0; i + 1 < base.size(); ++i) {
+        auto swapped = base;
+        std::swap(swapped[i], swapped[i + 1]);
+        add(swapped, swapped.size());
+    }
+    for (size_t n = 2; n <= base.size(); ++n) add(base, n);                      // the outer n frames
+    for (size_t n = 1; n <= 100; ++n) add(std::vector<RawFrame>(n, base[0]), n); // recursion
+    QCOMPARE(keys.size(), stacks);
 }
 
 QTEST_GUILESS_MAIN(TestVscapCodec)
