@@ -577,6 +577,19 @@ class PhasesWithoutGlobalHooks(unittest.TestCase):
         self.built_before(x)
         self.assertEqual(self.drain()[0], [(0, "forward"), (1, "forward")])
 
+    def test_started_before_the_program_looks_for_no_existing_module(self):
+        # python -m vramscope record: no module of the program exists yet, so none is looked for
+        t = self.torch
+        self.tracker.remove()
+        before = t.Sequential(t.Linear())
+        walks = []
+        with mock.patch.object(self.phases.gc, "get_objects", side_effect=lambda: walks.append(1) or [before]):
+            self.tracker = self.phases.PhaseTracker(t, lambda: 0, adopt_existing=False).install()
+        self.addCleanup(self.tracker.remove)
+        self.assertEqual(walks, [])
+        self.assertFalse(self.hooked(before))
+        self.assertTrue(self.hooked(t.Sequential(t.Linear())))  # built after: hooked as it is built
+
     def test_input_tags_come_out_of_the_tagging_share(self):
         t = self.torch
         model = t.Sequential(t.Linear())

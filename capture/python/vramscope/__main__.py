@@ -57,7 +57,7 @@ def main(argv=None):
     try:
         rec = vramscope.start(args.output, live=args.live, stacks=args.stacks, free_stacks=args.free_stacks,
                               use_native=not args.no_native,
-                              native_level=level)
+                              native_level=level, before_program=True)
     except Exception as e:  # no torch, no CUDA...: the program still runs, unrecorded
         if not quiet:
             _say("vramscope: not recording (%s: %s); running the program unrecorded" % (type(e).__name__, e))

@@ -35,13 +35,15 @@ DRIVER_EVERY_S = 1.0  # the driver's figures (NVML asks the driver for every pro
 class Recorder:
     def __init__(self, path=None, live=None, stacks="python", interval=None, use_native=True,
                  max_buffered=1 << 22, retention=True, retention_budget_s=30.0, auto_retention=None,
-                 gc_annotations=True, phases=True, native_level=None, pause_budget=None, free_stacks=True):
+                 gc_annotations=True, phases=True, native_level=None, pause_budget=None, free_stacks=True,
+                 before_program=False):
         self.path = path or "vramscope-%d.vscap" % os.getpid()
         self.live_path = live if live is not None else os.environ.get("VRAMSCOPE_LIVE") or None
         if stacks not in ("python", "all", "none"):
             raise ValueError("stacks must be 'python', 'all' or 'none'")
         self.stacks = stacks
         self.free_stacks = free_stacks  # False: PyTorch gathers stacks at allocations only (context="alloc")
+        self.before_program = before_program  # True: started before any of the program's code ran
         self.interval = interval if interval is not None else LIVE_INTERVAL_S if self.live_path else FILE_INTERVAL_S
         self._driver_at = -DRIVER_EVERY_S  # when the driver was last sampled (monotonic)
         self.use_native = use_native
@@ -177,7 +179,7 @@ class Recorder:
                 self._gc = None
         if self.track_phases:
             try:
-                self.phases = phases.PhaseTracker(torch, get_device).install()
+                self.phases = phases.PhaseTracker(torch, get_device, not self.before_program).install()
             except Exception as e:  # a torch without these hooks: record without phases
                 self._failed("installing the phase hooks (no phase annotations)", e)
                 self.phases = None
