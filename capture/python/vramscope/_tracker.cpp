@@ -195,7 +195,7 @@ template <class C, class R, class... A> struct Signature<R (C::*)(A...)> {
 };
 
 template <class Allocator = c10::cuda::CUDACachingAllocator::CUDAAllocator>
-bool recordWithOwnStacks(size_t maxEntries, bool frees) {
+bool recordWithContexts(std::shared_ptr<c10::GatheredContext> (*contextOf)(), size_t maxEntries, bool frees) {
     using S = Signature<decltype(&Allocator::recordHistory)>;
     if constexpr (S::arity < 4 || S::arity > 6) {
         return false;
@@ -206,13 +206,20 @@ bool recordWithOwnStacks(size_t maxEntries, bool frees) {
         const When when = frees ? When::ALL : When::ALLOC;
         Allocator* a = c10::cuda::CUDACachingAllocator::get();
         if constexpr (S::arity == 6)
-            a->recordHistory(true, &ownContext, maxEntries, when, false, std::vector<std::string>{});
+            a->recordHistory(true, contextOf, maxEntries, when, false, std::vector<std::string>{});
         else if constexpr (S::arity == 5)
-            a->recordHistory(true, &ownContext, maxEntries, when, false);
+            a->recordHistory(true, contextOf, maxEntries, when, false);
         else
-            a->recordHistory(true, &ownContext, maxEntries, when);
+            a->recordHistory(true, contextOf, maxEntries, when);
         return true;
     }
+}
+
+// A measurement only (overhead_inproc.py, mode hist_nocontext): the history asks for a context at
+// every event and gets none - what PyTorch's handling of the contexts themselves costs, beside
+// what gathering them costs.
+std::shared_ptr<c10::GatheredContext> noContext() {
+    return nullptr;
 }
 
 // Called (with the GIL) right after torch.cuda.memory._record_memory_history(stacks="python") has
@@ -220,7 +227,7 @@ bool recordWithOwnStacks(size_t maxEntries, bool frees) {
 // switched, else why not (PyTorch's gather stays).
 std::string useOwnStacks(size_t maxEntries, bool frees) {
     std::string why = ownStacks->check();
-    if (why.empty() && !recordWithOwnStacks(maxEntries, frees))
+    if (why.empty() && !recordWithContexts(&ownContext, maxEntries, frees))
         why = "this torch's recordHistory() takes arguments vramscope does not know";
     return why;
 }
@@ -320,6 +327,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
           "gather the history's Python stacks here, not in PyTorch: '' when switched, else why not");
     m.def(
         "own_stacks", [] { return ownStacks->size(); }, "distinct stacks OwnStacks has cached");
+    m.def(
+        "use_no_contexts",
+        [](size_t maxEntries, bool frees) { return recordWithContexts(&noContext, maxEntries, frees); },
+        "measurement only: after _record_memory_history, the history gets no context at any event");
     m.def("reset", &reset, "forget every id and buffered event: the next records start a new file");
     m.def("drain", &drain, "encode the buffered events (and new definitions) as .vscap records");
     m.def("allocator_state", &vramscope_tracker::allocatorState, py::arg("stacks"),

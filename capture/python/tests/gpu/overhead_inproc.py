@@ -2,11 +2,13 @@
 on the GPU machine (±30 % on a 1 ms step) hides differences of a few per cent, so the parts are
 switched on and off in blocks of steps, in alternating order, and each block's median step is kept.
     python overhead_inproc.py [--reps R] [--json FILE] [--modes M,M...]
-Modes: off; hist_nostack (PyTorch's history without stacks); hist_alloc (PyTorch's history, Python stacks of allocations only); hist_all (also of frees:
-what the recorder asks for); hist_own (hist_all, the stacks gathered by the tracker's OwnStacks, not
-by PyTorch); hist_own_alloc (the same for allocations only); tracker (hist_all + the native tracker's hook); tracker_drain (+ a thread draining it
-every 0.1 s); tracker_own (tracker_drain with OwnStacks); phases (the phase hooks alone); recorder
-(vramscope.start() with everything but retention graphs, stopped after the block; OwnStacks);
+Modes: off; hist_nostack (PyTorch's history without stacks); hist_nocontext (the history asking
+for a context at every allocation and free, given none: PyTorch's part without any stack);
+hist_alloc (PyTorch's history, Python stacks of allocations only); hist_all (also of frees: what
+the recorder asks for); hist_own (hist_all, the stacks gathered by the tracker's OwnStacks, not by
+PyTorch); hist_own_alloc (the same for allocations only); tracker (hist_all + the native tracker's
+hook); tracker_drain (+ a thread draining it every 0.1 s); tracker_own (tracker_drain with
+OwnStacks); phases (the phase hooks alone); recorder (vramscope.start() with everything but retention graphs, stopped after the block; OwnStacks);
 rec_torchstacks (the same with PyTorch gathering the stacks); rec_no* (the Recorder without a
 part: PARTS); rec_slow, rec_allocstacks (OPTIONS). Workloads: `pair` (one allocation and
 its free, 20 Python frames deep: µs per pair), `eager` (an MLP training step), `generation` (a GPT-2
@@ -26,9 +28,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import observer_programs as prog  # noqa: E402
 
-MODES = ["off", "hist_nostack", "hist_alloc", "hist_all", "hist_own", "hist_own_alloc", "tracker", "tracker_drain",
-         "tracker_own", "phases", "recorder", "rec_torchstacks", "rec_nophases", "rec_noauto", "rec_nodriver", "rec_nogc",
-         "rec_bare", "rec_slow", "rec_allocstacks"]
+MODES = ["off", "hist_nostack", "hist_nocontext", "hist_alloc", "hist_all", "hist_own", "hist_own_alloc", "tracker",
+         "tracker_drain", "tracker_own", "phases", "recorder", "rec_torchstacks", "rec_nophases", "rec_noauto",
+         "rec_nodriver", "rec_nogc", "rec_bare", "rec_slow", "rec_allocstacks"]
 # the Recorder's parts each rec_no* mode leaves out (rec_bare: all of them)
 PARTS = {"rec_nophases": {"phases"}, "rec_noauto": {"auto"}, "rec_nodriver": {"driver"}, "rec_nogc": {"gc"},
          "rec_bare": {"phases", "auto", "driver", "gc"}}
@@ -59,6 +61,8 @@ class Switch:
             torch.cuda.memory._record_memory_history(enabled="all", context=context, stacks="python", max_entries=1)
         if mode in ("hist_own", "hist_own_alloc"):  # our stacks of allocations and frees, or allocations only
             assert self.tracker_module().use_own_stacks(1, mode == "hist_own") == ""
+        if mode == "hist_nocontext":  # contexts asked for at every event, none given
+            assert self.tracker_module().use_no_contexts(1, True)
         if mode in ("tracker", "tracker_drain", "tracker_own"):
             m = self.tracker_module()
             m.start(1 << 24, True)
