@@ -11,8 +11,8 @@ hook); tracker_drain (+ a thread draining it every 0.1 s); tracker_own (tracker_
 OwnStacks); phases (the phase hooks alone); recorder (vramscope.start() with everything but
 retention graphs, stopped after the block; OwnStacks); rec_torchstacks (the same with PyTorch
 gathering the stacks); rec_no* (the Recorder without a part: PARTS); rec_slow, rec_allocstacks
-(OPTIONS). Workloads: `pair` (one allocation and its free, 20 Python frames deep: µs per pair), `eager` (an MLP training step), `generation` (a GPT-2
-decode step with its KV cache). Prints a table: median of the blocks' medians, and vs `off`; and
+(OPTIONS). Workloads: `pair` (one allocation and its free, 20 Python frames deep: µs per pair),
+`eager` (an MLP training step), `generation` (a GPT-2 decode step with its KV cache). Prints a table: median of the blocks' medians, and vs `off`; and
 the median of each block's ratio to the `off` block of its own repetition (paired vs off)."""
 import json
 import os
