@@ -2,18 +2,19 @@
 on the GPU machine (±30 % on a 1 ms step) hides differences of a few per cent, so the parts are
 switched on and off in blocks of steps, in alternating order, and each block's median step is kept.
     python overhead_inproc.py [--reps R] [--json FILE] [--modes M,M...]
-Modes: off; hist_nostack (PyTorch's history without stacks); hist_nocontext (the history asking
-for a context at every allocation and free, given none: PyTorch's part without any stack);
-hist_alloc (PyTorch's history, Python stacks of allocations only); hist_all (also of frees: what
-the recorder asks for); hist_own (hist_all, the stacks gathered by the tracker's OwnStacks, not by
-PyTorch); hist_own_alloc (the same for allocations only); tracker (hist_all + the native tracker's
-hook); tracker_drain (+ a thread draining it every 0.1 s); tracker_own (tracker_drain with
-OwnStacks); phases (the phase hooks alone); recorder (vramscope.start() with everything but
-retention graphs, stopped after the block; OwnStacks); rec_torchstacks (the same with PyTorch
-gathering the stacks); rec_no* (the Recorder without a part: PARTS); rec_slow, rec_allocstacks
-(OPTIONS). Workloads: `pair` (one allocation and its free, 20 Python frames deep: µs per pair),
-`eager` (an MLP training step), `generation` (a GPT-2 decode step with its KV cache). Prints a table: median of the blocks' medians, and vs `off`; and
-the median of each block's ratio to the `off` block of its own repetition (paired vs off)."""
+Modes: off; hist_nostack (PyTorch's history without stacks); hist_nocontext (the history asking for
+a context at every allocation and free, given none: PyTorch's part without any stack); hist_alloc
+(PyTorch's history, Python stacks of allocations only); hist_all (also of frees: what the recorder
+asks for); hist_own (hist_all, the stacks gathered by the tracker's OwnStacks, not by PyTorch);
+hist_own_alloc (the same for allocations only); tracker (hist_all + the native tracker's hook);
+tracker_drain (+ a thread draining it every 0.1 s); tracker_own (tracker_drain with OwnStacks);
+phases (the phase hooks alone); recorder (vramscope.start() with everything but retention graphs,
+stopped after the block; OwnStacks); rec_torchstacks (the same with PyTorch gathering the stacks);
+rec_no* (the Recorder without a part: PARTS); rec_slow, rec_allocstacks (OPTIONS). Workloads: `pair`
+(one allocation and its free, 20 Python frames deep: µs per pair), `eager` (an MLP training step),
+`generation` (a GPT-2 decode step with its KV cache). Prints a table: median of the blocks' medians,
+and vs `off`; and the median of each block's ratio to the `off` block of its own repetition (paired
+vs off)."""
 import json
 import os
 import statistics
