@@ -11,6 +11,7 @@ packages=(
   fonts-dejavu-core           # text in headless renders
   zstd python3                # sample tooling
   python3-dev                 # the recorder's compiled codec, built for its byte-for-byte test
+  pybind11-dev                # the test of the recorder's block-list reader (header-only)
   openssh-client openssh-server  # remote captures over ssh; the tests start their own sshd
 )
 export DEBIAN_FRONTEND=noninteractive

@@ -6,17 +6,12 @@
 // Python frames), so a test sees which tracebacks went to PyTorch; its gather() walks the frames as
 // PyTorch's does (PyEval_GetFrame, PyFrame_GetBack, PyFrame_GetLasti; the code objects referenced).
 #include <Python.h>
+#include <c10/core/Allocator.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
-
-namespace c10 {
-struct GatheredContext {
-    virtual ~GatheredContext() = default;
-};
-} // namespace c10
 
 namespace torch {
 namespace jit {
