@@ -5,7 +5,9 @@
 #   2. own_stacks_check.py: the stacks the tracker gathers are PyTorch's
 #   3. observer_programs.py eager recorded with PyTorch's stacks and with ours: OUT/stacks0.vscap and
 #      OUT/stacks1.vscap, to compare with vramscope-cli (the GPU machine has no viewer)
-#   4. INPROC=1: overhead_inproc.py, the per-step cost of each part in one process (paired blocks)
+#   4. INPROC=1: overhead_inproc.py, the per-step cost of each part in one process (paired blocks;
+#      MODES=... picks them: by default PyTorch's history without stacks, asking for contexts and
+#      given none, with our stacks of everything and of allocations only, and the whole recorder)
 #   5. overhead_whole.py on $PROGRAMS (default: generation eager), interleaved rounds
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +25,7 @@ for g in 0 1; do
     > /dev/null && echo "recorded stacks$g.vscap (VRAMSCOPE_OWN_STACKS=$g)"
 done
 if [ "${INPROC:-0}" = 1 ]; then
-  python overhead_inproc.py --reps "${REPS:-12}" --modes off,hist_own,tracker_own,recorder,rec_torchstacks \
+  python overhead_inproc.py --reps "${REPS:-12}" --modes "${MODES:-off,hist_nostack,hist_nocontext,hist_own,hist_own_alloc,recorder}" \
     --json "$OUT/inproc.json" 2>&1 | grep -v '_token_id' | tee "$OUT/inproc.txt"
 fi
 python overhead_whole.py "$WORK" --rounds "${ROUNDS:-2}" --limit "${LIMIT:-300}" ${PROGRAMS:-generation eager} 2>&1 \
