@@ -9,10 +9,14 @@ frames of each block and segment that has a stack and [] for one without (only w
 keyed "1", "2", "4"...), never asking the allocator for its trace ring. The GPU check against real
 PyTorch is tests/gpu/own_symbols_check.py.
     VRAMSCOPE_STATE_MODULE=build/tests/vramscope_state...so python3 test_allocator_state.py -v"""
+import os
 import sys
 import unittest
 
 import built_module
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from vramscope import vscap  # noqa: E402
 
 probe = built_module.load("VRAMSCOPE_STATE_MODULE", "vramscope_state")
 if probe is None:
@@ -21,6 +25,16 @@ if probe is None:
 
 def where_allocated():
     return 1
+
+
+def with_block(x):
+    with x:
+        return 1
+
+
+def offset_without_line(code):
+    """An instruction offset of `code` that has no line (PyCode_Addr2Line gives -1), if any."""
+    return next((start for start, _, line in code.co_lines() if line is None), None)
 
 
 MiB = 1 << 20
@@ -87,6 +101,19 @@ class AllocatorState(unittest.TestCase):
             self.assertIn(key, settings)
         probe.set_snapshot([], dict(SETTINGS, max_split_size=200 * MiB))
         self.assertEqual(probe.state(False)["allocator_settings"]["max_split_size"], 200 * MiB)
+
+    def test_a_frame_without_a_line_is_minus_one_and_encodes(self):
+        code = with_block.__code__
+        offset = offset_without_line(code)
+        if offset is None:
+            self.skipTest("no instruction without a line in this Python's code")
+        probe.set_snapshot([segment(0x7f0000000000, [block(512, frames=[(code, offset), (CODE, 0)])])], SETTINGS)
+        state = probe.state(True)
+        frames = state["segments"][0]["blocks"][0]["frames"]
+        self.assertEqual(frames[0], {"filename": __file__, "name": "with_block", "line": -1})  # as _snapshot()
+        # the end state's path: the records encode it (a line of 2^64-1 made the compiled codec raise)
+        record = vscap.segments_record(0, state["segments"], vscap.Interner())
+        self.assertGreater(len(record), 0)
 
     def test_empty_allocator(self):
         probe.set_snapshot([], SETTINGS)

@@ -32,7 +32,8 @@ inline py::list framesList(const std::vector<SymFrame>& frames) {
     py::list out;
     for (const auto& f : frames) {
         py::dict d;
-        d["filename"] = f.file, d["name"] = f.name, d["line"] = f.line;
+        // signed, as _snapshot() gives it: PyCode_Addr2Line's -1 (no line) stays -1
+        d["filename"] = f.file, d["name"] = f.name, d["line"] = static_cast<int64_t>(f.line);
         out.append(std::move(d));
     }
     return out;
@@ -113,6 +114,13 @@ template <class C> py::dict settingsDict(const C& c) {
     return d;
 }
 
+// "allocator_settings" where this torch's snapshot has them (a template: the requires-clause of a
+// plain function is checked, not discarded, and would fail on a torch without them).
+template <class Info> void addSettings(py::dict& out, const Info& info) {
+    if constexpr (requires { info.config_metadata; })
+        out["allocator_settings"] = settingsDict(info.config_metadata);
+}
+
 // {"segments": [...], "allocator_settings": {...}}; the blocks' and segments' "frames" when `stacks`.
 inline py::dict allocatorState(bool stacks) {
     const auto info = allocatorSnapshot(c10::cuda::CUDACachingAllocator::get());
@@ -122,8 +130,7 @@ inline py::dict allocatorState(bool stacks) {
     requests.resolve();
     py::dict out;
     out["segments"] = segments;
-    if constexpr (requires { info.config_metadata; })
-        out["allocator_settings"] = settingsDict(info.config_metadata);
+    addSettings(out, info);
     return out;
 }
 

@@ -94,6 +94,16 @@ class OwnSymbols {
     std::map<std::pair<const void*, int>, std::vector<SymFrame>> memo_; // (code, lasti) -> frames
 };
 
+// The GIL for a scope, from a thread that may or may not hold it; released however the scope ends
+// (an exception left through a bare PyGILState_Release would leave this thread holding it).
+struct GilHeld {
+    GilHeld() : state(PyGILState_Ensure()) {}
+    ~GilHeld() { PyGILState_Release(state); }
+    GilHeld(const GilHeld&) = delete;
+    GilHeld& operator=(const GilHeld&) = delete;
+    PyGILState_STATE state;
+};
+
 // The frames of each traceback: Python-only ones symbolized here, the others (C++ or TorchScript
 // frames, stacks="all") by PyTorch. With or without the GIL held (both take it as needed).
 inline std::vector<std::vector<SymFrame>> symbolizeStacks(const std::vector<torch::CapturedTraceback*>& tbs) {
@@ -103,13 +113,10 @@ inline std::vector<std::vector<SymFrame>> symbolizeStacks(const std::vector<torc
     for (size_t k = 0; k < tbs.size(); ++k)
         if (!pythonOnly(tbs[k])) theirs.push_back(tbs[k]), at.push_back(k);
     if (theirs.size() < tbs.size()) {
-        const PyGILState_STATE gil = PyGILState_Ensure();
-        {
-            OwnSymbols own;
-            for (size_t k = 0; k < tbs.size(); ++k)
-                if (pythonOnly(tbs[k])) own.append(tbs[k]->*framesMember(), out[k]);
-        }
-        PyGILState_Release(gil);
+        const GilHeld gil;
+        OwnSymbols own;
+        for (size_t k = 0; k < tbs.size(); ++k)
+            if (pythonOnly(tbs[k])) own.append(tbs[k]->*framesMember(), out[k]);
     }
     if (theirs.empty()) return out;
     const auto sym = torch::symbolize(theirs);

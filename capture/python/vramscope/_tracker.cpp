@@ -107,7 +107,9 @@ void remember(const std::vector<torch::CapturedTraceback*>& tbs, const std::vect
               const std::vector<uint64_t>& ids, const std::vector<bool>& own) {
     std::vector<size_t> fresh;
     for (size_t k = 0; k < tbs.size(); ++k) {
-        if (own[k]) continue; // OwnStacks' stacks are known by their number (ownStackIds)
+        // OwnStacks' stacks are known by their number (ownStackIds); stacks with TorchScript or C++
+        // frames are not keyed by their Python frames alone
+        if (own[k] || !vramscope_tracker::pythonOnly(tbs[k])) continue;
         const PyFrames& frames = tbs[k]->*framesMember();
         const auto at = rawFrames(frames);
         if (stackCache.add(stackCache.hash(frames.size(), at), frames.size(), at, ids[owner[k]]))
@@ -119,6 +121,12 @@ void remember(const std::vector<torch::CapturedTraceback*>& tbs, const std::vect
             Py_INCREF(reinterpret_cast<PyObject*>(f.code));
             cachedCode.push_back(reinterpret_cast<PyObject*>(f.code));
         }
+}
+
+// A frame's line as every record writes it: PyCode_Addr2Line's -1 (no line; PyTorch wraps it to
+// 2^64-1) as 0, as the records encoded from Python do (codec.py, _codec.cpp).
+uint64_t lineOf(const vramscope_tracker::SymFrame& f) {
+    return static_cast<int64_t>(f.line) < 0 ? 0 : f.line;
 }
 
 // The stack ids of the events (called holding the interner's mutex). Symbolizing takes the GIL
@@ -146,7 +154,8 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
         }
         auto* tb = dynamic_cast<torch::CapturedTraceback*>(events[i].context.get());
         if (!tb) continue;
-        if (cacheStacks) {
+        // (a stack with TorchScript or C++ frames is more than its Python frames: not cached)
+        if (cacheStacks && vramscope_tracker::pythonOnly(tb)) {
             const PyFrames& frames = tb->*framesMember();
             const auto at = rawFrames(frames);
             const uint64_t key = batch.hash(frames.size(), at);
@@ -169,7 +178,7 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
     for (size_t k = 0; k < tbs.size(); ++k) {
         stack.clear();
         for (const auto& f : frames[k])
-            stack.push_back(vramscope_codec::interner().frame(f.file, f.name, f.line));
+            stack.push_back(vramscope_codec::interner().frame(f.file, f.name, lineOf(f)));
         ids[owner[k]] = vramscope_codec::interner().stack(stack);
     }
     for (auto [i, k] : sameAs) ids[i] = ids[owner[k]];
