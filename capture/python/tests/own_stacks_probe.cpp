@@ -4,6 +4,7 @@
 //   check() -> '' when the frames it reads equal PyTorch's gather here, else why not
 //   context(n) -> (ns per call, number of the stack in the cache or -1 when not cached) for n calls
 //   size() -> distinct stacks cached
+//   script_frames(n) -> stands for a running TorchScript interpreter with n frames (0: none)
 //   parts(n, what) -> (ns per call, checksum): reading the frames alone (0), and with the key (1)
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -70,6 +71,17 @@ PyObject* parts(PyObject*, PyObject* args) {
     return Py_BuildValue("(dK)", ns, static_cast<unsigned long long>(sink));
 }
 
+// Stands for a running TorchScript interpreter with n frames (0: none).
+PyObject* scriptFrames(PyObject*, PyObject* arg) {
+    const long n = PyLong_AsLong(arg);
+    if (n < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "n >= 0");
+        return nullptr;
+    }
+    torch::jit::standInScriptFrames().assign(static_cast<size_t>(n), torch::jit::StackEntry{"scripted.py"});
+    Py_RETURN_NONE;
+}
+
 PyObject* size(PyObject*, PyObject*) {
     return PyLong_FromSize_t(stacks->size());
 }
@@ -79,6 +91,7 @@ PyMethodDef methods[] = {
     {"context", context, METH_O,
      "(ns per call, cached stack number or -1) of n calls of OwnStacks::context()"},
     {"size", size, METH_NOARGS, "distinct stacks cached"},
+    {"script_frames", scriptFrames, METH_O, "stand for a running TorchScript interpreter with n frames"},
     {"parts", parts, METH_VARARGS, "(ns per call, checksum) of n frame reads alone (0) or with the key (1)"},
     {nullptr, nullptr, 0, nullptr}};
 

@@ -74,6 +74,17 @@ class OwnStacks(unittest.TestCase):
         self.assertNotEqual(deep(MAX_FRAMES - 40, site_a), -1)  # within reach: cached
         self.assertEqual(probe.size(), before + 1)
 
+    def test_inside_torchscript_left_to_pytorch(self):
+        # PyTorch's stacks="python" gather holds the script's frames too: not ours to read
+        before = probe.size()
+        probe.script_frames(2)
+        try:
+            self.assertEqual(site_a(), -1)  # PyTorch's gather: not cached
+        finally:
+            probe.script_frames(0)
+        self.assertEqual(probe.size(), before)
+        self.assertNotEqual(site_a(), -1)
+
     def test_many_calls_report_their_time_and_stack(self):
         # (bench/bench_own_stacks.py prints the figures; no timing is asserted here)
         ns, number = deep(40, lambda: probe.context(1000))

@@ -63,9 +63,12 @@ class OwnStacks {
     // The context of the calling thread's allocator event (the allocator calls it before it takes its
     // own lock, as it calls PyTorch's gather).
     std::shared_ptr<c10::GatheredContext> context() {
+        // Inside TorchScript PyTorch's stack holds the script's frames too (stacks="python" gathers
+        // Python and TorchScript frames): those events are left to PyTorch's gather, uncached.
+        if (!torch::jit::currentCallstack().empty()) return pytorchs();
         RawFrame frames[maxFrames];
         const int n = readPythonFrames(frames, maxFrames);
-        if (n < 0) return torch::CapturedTraceback::gather(true, false, false);
+        if (n < 0) return pytorchs();
         if (n == 0) return nullptr; // a thread without Python code (the autograd engine's): no stack
         const auto at = [&frames](size_t i) { return frames[i]; };
         const uint64_t key = StackCache::hash(n, at);
@@ -88,6 +91,11 @@ class OwnStacks {
     }
 
   private:
+    // What PyTorch's own context function for stacks="python" gives.
+    static std::shared_ptr<c10::GatheredContext> pytorchs() {
+        return torch::CapturedTraceback::gather(true, true, false);
+    }
+
     // A stack seen for the first time: a CapturedTraceback made as gather() makes one (its code objects
     // referenced; the GIL only for that), then cached. Its frames are still this thread's live
     // frames, so their code objects are alive until the references are taken.

@@ -1,7 +1,8 @@
 """The tracker's own Python stacks (OwnStacks, _own_stacks.h) are PyTorch's stacks: with the history
 switched to them, every allocation and free made at a known line, at several depths, from a
 generator, a thread and with the GIL released inside torch ops, carries in torch.cuda.memory._snapshot()
-exactly the frames Python's traceback gives for that line. Exit status 1 on any difference.
+exactly the frames Python's traceback gives for that line; one made inside a TorchScript function
+carries the script's frame too (left to PyTorch's gather). Exit status 1 on any difference.
     python own_stacks_check.py     (the recorder importable: with_recorder.sh)"""
 import sys
 import threading
@@ -32,6 +33,10 @@ def site():
     return t, st
 
 
+def scripted(n: int):
+    return torch.empty(n, device="cuda")
+
+
 def main():
     torch.cuda.memory._record_memory_history(enabled="all", context="all", stacks="python", max_entries=100000)
     why = m.use_own_stacks(100000, True)
@@ -49,11 +54,16 @@ def main():
     th.start()
     th.join()
     cases.update(box)
+    # inside TorchScript PyTorch's stack holds the script's frames: the tracker leaves those to it
+    scripted_out = torch.jit.script(scripted)(4096 * 1024)
     a = torch.randn(512, 512, device="cuda")
     mm, mm_stack = a @ a, traceback.extract_stack()  # allocated inside a torch op (GIL released)
     cases["matmul"] = (mm, mm_stack)
     snap = torch.cuda.memory._snapshot()
     blocks = {b["address"]: b for s in snap["segments"] for b in s["blocks"] if b["state"] == "active_allocated"}
+    sb = blocks.get(scripted_out.data_ptr())
+    if sb is None or not any(f["name"] == "scripted" for f in sb["frames"]):
+        failures.append("torchscript: no frame of the scripted function in %s" % (sb or {}).get("frames"))
     for name, (t, st) in cases.items():
         b = blocks.get(t.data_ptr())
         if b is None:
