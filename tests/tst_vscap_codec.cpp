@@ -30,6 +30,7 @@ class TestVscapCodec : public QObject {
     void goldenRecordsRead();
     void trackerStackCacheTellsStacksApart();
     void trackerStackKeysSpreadNearIdenticalStacks();
+    void trackerInternerWritesNoLineAsZero();
 };
 
 namespace {
@@ -297,6 +298,17 @@ void TestVscapCodec::trackerStackKeysSpreadNearIdenticalStacks() {
     for (size_t n = 2; n <= base.size(); ++n) add(base, n);                      // the outer n frames
     for (size_t n = 1; n <= 100; ++n) add(std::vector<RawFrame>(n, base[0]), n); // recursion
     QCOMPARE(keys.size(), stacks);
+}
+
+// PyCode_Addr2Line's -1 (an instruction without a line) reaches the tracker's interner wrapped to
+// 2^64-1 by PyTorch's symbolization; the records written from Python clamp it to 0 (codec.py,
+// _codec.cpp), so the interner does the same: one frame, line 0, whichever path wrote it.
+void TestVscapCodec::trackerInternerWritesNoLineAsZero() {
+    vramscope_tracker::Interner in;
+    const uint64_t wrapped = in.frame("model.py", "forward", UINT64_MAX);
+    QCOMPARE(in.frame("model.py", "forward", 0), wrapped);
+    QVERIFY(in.frame("model.py", "forward", 12) != wrapped);
+    QVERIFY(in.frame("model.py", "forward", uint64_t(INT64_MAX)) != wrapped); // lines up to int64 are kept
 }
 
 QTEST_GUILESS_MAIN(TestVscapCodec)

@@ -2,6 +2,7 @@
 // PyTorch's CapturedTraceback): the recorder's own symbolization of Python stacks
 // (vramscope/_own_symbols.h), which replaces PyTorch's so that torch._inductor is never imported.
 //   symbolize([[(code, lasti), ...], ...], [has_cpp_frames, ...]) -> [[(file, name, line), ...], ...]
+//   distinct() -> how many distinct frames the last symbolize() gave
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -35,19 +36,24 @@ bool tracebackOf(PyObject* frames, bool cpp, std::shared_ptr<torch::CapturedTrac
     return true;
 }
 
-PyObject* listOf(const std::vector<std::vector<vramscope_tracker::SymFrame>>& stacks) {
+// [[(file, name, line), ...], ...]: each traceback's frames from the shared list of distinct ones.
+PyObject* listOf(const torch::SymbolizedTracebacks& sym) {
     PyObject* out = PyList_New(0);
-    for (const auto& stack : stacks) {
+    for (const auto& stack : sym.tracebacks) {
         PyObject* frames = PyList_New(0);
-        for (const auto& f : stack) {
-            PyObject* t = Py_BuildValue("(ssK)", f.file.c_str(), f.name.c_str(),
-                                        static_cast<unsigned long long>(f.line));
+        for (uint64_t f : stack) {
+            const auto& frame = sym.all_frames[f];
+            PyObject* t = Py_BuildValue("(ssK)", frame.filename.c_str(), frame.funcname.c_str(),
+                                        static_cast<unsigned long long>(frame.lineno));
             PyList_Append(frames, t), Py_DECREF(t);
         }
         PyList_Append(out, frames), Py_DECREF(frames);
     }
     return out;
 }
+
+// How many distinct frames the last symbolize() gave (each once in all_frames).
+size_t lastDistinct = 0;
 
 PyObject* symbolize(PyObject*, PyObject* args) {
     PyObject *stacks = nullptr, *cpp = nullptr;
@@ -63,11 +69,18 @@ PyObject* symbolize(PyObject*, PyObject* args) {
             return nullptr;
         tbs.push_back(owned[k].get());
     }
-    return listOf(vramscope_tracker::symbolizeStacks(tbs));
+    const auto sym = vramscope_tracker::symbolizeStacks(tbs);
+    lastDistinct = sym.all_frames.size();
+    return listOf(sym);
+}
+
+PyObject* distinct(PyObject*, PyObject*) {
+    return PyLong_FromSize_t(lastDistinct);
 }
 
 PyMethodDef methods[] = {
     {"symbolize", symbolize, METH_VARARGS, "symbolizeStacks() of tracebacks made of (code, lasti) lists"},
+    {"distinct", distinct, METH_NOARGS, "how many distinct frames the last symbolize() gave"},
     {nullptr, nullptr, 0, nullptr}};
 
 int addFunctions(PyObject* m) {

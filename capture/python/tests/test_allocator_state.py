@@ -85,6 +85,7 @@ class AllocatorState(unittest.TestCase):
         self.assertEqual(first["frames"], FRAMES)
         self.assertEqual(first["blocks"][0]["frames"], FRAMES)
         self.assertEqual(first["blocks"][1]["frames"], [])  # no stack: [] as _snapshot() gives it
+        self.assertIs(first["frames"][0], first["blocks"][0]["frames"][0])  # one dict per frame, shared
         bare = probe.state(False)
         self.assertTrue(all("frames" not in b for s in bare["segments"] for b in s["blocks"]))
         self.assertTrue(all("frames" not in s for s in bare["segments"]))

@@ -66,6 +66,7 @@ class OwnSymbols(unittest.TestCase):
         self.assertEqual([f[1] for f in got[0]], ["sample", "test_frames_keep_their_order_and_repeat", "sample"])
         self.assertEqual(got[0][0], got[0][2])
         self.assertEqual(got[1], got[0][:1])
+        self.assertEqual(probe.distinct(), 2)  # each distinct frame symbolized once, as PyTorch's
 
     def test_generated_code_frames_only_once_codecache_is_loaded(self):
         code = sample.__code__

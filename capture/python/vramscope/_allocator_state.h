@@ -28,17 +28,6 @@ template <class B> const char* blockState(const B& b) {
     return b.allocated ? "active_allocated" : b.active ? "active_pending_free" : "inactive";
 }
 
-inline py::list framesList(const std::vector<SymFrame>& frames) {
-    py::list out;
-    for (const auto& f : frames) {
-        py::dict d;
-        // signed, as _snapshot() gives it: PyCode_Addr2Line's -1 (no line) stays -1
-        d["filename"] = f.file, d["name"] = f.name, d["line"] = static_cast<int64_t>(f.line);
-        out.append(std::move(d));
-    }
-    return out;
-}
-
 // Each dict given its "frames" as _snapshot() gives them: the symbolized stack of its context, or
 // an empty list.
 class __attribute__((visibility("hidden"))) StackRequests { // hidden: it holds pybind11 objects
@@ -49,9 +38,21 @@ class __attribute__((visibility("hidden"))) StackRequests { // hidden: it holds 
         else
             to["frames"] = py::list(); // as _snapshot() gives a block without a stack
     }
+    // One dict per distinct frame, shared by the lists that hold it, as PyTorch's py_symbolize does.
     void resolve() {
-        const auto frames = symbolizeStacks(tbs_);
-        for (size_t k = 0; k < tbs_.size(); ++k) to_[k]["frames"] = framesList(frames[k]);
+        const auto sym = symbolizeStacks(tbs_);
+        std::vector<py::dict> frames(sym.all_frames.size());
+        for (size_t f = 0; f < frames.size(); ++f) {
+            const auto& frame = sym.all_frames[f];
+            // signed, as _snapshot() gives it: PyCode_Addr2Line's -1 (no line) stays -1
+            frames[f]["filename"] = frame.filename, frames[f]["name"] = frame.funcname;
+            frames[f]["line"] = static_cast<int64_t>(frame.lineno);
+        }
+        for (size_t k = 0; k < tbs_.size(); ++k) {
+            py::list list;
+            for (uint64_t f : sym.tracebacks[k]) list.append(frames[f]);
+            to_[k]["frames"] = list;
+        }
     }
 
   private:

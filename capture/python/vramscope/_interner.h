@@ -33,7 +33,10 @@ struct Interner {
         if (fresh) pending += recordBytes(vs::vscap::StringRecord{s});
         return it->second;
     }
+    // A line beyond int64 is PyTorch's wrapped -1 (PyCode_Addr2Line: no line): 0, as the records
+    // written from Python give it (codec.py, _codec.cpp clamp negative lines to 0).
     uint64_t frame(const std::string& file, const std::string& name, uint64_t line) {
+        if (line > uint64_t(INT64_MAX)) line = 0;
         const uint64_t nameId = string(name); // before the file: argument order is unspecified
         const uint64_t fileId = string(file);
         auto [it, fresh] = frames.emplace(std::make_tuple(fileId, nameId, line), frames.size());

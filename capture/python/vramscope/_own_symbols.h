@@ -12,6 +12,7 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -19,25 +20,23 @@
 
 namespace vramscope_tracker {
 
-struct SymFrame {
-    std::string file, name;
-    uint64_t line; // PyTorch's unwind::Frame::lineno (PyCode_Addr2Line's -1 wraps as there)
-};
-
+// Symbolizes into a SymbolizedTracebacks (PyTorch's own result type: each distinct frame once in
+// all_frames, each traceback a list of indices into it). Every call with the GIL held.
 class OwnSymbols {
   public:
-    OwnSymbols() : inductorFrames_(inductorFrames()) {}
+    explicit OwnSymbols(std::vector<torch::unwind::Frame>& allFrames)
+        : all_(allFrames), inductorFrames_(inductorFrames()) {}
     ~OwnSymbols() { Py_XDECREF(inductorFrames_); }
     OwnSymbols(const OwnSymbols&) = delete;
     OwnSymbols& operator=(const OwnSymbols&) = delete;
 
-    // Appends the frames of `frames` (innermost first, as PyTorch lists them) to `out`.
-    void append(const PyFrames& frames, std::vector<SymFrame>& out) {
+    // Appends the frames of `frames` (innermost first, as PyTorch lists them) to `stack`.
+    void append(const PyFrames& frames, std::vector<uint64_t>& stack) {
         for (const auto& f : frames) {
             const auto key = std::make_pair(static_cast<const void*>(f.code), f.lasti);
             auto it = memo_.find(key);
             if (it == memo_.end()) it = memo_.emplace(key, symbolize(f.code, f.lasti)).first;
-            out.insert(out.end(), it->second.begin(), it->second.end());
+            stack.insert(stack.end(), it->second.begin(), it->second.end());
         }
     }
 
@@ -70,11 +69,12 @@ class OwnSymbols {
         return s;
     }
 
-    std::vector<SymFrame> symbolize(void* raw, int lasti) {
+    // The frame and the generated-code frames it stands for, added to all_frames: their indices.
+    std::vector<uint64_t> symbolize(void* raw, int lasti) {
         auto* code = reinterpret_cast<PyCodeObject*>(raw);
         const int line = PyCode_Addr2Line(code, lasti);
-        std::vector<SymFrame> out{
-            {text(code->co_filename), text(code->co_name), static_cast<uint64_t>(line)}};
+        std::vector<uint64_t> out{
+            add(text(code->co_filename), text(code->co_name), static_cast<uint64_t>(line))};
         if (inductorFrames_ == nullptr) return out;
         PyObject* extra = PyObject_CallFunction(inductorFrames_, "Oi", code->co_filename, line);
         PyObject* it = extra && extra != Py_None ? PyObject_GetIter(extra) : nullptr;
@@ -82,7 +82,7 @@ class OwnSymbols {
             PyObject* l = PyMapping_GetItemString(h, "line");
             const unsigned long long n = l && PyLong_Check(l) ? PyLong_AsUnsignedLongLongMask(l) : 0;
             PyErr_Clear(); // no lookup below may run with an exception set
-            out.push_back({item(h, "filename"), item(h, "name"), static_cast<uint64_t>(n)});
+            out.push_back(add(item(h, "filename"), item(h, "name"), static_cast<uint64_t>(n)));
             Py_XDECREF(l), Py_DECREF(h);
         }
         Py_XDECREF(it), Py_XDECREF(extra);
@@ -90,8 +90,14 @@ class OwnSymbols {
         return out;
     }
 
+    uint64_t add(std::string file, std::string name, uint64_t line) {
+        all_.push_back(torch::unwind::Frame{std::move(file), std::move(name), line});
+        return all_.size() - 1;
+    }
+
+    std::vector<torch::unwind::Frame>& all_;
     PyObject* inductorFrames_;
-    std::map<std::pair<const void*, int>, std::vector<SymFrame>> memo_; // (code, lasti) -> frames
+    std::map<std::pair<const void*, int>, std::vector<uint64_t>> memo_; // (code, lasti) -> indices
 };
 
 // The GIL for a scope, from a thread that may or may not hold it; released however the scope ends
@@ -104,27 +110,28 @@ struct GilHeld {
     PyGILState_STATE state;
 };
 
-// The frames of each traceback: Python-only ones symbolized here, the others (C++ or TorchScript
-// frames, stacks="all") by PyTorch. With or without the GIL held (both take it as needed).
-inline std::vector<std::vector<SymFrame>> symbolizeStacks(const std::vector<torch::CapturedTraceback*>& tbs) {
-    std::vector<std::vector<SymFrame>> out(tbs.size());
+// The tracebacks symbolized as torch::symbolize() gives them (lineno: PyCode_Addr2Line's -1 wraps
+// to 2^64-1 as there): Python-only ones here, the others (C++ or TorchScript frames, stacks="all")
+// by PyTorch. With or without the GIL held (both take it as needed).
+inline torch::SymbolizedTracebacks symbolizeStacks(const std::vector<torch::CapturedTraceback*>& tbs) {
+    torch::SymbolizedTracebacks out;
+    out.tracebacks.resize(tbs.size());
     std::vector<torch::CapturedTraceback*> theirs;
     std::vector<size_t> at;
     for (size_t k = 0; k < tbs.size(); ++k)
         if (!pythonOnly(tbs[k])) theirs.push_back(tbs[k]), at.push_back(k);
     if (theirs.size() < tbs.size()) {
         const GilHeld gil;
-        OwnSymbols own;
+        OwnSymbols own(out.all_frames);
         for (size_t k = 0; k < tbs.size(); ++k)
-            if (pythonOnly(tbs[k])) own.append(tbs[k]->*framesMember(), out[k]);
+            if (pythonOnly(tbs[k])) own.append(tbs[k]->*framesMember(), out.tracebacks[k]);
     }
     if (theirs.empty()) return out;
-    const auto sym = torch::symbolize(theirs);
+    auto sym = torch::symbolize(theirs);
+    const uint64_t offset = out.all_frames.size();
+    std::move(sym.all_frames.begin(), sym.all_frames.end(), std::back_inserter(out.all_frames));
     for (size_t j = 0; j < theirs.size(); ++j)
-        for (uint64_t f : sym.tracebacks[j]) {
-            const auto& frame = sym.all_frames[f];
-            out[at[j]].push_back({frame.filename, frame.funcname, frame.lineno});
-        }
+        for (uint64_t f : sym.tracebacks[j]) out.tracebacks[at[j]].push_back(offset + f);
     return out;
 }
 

@@ -123,12 +123,6 @@ void remember(const std::vector<torch::CapturedTraceback*>& tbs, const std::vect
         }
 }
 
-// A frame's line as every record writes it: PyCode_Addr2Line's -1 (no line; PyTorch wraps it to
-// 2^64-1) as 0, as the records encoded from Python do (codec.py, _codec.cpp).
-uint64_t lineOf(const vramscope_tracker::SymFrame& f) {
-    return static_cast<int64_t>(f.line) < 0 ? 0 : f.line;
-}
-
 // The stack ids of the events (called holding the interner's mutex). Symbolizing takes the GIL
 // (about 1 µs per event, stolen from the program's threads), so each distinct raw stack is
 // symbolized once and cached; Python-only stacks are symbolized by vramscope (_own_symbols.h).
@@ -173,12 +167,15 @@ std::vector<uint64_t> stackIds(const std::vector<Event>& events) {
         tbs.push_back(tb), owner.push_back(i);
     }
     if (tbs.empty()) return ids;
-    const auto frames = vramscope_tracker::symbolizeStacks(tbs);
+    const auto sym = vramscope_tracker::symbolizeStacks(tbs);
+    std::vector<uint64_t> frameIds(sym.all_frames.size());
+    for (size_t f = 0; f < sym.all_frames.size(); ++f)
+        frameIds[f] = vramscope_codec::interner().frame(sym.all_frames[f].filename,
+                                                        sym.all_frames[f].funcname, sym.all_frames[f].lineno);
     std::vector<uint64_t> stack;
     for (size_t k = 0; k < tbs.size(); ++k) {
         stack.clear();
-        for (const auto& f : frames[k])
-            stack.push_back(vramscope_codec::interner().frame(f.file, f.name, lineOf(f)));
+        for (uint64_t f : sym.tracebacks[k]) stack.push_back(frameIds[f]);
         ids[owner[k]] = vramscope_codec::interner().stack(stack);
     }
     for (auto [i, k] : sameAs) ids[i] = ids[owner[k]];
