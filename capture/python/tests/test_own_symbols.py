@@ -3,7 +3,8 @@ PyTorch's so that a recording never imports torch._inductor: each frame is its c
 name and the line PyCode_Addr2Line gives for its instruction offset, innermost first as given; after a
 frame of inductor-generated code come the frames PyCodeCache.stack_frames_for_code says it stands
 for - asked only when torch._inductor.codecache is already imported, and a lookup that fails or
-lies costs only those extra frames; tracebacks with C++ frames go to PyTorch's symbolize().
+lies costs only those extra frames; TorchScript frames come first, as in PyTorch's symbolize();
+tracebacks with C++ frames go to PyTorch's symbolize().
 Built against a stand-in for PyTorch's header (tests/torch_headers); the GPU check against real
 PyTorch is tests/gpu/own_symbols_check.py.
     VRAMSCOPE_SYMBOLS_MODULE=build/tests/vramscope_symbols...so python3 test_own_symbols.py -v"""
@@ -109,6 +110,16 @@ class OwnSymbols(unittest.TestCase):
         self.assertIsNone(sys.exc_info()[0])
         sys.modules[CODECACHE] = types.SimpleNamespace()  # no PyCodeCache at all
         self.assertEqual(probe.symbolize([[(code, 0)]], [False])[0], plain)
+
+    def test_torchscript_frames_first_then_python(self):
+        # as PyTorch's symbolize() orders a stack without C++ frames; TorchScript keeps the function's
+        # name where the file goes, and a frame without source is ("??", name, 0)
+        code = sample.__code__
+        got = probe.symbolize([[(code, 0)], [(code, 0)]], [False, False],
+                              [[("forward", "model.py", 12), ("helper", None, 0)], None])
+        self.assertEqual(got[0][:2], [("model.py", "forward", 12), ("??", "helper", 0)])
+        self.assertEqual(got[0][2:], got[1])
+        self.assertEqual(got[1][0][1], "sample")
 
     def test_stacks_with_cpp_frames_go_to_pytorch(self):
         code = sample.__code__

@@ -1,5 +1,5 @@
 #pragma once
-// Python stacks symbolized by vramscope: for a traceback of Python frames only, the frames PyTorch's
+// Python stacks symbolized by vramscope: for a traceback without C++ frames, the frames PyTorch's
 // symbolize() gives (file, function and line of each frame; after a frame of inductor-generated code
 // the frames that code stands for), read from the code objects here. Why not PyTorch's: its Python
 // unwinder asks hasattr(torch, "_inductor"), and torch imports torch._inductor lazily on that
@@ -15,6 +15,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,16 @@ class OwnSymbols {
             auto it = memo_.find(key);
             if (it == memo_.end()) it = memo_.emplace(key, symbolize(f.code, f.lasti)).first;
             stack.insert(stack.end(), it->second.begin(), it->second.end());
+        }
+    }
+
+    // Appends the TorchScript frames of a traceback, as PyTorch's symbolize() gives them (before the
+    // Python frames when there are no C++ frames; the function's name is in StackEntry::filename).
+    void appendScript(const ScriptFrames& frames, std::vector<uint64_t>& stack) {
+        for (const auto& f : frames) {
+            const auto flc = f.range.file_line_col();
+            stack.push_back(flc ? add(std::get<0>(*flc), f.filename, std::get<1>(*flc))
+                                : add("??", f.filename, 0));
         }
     }
 
@@ -111,20 +122,24 @@ struct GilHeld {
 };
 
 // The tracebacks symbolized as torch::symbolize() gives them (lineno: PyCode_Addr2Line's -1 wraps
-// to 2^64-1 as there): Python-only ones here, the others (C++ or TorchScript frames, stacks="all")
-// by PyTorch. With or without the GIL held (both take it as needed).
+// to 2^64-1 as there): those of Python and TorchScript frames here (TorchScript's first, as there),
+// those with C++ frames (stacks="all") by PyTorch. With or without the GIL held (both take it as
+// needed).
 inline torch::SymbolizedTracebacks symbolizeStacks(const std::vector<torch::CapturedTraceback*>& tbs) {
     torch::SymbolizedTracebacks out;
     out.tracebacks.resize(tbs.size());
     std::vector<torch::CapturedTraceback*> theirs;
     std::vector<size_t> at;
     for (size_t k = 0; k < tbs.size(); ++k)
-        if (!pythonOnly(tbs[k])) theirs.push_back(tbs[k]), at.push_back(k);
+        if (!noCppFrames(tbs[k])) theirs.push_back(tbs[k]), at.push_back(k);
     if (theirs.size() < tbs.size()) {
         const GilHeld gil;
         OwnSymbols own(out.all_frames);
         for (size_t k = 0; k < tbs.size(); ++k)
-            if (pythonOnly(tbs[k])) own.append(tbs[k]->*framesMember(), out.tracebacks[k]);
+            if (noCppFrames(tbs[k])) {
+                own.appendScript(tbs[k]->*scriptFramesMember(), out.tracebacks[k]);
+                own.append(tbs[k]->*framesMember(), out.tracebacks[k]);
+            }
     }
     if (theirs.empty()) return out;
     auto sym = torch::symbolize(theirs);

@@ -36,9 +36,15 @@ template struct UnwinderAccess<&torch::CapturedTraceback::python_>;
 template struct CppFramesAccess<&torch::CapturedTraceback::cpp_frames_>;
 template struct ScriptFramesAccess<&torch::CapturedTraceback::script_frames_>;
 
-// Whether a traceback holds Python frames only (no C++ or TorchScript frames): what OwnSymbols reads.
+// Whether a traceback holds no C++ frames (stacks="all" gathers them): OwnSymbols symbolizes it.
+inline bool noCppFrames(torch::CapturedTraceback* tb) {
+    return (tb->*cppFramesMember()).empty();
+}
+
+// Whether a traceback holds Python frames only (no C++ or TorchScript frames): it is its raw Python
+// frames, which the tracker's stack cache keys.
 inline bool pythonOnly(torch::CapturedTraceback* tb) {
-    return (tb->*cppFramesMember()).empty() && (tb->*scriptFramesMember()).empty();
+    return noCppFrames(tb) && (tb->*scriptFramesMember()).empty();
 }
 
 } // namespace vramscope_tracker

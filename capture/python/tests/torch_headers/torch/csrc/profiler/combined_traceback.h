@@ -10,13 +10,21 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace torch {
 namespace jit {
+// A script frame's place: (file, line, column), or none when its source is unknown.
+struct SourceRange {
+    std::optional<std::tuple<std::string, size_t, size_t>> place;
+    std::optional<std::tuple<std::string, size_t, size_t>> file_line_col() const { return place; }
+};
 struct StackEntry {
-    std::string filename;
+    std::string filename; // the function's name, as TorchScript puts it
+    SourceRange range;
 };
 // The TorchScript frames of the running interpreter; a test fills them to stand for one.
 inline std::vector<StackEntry>& standInScriptFrames() {
