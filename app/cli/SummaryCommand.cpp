@@ -100,7 +100,8 @@ void writeJson(const CaptureAnalysis& a, std::ostream& out) {
     for (const auto& d : c.devices) pauses = std::max(pauses, recorderPauses(c, d.device).size());
     j.endArray()
         .field("recorder_pauses", uint64_t(pauses))
-        .field("recorder_pause_s", recorderPauseSeconds(c));
+        .field("recorder_pause_s", recorderPauseSeconds(c))
+        .field("recorder_cost", recorderCost(c));
     j.key("warnings").beginArray();
     for (const auto& w : a.warnings()) j.value(w);
     j.endArray().endObject();
@@ -153,6 +154,8 @@ void writeText(const CaptureAnalysis& a, std::ostream& out) {
     if (const double paused = recorderPauseSeconds(a.capture()); paused > 0)
         out << "The recorder paused the program for " << fixed(paused, 3)
             << " s in all (retention graphs; hatched on the timeline).\n";
+    if (const std::string cost = recorderCost(a.capture()); !cost.empty())
+        out << "Recorder cost: " << cost << ".\n";
     for (const auto& w : a.warnings()) out << "warning: " << w << '\n';
 }
 

@@ -45,4 +45,10 @@ double recorderPauseSeconds(const Capture& c) {
     return double(total) / 1e6;
 }
 
+std::string recorderCost(const Capture& c) {
+    for (const auto& [key, value] : c.meta)
+        if (key == "recorder_cost") return value;
+    return {};
+}
+
 } // namespace vs

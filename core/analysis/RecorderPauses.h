@@ -4,6 +4,7 @@
 // flat stretches that look like a stalled program, so they are drawn and counted as the recorder's.
 #include "model/Capture.h"
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,5 +22,9 @@ std::vector<RecorderPause> recorderPauses(const Capture& c, int device);
 
 // Total seconds paused on any device (pauses overlap across devices: each pause counted once).
 double recorderPauseSeconds(const Capture& c);
+
+// What the recorder timed of its own cost (its start, its stop, its writer thread's CPU), as it
+// wrote it in the meta record "recorder_cost" (capture/python/vramscope/cost.py); "" if none.
+std::string recorderCost(const Capture& c);
 
 } // namespace vs

@@ -5,6 +5,8 @@ record` (exit codes, output, a readable file with the recorder's warnings) on a 
 the phase tracker without global module hooks. test_agent_offline.py runs these too (ctest runs
 that file)."""
 import copy
+import gc
+import json
 import os
 import pickle
 import shutil
@@ -25,8 +27,8 @@ FAKE_TORCH = os.path.join(HERE, "faketorch")
 sys.path.insert(0, PACKAGE)
 sys.path.insert(0, HERE)
 import hostile  # noqa: E402
-from test_agent_offline import FakeSource, _svarint, _varint, read_records  # noqa: E402
-from vramscope import native, pauses, retention, vscap  # noqa: E402
+from test_agent_offline import CLI, FakeSource, _svarint, _varint, cli, read_records  # noqa: E402
+from vramscope import cost, native, pauses, retention, vscap  # noqa: E402
 from vramscope.recorder import Recorder  # noqa: E402
 
 
@@ -73,6 +75,9 @@ class HostileHeapWalk(unittest.TestCase):
     def tearDownClass(cls):
         sys.modules.pop("vramscope_hostile_module", None)
         cls.heap = None
+        # the hostile objects hold each other in cycles: collected now, not in a later test's walk
+        # (whether a collection ran before that walk would depend on the tests' order)
+        gc.collect()
 
     def test_walk_survives_and_still_finds_the_holder(self):
         HOLDER["batch"] = Held(0x10000)
@@ -190,6 +195,16 @@ class ExitPath(unittest.TestCase):
         self.assertLessEqual(pause[0][1], pause[1][1])
         self.assertIn("pauses", dict(metas))
         self.assertIn("1 pauses", dict(metas)["pauses"])
+        cost = dict(metas)["recorder_cost"]  # what the recorder took of the run, by its own clock
+        for part in ("start ", "of it initialising CUDA", "stop ", "of it the retention graph at exit",
+                     "writer thread "):
+            self.assertIn(part, cost)
+        if os.path.exists(CLI):  # and what the viewer's summary says of it
+            code, text, err = cli("summary", out)
+            self.assertEqual(code, 0, err)
+            self.assertIn("Recorder cost: %s.\n" % cost, text)
+            code, text, err = cli("summary", out, "--json")
+            self.assertEqual(json.loads(text)["recorder_cost"], cost)
 
     def test_a_recorder_failure_is_a_warning_in_the_file(self):
         plain, rec, out = self.run_both(TRAINING, FAKE_TORCH_FAIL="retention", VRAMSCOPE_PAUSE_BUDGET="none")
@@ -249,6 +264,22 @@ class FakeClock:
 
     def __call__(self):
         return self.t
+
+
+class RecorderCostTest(unittest.TestCase):
+    def test_line(self):
+        clock = FakeClock()
+        c = cost.RecorderCost(clock=clock)
+        self.assertEqual(c.line(), "per allocator event not timed (docs/recorder.md)")
+        c.start_s, c.cuda_init_s = 0.25, 0.2
+        c.stopping()
+        clock.t += 0.5
+        c.stopped()
+        c.exit_graph_s, c.writer_cpu_s = 0.4, 0.125
+        self.assertEqual(c.line(), "start 0.250 s (0.200 s of it initialising CUDA, which the program's first CUDA "
+                                   "call does anyway); stop 0.500 s (0.400 s of it the retention graph at exit); "
+                                   "writer thread 0.125 s of CPU beside the program; per allocator event not timed "
+                                   "(docs/recorder.md)")
 
 
 class PauseBudgetTest(unittest.TestCase):
@@ -387,9 +418,11 @@ class WithoutPyTorchSymbolization(unittest.TestCase):
         self.assertIn("a.py", strings)
         self.assertEqual([v for k, v in metas if k == "warning"], [])
 
-    def imports(self, stacks, gatherer):
+    def imports(self, stacks, gatherer, native=True):
         rec = Recorder(os.devnull, stacks=stacks)
         rec.source = types.SimpleNamespace(stack_gatherer=gatherer)
+        if native:  # the tracker's source reads the block list itself
+            rec.source.allocator_state = lambda stacks: {}
         seen, real = [], __import__
 
         def spy(name, *args, **kwargs):
@@ -403,7 +436,9 @@ class WithoutPyTorchSymbolization(unittest.TestCase):
     def test_torch_inductor_imported_only_where_pytorch_symbolizes(self):
         self.assertFalse(self.imports("python", "vramscope"))  # the tracker gathers and symbolizes
         self.assertFalse(self.imports("none", None))  # no stacks, nothing to symbolize
-        self.assertTrue(self.imports("python", "pytorch (this Python's frames cannot be read)"))
+        # PyTorch gathers (CPython 3.9/3.10: frames the tracker cannot read), the tracker symbolizes
+        self.assertFalse(self.imports("python", "pytorch (this Python's frames cannot be read)"))
+        self.assertTrue(self.imports("python", None, native=False))  # polling: _snapshot() symbolizes
         self.assertTrue(self.imports("all", None))  # C++ frames: PyTorch symbolizes them
 
 

@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from . import auto, codec, driver, native, pauses, phases, retention, sources, vscap
+from . import auto, codec, cost, driver, native, pauses, phases, retention, sources, vscap
 from .live import LiveSink
 
 MAX_WARNINGS = 200  # distinct warnings written into one capture; later ones are only counted
@@ -90,6 +90,7 @@ class Recorder:
         self.retention_skipped = []           # triggers whose graph the budget did not allow
         self._real_os_exit = None
         self._exit_hook = None
+        self.cost = cost.RecorderCost()  # what the recorder's own start, stop and writer took
 
     # ---- what the recorder says
     def say(self, text):
@@ -132,9 +133,16 @@ class Recorder:
 
     # ---- lifecycle
     def start(self):
+        t0 = time.perf_counter()
         import torch
         if not torch.cuda.is_available():
             raise RuntimeError("vramscope: CUDA is not available in this process; nothing to record")
+        # what the history switch below would do lazily: timed apart, as the program's first CUDA
+        # call does it anyway (0.2 s on the H200)
+        init = getattr(torch.cuda, "init", None)
+        if init is not None:
+            init()
+        self.cost.cuda_init_s = time.perf_counter() - t0
         self.torch = torch
         if self.pause_budget is None:
             self.pause_budget = pauses.PauseBudget.from_env()
@@ -190,6 +198,7 @@ class Recorder:
         self._thread.start()
         atexit.register(self.stop)
         self._hook_os_exit()
+        self.cost.start_s = time.perf_counter() - t0
         return self
 
     def _hook_os_exit(self):
@@ -219,6 +228,7 @@ class Recorder:
         if not self._running or os.getpid() != self._pid:  # a forked child: the file is the parent's
             return
         self._running = False
+        self.cost.stopping()
         self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             # the writer may be in a retention walk: it ends by its deadline
@@ -283,6 +293,9 @@ class Recorder:
             raw += self._pause_records()
             if self.pause_budget is not None:
                 raw += vscap.meta_record("pauses", self.pause_budget.summary())
+            self.cost.stopped()
+            self.cost.exit_graph_s = sum(s for trigger, s in self.retention_pauses if trigger == "exit") or None
+            raw += vscap.meta_record("recorder_cost", self.cost.line())
             raw += vscap.end_record()
             self._write_chunk(bytes(raw))
         finally:
@@ -359,9 +372,11 @@ class Recorder:
         """PyTorch's stack symbolization imports torch._inductor (torch imports it lazily, ~4.5 s): on
         the writer thread that import would race the program's own, and two threads importing the
         same modules cyclically get half-initialised modules. So it is done here, before the writer
-        starts - unless no stack will be symbolized by PyTorch: the tracker symbolizes the Python
-        stacks it gathers itself, and reads the block list without PyTorch (allocator_state)."""
-        if self.stacks == "none" or getattr(self.source, "stack_gatherer", None) == "vramscope":
+        starts - unless PyTorch will symbolize nothing: with the tracker loaded, every stack without
+        C++ frames (stacks="python", whoever gathered it: the tracker or PyTorch) is symbolized by
+        the tracker (_own_symbols.h), and the block list is read without PyTorch (allocator_state).
+        Only C++ frames (stacks="all") and the polling source (_snapshot()) need PyTorch's."""
+        if self.stacks == "none" or (self.stacks == "python" and hasattr(self.source, "allocator_state")):
             return
         try:
             import torch._inductor  # noqa: F401
@@ -495,6 +510,12 @@ class Recorder:
         return bytes(out)
 
     def _loop(self):
+        try:
+            self._loop_until_stopped()
+        finally:
+            self.cost.writer_cpu_s = time.thread_time()  # this thread's CPU seconds
+
+    def _loop_until_stopped(self):
         failures = 0
         while not self._stop.wait(self.interval):
             try:
