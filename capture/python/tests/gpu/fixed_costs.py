@@ -1,10 +1,19 @@
-"""Where a recorded whole program's extra time goes (issue 30, item 5), in the program's own process:
-the recorder's start, the program itself (plain or recorded), the stop (retention graph at exit, the
-final block list, the file's end), the pauses, and the CPU seconds of the recorder's writer thread
-(from /proc: it drains, symbolizes and compresses beside the program). Each program of
-observer_programs.py runs in fresh processes, alternately plain and recorded.
+"""Where a recorded whole program's extra wall time goes (issue 30, item 5). Each program of
+observer_programs.py runs in fresh processes, as a user runs it: `python observer_programs.py MODE`
+and `python -m vramscope record -o FILE -- observer_programs.py MODE`, alternately, after one
+unmeasured warm-up of each (all runs share one bytecode cache: PYTHONPYCACHEPREFIX). With
+OBSERVER_MOMENTS=1 the program prints when torch was imported, when it began and ended and when its
+exit handlers ran (time.time()); this script notes when it started the process and when the
+process was gone. So each run's wall time splits into:
+    before    process start -> torch imported (the interpreter; recorded: also `-m vramscope`)
+    setup     torch imported -> the program's main() (recorded: the recorder's start, CUDA init)
+    program   main() -> its end (the steps; recorded: the per-event cost, automatic retention graphs)
+    stop      its end -> its exit handlers (recorded: the recorder's stop, the exit retention graph)
+    exit      exit handlers -> the process gone (finalization, CUDA teardown)
+and the recorder's own line "vramscope: recorder cost: ..." (the file's recorder_cost fact) says
+what it timed of itself.
     python fixed_costs.py [--rounds R] MODE[=SCALE]...
-Prints one line per run and a table of medians; FIXED_PROFILE=1 adds a cProfile of start and stop."""
+Prints one line per run and, per program, a table of medians per part."""
 import json
 import os
 import statistics
@@ -14,104 +23,76 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAM = os.path.join(HERE, "observer_programs.py")
+SCALES = {"eager": 60, "compile_default": 60, "compile_reduce_overhead": 60, "cuda_graph": 60, "amp": 60,
+          "ddp": 120, "hf_trainer": 15, "generation": 4}
+PARTS = ("before", "setup", "program", "stop", "exit", "total")
 
 
-def thread_cpu_s(native_id):
-    """utime + stime of one thread of this process, from /proc (clock ticks)."""
-    try:
-        with open("/proc/self/task/%d/stat" % native_id) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except OSError:
-        return float("nan")
-
-
-def child(mode, recorded, path):
-    """One run, in this process: prints a JSON line with the parts' seconds."""
-    t0 = time.perf_counter()
-    sys.path.insert(0, HERE)
-    import torch  # noqa: F401
-    import observer_programs as prog
-    t_import = time.perf_counter() - t0
-    parts = {"import_s": t_import}
-    rec = None
-    profile = None
-    if os.environ.get("FIXED_PROFILE"):  # where start and stop spend their time
-        import cProfile
-        profile = cProfile.Profile()
+def run(mode, recorded, env, tmp):
+    out = os.path.join(tmp, mode + ".vscap")
+    cmd = [sys.executable, PROGRAM, mode]
     if recorded:
-        t = time.perf_counter()
-        import vramscope
-        profile and profile.enable()
-        rec = vramscope.start(path, before_program=True)
-        profile and profile.disable()
-        parts["start_s"] = time.perf_counter() - t
-    t = time.perf_counter()
-    cpu = time.process_time()
-    prog.MODES[mode]()
-    torch.cuda.synchronize()
-    parts["program_s"] = time.perf_counter() - t
-    parts["program_cpu_s"] = time.process_time() - cpu
-    if rec is not None:
-        writer = rec._thread.native_id
-        parts["writer_cpu_s"] = thread_cpu_s(writer)
-        t = time.perf_counter()
-        profile and profile.enable()
-        vramscope.stop()
-        profile and profile.disable()
-        parts["stop_s"] = time.perf_counter() - t
-        parts["pauses"] = rec.pause_budget.summary()
-        parts["retention"] = [(trigger, round(s, 3)) for trigger, s in rec.retention_pauses]
-        parts["stats"] = rec.retention_stats
-        parts["file_mb"] = round(os.path.getsize(path) / 1e6, 2)
-    parts["total_s"] = time.perf_counter() - t0
-    print("FIXED " + json.dumps(parts), flush=True)
-    if profile is not None and recorded:
-        import pstats
-        pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
+        cmd = [sys.executable, "-m", "vramscope", "record", "-o", out, "--", PROGRAM, mode]
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    t1 = time.time()
+    moments = None
+    for line in p.stdout.splitlines():
+        if line.startswith("VRAMSCOPE_MOMENTS "):
+            moments = json.loads(line[len("VRAMSCOPE_MOMENTS "):])
+    if p.returncode != 0 or moments is None:
+        sys.stderr.write("%s %s exit %d: %s\n" % (mode, "recorded" if recorded else "plain", p.returncode,
+                                                 p.stderr[-1500:]))
+        return None
+    parts = {"before": moments["loaded"] - t0, "setup": moments["begun"] - moments["loaded"],
+             "program": moments["ended"] - moments["begun"], "stop": moments["atexit"] - moments["ended"],
+             "exit": t1 - moments["atexit"], "total": t1 - t0}
+    for line in p.stderr.splitlines():  # what the recorder timed of itself (the file's recorder_cost)
+        if line.startswith("vramscope: recorder cost: "):
+            parts["recorder_cost"] = line[len("vramscope: recorder cost: "):]
+    return parts
+
+
+def table(mode, runs):
+    print("\n| %s (%d rounds) | plain (s) | recorded (s) | recorded - plain (s) |" % (mode, len(runs[False])))
+    print("| --- | --- | --- | --- |")
+    for part in PARTS:
+        a = statistics.median(r[part] for r in runs[False])
+        b = statistics.median(r[part] for r in runs[True])
+        print("| %s | %.3f | %.3f | %+.3f |" % (part, a, b, b - a))
+    for r in runs[True]:
+        if r.get("recorder_cost"):
+            print("recorder_cost: %s" % r["recorder_cost"])
+    sys.stdout.flush()
 
 
 def main():
     args = sys.argv[1:]
-    if args and args[0] == "--child":
-        return child(args[1], args[2] == "1", args[3])
     rounds = 3
     if "--rounds" in args:
         i = args.index("--rounds")
         rounds = int(args[i + 1])
         del args[i:i + 2]
     tmp = tempfile.mkdtemp()
-    env = dict(os.environ, VRAMSCOPE_QUIET="1", OBSERVER_TIME="1")
+    env = dict(os.environ, OBSERVER_MOMENTS="1")
+    env.pop("VRAMSCOPE_QUIET", None)  # the recorder's lines on stderr: its cost
     env.setdefault("PYTHONPYCACHEPREFIX", os.path.join(tmp, "pycache"))
-    results = {}
-    for spec in args:
+    for spec in args or ["eager", "cuda_graph"]:
         mode, _, scale = spec.partition("=")
-        if scale:
-            env["OBSERVER_SCALE"] = scale
+        env["OBSERVER_SCALE"] = scale or str(SCALES[mode])
         runs = {False: [], True: []}
-        for r in range(rounds + 1):  # the first round warms the bytecode cache, unmeasured
+        for r in range(rounds + 1):  # round 0 warms the bytecode cache, unmeasured
             for recorded in (False, True) if r % 2 == 0 else (True, False):
-                path = os.path.join(tmp, "%s.vscap" % mode)
-                p = subprocess.run([sys.executable, __file__, "--child", mode, "1" if recorded else "0", path],
-                                   capture_output=True, text=True, env=env, timeout=600)
-                line = [x for x in p.stdout.splitlines() if x.startswith("FIXED ")]
-                if p.returncode != 0 or not line:
-                    print("%s recorded=%s failed (%d): %s" % (mode, recorded, p.returncode, p.stderr[-1500:]))
+                parts = run(mode, recorded, env, tmp)
+                if parts is None:
                     continue
-                parts = json.loads(line[0][6:])
-                print(mode, "recorded" if recorded else "plain", r, json.dumps(parts), flush=True)
-                if recorded and os.environ.get("FIXED_PROFILE"):
-                    print(p.stderr[-6000:])
+                print(mode, "recorded" if recorded else "plain", r,
+                      " ".join("%s %.3f" % (k, parts[k]) for k in PARTS), flush=True)
                 if r:
                     runs[recorded].append(parts)
-        results[mode] = runs
-        print("\n| %s | plain | recorded |" % mode)
-        print("| --- | --- | --- |")
-        for key in ("import_s", "start_s", "program_s", "program_cpu_s", "writer_cpu_s", "stop_s", "total_s"):
-            def med(xs):
-                v = [x[key] for x in xs if key in x]
-                return "%.3f" % statistics.median(v) if v else "-"
-            print("| %s | %s | %s |" % (key, med(runs[False]), med(runs[True])), flush=True)
+        if runs[False] and runs[True]:
+            table(mode, runs)
 
 
 if __name__ == "__main__":

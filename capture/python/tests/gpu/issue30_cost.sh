@@ -8,7 +8,9 @@
 #   4. INPROC=1: overhead_inproc.py, the per-step cost of each part in one process (paired blocks;
 #      MODES=... picks them: by default PyTorch's history without stacks, asking for contexts and
 #      given none, with our stacks of everything and of allocations only, and the whole recorder)
-#   5. overhead_whole.py on $PROGRAMS (default: generation eager), interleaved rounds
+#   5. overhead_whole.py on $PROGRAMS (default: generation eager), interleaved rounds; or, FIXED=1,
+#      fixed_costs.py (default: eager cuda_graph): each run's wall time split into before the
+#      program, its setup, the program, the stop and the exit, plain against recorded
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:?output directory}
@@ -28,5 +30,10 @@ if [ "${INPROC:-0}" = 1 ]; then
   python overhead_inproc.py --reps "${REPS:-12}" --modes "${MODES:-off,hist_nostack,hist_nocontext,hist_own,hist_own_alloc,recorder}" \
     --json "$OUT/inproc.json" 2>&1 | grep -v '_token_id' | tee "$OUT/inproc.txt"
 fi
-python overhead_whole.py "$WORK" --rounds "${ROUNDS:-2}" --limit "${LIMIT:-300}" ${PROGRAMS:-generation eager} 2>&1 \
-  | tee "$OUT/overhead_whole.txt"
+export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-$WORK/pycache}  # torch's own __pycache__ is not writable there
+if [ "${FIXED:-0}" = 1 ]; then  # where the extra wall time goes: before, setup, program, stop, exit
+  timeout "${LIMIT:-300}" python fixed_costs.py --rounds "${ROUNDS:-2}" ${PROGRAMS:-eager cuda_graph} 2>&1 | tee "$OUT/fixed.txt"
+else
+  python overhead_whole.py "$WORK" --rounds "${ROUNDS:-2}" --limit "${LIMIT:-300}" ${PROGRAMS:-generation eager} 2>&1 \
+    | tee "$OUT/overhead_whole.txt"
+fi

@@ -5,7 +5,9 @@ memory_allocated and memory_reserved of device 0.
 MODE: eager, compile_default, compile_reduce_overhead, cuda_graph, amp, ddp, hf_trainer.
 --history: under PyTorch's own torch.cuda.memory._record_memory_history (stacks="python").
 Environment, for the overhead runs (overhead_whole.py): OBSERVER_SCALE=K runs K times the steps;
-OBSERVER_TIME=1 times each step (synchronized) and prints `VRAMSCOPE_STEPS {json}` with the median."""
+OBSERVER_TIME=1 times each step (synchronized) and prints `VRAMSCOPE_STEPS {json}` with the median;
+OBSERVER_MOMENTS=1 prints, from an exit handler, `VRAMSCOPE_MOMENTS {json}`: the wall-clock times
+(time.time()) when torch was imported, the program began and ended, and the exit handlers ran."""
 import json
 import os
 import statistics
@@ -16,6 +18,7 @@ import time
 import torch
 from torch import nn
 
+LOADED = time.time()  # after import torch: fixed_costs.py splits a run's wall time at these moments
 DEV = "cuda"
 SCALE = int(os.environ.get("OBSERVER_SCALE", "1"))
 TIMED = os.environ.get("OBSERVER_TIME") == "1"
@@ -216,10 +219,16 @@ MODES = {f.__name__: f for f in (eager, compile_default, compile_reduce_overhead
 
 def main():
     mode = sys.argv[1]
+    begun = time.time()
     if "--history" in sys.argv:
         torch.cuda.memory._record_memory_history(enabled="all", context="all", stacks="python", max_entries=100000)
     MODES[mode]()
     emit()
+    if os.environ.get("OBSERVER_MOMENTS") == "1":  # when the program began and ended, and its exit handlers ran
+        ended = time.time()
+        import atexit
+        atexit.register(lambda: print("VRAMSCOPE_MOMENTS " + json.dumps(
+            {"loaded": LOADED, "begun": begun, "ended": ended, "atexit": time.time()}), flush=True))
 
 
 if __name__ == "__main__":
