@@ -14,6 +14,7 @@ and the recorder's own line "vramscope: recorder cost: ..." (the file's recorder
 what it timed of itself.
     python fixed_costs.py [--rounds R] MODE[=SCALE]...
 Prints one line per run and, per program, a table of medians per part."""
+import argparse
 import json
 import os
 import statistics
@@ -68,12 +69,11 @@ def table(mode, runs):
 
 
 def main():
-    args = sys.argv[1:]
-    rounds = 3
-    if "--rounds" in args:
-        i = args.index("--rounds")
-        rounds = int(args[i + 1])
-        del args[i:i + 2]
+    parser = argparse.ArgumentParser(description="where a recorded program's extra wall time goes")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("programs", nargs="*", metavar="MODE[=SCALE]")
+    opts = parser.parse_args()
+    rounds, args = opts.rounds, opts.programs
     tmp = tempfile.mkdtemp()
     env = dict(os.environ, OBSERVER_MOMENTS="1")
     env.pop("VRAMSCOPE_QUIET", None)  # the recorder's lines on stderr: its cost
