@@ -101,7 +101,11 @@ void writeJson(const CaptureAnalysis& a, std::ostream& out) {
     j.endArray()
         .field("recorder_pauses", uint64_t(pauses))
         .field("recorder_pause_s", recorderPauseSeconds(c))
-        .field("recorder_cost", recorderCost(c));
+        .key("recorder_cost"); // what the recorder timed of itself, in words; null: it said nothing
+    if (const std::string cost = recorderCost(c); cost.empty())
+        j.null();
+    else
+        j.value(cost);
     j.key("warnings").beginArray();
     for (const auto& w : a.warnings()) j.value(w);
     j.endArray().endObject();

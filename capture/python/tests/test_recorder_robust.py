@@ -29,6 +29,7 @@ sys.path.insert(0, HERE)
 import hostile  # noqa: E402
 from test_agent_offline import CLI, FakeSource, _svarint, _varint, cli, read_records  # noqa: E402
 from vramscope import cost, native, pauses, retention, vscap  # noqa: E402
+from vramscope.history_guard import HistoryGuard  # noqa: E402
 from vramscope.recorder import Recorder  # noqa: E402
 
 
@@ -195,16 +196,38 @@ class ExitPath(unittest.TestCase):
         self.assertLessEqual(pause[0][1], pause[1][1])
         self.assertIn("pauses", dict(metas))
         self.assertIn("1 pauses", dict(metas)["pauses"])
-        cost = dict(metas)["recorder_cost"]  # what the recorder took of the run, by its own clock
-        for part in ("start ", "of it initialising CUDA", "stop ", "of it the retention graph at exit",
-                     "writer thread "):
-            self.assertIn(part, cost)
+        said = dict(metas)["recorder_cost"]  # what the recorder took of the run, by its own clock
+        for part in ("start ", "stop ", "of it the retention graph at exit", "writer thread "):
+            self.assertIn(part, said)
+        self.assertIn("vramscope: recorder cost: %s" % said, ours)  # and on stderr at the end
         if os.path.exists(CLI):  # and what the viewer's summary says of it
             code, text, err = cli("summary", out)
             self.assertEqual(code, 0, err)
-            self.assertIn("Recorder cost: %s.\n" % cost, text)
+            self.assertIn("Recorder cost: %s.\n" % said, text)
             code, text, err = cli("summary", out, "--json")
-            self.assertEqual(json.loads(text)["recorder_cost"], cost)
+            self.assertEqual(json.loads(text)["recorder_cost"], said)
+
+    def test_a_history_the_program_turns_on_imports_inductor_on_its_own_thread(self):
+        plain, rec, out = self.run_both(PROGRAM_HEADER + textwrap.dedent("""
+            import threading
+            SEEN = []
+            class Spy:  # who asks for torch._inductor (the stand-in torch has none)
+                def find_spec(self, name, path=None, target=None):
+                    if name == "torch._inductor":
+                        SEEN.append(threading.current_thread().name)
+            sys.meta_path.insert(0, Spy())
+            T = torch.Tensor(4096)
+            torch.cuda.memory._record_memory_history(stacks="python")
+            print("python stacks:", SEEN)
+            torch.cuda.memory._record_memory_history()  # PyTorch's default: C++ frames too
+            print("default:", SEEN)
+            """))
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        self.assertEqual(plain.stdout, "python stacks: []\ndefault: []\n")
+        self.assertEqual(rec.returncode, 0, rec.stderr)
+        # PyTorch will symbolize those C++ frames (importing torch._inductor): the program's thread
+        # imports it at its call, not the recorder's writer thread later
+        self.assertEqual(rec.stdout, "python stacks: []\ndefault: ['MainThread']\n")
 
     def test_a_recorder_failure_is_a_warning_in_the_file(self):
         plain, rec, out = self.run_both(TRAINING, FAKE_TORCH_FAIL="retention", VRAMSCOPE_PAUSE_BUDGET="none")
@@ -271,15 +294,50 @@ class RecorderCostTest(unittest.TestCase):
         clock = FakeClock()
         c = cost.RecorderCost(clock=clock)
         self.assertEqual(c.line(), "per allocator event not timed (docs/recorder.md)")
-        c.start_s, c.cuda_init_s = 0.25, 0.2
+        c.start_s, c.import_s, c.cuda_init_s = 4.25, 4.0, 0.2
         c.stopping()
         clock.t += 0.5
         c.stopped()
         c.exit_graph_s, c.writer_cpu_s = 0.4, 0.125
-        self.assertEqual(c.line(), "start 0.250 s (0.200 s of it initialising CUDA, which the program's first CUDA "
-                                   "call does anyway); stop 0.500 s (0.400 s of it the retention graph at exit); "
-                                   "writer thread 0.125 s of CPU beside the program; per allocator event not timed "
-                                   "(docs/recorder.md)")
+        self.assertEqual(c.line(), "start 4.250 s (4.000 s of it importing torch and 0.200 s of it initialising CUDA, "
+                                   "which the program does anyway); stop 0.500 s (0.400 s of it the retention graph "
+                                   "at exit); writer thread 0.125 s of CPU beside the program; per allocator event "
+                                   "not timed (docs/recorder.md)")
+        # started in a running program: torch imported and CUDA up already, nothing to say of them
+        c.import_s, c.cuda_init_s, c.exit_graph_s = 0.00001, 0.0002, None
+        self.assertTrue(c.line().startswith("start 4.250 s; stop 0.500 s; writer"), c.line())
+
+    def test_line_never_raises(self):
+        c = cost.RecorderCost()
+        c.start_s = "not a number"
+        self.assertEqual(c.line(), "not known (TypeError)")
+
+
+class HistoryGuardTest(unittest.TestCase):
+    def test_only_histories_with_cpp_frames_import_inductor(self):
+        calls = []
+        memory = types.SimpleNamespace(_record_memory_history=lambda *a, **k: calls.append((a, k)) or "done")
+        original = memory._record_memory_history
+        guard = HistoryGuard().install(types.SimpleNamespace(cuda=types.SimpleNamespace(memory=memory)))
+        seen = []
+
+        def spy(name, *args, **kwargs):
+            seen.append(name)
+            raise ImportError("not here")  # the stand-in torch has no torch._inductor
+        cases = [((), {}, True), (("all",), {"stacks": "python"}, False), (("all", "all", "python"), {}, False),
+                 (("all", None), {}, False), ((None,), {}, False), ((), {"enabled": None}, False),
+                 (("state",), {}, True), ((True,), {}, False), ((True, True, 1, False, None, True), {}, True),
+                 ((True,), {"record_context_cpp": True}, True), ((False,), {}, False)]
+        for args, kwargs, imports in cases:
+            seen.clear()
+            with mock.patch("importlib.import_module", spy):
+                self.assertEqual(memory._record_memory_history(*args, **kwargs), "done")
+            self.assertEqual(seen, ["torch._inductor"] if imports else [], (args, kwargs))
+            self.assertEqual(calls[-1], (args, kwargs))  # then exactly the call the program made
+        guard.remove()
+        self.assertIs(memory._record_memory_history, original)
+        guard.remove()  # twice: nothing
+        self.assertIs(memory._record_memory_history, original)
 
 
 class PauseBudgetTest(unittest.TestCase):

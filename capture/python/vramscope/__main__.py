@@ -100,7 +100,7 @@ def main(argv=None):
             namespace = program_main = None
             _PROGRAM_GLOBALS.clear()
         if rec is not None and not quiet and os.getpid() == rec._pid:  # not in a forked child
-            _say("vramscope: recorder cost: %s" % rec.cost.line())
+            _say("vramscope: recorder cost: %s" % rec.cost.line())  # line() never raises
             warned = len(rec.warnings)
             _say("vramscope: wrote %s (%d chunks, %d bytes, recorder: %s%s)"
                  % (rec.path, rec.chunks, rec.bytes_written, rec.source.mode,

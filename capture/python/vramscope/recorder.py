@@ -20,6 +20,7 @@ import threading
 import time
 
 from . import auto, codec, cost, driver, native, pauses, phases, retention, sources, vscap
+from .history_guard import HistoryGuard
 from .live import LiveSink
 
 MAX_WARNINGS = 200  # distinct warnings written into one capture; later ones are only counted
@@ -91,6 +92,7 @@ class Recorder:
         self._real_os_exit = None
         self._exit_hook = None
         self.cost = cost.RecorderCost()  # what the recorder's own start, stop and writer took
+        self._writer_walks_s = 0.0  # retention graphs walked on the writer thread (pauses, not its cost)
 
     # ---- what the recorder says
     def say(self, text):
@@ -134,7 +136,8 @@ class Recorder:
     # ---- lifecycle
     def start(self):
         t0 = time.perf_counter()
-        import torch
+        import torch  # python -m vramscope record: the program's own import, done here first
+        t1 = time.perf_counter()
         if not torch.cuda.is_available():
             raise RuntimeError("vramscope: CUDA is not available in this process; nothing to record")
         # what the history switch below would do lazily: timed apart, as the program's first CUDA
@@ -142,7 +145,7 @@ class Recorder:
         init = getattr(torch.cuda, "init", None)
         if init is not None:
             init()
-        self.cost.cuda_init_s = time.perf_counter() - t0
+        self.cost.import_s, self.cost.cuda_init_s = t1 - t0, time.perf_counter() - t1
         self.torch = torch
         if self.pause_budget is None:
             self.pause_budget = pauses.PauseBudget.from_env()
@@ -192,6 +195,7 @@ class Recorder:
                 self._failed("installing the phase hooks (no phase annotations)", e)
                 self.phases = None
         self.capture_watch = self._step("watching CUDA graph captures", driver.CaptureWatch().install, torch)
+        self.history_guard = self._step("guarding PyTorch's history switch", HistoryGuard().install, torch)
         self.driver = self._step("starting the driver memory sampler", driver.DriverSampler, torch, self.capture_watch)
         self._running = True
         self._thread = threading.Thread(target=self._loop, name="vramscope-writer", daemon=True)
@@ -258,6 +262,8 @@ class Recorder:
         self._step("switching PyTorch's memory history off", self.torch.cuda.memory._record_memory_history, None)
         if getattr(self, "capture_watch", None) is not None:
             self._step("restoring torch.cuda.CUDAGraph", self.capture_watch.remove)
+        if getattr(self, "history_guard", None) is not None:
+            self._step("restoring torch.cuda.memory._record_memory_history", self.history_guard.remove)
         if self._gc is not None and self._gc.failures:
             self.warn("the garbage-collection annotation failed %d times" % self._gc.failures)
         self._step("writing the end of the recording", self._finish, end_state)
@@ -293,14 +299,21 @@ class Recorder:
             raw += self._pause_records()
             if self.pause_budget is not None:
                 raw += vscap.meta_record("pauses", self.pause_budget.summary())
-            self.cost.stopped()
-            self.cost.exit_graph_s = sum(s for trigger, s in self.retention_pauses if trigger == "exit") or None
-            raw += vscap.meta_record("recorder_cost", self.cost.line())
+            raw += self._cost_record()
             raw += vscap.end_record()
             self._write_chunk(bytes(raw))
         finally:
             if locked:
                 self._lock.release()
+
+    def _cost_record(self):
+        try:
+            self.cost.stopped()
+            self.cost.exit_graph_s = sum(s for trigger, s in self.retention_pauses if trigger == "exit") or None
+            return vscap.meta_record("recorder_cost", self.cost.line())
+        except Exception as e:  # never at the End record's expense
+            self._failed("timing the recorder's own cost", e)
+            return b""
 
     def _warning_records(self):
         out = bytearray()
@@ -364,6 +377,8 @@ class Recorder:
             if was_enabled:
                 gc.enable()
             seconds = time.perf_counter() - t0
+            if threading.current_thread() is self._thread:
+                self._writer_walks_s += seconds
             budget.charge(seconds)
             self._pause_marks.append((us0, vscap_now_us()))
             self.retention_pauses.append((trigger, seconds))
@@ -513,7 +528,8 @@ class Recorder:
         try:
             self._loop_until_stopped()
         finally:
-            self.cost.writer_cpu_s = time.thread_time()  # this thread's CPU seconds
+            # this thread's CPU seconds, less its retention graphs (pauses of the program, counted there)
+            self.cost.writer_cpu_s = max(0.0, time.thread_time() - self._writer_walks_s)
 
     def _loop_until_stopped(self):
         failures = 0

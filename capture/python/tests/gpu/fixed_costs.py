@@ -5,8 +5,10 @@ unmeasured warm-up of each (all runs share one bytecode cache: PYTHONPYCACHEPREF
 OBSERVER_MOMENTS=1 the program prints when torch was imported, when it began and ended and when its
 exit handlers ran (time.time()); this script notes when it started the process and when the
 process was gone. So each run's wall time splits into:
-    before    process start -> torch imported (the interpreter; recorded: also `-m vramscope`)
-    setup     torch imported -> the program's main() (recorded: the recorder's start, CUDA init)
+    before    process start -> the program's module has imported torch (the interpreter, import
+              torch; recorded: also `-m vramscope` and the recorder's start, which imports torch
+              and initialises CUDA: the plain program initialises CUDA in `program`)
+    setup     torch imported -> the program's main() (the module's own definitions)
     program   main() -> its end (the steps; recorded: the per-event cost, automatic retention graphs)
     stop      its end -> its exit handlers (recorded: the recorder's stop, the exit retention graph)
     exit      exit handlers -> the process gone (finalization, CUDA teardown)
