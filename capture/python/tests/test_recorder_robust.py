@@ -274,6 +274,14 @@ class ExitPath(unittest.TestCase):
             print("parent", flush=True)
             """)
         plain, rec, out = self.run_both(src)
+        # CPython 3.12+ warns at os.fork() in a process with more than one thread. The recorder's
+        # writer is one; with the real torch CUDA's own threads, which the recorder's start brings up
+        # before the program, are others: a known difference (docs/recorder.md), left out here.
+        fork_warning = "is multi-threaded, use of fork() may lead to deadlocks"
+        lines = rec.stderr.splitlines()
+        drop = {i + k for i, l in enumerate(lines) if fork_warning in l for k in (0, 1)}
+        rec = types.SimpleNamespace(returncode=rec.returncode, stdout=rec.stdout,
+                                    stderr="\n".join(l for i, l in enumerate(lines) if i not in drop))
         ours = self.same_output(plain, rec)
         self.assertEqual(len([l for l in ours if l.startswith("vramscope: wrote")]), 1, ours)
         kinds = records_of(out)[3]
@@ -541,7 +549,10 @@ class NativeCache(unittest.TestCase):
 
     def test_the_package_ships_every_file_the_build_compiles(self):
         # pip installs only the package data; a header left out breaks the build on users' machines
-        import tomllib
+        try:
+            import tomllib
+        except ImportError:  # CPython < 3.11 (CI's is 3.11)
+            self.skipTest("no tomllib before CPython 3.11")
         with open(os.path.join(PACKAGE, "pyproject.toml"), "rb") as f:
             shipped = tomllib.load(f)["tool"]["setuptools"]["package-data"]["vramscope"]
         self.assertEqual(sorted(set(native.SOURCES + native.OWN_HEADERS) - set(shipped)), [])
