@@ -2,7 +2,8 @@
 # GPU evidence for issue 30 item 5 (what the recorder costs), one device call; everything to $OUT.
 #   1. own_symbols_check.py (builds the tracker): its own symbolization and block list equal
 #      _snapshot()'s, and a recording never imports torch._inductor (import_cost.py: what that costs)
-#   2. own_stacks_check.py: the stacks the tracker gathers are PyTorch's
+#   2. own_stacks_check.py: the stacks the tracker gathers are PyTorch's; history_guard_check.py: a
+#      program that turns PyTorch's history on itself imports torch._inductor on its own thread
 #   3. observer_programs.py eager recorded with PyTorch's stacks and with ours: OUT/stacks0.vscap and
 #      OUT/stacks1.vscap, to compare with vramscope-cli (the GPU machine has no viewer)
 #   4. INPROC=1: overhead_inproc.py, the per-step cost of each part in one process (paired blocks;
@@ -22,6 +23,7 @@ python -c "import vramscope.native as n; m, r = n.load(); print('tracker:', n.lo
   || exit 1
 python own_symbols_check.py "$WORK" 2>&1 | tail -12 | tee "$OUT/own_symbols.txt"
 python own_stacks_check.py 2>&1 | tail -3 | tee "$OUT/own_stacks.txt"
+python history_guard_check.py "$WORK/guard" 2>&1 | tail -3 | tee "$OUT/history_guard.txt"
 for g in 0 1; do
   VRAMSCOPE_OWN_STACKS=$g VRAMSCOPE_QUIET=1 python -m vramscope record -o "$OUT/stacks$g.vscap" -- observer_programs.py eager \
     > /dev/null && echo "recorded stacks$g.vscap (VRAMSCOPE_OWN_STACKS=$g)"
