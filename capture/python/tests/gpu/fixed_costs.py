@@ -51,7 +51,8 @@ def run(mode, recorded, env, tmp):
     parts = {"before": moments["loaded"] - t0, "setup": moments["begun"] - moments["loaded"],
              "program": moments["ended"] - moments["begun"], "stop": moments["atexit"] - moments["ended"],
              "exit": t1 - moments["atexit"], "total": t1 - t0}
-    for line in p.stderr.splitlines():  # what the recorder timed of itself (the file's recorder_cost)
+    parts["said"] = [line for line in p.stderr.splitlines() if line.startswith("vramscope: ")]
+    for line in parts["said"]:  # what the recorder timed of itself (the file's recorder_cost)
         if line.startswith("vramscope: recorder cost: "):
             parts["recorder_cost"] = line[len("vramscope: recorder cost: "):]
     return parts
@@ -67,6 +68,9 @@ def table(mode, runs):
     for r in runs[True]:
         if r.get("recorder_cost"):
             print("recorder_cost: %s" % r["recorder_cost"])
+    for line in runs[True][0]["said"]:  # the recorder's other lines once (warnings, what it wrote)
+        if not line.startswith("vramscope: recorder cost: "):
+            print(line)
     sys.stdout.flush()
 
 
