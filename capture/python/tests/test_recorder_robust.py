@@ -6,6 +6,7 @@ the phase tracker without global module hooks. test_agent_offline.py runs these 
 that file)."""
 import copy
 import gc
+import importlib
 import json
 import os
 import pickle
@@ -491,14 +492,14 @@ class WithoutPyTorchSymbolization(unittest.TestCase):
         rec.source = types.SimpleNamespace(stack_gatherer=gatherer)
         if native:  # the tracker's source reads the block list itself
             rec.source.allocator_state = lambda stacks: {}
-        seen, real = [], __import__
+        seen, real = [], importlib.import_module
 
         def spy(name, *args, **kwargs):
             seen.append(name)
             raise ImportError("not here")  # the stand-in torch has no torch._inductor
-        with mock.patch("builtins.__import__", spy):
+        with mock.patch("importlib.import_module", spy):
             rec._import_what_symbolizing_would()
-        self.assertIs(__import__, real)
+        self.assertIs(importlib.import_module, real)
         return "torch._inductor" in seen
 
     def test_torch_inductor_imported_only_where_pytorch_symbolizes(self):

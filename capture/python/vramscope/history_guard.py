@@ -11,6 +11,15 @@ import functools
 import importlib
 
 
+def import_inductor():
+    """What PyTorch's symbolization of a stack would import lazily, imported on the calling thread
+    (a torch without it symbolizes without it)."""
+    try:
+        importlib.import_module("torch._inductor")
+    except Exception:
+        pass
+
+
 def needs_cpp_symbols(args, kwargs):
     """Whether _record_memory_history(*args, **kwargs) turns on a history whose stacks have C++ frames:
     stacks="all" (the default) with a context, or the older boolean form with record_context_cpp."""
@@ -35,10 +44,7 @@ class HistoryGuard:
 
         def guarded(*args, **kwargs):
             if needs_cpp_symbols(args, kwargs):
-                try:
-                    importlib.import_module("torch._inductor")
-                except Exception:  # a torch without it symbolizes without it
-                    pass
+                import_inductor()
             return original(*args, **kwargs)
         functools.update_wrapper(guarded, original)
         memory._record_memory_history = guarded

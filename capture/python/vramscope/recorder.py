@@ -19,8 +19,7 @@ import sys
 import threading
 import time
 
-from . import auto, codec, cost, driver, native, pauses, phases, retention, sources, vscap
-from .history_guard import HistoryGuard
+from . import auto, codec, cost, driver, history_guard, native, pauses, phases, retention, sources, vscap
 from .live import LiveSink
 
 MAX_WARNINGS = 200  # distinct warnings written into one capture; later ones are only counted
@@ -195,7 +194,7 @@ class Recorder:
                 self._failed("installing the phase hooks (no phase annotations)", e)
                 self.phases = None
         self.capture_watch = self._step("watching CUDA graph captures", driver.CaptureWatch().install, torch)
-        self.history_guard = self._step("guarding PyTorch's history switch", HistoryGuard().install, torch)
+        self._guard = self._step("guarding PyTorch's history switch", history_guard.HistoryGuard().install, torch)
         self.driver = self._step("starting the driver memory sampler", driver.DriverSampler, torch, self.capture_watch)
         self._running = True
         self._thread = threading.Thread(target=self._loop, name="vramscope-writer", daemon=True)
@@ -262,8 +261,8 @@ class Recorder:
         self._step("switching PyTorch's memory history off", self.torch.cuda.memory._record_memory_history, None)
         if getattr(self, "capture_watch", None) is not None:
             self._step("restoring torch.cuda.CUDAGraph", self.capture_watch.remove)
-        if getattr(self, "history_guard", None) is not None:
-            self._step("restoring torch.cuda.memory._record_memory_history", self.history_guard.remove)
+        if getattr(self, "_guard", None) is not None:
+            self._step("restoring torch.cuda.memory._record_memory_history", self._guard.remove)
         if self._gc is not None and self._gc.failures:
             self.warn("the garbage-collection annotation failed %d times" % self._gc.failures)
         self._step("writing the end of the recording", self._finish, end_state)
@@ -393,10 +392,7 @@ class Recorder:
         Only C++ frames (stacks="all") and the polling source (_snapshot()) need PyTorch's."""
         if self.stacks == "none" or (self.stacks == "python" and hasattr(self.source, "allocator_state")):
             return
-        try:
-            import torch._inductor  # noqa: F401
-        except Exception:
-            pass
+        history_guard.import_inductor()
 
     def _allocator_state(self, stacks):
         """_snapshot()'s segments and settings: from the tracker when loaded (no trace ring, no import

@@ -23,10 +23,7 @@ import time
 
 import torch  # noqa: F401 (imported once, before the forks: what this measurement leaves out)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAM = os.path.join(HERE, "observer_programs.py")
-SCALES = {"eager": 60, "compile_default": 60, "compile_reduce_overhead": 60, "cuda_graph": 60, "amp": 60,
-          "ddp": 120, "hf_trainer": 15, "generation": 4}
+from overhead_whole import HERE, PROGRAM, SCALES  # the same programs at the same lengths
 
 
 def child(mode, scale, recorded, out, log):
