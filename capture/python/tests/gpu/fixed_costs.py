@@ -1,7 +1,8 @@
 """Where a recorded whole program's extra wall time goes (issue 30, item 5). Each program of
 observer_programs.py runs in fresh processes, as a user runs it: `python observer_programs.py MODE`
 and `python -m vramscope record -o FILE -- observer_programs.py MODE`, alternately, after one
-unmeasured warm-up of each (all runs share one bytecode cache: PYTHONPYCACHEPREFIX). With
+unmeasured warm-up run (plain: it fills the bytecode cache all runs share, PYTHONPYCACHEPREFIX, and
+torch.compile's kernel cache). With
 OBSERVER_MOMENTS=1 the program prints when torch was imported, when it began and ended and when its
 exit handlers ran (time.time()); this script notes when it started the process and when the
 process was gone. So each run's wall time splits into:
@@ -85,8 +86,8 @@ def main():
         mode, _, scale = spec.partition("=")
         env["OBSERVER_SCALE"] = scale or str(SCALES[mode])
         runs = {False: [], True: []}
-        for r in range(rounds + 1):  # round 0 warms the bytecode cache, unmeasured
-            for recorded in (False, True) if r % 2 == 0 else (True, False):
+        for r in range(rounds + 1):  # round 0 warms the caches, unmeasured; then ABBA order
+            for recorded in ((False,) if r == 0 else (False, True) if r % 2 == 0 else (True, False)):
                 parts = run(mode, recorded, env, tmp)
                 if parts is None:
                     continue

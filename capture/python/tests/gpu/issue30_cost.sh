@@ -11,7 +11,8 @@
 #      given none, with our stacks of everything and of allocations only, and the whole recorder)
 #   5. overhead_whole.py on $PROGRAMS (default: generation eager), interleaved rounds; or, FIXED=1,
 #      fixed_costs.py (default: eager cuda_graph): each run's wall time split into before the
-#      program, its setup, the program, the stop and the exit, plain against recorded
+#      program, its setup, the program, the stop and the exit, plain against recorded, and
+#      fixed_costs_table.py's whole-program table (OUT/fixed_table.md)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:?output directory}
@@ -35,6 +36,7 @@ fi
 export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-$WORK/pycache}  # torch's own __pycache__ is not writable there
 if [ "${FIXED:-0}" = 1 ]; then  # where the extra wall time goes: before, setup, program, stop, exit
   timeout "${LIMIT:-300}" python fixed_costs.py --rounds "${ROUNDS:-2}" ${PROGRAMS:-eager cuda_graph} 2>&1 | tee "$OUT/fixed.txt"
+  python fixed_costs_table.py "$OUT/fixed.txt" | tee "$OUT/fixed_table.md"
 else
   python overhead_whole.py "$WORK" --rounds "${ROUNDS:-2}" --limit "${LIMIT:-300}" ${PROGRAMS:-generation eager} 2>&1 \
     | tee "$OUT/overhead_whole.txt"
