@@ -29,7 +29,7 @@ sys.path.insert(0, PACKAGE)
 sys.path.insert(0, HERE)
 import hostile  # noqa: E402
 from test_agent_offline import CLI, FakeSource, _svarint, _varint, cli, read_records  # noqa: E402
-from vramscope import cost, native, pauses, retention, vscap  # noqa: E402
+from vramscope import cost, native, pauses, retention, sources, vscap  # noqa: E402
 from vramscope.history_guard import HistoryGuard  # noqa: E402
 from vramscope.recorder import Recorder  # noqa: E402
 
@@ -509,6 +509,37 @@ class WithoutPyTorchSymbolization(unittest.TestCase):
         self.assertFalse(self.imports("python", "pytorch (this Python's frames cannot be read)"))
         self.assertTrue(self.imports("python", None, native=False))  # polling: _snapshot() symbolizes
         self.assertTrue(self.imports("all", None))  # C++ frames: PyTorch symbolizes them
+
+
+class StackGathererFact(unittest.TestCase):
+    """The file's stack_gatherer fact says who gathered the Python stacks and why not the tracker."""
+
+    class Tracker:
+        def __init__(self, why):
+            self.why, self.asked = why, []
+
+        def start(self, max_buffered, python_only):
+            pass
+
+        def use_own_stacks(self, entries, frees):
+            self.asked.append(frees)
+            return self.why
+
+    def gatherer(self, stacks, env="1", free_stacks=True, why=""):
+        rec = Recorder(os.devnull, stacks=stacks, free_stacks=free_stacks)
+        with mock.patch.dict(os.environ, {"VRAMSCOPE_OWN_STACKS": env}):
+            tracker = self.Tracker(why)
+            source = sources.NativeSource(tracker, 64, stacks != "all", *rec._own_stacks())
+        source.start()
+        return source.stack_gatherer, tracker.asked
+
+    def test_each_reason_is_named(self):
+        self.assertEqual(self.gatherer("python"), ("vramscope", [True]))
+        self.assertEqual(self.gatherer("python", free_stacks=False), ("vramscope", [False]))
+        self.assertEqual(self.gatherer("python", why="frames differ"), ("pytorch (frames differ)", [True]))
+        self.assertEqual(self.gatherer("python", env="0"), ("pytorch (VRAMSCOPE_OWN_STACKS=0)", []))
+        self.assertEqual(self.gatherer("all")[0], "pytorch (--stacks all: C++ frames, which only PyTorch gathers)")
+        self.assertEqual(self.gatherer("none"), (None, []))  # no stacks at all: no fact
 
 
 class Warnings(unittest.TestCase):

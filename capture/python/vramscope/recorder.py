@@ -445,11 +445,15 @@ class Recorder:
 
     # ---- internals
     def _own_stacks(self):
-        """Which events' Python stacks the tracker gathers itself (sources.NativeSource): those PyTorch
-        would (all, or allocations only), unless $VRAMSCOPE_OWN_STACKS=0 leaves them to PyTorch."""
-        if self.stacks != "python" or os.environ.get("VRAMSCOPE_OWN_STACKS", "1") == "0":
-            return None
-        return "all" if self.free_stacks else "alloc"
+        """(which events' Python stacks the tracker gathers itself, sources.NativeSource: those PyTorch
+        would, all or allocations only; or None and why PyTorch gathers them, None if nobody does)."""
+        if self.stacks == "all":
+            return None, "--stacks all: C++ frames, which only PyTorch gathers"
+        if self.stacks != "python":
+            return None, None
+        if os.environ.get("VRAMSCOPE_OWN_STACKS", "1") == "0":
+            return None, "VRAMSCOPE_OWN_STACKS=0"
+        return "all" if self.free_stacks else "alloc", None
 
     def _make_source(self):
         if self.use_native:
@@ -457,7 +461,7 @@ class Recorder:
             if module is not None:
                 module.reset()  # ids from 0 again: an earlier recording in this process numbered its own
                 vscap.use(module)  # every record through core's codec, compiled into the module
-                return sources.NativeSource(module, self.max_buffered, self.stacks != "all", self._own_stacks())
+                return sources.NativeSource(module, self.max_buffered, self.stacks != "all", *self._own_stacks())
             self.say("vramscope: the native tracker could not be built (%s); falling back to polling "
                      "torch.cuda.memory._snapshot() once a second: slower, and events can be lost when "
                      "PyTorch's ring overruns" % reason)

@@ -7,13 +7,15 @@ from . import vscap
 class NativeSource:
     mode = "native"
 
-    def __init__(self, module, max_buffered, python_stacks_only=True, own_stacks=None):
+    def __init__(self, module, max_buffered, python_stacks_only=True, own_stacks=None, not_own=None):
         self.m = module
         self.python_stacks_only = python_stacks_only
         # own_stacks: "all" or "alloc" to gather the Python stacks of those events in the tracker
-        # (_own_stacks.h) rather than in PyTorch; None leaves them to PyTorch. After start():
-        # self.stack_gatherer says which gathers them (and why not ours).
+        # (_own_stacks.h) rather than in PyTorch; None leaves them to PyTorch (not_own: why, when
+        # PyTorch gathers any). After start(): self.stack_gatherer says which gathers them, and why
+        # not ours (the file's stack_gatherer fact).
         self.own_stacks = own_stacks
+        self.not_own = not_own
         self.stack_gatherer = None
         self.interner = module  # one numbering of ids per file: the tracker's
         self.max_buffered = max_buffered
@@ -24,6 +26,7 @@ class NativeSource:
     def start(self):
         self.m.start(self.max_buffered, self.python_stacks_only)
         if self.own_stacks is None:
+            self.stack_gatherer = "pytorch (%s)" % self.not_own if self.not_own else None
             return
         why = self.m.use_own_stacks(self.history_entries(), self.own_stacks == "all")
         self.stack_gatherer = "vramscope" if not why else "pytorch (%s)" % why
