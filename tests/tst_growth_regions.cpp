@@ -131,8 +131,10 @@ void TestGrowthRegions::leakRampIsOneRunRegion() {
     QCOMPARE(g.releasedAt, kNoEvent);
     const LeakReport rep = diagnoseLeaks(*a, 0);
     QCOMPARE(rep.kind, LeakKind::Leak);
-    QVERIFY(!rep.evidence.empty());
-    // a click on it explains it from what the region analysis found
+    // the evidence is the group's own: every iteration made one, none of them freed
+    QVERIFY2(rep.evidence.find("40 blocks") == std::string::npos &&
+                 rep.evidence.find("30 blocks, 960.00 KiB, made in 30 of the 30") != std::string::npos,
+             rep.evidence.c_str());
     LeakQuery q;
     q.region = g;
     const LeakReport clicked = diagnoseLeaks(*a, 0, q);
@@ -141,6 +143,10 @@ void TestGrowthRegions::leakRampIsOneRunRegion() {
     QCOMPARE(clicked.groups.front().stack, keep);
     QVERIFY2(clicked.summary.find("cache_features (train.py:31)") != std::string::npos,
              clicked.summary.c_str());
+    // its own figures: allocated memory at its ends would count the model and the step's temporaries
+    QVERIFY2(clicked.evidence.starts_with("30 blocks, 960.00 KiB, made from ") &&
+                 clicked.evidence.find("none of these blocks is freed before the end") != std::string::npos,
+             clicked.evidence.c_str());
 }
 
 void TestGrowthRegions::sawtoothWithTwoTeethIsAccumulation() {

@@ -215,6 +215,10 @@ void TestLeaks::checkGatesGrowth() {
     QCOMPARE(run({"check", leak, "--max-growth", "1e12"}).first, 0);
     QCOMPARE(run({"check", clean, "--max-growth", "0"}).first, 0);
     QCOMPARE(run({"check", clean}).first, 2); // a limit is required
+    // sizes as --max-memory takes them: the leak keeps 7.50 KiB
+    QCOMPARE(run({"check", leak, "--max-growth", "7K"}).first, 1);
+    QCOMPARE(run({"check", leak, "--max-growth", "8KiB"}).first, 0);
+    QCOMPARE(run({"check", leak, "--max-growth", "8X"}).first, 2);
     // accumulations count as growth; the peak gate compares consecutive iterations' peaks
     const QString acc = QString::fromStdString(vs::test::samplePath("expandable"));
     auto [accCode, accOut] = run({"check", acc, "--max-growth", "1000000"});
@@ -347,8 +351,8 @@ void TestLeaks::callTreeFoldsLibraryFrames() {
     const FrameId hook = frame("hook", "/venv/lib/python3.12/site-packages/transformers/trainer.py");
     const StackId mine = c.stacks.intern(std::vector<FrameId>{empty, step, loop, runpy});
     const StackId theirs = c.stacks.intern(std::vector<FrameId>{empty, hook, runpy}); // no user frame
-    const std::vector<SurvivorGroup> groups{{mine, 300, 3, 0, 0, 0, true, {}},
-                                            {theirs, 100, 1, 0, 0, 0, true, {}}};
+    const std::vector<SurvivorGroup> groups{{.stack = mine, .bytes = 300, .count = 3, .allocations = {}},
+                                            {.stack = theirs, .bytes = 100, .count = 1, .allocations = {}}};
     auto pathsOf = [&](const CallTree& t) {
         QStringList out; // every leaf's path from the root, bottom-up order of the tree
         for (uint32_t i = 1; i < t.size(); ++i) {

@@ -5,6 +5,7 @@
 #include "analysis/growth/PhasePeaks.h"
 #include "analysis/stacks/FrameFilter.h"
 #include "compare/BaselineGate.h"
+#include "io/MemoryBudget.h"
 #include "util/Format.h"
 
 #include <fstream>
@@ -56,6 +57,16 @@ double nonNegative(const CliArgs& a, const std::string& name, const char* what) 
     const double v = std::strtod(text->c_str(), &end);
     if (text->empty() || *end || !(v >= 0)) throw UsageError(name + " needs " + what);
     return v;
+}
+
+// A byte count (0 allowed: any growth fails) or a size such as 16M or 1.5G, as --max-memory takes.
+double byteLimit(const CliArgs& a, const std::string& name) {
+    const std::string text = *a.option(name);
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (!text.empty() && !*end && v >= 0) return v;
+    if (const auto bytes = MemoryBudget::parse(text)) return double(*bytes);
+    throw UsageError(name + " needs a size such as 16M, 1.5G or a byte count");
 }
 
 void writeSites(std::ostream& report, const Capture& c, const LeakReport& rep) {
@@ -113,7 +124,7 @@ LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args);
 void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, std::ostream& out,
                     size_t maxGroups);
 
-// `check FILE [--max-growth BYTES] [--max-peak-growth PCT] [--baseline BASE --max-peak-regression PCT]
+// `check FILE [--max-growth SIZE] [--max-peak-growth PCT] [--baseline BASE --max-peak-regression PCT]
 // [--device N] [--json] [--junit OUT.xml]`: the CI gate. Exit 1 when the growth (a leak or an
 // accumulation) exceeds BYTES, the peak of a phase rises by more than PCT over the previous phase (on
 // any device unless --device), or a device's peak exceeds the baseline capture's by more than PCT.
@@ -127,9 +138,9 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out) {
     if (baseGate != a.option("--max-peak-regression").has_value())
         throw UsageError("--baseline BASE and --max-peak-regression PCT go together");
     if (!growthGate && !peakGate && !baseGate)
-        throw UsageError("check needs --max-growth BYTES, --max-peak-growth PCT or --baseline BASE "
+        throw UsageError("check needs --max-growth SIZE, --max-peak-growth PCT or --baseline BASE "
                          "--max-peak-regression PCT");
-    const double limit = growthGate ? nonNegative(a, "--max-growth", "a number of bytes") : 0;
+    const double limit = growthGate ? byteLimit(a, "--max-growth") : 0;
     const double peakLimit = peakGate ? nonNegative(a, "--max-peak-growth", "a percentage") : 0;
     const double regressionLimit = baseGate ? nonNegative(a, "--max-peak-regression", "a percentage") : 0;
     auto capture = openCapture(a);

@@ -155,12 +155,14 @@ std::unordered_map<uint32_t, Releases> bulkReleases(const std::vector<Allocation
     return out;
 }
 
-// The share of iterations in which a group left survivors, scaled to kSlices like slice coverage.
-uint32_t iterationCoverage(const std::vector<Allocation>& all, const SurvivorGroup& g,
-                           const std::vector<uint32_t>& starts) {
+// The iterations in which a group left survivors, and their share scaled to kSlices like slice
+// coverage.
+void countIterations(const std::vector<Allocation>& all, SurvivorGroup& g,
+                     const std::vector<uint32_t>& starts) {
     const size_t hit =
         iterationsMaking(all, g.allocations, starts, false); // not the warm-up before the first
-    return static_cast<uint32_t>((hit * kSlices + starts.size() / 2) / starts.size());
+    g.iterationsMade = static_cast<uint32_t>(hit);
+    g.coverage = static_cast<uint32_t>((hit * kSlices + starts.size() / 2) / starts.size());
 }
 
 void rankBySteadiness(std::vector<SurvivorGroup>& groups) {
@@ -299,7 +301,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     rep.iterationMarker = rep.growth().iterations.marker;
     rep.iterations = iterations.size();
     if (iterations.size() >= 3) // steadiness counted in iterations rather than in equal slices of the window
-        for (auto& g : rep.groups) g.coverage = iterationCoverage(all, g, iterations);
+        for (auto& g : rep.groups) countIterations(all, g, iterations);
     // A clicked accumulation, cycle or one iteration's rise explains itself: what the region holds.
     if (q.region && q.region->kind != LeakKind::Cache) {
         rep.region = q.region;
@@ -360,14 +362,17 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
         rep.summary = "Allocated memory grows by " + humanBytes(int64_t(rep.growthBytes)) + " over " +
                       seconds(duration) + ": " + std::to_string(top->count) + " allocations from " + topSite +
                       " are still alive, made steadily across the window.";
+        // The group's own figures: allocated memory at the window's ends is wherever the model's
+        // loading and the step's temporaries stand, not the leak.
         rep.evidence =
             "top group: " + std::to_string(top->count) + " blocks, " + humanBytes(int64_t(top->bytes)) +
-            ", present in " + std::to_string(top->coverage) + "/" + std::to_string(kSlices) +
             (rep.iterations >= 3
-                 ? " of the " + std::to_string(rep.iterations) + " '" + rep.iterationMarker + "' iterations"
-                 : std::string(" of the window")) +
-            "; allocated " + humanBytes(r.allocated[rep.first]) + " at " + seconds(secondsAt(rep.first)) +
-            " and " + humanBytes(r.allocated[rep.last]) + " at " + seconds(secondsAt(rep.last)) + ".";
+                 ? ", made in " + std::to_string(top->iterationsMade) + " of the " +
+                       std::to_string(rep.iterations) + " '" + rep.iterationMarker + "' iterations"
+                 : ", made in " + std::to_string(top->coverage) + " of " + std::to_string(kSlices) +
+                       " equal slices of the window") +
+            ", from " + seconds(secondsAt(top->firstEvent)) + " to " + seconds(secondsAt(top->lastEvent)) +
+            "; all of them alive at " + seconds(secondsAt(rep.aliveAtEnd ? n - 1 : rep.last)) + ".";
         rep.nextStep =
             a.capture().nativeStacks
                 ? "Find the missing free: these device allocations (cudaMalloc, pools, VMM) are never "

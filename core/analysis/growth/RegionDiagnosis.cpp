@@ -64,14 +64,19 @@ std::string spanText(const GrowthRegion& r, const Iterations& its, size_t releas
                          : n;
 }
 
+// When the region's blocks were made. Its own figures, not allocated memory at its two ends: that is
+// wherever the step's temporaries and other phases happen to stand (a sawtooth can put the later
+// one lower, an epoch's end adds its metrics).
+template <class At> std::string madeText(const GrowthRegion& region, At at) {
+    return "made from " + secondsText(at(region.first)) + " to " + secondsText(at(region.last));
+}
+
 void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRegion& region,
                          LeakReport& rep) {
     const Capture& c = a.capture();
-    const ReplayResult& r = a.replay(device);
     const Iterations& its = rep.growth().iterations;
     auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
     const size_t releases = releasesOfSameStack(rep.growth(), region);
-    const SurvivorGroup* top = rep.groups.empty() ? nullptr : &rep.groups.front();
     const std::string site =
         region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
     const bool cycle = region.kind == LeakKind::Cycle;
@@ -89,11 +94,8 @@ void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRe
     if (region.iterations > 0)
         rep.evidence += ", " + humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration over " +
                         std::to_string(region.iterations) + " '" + its.marker + "' iterations";
-    rep.evidence += "; allocated " + humanBytes(r.allocated[region.first]) + " at " +
-                    secondsText(at(region.first)) + " and " + humanBytes(r.allocated[region.last]) + " at " +
-                    secondsText(at(region.last));
+    rep.evidence += ", " + madeText(region, at);
     if (released) rep.evidence += "; released at " + secondsText(at(region.releasedAt));
-    if (top) rep.evidence += "; top group " + std::to_string(top->count) + " blocks";
     rep.evidence += ".";
     if (cycle) {
         rep.nextStep =
@@ -125,7 +127,6 @@ std::string repeatText(const GrowthRegion& r, const Iterations& its) {
 // re-ranks every group and took 0.5 s on a 10M-event capture).
 void explainLeak(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
     const Capture& c = a.capture();
-    const ReplayResult& r = a.replay(device);
     auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
     const std::string site =
         region.stacks.empty() ? std::string("several places") : siteText(c, region.stacks.front());
@@ -139,9 +140,8 @@ void explainLeak(const CaptureAnalysis& a, size_t device, const GrowthRegion& re
         (atEnd ? " is kept until the program ends: " : " is still alive when the capture ends: ") +
         std::to_string(region.allocations.size()) + " blocks, " +
         (rate.empty() ? humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration" : rate) + ".";
-    rep.evidence = "the floor of allocated memory rises from " + humanBytes(r.allocated[region.first]) +
-                   " at " + secondsText(at(region.first)) + " to " + humanBytes(r.allocated[region.last]) +
-                   " at " + secondsText(at(region.last)) +
+    rep.evidence = std::to_string(region.allocations.size()) + " blocks, " +
+                   humanBytes(int64_t(region.growthBytes)) + ", " + madeText(region, at) +
                    (atEnd ? "; these blocks are freed only at " + secondsText(at(region.releasedAt)) + ", " +
                                 region.releasedBy
                           : std::string("; none of these blocks is freed before the end")) +
@@ -223,9 +223,10 @@ void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<All
     if (h.holders.empty()) return;
     const RegionHolder& top = h.holders.front();
     rep.holder = top.path;
-    rep.evidence += " Held by " + top.path + " (" + std::to_string(top.blocks) + " blocks, " +
-                    humanBytes(int64_t(top.bytes)) + ", retention graph at " +
-                    secondsText(a.secondsOf(c.retention[h.graph].timeUs)) + ").";
+    // a path without a Python owner starts with its verdict ("held from C/C++: ...")
+    rep.evidence += (top.path.starts_with("held ") ? " It is " : " Held by ") + top.path + " (" +
+                    std::to_string(top.blocks) + " blocks, " + humanBytes(int64_t(top.bytes)) +
+                    ", retention graph at " + secondsText(a.secondsOf(c.retention[h.graph].timeUs)) + ").";
     if (!top.hint.empty()) rep.nextStep = top.hint + " " + rep.nextStep;
 }
 
@@ -252,7 +253,8 @@ std::vector<SurvivorGroup> regionGroups(const std::vector<Allocation>& all, cons
     for (uint32_t i : region.allocations) {
         const Allocation& x = all[i];
         auto [pos, fresh] = index.try_emplace(x.stack.value, out.size());
-        if (fresh) out.push_back({x.stack, 0, 0, x.alloc, x.alloc, 0, true, {}});
+        if (fresh)
+            out.push_back({.stack = x.stack, .firstEvent = x.alloc, .lastEvent = x.alloc, .allocations = {}});
         SurvivorGroup& g = out[pos->second];
         g.bytes += x.bytes, ++g.count;
         g.firstEvent = std::min(g.firstEvent, x.alloc), g.lastEvent = std::max(g.lastEvent, x.alloc);

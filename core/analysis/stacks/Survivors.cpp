@@ -27,7 +27,9 @@ std::vector<SurvivorGroup> groupSurvivors(const std::vector<Allocation>& all, st
         const Allocation& a = all[k];
         if (at == SIZE_MAX || groups[at].stack != a.stack) {
             auto [pos, fresh] = index.try_emplace(a.stack.value, groups.size());
-            if (fresh) groups.push_back({a.stack, 0, 0, a.alloc, a.alloc, 0, true, {}});
+            if (fresh)
+                groups.push_back(
+                    {.stack = a.stack, .firstEvent = a.alloc, .lastEvent = a.alloc, .allocations = {}});
             at = pos->second;
         }
         SurvivorGroup& g = groups[at];

@@ -16,6 +16,7 @@ struct SurvivorGroup {
     uint32_t count = 0;
     uint32_t firstEvent = 0, lastEvent = 0; // of its surviving allocations
     uint32_t coverage = 0;                  // how many of kSlices equal slices of the range hold one
+    uint32_t iterationsMade = 0;            // iterations that made one (0: not counted, no iterations)
     bool growing = true;                    // its live count still rises at the end of the range
     std::vector<uint32_t> allocations;      // indices into the lifetimes
 };
