@@ -309,6 +309,16 @@ void TestAnalysisHostile::byteOrderMarksAndDetection() {
                           "pickle, but it is not a pickle either (it starts with 0x68 0x65 0x6c 0x6c, not "
                           "the PROTO opcode 0x80)"),
              text.summary().c_str());
+    // A compressor it does not read is named, with what to run (the bytes after the magic do not matter).
+    const CliRun xz = cli({"summary", writeFile(dir_, "snap.pickle.xz",
+                                                std::string("\xfd"
+                                                            "7zXZ\0\0\4junk",
+                                                            12))});
+    QVERIFY2(oneLineError(
+                 xz, "compressed with xz, which vramscope does not read: decompress it first (xz -d FILE)"),
+             xz.summary().c_str());
+    const CliRun bz = cli({"summary", writeFile(dir_, "snap.pickle.bz2", std::string("BZh91AY&SY"))});
+    QVERIFY2(oneLineError(bz, "compressed with bzip2"), bz.summary().c_str());
 }
 
 // 4 GiB of whitespace inside a 4 MB .json.gz was refused only after reaching 2.0 GB: the text was

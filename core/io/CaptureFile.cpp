@@ -7,7 +7,10 @@
 
 #include "VscapReader.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <initializer_list>
+#include <optional>
 
 namespace vs {
 
@@ -20,10 +23,32 @@ static bool fileIsVscap(const std::string& path) {
     return vscap::looksLikeVscap({head, n});
 }
 
+// Compressors whose files people pass on but vramscope does not read (it reads gzip and zstd): named
+// by their magic bytes, so that the message says what to run instead of which opcode is missing.
+struct OtherCompression {
+    const char* name;
+    const char* command;
+};
+static std::optional<OtherCompression> otherCompression(std::span<const uint8_t> h) {
+    auto starts = [&](std::initializer_list<uint8_t> m) {
+        return h.size() >= m.size() && std::equal(m.begin(), m.end(), h.begin());
+    };
+    if (starts({0xfd, 0x37, 0x7a, 0x58})) return OtherCompression{"xz", "xz -d FILE"};
+    if (starts({0x42, 0x5a, 0x68})) return OtherCompression{"bzip2", "bzip2 -d FILE"};
+    if (starts({0x04, 0x22, 0x4d, 0x18})) return OtherCompression{"lz4", "lz4 -d FILE"};
+    if (starts({0x5d, 0x00, 0x00})) return OtherCompression{"lzma", "xz -d FILE"};
+    if (starts({0x50, 0x4b, 0x03, 0x04})) return OtherCompression{"zip (an archive)", "unzip FILE"};
+    return std::nullopt;
+}
+
 // What the detection concluded, when the last format it tries does not fit either: which formats it
 // ruled out and what the file starts with, instead of only the pickle reader's complaint.
 static void checkPickleHead(std::span<const uint8_t> head) {
     if (head.empty() || head[0] == 0x80) return; // empty or unreadable: the reader says so
+    if (const auto other = otherCompression(head))
+        throw LoadError(std::string("compressed with ") + other->name +
+                        ", which vramscope does not read: decompress it first (" + other->command +
+                        "), or compress it with zstd or gzip, which it reads");
     char start[32] = {};
     for (size_t i = 0, at = 0; i < std::min<size_t>(head.size(), 4); ++i)
         at += size_t(std::snprintf(start + at, sizeof start - at, " 0x%02x", head[i]));
