@@ -407,6 +407,14 @@ void TestMainWindow::leaksPanelShowsTheLeak() {
     // the top group's allocations are marked on the timeline, its live bytes drawn as a sparkline
     const SurvivorGroup& top = panel->report().groups.front();
     QVERIFY(panel->sparkline()->pointCount() >= top.count);
+    // the header names the growth the timeline shades (from the group's first survivor) and its window
+    const auto* header = panel->findChild<QLabel*>(QStringLiteral("leakDiagnosis"));
+    QVERIFY(header);
+    const ui::Session& session = *w->session();
+    const QString growthFrom = QString::number(session.secondsAt(0, top.firstEvent), 'f', 3);
+    QVERIFY2(header->text().contains(QStringLiteral("growth %1 s").arg(growthFrom)) &&
+                 header->text().contains(QStringLiteral("in the window 0.000 s")),
+             qPrintable(header->text()));
     QCPGraph* marks = nullptr;
     for (int i = 0; i < timelineOf(*w)->graphCount(); ++i)
         if (timelineOf(*w)->graph(i)->name() == "allocations of the selected Leaks group")
@@ -1185,6 +1193,15 @@ void TestMainWindow::retentionTabNamesTheHolder() {
     ui::MainWindow w;
     const QString path = vs::test::samplesDir() + "/../recorded/leak_eval_no_grad.vscap";
     w.setAnalysis(path, ui::CaptureLoader::openNow(path));
+    // the diagnosis's "Retention tab" is a link to it (the tab can be scrolled out of sight)
+    leaksOf(w)->waitForResult();
+    auto* header = leaksOf(w)->findChild<QLabel*>(QStringLiteral("leakDiagnosis"));
+    QVERIFY2(header && header->text().contains(QStringLiteral("<a href=\"#retention\">Retention tab</a>")),
+             qPrintable(header ? header->text() : QString()));
+    auto* tabs = qobject_cast<QTabWidget*>(retentionOf(w)->parentWidget()->parentWidget());
+    QVERIFY(tabs && tabs->currentWidget() != retentionOf(w));
+    emit header->linkActivated(QStringLiteral("#retention"));
+    QCOMPARE(tabs->currentWidget(), retentionOf(w));
     w.showRetentionTab();
     ui::RetentionPanel* p = retentionOf(w);
     w.waitForBackgroundWork();    // the graphs are analysed off the GUI thread

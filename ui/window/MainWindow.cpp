@@ -95,6 +95,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(session_, &Session::eventSelected, this, &MainWindow::onEventSelected);
     // the details tab a selection asks for: the Leaks tab for a finding, a range or a chosen region
     connect(leaks_, &LeaksPanel::attentionWanted, this, &MainWindow::showLeaksTab);
+    connect(leaks_, &LeaksPanel::retentionRequested, this,
+            [this] { details_->setCurrentWidget(retention_); });
     connect(memoryMap_, &MemoryMapView::cellClicked, this, &MainWindow::showBlockMapTab);
     restoreSettings();
 }

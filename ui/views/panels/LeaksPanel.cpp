@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSortFilterProxyModel>
@@ -32,6 +33,13 @@
 
 namespace vs::ui {
 namespace {
+
+// "the Retention tab" in a diagnosis becomes a link to it: with many tabs it can be scrolled out of
+// sight at common window widths.
+QString linkedTabs(QString html) {
+    static const QRegularExpression tab(QStringLiteral("\\b([Tt]he) Retention tab"));
+    return html.replace(tab, QStringLiteral("\\1 <a href=\"#retention\">Retention tab</a>"));
+}
 
 // Seconds since the capture's origin of an event (0 past the trace): the panel's one clock.
 double secondsOf(const DeviceTrace& t, int64_t originUs, uint32_t event) {
@@ -81,9 +89,13 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     diagnosis_ = new QLabel(tr("Open a capture: the growth region is found automatically; Shift+drag on the "
                                "timeline to inspect what survives any range."),
                             this);
+    diagnosis_->setObjectName(QStringLiteral("leakDiagnosis"));
     diagnosis_->setWordWrap(true);
     diagnosis_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    diagnosis_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    diagnosis_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
+    connect(diagnosis_, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link == QLatin1String("#retention")) emit retentionRequested();
+    });
     search_ = new QLineEdit(this);
     search_->setPlaceholderText(tr("Search functions and files\u2026"));
     search_->setClearButtonEnabled(true);
@@ -136,6 +148,9 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     views_->setTabToolTip(2, tr("From the allocating frames up to their callers"));
     views_->setTabToolTip(3, tr("Click a frame to zoom into it, Escape to zoom out"));
     spark_ = new Sparkline(this);
+    spark_->setToolTip(tr("Bytes alive over the whole capture of every block allocated from the selected "
+                          "group's call stack: its survivors and its temporaries, so it can rise above the "
+                          "group's surviving bytes. The shaded span is the diagnosed window."));
     // The diagnosis scrolls above a splitter handle and the groups take the rest: at 1280x800 the tab
     // is ~350 px tall, and a long diagnosis would otherwise be cut or squeeze the groups to two rows.
     auto* sentence = new QScrollArea(this);
@@ -296,21 +311,27 @@ void LeaksPanel::present(Result result) {
     disposeInBackground(std::exchange(result_, std::move(result)));
     if (!analysis_) return;
     const LeakReport& report = result_.report;
-    diagnosis_->setText(tr("<b>%1</b> &nbsp;<span style='color:gray'>%2 %3 s \u2013 %4 s%5</span><br>%6<br>"
-                           "<i>Evidence:</i> %7<br><i>Next step:</i> %8")
-                            .arg(QString::fromLatin1(leakKindName(report.kind).data()).toUpper())
-                            .arg(report.region ? tr("region") : tr("window"))
-                            .arg(secondsAt(report.region ? report.region->first : report.first), 0, 'f', 3)
-                            .arg(secondsAt(report.region ? report.region->last : report.last), 0, 'f', 3)
-                            .arg(report.autoWindow ? tr(", detected") : QString())
-                            .arg(QString::fromStdString(report.summary).toHtmlEscaped(),
+    // shade where the steady growth happens: from the first surviving block of the top steady group
+    const bool steady = !report.groups.empty() && isSteady(report.groups.front());
+    auto s3 = [&](uint32_t e) { return QString::number(secondsAt(e), 'f', 3); };
+    // the header names the span the timeline shades, and the window it was found in when they differ
+    const QString span =
+        report.region ? tr("region %1 s \u2013 %2 s").arg(s3(report.region->first), s3(report.region->last))
+        : steady && report.groups.front().firstEvent > report.first
+            ? tr("growth %1 s \u2013 %2 s, in the window %3 s \u2013 %4 s")
+                  .arg(s3(report.groups.front().firstEvent), s3(report.last), s3(report.first),
+                       s3(report.last))
+            : tr("window %1 s \u2013 %2 s").arg(s3(report.first), s3(report.last));
+    diagnosis_->setText(tr("<b>%1</b> &nbsp;<span style='color:gray'>%2%3</span><br>%4<br>"
+                           "<i>Evidence:</i> %5<br><i>Next step:</i> %6")
+                            .arg(QString::fromLatin1(leakKindName(report.kind).data()).toUpper(), span,
+                                 report.autoWindow ? tr(", detected") : QString(),
+                                 QString::fromStdString(report.summary).toHtmlEscaped(),
                                  QString::fromStdString(report.evidence).toHtmlEscaped(),
-                                 QString::fromStdString(report.nextStep).toHtmlEscaped()));
+                                 linkedTabs(QString::fromStdString(report.nextStep).toHtmlEscaped())));
     fillGroups();
     buildTrees();
     selectGroup(report.groups.empty() ? -1 : 0);
-    // shade where the steady growth happens: from the first surviving block of the top steady group
-    const bool steady = !report.groups.empty() && isSteady(report.groups.front());
     // a window where nothing was found is not shaded as growth (a red band over a flat capture)
     emit windowChanged(secondsAt(steady ? report.groups.front().firstEvent : report.first),
                        secondsAt(report.last), report.autoWindow && report.kind != LeakKind::None);
@@ -368,7 +389,7 @@ void LeaksPanel::onGroupSelected(int row) {
                       : liveBytes(*result_.inputs->categories, t, originUs_, g.stack);
     const LeakReport& r = result_.report;
     spark_->setSeries(std::move(points), seconds(uint32_t(t.eventCount() - 1)), seconds(r.first),
-                      seconds(r.last), tr("group #%1 live bytes").arg(row + 1));
+                      seconds(r.last), tr("live bytes of every block from group #%1's stack").arg(row + 1));
     if (row == 0) { // found with the report, off the GUI thread
         emit groupHighlighted(device_, result_.firstGroupTimes, result_.firstGroupEvents);
         return;

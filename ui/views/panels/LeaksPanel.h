@@ -63,6 +63,8 @@ class LeaksPanel : public QWidget {
                           const QVector<quint32>& allocEvents);
     // "Show allocations in the event list" on a group.
     void showAllocationsRequested(size_t device, const QVector<quint32>& allocEvents);
+    // The diagnosis's "Retention tab" link: the holders of what it found.
+    void retentionRequested();
 
   private:
     // Computes in the background; `first`/`last` < 0: the automatically detected region.

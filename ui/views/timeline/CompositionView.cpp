@@ -59,9 +59,14 @@ CompositionBands sample(const CaptureAnalysis& a, const Composition& comp, size_
                   "A driver-level recording (the CUPTI agent): every allocation is named by the library "
                   "whose code made it; PyTorch's caching allocator is one of them.")
         : PhaseWindows(a.capture()).empty() && comp.categories().phases
-            ? QObject::tr("No recorder annotations (a PyTorch snapshot): categories guessed from the "
-                          "allocations' Python stacks (module forward, torch/autograd, torch/optim, "
-                          "Module.to); inferred.")
+            ? (a.capture().format != "vscap"
+                   ? QObject::tr("No recorder annotations (a PyTorch snapshot or profiler trace): categories "
+                                 "guessed from the allocations' Python stacks (module forward, "
+                                 "torch/autograd, torch/optim, Module.to); inferred.")
+                   : QObject::tr("No forward, backward or optimizer annotations in this recording (no "
+                                 "model or optimizer the recorder could hook): categories guessed from "
+                                 "the allocations' Python stacks (module forward, torch/autograd, "
+                                 "torch/optim, Module.to); inferred."))
             : basisSentence(comp);
     for (Category c : kOrder) {
         b.names.push_back(QString::fromUtf8(categoryName(c).data(), int(categoryName(c).size())));
