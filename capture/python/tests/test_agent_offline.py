@@ -206,7 +206,8 @@ def read_records(path):
     """(kind, body) of every record of a zlib/uncompressed .vscap (what the Python writer makes)."""
     import struct
     import zlib
-    data = open(path, "rb").read()
+    with open(path, "rb") as f:
+        data = f.read()
     pos, out = 16, []
     while pos < len(data):
         codec, stored, _, _ = struct.unpack_from("<B3xIII", data, pos + 4)

@@ -178,6 +178,28 @@ class ExitPath(unittest.TestCase):
         self.assertEqual(theirs, plain.stderr.splitlines())
         return ours
 
+    def test_the_programs_globals_are_held_by_module_main_at_exit(self):
+        # as in `python prog.py` at atexit: a list the program keeps is a module global of __main__, not a
+        # local of the recorder's runner or a dict held from C/C++ (runpy hands back a copy of the globals)
+        plain, rec, out = self.run_both(PROGRAM_HEADER + textwrap.dedent("""
+        KEPT = []
+        def step():
+            KEPT.append(torch.Tensor(4096))
+        for _ in range(3):
+            step()
+        """), VRAMSCOPE_PAUSE_BUDGET="none", FAKE_TORCH_TRACE="1")
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        self.same_output(plain, rec)
+        code, text, err = cli("retention", out, "--json")
+        self.assertEqual(code, 0, err)
+        groups = json.loads(text)["graphs"][-1]["groups"]
+        kept = [g for g in groups if "KEPT" in g["path"]]
+        self.assertTrue(kept, groups)
+        self.assertEqual(kept[0]["verdict"], "held by a module global", kept[0])
+        self.assertIn("module __main__", kept[0]["path"])
+        self.assertEqual(kept[0]["blocks"], 3)
+        self.assertTrue(kept[0]["suspicious"])
+
     def test_hostile_heap_program_exits_0_with_a_readable_file(self):
         plain, rec, out = self.run_both(TRAINING, VRAMSCOPE_PAUSE_BUDGET="none")  # a graph however short the run
         self.assertEqual(plain.returncode, 0, plain.stderr)

@@ -11,7 +11,6 @@ import os
 import runpy
 import signal
 import sys
-import types
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -63,17 +62,21 @@ def main(argv=None):
             _say("vramscope: not recording (%s: %s); running the program unrecorded" % (type(e).__name__, e))
     code, failure = 0, None
     # The program's globals stay alive until the recorder stops, as module __main__, as they are at
-    # atexit time in a plain `python script.py` (runpy drops its module and hands back a copy):
-    # the final state and the retention graph at exit see what the program kept.
-    namespace, our_main, program_main = None, sys.modules.get("__main__"), None
+    # atexit time in a plain `python script.py`: runpy runs the program in a module of its own and
+    # drops it from sys.modules at the end, handing back a copy of its globals. That module is put
+    # back, with the very dict the program's functions see as their globals, so the final state and
+    # the retention graph at exit find what the program kept under `module __main__` (a copy beside
+    # it would be a second dict, reached from the functions only, named "held from C/C++").
+    our_main, program_main = sys.modules.get("__main__"), None
     try:
-        if args.module:
-            sys.argv = [args.module] + program
-            namespace = runpy.run_module(args.module, run_name="__main__", alter_sys=True)
-        else:
-            sys.argv = program
-            sys.path.insert(0, os.path.dirname(os.path.abspath(program[0])))
-            namespace = _run_path(program[0])
+        with _KeepProgramModule():
+            if args.module:
+                sys.argv = [args.module] + program
+                runpy.run_module(args.module, run_name="__main__", alter_sys=True)
+            else:
+                sys.argv = program
+                sys.path.insert(0, os.path.dirname(os.path.abspath(program[0])))
+                runpy.run_path(program[0], run_name="__main__")
     except SystemExit as e:
         code = e.code  # sys.exit() turns it into the exit status as Python would (a text: printed, 1)
     except BaseException as e:  # the program's own failure: its traceback, then exit 1 (or SIGINT)
@@ -81,14 +84,8 @@ def main(argv=None):
         code = 1
         _print_program_exception(e)
     finally:
-        if namespace is None:
-            namespace = _PROGRAM_GLOBALS.get("globals")
-        if namespace is not None:
-            program_main = types.ModuleType("__main__")
-            try:
-                program_main.__dict__.update(namespace)
-            except Exception:
-                pass
+        program_main = _PROGRAM_MODULE.pop("module", None)
+        if program_main is not None:
             sys.modules["__main__"] = program_main
         try:
             vramscope.stop()  # never raises by design; belt and braces for the exit code's sake
@@ -97,8 +94,7 @@ def main(argv=None):
         finally:
             if our_main is not None:
                 sys.modules["__main__"] = our_main
-            namespace = program_main = None
-            _PROGRAM_GLOBALS.clear()
+            program_main = None
         if rec is not None and not quiet and os.getpid() == rec._pid:  # not in a forked child
             _say("vramscope: recorder cost: %s" % rec.cost.line())  # line() never raises
             warned = len(rec.warnings)
@@ -110,23 +106,29 @@ def main(argv=None):
     return code
 
 
-_PROGRAM_GLOBALS = {}
+_PROGRAM_MODULE = {}  # "module": the module runpy ran the program in
 
 
-def _run_path(path):
-    """runpy.run_path, keeping a handle on the program's globals even when it raises (for the
-    retention graph at exit, as in `python script.py`, where they live on until atexit)."""
-    import runpy as _r
-    real = _r._run_code
+class _KeepProgramModule:
+    """While the program runs: notes the module runpy runs it in (the one whose dict its code gets
+    as globals), also when the program raises."""
 
-    def run_code(code, run_globals, *a, **kw):
-        _PROGRAM_GLOBALS["globals"] = run_globals
-        return real(code, run_globals, *a, **kw)
-    _r._run_code = run_code
-    try:
-        return runpy.run_path(path, run_name="__main__")
-    finally:
-        _r._run_code = real
+    def __enter__(self):
+        import runpy as _r
+        self.real = real = _r._run_code
+
+        def run_code(code, run_globals, *a, **kw):
+            module = sys.modules.get(run_globals.get("__name__"))
+            if module is not None and getattr(module, "__dict__", None) is run_globals:
+                _PROGRAM_MODULE["module"] = module
+            return real(code, run_globals, *a, **kw)
+        _r._run_code = run_code
+        return self
+
+    def __exit__(self, *exc):
+        import runpy as _r
+        _r._run_code = self.real
+        return False
 
 
 def _say(text):
