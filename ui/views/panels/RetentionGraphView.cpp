@@ -77,6 +77,12 @@ void RetentionGraphView::setPaths(const Capture* c, const RetentionGraph* g, con
         }
     }
     collapseChains();
+    // each layer needs its box and an edge label above it: a short panel scrolls instead of drawing
+    // the labels under the boxes
+    int layers = 0;
+    for (const auto& n : nodes_)
+        if (!n.removed) layers = std::max(layers, n.layer + 1);
+    setMinimumHeight(std::max(80, 20 + layers * (2 * fontMetrics().height() + 18)));
     update();
 }
 
@@ -161,8 +167,12 @@ void RetentionGraphView::paintEvent(QPaintEvent*) {
         // a label gets the width of its target's slot: siblings' labels never overlap
         const int room = int(double(width()) / (perLayer[nodes_[e.to].layer] + 1)) - 10;
         p.setPen(palette().color(QPalette::Text));
-        // near the target, where siblings are as far apart as their boxes
-        const QPointF at = a + (b - a) * 0.72;
+        // just above the target's box, where siblings are nearly as far apart as their boxes, and
+        // never on a box: the point of the edge whose height clears both boxes
+        const double half = (fm.height() + 6) / 2.0, label = fm.height() / 2.0 + 2;
+        const double t = std::clamp((b.y() - half - label - a.y()) / std::max(1.0, b.y() - a.y()),
+                                    (half + label) / std::max(1.0, b.y() - a.y()), 1.0);
+        const QPointF at = a + (b - a) * t;
         // a cut edge label ("[139…565]") says nothing and siblings' run together: whole or not at
         // all (the Shortest path line above names every key)
         if (fm.horizontalAdvance(e.label) > room) continue;

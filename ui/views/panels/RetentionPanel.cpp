@@ -16,6 +16,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTreeView>
@@ -94,8 +95,12 @@ RetentionPanel::RetentionPanel(QWidget* parent) : QWidget(parent) {
     trees->addWidget(dominators_);
     auto* body = new QSplitter(Qt::Vertical, this);
     body->addWidget(trees);
-    body->addWidget(drawing_);
-    body->setStretchFactor(0, 1), body->setStretchFactor(1, 1); // the drawing no longer takes it all
+    auto* drawingScroll = new QScrollArea(this); // a deep path scrolls: each layer keeps its label's room
+    drawingScroll->setWidget(drawing_);
+    drawingScroll->setWidgetResizable(true);
+    drawingScroll->setFrameShape(QFrame::NoFrame);
+    body->addWidget(drawingScroll);
+    body->setStretchFactor(0, 3), body->setStretchFactor(1, 2); // the tables are read first
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(summary_);
