@@ -186,6 +186,8 @@ void TestNewestFields::capturePropertiesShowThem() {
     const FactRow* ghosts = factRow(facts, "Device 0", "Ghost blocks (seen only being freed)");
     QVERIFY(ghosts && ghosts->value.rfind("1 (", 0) == 0);
     QVERIFY(factRow(facts, "Pinned host memory", "Events"));
+    const FactRow* conf = factRow(facts, "Allocator settings", "PYTORCH_CUDA_ALLOC_CONF"); // '' in the pickle
+    QVERIFY(conf && conf->value == "(not set)");
     bool train = false, dict = false, note = false;
     for (const auto& s : facts)
         if (s.title == "Snapshot metadata")

@@ -125,7 +125,8 @@ std::vector<FactSection> captureFacts(const CaptureAnalysis& a, uint64_t fileByt
     if (auto meta = metadataSection(a); !meta.rows.empty()) out.push_back(std::move(meta));
     if (c.settings.present) {
         FactSection s{"Allocator settings", {}};
-        for (const auto& [k, v] : c.settings.raw) s.rows.push_back({k, v});
+        for (const auto& [k, v] : c.settings.raw) // an unset variable reads as empty: say so
+            s.rows.push_back({k, v.empty() && k == "PYTORCH_CUDA_ALLOC_CONF" ? std::string("(not set)") : v});
         out.push_back(std::move(s));
     }
     FactSection recorder{"Recorder", {}}, modules{"Modules (native frames)", {}};
