@@ -73,6 +73,7 @@ class TestMainWindow : public QObject {
     void screenshotWritesAskedSize();
     void coldOpenSelectsTheWorstRegion();
     void clickOnARampSelectsItsRegion();
+    void clickOnALeakTickSelectsThatAllocation();
     void zoomedInClickSelectsAnIterationsRise();
     void groupMarksLineUpAcrossViews();
     void leaksTreesFoldLibraryFrames();
@@ -633,6 +634,31 @@ void TestMainWindow::coldOpenSelectsTheWorstRegion() {
     // the block map at the region's top, its kept blocks marked
     QCOMPARE(blockMapOf(*w)->view()->moment(), size_t(worst.last) + 1);
     QCOMPARE(blockMapOf(*w)->view()->markedAlive(), worst.allocations.size());
+}
+
+// A tick of the selected Leaks group is one of its allocations: a click on it selects that event, not
+// the event nearest the click, and leaves the region and the group as they are.
+void TestMainWindow::clickOnALeakTickSelectsThatAllocation() {
+    auto w = open("leak_list");
+    w->resize(1280, 800);
+    w->show();
+    settle(*w);
+    const SurvivorGroup top = leaksOf(*w)->report().groups.front();
+    const uint32_t alloc = top.lastEvent; // its last survivor
+    QCPAxisRect* rect = timelineOf(*w)->axisRect(0);
+    const int x = int(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(secondsOf(*w, alloc))));
+    const auto regionBefore = leaksOf(*w)->report().region;
+    QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {},
+                      QPoint(x + 2, rect->bottom() - 2)); // 2 px beside it
+    settle(*w);
+    QCOMPARE(eventTableOf(*w)->currentEvent(), int64_t(alloc));
+    QCOMPARE(leaksOf(*w)->report().groups.front().stack, top.stack); // the group stays selected
+    QCOMPARE(leaksOf(*w)->report().region.has_value(), regionBefore.has_value());
+    // above the ticks' band a click selects the event under it as before
+    QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {}, QPoint(x + 2, rect->top() + rect->height() / 2));
+    QCOMPARE(eventTableOf(*w)->currentEvent(),
+             int64_t(static_cast<ui::EventTableModel*>(eventTableOf(*w)->model())
+                         ->eventAtTime(rect->axis(QCPAxis::atBottom)->pixelToCoord(x + 2))));
 }
 
 // A click on another tooth selects it: the Leaks tab explains that region; Ctrl+] / Ctrl+[ step.

@@ -4,6 +4,9 @@
 #include "session/Session.h"
 #include "timeline/TimelinePlot.h"
 
+#include <algorithm>
+#include <memory>
+
 namespace vs::ui {
 
 namespace {
@@ -49,11 +52,24 @@ void TimelinePlot::follow(Session* session) {
             r ? std::optional(QCPRange(session->secondsAt(d, r->first), session->secondsAt(d, r->last)))
               : std::nullopt);
     });
-    connect(session, &Session::allocationsMarked, this, [this, session](const std::vector<uint32_t>& events) {
-        QVector<double> seconds;
-        seconds.reserve(qsizetype(events.size()));
-        for (uint32_t e : events) seconds.push_back(session->secondsAt(session->device(), e));
-        setMarkedTimes(session->device(), seconds);
+    // the marked allocations by time, for a click on one of their ticks
+    auto marked = std::make_shared<std::vector<std::pair<double, uint32_t>>>();
+    connect(session, &Session::allocationsMarked, this,
+            [this, session, marked](const std::vector<uint32_t>& events) {
+                QVector<double> seconds;
+                seconds.reserve(qsizetype(events.size()));
+                marked->clear();
+                for (uint32_t e : events) {
+                    seconds.push_back(session->secondsAt(session->device(), e));
+                    marked->emplace_back(seconds.back(), e);
+                }
+                std::sort(marked->begin(), marked->end());
+                setMarkedTimes(session->device(), seconds);
+            });
+    connect(this, &TimelinePlot::markClicked, session, [session, marked](size_t device, double seconds) {
+        const auto it = std::lower_bound(marked->begin(), marked->end(), std::pair(seconds, uint32_t(0)));
+        if (device == session->device() && it != marked->end() && it->first == seconds)
+            session->selectEvent(it->second);
     });
     connect(session, &Session::blockSelected, this, [this, session](uint32_t allocEvent) {
         setLifetime(session->device(), lifetimeOf(*session, allocEvent));

@@ -508,9 +508,31 @@ void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
         const size_t device = lanes_[laneAt(e->position())].device;
         const double t = timeAt(e->position());
         emit laneClicked(device); // that device's events, regions and blocks are shown from now on
-        emit timeClicked(t);      // the event there is selected first; a ramp's region after it
+        // a mark is a group's allocation: that one is meant, not the event nearest the click (a 256-B
+        // temporary beside a 32-KiB leaked block), and the region under it stays as it is
+        if (const auto mark = markAt(laneAt(e->position()), e->position()))
+            return emit markClicked(device, *mark);
+        emit timeClicked(t); // the event there is selected first; a ramp's region after it
         if (const auto r = regionAt(device, t)) emit regionClicked(device, r->id);
     }
+}
+
+std::optional<double> TimelinePlot::markAt(size_t lane, const QPointF& pos) const {
+    const Lane& l = lanes_[lane];
+    if (!l.marks || !l.marks->visible() || l.marks->data()->isEmpty()) return std::nullopt;
+    constexpr double kSlop = 5; // pixels: a tick is 1.5 px wide
+    const QRect r = l.rect->rect();
+    if (pos.y() < r.bottom() - 0.04 * r.height() - kSlop) return std::nullopt; // the ticks' band
+    const QCPAxis* x = l.marks->keyAxis();
+    const double t = x->pixelToCoord(pos.x());
+    const auto ticks = l.marks->data();
+    auto it = ticks->findBegin(t); // the tick before t, if any
+    std::optional<double> best;
+    for (int k = 0; k < 2 && it != ticks->constEnd(); ++k, ++it) // the ticks either side of t
+        if (std::abs(x->coordToPixel(it->key) - pos.x()) <= kSlop &&
+            (!best || std::abs(it->key - t) < std::abs(*best - t)))
+            best = it->key;
+    return best;
 }
 
 void TimelinePlot::mouseDoubleClickEvent(QMouseEvent* e) {

@@ -103,7 +103,9 @@ class TimelinePlot : public QCustomPlot {
     void laneClicked(size_t device);           // a click in a device's lane, first of the click's signals
     void regionClicked(size_t device, int id); // a click on a region set with setRegions, after timeClicked
     void lanesChanged();              // another device got a lane: marks set on the lanes before are gone
-    void timeClicked(double seconds); // every click
+    void timeClicked(double seconds); // every click but one on a mark
+    // A click on one of setMarkedTimes' ticks (within a few pixels): its time, not the events beside it
+    void markClicked(size_t device, double seconds);
     void selectionChanged(double from, double to); // from == to: cleared
     void visibleRangeChanged(double from, double to);
 
@@ -172,6 +174,7 @@ class TimelinePlot : public QCustomPlot {
     QString marksAt(const Lane& l, double seconds) const;
     void rememberRange(const QCPRange& previous);
     size_t laneAt(const QPointF& pos) const;
+    std::optional<double> markAt(size_t lane, const QPointF& pos) const; // a mark's time near pos
     double timeAt(const QPointF& pos) const;
     QCPRange fullRange() const;
 
