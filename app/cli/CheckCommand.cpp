@@ -3,6 +3,7 @@
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/growth/LeakDiagnosis.h"
 #include "analysis/growth/PhasePeaks.h"
+#include "analysis/growth/RegionDiagnosis.h"
 #include "analysis/stacks/FrameFilter.h"
 #include "compare/BaselineGate.h"
 #include "io/MemoryBudget.h"
@@ -69,11 +70,19 @@ double byteLimit(const CliArgs& a, const std::string& name) {
     throw UsageError(name + " needs a size such as 16M, 1.5G or a byte count");
 }
 
+// The top sites of what the gate counted: a region's own blocks when the diagnosis is a region (an
+// accumulation's one phase), else the window's steady groups (which also count a stack's blocks
+// that are merely alive at the window's end).
 void writeSites(std::ostream& report, const Capture& c, const LeakReport& rep) {
-    for (size_t i = 0; i < rep.steadyGroups && i < 3; ++i) {
-        const auto frames = c.stacks.frames(rep.groups[i].stack);
-        const uint32_t site = firstUserFrame(c, rep.groups[i].stack);
-        report << "  " << humanBytes(int64_t(rep.groups[i].bytes)) << " from ";
+    const bool region = rep.region && rep.categories;
+    const std::vector<SurvivorGroup> own =
+        region ? regionGroups(rep.categories->allocations, *rep.region) : std::vector<SurvivorGroup>{};
+    const std::vector<SurvivorGroup>& groups = region ? own : rep.groups;
+    const size_t n = region ? groups.size() : rep.steadyGroups;
+    for (size_t i = 0; i < n && i < 3 && i < groups.size(); ++i) {
+        const auto frames = c.stacks.frames(groups[i].stack);
+        const uint32_t site = firstUserFrame(c, groups[i].stack);
+        report << "  " << humanBytes(int64_t(groups[i].bytes)) << " from ";
         if (site == kNoFrame)
             report << "(no stack)\n";
         else
