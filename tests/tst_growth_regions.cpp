@@ -186,6 +186,9 @@ void TestGrowthRegions::sawtoothWithTwoTeethIsAccumulation() {
     QCOMPARE(second.kind, LeakKind::Accumulation);
     QCOMPARE(second.first, teeth[1].first);
     QCOMPARE(second.last, teeth[1].last);
+    // its top group is the region's own blocks, the figures its sentence gives
+    QCOMPARE(second.groups.front().bytes, teeth[1].growthBytes);
+    QCOMPARE(size_t(second.groups.front().count), teeth[1].allocations.size());
 }
 
 void TestGrowthRegions::plateauHasNoRegion() {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace vs {
 namespace {
@@ -184,6 +185,14 @@ const GrowthRegion* worstRegion(const GrowthRegions& r, LeakKind kind) {
 
 void explainRegion(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
                    const GrowthRegion& region, LeakReport& rep) {
+    // The region's stacks as the region holds them (its own blocks, the figures the diagnosis gives),
+    // not every block of those stacks alive at its top; the window's other survivors after them.
+    std::vector<SurvivorGroup> groups = regionGroups(all, region);
+    std::unordered_set<uint32_t> own;
+    for (const auto& g : groups) own.insert(g.stack.value);
+    for (auto& g : rep.groups)
+        if (!own.count(g.stack.value)) groups.push_back(std::move(g));
+    rep.groups = std::move(groups);
     rankRegionGroups(all, region, rep.growth().iterations, rep);
     switch (region.kind) {
     case LeakKind::Accumulation:
