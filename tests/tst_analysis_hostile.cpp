@@ -314,11 +314,14 @@ void TestAnalysisHostile::byteOrderMarksAndDetection() {
                                                 std::string("\xfd"
                                                             "7zXZ\0\0\4junk",
                                                             12))});
-    QVERIFY2(oneLineError(
-                 xz, "compressed with xz, which vramscope does not read: decompress it first (xz -d FILE)"),
+    QVERIFY2(oneLineError(xz, "compressed with xz, which vramscope does not read: decompress it first (xz "
+                              "-dc FILE > run.pickle)"),
              xz.summary().c_str());
     const CliRun bz = cli({"summary", writeFile(dir_, "snap.pickle.bz2", std::string("BZh91AY&SY"))});
     QVERIFY2(oneLineError(bz, "compressed with bzip2"), bz.summary().c_str());
+    const CliRun zip = cli({"summary", writeFile(dir_, "model.pt", std::string("PK\3\4junk", 8))});
+    QVERIFY2(oneLineError(zip, "a zip archive, which vramscope does not read: a torch.save() file is one"),
+             zip.summary().c_str());
 }
 
 // 4 GiB of whitespace inside a 4 MB .json.gz was refused only after reaching 2.0 GB: the text was

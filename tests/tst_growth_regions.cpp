@@ -11,6 +11,7 @@
 #include "analysis/replay/GraphPools.h"
 #include "analysis/stacks/NativeOwner.h"
 #include "load/OpenAnalysis.h"
+#include "util/Format.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -144,7 +145,10 @@ void TestGrowthRegions::leakRampIsOneRunRegion() {
     QVERIFY2(clicked.summary.find("cache_features (train.py:31)") != std::string::npos,
              clicked.summary.c_str());
     // its own figures: allocated memory at its ends would count the model and the step's temporaries
-    QVERIFY2(clicked.evidence.starts_with("30 blocks, 960.00 KiB, made from ") &&
+    const LeakInputs in = prepareLeakInputs(*a, 0);
+    auto at = [&](uint32_t k) { return fixed(a->secondsAt(0, in.lifetimes()[k].alloc), 3) + " s"; };
+    const std::string made = "made from " + at(g.allocations.front()) + " to " + at(g.allocations.back());
+    QVERIFY2(clicked.evidence.starts_with("30 blocks, 960.00 KiB, " + made) &&
                  clicked.evidence.find("none of these blocks is freed before the end") != std::string::npos,
              clicked.evidence.c_str());
 }

@@ -648,6 +648,9 @@ void TestMainWindow::clickOnALeakTickSelectsThatAllocation() {
     QCPAxisRect* rect = timelineOf(*w)->axisRect(0);
     const int x = int(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(secondsOf(*w, alloc))));
     const auto regionBefore = leaksOf(*w)->report().region;
+    auto* events = static_cast<ui::EventTableModel*>(eventTableOf(*w)->model());
+    const double beside = rect->axis(QCPAxis::atBottom)->pixelToCoord(x + 2);
+    QVERIFY(events->eventAtTime(beside) != int64_t(alloc)); // the event nearest the click is another
     QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {},
                       QPoint(x + 2, rect->bottom() - 2)); // 2 px beside it
     settle(*w);
@@ -656,9 +659,7 @@ void TestMainWindow::clickOnALeakTickSelectsThatAllocation() {
     QCOMPARE(leaksOf(*w)->report().region.has_value(), regionBefore.has_value());
     // above the ticks' band a click selects the event under it as before
     QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {}, QPoint(x + 2, rect->top() + rect->height() / 2));
-    QCOMPARE(eventTableOf(*w)->currentEvent(),
-             int64_t(static_cast<ui::EventTableModel*>(eventTableOf(*w)->model())
-                         ->eventAtTime(rect->axis(QCPAxis::atBottom)->pixelToCoord(x + 2))));
+    QCOMPARE(eventTableOf(*w)->currentEvent(), int64_t(events->eventAtTime(beside)));
 }
 
 // A click on another tooth selects it: the Leaks tab explains that region; Ctrl+] / Ctrl+[ step.

@@ -65,7 +65,7 @@ double byteLimit(const CliArgs& a, const std::string& name) {
     const std::string text = *a.option(name);
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
-    if (!text.empty() && !*end && v >= 0) return v;
+    if (!text.empty() && !*end && v >= 0 && v <= 9.2e18) return v; // within int64: it is printed as bytes
     if (const auto bytes = MemoryBudget::parse(text)) return double(*bytes);
     throw UsageError(name + " needs a size such as 16M, 1.5G or a byte count");
 }
@@ -135,7 +135,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
 
 // `check FILE [--max-growth SIZE] [--max-peak-growth PCT] [--baseline BASE --max-peak-regression PCT]
 // [--device N] [--json] [--junit OUT.xml]`: the CI gate. Exit 1 when the growth (a leak or an
-// accumulation) exceeds BYTES, the peak of a phase rises by more than PCT over the previous phase (on
+// accumulation) exceeds SIZE, the peak of a phase rises by more than PCT over the previous phase (on
 // any device unless --device), or a device's peak exceeds the baseline capture's by more than PCT.
 int runCheck(const std::vector<std::string>& args, std::ostream& out) {
     CliArgs a(args, {"--json", "--alive-at-end"},

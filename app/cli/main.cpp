@@ -27,7 +27,7 @@ const char* kUsage =
     "  check FILE --max-growth SIZE [--device N] [--json] [--junit OUT.xml]\n"
     "                                           CI gate: exit 1 when steady growth (a leak or an\n"
     "                                           accumulation) exceeds SIZE (bytes, or 16M, 1.5G)\n"
-    "  check FILE --max-peak-growth PCT [--device N] [--junit OUT.xml]\n"
+    "  check FILE --max-peak-growth PCT [--device N] [--json] [--junit OUT.xml]\n"
     "                                           exit 1 when a phase's peak rises by more than PCT %\n"
     "                                           over the previous phase's\n"
     "  check FILE --baseline BASE --max-peak-regression PCT [--junit OUT.xml]\n"

@@ -178,27 +178,48 @@ class ExitPath(unittest.TestCase):
         self.assertEqual(theirs, plain.stderr.splitlines())
         return ours
 
-    def test_the_programs_globals_are_held_by_module_main_at_exit(self):
-        # as in `python prog.py` at atexit: a list the program keeps is a module global of __main__, not a
-        # local of the recorder's runner or a dict held from C/C++ (runpy hands back a copy of the globals)
-        plain, rec, out = self.run_both(PROGRAM_HEADER + textwrap.dedent("""
-        KEPT = []
-        def step():
-            KEPT.append(torch.Tensor(4096))
-        for _ in range(3):
-            step()
-        """), VRAMSCOPE_PAUSE_BUDGET="none", FAKE_TORCH_TRACE="1")
-        self.assertEqual(plain.returncode, 0, plain.stderr)
-        self.same_output(plain, rec)
+    def kept_holder(self, out):
         code, text, err = cli("retention", out, "--json")
         self.assertEqual(code, 0, err)
         groups = json.loads(text)["graphs"][-1]["groups"]
         kept = [g for g in groups if "KEPT" in g["path"]]
         self.assertTrue(kept, groups)
-        self.assertEqual(kept[0]["verdict"], "held by a module global", kept[0])
-        self.assertIn("module __main__", kept[0]["path"])
-        self.assertEqual(kept[0]["blocks"], 3)
-        self.assertTrue(kept[0]["suspicious"])
+        return kept[0]
+
+    def test_the_programs_globals_are_held_by_module_main_at_exit(self):
+        # as in `python prog.py` at atexit: a list the program keeps is a module global of __main__, not a
+        # local of the recorder's runner or a dict held from C/C++ (runpy hands back a copy of the globals);
+        # the program's own use of runpy (a launcher running another script) is not taken for it
+        with open(os.path.join(self.dir, "inner.py"), "w") as f:
+            f.write("INNER = [1, 2, 3]\n")
+        body = textwrap.dedent("""
+        import runpy
+        KEPT = []
+        def step():
+            KEPT.append(torch.Tensor(4096))
+        for _ in range(3):
+            step()
+        runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "inner.py"), run_name="__main__")
+        """)
+        plain, rec, out = self.run_both(PROGRAM_HEADER + body, VRAMSCOPE_PAUSE_BUDGET="none", FAKE_TORCH_TRACE="1")
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        self.same_output(plain, rec)
+        kept = self.kept_holder(out)
+        self.assertEqual(kept["verdict"], "held by a module global", kept)
+        self.assertTrue(kept["path"].startswith("module __main__ → .KEPT"), kept["path"])
+        self.assertEqual(kept["blocks"], 3)
+        self.assertTrue(kept["suspicious"])
+        # the same program run as a module (python -m)
+        with open(os.path.join(self.dir, "progmod.py"), "w") as f:
+            f.write(PROGRAM_HEADER + body.replace("__file__", "os.path.join(os.getcwd(), 'x')"))
+        mod = os.path.join(self.dir, "mod.vscap")
+        rec = subprocess.run([sys.executable, "-m", "vramscope", "record", "--no-native", "-o", mod, "-m", "progmod"],
+                             capture_output=True, text=True, timeout=120, cwd=self.dir,
+                             env=fake_env(VRAMSCOPE_PAUSE_BUDGET="none", FAKE_TORCH_TRACE="1",
+                                          PYTHONPATH=os.pathsep.join([FAKE_TORCH, PACKAGE, HERE, self.dir])))
+        self.assertEqual(rec.returncode, 0, rec.stderr)
+        kept = self.kept_holder(mod)
+        self.assertTrue(kept["path"].startswith("module __main__ → .KEPT"), kept["path"])
 
     def test_hostile_heap_program_exits_0_with_a_readable_file(self):
         plain, rec, out = self.run_both(TRAINING, VRAMSCOPE_PAUSE_BUDGET="none")  # a graph however short the run

@@ -110,24 +110,29 @@ _PROGRAM_MODULE = {}  # "module": the module runpy ran the program in
 
 
 class _KeepProgramModule:
-    """While the program runs: notes the module runpy runs it in (the one whose dict its code gets
-    as globals), also when the program raises."""
+    """While the program starts: notes the module runpy runs it in (the one whose dict its code gets
+    as globals), also when the program raises. Only the outermost run is the program: the wrapper
+    takes itself out at its first call, so a program's own runpy use (a launcher running train.py)
+    runs unwrapped and is never mistaken for it."""
 
     def __enter__(self):
         import runpy as _r
+        _PROGRAM_MODULE.clear()
         self.real = real = _r._run_code
 
         def run_code(code, run_globals, *a, **kw):
+            _r._run_code = real
             module = sys.modules.get(run_globals.get("__name__"))
             if module is not None and getattr(module, "__dict__", None) is run_globals:
                 _PROGRAM_MODULE["module"] = module
             return real(code, run_globals, *a, **kw)
-        _r._run_code = run_code
+        _r._run_code = self.wrapper = run_code
         return self
 
     def __exit__(self, *exc):
         import runpy as _r
-        _r._run_code = self.real
+        if _r._run_code is self.wrapper:  # the program never started (it raised before runpy ran it)
+            _r._run_code = self.real
         return False
 
 

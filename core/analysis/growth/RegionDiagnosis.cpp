@@ -65,15 +65,23 @@ std::string spanText(const GrowthRegion& r, const Iterations& its, size_t releas
                          : n;
 }
 
-// When the region's blocks were made. Its own figures, not allocated memory at its two ends: that is
-// wherever the step's temporaries and other phases happen to stand (a sawtooth can put the later
-// one lower, an epoch's end adds its metrics).
-template <class At> std::string madeText(const GrowthRegion& region, At at) {
-    return "made from " + secondsText(at(region.first)) + " to " + secondsText(at(region.last));
+// When the region's blocks were made: its first and last kept allocation (its `last` can be the
+// event before the release or the end of the capture). Its own figures, not allocated memory at its
+// two ends: that is wherever the step's temporaries and other phases happen to stand (a sawtooth can
+// put the later one lower, an epoch's end adds its metrics).
+template <class At>
+std::string madeText(const std::vector<Allocation>& all, const GrowthRegion& region, At at) {
+    uint32_t first = region.first, last = region.last;
+    if (!region.allocations.empty()) {
+        first = UINT32_MAX, last = 0;
+        for (uint32_t k : region.allocations)
+            first = std::min(first, all[k].alloc), last = std::max(last, all[k].alloc);
+    }
+    return "made from " + secondsText(at(first)) + " to " + secondsText(at(last));
 }
 
-void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRegion& region,
-                         LeakReport& rep) {
+void explainAccumulation(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
+                         const GrowthRegion& region, LeakReport& rep) {
     const Capture& c = a.capture();
     const Iterations& its = rep.growth().iterations;
     auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
@@ -95,7 +103,7 @@ void explainAccumulation(const CaptureAnalysis& a, size_t device, const GrowthRe
     if (region.iterations > 0)
         rep.evidence += ", " + humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration over " +
                         std::to_string(region.iterations) + " '" + its.marker + "' iterations";
-    rep.evidence += ", " + madeText(region, at);
+    rep.evidence += ", " + madeText(all, region, at);
     if (released) rep.evidence += "; released at " + secondsText(at(region.releasedAt));
     rep.evidence += ".";
     if (cycle) {
@@ -126,7 +134,8 @@ std::string repeatText(const GrowthRegion& r, const Iterations& its) {
 
 // A clicked leak region, from what the region analysis already knows (the whole window diagnosis
 // re-ranks every group and took 0.5 s on a 10M-event capture).
-void explainLeak(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {
+void explainLeak(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
+                 const GrowthRegion& region, LeakReport& rep) {
     const Capture& c = a.capture();
     auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
     const std::string site =
@@ -142,7 +151,7 @@ void explainLeak(const CaptureAnalysis& a, size_t device, const GrowthRegion& re
         std::to_string(region.allocations.size()) + " blocks, " +
         (rate.empty() ? humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration" : rate) + ".";
     rep.evidence = std::to_string(region.allocations.size()) + " blocks, " +
-                   humanBytes(int64_t(region.growthBytes)) + ", " + madeText(region, at) +
+                   humanBytes(int64_t(region.growthBytes)) + ", " + madeText(all, region, at) +
                    (atEnd ? "; these blocks are freed only at " + secondsText(at(region.releasedAt)) + ", " +
                                 region.releasedBy
                           : std::string("; none of these blocks is freed before the end")) +
@@ -197,13 +206,13 @@ void explainRegion(const CaptureAnalysis& a, size_t device, const std::vector<Al
     switch (region.kind) {
     case LeakKind::Accumulation:
     case LeakKind::Cycle:
-        explainAccumulation(a, device, region, rep);
+        explainAccumulation(a, device, all, region, rep);
         break;
     case LeakKind::Transient:
         explainTransient(a, device, region, rep);
         break;
     case LeakKind::Leak:
-        explainLeak(a, device, region, rep);
+        explainLeak(a, device, all, region, rep);
         break;
     case LeakKind::Cache:
         break; // the window's own diagnosis says it
