@@ -141,6 +141,8 @@ void TestCli::badInput_data() {
                                     << "no device 3";
     QTest::newRow("unknown option") << QStringList{"summary", sample("oom"), "--fast"}
                                     << "unknown option --fast";
+    // the file named once ("PATH: PATH is empty" before)
+    QTest::newRow("empty") << QStringList{"summary", "/dev/null"} << "error: /dev/null is empty\n";
     QTest::newRow("not a pickle") << QStringList{"summary",
                                                  QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/oom.truth.json")}
                                   << "JSON";

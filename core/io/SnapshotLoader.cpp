@@ -107,7 +107,8 @@ std::unique_ptr<Capture> loadSnapshotFile(const std::string& path, const LoadOpt
         inputBytes = in.bytes().size();
         capture = loadFrom(in, path, options);
     } catch (const LoadError& e) {
-        throw LoadError(path + ": " + e.what());
+        const std::string what = e.what(); // "cannot open PATH: ...", "PATH is empty" name it already
+        throw LoadError(what.find(path) != std::string::npos ? what : path + ": " + what);
     }
     returnFreedMemory(inputBytes);
     return capture;
