@@ -316,6 +316,17 @@ def build(huge=1_000_000):
     return keep
 
 
+def close(heap):
+    """Closes what build() opened (a sqlite connection, an mmap): left to the collector, CPython 3.13
+    warns about an unclosed database."""
+    for o in heap or ():
+        if type(o) in (sqlite3.Connection, mmap.mmap):  # isinstance() raises on the heap's dead proxies
+            try:
+                o.close()
+            except Exception:
+                pass
+
+
 class Mutator:
     """Changes a dict, a list and an object's attributes from another thread until stopped."""
 

@@ -190,7 +190,8 @@ class SameGraphAsPython(unittest.TestCase):
             self.assertIn(".grad_fn", labels)
 
     def test_hostile_heap(self):
-        bad = hostile.build()  # noqa: F841
+        bad = hostile.build()
+        self.addCleanup(hostile.close, bad)
         tensor_ns = types.SimpleNamespace(Tensor=hostile.Tensor)
         graphs = [retention.collect([(0x10000, 512)], tensor_ns, budget_s=60, native=native,
                                     storage_of=lambda o: None) for native in (heap, None, heap)][1:]

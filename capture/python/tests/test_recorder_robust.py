@@ -76,6 +76,7 @@ class HostileHeapWalk(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         sys.modules.pop("vramscope_hostile_module", None)
+        hostile.close(cls.heap)
         cls.heap = None
         # the hostile objects hold each other in cycles: collected now, not in a later test's walk
         # (whether a collection ran before that walk would depend on the tests' order)
@@ -841,6 +842,7 @@ class PhasesWithoutGlobalHooks(unittest.TestCase):
         self.tracker.MAX_TAG_SHARE = float("inf")  # tagging the hostile inputs must not use up the share
         model = t.Sequential(t.Linear())
         heap = hostile.build(10)
+        self.addCleanup(hostile.close, heap)
         model(t.Tensor(4096), *heap[-30:], extra=hostile.HostileDict(a=1))
         model(hostile.RaisingClass(), hostile.LyingClass(t.Tensor), [hostile.RaisingDunders()])
         self.assertEqual(self.drain()[0], [(0, "forward"), (1, "forward")] * 2)
