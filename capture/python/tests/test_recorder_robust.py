@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 import types
 import unittest
@@ -213,14 +214,17 @@ class ExitPath(unittest.TestCase):
         # the same program run as a module (python -m)
         with open(os.path.join(self.dir, "progmod.py"), "w") as f:
             f.write(PROGRAM_HEADER + body.replace("__file__", "os.path.join(os.getcwd(), 'x')"))
-        mod = os.path.join(self.dir, "mod.vscap")
-        rec = subprocess.run([sys.executable, "-m", "vramscope", "record", "--no-native", "-o", mod, "-m", "progmod"],
-                             capture_output=True, text=True, timeout=120, cwd=self.dir,
-                             env=fake_env(VRAMSCOPE_PAUSE_BUDGET="none", FAKE_TORCH_TRACE="1",
-                                          PYTHONPATH=os.pathsep.join([FAKE_TORCH, PACKAGE, HERE, self.dir])))
-        self.assertEqual(rec.returncode, 0, rec.stderr)
-        kept = self.kept_holder(mod)
-        self.assertTrue(kept["path"].startswith("module __main__ → .KEPT"), kept["path"])
+        # both spellings: `-m progmod` among the recorder's options and `-- -m progmod` as after `python`;
+        # the program's folder is found as `python -m` finds it, from the working directory
+        for form in (["-m", "progmod"], ["--", "-m", "progmod"]):
+            mod = os.path.join(self.dir, "mod.vscap")
+            rec = subprocess.run([sys.executable, "-m", "vramscope", "record", "--no-native", "-o", mod] + form,
+                                 capture_output=True, text=True, timeout=120, cwd=self.dir,
+                                 env=fake_env(VRAMSCOPE_PAUSE_BUDGET="none", FAKE_TORCH_TRACE="1"))
+            self.assertEqual(rec.returncode, 0, rec.stderr)
+            self.assertEqual(rec.stdout, plain.stdout)
+            kept = self.kept_holder(mod)
+            self.assertTrue(kept["path"].startswith("module __main__ → .KEPT"), kept["path"])
 
     def test_hostile_heap_program_exits_0_with_a_readable_file(self):
         plain, rec, out = self.run_both(TRAINING, VRAMSCOPE_PAUSE_BUDGET="none")  # a graph however short the run
@@ -418,6 +422,9 @@ class PauseBudgetTest(unittest.TestCase):
         self.assertEqual(b.allowance(final=True), 0.0)
         self.assertIn("2 pauses, 5.000 s in total, 5.00 % of 100.0 s run (budget 5 %)", b.summary())
         self.assertEqual(pauses.PauseBudget(None).allowance(), float("inf"))
+        # the run began before the budget was made (import torch, CUDA's start: 4 s of a short script)
+        early = pauses.PauseBudget(0.05, clock=clock, started=clock.t - 4.0)
+        self.assertAlmostEqual(early.allowance(final=True), 0.2)
 
     def test_a_skip_says_why(self):
         clock = FakeClock()
@@ -462,6 +469,44 @@ class PauseBudgetTest(unittest.TestCase):
         warnings = [v for k, v in metas if k == "warning"]
         self.assertEqual(len(warnings), 1)
         self.assertIn("retention graph (auto: allocated floor rose) skipped: the run is too short for one", warnings[0])
+
+    def test_a_busy_thread_of_the_program_does_not_stall_a_walk(self):
+        # A walk on the writer thread lengthens the switch interval; once it releases the GIL (here the
+        # block list is read behind a blocking call), a pure-Python thread of the program that takes it
+        # keeps it for that interval: with 1000 s the H200's hostile-heap run hung until killed.
+        clock = FakeClock()
+        done = threading.Event()
+        deadline = time.monotonic() + 30
+
+        def spin():
+            n = 0
+            while not done.is_set() and time.monotonic() < deadline:
+                n += 1
+        took, interval = [], sys.getswitchinterval()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "p.vscap")
+            with open(path, "wb") as f:
+                f.write(vscap.header())
+                rec = self.recorder(clock, path, devices=1)
+                rec._sinks = [f.write]
+                clock.t += 1000.0  # 50 s allowed
+                read = rec._allocator_state
+                rec._allocator_state = lambda stacks: (time.sleep(0.02), read(stacks))[1]
+
+                def walk():
+                    t0 = time.monotonic()
+                    rec.collect_retention("auto: allocated floor rose")
+                    took.append(time.monotonic() - t0)
+                busy, writer = threading.Thread(target=spin), threading.Thread(target=walk)
+                busy.start()
+                writer.start()
+                writer.join()
+                done.set()
+                busy.join()
+        self.assertEqual(len(took), 1)
+        self.assertLess(took[0], 10.0)  # ~0.3 s; the spinning thread would have held the GIL 30 s
+        self.assertEqual(sys.getswitchinterval(), interval)
+        self.assertEqual(rec.retention_pauses[-1][0], "auto: allocated floor rose")
 
     def test_a_walk_over_its_allowance_is_cut_and_says_so(self):
         clock = FakeClock()

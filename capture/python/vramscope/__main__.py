@@ -1,4 +1,5 @@
 """python -m vramscope record [-o FILE] [--live SOCKET] [--stacks python|all|none] [--no-free-stacks] -- script.py ARGS
+   (or -m module ARGS after the --, as after `python`)
 
 The program runs as `python script.py ARGS` would, and ends the same way: its exit code (sys.exit(3)
 -> 3, an uncaught exception -> 1 with the program's own traceback, the recorder's frames left out,
@@ -39,6 +40,8 @@ def main(argv=None):
                         "stacks through the CUPTI agent, in the same file")
     r.add_argument("-m", dest="module", help="run a module (like python -m) instead of a script")
     args = p.parse_args(ours)
+    if not args.module and len(program) > 1 and program[0] == "-m":  # `-- -m pkg ARGS`, as after `python`
+        args.module, program = program[1], program[2:]
     if not program and not args.module:
         p.error("give the program after --, e.g. python -m vramscope record -o run.vscap -- train.py")
 

@@ -1,6 +1,8 @@
 """How long the recorder may pause the program: retention graphs (automatic, on request, at an OOM,
 at exit) all come out of one budget, a share of the run's time so far (default 5 %,
-VRAMSCOPE_PAUSE_BUDGET). Pure Python, no torch: tested offline.
+VRAMSCOPE_PAUSE_BUDGET). The run starts when the recorder starts, its import of torch and CUDA's
+initialisation included: under `python -m vramscope record` these are the program's own first
+seconds, which `time python train.py` counts too. Pure Python, no torch: tested offline.
 
     VRAMSCOPE_PAUSE_BUDGET=5%      the default; also "0.05"; a number above 1 is read as percent
     VRAMSCOPE_PAUSE_BUDGET=0       no retention graph at all (each one skipped, and said so)
@@ -43,11 +45,11 @@ def parse_share(value):
 
 
 class PauseBudget:
-    def __init__(self, share=DEFAULT_SHARE, clock=time.monotonic, reserve=0.5):
+    def __init__(self, share=DEFAULT_SHARE, clock=time.monotonic, reserve=0.5, started=None):
         self.share = share
         self.clock = clock
         self.reserve = reserve
-        self.started = clock()
+        self.started = clock() if started is None else started  # the run's start, on `clock`
         self.spent = 0.0
         self.count = 0
 

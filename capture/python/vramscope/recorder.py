@@ -30,6 +30,9 @@ KEEPALIVE_S = 60.0  # an empty chunk to the viewer after this long without one (
 # a viewer watching live gets its events within 0.1 s; a file needs them only in order.
 LIVE_INTERVAL_S, FILE_INTERVAL_S = 0.1, 0.5
 DRIVER_EVERY_S = 1.0  # the driver's figures (NVML asks the driver for every process) at most this often
+# The switch interval during a retention walk on the writer thread (collect_retention): the longest a
+# thread of the program that took the GIL keeps it from the walk, and the walk from the program.
+WALK_SWITCH_INTERVAL_S = 0.25
 
 
 class Recorder:
@@ -134,7 +137,7 @@ class Recorder:
 
     # ---- lifecycle
     def start(self):
-        t0 = time.perf_counter()
+        t0, run_started = time.perf_counter(), time.monotonic()
         import torch  # python -m vramscope record: the program's own import, done here first
         t1 = time.perf_counter()
         if not torch.cuda.is_available():
@@ -147,7 +150,7 @@ class Recorder:
         self.cost.import_s, self.cost.cuda_init_s = t1 - t0, time.perf_counter() - t1
         self.torch = torch
         if self.pause_budget is None:
-            self.pause_budget = pauses.PauseBudget.from_env()
+            self.pause_budget = pauses.PauseBudget.from_env(started=run_started)
             if getattr(self.pause_budget, "problem", None):
                 self.warn(self.pause_budget.problem)
         self.source = self._make_source()
@@ -357,13 +360,15 @@ class Recorder:
         # free the very cycles that may be the leak before we look at them
         was_enabled = gc.isenabled()
         gc.disable()
-        # From the writer thread, the program must stand still while its heap is walked: no thread
-        # switch for the length of the collection (the interval is what a thread holding the GIL
-        # waits before handing it over; blocking calls still release it).
+        # From the writer thread, the program should stand still while its heap is walked: a longer
+        # switch interval (how long a thread waiting for the GIL waits before it makes the holder hand
+        # it over). Bounded: the interval is the whole interpreter's, so whenever the walk releases the
+        # GIL (a blocking call, a finalizer's I/O) a busy thread of the program that takes it holds it
+        # that long while the walk waits - with 1000 s, a hostile-heap run on the H200 hung there.
         other_thread = threading.current_thread() is not threading.main_thread()
         interval = sys.getswitchinterval()
         if other_thread:
-            sys.setswitchinterval(max(interval, 1000.0))
+            sys.setswitchinterval(max(interval, WALK_SWITCH_INTERVAL_S))
         us0 = vscap_now_us()
         t0 = time.perf_counter()
         try:

@@ -74,6 +74,7 @@ def workload(keep):
 def main(out):
     m, why = native.load()
     assert m is not None, why
+    os.makedirs(out, exist_ok=True)
     before = "torch._inductor" in sys.modules
     keep = []
     vramscope.start(os.path.join(out, "own_symbols.vscap"))
