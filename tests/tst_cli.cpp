@@ -137,6 +137,15 @@ void TestCli::badInput_data() {
     QTest::newRow("series without --csv") << QStringList{"series", sample("oom")} << "--csv";
     QTest::newRow("bad --at") << QStringList{"state", sample("oom"), "--at", "soon", "--json"}
                               << "--at needs a number";
+    // past the end (once shown the final state under an overflowed, negative time) or before the start
+    QTest::newRow("--at past the end")
+        << QStringList{"state", sample("oom"), "--at", "1e15", "--json"} << "from 0 to the capture's end";
+    QTest::newRow("--at negative") << QStringList{"composition", sample("oom"), "--at", "-5"}
+                                   << "from 0 to the capture's end";
+    // a share of an unrecorded device size limited nothing, silently
+    QTest::newRow("fraction without capacity")
+        << QStringList{"whatif", sample("side_stream"), "--conf", "per_process_memory_fraction:0.5"}
+        << "pass --capacity BYTES";
     QTest::newRow("missing device") << QStringList{"state", sample("oom"), "--device", "3", "--json"}
                                     << "no device 3";
     QTest::newRow("unknown option") << QStringList{"summary", sample("oom"), "--fast"}

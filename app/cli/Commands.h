@@ -3,8 +3,11 @@
 // (UsageError, LoadError) and turned into one line on stderr and exit code 2 by main().
 #include "CliArgs.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
+#include <string>
 
 namespace vs {
 class CaptureAnalysis;
@@ -38,5 +41,7 @@ std::shared_ptr<const CaptureAnalysis> openCapture(const std::string& path);
 // first event; the allocator state at its start is the full capture's).
 std::shared_ptr<const CaptureAnalysis> openCapture(const CliArgs& args);
 size_t chooseDevice(const CaptureAnalysis& a, const CliArgs& args);
+// The moment of a seconds option (--at S): the capture's first event + S, S within the capture.
+std::optional<int64_t> momentOption(const CaptureAnalysis& a, const CliArgs& args, const std::string& name);
 
 } // namespace vs::cli

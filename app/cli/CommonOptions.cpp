@@ -4,6 +4,10 @@
 #include "analysis/CaptureAnalysis.h"
 #include "load/OpenAnalysis.h"
 #include "load/OpenCudaLevel.h"
+#include "util/Format.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace vs::cli {
 
@@ -24,6 +28,22 @@ std::shared_ptr<const CaptureAnalysis> openCapture(const CliArgs& args) {
     if (!(w.fromS >= 0) || !(w.toS > w.fromS))
         throw UsageError("--from and --to need seconds since the first event, --to after --from");
     return openAnalysis(localCopyOf(args.file()), {}, {w, false});
+}
+
+std::optional<int64_t> momentOption(const CaptureAnalysis& a, const CliArgs& args, const std::string& name) {
+    const auto s = args.number(name);
+    if (!s) return std::nullopt;
+    int64_t endUs = a.originUs();
+    for (size_t d = 0; d < a.deviceCount(); ++d)
+        if (a.trace(d).eventCount()) endUs = std::max(endUs, a.trace(d).timeUs.back());
+    const double spanS = double(endUs - a.originUs()) / 1e6;
+    // a moment past the end would show the final state under a made-up time (and seconds beyond
+    // ~292,000 years overflow the microsecond clock)
+    if (!std::isfinite(*s) || *s < 0 || *s > spanS + 1e-3) // 1 ms: the end as printed below, rounded
+        throw UsageError(name + " " + args.option(name).value_or("") +
+                         ": needs seconds since the first event, from 0 to the capture's end (" +
+                         fixed(spanS, 3) + " s)");
+    return std::min<int64_t>(endUs, a.originUs() + std::llround(*s * 1e6));
 }
 
 size_t chooseDevice(const CaptureAnalysis& a, const CliArgs& args) {

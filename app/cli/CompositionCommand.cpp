@@ -15,7 +15,7 @@ namespace {
 // `vramscope.mark("truth", i)`), else the end of the device's trace.
 int64_t chosenMoment(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
     const DeviceTrace& t = a.trace(d);
-    if (auto s = args.number("--at")) return a.originUs() + std::llround(*s * 1e6);
+    if (auto moment = momentOption(a, args, "--at")) return *moment;
     if (auto name = args.option("--at-mark")) {
         const Capture& c = a.capture();
         for (const auto& n : c.annotations)

@@ -18,10 +18,7 @@ int runState(const std::vector<std::string>& args, std::ostream& out) {
     const size_t d = chooseDevice(*capture, a);
     const DeviceTrace& t = capture->trace(d);
     int64_t at = t.eventCount() ? t.timeUs.back() : 0;
-    if (auto s = a.number("--at")) {
-        if (*s < 0) throw UsageError("--at needs seconds since the first event, not a negative number");
-        at = capture->originUs() + std::llround(*s * 1e6); // the capture's first event, on any device
-    }
+    if (auto moment = momentOption(*capture, a, "--at")) at = *moment; // from the first event, any device
     const auto segments = a.option("--at") ? capture->stateAt(d, at) : toStateSegments(t.finalSegments);
     const GraphPools& pools = *capture->graphPools(d);
     const auto event = uint32_t(std::upper_bound(t.timeUs.begin(), t.timeUs.end(), at) - t.timeUs.begin());

@@ -173,6 +173,9 @@ int runWhatIf(const std::vector<std::string>& args, std::ostream& out) {
     c.recorded.memoryFraction = alt.memoryFraction; // a fraction given applies to the recorded run as well
     c.capacity = defaultCapacity(capture->capture(), capture->trace(d).device, c.in);
     if (auto cap = a.option("--capacity")) c.capacity = {parseBytes(*cap), "given"};
+    if (alt.memoryFraction > 0 && c.capacity.bytes == 0) // a share of an unknown size limits nothing
+        throw UsageError("per_process_memory_fraction is a share of the device's memory, which this capture "
+                         "does not record: pass --capacity BYTES (e.g. 80GiB)");
     currentStep = "simulating the allocator";
     if (a.has("--sweep")) return runSweep(out, c, a.has("--json"));
 
