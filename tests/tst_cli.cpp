@@ -96,6 +96,13 @@ void TestCli::summaryText() {
     QVERIFY(r.out.contains("Allocated memory"));
     QVERIFY(r.out.contains("Reserved memory"));
     QVERIFY(r.out.contains("warning: ")); // the cut history is announced
+    // leaks says it too, beside the diagnosis that stands on the replayed events
+    const Run leaks = cli({"leaks", sample("leak_cut")});
+    QCOMPARE(leaks.code, 0);
+    QVERIFY2(leaks.out.contains("warning: 9 blocks"), leaks.out.constData());
+    const auto doc = QJsonDocument::fromJson(cli({"leaks", sample("leak_cut"), "--json"}).out).object();
+    QCOMPARE(doc["warnings"].toArray().size(), 1);
+    QVERIFY(doc["warnings"].toArray()[0].toString().contains("allocated before the first recorded event"));
 }
 
 void TestCli::seriesCsv() {

@@ -109,7 +109,9 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
         }
         j.endArray();
     }
-    j.endObject();
+    j.key("warnings").beginArray(); // what the capture says of itself (replay mismatches, recorder problems)
+    for (const auto& w : a.warnings()) j.value(w);
+    j.endArray().endObject();
 }
 
 // `leaks FILE [--from S] [--to S] [--device N] [--json]`
@@ -125,7 +127,10 @@ int runLeaks(const std::vector<std::string>& args, std::ostream& out) {
     }
     out << "diagnosis: " << leakKindName(rep.kind) << "\n" << rep.summary << "\n";
     if (!rep.evidence.empty()) out << "evidence: " << rep.evidence << "\n";
-    out << "next step: " << rep.nextStep << "\n\n";
+    out << "next step: " << rep.nextStep << "\n";
+    // the diagnosis stands on the replayed events: what the capture says against them is said here too
+    for (const auto& w : capture->warnings()) out << "warning: " << w << "\n";
+    out << "\n";
     const Capture& c = capture->capture();
     for (size_t i = 0; i < rep.groups.size() && i < maxGroups; ++i) {
         const SurvivorGroup& g = rep.groups[i];
