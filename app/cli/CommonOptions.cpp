@@ -43,7 +43,7 @@ std::optional<int64_t> momentOption(const CaptureAnalysis& a, const CliArgs& arg
         throw UsageError(name + " " + args.option(name).value_or("") +
                          ": needs seconds since the first event, from 0 to the capture's end (" +
                          fixed(spanS, 3) + " s)");
-    return std::min<int64_t>(endUs, a.originUs() + std::llround(*s * 1e6));
+    return a.originUs() + std::llround(*s * 1e6);
 }
 
 size_t chooseDevice(const CaptureAnalysis& a, const CliArgs& args) {

@@ -75,13 +75,19 @@ def unrecorded_variation(mode, outdir, first, recorded, tries=RETRIES):
     return seen
 
 
+def jobs_option(args, default):
+    """--jobs N taken out of args (programs run at once); default when absent."""
+    if "--jobs" not in args:
+        return default
+    i = args.index("--jobs")
+    jobs = int(args[i + 1])
+    del args[i:i + 2]
+    return jobs
+
+
 def main():
     args = sys.argv[1:]
-    jobs = 3
-    if "--jobs" in args:
-        i = args.index("--jobs")
-        jobs = int(args[i + 1])
-        del args[i:i + 2]
+    jobs = jobs_option(args, 3)
     outdir = os.path.abspath(args[0])
     modes = args[1:] or MODES
     os.makedirs(outdir, exist_ok=True)

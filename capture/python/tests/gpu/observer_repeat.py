@@ -11,7 +11,7 @@ import concurrent.futures
 import os
 import sys
 
-from observer_effect import FIGURES, run
+from observer_effect import FIGURES, jobs_option, run
 
 VARIANTS = ("plain", "recorded", "history")
 
@@ -22,11 +22,7 @@ def label(mem):
 
 def main():
     args = sys.argv[1:]
-    jobs = 4
-    if "--jobs" in args:
-        i = args.index("--jobs")
-        jobs = int(args[i + 1])
-        del args[i:i + 2]
+    jobs = jobs_option(args, 4)
     outdir, mode, n = os.path.abspath(args[0]), args[1], int(args[2])
     os.makedirs(outdir, exist_ok=True)
     order = [v for _ in range(n) for v in VARIANTS]  # interleaved: a busy moment hits each kind alike
