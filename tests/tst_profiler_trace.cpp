@@ -11,6 +11,7 @@
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/ProfilerTrace.h"
+#include "io/VscapExport.h"
 #include "load/OpenAnalysis.h"
 
 #include <QFile>
@@ -211,6 +212,21 @@ class TestProfilerTrace : public QObject {
         QCOMPARE(last[QLatin1String("allocated")].toInteger() -
                      steps.first().toObject()[QLatin1String("allocated")].toInteger(),
                  qint64(512) * (steps.size() - 1));
+    }
+
+    // A .vscap made from a trace keeps what the trace's reader said (its caveat, the host events left
+    // out), once each, also when converted again: the copy is no more exact than its source.
+    void convertedKeepsTheCaveat() {
+        const auto source = openAnalysis(write("trace.json", sampleTrace().finish()));
+        QVERIFY(std::any_of(source->warnings().begin(), source->warnings().end(),
+                            [](const std::string& w) { return w.starts_with("torch.profiler trace:"); }));
+        const std::string once = dir_.filePath("once.vscap").toStdString();
+        const std::string twice = dir_.filePath("twice.vscap").toStdString();
+        writeVscapFile(source->capture(), once);
+        const auto copy = openAnalysis(once);
+        QCOMPARE(copy->warnings(), source->warnings());
+        writeVscapFile(copy->capture(), twice);
+        QCOMPARE(openAnalysis(twice)->warnings(), source->warnings());
     }
 
     void cli() {

@@ -110,7 +110,10 @@ std::shared_ptr<const GraphPools> CaptureAnalysis::graphPools(size_t device) con
 }
 
 void CaptureAnalysis::collectWarnings() {
-    warnings_ = capture_->warnings;
+    // once each: a converted file carries its source reader's warnings, which its own reader may repeat
+    warnings_.clear();
+    for (const auto& w : capture_->warnings)
+        if (std::find(warnings_.begin(), warnings_.end(), w) == warnings_.end()) warnings_.push_back(w);
     const bool many = capture_->devices.size() > 1;
     for (size_t i = 0; i < capture_->devices.size(); ++i) {
         const DeviceTrace& t = trace(i);

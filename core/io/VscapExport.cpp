@@ -32,6 +32,12 @@ class CaptureEncoder {
   private:
     void meta() {
         for (const auto& [k, v] : c_.meta) w_.write(vscap::MetaRecord{k, v});
+        // what the source's reader said of it (a profiler trace's caveat, events left out) stays true
+        // of the copy: a warning record each, once (a .vscap's own warnings are among the meta above)
+        for (const auto& w : c_.warnings)
+            if (std::find(c_.meta.begin(), c_.meta.end(),
+                          std::pair<std::string, std::string>{"warning", w}) == c_.meta.end())
+                w_.write(vscap::MetaRecord{"warning", w});
         for (const auto& d : c_.devices) // what the snapshot said of the ring buffer (warnings read it)
             if (d.ringBuffer != RingBuffer::Unknown)
                 w_.write(vscap::MetaRecord{vscap::kRingBufferMeta, ringState(d)});
