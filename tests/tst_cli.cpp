@@ -16,6 +16,7 @@ class TestCli : public QObject {
     void summaryText();
     void seriesCsv();
     void stateAtTime();
+    void sweepSaysWhyApproximateRowsRankLast();
     void badInput_data();
     void badInput();
     void runPassesTheAgentItsSettings();
@@ -132,6 +133,23 @@ void TestCli::stateAtTime() {
     QCOMPARE(segs.size(), 4);
     const auto b = segs[0].toObject()["blocks"].toArray()[0].toObject();
     for (const char* k : {"address", "size", "requested_size", "state"}) QVERIFY2(b.contains(k), k);
+}
+
+// cudaMallocAsync's row can show the lowest peak and still rank last: the table says why
+void TestCli::sweepSaysWhyApproximateRowsRankLast() {
+    const Run r = cli({"whatif", sample("clean_loop"), "--sweep"});
+    QCOMPARE(r.code, 0);
+    const auto lines = r.out.split('\n');
+    qsizetype approximate = -1, exact = -1, note = -1;
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        if (lines[i].contains("(approximate)"))
+            approximate = i;
+        else if (lines[i].contains("  no  ") || lines[i].contains("  yes  "))
+            exact = i;
+        if (lines[i].startsWith("(approximate rows rank after the exact ones")) note = i;
+    }
+    QVERIFY2(approximate > exact && exact > 0, r.out.constData());
+    QVERIFY2(note > approximate, r.out.constData());
 }
 
 void TestCli::badInput_data() {

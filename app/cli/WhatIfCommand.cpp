@@ -138,6 +138,9 @@ int runSweep(std::ostream& out, const Context& c, bool json) {
         out << line << r.config.toString() << (order[k] == 0 ? " (recorded)" : "")
             << (r.approximate ? " (approximate)" : "") << '\n';
     }
+    if (std::any_of(results.begin(), results.end(), [](const SimResult& r) { return r.approximate; }))
+        out << "(approximate rows rank after the exact ones whatever their figures: the simulator only "
+               "approximates that allocator)\n";
     out << whatIfSentence(results[0], results[order[0]]) << '\n';
     return 0;
 }
