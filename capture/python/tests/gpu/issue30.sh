@@ -4,6 +4,7 @@
 #      own_stacks_check.py: the stacks it gathers itself are PyTorch's
 #   2. hostile_heap.py under the real recorder: exit codes, stdout and stderr as unrecorded
 #   3. observer_effect.py: seven programs unrecorded / recorded / under PyTorch's history
+#      (4 at a time, JOBS=N sets it: DDP with gloo races with the GPU, likelier on a loaded machine)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:?output directory}
@@ -33,5 +34,5 @@ done
 VRAMSCOPE_PAUSE_BUDGET=none python -m vramscope record -o hostile.full.vscap -- "$HERE/hostile_heap.py" ok > /dev/null 2> rec.full.err
 echo "hostile, no pause budget: exit $?; $(grep '^vramscope: ' rec.full.err | tr '\n' '|')"
 cd "$HERE"
-python "$HERE/observer_effect.py" "$OUT/observer" --jobs ${JOBS:-6} 2>&1 | tee "$OUT/observer_effect.txt"
+python "$HERE/observer_effect.py" "$OUT/observer" --jobs ${JOBS:-4} 2>&1 | tee "$OUT/observer_effect.txt"
 du -sh "$OUT"/hostile/*.vscap "$OUT"/observer/*.vscap 2>/dev/null | tail -20
