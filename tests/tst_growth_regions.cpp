@@ -51,6 +51,7 @@ class TestGrowthRegions : public QObject {
     void graphPoolIsNoLeak();
     void recorderPausesAreNotIterations();
     void reduceOverheadPoolIsNoGrowth();
+    void rampKeptPastItsIterationIsNoTransient();
 };
 
 namespace {
@@ -594,6 +595,32 @@ void TestGrowthRegions::boundedQueueIsNoLeak() {
 }
 
 // A cache of 30 entries filled in the first 30 of 300 steps, never evicted: bounded, not growing.
+// A click in the iteration where a CUDA graph was captured (its pool filled once, kept) is no step's
+// temporaries: that rise is not called "freed within the iteration"; a plain step's rise still is.
+void TestGrowthRegions::rampKeptPastItsIterationIsNoTransient() {
+    SyntheticLoop loop;
+    const StackId act = loop.stack({{"forward", 30}}), capture = loop.stack({{"capture_graph", 50}});
+    uint32_t keptAt = 0, plainAt = 0;
+    for (int i = 0; i < 20; ++i) {
+        loop.step();
+        if (i == 10) loop.alloc(32 << 20, capture);
+        std::vector<uint64_t> x;
+        for (int k = 0; k < 3; ++k) x.push_back(loop.alloc(4 << 20, act));
+        const auto top = uint32_t(loop.t().eventCount() - 1);
+        if (i == 10) keptAt = top;
+        if (i == 5) plainAt = top;
+        for (auto v : x) loop.free(v, 4 << 20, act);
+    }
+    auto a = analyse(loop);
+    const auto all = pairAllocations(a->trace(0), a->replay(0));
+    const auto r = findGrowthRegions(*a, 0, all);
+    QVERIFY(r.iterations.count() >= 10);
+    const auto plain = iterationRamp(*a, 0, all, r.iterations, plainAt);
+    QVERIFY(plain.has_value());
+    QCOMPARE(plain->growthBytes, uint64_t(12 << 20));
+    QVERIFY(!iterationRamp(*a, 0, all, r.iterations, keptAt).has_value());
+}
+
 void TestGrowthRegions::cacheFilledEarlyIsNoLeak() {
     SyntheticLoop loop;
     const StackId keep = loop.stack({{"memo", 12}, {"train", 80}});

@@ -521,6 +521,9 @@ class PauseBudgetTest(unittest.TestCase):
         warnings = [v for k, v in metas if k == "warning"]
         self.assertTrue(any("retention graph (exit) of device 0 is partial: stopped after" in w for w in warnings),
                         warnings)
+        # the rule, not totals that do not count this walk yet ("0 pauses, 0.000 s in total" beside a pause)
+        self.assertTrue(any("(5 % of the run so far; VRAMSCOPE_PAUSE_BUDGET sets it)" in w for w in warnings), warnings)
+        self.assertFalse(any("0 pauses" in w for w in warnings), warnings)
         self.assertTrue(any("indexed in Python" in w for w in warnings), warnings)  # no tracker: it says why slow
         self.assertTrue(rec.retention_stats[-1][5])  # truncated
 

@@ -90,6 +90,10 @@ class PauseBudget:
         self.spent += max(0.0, seconds)
         self.count += 1
 
+    def rule(self):
+        """The budget in words: "5 % of the run so far" or "no limit"."""
+        return "no limit" if self.share is None else "%g %% of the run so far" % (self.share * 100)
+
     def summary(self):
         """One line for the capture: the pauses' count and total against the run and the budget."""
         elapsed = self.elapsed()

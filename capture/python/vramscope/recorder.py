@@ -430,9 +430,11 @@ class Recorder:
             self.retention_stats.append((trigger, len(blocks), g.objects, len(g.nodes), g.seconds, g.truncated))
             if g.truncated:
                 slow = "" if native else "; the heap was indexed in Python (~10x slower: the tracker is not built)"
+                # the budget's rule, not its running totals: those do not count this walk yet (the
+                # Meta "pauses" line at the end has them)
                 self.warn("retention graph (%s) of device %d is partial: %s; the pause budget allowed %.2f s "
                           "(%s; %s sets it)%s" % (trigger, device, g.cut or "cut short", cap,
-                                                  self.pause_budget.summary() if self.pause_budget else "",
+                                                  self.pause_budget.rule() if self.pause_budget else "no limit",
                                                   pauses.ENV, slow))
             if g.skipped:
                 self.warn("retention graph (%s): %d objects could not be read and were left out"

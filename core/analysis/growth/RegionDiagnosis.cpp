@@ -179,8 +179,8 @@ void explainTransient(const CaptureAnalysis& a, size_t device, const GrowthRegio
                    " to " + humanBytes(r.allocated[region.last]) + " at " + secondsText(at(region.last)) +
                    ".";
     rep.nextStep =
-        "Normal for a training step (activations kept for the backward pass); to lower this peak use "
-        "activation checkpointing, a smaller batch or mixed precision.";
+        "Normal within a step: temporaries, and in training the activations kept for the backward pass; "
+        "to lower this peak use a smaller batch, mixed precision or (training) activation checkpointing.";
     rep.steadyGroups = 0;
 }
 
