@@ -52,6 +52,7 @@ class TestGrowthRegions : public QObject {
     void recorderPausesAreNotIterations();
     void reduceOverheadPoolIsNoGrowth();
     void rampKeptPastItsIterationIsNoTransient();
+    void leakRateIsOverItsOwnSpan();
 };
 
 namespace {
@@ -619,6 +620,30 @@ void TestGrowthRegions::rampKeptPastItsIterationIsNoTransient() {
     QVERIFY(plain.has_value());
     QCOMPARE(plain->growthBytes, uint64_t(12 << 20));
     QVERIFY(!iterationRamp(*a, 0, all, r.iterations, keptAt).has_value());
+}
+
+// A leak that starts half-way grows at its own pace: its rate and the sentence's span run from the
+// first block kept, not from the window's start (the program's setup and clean steps grow nothing).
+void TestGrowthRegions::leakRateIsOverItsOwnSpan() {
+    SyntheticLoop loop;
+    const StackId keep = loop.stack({{"remember", 7}, {"train_step", 22}});
+    uint32_t firstKept = 0;
+    for (int i = 0; i < 60; ++i) {
+        loop.step();
+        if (i < 30) continue;
+        loop.alloc(32 << 10, keep);
+        if (i == 30) firstKept = uint32_t(loop.t().eventCount() - 1);
+    }
+    auto a = analyse(loop);
+    const LeakReport rep = diagnoseLeaks(*a, 0);
+    QCOMPARE(rep.kind, LeakKind::Leak);
+    QVERIFY(rep.growthBytes >= uint64_t(29 * (32 << 10))); // (the window may end before the last)
+    const double span = a->secondsAt(0, rep.last) - a->secondsAt(0, firstKept);
+    QVERIFY(a->secondsAt(0, rep.first) < a->secondsAt(0, firstKept) - span / 2); // the window starts earlier
+    QVERIFY2(std::abs(rep.growthBytesPerSecond * span / double(rep.growthBytes) - 1) < 1e-6,
+             qPrintable(QString::number(rep.growthBytesPerSecond)));
+    const std::string from = "(from " + fixed(a->secondsAt(0, firstKept), 3) + " s)";
+    QVERIFY2(rep.summary.find(from) != std::string::npos, rep.summary.c_str());
 }
 
 void TestGrowthRegions::cacheFilledEarlyIsNoLeak() {

@@ -327,7 +327,13 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     rep.steadyGroups = static_cast<size_t>(std::count_if(rep.groups.begin(), rep.groups.end(), isSteady));
     const auto bulk = bulkReleases(all, *in.categories, n, iterations, rep.groups);
     const double duration = std::max(1e-6, secondsAt(rep.last) - secondsAt(rep.first));
-    for (size_t i = 0; i < rep.steadyGroups; ++i) rep.growthBytes += rep.groups[i].bytes;
+    // the growth's own span: from the first block the steady groups kept to the window's end (a
+    // window that starts at the program's start holds its setup too, which grows nothing)
+    uint32_t grewFrom = rep.last;
+    for (size_t i = 0; i < rep.steadyGroups; ++i)
+        rep.growthBytes += rep.groups[i].bytes, grewFrom = std::min(grewFrom, rep.groups[i].firstEvent);
+    const double growing =
+        rep.steadyGroups ? std::max(1e-6, secondsAt(rep.last) - secondsAt(grewFrom)) : duration;
     const DeviceSummary sum = a.summary(device);
     const SurvivorGroup* top = rep.groups.empty() ? nullptr : &rep.groups.front();
     const std::string topSite = top ? siteText(c, top->stack) : std::string();
@@ -360,7 +366,8 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     } else if (rep.steadyGroups && !cycled(*top)) {
         rep.kind = LeakKind::Leak;
         rep.summary = "Allocated memory grows by " + humanBytes(int64_t(rep.growthBytes)) + " over " +
-                      seconds(duration) + ": " + std::to_string(top->count) + " allocations from " + topSite +
+                      seconds(growing) + " (from " + seconds(secondsAt(grewFrom)) +
+                      "): " + std::to_string(top->count) + " allocations from " + topSite +
                       " are still alive, made steadily across the window.";
         // The group's own figures: allocated memory at the window's ends is wherever the model's
         // loading and the step's temporaries stand, not the leak.
@@ -464,7 +471,7 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     }
     if (rep.kind == LeakKind::DeferredFree) rep.evidence = flatEvidence(a, device, rep);
     if (quiet(rep.kind)) rep.evidence += graphPoolText(*rep.growth().pools, sum);
-    rep.growthBytesPerSecond = double(rep.growthBytes) / duration;
+    rep.growthBytesPerSecond = double(rep.growthBytes) / growing;
     // A region explains itself (a click on a ramp); otherwise the worst accumulation, unless the
     // memory is leaked for good or ran out (more serious), or a leak the window missed.
     if (q.region) {
