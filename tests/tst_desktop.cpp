@@ -79,6 +79,10 @@ std::unique_ptr<MainWindow> TestDesktop::open(const QString& name) {
 }
 
 void TestDesktop::everyShortcutIsUniqueAndListed() {
+    // recent files: File › Open Recent has rows with keys, between File's own
+    QSettings().setValue("recentFiles",
+                         QStringList{QString::fromStdString(vs::test::samplePath("leak_list")),
+                                     QString::fromStdString(vs::test::samplePath("clean_loop"))});
     auto w = open("oom");
     QHash<QString, QString> owner; // key sequence -> the action that has it
     int withKeys = 0;
@@ -102,6 +106,10 @@ void TestDesktop::everyShortcutIsUniqueAndListed() {
     for (auto it = owner.cbegin(); it != owner.cend(); ++it)
         QVERIFY2(listed.contains(it.key()), qPrintable(it.key() + " (" + it.value() + ") is not listed"));
     QCOMPARE(qsizetype(rows.size()), qsizetype(withKeys));
+    QStringList headings; // one heading per menu (File came twice around File › Open Recent)
+    for (const auto& r : rows)
+        if (headings.isEmpty() || headings.back() != r.menu) headings.push_back(r.menu);
+    QCOMPARE(headings.size(), qsizetype(QSet<QString>(headings.begin(), headings.end()).size()));
     if (qEnvironmentVariableIsSet("VRAMSCOPE_SAVE_DIALOGS")) { // to look at them
         const QString dir = qEnvironmentVariable("VRAMSCOPE_SAVE_DIALOGS");
         ui::ShortcutsDialog shortcuts(w->menuBar(), w.get());

@@ -121,7 +121,12 @@ void StatusBar::showRegion() {
                            .arg(RegionTableModel::describe(*r))
                            .arg(from, 0, 'f', 3)
                            .arg(to, 0, 'f', 3);
-    if (!r->releasedBy.empty()) sentence += tr("; released: %1").arg(QString::fromStdString(r->releasedBy));
+    // "not released: ...", "freed within the iteration" say it themselves ("released: not released" once)
+    const QString by = QString::fromStdString(r->releasedBy);
+    if (!by.isEmpty())
+        sentence += by.startsWith(QLatin1String("not ")) || by.startsWith(QLatin1String("freed "))
+                        ? QStringLiteral("; ") + by
+                        : tr("; released: %1").arg(by);
     region_->setText(sentence);
 }
 

@@ -8,6 +8,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace vs::ui {
 
 namespace {
@@ -45,6 +47,14 @@ QList<ShortcutsDialog::Row> ShortcutsDialog::rows(QMenuBar* menus) {
     QList<Row> out;
     for (QAction* a : menus->actions())
         if (a->menu()) collect(a->menu(), plain(a->menu()->title()), out);
+    // one heading per menu: a submenu's rows come between its menu's (File, File › Open Recent,
+    // File again); each menu's rows together, menus in the order they first appear
+    QStringList order;
+    for (const Row& r : out)
+        if (!order.contains(r.menu)) order.push_back(r.menu);
+    std::stable_sort(out.begin(), out.end(), [&](const Row& x, const Row& y) {
+        return order.indexOf(x.menu) < order.indexOf(y.menu);
+    });
     return out;
 }
 
