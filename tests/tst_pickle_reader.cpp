@@ -11,6 +11,7 @@
 #include "model/FrameTable.h"
 
 #include <QtTest>
+#include <algorithm>
 
 #include <zlib.h>
 #include <zstd.h>
@@ -66,7 +67,9 @@ PickleBuilder snapshot(uint8_t protocol) {
     p.emptyDict().mark().get(7).str("free_requested").get(9).integer(1 << 20).get(10).integer(513);
     p.get(11).integer(0).get(12).integer(1700000000000001).get(13).get(14).setitems();
     p.appends().appends(); // entries into the device list, the device list into device_traces
-    p.str("allocator_settings").emptyDict().mark().str("max_split_size").integer(-1).setitems();
+    p.str("allocator_settings").emptyDict().mark().str("max_split_size").integer(-1);
+    p.str("roundup_power2_divisions").emptyDict().mark().str("1").integer(4).str("2").integer(8).setitems();
+    p.setitems();
     p.setitems().stop();
     return p;
 }
@@ -95,6 +98,13 @@ void TestPickleReader::minimalSnapshotProtocols() {
     QCOMPARE(t.timeUs[1], int64_t(1700000000000001));
     QVERIFY(c->settings.present);
     QCOMPARE(c->settings.maxSplitSize, UINT64_MAX);
+    QCOMPARE(c->settings.roundupPower2Divisions[0], 4u);
+    QCOMPARE(c->settings.roundupPower2Divisions[1], 8u);
+    // shown with its items, not as "dict" (Capture Properties)
+    const auto raw = std::find_if(c->settings.raw.begin(), c->settings.raw.end(),
+                                  [](const auto& kv) { return kv.first == "roundup_power2_divisions"; });
+    QVERIFY(raw != c->settings.raw.end());
+    QCOMPARE(raw->second, std::string("{1: 4, 2: 8}"));
 }
 
 void TestPickleReader::sharedFrameListIsOneStack() {

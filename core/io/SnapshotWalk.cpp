@@ -405,7 +405,7 @@ void SnapshotWalk::loadSettings(Value dict) {
     for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
         const auto k = key(pairs[i]);
         const Value v = pairs[i + 1];
-        auto text = printable(v); // a shared long string is copied for every key that names it
+        auto text = settingText(v); // a shared long string is copied for every key that names it
         charge(k.size() + text.size() + 64);
         s.raw.emplace_back(std::string(k), std::move(text));
         int64_t n = 0;
@@ -513,6 +513,25 @@ void SnapshotWalk::loadAnnotations(Value list) {
         }
         c_.annotations.push_back(ann);
     }
+}
+
+// A setting as the user would read it: a dict or list with its first items ({'1': 4, '2': 4, ...}),
+// not only its kind (Capture Properties showed "roundup_power2_divisions: dict"); nested ones by kind.
+std::string SnapshotWalk::settingText(Value v) const {
+    const auto c = m_.containerOf(v);
+    if (!c || (c->kind != Kind::Dict && c->kind != Kind::List && c->kind != Kind::Tuple)) return printable(v);
+    constexpr size_t kShown = 16;
+    const bool dict = c->kind == Kind::Dict;
+    const auto items = m_.items(*c);
+    const size_t step = dict ? 2 : 1, count = items.size() / step;
+    std::string out(1, dict ? '{' : c->kind == Kind::List ? '[' : '(');
+    for (size_t i = 0; i < count && i < kShown; ++i) {
+        if (i) out += ", ";
+        if (dict) out += printable(items[2 * i]) + ": ";
+        out += printable(items[step * i + (dict ? 1 : 0)]);
+    }
+    if (count > kShown) out += ", \u2026 (" + std::to_string(count) + " items)";
+    return out + (dict ? '}' : c->kind == Kind::List ? ']' : ')');
 }
 
 std::string SnapshotWalk::printable(Value v) const {

@@ -58,6 +58,7 @@ class SnapshotWalk {
     void loadSettings(pickle::Value dict);
     void loadAnnotations(pickle::Value list);
     DeviceTrace& deviceTrace(int ordinal);
+    std::string settingText(pickle::Value v) const; // a container with its first items
     std::string printable(pickle::Value v) const;
 
     pickle::PickleMachine& m_;
