@@ -106,7 +106,12 @@ void StatusBar::showRange(std::optional<std::pair<double, double>> range) {
     auto delta = [](int64_t v) {
         return (v >= 0 ? QStringLiteral("+") : QString()) + formatBytes(double(v));
     };
-    selection_->setText(tr("Selection %1 s: allocated %2, reserved %3")
+    // the net change between the edges (temporaries alive at either edge count); the Leaks tab says
+    // what was made inside and survived, which can grow while this falls
+    selection_->setToolTip(
+        tr("Allocated and reserved at the selection's end minus at its start. The Leaks tab "
+           "lists what was made inside it and is still alive at its end."));
+    selection_->setText(tr("Selection %1 s: net allocated %2, reserved %3")
                             .arg(to - from, 0, 'f', 6)
                             .arg(delta(b.allocated - a.allocated), delta(b.reserved - a.reserved)));
 }
