@@ -445,6 +445,22 @@ void TestMainWindow::leaksPanelShowsTheLeak() {
     timelineOf(*w)->setSelection(QCPRange(0.0, 0.2));
     QVERIFY(ready.wait(5000));
     QVERIFY(!panel->report().autoWindow);
+    // a click inside the range keeps it (and the Leaks tab on it); one outside lets go of it, where a
+    // region under the click replaced the range's analysis with the range still drawn
+    timelineOf(*w)->setVisibleRange(QCPRange(0.0, 6.0));
+    timelineOf(*w)->replot();
+    timelineOf(*w)->setSelection(QCPRange(0.0, 3.5));
+    settle(*w);
+    QVERIFY(timelineOf(*w)->regionAt(0, 3.0)); // the leak's region is under the click
+    QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {}, pixelAt(timelineOf(*w), 3.0));
+    settle(*w);
+    QVERIFY(w->session()->range().has_value());
+    QVERIFY(!regionsOf(*w)->selected().has_value());
+    QVERIFY(!panel->report().autoWindow && !panel->report().region);
+    QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {}, pixelAt(timelineOf(*w), 5.0));
+    settle(*w);
+    QVERIFY(!w->session()->range().has_value());
+    QVERIFY(!timelineOf(*w)->selection().has_value());
 }
 
 void TestMainWindow::darkPaletteGivesDarkPlot() {

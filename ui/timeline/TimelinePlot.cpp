@@ -512,8 +512,12 @@ void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
         // temporary beside a 32-KiB leaked block), and the region under it stays as it is
         if (const auto mark = markAt(laneAt(e->position()), e->position()))
             return emit markClicked(device, *mark);
+        // a Shift+dragged range stays while the clicks fall inside it (its events' stacks), and the
+        // Leaks tab keeps explaining it; a click outside lets go of it, as a region click replaces it
+        const bool inRange = selection_ && t >= selection_->lower && t <= selection_->upper;
+        if (selection_ && !inRange) setSelection(std::nullopt);
         emit timeClicked(t); // the event there is selected first; a ramp's region after it
-        if (const auto r = regionAt(device, t)) emit regionClicked(device, r->id);
+        if (const auto r = regionAt(device, t); r && !inRange) emit regionClicked(device, r->id);
     }
 }
 

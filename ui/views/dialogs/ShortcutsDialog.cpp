@@ -38,7 +38,9 @@ const char* const kGestures[][2] = {
     {QT_TRANSLATE_NOOP("ShortcutsDialog", "Shift+Drag"),
      QT_TRANSLATE_NOOP("ShortcutsDialog", "Select a range: what survived it shows in the Leaks tab")},
     {QT_TRANSLATE_NOOP("ShortcutsDialog", "Click"),
-     QT_TRANSLATE_NOOP("ShortcutsDialog", "Select the event at that moment; on a ramp, its growth region")},
+     QT_TRANSLATE_NOOP("ShortcutsDialog",
+                       "Select the event at that moment; on a ramp, its growth region (inside a "
+                       "selected range: the event only; outside it: the range is let go)")},
     {QT_TRANSLATE_NOOP("ShortcutsDialog", "Double-click"), QT_TRANSLATE_NOOP("ShortcutsDialog", "Fit all")},
 };
 } // namespace
