@@ -55,8 +55,9 @@ void writeJson(const CompositionAt& r, const Composition& comp, std::ostream& ou
     j.endObject();
 }
 
-void writeText(const CompositionAt& r, const Composition& comp, bool driverLevel, std::ostream& out) {
-    out << "device " << r.device << " at " << r.timeUs << " us\n";
+void writeText(const CompositionAt& r, const Composition& comp, double seconds, bool driverLevel,
+               std::ostream& out) {
+    out << "device " << r.device << " at " << fixed(seconds, 3) << " s (since the first event)\n";
     if (!comp.categories().phases && !driverLevel)
         out << "  (no phases: categories need a recording by vramscope's recorder or Python stacks; all "
                "unknown)\n";
@@ -91,7 +92,8 @@ int runComposition(const std::vector<std::string>& args, std::ostream& out) {
     const size_t d = chooseDevice(*capture, a);
     const auto comp = Composition::compute(*capture);
     const CompositionAt r = comp->at(*capture, d, chosenMoment(*capture, d, a), true);
-    a.has("--json") ? writeJson(r, *comp, out) : writeText(r, *comp, capture->capture().nativeStacks, out);
+    a.has("--json") ? writeJson(r, *comp, out)
+                    : writeText(r, *comp, capture->secondsOf(r.timeUs), capture->capture().nativeStacks, out);
     return 0;
 }
 
