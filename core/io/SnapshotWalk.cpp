@@ -515,7 +515,7 @@ void SnapshotWalk::loadAnnotations(Value list) {
     }
 }
 
-// A setting as the user would read it: a dict or list with its first items ({'1': 4, '2': 4, ...}),
+// A setting as the user would read it: a dict or list with its first items ({1: 4, 2: 4, ...}),
 // not only its kind (Capture Properties showed "roundup_power2_divisions: dict"); nested ones by kind.
 std::string SnapshotWalk::settingText(Value v) const {
     const auto c = m_.containerOf(v);

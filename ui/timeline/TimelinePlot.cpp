@@ -514,7 +514,7 @@ void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
             return emit markClicked(device, *mark);
         // a Shift+dragged range stays while the clicks fall inside it (its events' stacks), and the
         // Leaks tab keeps explaining it; a click outside lets go of it, as a region click replaces it
-        const bool inRange = selection_ && t >= selection_->lower && t <= selection_->upper;
+        const bool inRange = inSelection(t);
         if (selection_ && !inRange) setSelection(std::nullopt);
         emit timeClicked(t); // the event there is selected first; a ramp's region after it
         if (const auto r = regionAt(device, t); r && !inRange) emit regionClicked(device, r->id);

@@ -52,6 +52,11 @@ class TimelinePlot : public QCustomPlot {
     bool zoomForward();
     void setCursorTime(double seconds);
     std::optional<QCPRange> selection() const { return selection_; }
+    // Whether a time lies inside the Shift+dragged range: a click there keeps the range (and the
+    // Leaks tab on it) and selects no region or ramp.
+    bool inSelection(double t) const {
+        return selection_ && t >= selection_->lower && t <= selection_->upper;
+    }
     void setSelection(std::optional<QCPRange> r);
     // The selected growth region (or the detected window), shaded on every lane.
     void setGrowthRegion(std::optional<QCPRange> r);

@@ -26,9 +26,7 @@ RegionSelector::RegionSelector(Session* session, TimelinePlot* timeline, LeaksPa
     });
     // a click on flat ground, zoomed in to about one iteration: that iteration's rise
     connect(timeline_, &TimelinePlot::timeClicked, this, [this](double seconds) {
-        const auto range = session_->range(); // inside a selected range the Leaks tab stays on it
-        if (range && seconds >= range->first && seconds <= range->second) return;
-        if (!timeline_->regionAt(device_, seconds)) selectRampAt(seconds);
+        if (!timeline_->inSelection(seconds) && !timeline_->regionAt(device_, seconds)) selectRampAt(seconds);
     });
     connect(leaks_->regionList(), &RegionListView::regionChosen, this, &RegionSelector::select);
     connect(leaks_, &LeaksPanel::windowChanged, this, [this](double from, double to, bool automatic) {

@@ -126,12 +126,11 @@ void StatusBar::showRegion() {
                            .arg(RegionTableModel::describe(*r))
                            .arg(from, 0, 'f', 3)
                            .arg(to, 0, 'f', 3);
-    // "not released: ...", "freed within the iteration" say it themselves ("released: not released" once)
+    // a region with no release says so itself ("not released: ...", "freed within the iteration"):
+    // "released: not released" once
     const QString by = QString::fromStdString(r->releasedBy);
     if (!by.isEmpty())
-        sentence += by.startsWith(QLatin1String("not ")) || by.startsWith(QLatin1String("freed "))
-                        ? QStringLiteral("; ") + by
-                        : tr("; released: %1").arg(by);
+        sentence += r->releasedAt == kNoEvent ? QStringLiteral("; ") + by : tr("; released: %1").arg(by);
     region_->setText(sentence);
 }
 

@@ -118,7 +118,7 @@ std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allo
             allocated.argMin(std::max(r.start, r.releasedAt - std::min(window, r.releasedAt)), r.releasedAt));
         // released at the program's end: built up over most of the run, nothing built up again
         if (8ull * after <= held && 2ull * held >= events && later < r.from + r.rise() / 2)
-            out.push_back({top, LeakKind::Leak, RegionScale::Run, "released only when the program ends"});
+            out.push_back({top, LeakKind::Leak, RegionScale::Run, "when the program ends"});
         else if (its.count() < 3 || its.indexOf(r.start) != its.indexOf(r.releasedAt))
             out.push_back({top, LeakKind::Accumulation, RegionScale::Phase, ""});
     }

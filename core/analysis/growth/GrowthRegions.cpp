@@ -315,6 +315,7 @@ std::optional<GrowthRegion> iterationRamp(const CaptureAnalysis& a, size_t devic
     r.releasedBy = "freed within the iteration";
     std::unordered_map<uint32_t, uint64_t> byStack;
     uint64_t atTop = 0, outlive = 0;
+    const uint32_t end = std::min<uint32_t>(to, uint32_t(t.eventCount() - 1)); // the iteration's last event
     auto it = std::lower_bound(all.begin(), all.end(), lo,
                                [](const Allocation& x, uint32_t e) { return x.alloc < e; });
     for (; it != all.end() && it->alloc <= hi; ++it)
@@ -322,7 +323,7 @@ std::optional<GrowthRegion> iterationRamp(const CaptureAnalysis& a, size_t devic
             r.allocations.push_back(uint32_t(it - all.begin()));
             byStack[it->stack.value] += it->bytes;
             atTop += it->bytes;
-            if (it->aliveAt(std::min<uint32_t>(to, uint32_t(t.eventCount() - 1)))) outlive += it->bytes;
+            if (it->aliveAt(end)) outlive += it->bytes;
         }
     // A rise whose blocks mostly outlive the iteration is not a step's temporaries (a CUDA graph's
     // pool filled at capture, a cache built once, a leak): the regions and the window explain those.
