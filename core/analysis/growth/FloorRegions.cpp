@@ -33,19 +33,9 @@ std::vector<int64_t> liveAt(std::vector<std::pair<uint32_t, int64_t>>& steps,
     return out;
 }
 
-// Whether a stack's memory grows over the rise, from its live bytes at the rise's points: the
-// floor seen from each point (the least it holds from then to the top) rises in three or more
-// steps, none of them 40 % of the rise (a bounded queue of tensors of varying sizes steps up now
-// and then as its smallest entries pass through), from 10 % to 75 % of the rise over at least a sixteenth of
-// the points (a burst at one moment is a model, a first step, a warm-up), and it has not levelled off (flat
-// since it reached 75 % for a third longer than it took to get there, and a quarter of the trace: a cache
-// filled in the first epoch, a bounded queue; a leak on errors that stopped coming half-way still counts, and
-// between the two the memory alone cannot tell), and the rise stands out of its churn. Appending to a
-// container and regrowing one tensor with torch.cat both count; a queue that drops its oldest entry as it
-// adds one does not. How far above its own floor (the least it holds from then on) the stack typically is:
-// about nothing for memory that is only added (a list appended to, a tensor regrown), the size of its churn
-// for a queue of tensors of varying sizes, whose floor creeps up by chance as its smallest entries pass
-// through (the median over the points).
+// How far above its own floor (the least it holds from then on) the stack typically is: about
+// nothing for memory that is only added (a list appended to, a tensor regrown), the size of its churn
+// for a stack that also makes short-lived memory (the median over the points).
 int64_t typicalExcursion(const std::vector<int64_t>& live) {
     std::vector<int64_t> above(live.size());
     int64_t low = INT64_MAX;
@@ -54,7 +44,53 @@ int64_t typicalExcursion(const std::vector<int64_t>& live) {
     return above[above.size() / 2];
 }
 
-bool grows(const std::vector<int64_t>& live, uint32_t slices, StackKept& k,
+// The shape of a non-decreasing series: how far it rises, in how many steps, its largest step, and
+// the points where it first reaches 10 %, 50 % and 75 % of its rise.
+struct RiseShape {
+    int64_t rise = 0, largest = 0;
+    size_t steps = 0, first = SIZE_MAX, s10 = SIZE_MAX, s50 = SIZE_MAX, s75 = SIZE_MAX;
+};
+
+RiseShape riseShape(const std::vector<int64_t>& s) {
+    RiseShape r;
+    if (s.empty()) return r;
+    r.rise = s.back() - s.front();
+    for (size_t i = 1; i < s.size() && r.rise > 0; ++i) {
+        if (s[i] > s[i - 1])
+            ++r.steps, r.first = std::min(r.first, i), r.largest = std::max(r.largest, s[i] - s[i - 1]);
+        const int64_t up = s[i] - s.front();
+        if (r.s10 == SIZE_MAX && 10 * up >= r.rise) r.s10 = i;
+        if (r.s50 == SIZE_MAX && 2 * up >= r.rise) r.s50 = i;
+        if (r.s75 == SIZE_MAX && 4 * up >= 3 * r.rise) r.s75 = i;
+    }
+    return r;
+}
+
+// Made steadily: in three or more steps, none of them 40 % of the rise, from 10 % to 75 % of it
+// over at least a sixteenth of the points (a burst at one moment is a model, a first step, a warm-up).
+bool steadyRise(const RiseShape& r, size_t points) {
+    return r.rise > 0 && r.steps >= 3 && 5 * r.largest <= 2 * r.rise &&
+           r.s75 - r.s10 >= std::max<size_t>(2, points / 16);
+}
+
+// The blocks kept at the top were made across the stack's rise, from its first half on: what the
+// stack keeps is the rise, whatever else it allocates and frees meanwhile (every k-th output kept
+// from a line that makes one every step, the hardest samples of each batch, a slice that keeps its
+// whole storage). A bounded queue keeps only what its last entries made, late in the rise.
+bool keptAcrossRise(const std::vector<int64_t>& born, const RiseShape& floor) {
+    const RiseShape b = riseShape(born);
+    return steadyRise(b, born.size()) && b.s10 <= floor.s50;
+}
+
+// Whether a stack's memory grows over the rise, from its live bytes at the rise's points and the
+// bytes its kept blocks (alive at the top) had been made by each point: the floor seen from each
+// point (the least it holds from then to the top) rises steadily, and it has not levelled off (flat
+// since it reached 75 % for a third longer than it took to get there, and a quarter of the trace: a
+// cache filled in the first epoch, a bounded queue; a leak on errors that stopped coming half-way
+// still counts, and between the two the memory alone cannot tell). When the stack's churn is larger
+// than the rise, its kept blocks must have been made across the rise: a queue of tensors of varying
+// sizes has a floor that creeps up by chance as its smallest entries pass through.
+bool grows(const std::vector<int64_t>& live, const std::vector<int64_t>& born, uint32_t slices, StackKept& k,
            const std::vector<uint32_t>& points) {
     // The least the stack holds over the next sixteenth of the points, up to the last sixteenth:
     // a floor free of the end's bias (the least of a stationary series over a shrinking future
@@ -66,24 +102,14 @@ bool grows(const std::vector<int64_t>& live, uint32_t slices, StackKept& k,
         floor[i] = *std::min_element(live.begin() + ptrdiff_t(i), live.begin() + ptrdiff_t(i + w + 1));
     int64_t low = INT64_MAX;
     for (size_t i = floor.size(); i-- > 0;) floor[i] = low = std::min(low, floor[i]);
-    const int64_t rise = floor.back() - floor.front();
-    if (rise <= 0) return false;
-    size_t steps = 0, s10 = SIZE_MAX, s75 = SIZE_MAX, first = SIZE_MAX;
-    int64_t largest = 0;
-    for (size_t i = 1; i < floor.size(); ++i) {
-        if (floor[i] > floor[i - 1])
-            ++steps, first = std::min(first, i), largest = std::max(largest, floor[i] - floor[i - 1]);
-        const int64_t up = floor[i] - floor.front();
-        if (s10 == SIZE_MAX && 10 * up >= rise) s10 = i;
-        if (s75 == SIZE_MAX && 4 * up >= 3 * rise) s75 = i;
-    }
-    const size_t spread = s75 - s10, plateau = live.size() - 1 - s75;
-    if (steps < 3 || 5 * largest > 2 * rise || spread < std::max<size_t>(2, live.size() / 16)) return false;
+    const RiseShape f = riseShape(floor);
+    if (!steadyRise(f, live.size())) return false;
+    const size_t spread = f.s75 - f.s10, plateau = live.size() - 1 - f.s75;
     if (3 * plateau > 4 * spread && plateau >= slices / 4) return false;
-    if (2 * typicalExcursion(live) > rise) return false;
+    if (2 * typicalExcursion(live) > f.rise && !keptAcrossRise(born, f)) return false;
     int64_t least = INT64_MAX; // what it grew by: its floor at the top over its floor at the start
     for (size_t i = live.size(); i-- > 0;) least = std::min(least, live[i]);
-    k.grew = live.back() - std::min(live.front(), least), k.from = points[first - 1];
+    k.grew = live.back() - std::min(live.front(), least), k.from = points[f.first - 1];
     return k.grew > 0;
 }
 
@@ -94,9 +120,52 @@ struct Candidate {
     std::string releasedBy;
 };
 
+// What one step of the program builds up and gives back: the median over its iterations of the
+// rise of allocated inside the iteration, and their median length in events (nothing without
+// iterations).
+struct TypicalStep {
+    int64_t rise = 0;
+    uint32_t events = 0;
+};
+
+TypicalStep typicalStep(const CompactSeries& allocated, const Iterations& its) {
+    TypicalStep out;
+    if (its.count() < 3) return out;
+    std::vector<int64_t> rises;
+    std::vector<uint32_t> lengths;
+    for (size_t k = 1; k < its.count(); ++k) {
+        const uint32_t from = its.starts[k - 1],
+                       to = std::min<uint32_t>(its.starts[k], uint32_t(allocated.size()));
+        if (to <= from) continue;
+        const auto mm = allocated.range(from, to);
+        rises.push_back(mm.max - mm.min), lengths.push_back(to - from);
+    }
+    if (rises.size() < 2) return out;
+    std::nth_element(rises.begin(), rises.begin() + ptrdiff_t(rises.size() / 2), rises.end());
+    std::nth_element(lengths.begin(), lengths.begin() + ptrdiff_t(lengths.size() / 2), lengths.end());
+    out.rise = rises[rises.size() / 2], out.events = lengths[lengths.size() / 2];
+    return out;
+}
+
+// A working set is what a step builds up and gives back, repeated many times (activations, a
+// request's KV cache, a batch's outputs): held for less than a sixteenth of the trace, or built up
+// again and again (sixteen or more rises of about its height: the program's unit of work, whatever
+// its markers call a step). A rare rise built up over several steps' worth of work to more than
+// twice what a step holds belongs to a phase (an evaluation collecting every batch's outputs
+// between two training steps, with no marker of its own): the release itself marks its end.
+bool workingSet(const FloorRise& r, const FloorRises& f, uint32_t events, const TypicalStep& step) {
+    const uint32_t held = r.releasedAt - r.start;
+    if (longerThanWorkingSet(held, events)) return false;
+    if (!(step.events > 0 && r.rise() > 2 * step.rise && held >= 2 * uint64_t(step.events))) return true;
+    const auto alike = std::count_if(f.released.begin(), f.released.end(), [&](const FloorRise& o) {
+        return 2 * o.rise() >= r.rise() && o.rise() <= 2 * r.rise();
+    });
+    return uint64_t(alike) >= kWorkingSetShare;
+}
+
 // Which rises can be growth, and of what kind: kept to the end, released in the last part of the
 // trace with nothing built up again (the program's end), or released at a phase end after holding
-// long enough not to be a working set.
+// longer than a working set (above), across iterations or above what one step holds.
 std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allocated, const Iterations& its,
                                   int64_t minRise) {
     std::vector<Candidate> out;
@@ -104,12 +173,13 @@ std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allo
     if (f.kept.rise() >= minRise)
         out.push_back(
             {f.kept, LeakKind::Leak, RegionScale::Run, "not released: still alive when the capture ends"});
+    const TypicalStep step = typicalStep(allocated, its);
     for (const FloorRise& r : f.released) {
+        if (workingSet(r, f, events, step)) continue;
         const uint32_t held = r.releasedAt - r.start, after = events - r.releasedUntil;
         const uint32_t settled = f.sliceOf(r.releasedUntil); // the floor after the release: built up again?
         const int64_t later =
             settled < f.slices ? *std::max_element(f.floor.begin() + settled, f.floor.end()) : r.from;
-        if (!longerThanWorkingSet(held, events)) continue;
         // what is held at the top: the floor just before the release at the scale of a working set
         // (a slice's own floor can fall inside a step, with its temporaries alive)
         FloorRise top = r;
@@ -119,10 +189,19 @@ std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allo
         // released at the program's end: built up over most of the run, nothing built up again
         if (8ull * after <= held && 2ull * held >= events && later < r.from + r.rise() / 2)
             out.push_back({top, LeakKind::Leak, RegionScale::Run, "when the program ends"});
-        else if (its.count() < 3 || its.indexOf(r.start) != its.indexOf(r.releasedAt))
+        else if (its.count() < 3 || its.indexOf(r.start) != its.indexOf(r.releasedAt) ||
+                 !longerThanWorkingSet(held, events))
             out.push_back({top, LeakKind::Accumulation, RegionScale::Phase, ""});
     }
     return out;
+}
+
+// The bytes of a stack's kept blocks made by each of the rise's points.
+std::vector<int64_t> keptBy(const std::vector<Allocation>& all, const std::vector<uint32_t>& kept,
+                            const std::vector<uint32_t>& points) {
+    std::vector<std::pair<uint32_t, int64_t>> births;
+    for (uint32_t i : kept) births.emplace_back(all[i].alloc, int64_t(all[i].bytes));
+    return liveAt(births, points);
 }
 
 std::vector<StackId> byGrowth(const std::unordered_map<uint32_t, StackKept>& stacks,
@@ -192,7 +271,7 @@ std::optional<GrowthRegion> regionOf(const Inputs& in, const Candidate& c) {
     int64_t bytes = 0;
     uint32_t first = UINT32_MAX;
     for (auto& [stack, k] : stacks)
-        if (grows(liveAt(steps[stack], points), in.f.slices, k, points))
+        if (grows(liveAt(steps[stack], points), keptBy(all, k.allocations, points), in.f.slices, k, points))
             chosen.push_back(stack), bytes += k.grew, first = std::min(first, k.from);
     if (chosen.empty() || bytes < in.minRise / 2) return std::nullopt;
 
@@ -261,13 +340,20 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device,
     // the program marked its steps: what it made before the first is its model and setup
     const uint32_t setupEnd = its.fromAnnotations && its.count() >= 3 ? its.starts.front() : 0;
     const Inputs in{setupEnd, a.capture(), a.trace(device), all, f, pools, minRise};
+    ReleaseCauses causes(a.capture(), a.trace(device), all);
     for (const Candidate& c : candidates(f, rep.allocated, its, minRise)) {
         auto r = regionOf(in, c);
         if (!r) continue;
         // a rise released at the end shares its memory with the kept one that ends lower: keep one
-        if (std::any_of(out.begin(), out.end(),
-                        [&](const GrowthRegion& g) { return g.stacks.front() == r->stacks.front(); }))
+        if (r->kind == LeakKind::Leak && std::any_of(out.begin(), out.end(), [&](const GrowthRegion& g) {
+                return g.kind == LeakKind::Leak && g.stacks.front() == r->stacks.front();
+            }))
             continue;
+        if (r->kind == LeakKind::Accumulation) { // what released it: the collector makes it a cycle
+            const ReleaseCause cause = causes.of(r->allocations, its);
+            r->kind = cause.garbageCollector ? LeakKind::Cycle : LeakKind::Accumulation;
+            r->releasedBy = cause.text;
+        }
         r->significant = r->growthBytes * 100 >= uint64_t(peak);
         describe(*r, all, its, events);
         out.push_back(std::move(*r));
