@@ -6,6 +6,7 @@
 #include "analysis/stacks/NativeOwner.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace vs {

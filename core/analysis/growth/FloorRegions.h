@@ -8,7 +8,9 @@
 // decide whether it exists, so a leak made once per request, every 10th step or on errors is found
 // as surely as one made every step.
 #include "analysis/CaptureAnalysis.h"
-#include "analysis/growth/GrowthRegions.h"
+#include "analysis/growth/GrowthRegion.h"
+#include "analysis/growth/Iterations.h"
+#include "analysis/replay/GraphPools.h"
 
 #include <vector>
 

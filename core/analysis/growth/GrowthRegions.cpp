@@ -13,18 +13,6 @@
 
 namespace vs {
 
-std::string_view regionScaleName(RegionScale s) {
-    switch (s) {
-    case RegionScale::Run:
-        return "run";
-    case RegionScale::Phase:
-        return "phase";
-    case RegionScale::Iteration:
-        break;
-    }
-    return "iteration";
-}
-
 namespace {
 
 constexpr size_t kNever = SIZE_MAX; // the iteration of a free that never happened
@@ -206,6 +194,80 @@ void addFloorRegions(std::vector<GrowthRegion> floor, std::vector<GrowthRegion>&
     }
 }
 
+// Leaks grow without bound; a cycle or an accumulation is bounded by its phase.
+int severity(LeakKind k) {
+    return k == LeakKind::Leak ? 0 : k == LeakKind::Cycle ? 1 : 2;
+}
+
+// Small but unmistakable: blocks kept for good, made in at least half of the iterations of a span
+// that covers half of the trace or more (a hook appending a few KiB every step). Below 1 % of the
+// peak, anything less is noise.
+bool steadyAcrossRun(const GrowthRegion& g, uint32_t events) {
+    return g.kind == LeakKind::Leak && g.keptIn >= 5 && 2 * g.keptIn >= g.iterations &&
+           2 * uint64_t(g.last - g.first) >= events;
+}
+
+// How a release at the program's end reads: memory from a stack whose memory the program
+// released the same way twice or more before is the last tooth of a sawtooth (an epoch's list,
+// cleared at each epoch's end and at the last when the program returns); memory released once,
+// only at the end, after being built up over most of the run (a function's list, released when it
+// returns as the program ends) is a leak for the run's length, whichever detector found it.
+void programEnd(std::vector<GrowthRegion>& regions, const std::vector<Allocation>& all,
+                const DeviceTrace& t) {
+    for (GrowthRegion& g : regions) {
+        if (g.releasedAt == kNoEvent || g.stacks.empty()) continue;
+        std::map<LeakKind, size_t> teeth;
+        for (const GrowthRegion& o : regions)
+            if ((o.kind == LeakKind::Accumulation || o.kind == LeakKind::Cycle) && o.releasedAt != kNoEvent &&
+                !o.stacks.empty() && o.stacks.front() == g.stacks.front())
+                ++teeth[o.kind];
+        if (g.kind == LeakKind::Leak) {
+            for (auto [kind, n] : teeth)
+                if (n >= 2) g.kind = kind, g.scale = RegionScale::Phase;
+            continue;
+        }
+        uint32_t released = g.releasedAt; // the release's last free: what happens after it
+        for (uint32_t k : g.allocations)
+            if (all[k].freeRequested != kNoEvent) released = std::max(released, all[k].freeRequested);
+        // in time: a release of many blocks is many events, all at the end
+        const int64_t held = t.timeUs[g.releasedAt] - t.timeUs[g.first],
+                      after = t.timeUs.back() - t.timeUs[released], run = t.timeUs.back() - t.timeUs.front();
+        if (g.kind == LeakKind::Accumulation && teeth[g.kind] == 1 && 8 * after <= held && 2 * held >= run)
+            g.kind = LeakKind::Leak, g.scale = RegionScale::Run;
+    }
+}
+
+// The significant leaks, cycles and accumulations, one finding for the teeth of one sawtooth (the
+// same kind of release of the same stack), represented by its largest tooth; ranked.
+std::vector<GrowthFinding> findingsOf(const std::vector<GrowthRegion>& regions, uint32_t events) {
+    std::vector<GrowthFinding> out;
+    std::map<std::pair<LeakKind, uint32_t>, size_t> teeth; // (kind, top stack) -> index into out
+    for (size_t i = 0; i < regions.size(); ++i) {
+        const GrowthRegion& g = regions[i];
+        const bool growth =
+            g.kind == LeakKind::Leak || g.kind == LeakKind::Accumulation || g.kind == LeakKind::Cycle;
+        if (!growth || !(g.significant || steadyAcrossRun(g, events)) || g.stacks.empty()) continue;
+        if (g.kind == LeakKind::Leak) {
+            out.push_back({i, 1});
+            continue;
+        }
+        auto [it, fresh] = teeth.try_emplace({g.kind, g.stacks.front().value}, out.size());
+        if (fresh) {
+            out.push_back({i, 1});
+            continue;
+        }
+        GrowthFinding& f = out[it->second];
+        ++f.repeats;
+        if (g.growthBytes > regions[f.region].growthBytes) f.region = i;
+    }
+    std::stable_sort(out.begin(), out.end(), [&](const GrowthFinding& x, const GrowthFinding& y) {
+        const GrowthRegion &a = regions[x.region], &b = regions[y.region];
+        if (severity(a.kind) != severity(b.kind)) return severity(a.kind) < severity(b.kind);
+        return a.growthBytes > b.growthBytes;
+    });
+    return out;
+}
+
 } // namespace
 
 GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all) {
@@ -291,6 +353,8 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     addCacheRegion(a, device, out.regions);
     std::stable_sort(out.regions.begin(), out.regions.end(),
                      [](const GrowthRegion& x, const GrowthRegion& y) { return x.cost > y.cost; });
+    programEnd(out.regions, all, t);
+    out.findings = findingsOf(out.regions, uint32_t(t.eventCount()));
     return out;
 }
 

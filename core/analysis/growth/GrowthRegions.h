@@ -1,47 +1,34 @@
 #pragma once
-// Growth regions of one device: where allocated memory rises steadily, at nested scales (the whole
-// run, a phase such as an epoch, one iteration), and how each ends. Found from what training loops
-// do: per-step temporaries return to a floor every iteration, so only allocations that outlive
-// their iteration can make memory grow. Grouped by call stack and by when they are released:
-//   leak          still alive at the end of the capture, made across many iterations;
-//   accumulation  made across several iterations and released together later by the program
-//                 (an epoch-end hook clearing a list, a function returning, the same line each time);
-//   cycle         released together by Python's garbage collector (seen in the free's stack or
-//                 the recorder's `gc.collect` annotation, or released at varying places);
+// The one growth analysis of a device: where allocated memory rises and what each block that made
+// the rise does. The floor of allocated memory (FloorRises) finds the candidate spans at every scale
+// (the run, a phase, an evaluation); the blocks decide what they are, by allocation site:
+//   leak          blocks made steadily across the span and kept past it: to the end of the capture,
+//                 or to a release only at the program's end (FloorRegions), whatever else the same
+//                 site allocates and frees meanwhile;
+//   accumulation  blocks made steadily and released together at a phase end (an epoch-end hook, a
+//                 function returning, an evaluation's end: the release itself marks the phase);
+//   cycle         the same, released by Python's garbage collector (its frames in the free's stack,
+//                 the recorder's `gc.collect` annotation, or releases at varying places);
 //   cache         reserved memory far above allocated (the caching allocator keeps free blocks);
 //   transient     one iteration's rise (forward pass activations), freed within the iteration.
-// Regions are ranked by what they would cost if the run went on: bytes kept per iteration times
-// the iterations they keep accumulating for.
+// The significant leaks, accumulations and cycles are the findings, ranked; the teeth of one
+// sawtooth (the same stack released again and again) are one finding.
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/growth/GrowthRegion.h"
 #include "analysis/growth/Iterations.h"
-#include "analysis/growth/LeakKind.h"
 #include "analysis/replay/GraphPools.h"
-#include "analysis/replay/Lifetimes.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace vs {
 
-enum class RegionScale : uint8_t { Run, Phase, Iteration };
-std::string_view regionScaleName(RegionScale s);
-
-struct GrowthRegion {
-    LeakKind kind = LeakKind::Leak;
-    RegionScale scale = RegionScale::Run;
-    uint32_t first = 0, last = 0;      // the ramp: first kept allocation .. its top (event indices)
-    uint32_t releasedAt = kNoEvent;    // first free of the release; kNoEvent: not released
-    std::string releasedBy;            // what the release coincides with, in words
-    uint64_t growthBytes = 0;          // bytes of the kept allocations
-    uint64_t perIterationBytes = 0;    // kept per iteration while it grows
-    uint32_t iterations = 0;           // iterations the ramp spans (0: no iterations known)
-    uint32_t keptIn = 0;               // of those, the ones that made kept memory (0: not counted)
-    uint32_t interval = 0;             // iterations between them when evenly spaced (every k-th), else 0
-    double cost = 0;                   // ranking: per-iteration bytes x iterations it keeps growing
-    bool significant = false;          // at least 1 % of the device's peak allocated
-    std::vector<StackId> stacks;       // stacks of the kept allocations, most bytes first
-    std::vector<uint32_t> allocations; // the kept allocations (indices into the lifetimes)
+// What the Leaks tab lists and `leaks --json` writes as `findings`.
+struct GrowthFinding {
+    size_t region = 0;    // its largest region (an index into GrowthRegions::regions)
+    uint32_t repeats = 1; // how many regions it stands for (the teeth of one sawtooth)
 };
 
 struct GrowthRegions {
@@ -49,6 +36,10 @@ struct GrowthRegions {
     std::shared_ptr<const GraphPools> pools =
         std::make_shared<const GraphPools>(); // the device's CUDA graph private pools: never growth
     std::vector<GrowthRegion> regions;        // most costly first
+    // Significant leaks first (they grow without bound), then cycles and accumulations, most
+    // bytes first: the first is the diagnosis.
+    std::vector<GrowthFinding> findings;
+    const GrowthRegion& regionOf(const GrowthFinding& f) const { return regions[f.region]; }
 };
 
 GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all);

@@ -1,7 +1,8 @@
 #pragma once
 // The diagnosis of one growth region, in words: an accumulation or a cycle (what keeps the memory
 // and what releases it), one iteration's rise; and the evidence for a capture where nothing grows.
-#include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/CaptureAnalysis.h"
+#include "analysis/growth/LeakReport.h"
 
 namespace vs {
 

@@ -2,7 +2,8 @@
 // Who holds a growth region's memory: the retention graph the recorder collected while the region's
 // blocks were alive (the latest such, when the most had accumulated), restricted to those blocks,
 // grouped by path signature as the Retention tab groups them.
-#include "analysis/growth/GrowthRegions.h"
+#include "analysis/growth/GrowthRegion.h"
+#include "analysis/replay/Lifetimes.h"
 #include "analysis/retention/Retention.h"
 
 #include <string>
