@@ -1,6 +1,7 @@
 #include "Commands.h"
 
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/growth/FindingText.h"
 #include "analysis/growth/LeakDiagnosis.h"
 #include "analysis/growth/PhasePeaks.h"
 #include "analysis/growth/RegionDiagnosis.h"
@@ -92,6 +93,17 @@ void writeSites(std::ostream& report, const Capture& c, const LeakReport& rep) {
     }
 }
 
+// What the growth gate counts: the largest leak, accumulation or cycle among the findings (a
+// capture with a small leak under a large accumulation fails on either); in a window asked for, the
+// diagnosis's own growth.
+uint64_t gatedGrowth(const LeakReport& rep) {
+    if (!rep.autoWindow) return rep.growthBytes;
+    uint64_t most = 0;
+    for (const GrowthFinding& f : rep.growth().findings)
+        most = std::max(most, rep.growth().regionOf(f).growthBytes);
+    return most;
+}
+
 // The per-phase peak gate: the largest rise of a phase's peak over the previous one.
 bool peakGrowthOver(const CaptureAnalysis& a, size_t d, const LeakReport& rep, double limitPercent,
                     std::ostream& report) {
@@ -164,7 +176,8 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out) {
         for (size_t d = 0; d < capture->deviceCount(); ++d) devices.push_back(d);
     for (size_t d : devices) {
         const LeakReport rep = leakReport(*capture, d, a);
-        const bool over = growthGate && double(rep.growthBytes) > limit;
+        const uint64_t growth = gatedGrowth(rep);
+        const bool over = growthGate && double(growth) > limit;
         const bool peakOver = peakGate && peakGrowthOver(*capture, d, rep, peakLimit, report);
         failed |= over || peakOver;
         if (a.has("--json")) {
@@ -173,8 +186,10 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out) {
         }
         if (!growthGate) continue;
         report << (over ? "FAIL" : "ok") << ": " << deviceName(capture->trace(d).device) << ": growth "
-               << humanBytes(int64_t(rep.growthBytes)) << " (limit " << humanBytes(int64_t(limit)) << "), "
+               << humanBytes(int64_t(growth)) << " (limit " << humanBytes(int64_t(limit)) << "), "
                << leakKindName(rep.kind) << ": " << rep.summary << "\n";
+        if (rep.autoWindow && !rep.growth().findings.empty())
+            report << "  " << findingsTitle(capture->capture(), rep.growth()) << "\n";
         writeSites(report, capture->capture(), rep);
     }
     out << report.str();

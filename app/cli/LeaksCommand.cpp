@@ -2,6 +2,7 @@
 #include "RegionsJson.h"
 
 #include "analysis/CaptureAnalysis.h"
+#include "analysis/growth/FindingText.h"
 #include "analysis/growth/LeakDiagnosis.h"
 #include "analysis/stacks/FrameFilter.h"
 #include "util/Format.h"
@@ -75,6 +76,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
     explained < 0 ? j.null() : j.value(explained);
     j.endObject();
     const auto all = pairAllocations(t, a.replay(d));
+    writeFindingsJson(j, a, d, rep, all);
     writeRegionsJson(j, a, d, rep, all);
     j.key("groups").beginArray();
     for (size_t i = 0; i < rep.groups.size() && i < maxGroups; ++i) {
@@ -126,6 +128,9 @@ int runLeaks(const std::vector<std::string>& args, std::ostream& out) {
         return 0;
     }
     out << "diagnosis: " << leakKindName(rep.kind) << "\n" << rep.summary << "\n";
+    if (rep.autoWindow && !rep.growth().findings.empty()) {
+        out << "findings: " << findingsTitle(capture->capture(), rep.growth()) << "\n";
+    }
     if (!rep.evidence.empty()) out << "evidence: " << rep.evidence << "\n";
     out << "next step: " << rep.nextStep << "\n";
     // the diagnosis stands on the replayed events: what the capture says against them is said here too

@@ -7,6 +7,9 @@ namespace vs::cli {
 
 void writeRegionsJson(JsonWriter& j, const CaptureAnalysis& a, size_t device, const LeakReport& rep,
                       const std::vector<Allocation>& all);
+// The `findings` array: every finding of the growth analysis, ranked (the diagnosis is the first).
+void writeFindingsJson(JsonWriter& j, const CaptureAnalysis& a, size_t device, const LeakReport& rep,
+                       const std::vector<Allocation>& all);
 // The index of the region the diagnosis explains in rep.regions, or -1.
 int64_t explainedRegion(const LeakReport& rep);
 

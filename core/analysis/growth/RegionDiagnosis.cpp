@@ -1,5 +1,6 @@
 #include "analysis/growth/RegionDiagnosis.h"
 
+#include "analysis/growth/FindingText.h"
 #include "analysis/growth/RegionHolders.h"
 #include "analysis/stacks/SiteText.h"
 #include "util/Format.h"
@@ -14,11 +15,6 @@ namespace {
 
 std::string secondsText(double s) {
     return fixed(s, 3) + " s";
-}
-
-const char* ordinalSuffix(uint32_t k) {
-    if (k % 100 >= 11 && k % 100 <= 13) return "th";
-    return k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
 }
 
 } // namespace
@@ -117,19 +113,6 @@ void explainAccumulation(const CaptureAnalysis& a, size_t device, const std::vec
             "you go; the peak grows with the length of the phase.";
     }
     if (!c.retention.empty()) rep.nextStep += " The Retention tab names what holds them.";
-}
-
-// "4.75 MiB every 10th 'train_step'", "1.11 MiB per 'forward' (in 48 of 1920)": the bytes kept
-// each time, in the unit that repeats; empty without iterations.
-std::string repeatText(const GrowthRegion& r, const Iterations& its) {
-    if (r.iterations < 3 || r.keptIn == 0) return {};
-    const std::string unit = "'" + its.marker + "'";
-    const std::string each = humanBytes(int64_t(r.perIterationBytes));
-    if (5 * r.keptIn >= 4 * r.iterations) return each + " per " + unit + " iteration";
-    if (const uint32_t k = r.interval; k > 1)
-        return each + " every " + std::to_string(k) + ordinalSuffix(k) + " " + unit + " iteration";
-    return each + " at a time, in " + std::to_string(r.keptIn) + " of " + std::to_string(r.iterations) + " " +
-           unit + " iterations (irregularly: on errors, retries or some inputs)";
 }
 
 // A clicked leak region, from what the region analysis already knows (the whole window diagnosis
