@@ -350,6 +350,8 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device,
                 return g.kind == LeakKind::Leak && g.stacks.front() == r->stacks.front();
             }))
             continue;
+        // a release whose own blocks are never freed let go of other memory: what it kept is the kept rise's
+        if (r->kind == LeakKind::Accumulation && r->releasedAt == kNoEvent) continue;
         if (r->kind == LeakKind::Accumulation) { // what released it: the collector makes it a cycle
             const ReleaseCause cause = causes.of(r->allocations, its);
             r->kind = cause.garbageCollector ? LeakKind::Cycle : LeakKind::Accumulation;
@@ -359,6 +361,11 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device,
         describe(*r, all, its, events);
         out.push_back(std::move(*r));
     }
+    // Releases of the same memory at varying places are the garbage collector's doing, when no free
+    // stack said so directly (three or more, no one line of the program letting go of them).
+    for (GrowthRegion& g : out)
+        if (g.kind == LeakKind::Accumulation && causes.variedSites(g.stacks.front()))
+            g.kind = LeakKind::Cycle;
     return out;
 }
 

@@ -1,57 +1,14 @@
 #include "analysis/growth/GrowthRegions.h"
 
 #include "analysis/growth/FloorRegions.h"
-#include "analysis/growth/ReleaseCause.h"
-#include "analysis/stacks/FrameFilter.h"
-#include "analysis/stacks/NativeOwner.h"
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace vs {
 
 namespace {
-
-constexpr size_t kNever = SIZE_MAX; // the iteration of a free that never happened
-
-// Without iterations, equal slices of the trace stand in for them (coarser, but a ramp over the
-// run still spans many of them).
-Iterations slicesOf(uint32_t events) {
-    Iterations its;
-    constexpr uint32_t kSlicesWithoutIterations = 32;
-    if (events < 2 * kSlicesWithoutIterations) return its;
-    for (uint32_t s = 1; s < kSlicesWithoutIterations; ++s)
-        its.starts.push_back(uint32_t(uint64_t(events) * s / kSlicesWithoutIterations));
-    return its;
-}
-
-// One stack's allocations that outlived the iteration they were made in.
-struct Kept {
-    struct Item {
-        uint32_t allocation;
-        size_t born, freed; // iterations
-    };
-    std::vector<Item> items;
-};
-
-size_t distinctBirths(const std::vector<Kept::Item>& items) {
-    std::unordered_set<size_t> s;
-    for (const auto& i : items) s.insert(i.born);
-    return s.size();
-}
-
-// Made steadily: in three or more iterations, and in at least a third of those its births span
-// (a list appended to every step, not three bursts far apart).
-bool steady(const std::vector<Kept::Item>& items) {
-    if (items.empty()) return false;
-    const size_t births = distinctBirths(items);
-    size_t lo = SIZE_MAX, hi = 0;
-    for (const auto& i : items) lo = std::min(lo, i.born), hi = std::max(hi, i.born);
-    return births >= 3 && 3 * births >= hi - lo + 1;
-}
 
 // Stacks ordered by the bytes they hold, most first.
 std::vector<StackId> stacksByBytes(const std::unordered_map<uint32_t, uint64_t>& bytes) {
@@ -61,105 +18,6 @@ std::vector<StackId> stacksByBytes(const std::unordered_map<uint32_t, uint64_t>&
     std::vector<StackId> out;
     for (auto [b, s] : order) out.push_back(StackId{s});
     return out;
-}
-
-struct Builder {
-    const std::vector<Allocation>& all;
-    const Iterations& its; // real iterations or slices
-    bool realIterations;
-    uint64_t peak;
-
-    GrowthRegion make(LeakKind kind, const std::vector<Kept::Item>& items) const {
-        GrowthRegion r;
-        r.kind = kind;
-        r.first = UINT32_MAX;
-        std::unordered_map<uint32_t, uint64_t> byStack;
-        for (const auto& i : items) {
-            const Allocation& x = all[i.allocation];
-            r.first = std::min(r.first, x.alloc), r.last = std::max(r.last, x.alloc);
-            r.growthBytes += x.bytes;
-            byStack[x.stack.value] += x.bytes;
-            r.allocations.push_back(i.allocation);
-        }
-        std::sort(r.allocations.begin(), r.allocations.end());
-        r.stacks = stacksByBytes(byStack);
-        const size_t births = distinctBirths(items);
-        r.perIterationBytes = r.growthBytes / std::max<size_t>(1, births);
-        const size_t span = its.indexOf(r.last) - its.indexOf(r.first) + 1;
-        r.iterations = realIterations ? uint32_t(span) : 0;
-        r.significant = r.growthBytes * 100 >= peak;
-        return r;
-    }
-};
-
-// The kept allocations of every stack, in stack order. At the CUDA level, what a framework's allocator or a
-// library keeps is its cache, not growth.
-std::map<uint32_t, Kept> keptByStack(const Capture& c, const DeviceTrace& t,
-                                     const std::vector<Allocation>& all, const Iterations& its,
-                                     const GraphPools& pools, bool skipWarmUp) {
-    std::map<uint32_t, Kept> out; // a CUDA graph's private pool holds memory by design: left out
-    std::unordered_map<uint32_t, bool> library;
-    for (uint32_t i = 0; i < all.size(); ++i) {
-        const Allocation& x = all[i];
-        if (c.nativeStacks) {
-            auto [it, fresh] = library.try_emplace(x.stack.value, false);
-            if (fresh) it->second = nativeOwner(c, x.stack) != NativeOwner::User;
-            if (it->second) continue;
-        }
-        if (!pools.empty() && pools.holds(t.addr[x.alloc], x.alloc)) continue;
-        const size_t born = its.indexOf(x.alloc);
-        if (skipWarmUp && born == 0) continue; // the model and its buffers: the baseline
-        const size_t freed = x.freeRequested == kNoEvent ? kNever : its.indexOf(x.freeRequested);
-        if (freed > born) out[x.stack.value].items.push_back({i, born, freed});
-    }
-    return out;
-}
-
-// Memory released together: in one iteration, by one line of code (the innermost user frame of the
-// first free). Two stacks let go of in the same step by different code are different releases.
-using ReleaseBuckets = std::map<std::pair<size_t, uint32_t>, std::vector<Kept::Item>>;
-
-uint32_t freeSite(const Capture& c, const DeviceTrace& t, const std::vector<Allocation>& all,
-                  const std::vector<Kept::Item>& items) {
-    uint32_t first = kNoEvent;
-    for (const auto& i : items) first = std::min(first, all[i.allocation].freeRequested);
-    if (first == kNoEvent) return UINT32_MAX;
-    const uint32_t at = firstUserFrame(c, t.stack[first]);
-    return at == kNoFrame ? UINT32_MAX : c.stacks.frames(t.stack[first])[at].value;
-}
-
-// The last allocation before a release is often made in the release's own iteration (an epoch's
-// last step): it did not outlive its iteration, but it is freed with the rest, so it belongs.
-constexpr uint32_t kReleaseSlack = 64; // events between frees of one release
-
-void joinFreedTogether(const std::vector<Allocation>& all, const Iterations& its, ReleaseBuckets& releases) {
-    struct Span {
-        uint32_t from = UINT32_MAX, to = 0;
-        std::vector<Kept::Item>* items = nullptr;
-    };
-    std::unordered_map<uint32_t, std::vector<Span>> byStack;
-    for (auto& [freed, items] : releases) {
-        std::unordered_map<uint32_t, Span> spans;
-        for (const auto& i : items) {
-            const Allocation& x = all[i.allocation];
-            Span& s = spans[x.stack.value];
-            s.from = std::min(s.from, x.freeRequested), s.to = std::max(s.to, x.freeRequested),
-            s.items = &items;
-        }
-        for (auto& [stack, span] : spans) byStack[stack].push_back(span);
-    }
-    for (uint32_t i = 0; i < all.size(); ++i) {
-        const Allocation& x = all[i];
-        if (x.freeRequested == kNoEvent) continue;
-        auto it = byStack.find(x.stack.value);
-        if (it == byStack.end()) continue;
-        const size_t born = its.indexOf(x.alloc);
-        for (Span& s : it->second)
-            // a container frees its items back to front: the newest goes just before the rest
-            if (x.freeRequested + kReleaseSlack >= s.from && x.freeRequested <= s.to &&
-                born == its.indexOf(x.freeRequested) && born == its.indexOf(s.from))
-                s.items->push_back({i, born, born});
-    }
 }
 
 void addCacheRegion(const CaptureAnalysis& a, size_t device, std::vector<GrowthRegion>& out) {
@@ -178,20 +36,6 @@ void addCacheRegion(const CaptureAnalysis& a, size_t device, std::vector<GrowthR
     g.cost = double(excess);
     g.significant = true;
     out.push_back(std::move(g));
-}
-
-// The floor's regions: every leak (made every step, once per request, every k-th step, on errors,
-// released when the program ends), and the phase accumulations the iteration rules above missed
-// (one they found at the same time is not repeated).
-void addFloorRegions(std::vector<GrowthRegion> floor, std::vector<GrowthRegion>& out) {
-    const size_t found = out.size();
-    for (auto& f : floor) {
-        const bool known =
-            f.kind != LeakKind::Leak &&
-            std::any_of(out.begin(), out.begin() + ptrdiff_t(found),
-                        [&](const GrowthRegion& g) { return g.first <= f.last && f.first <= g.last; });
-        if (!known) out.push_back(std::move(f));
-    }
 }
 
 // Leaks grow without bound; a cycle or an accumulation is bounded by its phase.
@@ -273,87 +117,14 @@ std::vector<GrowthFinding> findingsOf(const std::vector<GrowthRegion>& regions, 
 GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all) {
     GrowthRegions out;
     const DeviceTrace& t = a.trace(device);
-    const Capture& c = a.capture();
     if (t.eventCount() == 0) return out;
-    out.iterations = findIterations(c, t, all);
+    out.iterations = findIterations(a.capture(), t, all);
     out.pools = a.graphPools(device);
-    const bool real = out.iterations.count() >= 3;
-    const Iterations its = real ? out.iterations : slicesOf(uint32_t(t.eventCount()));
-    const DeviceSummary sum = a.summary(device);
-    const Builder b{all, its, real, uint64_t(std::max<int64_t>(1, sum.peak.allocated))};
-    ReleaseCauses causes(c, t, all);
-
-    ReleaseBuckets releases;                 // (release iteration, releasing line) -> accumulated items
-    std::vector<Kept::Item> leaked, pending; // alive at the end: leaks, unfinished phases
-    for (auto& [stack, kept] : keptByStack(c, t, all, its, *out.pools, real)) {
-        std::map<size_t, std::vector<Kept::Item>> byFree;
-        for (const auto& i : kept.items) byFree[i.freed].push_back(i);
-        // Bulk releases of memory made over several iterations, against memory freed a fixed number
-        // of iterations after it was made (a bounded cache trimmed as it goes: its teardown is no
-        // accumulation).
-        size_t fifo = 0, bulk = 0, lastRelease = 0;
-        for (auto& [freed, items] : byFree)
-            if (freed != kNever) (stack != 0 && steady(items) ? bulk : fifo) += items.size();
-        const bool released = bulk > 0 && bulk >= fifo;
-        for (auto& [freed, items] : byFree) {
-            if (!released || freed == kNever || !steady(items)) continue;
-            auto& r = releases[{freed, freeSite(c, t, all, items)}];
-            r.insert(r.end(), items.begin(), items.end());
-            lastRelease = freed;
-        }
-        auto end = byFree.find(kNever);
-        if (end == byFree.end() || !steady(end->second)) continue;
-        if (released && std::all_of(end->second.begin(), end->second.end(),
-                                    [&](const Kept::Item& i) { return i.born >= lastRelease; }))
-            pending.insert(pending.end(), end->second.begin(), end->second.end());
-        else if (end->second.size() >= fifo)
-            leaked.insert(leaked.end(), end->second.begin(), end->second.end());
-    }
-
-    // what is kept to the end (or to the program's end) is the floor's to find: addFloorRegions
-    joinFreedTogether(all, its, releases);
-    for (auto& [key, items] : releases) {
-        const size_t freed = key.first;
-        GrowthRegion r = b.make(LeakKind::Accumulation, items);
-        const ReleaseCause cause = causes.of(r.allocations, its);
-        r.kind = cause.garbageCollector ? LeakKind::Cycle : LeakKind::Accumulation;
-        r.releasedAt = cause.event;
-        r.releasedBy = cause.text;
-        r.last = std::max(r.last, cause.event > 0 ? cause.event - 1 : 0);
-        r.scale = RegionScale::Phase;
-        r.cost = double(r.perIterationBytes) * double(freed - its.indexOf(r.first));
-        out.regions.push_back(std::move(r));
-    }
-    // Releases of the same memory at varying places are the garbage collector's doing.
-    for (auto& r : out.regions) // when no free stack said so directly
-        if (r.kind == LeakKind::Accumulation && r.releasedAt != kNoEvent &&
-            causes.variedSites(r.stacks.front()))
-            r.kind = LeakKind::Cycle;
-    // built up and released faster than a working set (a request's KV cache): not growth, unless
-    // the collector is what releases it (a cycle, however short)
-    std::erase_if(out.regions, [&](const GrowthRegion& r) {
-        return r.kind == LeakKind::Accumulation && r.releasedAt != kNoEvent &&
-               !longerThanWorkingSet(r.releasedAt - r.first, t.eventCount());
-    });
-    if (!pending.empty()) {
-        // still held at the end, as the same memory was before: released the same way, later
-        const bool collected =
-            std::any_of(out.regions.begin(), out.regions.end(), [&](const GrowthRegion& g) {
-                return g.kind == LeakKind::Cycle && !g.stacks.empty() &&
-                       g.stacks.front() == all[pending.front().allocation].stack;
-            });
-        GrowthRegion r = b.make(collected ? LeakKind::Cycle : LeakKind::Accumulation, pending);
-        r.scale = RegionScale::Phase;
-        r.last = uint32_t(t.eventCount() - 1);
-        r.releasedBy = "not yet released when the capture ends (the earlier ones were)";
-        r.cost = double(r.perIterationBytes) * double(its.count() + 1 - its.indexOf(r.first));
-        out.regions.push_back(std::move(r));
-    }
-    addFloorRegions(floorRegions(a, device, all, out.iterations, *out.pools), out.regions);
+    out.regions = floorRegions(a, device, all, out.iterations, *out.pools);
     addCacheRegion(a, device, out.regions);
+    programEnd(out.regions, all, t);
     std::stable_sort(out.regions.begin(), out.regions.end(),
                      [](const GrowthRegion& x, const GrowthRegion& y) { return x.cost > y.cost; });
-    programEnd(out.regions, all, t);
     out.findings = findingsOf(out.regions, uint32_t(t.eventCount()));
     return out;
 }
