@@ -18,6 +18,7 @@ struct StackKept {
     std::vector<uint32_t> allocations; // indices into the lifetimes, by alloc event
     int64_t grew = 0;                  // the rise of the stack's live floor over the rise
     uint32_t from = 0;                 // the event its floor starts rising after
+    int64_t keptBytes = 0;             // of `allocations`
 };
 
 // A stack's live bytes at the rise's points: the floor of each of its slices, then its top.
@@ -93,6 +94,7 @@ bool keptAcrossRise(const std::vector<int64_t>& born, const RiseShape& floor) {
 // sizes has a floor that creeps up by chance as its smallest entries pass through.
 bool grows(const std::vector<int64_t>& live, const std::vector<int64_t>& born, uint32_t slices, StackKept& k,
            const std::vector<uint32_t>& points) {
+    if (live.size() != born.size()) return false;
     // The least the stack holds over the next sixteenth of the points, up to the last sixteenth:
     // a floor free of the end's bias (the least of a stationary series over a shrinking future
     // rises towards the end), then the floor as seen from each point.
@@ -107,7 +109,9 @@ bool grows(const std::vector<int64_t>& live, const std::vector<int64_t>& born, u
     if (!steadyRise(f, live.size())) return false;
     const size_t spread = f.s75 - f.s10, plateau = live.size() - 1 - f.s75;
     if (3 * plateau > 4 * spread && plateau >= slices / 4) return false;
-    if (2 * typicalExcursion(live) > f.rise && !keptAcrossRise(born, f)) return false;
+    // what a queue keeps at its top replaced entries it held before the rise: more than the rise
+    if (2 * typicalExcursion(live) > f.rise && (4 * k.keptBytes > 5 * f.rise || !keptAcrossRise(born, f)))
+        return false;
     int64_t least = INT64_MAX; // what it grew by: its floor at the top over its floor at the start
     for (size_t i = live.size(); i-- > 0;) least = std::min(least, live[i]);
     k.grew = live.back() - std::min(live.front(), least), k.from = points[f.first - 1];
@@ -267,6 +271,9 @@ std::optional<GrowthRegion> regionOf(const Inputs& in, const Candidate& c) {
             s.emplace_back(x->alloc, int64_t(x->bytes));
             if (x->freeRequested <= c.rise.top) s.emplace_back(x->freeRequested, -int64_t(x->bytes));
         }
+    for (auto& [stack, k] : stacks) {
+        for (uint32_t i : k.allocations) k.keptBytes += int64_t(all[i].bytes);
+    }
     const auto points = pointsOf(in.f, c.rise);
     std::vector<uint32_t> chosen;
     int64_t bytes = 0;
@@ -295,9 +302,12 @@ std::optional<GrowthRegion> regionOf(const Inputs& in, const Candidate& c) {
     return r;
 }
 
+} // namespace
+
 // In the program's own units, when it has iterations: how many it spans, in how many it kept
 // memory, the bytes kept each time; the ranking's cost is what it would keep over the whole trace.
-void describe(GrowthRegion& r, const std::vector<Allocation>& all, const Iterations& its, uint32_t events) {
+void describeRegion(GrowthRegion& r, const std::vector<Allocation>& all, const Iterations& its,
+                    uint32_t events) {
     const double span = std::max<uint32_t>(1, r.last - r.first);
     r.cost = double(r.growthBytes) * std::max(1.0, double(events) / span);
     if (its.count() < 3) return;
@@ -317,8 +327,6 @@ void describe(GrowthRegion& r, const std::vector<Allocation>& all, const Iterati
     if (2 * gaps.back() <= 3 * gaps.front())
         r.interval = uint32_t(gaps[gaps.size() / 2]); // within 50 % of each other
 }
-
-} // namespace
 
 bool longerThanWorkingSet(uint64_t heldEvents, uint64_t events) {
     return kWorkingSetShare * heldEvents >= events;
@@ -358,7 +366,7 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device,
             r->releasedBy = cause.text;
         }
         r->significant = r->growthBytes * 100 >= uint64_t(peak);
-        describe(*r, all, its, events);
+        describeRegion(*r, all, its, events);
         out.push_back(std::move(*r));
     }
     // Releases of the same memory at varying places are the garbage collector's doing, when no free

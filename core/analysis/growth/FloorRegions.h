@@ -20,6 +20,11 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device,
                                        const std::vector<Allocation>& all, const Iterations& its,
                                        const GraphPools& pools);
 
+// A region in the program's own units, when it has iterations: how many it spans, in how many it
+// kept memory, the bytes kept each time, every k-th; and its cost for the ranking.
+void describeRegion(GrowthRegion& r, const std::vector<Allocation>& all, const Iterations& its,
+                    uint32_t events);
+
 // Memory a program builds up and releases again within a sixteenth of the trace is the working
 // set of a step or a request (activations, a KV cache, a batch's outputs), repeated many times;
 // what is held longer is an accumulation (an epoch's outputs, a function's list) that grows with

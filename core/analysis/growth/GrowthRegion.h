@@ -17,9 +17,11 @@ std::string_view regionScaleName(RegionScale s);
 struct GrowthRegion {
     LeakKind kind = LeakKind::Leak;
     RegionScale scale = RegionScale::Run;
-    uint32_t first = 0, last = 0;      // the ramp: first kept allocation .. its top (event indices)
-    uint32_t releasedAt = kNoEvent;    // first free of the release; kNoEvent: not released
-    std::string releasedBy;            // what the release coincides with, in words
+    uint32_t first = 0, last = 0;   // the ramp: first kept allocation .. its top (event indices)
+    uint32_t releasedAt = kNoEvent; // first free of the release; kNoEvent: not released
+    std::string releasedBy;         // what the release coincides with, in words
+    // a leak through a reference cycle: the collector finds it now and then, at irregular moments
+    bool collected = false;
     uint64_t growthBytes = 0;          // bytes of the kept allocations
     uint64_t perIterationBytes = 0;    // kept per iteration while it grows
     uint32_t iterations = 0;           // iterations the ramp spans (0: no iterations known)

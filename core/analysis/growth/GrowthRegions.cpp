@@ -1,6 +1,7 @@
 #include "analysis/growth/GrowthRegions.h"
 
 #include "analysis/growth/FloorRegions.h"
+#include "analysis/growth/KeptBlocks.h"
 
 #include <algorithm>
 #include <map>
@@ -43,6 +44,27 @@ int severity(LeakKind k) {
     return k == LeakKind::Leak ? 0 : k == LeakKind::Cycle ? 1 : 2;
 }
 
+// Memory the garbage collector releases three or more times at irregular moments is collected
+// whenever the collector's thresholds happen to trip, not by the program's design (a scheduled
+// gc.collect() is periodic): it piles up between collections, a leak through a reference cycle.
+void irregularCycles(std::vector<GrowthRegion>& regions, const DeviceTrace& t) {
+    std::map<uint32_t, std::vector<GrowthRegion*>> teeth;
+    for (GrowthRegion& g : regions)
+        if (g.kind == LeakKind::Cycle && g.releasedAt != kNoEvent && !g.stacks.empty())
+            teeth[g.stacks.front().value].push_back(&g);
+    for (auto& [stack, list] : teeth) {
+        if (list.size() < 3) continue;
+        std::vector<int64_t> at;
+        for (const GrowthRegion* g : list) at.push_back(t.timeUs[g->releasedAt]);
+        std::sort(at.begin(), at.end());
+        int64_t lo = INT64_MAX, hi = 0;
+        for (size_t i = 1; i < at.size(); ++i)
+            lo = std::min(lo, at[i] - at[i - 1]), hi = std::max(hi, at[i] - at[i - 1]);
+        if (10 * hi <= 13 * lo) continue; // evenly spaced: a scheduled collection
+        for (GrowthRegion* g : list) g->kind = LeakKind::Leak, g->collected = true;
+    }
+}
+
 // Small but unmistakable: blocks kept for good, made in at least half of the iterations of a span
 // that covers half of the trace or more (a hook appending a few KiB every step). Below 1 % of the
 // peak, anything less is noise.
@@ -73,10 +95,11 @@ void programEnd(std::vector<GrowthRegion>& regions, const std::vector<Allocation
         uint32_t released = g.releasedAt; // the release's last free: what happens after it
         for (uint32_t k : g.allocations)
             if (all[k].freeRequested != kNoEvent) released = std::max(released, all[k].freeRequested);
-        // in time: a release of many blocks is many events, all at the end
-        const int64_t held = t.timeUs[g.releasedAt] - t.timeUs[g.first],
-                      after = t.timeUs.back() - t.timeUs[released], run = t.timeUs.back() - t.timeUs.front();
-        if (g.kind == LeakKind::Accumulation && teeth[g.kind] == 1 && 8 * after <= held && 2 * held >= run)
+        // in events, from the release's last free: little happens after it (a release of many blocks
+        // is many events), and it began in the first half of what came before the release
+        const uint64_t held = g.releasedAt - g.first, after = t.eventCount() - 1 - released;
+        if (g.kind == LeakKind::Accumulation && teeth[g.kind] == 1 && 8 * after <= held &&
+            2 * held >= g.releasedAt)
             g.kind = LeakKind::Leak, g.scale = RegionScale::Run;
     }
 }
@@ -91,7 +114,7 @@ std::vector<GrowthFinding> findingsOf(const std::vector<GrowthRegion>& regions, 
         const bool growth =
             g.kind == LeakKind::Leak || g.kind == LeakKind::Accumulation || g.kind == LeakKind::Cycle;
         if (!growth || !(g.significant || steadyAcrossRun(g, events)) || g.stacks.empty()) continue;
-        if (g.kind == LeakKind::Leak) {
+        if (g.releasedAt == kNoEvent) { // kept to the end: a finding of its own
             out.push_back({i, 1});
             continue;
         }
@@ -121,8 +144,11 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
     out.iterations = findIterations(a.capture(), t, all);
     out.pools = a.graphPools(device);
     out.regions = floorRegions(a, device, all, out.iterations, *out.pools);
+    for (GrowthRegion& g : keptBlockLeaks(a, device, all, out.iterations, *out.pools, out.regions))
+        out.regions.push_back(std::move(g));
     addCacheRegion(a, device, out.regions);
     programEnd(out.regions, all, t);
+    irregularCycles(out.regions, t);
     std::stable_sort(out.regions.begin(), out.regions.end(),
                      [](const GrowthRegion& x, const GrowthRegion& y) { return x.cost > y.cost; });
     out.findings = findingsOf(out.regions, uint32_t(t.eventCount()));

@@ -247,13 +247,15 @@ void explainOom(const CaptureAnalysis& a, size_t device, uint32_t oom, LeakRepor
         (top ? "; the largest holder is " + topSite + " with " + humanBytes(int64_t(top->bytes)) : "") + ".";
     rep.evidence = std::to_string(t.size[oom]) + " bytes requested, " + std::to_string(t.addr[oom]) +
                    " bytes free on the device, reserved " + humanBytes(r.reserved[oom]) + ".";
-    rep.nextStep = grew && !grew->stacks.empty() && grew->first < oom
-                       ? "The memory accumulated steadily before the OOM: find what keeps the tensors "
-                         "allocated at " +
-                             siteText(a.capture(), grew->stacks.front()) +
-                             " alive (a list or dict that only grows)."
-                       : "Reduce the batch or model size, free tensors you no longer need, or check "
-                         "that no other process holds the GPU.";
+    const bool before = grew && !grew->stacks.empty() && grew->first < oom;
+    if (before)
+        rep.growthBytes = grew->growthBytes; // what the CI gate counts of an OOM: the growth that led to it
+    rep.nextStep = before ? "The memory accumulated steadily before the OOM: find what keeps the tensors "
+                            "allocated at " +
+                                siteText(a.capture(), grew->stacks.front()) +
+                                " alive (a list or dict that only grows)."
+                          : "Reduce the batch or model size, free tensors you no longer need, or check "
+                            "that no other process holds the GPU.";
 }
 
 // Reserved memory far above allocated: the cache, or fragmentation when most of the free space

@@ -115,6 +115,25 @@ void explainAccumulation(const CaptureAnalysis& a, size_t device, const std::vec
     if (!c.retention.empty()) rep.nextStep += " The Retention tab names what holds them.";
 }
 
+// A leak through a reference cycle (GrowthRegion::collected): released only when the collector
+// happens to find the cycle.
+void explainCollectedLeak(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
+                          const GrowthRegion& region, LeakReport& rep) {
+    auto at = [&](uint32_t e) { return a.secondsAt(device, e); };
+    const size_t releases = releasesOfSameStack(rep.growth(), region);
+    rep.summary = humanBytes(int64_t(region.growthBytes)) + " from " +
+                  siteText(a.capture(), region.stacks.front()) +
+                  " pile up and are freed only when Python's garbage collector happens to find the reference "
+                  "cycle holding them (" +
+                  std::to_string(releases) + " irregular releases): a leak through a cycle.";
+    rep.evidence = std::to_string(region.allocations.size()) + " blocks, " +
+                   humanBytes(int64_t(region.growthBytes)) + ", " + madeText(all, region, at) +
+                   "; released at " + secondsText(at(region.releasedAt)) + " (" + region.releasedBy + ").";
+    rep.nextStep =
+        "Something keeps these tensors in a reference cycle, often a tensor stored on an autograd ctx "
+        "(use ctx.save_for_backward), a closure or a back-reference: remove it so they die at once.";
+}
+
 // A clicked leak region, from what the region analysis already knows (the whole window diagnosis
 // re-ranks every group and took 0.5 s on a 10M-event capture).
 void explainLeak(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
@@ -127,6 +146,7 @@ void explainLeak(const CaptureAnalysis& a, size_t device, const std::vector<Allo
     const bool atEnd = region.releasedAt != kNoEvent;
     rep.kind = LeakKind::Leak;
     rep.growthBytes = region.growthBytes;
+    if (region.collected) return explainCollectedLeak(a, device, all, region, rep);
     rep.summary =
         humanBytes(int64_t(region.growthBytes)) + " from " + site + " made over " +
         (region.iterations ? std::to_string(region.iterations) + " iterations" : std::string("the run")) +
