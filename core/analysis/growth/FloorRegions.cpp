@@ -6,6 +6,7 @@
 #include "analysis/stacks/NativeOwner.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -123,6 +124,7 @@ struct Candidate {
     LeakKind kind;
     RegionScale scale;
     std::string releasedBy;
+    bool workingSet = false; // shaped like one: growth only if the garbage collector released it
 };
 
 // What one step of the program builds up and gives back: the median over its iterations of the
@@ -155,24 +157,31 @@ TypicalStep typicalStep(const CompactSeries& allocated, const Iterations& its) {
 // A working set is what a step builds up and gives back, repeated many times (activations, a
 // request's KV cache, a batch's outputs): held for less than a sixteenth of the trace, or built up
 // again and again (sixteen or more rises of about its height: the program's unit of work, whatever
-// its markers call a step). A rare rise built up over several steps' worth of work to more than
-// twice what a step holds belongs to a phase (an evaluation collecting every batch's outputs
-// between two training steps, with no marker of its own): the release itself marks its end.
-bool workingSet(const FloorRise& r, const FloorRises& f, uint32_t events, const TypicalStep& step) {
+// its markers call a step). A rare rise held over four steps or more, or over two to more than
+// twice what a step holds, belongs to a phase (an evaluation collecting every batch's outputs
+// between two training steps, with no marker of its own; what a reference cycle keeps until the
+// collector runs): the release itself marks its end.
+enum class Held : uint8_t { WorkingSet, RepeatedPhase, Phase };
+
+Held heldAs(const FloorRise& r, const FloorRises& f, uint32_t events, const TypicalStep& step) {
     const uint32_t held = r.releasedAt - r.start;
-    if (longerThanWorkingSet(held, events)) return false;
-    if (!(step.events > 0 && r.rise() > 2 * step.rise && held >= 2 * uint64_t(step.events))) return true;
+    if (longerThanWorkingSet(held, events)) return Held::Phase;
+    // a step's working set cannot span several steps, nor rise far above what a step holds
+    const bool phaseLike =
+        step.events > 0 && ((r.rise() > 2 * step.rise && held >= 2 * uint64_t(step.events)) ||
+                            held >= 4 * uint64_t(step.events));
+    if (!phaseLike) return Held::WorkingSet;
     const auto alike = std::count_if(f.released.begin(), f.released.end(), [&](const FloorRise& o) {
         return 2 * o.rise() >= r.rise() && o.rise() <= 2 * r.rise();
     });
-    return uint64_t(alike) >= kWorkingSetShare;
+    return uint64_t(alike) >= kWorkingSetShare ? Held::RepeatedPhase : Held::Phase;
 }
 
 // Which rises can be growth, and of what kind: kept to the end, released in the last part of the
 // trace with nothing built up again (the program's end), or released at a phase end after holding
 // longer than a working set (above), across iterations or above what one step holds.
 std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allocated, const Iterations& its,
-                                  int64_t minRise) {
+                                  int64_t minRise, const ReleaseCauses& causes) {
     std::vector<Candidate> out;
     const auto events = uint32_t(allocated.size());
     if (f.kept.rise() >= minRise)
@@ -180,23 +189,28 @@ std::vector<Candidate> candidates(const FloorRises& f, const CompactSeries& allo
             {f.kept, LeakKind::Leak, RegionScale::Run, "not released: still alive when the capture ends"});
     const TypicalStep step = typicalStep(allocated, its);
     for (const FloorRise& r : f.released) {
-        if (workingSet(r, f, events, step)) continue;
-        const uint32_t held = r.releasedAt - r.start, after = events - r.releasedUntil;
+        // A phase repeated sixteen times or more is the program's unit of work (a request), unless
+        // the garbage collector is what releases it (a cycle every few steps: its release lines vary);
+        // however short, what the collector releases is a cycle's memory.
+        const Held held = heldAs(r, f, events, step);
+        const bool shaped = held != Held::Phase;
+        if (held == Held::WorkingSet && !causes.collectorBetween(r.releasedAt, r.releasedUntil)) continue;
+        const uint32_t heldEvents = r.releasedAt - r.start, after = events - r.releasedUntil;
         const uint32_t settled = f.sliceOf(r.releasedUntil); // the floor after the release: built up again?
         const int64_t later =
             settled < f.slices ? *std::max_element(f.floor.begin() + settled, f.floor.end()) : r.from;
         // what is held at the top: the floor just before the release at the scale of a working set
         // (a slice's own floor can fall inside a step, with its temporaries alive)
         FloorRise top = r;
-        const uint32_t window = std::max<uint32_t>(f.eventsPerSlice, held / kWorkingSetShare);
+        const uint32_t window = std::max<uint32_t>(f.eventsPerSlice, heldEvents / kWorkingSetShare);
         top.top = uint32_t(
             allocated.argMin(std::max(r.start, r.releasedAt - std::min(window, r.releasedAt)), r.releasedAt));
         // released at the program's end: built up over most of the run, nothing built up again
-        if (8ull * after <= held && 2ull * held >= events && later < r.from + r.rise() / 2)
+        if (8ull * after <= heldEvents && 2ull * heldEvents >= events && later < r.from + r.rise() / 2)
             out.push_back({top, LeakKind::Leak, RegionScale::Run, "when the program ends"});
         else if (its.count() < 3 || its.indexOf(r.start) != its.indexOf(r.releasedAt) ||
-                 !longerThanWorkingSet(held, events))
-            out.push_back({top, LeakKind::Accumulation, RegionScale::Phase, ""});
+                 !longerThanWorkingSet(heldEvents, events))
+            out.push_back({top, LeakKind::Accumulation, RegionScale::Phase, "", shaped});
     }
     return out;
 }
@@ -350,7 +364,8 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device,
     const uint32_t setupEnd = its.fromAnnotations && its.count() >= 3 ? its.starts.front() : 0;
     const Inputs in{setupEnd, a.capture(), a.trace(device), all, f, pools, minRise};
     ReleaseCauses causes(a.capture(), a.trace(device), all);
-    for (const Candidate& c : candidates(f, rep.allocated, its, minRise)) {
+    std::vector<bool> shaped; // of `out`: from a working-set-shaped rise
+    for (const Candidate& c : candidates(f, rep.allocated, its, minRise, causes)) {
         auto r = regionOf(in, c);
         if (!r) continue;
         // a rise released at the end shares its memory with the kept one that ends lower: keep one
@@ -368,13 +383,17 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device,
         r->significant = r->growthBytes * 100 >= uint64_t(peak);
         describeRegion(*r, all, its, events);
         out.push_back(std::move(*r));
+        shaped.push_back(c.workingSet);
     }
     // Releases of the same memory at varying places are the garbage collector's doing, when no free
     // stack said so directly (three or more, no one line of the program letting go of them).
     for (GrowthRegion& g : out)
         if (g.kind == LeakKind::Accumulation && causes.variedSites(g.stacks.front()))
             g.kind = LeakKind::Cycle;
-    return out;
+    std::vector<GrowthRegion> kept; // a working set's shape is growth only as a cycle's memory
+    for (size_t i = 0; i < out.size(); ++i)
+        if (!shaped[i] || out[i].kind == LeakKind::Cycle) kept.push_back(std::move(out[i]));
+    return kept;
 }
 
 } // namespace vs

@@ -120,6 +120,19 @@ ReleaseCause ReleaseCauses::of(const std::vector<uint32_t>& allocations, const I
     return r;
 }
 
+bool ReleaseCauses::collectorBetween(uint32_t from, uint32_t to) const {
+    to = std::min<uint32_t>(to, uint32_t(t_.eventCount()));
+    std::unordered_map<uint32_t, bool> seen; // a release frees many blocks from few stacks
+    for (uint32_t e = from; e < to; ++e) {
+        if (t_.action[e] != Action::FreeRequested) continue;
+        if (inCollection(t_.timeUs[e])) return true;
+        auto [it, fresh] = seen.try_emplace(t_.stack[e].value, false);
+        if (fresh) it->second = collectorFrames(t_.stack[e]);
+        if (it->second) return true;
+    }
+    return false;
+}
+
 bool ReleaseCauses::variedSites(StackId stack) const {
     const auto it = sitesByStack_.find(stack.value);
     if (it == sitesByStack_.end() || it->second.size() < 3) return false;

@@ -29,6 +29,9 @@ class ReleaseCauses {
     // varying places (no one line of the program lets go of it: the garbage collector finding a
     // cycle when it runs).
     bool variedSites(StackId stack) const;
+    // True when a free in [from, to) is the garbage collector's (inside a `gc.collect` annotation,
+    // or its frames in the free's stack): a cheap test before a release's blocks are known.
+    bool collectorBetween(uint32_t from, uint32_t to) const;
 
   private:
     bool inCollection(int64_t timeUs) const;
