@@ -3,12 +3,14 @@
 #include "analysis/growth/FloorRises.h"
 #include "analysis/growth/ReleaseCause.h"
 #include "analysis/replay/GraphPools.h"
+#include "analysis/stacks/FrameFilter.h"
 #include "analysis/stacks/NativeOwner.h"
 
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace vs {
 namespace {
@@ -110,12 +112,12 @@ bool grows(const std::vector<int64_t>& live, const std::vector<int64_t>& born, u
     if (!steadyRise(f, live.size())) return false;
     const size_t spread = f.s75 - f.s10, plateau = live.size() - 1 - f.s75;
     if (3 * plateau > 4 * spread && plateau >= slices / 4) return false;
-    // what a queue keeps at its top replaced entries it held before the rise: more than the rise
-    if (2 * typicalExcursion(live) > f.rise && (4 * k.keptBytes > 5 * f.rise || !keptAcrossRise(born, f)))
-        return false;
     int64_t least = INT64_MAX; // what it grew by: its floor at the top over its floor at the start
     for (size_t i = live.size(); i-- > 0;) least = std::min(least, live[i]);
     k.grew = live.back() - std::min(live.front(), least), k.from = points[f.first - 1];
+    // what a queue keeps at its top replaced entries it held before the rise: more than it grew by
+    if (2 * typicalExcursion(live) > f.rise && (4 * k.keptBytes > 5 * k.grew || !keptAcrossRise(born, f)))
+        return false;
     return k.grew > 0;
 }
 
@@ -258,48 +260,87 @@ std::vector<uint32_t> pointsOf(const FloorRises& f, const FloorRise& rise) {
     return out;
 }
 
-std::optional<GrowthRegion> regionOf(const Inputs& in, const Candidate& c) {
-    const Capture& cap = in.cap;
+// The stacks of what is alive at the rise's top and was made during it, with those blocks.
+std::unordered_map<uint32_t, StackKept> keptAtTop(const Inputs& in, const FloorRise& rise) {
     const auto& all = in.all;
-    // the stacks of what is alive at the top and was made during the rise
     std::unordered_map<uint32_t, StackKept> stacks;
     std::unordered_map<uint32_t, bool> library;
-    auto it = std::upper_bound(all.begin(), all.end(), c.rise.base,
+    auto it = std::upper_bound(all.begin(), all.end(), rise.base,
                                [](uint32_t e, const Allocation& x) { return e < x.alloc; });
-    for (; it != all.end() && it->alloc <= c.rise.top; ++it) {
-        if (!it->aliveAt(c.rise.top) || it->stack.value == 0 || it->alloc < in.setupEnd) continue;
+    for (; it != all.end() && it->alloc <= rise.top; ++it) {
+        if (!it->aliveAt(rise.top) || it->stack.value == 0 || it->alloc < in.setupEnd) continue;
         if (in.pools.holds(in.trace.addr[it->alloc], it->alloc)) continue; // a CUDA graph's pool, by design
-        if (cap.nativeStacks) { // a framework's cache or a library's workspace is not the user's growth
+        if (in.cap.nativeStacks) { // a framework's cache or a library's workspace is not the user's growth
             auto [lib, fresh] = library.try_emplace(it->stack.value, false);
-            if (fresh) lib->second = nativeOwner(cap, it->stack) != NativeOwner::User;
+            if (fresh) lib->second = nativeOwner(in.cap, it->stack) != NativeOwner::User;
             if (lib->second) continue;
         }
-        stacks[it->stack.value].allocations.push_back(uint32_t(it - all.begin()));
+        StackKept& k = stacks[it->stack.value];
+        k.allocations.push_back(uint32_t(it - all.begin()));
+        k.keptBytes += int64_t(it->bytes);
     }
-    if (stacks.empty()) return std::nullopt;
-    // their live bytes over the rise, from all of their allocations
+    return stacks;
+}
+
+// The stacks whose memory grows over the rise (grows()), from their live bytes at its points.
+std::vector<uint32_t> growingStacks(const Inputs& in, const FloorRise& rise,
+                                    std::unordered_map<uint32_t, StackKept>& stacks) {
     std::unordered_map<uint32_t, std::vector<std::pair<uint32_t, int64_t>>> steps;
-    for (auto x = all.begin(); x != all.end() && x->alloc <= c.rise.top; ++x)
+    for (auto x = in.all.begin(); x != in.all.end() && x->alloc <= rise.top; ++x)
         if (stacks.count(x->stack.value)) {
             auto& s = steps[x->stack.value];
             s.emplace_back(x->alloc, int64_t(x->bytes));
-            if (x->freeRequested <= c.rise.top) s.emplace_back(x->freeRequested, -int64_t(x->bytes));
+            if (x->freeRequested <= rise.top) s.emplace_back(x->freeRequested, -int64_t(x->bytes));
         }
-    for (auto& [stack, k] : stacks) {
-        for (uint32_t i : k.allocations) k.keptBytes += int64_t(all[i].bytes);
-    }
-    const auto points = pointsOf(in.f, c.rise);
+    const auto points = pointsOf(in.f, rise);
     std::vector<uint32_t> chosen;
-    int64_t bytes = 0;
-    uint32_t first = UINT32_MAX;
     for (auto& [stack, k] : stacks)
-        if (grows(liveAt(steps[stack], points), keptBy(all, k.allocations, points), in.f.slices, k, points))
-            chosen.push_back(stack), bytes += k.grew, first = std::min(first, k.from);
-    if (chosen.empty() || bytes < in.minRise / 2) return std::nullopt;
+        if (grows(liveAt(steps[stack], points), keptBy(in.all, k.allocations, points), in.f.slices, k,
+                  points))
+            chosen.push_back(stack);
+    return chosen;
+}
 
+// The line that lets go of a stack's kept blocks (the innermost user frame of the first free), or
+// UINT32_MAX when none is freed. Two stacks let go of at once by different code are two releases.
+uint32_t freeLine(const Inputs& in, const StackKept& k) {
+    uint32_t first = kNoEvent;
+    for (uint32_t i : k.allocations) first = std::min(first, in.all[i].freeRequested);
+    if (first == kNoEvent) return UINT32_MAX;
+    const StackId s = in.trace.stack[first];
+    const uint32_t at = firstUserFrame(in.cap, s);
+    return at == kNoFrame ? UINT32_MAX : in.cap.stacks.frames(s)[at].value;
+}
+
+// A released region also holds what its stacks made after the top and freed in the release (the
+// epoch's last step, freed with the rest: a container frees its items back to front, so the newest
+// goes just before the rest); its growth is then its blocks' bytes.
+constexpr uint32_t kReleaseSlack = 64; // events between frees of one release
+void addFreedWithIt(const Inputs& in, const FloorRise& rise, GrowthRegion& r) {
+    std::unordered_set<uint32_t> own;
+    for (StackId s : r.stacks) own.insert(s.value);
+    const uint32_t until = rise.releasedUntil == kNoEvent ? rise.releasedAt : rise.releasedUntil;
+    auto it = std::upper_bound(in.all.begin(), in.all.end(), rise.top,
+                               [](uint32_t e, const Allocation& x) { return e < x.alloc; });
+    for (; it != in.all.end() && it->alloc < rise.releasedAt; ++it)
+        if (own.count(it->stack.value) && it->freeRequested + kReleaseSlack >= r.releasedAt &&
+            it->freeRequested <= until)
+            r.allocations.push_back(uint32_t(it - in.all.begin()));
+    std::sort(r.allocations.begin(), r.allocations.end());
+    r.growthBytes = 0;
+    for (uint32_t i : r.allocations)
+        r.growthBytes += in.all[i].bytes, r.releasedAt = std::min(r.releasedAt, in.all[i].freeRequested);
+    if (r.releasedAt > r.first) r.last = std::min(r.last, r.releasedAt - 1);
+}
+
+GrowthRegion makeRegion(const Inputs& in, const Candidate& c,
+                        const std::unordered_map<uint32_t, StackKept>& stacks,
+                        const std::vector<uint32_t>& chosen) {
     GrowthRegion r;
     r.kind = c.kind, r.scale = c.scale, r.releasedBy = c.releasedBy;
-    r.first = first, r.last = c.rise.top;
+    r.first = UINT32_MAX, r.last = c.rise.top;
+    int64_t bytes = 0;
+    for (uint32_t s : chosen) bytes += stacks.at(s).grew, r.first = std::min(r.first, stacks.at(s).from);
     r.stacks = byGrowth(stacks, chosen);
     for (StackId s : r.stacks) {
         const auto& al = stacks.at(s.value).allocations;
@@ -307,13 +348,47 @@ std::optional<GrowthRegion> regionOf(const Inputs& in, const Candidate& c) {
     }
     std::sort(r.allocations.begin(), r.allocations.end());
     r.growthBytes = uint64_t(bytes);
-    if (c.kind != LeakKind::Leak || c.rise.releasedAt != kNoEvent) {
-        uint32_t freed = kNoEvent; // the first free of the release
-        for (uint32_t i : r.allocations) freed = std::min(freed, all[i].freeRequested);
-        r.releasedAt = freed;
-        r.last = std::max(r.last, freed > 0 && freed != kNoEvent ? freed - 1 : r.last);
-    }
+    if (c.kind == LeakKind::Leak && c.rise.releasedAt == kNoEvent) return r;
+    uint32_t freed = kNoEvent; // the first free of the release
+    for (uint32_t i : r.allocations) freed = std::min(freed, in.all[i].freeRequested);
+    r.releasedAt = freed;
+    r.last = std::max(r.last, freed > 0 && freed != kNoEvent ? freed - 1 : r.last);
+    if (freed != kNoEvent && c.kind != LeakKind::Leak) addFreedWithIt(in, c.rise, r);
     return r;
+}
+
+// The regions a rise makes: none when no stack keeps memory repeatedly across it; for a release,
+// one per line of the program that lets go of its stacks' memory.
+std::vector<GrowthRegion> regionsOf(const Inputs& in, const Candidate& c) {
+    auto stacks = keptAtTop(in, c.rise);
+    if (stacks.empty()) return {};
+    const std::vector<uint32_t> chosen = growingStacks(in, c.rise, stacks);
+    int64_t bytes = 0;
+    for (uint32_t s : chosen) bytes += stacks.at(s).grew;
+    if (chosen.empty() || bytes < in.minRise / 2) return {};
+    std::map<uint32_t, std::vector<uint32_t>> byLine; // the line that frees them -> stacks
+    for (uint32_t s : chosen)
+        byLine[c.rise.releasedAt == kNoEvent ? 0 : freeLine(in, stacks.at(s))].push_back(s);
+    std::vector<GrowthRegion> out;
+    for (auto& [line, group] : byLine) out.push_back(makeRegion(in, c, stacks, group));
+    return out;
+}
+
+// Whether a rise's region is listed, and what released it: a leak shares its memory with the kept
+// one that ends lower (keep one); a release whose own blocks are never freed let go of other memory
+// (what it kept is the kept rise's); what the collector releases is a cycle.
+bool judged(GrowthRegion& r, ReleaseCauses& causes, const Iterations& its,
+            const std::vector<GrowthRegion>& out) {
+    if (r.kind == LeakKind::Leak && std::any_of(out.begin(), out.end(), [&](const GrowthRegion& g) {
+            return g.kind == LeakKind::Leak && g.stacks.front() == r.stacks.front();
+        }))
+        return false;
+    if (r.kind != LeakKind::Accumulation) return true;
+    if (r.releasedAt == kNoEvent) return false;
+    const ReleaseCause cause = causes.of(r.allocations, its);
+    r.kind = cause.garbageCollector ? LeakKind::Cycle : LeakKind::Accumulation;
+    r.releasedBy = cause.text;
+    return true;
 }
 
 } // namespace
@@ -365,26 +440,14 @@ std::vector<GrowthRegion> floorRegions(const CaptureAnalysis& a, size_t device,
     const Inputs in{setupEnd, a.capture(), a.trace(device), all, f, pools, minRise};
     ReleaseCauses causes(a.capture(), a.trace(device), all);
     std::vector<bool> shaped; // of `out`: from a working-set-shaped rise
-    for (const Candidate& c : candidates(f, rep.allocated, its, minRise, causes)) {
-        auto r = regionOf(in, c);
-        if (!r) continue;
-        // a rise released at the end shares its memory with the kept one that ends lower: keep one
-        if (r->kind == LeakKind::Leak && std::any_of(out.begin(), out.end(), [&](const GrowthRegion& g) {
-                return g.kind == LeakKind::Leak && g.stacks.front() == r->stacks.front();
-            }))
-            continue;
-        // a release whose own blocks are never freed let go of other memory: what it kept is the kept rise's
-        if (r->kind == LeakKind::Accumulation && r->releasedAt == kNoEvent) continue;
-        if (r->kind == LeakKind::Accumulation) { // what released it: the collector makes it a cycle
-            const ReleaseCause cause = causes.of(r->allocations, its);
-            r->kind = cause.garbageCollector ? LeakKind::Cycle : LeakKind::Accumulation;
-            r->releasedBy = cause.text;
+    for (const Candidate& c : candidates(f, rep.allocated, its, minRise, causes))
+        for (GrowthRegion& r : regionsOf(in, c)) {
+            if (!judged(r, causes, its, out)) continue;
+            r.significant = r.growthBytes * 100 >= uint64_t(peak);
+            describeRegion(r, all, its, events);
+            out.push_back(std::move(r));
+            shaped.push_back(c.workingSet);
         }
-        r->significant = r->growthBytes * 100 >= uint64_t(peak);
-        describeRegion(*r, all, its, events);
-        out.push_back(std::move(*r));
-        shaped.push_back(c.workingSet);
-    }
     // Releases of the same memory at varying places are the garbage collector's doing, when no free
     // stack said so directly (three or more, no one line of the program letting go of them).
     for (GrowthRegion& g : out)

@@ -311,16 +311,14 @@ void explainNothing(const CaptureAnalysis& a, size_t device, LeakReport& rep) {
                    "its allocator's segments, with Python stacks.";
 }
 
-// Bytes per second over the span the kept blocks were made in (a window that starts at the
+// Bytes per second from the first kept block to the window's end (a window that starts at the
 // program's start holds its setup too, which grows nothing).
 double growthRate(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
                   const LeakReport& rep) {
-    uint32_t from = rep.last, to = rep.first;
-    if (rep.region)
-        for (uint32_t k : rep.region->allocations)
-            from = std::min(from, all[k].alloc), to = std::max(to, all[k].alloc);
-    if (from >= to) from = rep.first, to = rep.last;
-    return double(rep.growthBytes) / std::max(1e-6, a.secondsAt(device, to) - a.secondsAt(device, from));
+    uint32_t from = rep.first;
+    if (rep.region && !rep.region->allocations.empty()) from = all[rep.region->allocations.front()].alloc;
+    return double(rep.growthBytes) /
+           std::max(1e-6, a.secondsAt(device, rep.last) - a.secondsAt(device, from));
 }
 
 } // namespace
