@@ -188,9 +188,9 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out) {
         report << (over ? "FAIL" : "ok") << ": " << deviceName(capture->trace(d).device) << ": growth "
                << humanBytes(int64_t(growth)) << " (limit " << humanBytes(int64_t(limit)) << "), "
                << leakKindName(rep.kind) << ": " << rep.summary << "\n";
-        if (rep.autoWindow && !rep.growth().findings.empty())
-            report << "  " << findingsTitle(capture->capture(), rep.growth()) << "\n";
         writeSites(report, capture->capture(), rep);
+        if (rep.autoWindow && rep.growth().findings.size() > 1) // what else the gate weighed
+            report << "  " << findingsTitle(capture->capture(), rep.growth()) << "\n";
     }
     out << report.str();
     if (auto junit = a.option("--junit"))

@@ -14,8 +14,26 @@ void Session::open(const QString& path, AnalysisPtr analysis) {
     event_.reset(), range_.reset(), region_.reset(), regionIndex_ = -1, regionAutomatic_ = false;
     device_ = analysis_ ? analysis_->defaultDevice() : 0;
     moment_ = endOfDevice();
+    analyseGrowth();
     emit opened();
     emit deviceChanged(device_);
+}
+
+void Session::analyseGrowth() {
+    growth_.reset();
+    if (!analysis_) return;
+    ++growthRuns_;
+    const AnalysisPtr a = analysis_;
+    const size_t device = device_;
+    using Inputs = std::shared_ptr<const LeakInputs>;
+    jobs_.run<Inputs>(
+        JobKey::Growth, this,
+        [a, device](const JobControl&) { return std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device)); },
+        [this, a, device](const Inputs& in) {
+            if (a != analysis_ || device != device_) return; // a newer request follows
+            growth_ = in;
+            emit growthReady();
+        });
 }
 
 // Only appended, and nothing a view draws once per capture (markers, lanes, the origin) is new.
@@ -37,6 +55,7 @@ bool Session::extend(const AnalysisPtr& grown, const AnalysisPtr& before) {
     const bool atEnd = moment_ == endOfDevice();
     analysis_ = grown;
     if (atEnd) moment_ = endOfDevice(); // the block map follows the end (BlockMapView::grow)
+    analyseGrowth();
     emit extended();
     return true;
 }
@@ -46,6 +65,7 @@ void Session::setDevice(size_t index) {
     device_ = index;
     event_.reset(), range_.reset(), region_.reset(), regionIndex_ = -1, regionAutomatic_ = false;
     moment_ = endOfDevice();
+    analyseGrowth();
     emit deviceChanged(device_);
 }
 

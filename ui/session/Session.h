@@ -6,7 +6,7 @@
 // that selects something tells the session, and every view (itself included) follows the signal.
 // A setter given the value the session already holds emits nothing, so following a signal never
 // loops back. Two sessions can exist at once (a comparison).
-#include "analysis/growth/GrowthRegions.h"
+#include "analysis/growth/LeakDiagnosis.h"
 #include "session/CaptureLoader.h"
 #include "session/JobRunner.h"
 #include "util/TimeOrigin.h"
@@ -82,6 +82,13 @@ class Session : public QObject {
     void pointAtAddress(uint64_t address);
     void listAllocations(std::vector<uint32_t> allocEvents);
 
+    // The growth analysis of device() (its allocations' lifetimes, growth regions and findings),
+    // found once in the background when a capture opens, the device changes or a live capture grows;
+    // null until growthReady(). Every view of growth follows it: the timeline's regions, the Regions
+    // list, the status bar, the Leaks tab.
+    std::shared_ptr<const LeakInputs> growth() const { return growth_; }
+    size_t growthRuns() const { return growthRuns_; } // analyses started, for tests
+
     JobRunner& jobs() { return jobs_; }
 
   signals:
@@ -91,6 +98,7 @@ class Session : public QObject {
     void eventSelected(std::optional<size_t> event);
     void rangeChanged(std::optional<std::pair<double, double>> range);
     void regionChanged();
+    void growthReady(); // growth() holds device()'s analysis
     void momentChanged(size_t eventsApplied);
     void visibleSpanChanged(double from, double to);
     void momentPlayed(size_t eventsApplied);
@@ -112,6 +120,9 @@ class Session : public QObject {
     size_t moment_ = 0;
     std::pair<double, double> span_{0.0, 0.0};
     size_t endOfDevice() const { return analysis_ ? analysis_->trace(device_).eventCount() : 0; }
+    void analyseGrowth(); // of device(), in the background
+    std::shared_ptr<const LeakInputs> growth_;
+    size_t growthRuns_ = 0;
     JobRunner jobs_;
 };
 

@@ -9,6 +9,7 @@
 #include "views/panels/BlockMapPanel.h"
 #include "views/panels/EventsPane.h"
 #include "views/panels/LeaksPanel.h"
+#include "views/panels/RegionListView.h"
 #include "views/panels/RetentionPanel.h"
 #include "views/panels/StackPane.h"
 #include "views/panels/WarningsBanner.h"
@@ -81,8 +82,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     layout->addWidget(outer_, 1);
     setCentralWidget(central);
 
-    regions_ = new RegionSelector(session_, timeline_, leaks_, this);
+    regions_ = new RegionSelector(session_, timeline_, this);
     regions_->setObjectName(QStringLiteral("regionSelector"));
+    // the Leaks tab's Regions list and findings line choose regions as a click on a ramp does
+    connect(leaks_->regionList(), &RegionListView::regionChosen, regions_, &RegionSelector::select);
+    connect(leaks_, &LeaksPanel::findingChosen, regions_, &RegionSelector::select);
+    connect(leaks_, &LeaksPanel::windowChanged, this, [this](double from, double to, bool automatic) {
+        if (automatic && !session_->region()) timeline_->setGrowthRegion(QCPRange(from, to)); // detected window
+    });
     fragmentation_ = new FragmentationOverlay(session_, timeline_, this);
     status_ = new StatusBar(session_, timeline_, loader_, live_, this);
     setStatusBar(status_);
@@ -92,6 +99,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(loader_, &CaptureLoader::failed, this, &MainWindow::onFailed);
     connect(loader_, &CaptureLoader::damaged, this, &MainWindow::onDamaged);
     connect(session_, &Session::opened, this, &MainWindow::onOpened);
+    connect(session_, &Session::growthReady, this, [this] { // the title counts what was found
+        const size_t n = session_->growth()->regions->findings.size();
+        const QString file = QFileInfo(session_->path()).fileName();
+        setWindowTitle(n ? tr("%1 \u2014 %n finding(s) \u2014 vramscope", nullptr, int(n)).arg(file)
+                         : tr("%1 \u2014 vramscope").arg(file));
+    });
     connect(session_, &Session::eventSelected, this, &MainWindow::onEventSelected);
     // the details tab a selection asks for: the Leaks tab for a finding, a range or a chosen region
     connect(leaks_, &LeaksPanel::attentionWanted, this, &MainWindow::showLeaksTab);

@@ -4,22 +4,21 @@
 #include "session/Session.h"
 #include "timeline/TimelinePlot.h"
 #include "util/TimeOrigin.h"
-#include "views/panels/LeaksPanel.h"
-#include "views/panels/RegionListView.h"
+#include "models/RegionTableModel.h"
 
 #include <algorithm>
 #include <numeric>
 
 namespace vs::ui {
 
-RegionSelector::RegionSelector(Session* session, TimelinePlot* timeline, LeaksPanel* leaks, QObject* parent)
-    : QObject(parent), session_(session), timeline_(timeline), leaks_(leaks) {
+RegionSelector::RegionSelector(Session* session, TimelinePlot* timeline, QObject* parent)
+    : QObject(parent), session_(session), timeline_(timeline) {
     connect(session_, &Session::deviceChanged, this, &RegionSelector::reset);
     connect(session_, &Session::extended, this, [this] { // the next report brings the longer run's regions
         analysis_ = session_->analysis();
         loaded_ = false;
     });
-    connect(leaks_, &LeaksPanel::reportReady, this, &RegionSelector::onReport);
+    connect(session_, &Session::growthReady, this, &RegionSelector::loadRegions);
     connect(timeline_, &TimelinePlot::regionClicked, this, [this](size_t lane, int id) {
         if (lane == device_ && id >= 0 && size_t(id) < regions().size())
             apply(regions()[size_t(id)], id, true);
@@ -27,10 +26,6 @@ RegionSelector::RegionSelector(Session* session, TimelinePlot* timeline, LeaksPa
     // a click on flat ground, zoomed in to about one iteration: that iteration's rise
     connect(timeline_, &TimelinePlot::timeClicked, this, [this](double seconds) {
         if (!timeline_->inSelection(seconds) && !timeline_->regionAt(device_, seconds)) selectRampAt(seconds);
-    });
-    connect(leaks_->regionList(), &RegionListView::regionChosen, this, &RegionSelector::select);
-    connect(leaks_, &LeaksPanel::windowChanged, this, [this](double from, double to, bool automatic) {
-        if (automatic && !selected()) timeline_->setGrowthRegion(QCPRange(from, to)); // the detected window
     });
     connect(session_, &Session::rangeChanged, this, [this](std::optional<std::pair<double, double>> range) {
         if (range) clear(); // the Leaks tab explains the range now, not a region
@@ -49,7 +44,7 @@ void RegionSelector::reset() {
     analysis_ = session_->analysis();
     device_ = session_->device();
     loaded_ = false;
-    regions_.reset();
+    growth_.reset();
     for (size_t lane = 0; analysis_ && lane < analysis_->deviceCount(); ++lane)
         timeline_->setRegions(lane, {});
 }
@@ -59,18 +54,12 @@ double RegionSelector::seconds(uint32_t event) const {
     return event < t.eventCount() ? secondsSince(timeline_->originUs(), t.timeUs[event]) : 0.0;
 }
 
-void RegionSelector::onReport() {
-    if (!analysis_ || leaks_->device() != device_) return;
-    if (!loaded_) loadRegions();
-    // A report of the detected window that explains a region: the capture's problem, shown at once,
-    // then explained on its own (its survivors by stack) as a click on it would.
-    const LeakReport& rep = leaks_->report();
-    if (rep.autoWindow && rep.region) apply(*rep.region, indexOf(*rep.region), false);
-}
-
-// The regions are the same in every report of a device: take them once, for hover, click and list.
+// The regions are the same for every question about a device: taken once, for hover, click and
+// list. On a cold open (nothing selected yet) the first finding is selected, as the diagnosis explains
+// it; a capture that ran out of memory is explained by its OOM instead.
 void RegionSelector::loadRegions() {
-    regions_ = leaks_->report().regions; // shared, not copied
+    if (!analysis_ || session_->analysis() != analysis_ || session_->device() != device_) return;
+    growth_ = session_->growth(); // shared, not copied
     loaded_ = true;
     QVector<RegionSpan> spans;
     for (size_t i = 0; i < regions().size(); ++i) {
@@ -78,8 +67,12 @@ void RegionSelector::loadRegions() {
         spans.push_back({seconds(r.first), seconds(r.last), int(i), RegionTableModel::describe(r)});
     }
     timeline_->setRegions(device_, spans);
-    leaks_->regionList()->setRegions(analysis_->capture(), analysis_->trace(device_), timeline_->originUs(),
-                                     regions());
+    const DeviceTrace& t = analysis_->trace(device_);
+    const bool oom = t.find(Action::Oom) < t.eventCount();
+    if (growth().findings.empty() || oom || session_->range() || (selected() && !session_->regionAutomatic()))
+        return;
+    const GrowthFinding& first = growth().findings.front();
+    apply(growth().regionOf(first), int(first.region), false);
 }
 
 int RegionSelector::indexOf(const GrowthRegion& r) const {
@@ -145,7 +138,7 @@ void RegionSelector::selectPrevious() {
 
 bool RegionSelector::selectRampAt(double at) {
     const Iterations& its = growth().iterations;
-    if (!loaded_ || its.count() < 3 || leaks_->lifetimes().empty()) return false;
+    if (!loaded_ || its.count() < 3 || growth_->lifetimes().empty()) return false;
     const DeviceTrace& t = analysis_->trace(device_);
     const auto us = microsecondsAt(timeline_->originUs(), at);
     const auto after = std::upper_bound(t.timeUs.begin(), t.timeUs.end(), us) - t.timeUs.begin();
@@ -155,7 +148,7 @@ bool RegionSelector::selectRampAt(double at) {
     const uint32_t from = k == 0 ? 0 : its.starts[k - 1];
     const uint32_t to = k < its.count() ? its.starts[k] : uint32_t(t.eventCount() - 1);
     if (seconds(to) - seconds(from) < timeline_->visibleRange().size() / 8) return false;
-    const auto ramp = iterationRamp(*analysis_, device_, leaks_->lifetimes(), its, event); // O(iteration)
+    const auto ramp = iterationRamp(*analysis_, device_, growth_->lifetimes(), its, event); // O(iteration)
     if (!ramp) return false;
     apply(*ramp, -1, true);
     return true;

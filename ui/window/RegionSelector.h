@@ -2,9 +2,9 @@
 // Growth-region gestures: a click on a ramp, a row of the Regions list or Ctrl+] / Ctrl+[ selects a
 // region in the session (Session::selectRegion), and the block map's moment moves to its top; the
 // views follow the session (the timeline shades it, the Leaks tab explains it, the Regions list
-// makes it current, the status bar names it). On a cold open the worst region (the one the
-// diagnosis explains) is selected without any input. The regions come from the Leaks panel's
-// background job; this class hands them to the timeline and the Regions list, and looks them up.
+// makes it current, the status bar names it). On a cold open the first finding (the one the
+// diagnosis explains) is selected without any input. The regions are the session's growth analysis
+// (Session::growth); this class hands them to the timeline and looks them up.
 #include "analysis/growth/GrowthRegions.h"
 #include "analysis/growth/LeakDiagnosis.h"
 #include "session/CaptureLoader.h"
@@ -15,14 +15,13 @@
 
 namespace vs::ui {
 
-class LeaksPanel;
 class Session;
 class TimelinePlot;
 
 class RegionSelector : public QObject {
     Q_OBJECT
   public:
-    RegionSelector(Session* session, TimelinePlot* timeline, LeaksPanel* leaks, QObject* parent);
+    RegionSelector(Session* session, TimelinePlot* timeline, QObject* parent);
     void select(int index); // index into regions(), brought into view
     void selectNext();      // in time order from the selected one
     void selectPrevious();
@@ -35,10 +34,9 @@ class RegionSelector : public QObject {
     int selectedIndex() const;
 
   private:
-    // A capture (or device) is shown: its regions arrive with the Leaks panel's next report.
+    // A capture (or device) is shown: its regions arrive with the session's growth analysis.
     void reset();
-    void onReport();
-    void loadRegions();
+    void loadRegions(); // the session's growth arrived: the timeline's regions, the first finding selected
     void apply(const GrowthRegion& r, int index, bool byUser);
     void clear(); // a range was selected instead
     int indexOf(const GrowthRegion& r) const;
@@ -48,12 +46,11 @@ class RegionSelector : public QObject {
 
     Session* session_;
     TimelinePlot* timeline_;
-    LeaksPanel* leaks_;
     AnalysisPtr analysis_;
     size_t device_ = 0;
-    bool loaded_ = false; // regions_ holds this capture's regions
-    const GrowthRegions& growth() const { return regions_ ? *regions_ : LeakReport::noGrowth(); }
-    std::shared_ptr<const GrowthRegions> regions_; // the device's, from the Leaks panel's report
+    bool loaded_ = false; // growth_ holds this capture's regions
+    const GrowthRegions& growth() const { return growth_ ? *growth_->regions : LeakReport::noGrowth(); }
+    std::shared_ptr<const LeakInputs> growth_; // the device's, from the session (kept while a live one grows)
 };
 
 } // namespace vs::ui

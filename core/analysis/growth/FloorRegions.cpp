@@ -322,7 +322,7 @@ void addFreedWithIt(const Inputs& in, const FloorRise& rise, GrowthRegion& r) {
     const uint32_t until = rise.releasedUntil == kNoEvent ? rise.releasedAt : rise.releasedUntil;
     auto it = std::upper_bound(in.all.begin(), in.all.end(), rise.top,
                                [](uint32_t e, const Allocation& x) { return e < x.alloc; });
-    for (; it != in.all.end() && it->alloc < rise.releasedAt; ++it)
+    for (; it != in.all.end() && it->alloc <= until; ++it)
         if (own.count(it->stack.value) && it->freeRequested + kReleaseSlack >= r.releasedAt &&
             it->freeRequested <= until)
             r.allocations.push_back(uint32_t(it - in.all.begin()));

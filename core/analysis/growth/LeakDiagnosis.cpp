@@ -1,5 +1,6 @@
 #include "analysis/growth/LeakDiagnosis.h"
 
+#include "analysis/growth/FindingText.h"
 #include "analysis/growth/RegionDiagnosis.h"
 #include "analysis/stacks/FrameFilter.h"
 #include "analysis/stacks/NativeOwner.h"
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace vs {
 
@@ -224,6 +226,30 @@ void gatherGroups(const CaptureAnalysis& a, size_t device, const LeakInputs& in,
     rep.steadyGroups = static_cast<size_t>(std::count_if(rep.groups.begin(), rep.groups.end(), isSteady));
 }
 
+// A window asked for (a Shift+drag, --from/--to) keeps its own survivors; its kind is the finding
+// it overlaps, and its growth what of that finding's stacks survives it.
+void explainRange(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
+                  const GrowthRegion& finding, LeakReport& rep) {
+    LeakReport asFinding = rep; // the finding's own explanation, for its next step
+    explainRegion(a, device, all, finding, asFinding);
+    std::unordered_set<uint32_t> own;
+    for (StackId s : finding.stacks) own.insert(s.value);
+    uint64_t bytes = 0, count = 0;
+    for (const SurvivorGroup& g : rep.groups)
+        if (own.count(g.stack.value)) bytes += g.bytes, count += g.count;
+    GrowthFinding f;
+    GrowthRegions one; // findingText reads a finding through its regions
+    one.regions = {finding};
+    rep.kind = finding.kind;
+    rep.growthBytes = bytes;
+    rep.summary =
+        std::to_string(count) + " blocks (" + humanBytes(int64_t(bytes)) +
+        ") made in the range by the finding's code are still alive at its end: the range overlaps " +
+        findingText(a.capture(), one, f) + ".";
+    rep.evidence = flatEvidence(a, device, rep);
+    rep.nextStep = asFinding.nextStep;
+}
+
 // The finding to explain: the first (the analysis ranks them), or for a window asked for, the first
 // whose region overlaps it.
 const GrowthRegion* findingFor(const LeakReport& rep) {
@@ -337,12 +363,15 @@ LeakReport diagnoseLeaks(const CaptureAnalysis& a, size_t device, const LeakQuer
     const uint32_t oom = firstOom(t);
     // What kind it is comes from the growth analysis: a clicked region explains itself; otherwise
     // the out-of-memory error, the first finding, or what the caching allocator keeps.
+    const GrowthRegion* finding = oom == kNoEvent && !q.region ? findingFor(rep) : nullptr;
     if (q.region && q.region->kind != LeakKind::Cache)
         rep.region = q.region;
-    else if (oom == kNoEvent && !q.region)
-        if (const GrowthRegion* g = findingFor(rep)) rep.region = *g;
+    else if (finding && rep.autoWindow)
+        rep.region = *finding;
     if (rep.region) {
         explainRegion(a, device, all, *rep.region, rep);
+    } else if (finding) {
+        explainRange(a, device, all, *finding, rep);
     } else if (oom != kNoEvent) {
         explainOom(a, device, oom, rep);
     } else if (!explainReserved(a, device, rep)) {

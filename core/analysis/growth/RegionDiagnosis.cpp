@@ -165,6 +165,7 @@ void explainLeak(const CaptureAnalysis& a, size_t device, const std::vector<Allo
             : "Find what keeps these tensors alive (a list, dict or attribute that only grows, a hook "
               "that appends, an exception or traceback kept); keep .item() or .detach() of what you "
               "store, or bound the container.";
+    if (!c.retention.empty()) rep.nextStep += " The Retention tab names what holds them.";
 }
 
 void explainTransient(const CaptureAnalysis& a, size_t device, const GrowthRegion& region, LeakReport& rep) {

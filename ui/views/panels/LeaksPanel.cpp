@@ -1,5 +1,7 @@
 #include "views/panels/LeaksPanel.h"
 
+#include "analysis/growth/FindingText.h"
+
 #include "analysis/stacks/FrameFilter.h"
 #include "common/ByteAxisTicker.h"
 #include "common/DisposeInBackground.h"
@@ -96,6 +98,16 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     connect(diagnosis_, &QLabel::linkActivated, this, [this](const QString& link) {
         if (link == QLatin1String("#retention")) emit retentionRequested();
     });
+    // "2 findings: a leak of ..., an accumulation of ...": every finding, each a link to its region
+    findings_ = new QLabel(this);
+    findings_->setObjectName(QStringLiteral("leakFindings"));
+    findings_->setWordWrap(true);
+    findings_->setToolTip(tr("Everything the growth analysis found on this device, the diagnosis first; "
+                             "click one to explain it"));
+    findings_->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    connect(findings_, &QLabel::linkActivated, this,
+            [this](const QString& link) { emit findingChosen(link.mid(1).toInt()); });
+    layout->addWidget(findings_);
     search_ = new QLineEdit(this);
     search_->setPlaceholderText(tr("Search functions and files\u2026"));
     search_->setClearButtonEnabled(true);
@@ -192,7 +204,9 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
 LeaksPanel::~LeaksPanel() = default;
 
 void LeaksPanel::follow(Session* session) {
+    session_ = session;
     jobs_ = &session->jobs(); // a new capture cancels the diagnosis of the old one
+    connect(session, &Session::growthReady, this, &LeaksPanel::showGrowth);
     connect(session, &Session::deviceChanged, this, [this, session](size_t device) {
         setOrigin(session->originUs()); // one clock for the timeline and the Leaks tab
         analyse(session->analysis(), device);
@@ -220,7 +234,7 @@ void LeaksPanel::follow(Session* session) {
         analyseRegion(session->analysis(), session->device(), *session->region(), session->regionAutomatic());
         if (!session->regionAutomatic()) emit attentionWanted();
     });
-    connect(this, &LeaksPanel::reportReady, this, [this] { // a finding comes first
+    connect(this, &LeaksPanel::reportReady, this, [this] { // an OOM or what the cache keeps: shown at once
         if (report().kind != LeakKind::None && report().autoWindow) emit attentionWanted();
     });
     // the selected group's allocations, marked by every view; on request listed in the event list
@@ -257,15 +271,46 @@ void LeaksPanel::analyseRegion(AnalysisPtr analysis, size_t device, const Growth
     run(q);
 }
 
+// The session's growth analysis of the device this panel explains, or null (not ready yet).
+std::shared_ptr<const LeakInputs> LeaksPanel::sessionGrowth() const {
+    const bool same = session_ && session_->analysis() == analysis_ && session_->device() == device_;
+    return same ? session_->growth() : nullptr;
+}
+
+void LeaksPanel::showGrowth() {
+    const auto in = sessionGrowth();
+    if (!in) return;
+    const GrowthRegions& g = *in->regions;
+    QString line = QString::fromStdString(findingsTitle(analysis_->capture(), g)).toHtmlEscaped();
+    if (!g.findings.empty()) { // the count, then each finding as a link to its region
+        line = tr("<b>%n finding(s):</b> ", nullptr, int(g.findings.size()));
+        for (size_t i = 0; i < g.findings.size(); ++i)
+            line += QStringLiteral("%1<a href='#%2'>%3</a>")
+                        .arg(i ? QStringLiteral(", ") : QString())
+                        .arg(g.findings[i].region)
+                        .arg(QString::fromStdString(findingText(analysis_->capture(), g, g.findings[i]))
+                                 .toHtmlEscaped());
+    }
+    findings_->setText(line);
+    regions_->setRegions(analysis_->capture(), analysis_->trace(device_), originUs_, g.regions);
+    if (!g.findings.empty()) emit attentionWanted(); // a finding comes first
+    if (auto q = std::exchange(pending_, std::nullopt)) run(*q);
+}
+
 // The newest request wins without blocking the GUI: while a job runs, the latest query waits (the
-// runner's rule for a key) and replaces the running one's (stale) result when it finishes.
+// runner's rule for a key) and replaces the running one's (stale) result when it finishes. The
+// lifetimes and regions of a device are the session's, found once: until they arrive the query waits.
 void LeaksPanel::run(LeakQuery q) {
     diagnosis_->setText(tr("Analysing\u2026"));
     q.aliveAtEnd = atEnd_->isChecked();
     auto a = analysis_;
     const size_t device = device_;
-    // The lifetimes and regions of a device are found once; a click on a ramp reuses them (fast).
-    auto in = result_.analysis == analysis_ && result_.device == device_ ? result_.inputs : nullptr;
+    auto in = sessionGrowth();
+    pending_.reset();
+    if (session_ && !in) {
+        pending_ = q;
+        return;
+    }
     const int64_t origin = originUs_;
     jobs_->run<Result>(
         JobKey::Leaks, this,
@@ -304,7 +349,8 @@ double LeaksPanel::secondsAt(uint32_t event) const {
 }
 
 void LeaksPanel::waitForResult() {
-    jobs_->waitFor(JobKey::Leaks); // and the one a report starts (a cold open explains its worst region)
+    jobs_->waitFor(JobKey::Growth); // the session's growth analysis first: a query waits for it
+    jobs_->waitFor(JobKey::Leaks);  // and the one a report starts (a cold open explains its worst region)
 }
 
 void LeaksPanel::present(Result result) {

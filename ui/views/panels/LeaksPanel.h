@@ -65,6 +65,8 @@ class LeaksPanel : public QWidget {
     void showAllocationsRequested(size_t device, const QVector<quint32>& allocEvents);
     // The diagnosis's "Retention tab" link: the holders of what it found.
     void retentionRequested();
+    // A finding of the findings line was clicked: its region (an index into the device's regions).
+    void findingChosen(int region);
 
   private:
     // Computes in the background; `first`/`last` < 0: the automatically detected region.
@@ -100,7 +102,12 @@ class LeaksPanel : public QWidget {
     static std::vector<std::pair<double, double>>
     liveBytes(const DeviceCategories& device, const DeviceTrace& t, int64_t originUs, StackId stack);
     double secondsAt(uint32_t event) const;
+    void showGrowth(); // the session's growth analysis arrived: the findings line, the Regions list
+    std::shared_ptr<const LeakInputs> sessionGrowth() const;
 
+    Session* session_ = nullptr;
+    std::optional<LeakQuery> pending_; // asked for before the session's growth analysis arrived
+    QLabel* findings_;
     AnalysisPtr analysis_;
     size_t device_ = 0;
     Result result_;
