@@ -51,6 +51,7 @@ class TestMainWindow : public QObject {
     Q_OBJECT
   private slots:
     void initTestCase();
+    void growthAnalysedOncePerOpen();
     void retentionTabNamesTheHolder();
     void retentionTabSaysWhyThereIsNone();
     void eventListTurnsPages();
@@ -619,6 +620,37 @@ void TestMainWindow::screenshotWritesAskedSize() {
 }
 
 // Open a capture with a problem: its worst region is selected, shaded and explained without any input.
+// The growth analysis is the session's: one job per cold open whatever asks for it (timeline,
+// Regions list, Leaks tab, status bar, title), and the regions are drawn though the Leaks tab was
+// never brought forward; the findings line and the title count the findings.
+void TestMainWindow::growthAnalysedOncePerOpen() {
+    auto w = std::make_unique<MainWindow>();
+    w->resize(1400, 900);
+    w->show();
+    w->setAnalysis("accumulation", accumulationCapture());
+    QCOMPARE(w->session()->growthRuns(), size_t(1)); // started on open, before any view asked
+    QVERIFY(!w->session()->growth());                // in the background
+    QTRY_VERIFY(w->session()->growth() != nullptr);
+    settle(*w);
+    QCOMPARE(w->session()->growthRuns(), size_t(1)); // the Leaks tab, the regions and the ramp share it
+    const GrowthRegions& g = *w->session()->growth()->regions;
+    QCOMPARE(g.findings.size(), size_t(1)); // three teeth of one sawtooth: one finding
+    QCOMPARE(g.findings.front().repeats, uint32_t(3));
+    QCOMPARE(regionsOf(*w)->regions().size(), g.regions.size()); // the very regions, shared
+    const GrowthRegion& tooth = g.regionOf(g.findings.front());
+    QVERIFY(timelineOf(*w)->regionAt(0, (secondsOf(*w, tooth.first) + secondsOf(*w, tooth.last)) / 2));
+    const auto* line = leaksOf(*w)->findChild<QLabel*>(QStringLiteral("leakFindings"));
+    QVERIFY(line);
+    QVERIFY2(line->text().contains(QStringLiteral("1 finding:")) &&
+                 line->text().contains(QStringLiteral("(3 times)")),
+             qPrintable(line->text()));
+    QVERIFY2(w->windowTitle().contains(QStringLiteral("1 finding")), qPrintable(w->windowTitle()));
+    // another device or a grown live capture asks again; the same capture's questions do not
+    timelineOf(*w)->setSelection(QCPRange(secondsOf(*w, tooth.first), secondsOf(*w, tooth.last)));
+    settle(*w);
+    QCOMPARE(w->session()->growthRuns(), size_t(1));
+}
+
 void TestMainWindow::coldOpenSelectsTheWorstRegion() {
     auto w = openAccumulation();
     ui::RegionSelector* sel = regionsOf(*w);

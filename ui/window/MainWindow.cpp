@@ -88,7 +88,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(leaks_->regionList(), &RegionListView::regionChosen, regions_, &RegionSelector::select);
     connect(leaks_, &LeaksPanel::findingChosen, regions_, &RegionSelector::select);
     connect(leaks_, &LeaksPanel::windowChanged, this, [this](double from, double to, bool automatic) {
-        if (automatic && !session_->region()) timeline_->setGrowthRegion(QCPRange(from, to)); // detected window
+        if (automatic && !session_->region())
+            timeline_->setGrowthRegion(QCPRange(from, to)); // detected window
     });
     fragmentation_ = new FragmentationOverlay(session_, timeline_, this);
     status_ = new StatusBar(session_, timeline_, loader_, live_, this);
@@ -102,7 +103,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(session_, &Session::growthReady, this, [this] { // the title counts what was found
         const size_t n = session_->growth()->regions->findings.size();
         const QString file = QFileInfo(session_->path()).fileName();
-        setWindowTitle(n ? tr("%1 \u2014 %n finding(s) \u2014 vramscope", nullptr, int(n)).arg(file)
+        const QString count = n == 1 ? tr("1 finding") : tr("%1 findings").arg(n);
+        setWindowTitle(n ? tr("%1 \u2014 %2 \u2014 vramscope").arg(file, count)
                          : tr("%1 \u2014 vramscope").arg(file));
     });
     connect(session_, &Session::eventSelected, this, &MainWindow::onEventSelected);

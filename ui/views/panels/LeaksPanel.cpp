@@ -283,7 +283,8 @@ void LeaksPanel::showGrowth() {
     const GrowthRegions& g = *in->regions;
     QString line = QString::fromStdString(findingsTitle(analysis_->capture(), g)).toHtmlEscaped();
     if (!g.findings.empty()) { // the count, then each finding as a link to its region
-        line = tr("<b>%n finding(s):</b> ", nullptr, int(g.findings.size()));
+        line = g.findings.size() == 1 ? tr("<b>1 finding:</b> ")
+                                      : tr("<b>%1 findings:</b> ").arg(g.findings.size());
         for (size_t i = 0; i < g.findings.size(); ++i)
             line += QStringLiteral("%1<a href='#%2'>%3</a>")
                         .arg(i ? QStringLiteral(", ") : QString())
