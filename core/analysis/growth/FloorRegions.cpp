@@ -347,6 +347,8 @@ GrowthRegion makeRegion(const Inputs& in, const Candidate& c,
         r.allocations.insert(r.allocations.end(), al.begin(), al.end());
     }
     std::sort(r.allocations.begin(), r.allocations.end());
+    r.first =
+        std::max(r.first, in.all[r.allocations.front()].alloc); // the ramp starts with its first kept block
     r.growthBytes = uint64_t(bytes);
     if (c.kind == LeakKind::Leak && c.rise.releasedAt == kNoEvent) return r;
     uint32_t freed = kNoEvent; // the first free of the release
