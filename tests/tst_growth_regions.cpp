@@ -53,6 +53,9 @@ class TestGrowthRegions : public QObject {
     void reduceOverheadPoolIsNoGrowth();
     void rampKeptPastItsIterationIsNoTransient();
     void leakRateIsOverItsOwnSpan();
+    void leakWhoseLineChurns();
+    void leakUnderSawtoothListsBoth();
+    void evaluationAccumulatesWithoutMarkers();
 };
 
 namespace {
@@ -470,6 +473,124 @@ void TestGrowthRegions::epochsOfVaryingLength() {
         QVERIFY2(rep.kind == LeakKind::Accumulation, rep.summary.c_str());
         QVERIFY(rep.region.has_value());                       // what the GUI selects on open
         QCOMPARE(rep.region->growthBytes, uint64_t(14 << 20)); // the longest epoch costs the most
+    }
+}
+
+namespace {
+
+// `steps` steps: the same line makes four 16 MiB outputs each step and frees them within it, except
+// one every `every`-th step (0: none), kept "to plot later".
+std::shared_ptr<const CaptureAnalysis> churningLine(StackId& out, int steps, int every) {
+    SyntheticLoop loop;
+    out = loop.stack({{"predict", 31}, {"train_step", 22}, {"main", 50}});
+    loop.alloc(32 << 20, loop.stack({{"build_model", 10}}));
+    for (int i = 0; i < steps; ++i) {
+        loop.step();
+        uint64_t made[4];
+        for (auto& v : made) v = loop.alloc(16 << 20, out);
+        for (int k = 0; k < 4; ++k)
+            if (!(k == 0 && every && i % every == 0)) loop.free(made[k], 16 << 20, out);
+    }
+    return analyse(loop);
+}
+
+const GrowthFinding* findingOf(const GrowthRegions& r, LeakKind kind) {
+    for (const auto& f : r.findings)
+        if (r.regionOf(f).kind == kind) return &f;
+    return nullptr;
+}
+
+} // namespace
+
+// Issue 45: a leak whose line also makes short-lived memory. The stack's own churn (48 MiB a step)
+// is larger than what it keeps (one block every 8th step), yet the blocks it keeps were made across
+// the run and are never freed: a leak at that line. Its clean twin keeps nothing.
+void TestGrowthRegions::leakWhoseLineChurns() {
+    StackId out;
+    const auto a = churningLine(out, 48, 8);
+    const auto r = regionsOf(*a);
+    const GrowthFinding* leak = findingOf(r, LeakKind::Leak);
+    QVERIFY(leak != nullptr);
+    QCOMPARE(&r.findings.front(), leak); // the diagnosis
+    const GrowthRegion& g = r.regionOf(*leak);
+    QCOMPARE(g.stacks.front(), out);
+    QCOMPARE(g.allocations.size(), size_t(6)); // steps 0, 8, ..., 40
+    QCOMPARE(g.growthBytes, uint64_t(6 * (16 << 20)));
+    QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::Leak);
+    const auto clean = churningLine(out, 48, 0);
+    QVERIFY(regionsOf(*clean).findings.empty());
+    QCOMPARE(diagnoseLeaks(*clean, 0).kind, LeakKind::None);
+}
+
+// Issue 45: seven epochs collect ten 4 MiB features each and clear them at the epoch's end (a
+// sawtooth by design), while a pool keeps the first of every epoch's (the same line's blocks): the
+// floor rises under the teeth. Both are listed, the leak first; the fixed twin has only the sawtooth.
+void TestGrowthRegions::leakUnderSawtoothListsBoth() {
+    for (bool leaking : {true, false}) {
+        SyntheticLoop loop;
+        const StackId collect = loop.stack({{"collect_features", 30}, {"fit", 80}});
+        const StackId clear = loop.stack({{"on_epoch_end", 40}, {"fit", 85}});
+        for (int e = 0; e < 7; ++e) {
+            std::vector<uint64_t> held;
+            for (int i = 0; i < 10; ++i) loop.step(), held.push_back(loop.alloc(4 << 20, collect));
+            for (size_t k = held.size(); k-- > (leaking ? 1 : 0);) loop.free(held[k], 4 << 20, clear);
+        }
+        auto a = analyse(loop);
+        const auto r = regionsOf(*a);
+        const GrowthFinding* acc = findingOf(r, LeakKind::Accumulation);
+        QVERIFY(acc != nullptr);
+        QVERIFY2(acc->repeats >= 6, std::to_string(acc->repeats).c_str()); // one finding for the teeth
+        QCOMPARE(r.regionOf(*acc).stacks.front(), collect);
+        const GrowthFinding* leak = findingOf(r, LeakKind::Leak);
+        QCOMPARE(leak != nullptr, leaking);
+        QCOMPARE(r.findings.size(), size_t(leaking ? 2 : 1));
+        QCOMPARE(diagnoseLeaks(*a, 0).kind, leaking ? LeakKind::Leak : LeakKind::Accumulation);
+        if (!leaking) continue;
+        QCOMPARE(&r.findings.front(), leak);
+        QCOMPARE(r.regionOf(*leak).stacks.front(), collect);
+        QCOMPARE(r.regionOf(*leak).growthBytes, uint64_t(7 * (4 << 20)));
+    }
+}
+
+// Issue 45: between training epochs an evaluation with no marker of its own collects every batch's
+// outputs and concatenates them: memory climbs far above a training step's and falls when it ends,
+// each evaluation a fortieth of the run. An accumulation, found at the collecting line; the twin
+// that moves each output to the host has no finding.
+void TestGrowthRegions::evaluationAccumulatesWithoutMarkers() {
+    for (bool collects : {true, false}) {
+        SyntheticLoop loop;
+        const StackId act = loop.stack({{"forward", 30}, {"train_step", 22}, {"main", 90}});
+        const StackId batch = loop.stack({{"forward", 30}, {"evaluate", 60}, {"main", 95}});
+        const StackId keep = loop.stack({{"evaluate", 61}, {"main", 95}});
+        const StackId cat = loop.stack({{"evaluate", 64}, {"main", 95}});
+        for (int epoch = 0; epoch < 4; ++epoch) {
+            for (int s = 0; s < 100; ++s) loop.step(), loop.free(loop.alloc(8 << 20, act), 8 << 20, act);
+            std::vector<uint64_t> outputs;
+            for (int b = 0; b < 20; ++b) {
+                loop.free(loop.alloc(8 << 20, batch), 8 << 20, batch);
+                const uint64_t o = loop.alloc(4 << 20, keep);
+                collects ? outputs.push_back(o) : loop.free(o, 4 << 20, keep);
+            }
+            if (!collects) continue;
+            const uint64_t all = loop.alloc(80 << 20, cat);
+            for (uint64_t o : outputs) loop.free(o, 4 << 20, keep);
+            loop.free(all, 80 << 20, cat);
+        }
+        auto a = analyse(loop);
+        const auto r = regionsOf(*a);
+        QVERIFY(r.iterations.count() >= 300); // the training steps; evaluation has none
+        const GrowthFinding* acc = findingOf(r, LeakKind::Accumulation);
+        QCOMPARE(acc != nullptr, collects);
+        QCOMPARE(r.findings.size(), size_t(collects ? 1 : 0));
+        if (!collects) {
+            QCOMPARE(diagnoseLeaks(*a, 0).kind, LeakKind::None);
+            continue;
+        }
+        QCOMPARE(r.regionOf(*acc).stacks.front(), keep);
+        QVERIFY2(acc->repeats >= 3, std::to_string(acc->repeats).c_str());
+        const LeakReport rep = diagnoseLeaks(*a, 0);
+        QCOMPARE(rep.kind, LeakKind::Accumulation);
+        QVERIFY2(rep.summary.find("evaluate (train.py:61)") != std::string::npos, rep.summary.c_str());
     }
 }
 

@@ -255,7 +255,12 @@ std::vector<uint32_t> pointsOf(const FloorRises& f, const FloorRise& rise) {
     const bool kept = rise.releasedAt == kNoEvent;
     const uint32_t held = kept ? 0 : (rise.releasedAt - rise.start) / 8;
     const uint32_t end = kept ? f.sliceOf(rise.top) : f.sliceOf(rise.releasedAt - held);
-    for (uint32_t s = f.sliceOf(rise.base); s < end; ++s) out.push_back(f.floorAt[s]);
+    // a release's points start just before the rise did: what the floor did before it (the steps
+    // of a training loop before an evaluation) would hide a short phase in the floor's last sixteenth
+    const uint32_t startSlice = f.sliceOf(rise.start);
+    const uint32_t from =
+        kept ? f.sliceOf(rise.base) : std::max(f.sliceOf(rise.base), startSlice ? startSlice - 1 : 0);
+    for (uint32_t s = from; s < end; ++s) out.push_back(f.floorAt[s]);
     if (kept || out.empty()) out.push_back(rise.top);
     return out;
 }
