@@ -7,27 +7,18 @@ where a site or a cause belongs ("kept until , released", "at ()"). The diagnosi
 with findings and the totals; exit 1 when anything is missing.
     corpus_findings.py CLI"""
 import json
-import lzma
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from corpus_io import opened
+
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = (ROOT / "samples" / "corpus" / "recordings", ROOT / "samples" / "real")
 # holes: a word that wants an object followed by punctuation, empty parentheses, doubled separators
 HOLES = re.compile(r"\b(until|at|from|by|of)\s*[,.;:)]|\s\(\s*\)|,\s*,|\s{2,}")
-
-
-def opened(path, tmp):
-    if path.suffix != ".xz":
-        return str(path)
-    out = Path(tmp) / path.stem
-    with lzma.open(path) as s, open(out, "wb") as d:
-        shutil.copyfileobj(s, d, 1 << 20)
-    return str(out)
 
 
 def problems_of(d):

@@ -7,13 +7,13 @@ trigger took an automatic retention graph (the allocated floor rose over five 1-
 diagnosis finds growth.
     corpus_shapes.py CLI"""
 import json
-import lzma
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from corpus_io import opened
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "samples" / "corpus" / "recordings"
@@ -36,15 +36,6 @@ def run(cli, *args):
     if r.returncode != 0:
         raise AssertionError(f"{' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
     return json.loads(r.stdout)
-
-
-def opened(path, tmp):
-    if path.suffix != ".xz":
-        return str(path)
-    out = Path(tmp) / path.stem
-    with lzma.open(path) as s, open(out, "wb") as d:
-        shutil.copyfileobj(s, d, 1 << 20)
-    return str(out)
 
 
 def check_shape(cli, name, pattern, tmp):
