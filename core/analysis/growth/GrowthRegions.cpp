@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace vs {
 
@@ -73,6 +74,15 @@ bool steadyAcrossRun(const GrowthRegion& g, uint32_t events) {
            2 * uint64_t(g.last - g.first) >= events;
 }
 
+// Released when the program ends: little happens after the release's last free, in events (a
+// release of many blocks is many events), against how long it was held.
+bool releasedAtEnd(const GrowthRegion& g, const std::vector<Allocation>& all, const DeviceTrace& t) {
+    uint32_t released = g.releasedAt;
+    for (uint32_t k : g.allocations)
+        if (all[k].freeRequested != kNoEvent) released = std::max(released, all[k].freeRequested);
+    return 8 * uint64_t(t.eventCount() - 1 - released) <= uint64_t(g.releasedAt - g.first);
+}
+
 // How a release at the program's end reads: memory from a stack whose memory the program
 // released the same way twice or more before is the last tooth of a sawtooth (an epoch's list,
 // cleared at each epoch's end and at the last when the program returns); memory released once,
@@ -92,16 +102,28 @@ void programEnd(std::vector<GrowthRegion>& regions, const std::vector<Allocation
                 if (n >= 2) g.kind = kind, g.scale = RegionScale::Phase;
             continue;
         }
-        uint32_t released = g.releasedAt; // the release's last free: what happens after it
-        for (uint32_t k : g.allocations)
-            if (all[k].freeRequested != kNoEvent) released = std::max(released, all[k].freeRequested);
-        // in events, from the release's last free: little happens after it (a release of many blocks
-        // is many events), and it began in the first half of what came before the release
-        const uint64_t held = g.releasedAt - g.first, after = t.eventCount() - 1 - released;
-        if (g.kind == LeakKind::Accumulation && teeth[g.kind] == 1 && 8 * after <= held &&
-            2 * held >= g.releasedAt)
+        // and it began in the first half of what came before the release
+        if (g.kind == LeakKind::Accumulation && teeth[g.kind] == 1 && releasedAtEnd(g, all, t) &&
+            2 * uint64_t(g.releasedAt - g.first) >= g.releasedAt)
             g.kind = LeakKind::Leak, g.scale = RegionScale::Run;
     }
+}
+
+// Releases that are no phase of their own: fewer than three blocks (a tensor regrown by torch.cat
+// frees its previous version: nothing was collected), or what a leaking stack lets go of when the
+// program ends (its teardown; the leak is the finding).
+void dropNonPhases(std::vector<GrowthRegion>& regions, const std::vector<Allocation>& all,
+                   const DeviceTrace& t) {
+    std::unordered_set<uint32_t> leaking;
+    for (const GrowthRegion& g : regions)
+        if (g.kind == LeakKind::Leak && g.releasedAt == kNoEvent && !g.stacks.empty())
+            leaking.insert(g.stacks.front().value);
+    std::erase_if(regions, [&](const GrowthRegion& g) {
+        if (g.releasedAt == kNoEvent || (g.kind != LeakKind::Accumulation && g.kind != LeakKind::Cycle))
+            return false;
+        return g.allocations.size() < 3 ||
+               (!g.stacks.empty() && leaking.count(g.stacks.front().value) && releasedAtEnd(g, all, t));
+    });
 }
 
 // The significant leaks, cycles and accumulations, one finding for the teeth of one sawtooth (the
@@ -148,6 +170,7 @@ GrowthRegions findGrowthRegions(const CaptureAnalysis& a, size_t device, const s
         out.regions.push_back(std::move(g));
     addCacheRegion(a, device, out.regions);
     programEnd(out.regions, all, t);
+    dropNonPhases(out.regions, all, t);
     irregularCycles(out.regions, t);
     std::stable_sort(out.regions.begin(), out.regions.end(),
                      [](const GrowthRegion& x, const GrowthRegion& y) { return x.cost > y.cost; });
