@@ -126,8 +126,9 @@ void dropNonPhases(std::vector<GrowthRegion>& regions, const std::vector<Allocat
     });
 }
 
-// The significant leaks, cycles and accumulations, one finding for the teeth of one sawtooth (the
-// same kind of release of the same stack), represented by its largest tooth; ranked.
+// The significant leaks, cycles and accumulations, one finding per kind and stack: the teeth of one
+// sawtooth, or a leak through a cycle with what it still holds at the end, represented by the
+// largest; ranked.
 std::vector<GrowthFinding> findingsOf(const std::vector<GrowthRegion>& regions, uint32_t events) {
     std::vector<GrowthFinding> out;
     std::map<std::pair<LeakKind, uint32_t>, size_t> teeth; // (kind, top stack) -> index into out
@@ -136,10 +137,6 @@ std::vector<GrowthFinding> findingsOf(const std::vector<GrowthRegion>& regions, 
         const bool growth =
             g.kind == LeakKind::Leak || g.kind == LeakKind::Accumulation || g.kind == LeakKind::Cycle;
         if (!growth || !(g.significant || steadyAcrossRun(g, events)) || g.stacks.empty()) continue;
-        if (g.releasedAt == kNoEvent) { // kept to the end: a finding of its own
-            out.push_back({i, 1});
-            continue;
-        }
         auto [it, fresh] = teeth.try_emplace({g.kind, g.stacks.front().value}, out.size());
         if (fresh) {
             out.push_back({i, 1});
