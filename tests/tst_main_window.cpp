@@ -647,6 +647,13 @@ void TestMainWindow::growthAnalysedOncePerOpen() {
                  line->text().contains(QStringLiteral("(3 times)")),
              qPrintable(line->text()));
     QVERIFY2(w->windowTitle().contains(QStringLiteral("1 finding")), qPrintable(w->windowTitle()));
+    // a finding's link selects its region, as a click on its ramp does
+    w->session()->selectRegion(std::nullopt);
+    const int index = int(g.findings.front().region);
+    QVERIFY(QMetaObject::invokeMethod(const_cast<QLabel*>(line), "linkActivated",
+                                      Q_ARG(QString, QStringLiteral("#%1").arg(index))));
+    QCOMPARE(w->session()->regionIndex(), index);
+    QCOMPARE(w->session()->region()->first, tooth.first);
     // another device or a grown live capture asks again; the same capture's questions do not
     timelineOf(*w)->setSelection(QCPRange(secondsOf(*w, tooth.first), secondsOf(*w, tooth.last)));
     settle(*w);
