@@ -352,8 +352,9 @@ GrowthRegion makeRegion(const Inputs& in, const Candidate& c,
         r.allocations.insert(r.allocations.end(), al.begin(), al.end());
     }
     std::sort(r.allocations.begin(), r.allocations.end());
-    r.first =
-        std::max(r.first, in.all[r.allocations.front()].alloc); // the ramp starts with its first kept block
+    // the ramp starts with its first kept block; a tensor regrown (torch.cat) keeps only its last
+    // version, so its ramp starts where its stack's floor began to rise
+    if (r.allocations.size() >= 3) r.first = std::max(r.first, in.all[r.allocations.front()].alloc);
     r.growthBytes = uint64_t(bytes);
     if (c.kind == LeakKind::Leak && c.rise.releasedAt == kNoEvent) return r;
     uint32_t freed = kNoEvent; // the first free of the release
@@ -414,6 +415,10 @@ void describeRegion(GrowthRegion& r, const std::vector<Allocation>& all, const I
             made.push_back(its.indexOf(all[i].alloc));
     std::sort(made.begin(), made.end());
     made.erase(std::unique(made.begin(), made.end()), made.end());
+    if (r.allocations.size() < 3) { // a tensor regrown every time keeps only its last version
+        r.perIterationBytes = r.growthBytes / std::max<uint32_t>(1, r.iterations);
+        return;
+    }
     r.keptIn = uint32_t(made.size());
     r.perIterationBytes = r.growthBytes / std::max<uint32_t>(1, r.keptIn);
     std::vector<size_t> gaps;

@@ -17,6 +17,11 @@ std::string secondsText(double s) {
     return fixed(s, 3) + " s";
 }
 
+// "1 block", "15 blocks"
+std::string blocksText(size_t n) {
+    return std::to_string(n) + (n == 1 ? " block" : " blocks");
+}
+
 } // namespace
 
 size_t releasesOfSameStack(const GrowthRegions& all, const GrowthRegion& r) {
@@ -90,12 +95,11 @@ void explainAccumulation(const CaptureAnalysis& a, size_t device, const std::vec
     rep.growthBytes = region.growthBytes;
     rep.summary =
         humanBytes(int64_t(region.growthBytes)) + " from " + site + " accumulate over " +
-        spanText(region, its, releases) + ": " + std::to_string(region.allocations.size()) + " blocks kept " +
+        spanText(region, its, releases) + ": " + blocksText(region.allocations.size()) + " kept " +
         (released ? "until " + region.releasedBy + ", released together"
                   : std::string("and ") + region.releasedBy) +
         (releases >= 2 ? " (" + std::to_string(releases) + " times in this capture)" : std::string()) + ".";
-    rep.evidence =
-        std::to_string(region.allocations.size()) + " blocks, " + humanBytes(int64_t(region.growthBytes));
+    rep.evidence = blocksText(region.allocations.size()) + ", " + humanBytes(int64_t(region.growthBytes));
     if (region.iterations > 0)
         rep.evidence += ", " + humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration over " +
                         std::to_string(region.iterations) + " '" + its.marker + "' iterations";
@@ -126,9 +130,9 @@ void explainCollectedLeak(const CaptureAnalysis& a, size_t device, const std::ve
                   " pile up and are freed only when Python's garbage collector happens to find the reference "
                   "cycle holding them (" +
                   std::to_string(releases) + " irregular releases): a leak through a cycle.";
-    rep.evidence = std::to_string(region.allocations.size()) + " blocks, " +
-                   humanBytes(int64_t(region.growthBytes)) + ", " + madeText(all, region, at) +
-                   "; released at " + secondsText(at(region.releasedAt)) + " (" + region.releasedBy + ").";
+    rep.evidence = blocksText(region.allocations.size()) + ", " + humanBytes(int64_t(region.growthBytes)) +
+                   ", " + madeText(all, region, at) + "; released at " + secondsText(at(region.releasedAt)) +
+                   " (" + region.releasedBy + ").";
     rep.nextStep =
         "Something keeps these tensors in a reference cycle, often a tensor stored on an autograd ctx "
         "(use ctx.save_for_backward), a closure or a back-reference: remove it so they die at once.";
@@ -151,10 +155,10 @@ void explainLeak(const CaptureAnalysis& a, size_t device, const std::vector<Allo
         humanBytes(int64_t(region.growthBytes)) + " from " + site + " made over " +
         (region.iterations ? std::to_string(region.iterations) + " iterations" : std::string("the run")) +
         (atEnd ? " is kept until the program ends: " : " is still alive when the capture ends: ") +
-        std::to_string(region.allocations.size()) + " blocks, " +
+        blocksText(region.allocations.size()) + ", " +
         (rate.empty() ? humanBytes(int64_t(region.perIterationBytes)) + " kept per iteration" : rate) + ".";
-    rep.evidence = std::to_string(region.allocations.size()) + " blocks, " +
-                   humanBytes(int64_t(region.growthBytes)) + ", " + madeText(all, region, at) +
+    rep.evidence = blocksText(region.allocations.size()) + ", " + humanBytes(int64_t(region.growthBytes)) +
+                   ", " + madeText(all, region, at) +
                    (atEnd ? "; these blocks are freed only at " + secondsText(at(region.releasedAt)) + ", " +
                                 region.releasedBy
                           : std::string("; none of these blocks is freed before the end")) +
