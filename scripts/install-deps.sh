@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
-# Installs what vramscope needs to build, test and run, from Debian's packages (run as root).
+# Installs what vramscope needs from Debian's packages (run as root): what a user builds and runs
+# (the GUI, the CLI, the CUPTI agent, remote captures over ssh); with --dev also what the test
+# command needs (the sanitizer and fuzzing compiler, the format check, the recorder's compiled
+# codec and block-list reader, an sshd for the remote tests). A user who wants the viewer gets no
+# SSH server and no clang.
+#     scripts/install-deps.sh [--dev]
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config ccache git
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libzstd-dev zlib1g-dev
   nlohmann-json3-dev          # torch.profiler traces (JSON, read with its SAX parser; header-only)
   libdw-dev libunwind-dev     # the CUPTI agent: symbolizer (DWARF file:line, inlined frames), unwinder
-  clang libclang-rt-14-dev   # the libFuzzer target and the sanitizer build
-  clang-format                # the test command checks every C++ file's formatting
   fonts-dejavu-core           # text in headless renders
   zstd python3                # sample tooling
+  openssh-client              # remote captures over the user's own ssh
+)
+dev=(
+  clang libclang-rt-14-dev    # the libFuzzer target and the sanitizer build
+  clang-format                # the test command checks every C++ file's formatting
   python3-dev                 # the recorder's compiled codec, built for its byte-for-byte test
   pybind11-dev                # the test of the recorder's block-list reader (header-only)
-  openssh-client openssh-server  # remote captures over ssh; the tests start their own sshd
+  openssh-server              # the remote tests start their own sshd
 )
+case "${1:-}" in
+  --dev) packages+=("${dev[@]}") ;;
+  "") ;;
+  *) echo "usage: scripts/install-deps.sh [--dev]" >&2; exit 2 ;;
+esac
 export DEBIAN_FRONTEND=noninteractive
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
