@@ -9,6 +9,8 @@
 #include <QTemporaryFile>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 class TestCli : public QObject {
     Q_OBJECT
   private slots:
@@ -21,6 +23,7 @@ class TestCli : public QObject {
     void badInput();
     void runPassesTheAgentItsSettings();
     void runRefusesBadUsage();
+    void fifoNamedLikeACaptureIsRefused();
 
   private:
     struct Run {
@@ -38,6 +41,21 @@ class TestCli : public QObject {
     }
     static QString sample(const QString& n) { return QString::fromStdString(vs::test::samplePath(n)); }
 };
+
+// A FIFO named like a capture in a shared folder (rank*.pickle) is refused at once with one line,
+// by every command that opens captures: opening it blocked until a writer came (issue 47).
+void TestCli::fifoNamedLikeACaptureIsRefused() {
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath("rank0.pickle");
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    for (const QStringList& args : {QStringList{"summary", fifo}, QStringList{"leaks", fifo, "--json"},
+                                    QStringList{"summarize", fifo, "-o", dir.filePath("out")}}) {
+        const Run r = cli(args); // a hang would run into the 60 s limit and read as -1
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("is not a regular file") && r.err.count('\n') == 1, r.err.constData());
+        QVERIFY2(r.out.isEmpty(), r.out.constData());
+    }
+}
 
 // `run` sets up the injection and gets out of the way: the program (here a shell, which makes no CUDA
 // call) sees the agent's settings in its environment, and its exit status is the command's.
@@ -176,7 +194,13 @@ void TestCli::badInput_data() {
     QTest::newRow("unknown option") << QStringList{"summary", sample("oom"), "--fast"}
                                     << "unknown option --fast";
     // the file named once ("PATH: PATH is empty" before)
-    QTest::newRow("empty") << QStringList{"summary", "/dev/null"} << "error: /dev/null is empty\n";
+    static QTemporaryDir dir; // lives for every row
+    const QString empty = dir.filePath("empty.pickle");
+    QFile(empty).open(QIODevice::WriteOnly);
+    QTest::newRow("empty") << QStringList{"summary", empty} << "error: " + empty + " is empty\n";
+    // a device (or a FIFO) is refused before anything reads from it
+    QTest::newRow("device") << QStringList{"summary", "/dev/null"}
+                            << "error: /dev/null is not a regular file (a FIFO, a socket or a device)";
     QTest::newRow("not a pickle") << QStringList{"summary",
                                                  QStringLiteral(VRAMSCOPE_SAMPLES_DIR "/oom.truth.json")}
                                   << "JSON";

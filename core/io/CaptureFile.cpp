@@ -3,6 +3,7 @@
 #include "ContentHead.h"
 #include "LoadError.h"
 #include "ProfilerTrace.h"
+#include "RegularFile.h"
 #include "SnapshotLoader.h"
 
 #include "VscapReader.h"
@@ -72,6 +73,7 @@ static void checkPickleHead(std::span<const uint8_t> head) {
 }
 
 std::unique_ptr<Capture> loadCaptureFile(const std::string& path, const LoadOptions& options) {
+    requireRegularFile(path); // before the sniffing below opens it: a FIFO would block there
     if (fileIsVscap(path)) return loadVscapFile(path, options);
     const auto head = contentHead(path);
     if (looksLikeJson(head)) return loadProfilerTraceFile(path, options); // pickles never start so

@@ -2,6 +2,7 @@
 
 #include "Decompress.h"
 #include "LoadError.h"
+#include "RegularFile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -40,11 +41,9 @@ InputBuffer InputBuffer::open(const std::string& path, uint64_t budget) {
 }
 
 InputBuffer InputBuffer::openAsStored(const std::string& path) {
-    Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (f.fd < 0) throw LoadError("cannot open " + path + ": " + std::strerror(errno));
+    Fd f{openRegularFile(path)}; // a FIFO named like a capture must not hang the open
     struct stat st {};
     if (::fstat(f.fd, &st) != 0) throw LoadError("cannot stat " + path + ": " + std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) throw LoadError(path + " is a directory");
     if (st.st_size == 0) throw LoadError(path + " is empty");
     InputBuffer in;
     in.fileSize_ = static_cast<uint64_t>(st.st_size);
