@@ -28,7 +28,9 @@ void Session::analyseGrowth() {
     using Inputs = std::shared_ptr<const LeakInputs>;
     jobs_.run<Inputs>(
         JobKey::Growth, this,
-        [a, device](const JobControl&) { return std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device)); },
+        [a, device](const JobControl&) {
+            return std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
+        },
         [this, a, device](const Inputs& in) {
             if (a != analysis_ || device != device_) return; // a newer request follows
             growth_ = in;

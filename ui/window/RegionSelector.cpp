@@ -1,10 +1,10 @@
 #include "window/RegionSelector.h"
 
 #include "common/ByteAxisTicker.h"
+#include "models/RegionTableModel.h"
 #include "session/Session.h"
 #include "timeline/TimelinePlot.h"
 #include "util/TimeOrigin.h"
-#include "models/RegionTableModel.h"
 
 #include <algorithm>
 #include <numeric>
