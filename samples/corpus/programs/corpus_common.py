@@ -49,6 +49,25 @@ def truth(a, program, leak=None, clean=None, **extra):
     return t
 
 
+def phase_step(t, epoch, step, phase):
+    """A truth step inside a phase that has no step of its own (an evaluation between epochs): the same
+    entry as t.step, with "phase" added, so that check_truth sees the phase's memory. Nothing of it
+    reaches the recorders (no optimizer step, no marker)."""
+    t.step(epoch, step)
+    t.d["steps"][-1]["phase"] = phase
+
+
+def second(t, kind, **facts):
+    """A second finding in the same run (a capture with two things worth saying): the truth's "second"
+    field, {"kind", "leak_file", "leak_lines", holder, unit, released, shape}, its lines found by the
+    markers `# SECOND-ALLOC-SITE` (the line that allocates what it keeps) and `# SECOND-HOLD-SITE`."""
+    lines = open(t.program).read().splitlines()
+    find = lambda tag: next((i + 1 for i, l in enumerate(lines) if tag in l), None)  # noqa: E731
+    found = [find("# SECOND-" + tag + "-SITE") for tag in ("ALLOC", "HOLD")]
+    t.d["second"] = dict(kind=kind, leak_file=os.path.basename(t.program), leak_lines=[n for n in found if n],
+                         **facts)
+
+
 def every(k, what="step"):
     """"every 10th step", "every 3rd step", "per step" for k = 1."""
     if k == 1:
