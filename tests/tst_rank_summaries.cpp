@@ -18,6 +18,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <thread>
+
 #include <random>
 
 using namespace vs;
@@ -33,6 +35,7 @@ class TestRankSummaries : public QObject {
     void badInputFailsAlone();
     void cutAndFlippedFilesRefused();
     void hostileFieldsRefusedOrUsable();
+    void threadsBoundedByCoresAndFiles();
 
   private:
     QTemporaryDir dir_;
@@ -130,6 +133,21 @@ void TestRankSummaries::everyFieldReadBack() {
         expected.path = source->path; // a summary's path is its source's
         compareSummaries(back.summary, expected);
     }
+}
+
+// `ranks DIR --threads 60000` over 20,000 summaries aborted (SIGABRT) when the system refused the
+// threads: the workers are bounded by a few per core and by the files (issue 47).
+void TestRankSummaries::threadsBoundedByCoresAndFiles() {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    QCOMPARE(rankWorkers(60000, 20000), 4 * cores);
+    QCOMPARE(rankWorkers(0, 20000), cores);
+    QCOMPARE(rankWorkers(3, 20000), std::min(3u, 4 * cores));
+    QCOMPARE(rankWorkers(60000, 2), 2u);
+    QCOMPARE(rankWorkers(0, 0), 1u);
+    // and the command runs with it
+    const Run r = cli(QStringList{"ranks", "--threads", "60000", "--json"} + captures_);
+    QCOMPARE(r.code, 0);
+    QCOMPARE(QJsonDocument::fromJson(r.out).object()["ranks"].toArray().size(), 4);
 }
 
 void TestRankSummaries::ranksOnSummariesEqualRanksOnCaptures() {

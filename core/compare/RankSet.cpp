@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <system_error>
 #include <thread>
 
 namespace vs {
@@ -77,9 +78,7 @@ RankSummary readSummary(const std::string& path, std::optional<SourceStamp>& sou
 // Runs `each(i)` for the indices in `todo` on up to `threads` workers; throws Cancelled.
 void forEachParallel(const std::vector<size_t>& todo, const RankLoadOptions& options,
                      const std::function<void(size_t)>& each) {
-    const unsigned cores =
-        std::max(1u, options.threads ? options.threads : std::thread::hardware_concurrency());
-    const unsigned workers = std::min<unsigned>(cores, unsigned(todo.size()));
+    const unsigned workers = rankWorkers(options.threads, todo.size());
     std::atomic<size_t> next{0};
     std::atomic<bool> cancelled{false};
     auto work = [&] {
@@ -93,13 +92,24 @@ void forEachParallel(const std::vector<size_t>& todo, const RankLoadOptions& opt
         }
     };
     std::vector<std::thread> pool;
-    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
+    for (unsigned w = 1; w < workers; ++w) try {
+            pool.emplace_back(work);
+        } catch (const std::system_error&) { // the system has no more threads to give: the others do it
+            break;
+        }
     work();
     for (auto& t : pool) t.join();
     if (cancelled) throw Cancelled();
 }
 
 } // namespace
+
+unsigned rankWorkers(unsigned threads, size_t files) {
+    constexpr unsigned kPerCore = 4;
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned asked = threads ? std::min(threads, kPerCore * cores) : cores;
+    return unsigned(std::max<size_t>(1, std::min<size_t>(asked, files)));
+}
 
 RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& options) {
     RankSet set;

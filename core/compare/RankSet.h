@@ -34,6 +34,11 @@ struct RankLoadOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
+// How many workers read `files` files when `threads` are asked for (0: the cores there are): never
+// more than the files, nor more than a few per core (more only wait on one another; `--threads
+// 60000` aborted when the system refused the threads).
+unsigned rankWorkers(unsigned threads, size_t files);
+
 // The capture files of a folder (.pickle, .pickle.gz, .pickle.zst, .vscap) and its rank summaries
 // (.vsrank, written by `vramscope-cli summarize`), by rank.
 std::vector<std::string> rankFiles(const std::string& folder);
