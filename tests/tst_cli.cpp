@@ -9,6 +9,9 @@
 #include <QTemporaryFile>
 #include <QtTest>
 
+#include "util/JsonWriter.h"
+
+#include <sstream>
 #include <sys/stat.h>
 
 class TestCli : public QObject {
@@ -24,6 +27,7 @@ class TestCli : public QObject {
     void runPassesTheAgentItsSettings();
     void runRefusesBadUsage();
     void fifoNamedLikeACaptureIsRefused();
+    void jsonStaysValidUtf8();
 
   private:
     struct Run {
@@ -55,6 +59,30 @@ void TestCli::fifoNamedLikeACaptureIsRefused() {
         QVERIFY2(r.err.contains("is not a regular file") && r.err.count('\n') == 1, r.err.constData());
         QVERIFY2(r.out.isEmpty(), r.out.constData());
     }
+}
+
+// Every JSON the CLI writes goes through JsonWriter: a string from a hostile file (a summary's path, a
+// frame's name) with bytes that are not UTF-8 made the output invalid JSON (issue 47); each such
+// byte is now U+FFFD, and well-formed UTF-8 passes unchanged.
+void TestCli::jsonStaysValidUtf8() {
+    std::ostringstream out;
+    vs::JsonWriter j(out);
+    const std::string bad[] = {"\xff", "a\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"};
+    j.beginArray();
+    j.value(std::string_view("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80")); // é € 😀
+    for (const auto& b : bad) j.value(std::string_view(b));
+    j.endArray();
+    QJsonParseError error{};
+    const QJsonDocument d = QJsonDocument::fromJson(QByteArray::fromStdString(out.str()), &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    const QJsonArray a = d.array();
+    QCOMPARE(a[0].toString(), QString::fromUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+    QCOMPARE(a[1].toString(), QString(QChar(0xfffd)));
+    QCOMPARE(a[2].toString(), QStringLiteral("a") + QChar(0xfffd));
+    QCOMPARE(a[3].toString(), QString(2, QChar(0xfffd))); // an overlong '/' is two bad bytes
+    QCOMPARE(a[4].toString(), QString(3, QChar(0xfffd))); // a surrogate's three bytes
+    QCOMPARE(a[5].toString(), QString(4, QChar(0xfffd))); // above U+10FFFF
+    QCOMPARE(a[6].toString(), QString(2, QChar(0xfffd))); // cut short
 }
 
 // `run` sets up the injection and gets out of the way: the program (here a shell, which makes no CUDA

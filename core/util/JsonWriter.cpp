@@ -88,9 +88,39 @@ JsonWriter& JsonWriter::value(bool b) {
     return *this;
 }
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629: no overlong forms, no
+// surrogates, nothing above U+10FFFF), or 0 when it is not one.
+size_t utf8Sequence(std::string_view s) {
+    const auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+    const unsigned char c = b(0);
+    size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xbf; // the allowed range of the second byte
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    if (n == 0 || s.size() < n || b(1) < lo || b(1) > hi) return 0;
+    for (size_t i = 2; i < n; ++i)
+        if (b(i) < 0x80 || b(i) > 0xbf) return 0;
+    return n;
+}
+
+} // namespace
+
 void JsonWriter::writeString(std::string_view s) {
     out_ << '"';
-    for (unsigned char c : s) {
+    for (size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x80) { // UTF-8 passes through; a byte that is not (a hostile file's) becomes U+FFFD
+            const size_t n = utf8Sequence(s.substr(i));
+            n ? (void)out_.write(s.data() + i, std::streamsize(n)) : (void)(out_ << "\\ufffd");
+            i += n ? n - 1 : 0;
+            continue;
+        }
         switch (c) {
         case '"':
             out_ << "\\\"";
@@ -113,7 +143,7 @@ void JsonWriter::writeString(std::string_view s) {
                 std::snprintf(buf, sizeof buf, "\\u%04x", c);
                 out_ << buf;
             } else {
-                out_ << c; // UTF-8 passes through; invalid bytes are the input's own
+                out_ << c;
             }
         }
     }
