@@ -36,6 +36,7 @@ class TestRankSummaries : public QObject {
     void cutAndFlippedFilesRefused();
     void hostileFieldsRefusedOrUsable();
     void threadsBoundedByCoresAndFiles();
+    void textShowsNamesNotControls();
 
   private:
     QTemporaryDir dir_;
@@ -148,6 +149,22 @@ void TestRankSummaries::threadsBoundedByCoresAndFiles() {
     const Run r = cli(QStringList{"ranks", "--threads", "60000", "--json"} + captures_);
     QCOMPARE(r.code, 0);
     QCOMPARE(QJsonDocument::fromJson(r.out).object()["ranks"].toArray().size(), 4);
+}
+
+// A file named with a newline and an escape sequence forged a line of `ranks` and reached the
+// terminal (issue 47): names and messages are printed with their control characters as \xNN.
+void TestRankSummaries::textShowsNamesNotControls() {
+    const QString evil = dir_.filePath(QString::fromUtf8("rank9\n\x1b[31mforged.pickle"));
+    QVERIFY(QFile::copy(captures_[0], evil));
+    const Run r = cli({"ranks", evil, captures_[1]});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(!r.out.contains('\x1b'), r.out.constData());
+    QVERIFY2(r.out.contains("rank9\\x0a\\x1b[31mforged.pickle"), r.out.constData());
+    for (const QByteArray& line : r.out.split('\n')) // every line is a header, a rank or a verdict
+        QVERIFY2(line.isEmpty() || line.startsWith(' ') || line.startsWith("Median") ||
+                     line.startsWith("No rank") || line.startsWith("Outlier") || line.startsWith("Warning"),
+                 line.constData());
+    QFile::remove(evil);
 }
 
 void TestRankSummaries::ranksOnSummariesEqualRanksOnCaptures() {

@@ -6,6 +6,7 @@
 #include "compare/RankSet.h"
 #include "util/Format.h"
 #include "util/JsonWriter.h"
+#include "util/TerminalText.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -65,10 +66,11 @@ void writeText(const RankSet& set, std::ostream& out) {
     out << line;
     for (size_t i = 0; i < set.ranks.size(); ++i) {
         const RankSummary& r = set.ranks[i];
-        const std::string file = std::filesystem::path(r.path).filename().string();
+        // what a file or a summary says is printed as text, never as control characters
+        const std::string file = terminalText(std::filesystem::path(r.path).filename().string());
         if (!r.ok()) {
             std::snprintf(line, sizeof line, "%5d  unreadable: ", r.rank);
-            out << line << r.error << "  " << file << "\n";
+            out << line << terminalText(r.error) << "  " << file << "\n";
             continue;
         }
         std::snprintf(line, sizeof line, "%5d %12s %12s %12s %12s %5u %6zu  %s%s\n", r.rank,
@@ -80,8 +82,8 @@ void writeText(const RankSet& set, std::ostream& out) {
     out << "Median of " << set.readable() << " readable ranks: peak " << humanBytes(set.medianPeak)
         << ", growth " << humanBytes(set.medianGrowth) << "\n";
     if (set.outliers.empty()) out << "No rank stands out.\n";
-    for (const auto& o : set.outliers) out << "Outlier: " << o.sentence << "\n";
-    for (const auto& w : set.warnings) out << "Warning: " << w << "\n";
+    for (const auto& o : set.outliers) out << "Outlier: " << terminalText(o.sentence) << "\n";
+    for (const auto& w : set.warnings) out << "Warning: " << terminalText(w) << "\n";
 }
 
 } // namespace
