@@ -37,6 +37,7 @@ class TestRankSummaries : public QObject {
     void hostileFieldsRefusedOrUsable();
     void threadsBoundedByCoresAndFiles();
     void textShowsNamesNotControls();
+    void unnamedRanksNeverOverflow();
 
   private:
     QTemporaryDir dir_;
@@ -165,6 +166,27 @@ void TestRankSummaries::textShowsNamesNotControls() {
                      line.startsWith("No rank") || line.startsWith("Outlier") || line.startsWith("Warning"),
                  line.constData());
     QFile::remove(evil);
+}
+
+// A file without a rank beside a summary of rank 2^31 - 1 was numbered 2^31 (signed overflow, UBSan;
+// issue 47): it keeps an error instead; below that it is numbered after the highest, in order.
+void TestRankSummaries::unnamedRanksNeverOverflow() {
+    std::vector<RankSummary> ranks(3);
+    ranks[0].rank = 4, ranks[1].rank = -1, ranks[2].rank = -1;
+    numberUnnamedRanks(ranks);
+    QCOMPARE(ranks[1].rank, 5);
+    QCOMPARE(ranks[2].rank, 6);
+    std::vector<RankSummary> top(2);
+    top[0].rank = INT32_MAX, top[1].rank = -1;
+    numberUnnamedRanks(top);
+    QCOMPARE(top[0].rank, INT32_MAX);
+    QVERIFY(!top[1].ok());
+    QVERIFY2(top[1].error.find("none is left after rank 2147483647") != std::string::npos,
+             top[1].error.c_str());
+    RankSet set;
+    set.ranks = top;
+    finishRankSet(set); // and the set is still usable: the readable one alone in the statistics
+    QCOMPARE(set.readable(), size_t(1));
 }
 
 void TestRankSummaries::ranksOnSummariesEqualRanksOnCaptures() {

@@ -7,6 +7,7 @@
 #include "util/Cancelled.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <system_error>
@@ -139,13 +140,23 @@ RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& 
     for (size_t i = 0; i < paths.size(); ++i)
         if (!skip[i]) kept.push_back(std::move(set.ranks[i]));
     set.ranks = std::move(kept);
-    // files that do not name their rank are numbered after the highest named one, in the order given
-    int unnamed = 0;
-    for (const auto& r : set.ranks) unnamed = std::max(unnamed, r.rank + 1);
-    for (auto& r : set.ranks)
-        if (r.rank < 0) r.rank = unnamed++;
+    numberUnnamedRanks(set.ranks);
     finishRankSet(set);
     return set;
+}
+
+void numberUnnamedRanks(std::vector<RankSummary>& ranks) {
+    int64_t unnamed = 0; // in 64 bits: a summary may name rank 2^31 - 1
+    for (const auto& r : ranks) unnamed = std::max(unnamed, int64_t(r.rank) + 1);
+    for (auto& r : ranks) {
+        if (r.rank >= 0) continue;
+        if (unnamed > INT32_MAX) { // no number left after the highest: this one stays out of the statistics
+            r.error = "it names no rank and none is left after rank " + std::to_string(INT32_MAX) +
+                      ": name it rankN";
+            continue;
+        }
+        r.rank = int(unnamed++);
+    }
 }
 
 void finishRankSet(RankSet& set) {

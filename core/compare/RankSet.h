@@ -34,6 +34,10 @@ struct RankLoadOptions {
     const std::atomic<bool>* cancel = nullptr;
 };
 
+// Files that do not name their rank are numbered after the highest named one, in the order given;
+// when no number is left (a summary names rank 2^31 - 1) they keep an error instead of overflowing.
+void numberUnnamedRanks(std::vector<RankSummary>& ranks);
+
 // How many workers read `files` files when `threads` are asked for (0: the cores there are): never
 // more than the files, nor more than a few per core (more only wait on one another; `--threads
 // 60000` aborted when the system refused the threads).
