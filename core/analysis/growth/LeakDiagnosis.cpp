@@ -230,7 +230,8 @@ void gatherGroups(const CaptureAnalysis& a, size_t device, const LeakInputs& in,
 // it overlaps, and its growth what of that finding's stacks survives it.
 void explainRange(const CaptureAnalysis& a, size_t device, const std::vector<Allocation>& all,
                   const GrowthRegion& finding, LeakReport& rep) {
-    LeakReport asFinding = rep; // the finding's own explanation, for its next step
+    LeakReport asFinding; // the finding's own explanation, for its next step: not the range's groups
+    asFinding.regions = rep.regions, asFinding.categories = rep.categories;
     explainRegion(a, device, all, finding, asFinding);
     std::unordered_set<uint32_t> own;
     for (StackId s : finding.stacks) own.insert(s.value);

@@ -267,7 +267,8 @@ std::string flatEvidence(const CaptureAnalysis& a, size_t device, const LeakRepo
         if (g.kind != LeakKind::Cache && (!biggest || g.growthBytes > biggest->growthBytes)) biggest = &g;
     if (biggest)
         s += "; the largest region keeps " + humanBytes(int64_t(biggest->growthBytes)) + " (" +
-             std::string(leakKindName(biggest->kind)) + ", under 1 % of the peak)";
+             std::string(leakKindName(biggest->kind)) +
+             (biggest->significant ? ", outside the window)" : ", under 1 % of the peak)");
     else
         s += "; no allocation outlives its iteration steadily";
     return s + ".";
