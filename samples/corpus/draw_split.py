@@ -15,17 +15,18 @@ from collections import OrderedDict
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def main():
-    out = os.path.join(HERE, "split.json")
-    if os.path.exists(out):
-        sys.exit("split.json exists: it is drawn once and never re-drawn")
+def read_programs():
+    """runs.txt's programs, in order, each with its run names."""
     programs = OrderedDict()
     for line in open(os.path.join(HERE, "runs.txt")):
         if line.strip() and not line.startswith("#"):
             name, program = line.split()[:2]
             programs.setdefault(program, []).append(name)
-    seed = int.from_bytes(os.urandom(8), "little")
-    rng = random.Random(seed)
+    return programs
+
+
+def deal(programs, rng):
+    """The draw: (program -> half, half -> its runs), the strata dealt alternately (see the docstring)."""
     halves = {"develop": [], "scored": []}
     assigned = {}
     leaking = [p for p, runs in programs.items() if any(not r.endswith("_clean") for r in runs)]
@@ -40,6 +41,16 @@ def main():
             assigned[p] = half
             halves[half] += programs[p]
         order.reverse()  # the stratum with an odd count does not favour the same half twice
+    return assigned, halves
+
+
+def main():
+    out = os.path.join(HERE, "split.json")
+    if os.path.exists(out):
+        sys.exit("split.json exists: it is drawn once and never re-drawn")
+    programs = read_programs()
+    seed = int.from_bytes(os.urandom(8), "little")
+    assigned, halves = deal(programs, random.Random(seed))
     split = {"seed": seed, "method": __doc__.split("\n")[0] + " random.Random(seed); see draw_split.py",
              "develop": sorted(halves["develop"]), "scored": sorted(halves["scored"]),
              "programs": dict(sorted(assigned.items())), "moves": []}

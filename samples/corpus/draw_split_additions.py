@@ -16,6 +16,8 @@ import random
 import sys
 from collections import OrderedDict
 
+from draw_split import deal, read_programs
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -24,11 +26,7 @@ def main():
     if not os.path.exists(path):
         sys.exit("no split.json: draw the first split with draw_split.py")
     split = json.load(open(path))
-    programs = OrderedDict()
-    for line in open(os.path.join(HERE, "runs.txt")):
-        if line.strip() and not line.startswith("#"):
-            name, program = line.split()[:2]
-            programs.setdefault(program, []).append(name)
+    programs = read_programs()
     assigned_runs = set(split["develop"]) | set(split["scored"])
     new = OrderedDict((p, runs) for p, runs in programs.items() if p not in split["programs"])
     for p, runs in new.items():
@@ -41,20 +39,9 @@ def main():
     if not new:
         sys.exit("nothing to draw: every program of runs.txt is already assigned (and none is re-drawn)")
     seed = int.from_bytes(os.urandom(8), "little")
-    rng = random.Random(seed)
-    halves = {"develop": [], "scored": []}
-    leaking = [p for p, runs in new.items() if any(not r.endswith("_clean") for r in runs)]
-    lookalike = [p for p in new if p not in leaking]
-    first = rng.choice(["develop", "scored"])
-    order = [first, "scored" if first == "develop" else "develop"]
-    for stratum in (leaking, lookalike):
-        stratum = sorted(stratum)
-        rng.shuffle(stratum)
-        for i, p in enumerate(stratum):
-            half = order[i % 2]
-            split["programs"][p] = half
-            halves[half] += sorted(new[p])
-        order.reverse()  # the stratum with an odd count does not favour the same half twice
+    drawn, halves = deal(new, random.Random(seed))
+    for p, half in drawn.items():
+        split["programs"][p] = half
     for half in ("develop", "scored"):
         split[half] += halves[half]
     split["programs"] = dict(sorted(split["programs"].items()))
