@@ -36,6 +36,7 @@ SUBLAYERS = {
         "": {"replay", "stacks", "categories"},  # CaptureAnalysis: one capture, analysed
         "composition": {"", "replay", "stacks", "categories"},  # composition over time, bands
         "growth": {"", "replay", "stacks", "categories", "retention"},  # growth regions, leaks
+        "peak": {"", "replay", "stacks", "categories", "growth"},  # the peak, the per-phase table
     },
     "ui/views": {
         "panels": set(),                 # the detail panels: block map, stacks, leaks, retention, events

@@ -29,6 +29,7 @@ int runRanks(const std::vector<std::string>& args, std::ostream& out);
 int runSummarize(const std::vector<std::string>& args, std::ostream& out);
 int runWhatIf(const std::vector<std::string>& args, std::ostream& out);
 int runComposition(const std::vector<std::string>& args, std::ostream& out);
+int runPeak(const std::vector<std::string>& args, std::ostream& out);
 
 // --level cuda (any command): open the CUDA level of a recording with both levels instead.
 extern bool openCudaLevelInstead;

@@ -47,6 +47,10 @@ const char* kUsage =
     "                                           (parameter, gradient, optimizer state, input, activation,\n"
     "                                           temporary), its cache, what was allocated outside PyTorch\n"
     "                                           by library (record --native) and the gap to the driver\n"
+    "  peak FILE [--device N] [--lines K] [--json]\n"
+    "                                           what makes the peak: the moment, what is alive by\n"
+    "                                           category and by line, its phase against a typical step,\n"
+    "                                           and each phase's (epoch, evaluation) peak\n"
     "  convert IN OUT.vscap [--level N]         rewrite a capture as .vscap (zstd level N, default 3)\n"
     "  retention FILE [--json] [--groups K]     which Python objects keep the blocks alive (.vscap\n"
     "                                           recorded with retention): paths, groups, hints\n"
@@ -156,6 +160,8 @@ int main(int argc, char** argv) {
             rc = vs::cli::runWhatIf(args, std::cout);
         else if (cmd == "composition")
             rc = vs::cli::runComposition(args, std::cout);
+        else if (cmd == "peak")
+            rc = vs::cli::runPeak(args, std::cout);
         else
             return fail("unknown command '" + cmd + "' (try --help)");
         std::cout.flush();

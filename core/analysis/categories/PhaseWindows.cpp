@@ -82,6 +82,7 @@ void PhaseWindows::build(std::vector<Mark> marks) {
     for (const Mark& m : marks) {
         if (m.start) {
             ends_.push_back(INT64_MAX);
+            starts_.push_back(m.timeUs);
             phases_.push_back(m.phase);
             open.push_back({m.phase, static_cast<uint32_t>(ends_.size())});
         } else {
@@ -114,6 +115,33 @@ int64_t PhaseWindows::firstEndOf(Phase p) const {
     for (size_t i = 0; i < phases_.size(); ++i)
         if (phases_[i] == p && ends_[i] != INT64_MAX) return ends_[i];
     return INT64_MAX;
+}
+
+std::vector<PhaseWindows::Window> PhaseWindows::evaluations() const {
+    std::vector<Window> out;
+    size_t forwards = 0; // in the window being built; 0: none open
+    auto close = [&] {
+        if (forwards == 1) out.pop_back(); // one forward without backward: a teacher's, a no_grad helper's
+        forwards = 0;
+    };
+    for (size_t i = 0; i < phases_.size(); ++i) {
+        if (phases_[i] != Phase::Forward) continue;
+        if (forwards && starts_[i] < out.back().toUs) continue; // nested in the window's last forward
+        bool backward = false;
+        for (size_t next = i + 1; next < phases_.size() && phases_[next] != Phase::Forward; ++next)
+            backward |= phases_[next] == Phase::Backward;
+        if (backward) {
+            close();
+            continue;
+        }
+        if (forwards)
+            out.back().toUs = ends_[i];
+        else
+            out.push_back({starts_[i], ends_[i]});
+        ++forwards;
+    }
+    close();
+    return out;
 }
 
 } // namespace vs

@@ -36,6 +36,13 @@ class PhaseWindows {
     int64_t endOf(uint32_t instance) const;
     // When the first instance of a phase ended (INT64_MAX: none did).
     int64_t firstEndOf(Phase p) const;
+    // Stretches of two or more forward passes none of which a backward pass follows before the next:
+    // evaluation or inference between training steps, whether the program marks them or not. From
+    // the first such forward's start to the last one's end (INT64_MAX: open at the end).
+    struct Window {
+        int64_t fromUs = 0, toUs = 0;
+    };
+    std::vector<Window> evaluations() const;
 
   private:
     PhaseWindows() = default;
@@ -50,8 +57,9 @@ class PhaseWindows {
         PhaseAt now;
     };
     std::vector<Change> changes_;
-    std::vector<int64_t> ends_; // by instance - 1
-    std::vector<Phase> phases_; // by instance - 1
+    std::vector<int64_t> ends_;   // by instance - 1
+    std::vector<Phase> phases_;   // by instance - 1
+    std::vector<int64_t> starts_; // by instance - 1
 };
 
 } // namespace vs
