@@ -5,6 +5,7 @@
 #include "analysis/growth/FindingText.h"
 #include "analysis/growth/LeakDiagnosis.h"
 #include "analysis/stacks/FrameFilter.h"
+#include "sim/OomWhatIf.h"
 #include "util/Format.h"
 #include "util/JsonWriter.h"
 
@@ -42,6 +43,25 @@ void siteJson(JsonWriter& j, const Capture& c, StackId s) {
         frameJson(j, c, c.stacks.frames(s)[at]);
 }
 
+// The out-of-memory error's figures and cause, inside the diagnosis: `cause` and `oom`.
+void writeOomJson(JsonWriter& j, const Capture& c, const OomFacts& f) {
+    j.field("cause", oomCauseName(f.cause)).key("oom").beginObject();
+    j.field("request", f.request).field("device_free", f.deviceFree);
+    j.field("allocated", f.allocated).field("reserved", f.reserved).field("reserved_free", f.reservedFree());
+    j.field("largest_free_block", f.largestFree).field("capacity", f.capacity).key("outside_pytorch");
+    f.capacity ? j.value(f.outside()) : j.null();
+    j.field("step_bytes", f.stepBytes).field("decided_by", f.decidedBy).field("whatif", f.whatIf);
+    j.key("holders").beginArray();
+    for (size_t i = 0; i < f.holders.size() && i < 10; ++i) {
+        const LineHolder& h = f.holders[i];
+        j.beginObject().field("bytes", h.bytes).field("count", uint64_t(h.count));
+        j.field("category", categoryName(h.category)).field("line", lineText(c, h)).key("site");
+        siteJson(j, c, h.stack);
+        j.endObject();
+    }
+    j.endArray().endObject();
+}
+
 LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
     const DeviceTrace& t = a.trace(d);
     LeakQuery q;
@@ -55,7 +75,13 @@ LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
         if (from && to && *to < *from) throw UsageError("--to is before --from");
     }
     q.aliveAtEnd = args.has("--alive-at-end");
-    return diagnoseLeaks(a, d, q);
+    LeakReport rep = diagnoseLeaks(a, d, q);
+    if (rep.oom && rep.kind == LeakKind::Oom) { // a fragmented reserve: would another setting have served it?
+        currentStep = "simulating the allocator";
+        rep.oom->whatIf = oomWhatIf(a, d, *rep.oom);
+        if (!rep.oom->whatIf.empty()) rep.nextStep += " " + rep.oom->whatIf;
+    }
+    return rep;
 }
 
 void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, std::ostream& out,
@@ -74,6 +100,7 @@ void writeLeaksJson(const CaptureAnalysis& a, size_t d, const LeakReport& rep, s
     j.field("holder", rep.holder).key("region");
     const int64_t explained = explainedRegion(rep);
     explained < 0 ? j.null() : j.value(explained);
+    if (rep.oom) writeOomJson(j, c, *rep.oom);
     j.endObject();
     const auto all = pairAllocations(t, a.replay(d));
     writeFindingsJson(j, a, d, rep, all);

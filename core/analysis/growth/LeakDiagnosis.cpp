@@ -261,28 +261,84 @@ const GrowthRegion* findingFor(const LeakReport& rep) {
     return nullptr;
 }
 
+std::string oomSummary(const Capture& c, const OomFacts& f, const std::string& at) {
+    const std::string head =
+        "Out of memory at " + at + ": a request of " + humanBytes(int64_t(f.request)) + " failed";
+    switch (f.cause) {
+    case OomCause::Fragmentation:
+        return head + " although " + humanBytes(f.reservedFree()) +
+               " was free inside PyTorch's reserve: the free space is fragmented (the largest free block "
+               "is " +
+               humanBytes(int64_t(f.largestFree)) + ").";
+    case OomCause::OutsidePytorch:
+        return head + " while " + humanBytes(f.outside()) +
+               " of the device was held outside PyTorch (another process, a CUDA library or a raw "
+               "cudaMalloc).";
+    case OomCause::Leak:
+    case OomCause::Accumulation:
+        return head + " after " + humanBytes(int64_t(f.growth->growthBytes)) +
+               (f.cause == OomCause::Leak ? " was kept steadily at " : " accumulated within one phase at ") +
+               siteText(c, f.growth->stacks.front()) +
+               (f.cause == OomCause::Leak ? " (a leak)." : " (a phase collecting its outputs).");
+    case OomCause::WorkingSet:
+        break;
+    }
+    return head + ": what one step needs does not fit on the device" +
+           (f.holders.empty() ? std::string(".")
+                              : "; the largest holder is " + lineText(c, f.holders.front()) + " with " +
+                                    humanBytes(f.holders.front().bytes) + ".");
+}
+
+std::string oomEvidence(const OomFacts& f) {
+    std::string s = std::to_string(f.request) + " bytes requested; " + humanBytes(f.allocated) +
+                    " allocated, " + humanBytes(f.reservedFree()) + " free inside the reserve of " +
+                    humanBytes(f.reserved) + " (largest free block " + humanBytes(int64_t(f.largestFree)) +
+                    "); " + humanBytes(int64_t(f.deviceFree)) + " free on the device";
+    if (f.capped())
+        s += ", more than the request: the allocator's own limit refused it "
+             "(torch.cuda.set_per_process_memory_fraction)";
+    else if (f.capacity)
+        s += "; capacity " + humanBytes(int64_t(f.capacity)) + ", " + humanBytes(f.outside()) +
+             " of it outside PyTorch";
+    else
+        s += "; capacity not in the file (at least " + humanBytes(f.reserved + int64_t(f.deviceFree)) +
+             "; anything above that was held outside PyTorch)";
+    return s + ". Cause " + std::string(oomCauseName(f.cause)) + ": " + f.decidedBy + ".";
+}
+
+std::string oomNextStep(const Capture& c, const OomFacts& f) {
+    switch (f.cause) {
+    case OomCause::Fragmentation:
+        return "Let the allocator reuse the free space: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+               "maps segments that grow in place; or allocate the largest buffers first and reuse them.";
+    case OomCause::OutsidePytorch:
+        return "Find what else holds the GPU: other processes (nvidia-smi), or in this process a library's "
+               "workspace or a raw cudaMalloc (record with --native to see them with their stacks).";
+    case OomCause::Leak:
+        return "Find what keeps the tensors allocated at " + siteText(c, f.growth->stacks.front()) +
+               " alive (a list or dict that only grows).";
+    case OomCause::Accumulation:
+        return "The phase keeps what it makes at " + siteText(c, f.growth->stacks.front()) +
+               " on the GPU until it ends: move each batch's results to the CPU (.cpu(), .item()) or reduce "
+               "them "
+               "as you go.";
+    case OomCause::WorkingSet:
+        break;
+    }
+    return "One step needs more than the device has (it had made " + humanBytes(f.stepBytes) +
+           " of what was alive when it failed): lower the batch size, recompute activations "
+           "(torch.utils.checkpoint) or compute in lower precision (torch.autocast).";
+}
+
 void explainOom(const CaptureAnalysis& a, size_t device, uint32_t oom, LeakReport& rep) {
-    const DeviceTrace& t = a.trace(device);
-    const ReplayResult& r = a.replay(device);
-    const SurvivorGroup* top = rep.groups.empty() ? nullptr : &rep.groups.front();
-    const std::string topSite = top ? siteText(a.capture(), top->stack) : std::string();
-    const GrowthRegion* grew = findingFor(rep);
+    const OomFacts& f = rep.oom.emplace(oomFacts(a, device, oom, rep.growth()));
     rep.kind = LeakKind::Oom;
-    rep.summary =
-        "Out of memory at " + seconds(a.secondsAt(device, oom)) + ": a request of " +
-        humanBytes(int64_t(t.size[oom])) + " failed with " + humanBytes(r.allocated[oom]) + " allocated" +
-        (top ? "; the largest holder is " + topSite + " with " + humanBytes(int64_t(top->bytes)) : "") + ".";
-    rep.evidence = std::to_string(t.size[oom]) + " bytes requested, " + std::to_string(t.addr[oom]) +
-                   " bytes free on the device, reserved " + humanBytes(r.reserved[oom]) + ".";
-    const bool before = grew && !grew->stacks.empty() && grew->first < oom;
-    if (before)
-        rep.growthBytes = grew->growthBytes; // what the CI gate counts of an OOM: the growth that led to it
-    rep.nextStep = before ? "The memory accumulated steadily before the OOM: find what keeps the tensors "
-                            "allocated at " +
-                                siteText(a.capture(), grew->stacks.front()) +
-                                " alive (a list or dict that only grows)."
-                          : "Reduce the batch or model size, free tensors you no longer need, or check "
-                            "that no other process holds the GPU.";
+    rep.summary = oomSummary(a.capture(), f, seconds(a.secondsAt(device, oom)));
+    rep.evidence = oomEvidence(f);
+    if (f.growth)
+        rep.growthBytes =
+            f.growth->growthBytes; // what the CI gate counts of an OOM: the growth that led to it
+    rep.nextStep = oomNextStep(a.capture(), f);
 }
 
 // Reserved memory far above allocated: the cache, or fragmentation when most of the free space

@@ -4,6 +4,7 @@
 // and the growth analysis it was drawn from (the findings and their regions).
 #include "analysis/categories/Categories.h"
 #include "analysis/growth/GrowthRegions.h"
+#include "analysis/growth/OomCause.h"
 #include "analysis/stacks/Survivors.h"
 
 #include <memory>
@@ -37,6 +38,7 @@ struct LeakReport {
     }
     std::optional<GrowthRegion> region; // the region this report explains, when it explains one
     std::string holder;                 // what keeps the memory alive, from a retention graph, if any
+    std::optional<OomFacts> oom;        // the first out-of-memory error and why it happened, if any
     // What the device's allocations are (docs/categories.md), shared with the inputs.
     std::shared_ptr<const DeviceCategories> categories;
     // The category holding most of a group's surviving bytes (Unknown without categories).
