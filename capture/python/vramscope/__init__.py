@@ -6,12 +6,18 @@
         train()                      # vramscope.mark("step", i) at each iteration helps the analysis
 
 or from the shell:  python -m vramscope record -o run.vscap -- train.py ARGS
+
+In tests: `pytest --vramscope` (the pytest plugin, pytest_plugin.py), vramscope.assert_no_leak(step)
+for one function, vramscope.EpochPeaks and vramscope.callbacks for training loops (docs/testing.md).
 """
 import contextlib
 
+from .epoch_peaks import EpochPeaks, PeakGrowthWarning
+from .leak_assert import LeakError, assert_no_leak
 from .recorder import Recorder
 
-__all__ = ["record", "start", "stop", "mark", "collect_retention", "Recorder"]
+__all__ = ["record", "start", "stop", "mark", "collect_retention", "Recorder", "assert_no_leak", "LeakError",
+           "EpochPeaks", "PeakGrowthWarning"]
 __version__ = "0.1.0"
 
 _active = None
@@ -27,12 +33,13 @@ def start(path=None, live=None, stacks="python", **options):
     return _active
 
 
-def stop():
-    """Stops recording: writes the allocator's final block list and closes the file."""
+def stop(walk=True):
+    """Stops recording: writes the allocator's final block list and closes the file. walk=False: no
+    retention graph at the end (nothing was kept, or nobody will ask who holds it)."""
     global _active
     rec, _active = _active, None
     if rec is not None:
-        rec.stop()
+        rec.stop(walk=walk)
     return rec
 
 
