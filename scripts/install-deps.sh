@@ -20,6 +20,7 @@ dev=(
   clang-format                # the test command checks every C++ file's formatting
   python3-dev                 # the recorder's compiled codec, built for its byte-for-byte test
   pybind11-dev                # the test of the recorder's block-list reader (header-only)
+  python3-pytest python3-pytest-xdist  # the pytest plugin's suite (pytester, xdist)
   openssh-server              # the remote tests start their own sshd
 )
 case "${1:-}" in

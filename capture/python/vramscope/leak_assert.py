@@ -63,7 +63,7 @@ def assert_no_leak(step, iterations=200, warmup=10, *, max_growth=0, name=None, 
     name = name or _name(step)
     if vramscope._active is not None:  # recorded already (pytest --vramscope, vramscope record): its capture has it
         samples = _run(step, iterations, torch)
-        return _judge_floor(name, samples, limit, None, "the recording in progress (%s)" % vramscope._active.path)
+        return _judge_floor(name, samples, limit, None, vramscope._active.path, " (the recording in progress)")
     folder = directory or os.environ.get("VRAMSCOPE_DIR") or "vramscope-captures"
     rec = recording.Recording(os.path.join(folder, recording.capture_name(name)), torch).start()
     try:
@@ -96,10 +96,12 @@ def _judge_findings(name, samples, limit, analysis, capture):
         raise LeakError(text, capture, over)
 
 
-def _judge_floor(name, samples, limit, analysis, capture):
+def _judge_floor(name, samples, limit, analysis, capture, whose=""):
     rise = floor_rise(samples)
     if rise > limit:
-        why = cli.MISSING if analysis is None else analysis.error
+        why = ("judged by the allocator's counters; the test's own capture will name the line" if whose
+               else cli.MISSING if analysis is None else analysis.error)
         per = rise / max(1, len(samples) - max(1, len(samples) // 4))
-        text = "%s: about %s kept per call\n(%s)\ncapture: %s" % (_head(name, samples), sizes.text(int(per)), why, capture)
+        text = "%s: about %s kept per call\n(%s)\ncapture: %s%s" % (_head(name, samples), sizes.text(int(per)), why,
+                                                                   capture, whose)
         raise LeakError(text, capture)

@@ -191,7 +191,9 @@ class Session:
                 report.outcome, report.longrepr = "failed", text
             else:  # failed anyway: the memory verdict is shown beside the test's own error
                 report.sections.append(("vramscope", text))
-        report.user_properties.extend(self._properties(result, verdict, kept))
+        props = self._properties(result, verdict, kept)
+        report.user_properties.extend(props)  # the table's (this report reaches the xdist controller)
+        item.user_properties.extend(props)    # junitxml's: it reads the teardown report's, made from the item's
 
     def _properties(self, result, verdict, kept):
         peak, exact = limits.peak_of(result.stretch, result.analysis)

@@ -133,6 +133,13 @@ cuda.memory_stats_as_nested_dict = _nested
 cuda.memory_allocated = lambda device=None: _counters["current"]
 cuda.max_memory_allocated = lambda device=None: _counters["peak"]
 cuda.is_initialized = lambda: True
+
+
+def _reset_peak(device=None):
+    _counters["peak"] = _counters["current"]
+
+
+cuda.reset_peak_memory_stats = _reset_peak
 if os.environ.get("FAKE_TORCH_NO_CUDA") == "1":
     cuda.is_available = lambda: False
 '''
