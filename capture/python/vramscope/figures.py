@@ -25,7 +25,7 @@ class Stretch:
 
 
 def read(torch):
-    """The counters of every device that has a CUDA context (never creates one)."""
+    """The caching allocator's counters of every device (its own statistics: no CUDA call)."""
     n = torch.cuda.device_count()
     stats = [torch.cuda.memory_stats(d) for d in range(n)]
     return Counters(tuple(s.get("allocated_bytes.all.current", 0) for s in stats),

@@ -3,8 +3,10 @@ is imported with it):
 
     from vramscope.callbacks import TransformersCallback   # transformers.Trainer(callbacks=[...])
     from vramscope.callbacks import LightningCallback      # lightning.Trainer(callbacks=[...])
+    from vramscope.callbacks import PytorchLightningCallback  # pytorch_lightning.Trainer, beside lightning
 """
-_WHERE = {"TransformersCallback": ".transformers_callback", "LightningCallback": ".lightning_callback"}
+_WHERE = {"TransformersCallback": ".transformers_callback", "LightningCallback": ".lightning_callback",
+          "PytorchLightningCallback": ".lightning_callback"}
 
 
 def __getattr__(name):

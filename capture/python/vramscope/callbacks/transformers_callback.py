@@ -1,6 +1,6 @@
 """EpochPeaks as a transformers TrainerCallback: each epoch's and each evaluation's peak, a
 PeakGrowthWarning when an epoch's grows past the threshold, the epochs marked in the recording.
-The peaks also go into the Trainer's logs (vramscope/epoch_peak_bytes)."""
+The peaks are in callback.peaks.peaks (the Trainer's own state is left as it is)."""
 from transformers import TrainerCallback
 
 from ..epoch_peaks import EpochPeaks
@@ -16,10 +16,8 @@ class TransformersCallback(TrainerCallback):
         self.peaks.begin("epoch", self._epoch)
 
     def on_epoch_end(self, args, state, control, **kwargs):
-        peak = self.peaks.end("epoch")
+        self.peaks.end("epoch")
         self._epoch += 1
-        if peak is not None:
-            state.log_history.append({"epoch": state.epoch, "vramscope/epoch_peak_bytes": peak.bytes})
 
     def on_prediction_step(self, args, state, control, **kwargs):
         # the Trainer has no "evaluation begins": its first prediction step is where it begins
