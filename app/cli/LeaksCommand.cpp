@@ -76,11 +76,8 @@ LeakReport leakReport(const CaptureAnalysis& a, size_t d, const CliArgs& args) {
     }
     q.aliveAtEnd = args.has("--alive-at-end");
     LeakReport rep = diagnoseLeaks(a, d, q);
-    if (rep.oom && rep.kind == LeakKind::Oom) { // a fragmented reserve: would another setting have served it?
-        currentStep = "simulating the allocator";
-        rep.oom->whatIf = oomWhatIf(a, d, *rep.oom);
-        if (!rep.oom->whatIf.empty()) rep.nextStep += " " + rep.oom->whatIf;
-    }
+    currentStep = "simulating the allocator";
+    addOomWhatIf(a, d, rep); // a fragmented reserve: would another setting have served the request?
     return rep;
 }
 

@@ -45,6 +45,7 @@ void writeJson(const CaptureAnalysis& a, size_t d, const PeakReport& p, size_t m
     const Capture& c = a.capture();
     JsonWriter j(out);
     j.beginObject().field("device", a.trace(d).device).field("summary", p.summary);
+    j.field("driver_level", c.nativeStacks); // every cudaMalloc (CUPTI agent), not PyTorch's allocator
     if (p.empty) {
         j.endObject();
         return;

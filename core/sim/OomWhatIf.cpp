@@ -42,4 +42,10 @@ std::string oomWhatIf(const CaptureAnalysis& a, size_t device, const OomFacts& f
     return s;
 }
 
+void addOomWhatIf(const CaptureAnalysis& a, size_t device, LeakReport& rep, const std::atomic<bool>* cancel) {
+    if (!rep.oom || rep.kind != LeakKind::Oom) return;
+    rep.oom->whatIf = oomWhatIf(a, device, *rep.oom, cancel);
+    if (!rep.oom->whatIf.empty()) rep.nextStep += " " + rep.oom->whatIf;
+}
+
 } // namespace vs

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""`peak` against what the programs themselves measured (issue 46): for every real recording (samples/corpus,
+both recorders; samples/real; ../shared/captures/real when present) the peak's allocated bytes equal the
+program's own torch.cuda.max_memory_allocated() (the truth's `max_allocated`, byte-exact), its categories
+add up to it, and the blocks listed by line add up to it too (every block alive at the peak is some
+line's). Prints one line per recording that disagrees and the totals; exit 1 on any disagreement.
+    peak_truth.py CLI"""
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from corpus_io import opened
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = (ROOT / "samples" / "corpus" / "recordings", ROOT / "samples" / "real", ROOT.parent / "shared" / "captures" / "real")
+
+
+def truth_of(path):
+    name = path.name
+    stem = name[: -len(".pickle.xz")] if name.endswith(".pickle.xz") else name[: -len(".vscap")]
+    truth = path.with_name(stem + (".truth.json" if name.endswith(".pickle.xz") else ".rec.truth.json"))
+    return json.loads(truth.read_text()) if truth.exists() else {}
+
+
+def problems_of(p, truth):
+    out = []
+    if sum(p["categories"].values()) != p["allocated"]:
+        out.append(f"categories add up to {sum(p['categories'].values())}, allocated {p['allocated']}")
+    if sum(line["bytes"] for line in p["lines"]) != p["allocated"]:
+        out.append(f"lines add up to {sum(line['bytes'] for line in p['lines'])}, allocated {p['allocated']}")
+    # a driver-level recording (the CUPTI agent) counts every cudaMalloc: PyTorch's segments, not its tensors
+    if "max_allocated" in truth and not p["driver_level"] and truth["max_allocated"] != p["allocated"]:
+        out.append(f"peak {p['allocated']}, the program's max_memory_allocated {truth['max_allocated']}")
+    rows = p["phases"]
+    if not rows or rows[p["phase"]]["peak"] != p["allocated"] or max(r["peak"] for r in rows) != p["allocated"]:
+        out.append("the peak's phase does not hold the peak")
+    return out
+
+
+def main():
+    cli = sys.argv[1] if len(sys.argv) > 1 else "build/app/vramscope-cli"
+    paths = [p for folder in FOLDERS if folder.is_dir() for p in sorted(folder.glob("*"))
+             if p.name.endswith((".vscap", ".pickle.xz"))]
+    failed, checked, with_truth = [], 0, 0
+    with tempfile.TemporaryDirectory(prefix="vs-peak-") as tmp:
+        for path in paths:
+            r = subprocess.run([cli, "peak", opened(path, tmp), "--json", "--lines", "1000000"],
+                               capture_output=True, text=True, timeout=300)
+            if r.returncode != 0:
+                failed.append(f"{path.name}: exit {r.returncode}: {r.stderr.strip()}")
+                continue
+            truth, p = truth_of(path), json.loads(r.stdout)
+            checked += 1
+            with_truth += "max_allocated" in truth and not p["driver_level"]
+            failed += [f"{path.name}: {m}" for m in problems_of(p, truth)]
+    for f in failed:
+        print(f)
+    print(f"peak: {checked} recordings, {with_truth} against the program's max_memory_allocated; "
+          f"{len(failed)} disagreements")
+    return 1 if failed or not checked else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
