@@ -22,6 +22,7 @@ dev=(
   pybind11-dev                # the test of the recorder's block-list reader (header-only)
   python3-pytest python3-pytest-xdist  # the pytest plugin's suite (pytester, xdist)
   openssh-server              # the remote tests start their own sshd
+  libnss-wrapper fish tcsh    # ...whose user's login shell they switch (fish, tcsh, a hostile host)
 )
 case "${1:-}" in
   --dev) packages+=("${dev[@]}") ;;

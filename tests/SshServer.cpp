@@ -9,6 +9,7 @@
 #include <QThread>
 
 #include <csignal>
+#include <cstdio>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -55,6 +56,37 @@ SshServer::~SshServer() {
     }
 }
 
+QString SshServer::nssWrapperPath() {
+    for (const QString& dir : QDir("/usr/lib").entryList({"*-linux-gnu*"}, QDir::Dirs))
+        if (QFile::exists("/usr/lib/" + dir + "/libnss_wrapper.so"))
+            return "/usr/lib/" + dir + "/libnss_wrapper.so";
+    return QFile::exists("/usr/lib/libnss_wrapper.so") ? QStringLiteral("/usr/lib/libnss_wrapper.so")
+                                                       : QString();
+}
+
+// /etc/passwd with the user's own entry naming DIR/login-shell as its shell.
+bool SshServer::writePasswd() {
+    const passwd* pw = ::getpwuid(::geteuid());
+    if (!pw) return false;
+    QByteArray text;
+    for (const QByteArray& line : read("/etc/passwd").split('\n'))
+        if (!line.isEmpty() && !line.startsWith(QByteArray(pw->pw_name) + ':')) text += line + '\n';
+    text += QStringLiteral("%1:x:%2:%3::%4:%5/login-shell\n")
+                .arg(QString::fromLocal8Bit(pw->pw_name))
+                .arg(pw->pw_uid)
+                .arg(pw->pw_gid)
+                .arg(home(), dir())
+                .toLocal8Bit();
+    return write(dir() + "/passwd", text) && setLoginShell(QString::fromLocal8Bit(pw->pw_shell));
+}
+
+bool SshServer::setLoginShell(const QString& program) {
+    if (!switchable_) return false;
+    const QString link = dir() + "/login-shell", next = link + ".next";
+    QFile::remove(next);
+    return QFile::link(program, next) && ::rename(QFile::encodeName(next), QFile::encodeName(link)) == 0;
+}
+
 QString SshServer::sshdPath() {
     for (const char* path : {"/usr/sbin/sshd", "/usr/local/sbin/sshd"})
         if (QFile::exists(path)) return path;
@@ -68,14 +100,15 @@ bool SshServer::writeConfigs(int port, const QMap<QString, QString>& environment
     const QByteArray where = QStringLiteral("[127.0.0.1]:%1 ").arg(port).toUtf8();
     const passwd* pw = ::getpwuid(::geteuid());
     const QString user = pw ? QString::fromLocal8Bit(pw->pw_name) : QStringLiteral("root");
-    QString accept;
+    QString accept; // "AcceptEnv" alone is an error in sshd_config
     for (auto it = environment.begin(); it != environment.end(); ++it) accept += ' ' + it.key();
+    if (!accept.isEmpty()) accept = "AcceptEnv" + accept + '\n';
     const QString sshd =
         QStringLiteral(
             "Port %1\nListenAddress 127.0.0.1\nHostKey %2/host_key\nPidFile none\nAuthorizedKeysFile "
             "%2/authorized_keys\n"
             "StrictModes no\nUsePAM no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-            "KbdInteractiveAuthentication no\nAllowStreamLocalForwarding yes\nAcceptEnv%3\nLogLevel ERROR\n")
+            "KbdInteractiveAuthentication no\nAllowStreamLocalForwarding yes\n%3LogLevel ERROR\n")
             .arg(port)
             .arg(d, accept);
     const auto host = [&](const QString& name, const QString& key, const QString& knownHosts) {
@@ -104,9 +137,19 @@ bool SshServer::writeConfigs(int port, const QMap<QString, QString>& environment
     return false;
 }
 
-bool SshServer::start(const QMap<QString, QString>& environment, QString& why) {
+bool SshServer::start(const QMap<QString, QString>& environment, QString& why, bool switchableShell) {
     dir_ = std::make_unique<QTemporaryDir>(); // 0700
     if (!dir_->isValid()) return why = "no temporary directory", false;
+    if ((switchable_ = switchableShell)) {
+        if (nssWrapperPath().isEmpty()) return why = "libnss-wrapper is not installed", false;
+        if (!QDir().mkpath(home()) || !writePasswd())
+            return why = "cannot write the passwd file in " + dir(), false;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("LD_PRELOAD", nssWrapperPath());
+        env.insert("NSS_WRAPPER_PASSWD", dir() + "/passwd");
+        env.insert("NSS_WRAPPER_GROUP", "/etc/group");
+        sshd_.setProcessEnvironment(env);
+    }
     for (const char* key : {"host_key", "other_host_key", "user_key", "stranger_key"})
         if (!run("ssh-keygen",
                  {"-q", "-t", "ed25519", "-N", "", "-C", "vramscope-test", "-f", dir() + "/" + key}, why))

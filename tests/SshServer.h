@@ -7,7 +7,12 @@
 //   vstest-stranger  a key the server does not know: login refused
 //   vstest-newkey    a known_hosts that holds another host key: host key refused
 // sshd runs as the test's user (root here and in CI: PermitRootLogin prohibit-password).
+// With a switchable login shell, sshd reads the user's passwd entry through nss_wrapper (Debian's
+// libnss-wrapper): its shell is DIR/login-shell, a link that setLoginShell() points at fish, tcsh
+// or a fake hostile host, so that every command ssh hands over is parsed by that program, exactly
+// as a user's own login shell would parse it.
 #include <QByteArray>
+#include <QDir>
 #include <QMap>
 #include <QProcess>
 #include <QString>
@@ -18,11 +23,18 @@
 class SshServer {
   public:
     ~SshServer();
-    static QString sshdPath(); // empty when openssh-server is not installed: the tests skip
+    static QString sshdPath();       // empty when openssh-server is not installed: the tests skip
+    static QString nssWrapperPath(); // empty when libnss-wrapper is not installed: those tests skip
     // Starts sshd; false with `why`. `environment` is sent by the client (SetEnv) to vstest.
-    bool start(const QMap<QString, QString>& environment, QString& why);
+    bool start(const QMap<QString, QString>& environment, QString& why, bool switchableShell = false);
+    // The program sshd runs as the user's login shell from the next connection on (`shell -c CMD`);
+    // false unless started with a switchable shell.
+    bool setLoginShell(const QString& program);
     QString sshCommand() const;
     QString dir() const { return dir_->path(); }
+    // The user's home on the host (where its login shell starts): DIR/home with a switchable
+    // shell, else the user's own.
+    QString home() const { return switchable_ ? dir() + "/home" : QDir::homePath(); }
     QByteArray log(); // what sshd said (-e)
     // Kills the per-connection sshd processes (not the programs they started, nor the daemon): every
     // open connection drops as when the network goes.
@@ -30,7 +42,9 @@ class SshServer {
 
   private:
     bool writeConfigs(int port, const QMap<QString, QString>& environment, QString& why);
+    bool writePasswd();
     std::unique_ptr<QTemporaryDir> dir_;
     QProcess sshd_;
     QByteArray log_;
+    bool switchable_ = false;
 };

@@ -1,11 +1,14 @@
 // The pure parts of the remote side (core/util): ssh:// addresses and the names they may hold, the
-// quoting of what reaches the remote shell (run by a real sh here), ssh's command line, and ssh's
-// failures told apart.
+// values a fixed script reads from stdin (decoded by real sh, dash and bash here), ssh's command
+// line, the host's answers checked, and ssh's failures told apart.
+#include "util/RemoteAnswer.h"
 #include "util/RemoteScripts.h"
 #include "util/SshCommand.h"
 #include "util/SshFailure.h"
 #include "util/SshTarget.h"
+#include "util/TerminalText.h"
 
+#include <QFileInfo>
 #include <QProcess>
 #include <QtTest>
 
@@ -19,7 +22,12 @@ class TestSshTarget : public QObject {
     void refusesWhatSshCouldMisread_data();
     void refusesWhatSshCouldMisread();
     void quotingSurvivesTheShell();
+    void valuesArriveAsBytes_data();
+    void valuesArriveAsBytes();
+    void valuesThatCannotBeSent();
     void sshCommandLine();
+    void hostAnswersAreChecked();
+    void programOutputIsEscapedAcrossPieces();
     void failuresAreToldApart_data();
     void failuresAreToldApart();
     void commandLinesTheRecordersCannotRun();
@@ -93,18 +101,59 @@ void TestSshTarget::quotingSurvivesTheShell() {
     sh.start("sh", {"-c", QString::fromStdString("printf %s " + shellQuote(nasty))});
     QVERIFY(sh.waitForFinished());
     QCOMPARE(sh.readAllStandardOutput().toStdString(), nasty);
-    // A ~/ path expands to the home, the rest stays literal.
-    QProcess home;
-    home.start("sh", {"-c", QString::fromStdString("HOME=/h; printf %s " + shellPath("~/a b'$x"))});
-    QVERIFY(home.waitForFinished());
-    QCOMPARE(home.readAllStandardOutput(), QByteArray("/h/a b'$x"));
     QCOMPARE(shellLine({"a &", "b", "c"}), std::string("a & b; c"));
+}
+
+void TestSshTarget::valuesArriveAsBytes_data() {
+    QTest::addColumn<QString>("shell");
+    for (const char* shell : {"/bin/sh", "/bin/dash", "/bin/bash"})
+        if (QFileInfo::exists(shell)) QTest::newRow(shell) << QString(shell);
+}
+
+// kRemoteCommand's /bin/sh reads the script's line, then the script reads its values: every byte
+// but NUL arrives as it was, none runs, and what follows the values is left for the script.
+void TestSshTarget::valuesArriveAsBytes() {
+    QFETCH(QString, shell);
+    const std::vector<std::string> values = {"",
+                                             "plain",
+                                             "it's $(touch /tmp/x) `id` \"q\" \\ ; & | * ! % {} ( )",
+                                             "a\nb\n",
+                                             "\n",
+                                             "-n",
+                                             "\\101\\n",
+                                             "unicodé ✓ \xff\x01\x7f",
+                                             "  spaces  "};
+    RemoteScript s{shellLine({kReadValue, "for i in 1 2 3 4 5 6 7 8 9; do val; printf '%s|' \"$v\"; done",
+                              "IFS= read -r rest; printf '%s' \"$rest\""}),
+                   values};
+    QProcess sh;
+    sh.start(shell, {"-c", "IFS= read -r s && eval \"$s\""});
+    sh.write(QByteArray::fromStdString(remoteInput(s) + "after the values\n"));
+    sh.closeWriteChannel();
+    QVERIFY(sh.waitForFinished());
+    std::string expected;
+    for (const auto& v : values) expected += v + "|";
+    QCOMPARE(sh.readAllStandardOutput().toStdString(), expected + "after the values");
+    QCOMPARE(sh.exitCode(), 0);
+    // The line the login shell gets holds nothing that fish, tcsh or nushell read differently.
+    const std::string command = kRemoteCommand;
+    QVERIFY(command.find_first_of("\\\n!`") == std::string::npos);
+    QCOMPARE(std::count(command.begin(), command.end(), '\''), 2);
+}
+
+void TestSshTarget::valuesThatCannotBeSent() {
+    QVERIFY_THROWS_EXCEPTION(RemoteValueError, remoteInput({"true", {std::string("a\0b", 3)}}));
+    QVERIFY_THROWS_EXCEPTION(RemoteValueError, remoteInput({"true", {std::string(kMaxValueBytes + 1, 'a')}}));
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, remoteInput({"a\nb", {}}));
+    // Each value is one line of digits and backslashes: inert in every shell.
+    const std::string input = remoteInput({"s", {"x;\n'"}});
+    QCOMPARE(input, std::string("s\n\\170\\073\\012\\047\n"));
 }
 
 void TestSshTarget::sshCommandLine() {
     qunsetenv("VRAMSCOPE_SSH");
     SshTarget t{"me", "gpu", 2222, "/a.vscap"};
-    const auto argv = sshArgv(t, "echo hi", "/r/live.sock:/l/live.sock");
+    const auto argv = sshArgv(t, "/r/live.sock:/l/live.sock");
     QCOMPARE(argv.front(), std::string("ssh"));
     const auto at = [&](const std::string& w) {
         return std::find(argv.begin(), argv.end(), w) - argv.begin();
@@ -115,9 +164,10 @@ void TestSshTarget::sshCommandLine() {
     QCOMPARE(argv[size_t(at("-R") + 1)], std::string("/r/live.sock:/l/live.sock"));
     QVERIFY(at("ExitOnForwardFailure=yes") < at("--"));
     QCOMPARE(argv[size_t(at("--") + 1)], std::string("gpu")); // the host after --: never an option
-    QCOMPARE(argv.back(), std::string("sh -c 'echo hi'"));
+    QCOMPARE(argv.back(), std::string(kRemoteCommand)); // the same whatever runs: the script is on stdin
+    QCOMPARE(sshArgv({"me", "gpu", 0, "/it's;$(x)\n"}).back(), std::string(kRemoteCommand));
     qputenv("VRAMSCOPE_SSH", "/opt/ssh -F /x/config");
-    const auto custom = sshArgv(t, "true");
+    const auto custom = sshArgv(t);
     QCOMPARE(custom[0], std::string("/opt/ssh"));
     QCOMPARE(custom[2], std::string("/x/config"));
     qunsetenv("VRAMSCOPE_SSH");
@@ -174,9 +224,44 @@ void TestSshTarget::commandLinesTheRecordersCannotRun() {
     QVERIFY(runsUnderPythonRecorder({{"/opt/conda/bin/python3.11", "t.py"}, {}, {}}));
     QVERIFY(!runsUnderPythonRecorder({{"./train_cuda"}, {}, {}}));
     QVERIFY(!runsUnderPythonRecorder({{"pythonista"}, {}, {}}));
-    const std::string module = runScript({{"python", "-m", "pkg.train", "--lr", "1"}, {}, {}}, "/d", "t");
-    QVERIFY(module.find("record -o \"$out\" --live \"$sock\" -m 'pkg.train' -- '--lr' '1'") !=
+    const RemoteScript module = runScript({{"python", "-m", "pkg.train", "--lr", "1"}, {}, {}}, "/d", "t");
+    QVERIFY(module.script.find("record -o \"$out\" --live \"$sock\" -m \"$mod\" -- \"$@\"") !=
             std::string::npos);
+    // No word of the user's is in the script: they are its values (dir, output, work dir, count, words).
+    QVERIFY(module.script.find("pkg.train") == std::string::npos);
+    const std::vector<std::string> values = {"/d", "vramscope-t.vscap", "",     "5", "python",
+                                             "-m", "pkg.train",         "--lr", "1"};
+    QCOMPARE(module.values, values);
+}
+
+void TestSshTarget::hostAnswersAreChecked() {
+    QCOMPARE(parseRemoteSize("123", 1000), std::optional<uint64_t>(123));
+    for (const char* bad : {"", "-5", "1e3", "0x10", "12abc", " 1", "99999999999999999999999"})
+        QVERIFY2(!parseRemoteSize(bad, uint64_t(1) << 40), bad);
+    QVERIFY(!parseRemoteSize("1001", 1000));
+    QVERIFY(isPlainRemoteDir("/tmp/vramscope-AbC_12.x"));
+    for (const char* bad : {"", "/", "tmp/x", "/tmp/x:9999", "/tmp/../etc", "/tmp/./x", "/tmp//x", "/tmp/x/",
+                            "/tmp/x -R 1", "/tmp/x\n"})
+        QVERIFY2(!isPlainRemoteDir(bad), bad);
+    QVERIFY(!isPlainRemoteDir("/" + std::string(100, 'a'))); // DIR/live.sock would not fit sun_path
+    QCOMPARE(decodeRemoteHex("2f610a"), std::optional<std::string>("/a\n"));
+    for (const char* bad : {"2f6", "zz", "2F"}) QVERIFY2(!decodeRemoteHex(bad), bad);
+    QVERIFY(!decodeRemoteHex(std::string(10, 'a'), 4));
+    QCOMPARE(parseRemoteNumber("255", 255), std::optional<long>(255));
+    QVERIFY(!parseRemoteNumber("256", 255));
+}
+
+// A remote program's output passed on: lines and tabs kept, an escape sequence shown, and a C1
+// control split between two reads (UTF-8 C2 9B, a CSI) caught all the same.
+void TestSshTarget::programOutputIsEscapedAcrossPieces() {
+    std::string carry;
+    QCOMPARE(terminalOutput("a\tb\n\x1b[2J\r", carry), std::string("a\tb\n\\x1b[2J\\x0d"));
+    QCOMPARE(terminalOutput("x\xc2", carry), std::string("x"));
+    QCOMPARE(terminalOutput("\x9b"
+                            "31m",
+                            carry),
+             std::string("\\x9b31m"));
+    QCOMPARE(terminalOutput("\xc3\xa9", carry), std::string("\xc3\xa9")); // é passes
 }
 
 QTEST_GUILESS_MAIN(TestSshTarget)

@@ -1,33 +1,44 @@
 #include "RemoteFetch.h"
 
+#include "Interrupts.h"
 #include "SshProcess.h"
 
 #include "util/PrivatePath.h"
+#include "util/RemoteAnswer.h"
 #include "util/RemoteScripts.h"
 #include "util/SshCommand.h"
 #include "util/SshFailure.h"
+#include "util/TerminalText.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace vs::cli {
 
 namespace {
 constexpr size_t kMaxPreamble = 64 << 10; // what a chatty login script may print before our marker
+constexpr auto kMarkerWait = std::chrono::seconds(60); // for the login and the size line
+constexpr uint64_t kMaxRemoteFile = uint64_t(1) << 40; // a larger "size" is no capture: refused
 
 // The copies made in this process, removed at exit (their directories are private: mkdtemp).
 struct Copies {
     std::map<std::string, std::string> urlOf; // local path -> ssh:// address
-    ~Copies() {
+    void removeAll() {
         std::error_code ec;
         for (const auto& [path, url] : urlOf)
-            std::filesystem::remove_all(std::filesystem::path(path).parent_path(), ec);
+            std::filesystem::remove_all(std::filesystem::path(path).parent_path(), ec); // links not followed
+        urlOf.clear();
     }
+    ~Copies() { removeAll(); }
 };
 Copies& copies() {
     static Copies c;
@@ -44,29 +55,57 @@ void writeAll(int fd, const char* data, size_t n) {
     }
 }
 
-// Reads ssh's stdout into `fd`: the marker line "size=N" first (anything before it is a login
-// script's chatter, skipped), then the file's bytes. Returns the bytes written.
-uint64_t receive(SshProcess& ssh, int fd) {
+// ssh's stdout into the local copy: the marker line "size=N" first (anything before it is a login
+// script's chatter, skipped, up to kMaxPreamble), then at most N bytes: the host said how large the
+// file is, and a file still being written is read as far as it was then.
+struct Receiver {
+    int fd;
+    std::string host, dir;
     std::string head;
-    bool started = false;
+    std::optional<uint64_t> size;
     uint64_t written = 0;
-    char buf[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(ssh.out(), buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return written;
-        if (started) {
-            writeAll(fd, buf, size_t(n)), written += uint64_t(n);
-            continue;
+
+    // False once the declared bytes are all here (whatever more comes is not read).
+    bool take(std::string_view data) {
+        if (!size) {
+            head.append(data);
+            if (!findSize()) return true;
+            data = head;
         }
-        head.append(buf, size_t(n));
-        for (size_t eol; !started && (eol = head.find('\n')) != std::string::npos;) {
-            started = parseRemoteMarker(std::string_view(head).substr(0, eol)).has_value();
-            head.erase(0, eol + 1);
-        }
-        if (started && !head.empty()) writeAll(fd, head.data(), head.size()), written += head.size();
-        if (!started && head.size() > kMaxPreamble) return 0;
+        const auto n = size_t(std::min<uint64_t>(data.size(), *size - written));
+        writeAll(fd, data.data(), n);
+        written += n;
+        head.clear();
+        return written < *size;
     }
+
+    bool findSize() {
+        for (size_t eol; !size && (eol = head.find('\n')) != std::string::npos; head.erase(0, eol + 1)) {
+            const auto m = parseRemoteMarker(std::string_view(head).substr(0, eol));
+            if (!m || m->first != "size") continue;
+            size = parseRemoteSize(m->second, kMaxRemoteFile);
+            if (!size)
+                throw std::runtime_error(host + " declared an impossible size for the file (" +
+                                         terminalText(m->second.substr(0, 40)) + ")");
+            checkRoom();
+        }
+        if (!size && head.size() > kMaxPreamble)
+            throw std::runtime_error(host + " sent no file (a login script printed too much?)");
+        return size.has_value();
+    }
+
+    void checkRoom() const {
+        struct statvfs fs {};
+        if (::statvfs(dir.c_str(), &fs) == 0 && uint64_t(fs.f_bavail) * fs.f_frsize < *size)
+            throw std::runtime_error("not enough room in " + dir + " for a copy of " + std::to_string(*size) +
+                                     " bytes from " + host + " (set TMPDIR)");
+    }
+};
+
+// A name for the local copy: the remote file's own, unless it is none ("/", "..").
+std::string copyName(const std::string& remotePath) {
+    const std::string name = std::filesystem::path(remotePath).filename().string();
+    return name.empty() || name == "." || name == ".." ? "remote" : name;
 }
 } // namespace
 
@@ -76,24 +115,41 @@ std::string localCopyOf(const std::string& file) {
     const auto target = parseSshUrl(file, error);
     if (!target) throw std::runtime_error(error);
     const char* tmp = std::getenv("TMPDIR");
-    const std::string dir = makePrivateTempDir(tmp && *tmp ? tmp : "/tmp", "vramscope-remote-");
-    std::string name = std::filesystem::path(target->path).filename().string();
-    const std::string local = dir + "/" + (name.empty() ? "remote" : name);
+    const std::string parent = tmp && *tmp ? tmp : "/tmp";
+    const std::string dir = makePrivateTempDir(parent, "vramscope-remote-");
+    const std::string local = dir + "/" + copyName(target->path);
     copies().urlOf[local] = file;
     const int fd = createExclusive(local, error);
     if (fd < 0) throw std::runtime_error(error);
-    SshProcess ssh(sshArgv(*target, readFileScript(target->path, false)));
-    ssh.closeIn();
-    try {
-        receive(ssh, fd);
-    } catch (...) {
+    Interrupts interrupts;
+    Receiver rx{fd, target->destination(), parent, {}, {}, 0};
+    SshProcess::Pumped how{};
+    {
+        SshProcess ssh(sshArgv(*target), remoteInput(readFileScript(target->path, false)), true);
+        const auto deadline = std::chrono::steady_clock::now() + kMarkerWait;
+        try {
+            how = ssh.pump([&](std::string_view data) { return rx.take(data); },
+                           [&] {
+                               return interrupts.count() == 0 &&
+                                      (rx.size || std::chrono::steady_clock::now() < deadline);
+                           });
+        } catch (...) {
+            ::close(fd);
+            throw;
+        }
         ::close(fd);
-        throw;
+        if (interrupts.count()) { // Ctrl-C: ssh and the copy go first, then the process
+            ssh.stop();
+            copies().removeAll();
+            Interrupts::endBy(interrupts.last());
+        }
+        if (how == SshProcess::Pumped::Stopped && rx.size) return local; // all declared bytes: ssh ends
+        if (how == SshProcess::Pumped::Stopped)
+            throw std::runtime_error(rx.host + " sent no file within a minute");
+        const int rc = ssh.wait();
+        if (rc != 0) throw std::runtime_error(describeSshFailure(rx.host, rc, ssh.errText()).message);
     }
-    ::close(fd);
-    const int rc = ssh.wait();
-    if (rc != 0)
-        throw std::runtime_error(describeSshFailure(target->destination(), rc, ssh.errText()).message);
+    if (!rx.size) throw std::runtime_error(rx.host + " sent no file (its answer had no size line)");
     return local;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The CLI's FILE as ssh://[user@]host[:port]/path: copied once through the user's own ssh (`cat` on
-// the host) into a private temporary directory that is removed when the process exits. A file still
-// being written is read as far as it is (a .vscap reads back to its last complete chunk).
+// the host) into a private temporary directory that is removed when the process exits, or ends by
+// Ctrl-C, SIGTERM or SIGHUP (Interrupts). A file still being written is read as far as it was when
+// the host said its size, and never further: the copy is bounded by that size (RemoteAnswer).
 #include <string>
 
 namespace vs::cli {

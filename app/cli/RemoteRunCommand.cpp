@@ -5,15 +5,19 @@
 // LOCAL here. The recording is also written on the host, and kept there. The first Ctrl-C stops the
 // program (as Ctrl-C would on the host), a second one leaves it running and disconnects.
 #include "Commands.h"
+#include "Interrupts.h"
 #include "SshProcess.h"
 
 #include "util/PrivatePath.h"
 #include "util/PrivateSocket.h"
+#include "util/RemoteAnswer.h"
 #include "util/RemoteScripts.h"
 #include "util/SshCommand.h"
 #include "util/SshFailure.h"
+#include "util/TerminalText.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -27,7 +31,8 @@
 namespace vs::cli {
 
 namespace {
-volatile std::sig_atomic_t interrupts = 0;
+constexpr size_t kMaxAnswer = 64 << 10;                  // a marker line, or a login script's chatter
+constexpr auto kPrepareWait = std::chrono::seconds(120); // the login, mktemp and the recorder's import
 
 struct Options {
     SshTarget target;
@@ -79,23 +84,26 @@ std::string timestamp() {
     throw std::runtime_error(describeSshFailure(t.destination(), rc, err).message);
 }
 
-// The first connection: the private directory on the host, the recorder checked there.
+// The first connection: the private directory on the host, the recorder checked there. Its answer
+// becomes part of ssh's -R option: only a plain absolute path is taken.
 std::string prepare(const Options& o) {
-    SshProcess ssh(sshArgv(o.target, prepareRunScript(o.program)));
-    ssh.closeIn();
+    SshProcess ssh(sshArgv(o.target), remoteInput(prepareRunScript(o.program)), true);
     std::string text;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(ssh.out(), buf, sizeof buf)) != 0;)
-        if (n > 0)
-            text.append(buf, size_t(n));
-        else if (errno != EINTR)
-            break;
-    const int rc = ssh.wait();
+    const auto deadline = std::chrono::steady_clock::now() + kPrepareWait;
+    const auto how = ssh.pump([&](std::string_view data) { return text.append(data).size() <= kMaxAnswer; },
+                              [&] { return std::chrono::steady_clock::now() < deadline; });
+    if (how == SshProcess::Pumped::Stopped) ssh.stop();
+    const int rc = how == SshProcess::Pumped::Stopped ? 0 : ssh.wait();
     if (rc != 0) failWith(o.target, rc, ssh.errText());
     for (size_t at = 0, eol; (eol = text.find('\n', at)) != std::string::npos; at = eol + 1)
         if (const auto m = parseRemoteMarker(std::string_view(text).substr(at, eol - at));
-            m && m->first == "dir")
-            return m->second;
+            m && m->first == "dir") {
+            if (isPlainRemoteDir(m->second)) return m->second;
+            throw std::runtime_error(o.target.destination() +
+                                     " answered with a private directory that is not a "
+                                     "plain absolute path (" +
+                                     terminalText(m->second.substr(0, 120)) + ")");
+        }
     throw std::runtime_error(o.target.destination() +
                              " answered without the private directory it should have made");
 }
@@ -141,58 +149,58 @@ struct LocalEnd {
     }
 };
 
-// What the run script printed on stdout: its markers.
+// What the run script printed on stdout: its markers, each checked (the host may be hostile). A
+// line longer than kMaxAnswer is no marker: dropped as it comes.
 struct Markers {
-    std::string pending, pid, output;
+    std::string pending, pid = "?", output = "?";
     int exit = -1;
+    bool started = false;
     void take(const char* data, size_t n, const std::string& host) {
         pending.append(data, n);
-        for (size_t eol; (eol = pending.find('\n')) != std::string::npos; pending.erase(0, eol + 1)) {
-            const auto m = parseRemoteMarker(std::string_view(pending).substr(0, eol));
-            if (!m) continue;
-            if (m->first == "pid") pid = m->second;
-            if (m->first == "output") {
-                output = m->second;
-                std::cerr << "vramscope-cli: recording on " << host << " (pid " << pid << ") into " << output
-                          << " (kept there)\n";
-            }
-            if (m->first == "exit") exit = std::atoi(m->second.c_str());
+        for (size_t eol; (eol = pending.find('\n')) != std::string::npos; pending.erase(0, eol + 1))
+            if (const auto m = parseRemoteMarker(std::string_view(pending).substr(0, eol))) use(*m, host);
+        if (pending.size() > kMaxAnswer) pending.clear();
+    }
+    void use(const std::pair<std::string, std::string>& m, const std::string& host) {
+        if (m.first == "pid")
+            if (const auto p = parseRemoteNumber(m.second, 1L << 30))
+                pid = std::to_string(*p), started = true;
+        if (m.first == "output") {
+            const auto path = decodeRemoteHex(m.second);
+            output = path ? terminalText(*path) : "?";
+            std::cerr << "vramscope-cli: recording on " << host << " (pid " << pid << ") into " << output
+                      << " (kept there)\n";
         }
+        if (m.first == "exit")
+            if (const auto e = parseRemoteNumber(m.second, 255)) exit = int(*e);
     }
 };
-
-void onInterrupt(int) {
-    interrupts = interrupts + 1;
-}
 } // namespace
 
 int runRemoteRun(const std::vector<std::string>& args, std::ostream& out) {
     const Options o = parseOptions(args);
     try {
-        (void)runScript(o.program, "/d",
-                        "t"); // a command line the recorders cannot run fails before connecting
-    } catch (const RemoteProgramError& e) {
+        // a command line the recorders cannot run, or words that cannot be sent, fail before connecting
+        (void)remoteInput(runScript(o.program, "/d", "t"));
+    } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
     const std::string host = o.target.destination();
     const std::string dir = prepare(o);
     LocalEnd local;
     if (o.live.empty()) local.open(o.localCopy);
-    SshProcess ssh(sshArgv(o.target, runScript(o.program, dir, timestamp()),
-                           remoteSocketPath(dir) + ":" + (o.live.empty() ? local.socket : o.live)),
-                   true);
-    struct sigaction sa {};
-    sa.sa_handler = onInterrupt; // no SA_RESTART: poll() returns at once
-    ::sigaction(SIGINT, &sa, nullptr);
+    Interrupts interrupts; // Ctrl-C: stop the program; again, or SIGTERM/SIGHUP: leave it running
+    SshProcess ssh(sshArgv(o.target, remoteSocketPath(dir) + ":" + (o.live.empty() ? local.socket : o.live)),
+                   remoteInput(runScript(o.program, dir, timestamp())), false, true);
     Markers markers;
     int seen = 0;
     bool detached = false;
     while (ssh.out() >= 0 || ssh.err() >= 0 || local.conn >= 0) {
-        if (interrupts != seen && (seen = interrupts) == 1) {
+        if (interrupts.count() != seen && (seen = interrupts.count()) == 1 && interrupts.last() == SIGINT) {
             std::cerr << "vramscope-cli: stopping the program on " << host
                       << " (Ctrl-C again: leave it running and disconnect)\n";
             if (ssh.in() >= 0 && ::write(ssh.in(), "stop\n", 5) != 5) ssh.closeIn();
-        } else if (seen >= 2) {
+        } else if (seen >= 1 && (seen >= 2 || interrupts.last() != SIGINT)) {
             detached = true;
             break;
         }
@@ -213,7 +221,6 @@ int runRemoteRun(const std::vector<std::string>& args, std::ostream& out) {
         if (fds[2].revents && ssh.out() >= 0) local.accept();
         if (fds[3].revents) local.read();
     }
-    ::signal(SIGINT, SIG_DFL);
     if (o.live.empty() && local.received == 0)
         ::unlink(o.localCopy.c_str()); // nothing came back: no empty file
     const std::string copy =
@@ -221,12 +228,12 @@ int runRemoteRun(const std::vector<std::string>& args, std::ostream& out) {
     if (detached) {
         std::cerr << "vramscope-cli: disconnected; the program goes on running on " << host << " (pid "
                   << markers.pid << "), recording into " << markers.output << copy << '\n';
-        return 130;
+        return 128 + interrupts.last(); // 130 for Ctrl-C
     }
     const int rc = ssh.wait();
     if (markers.exit < 0) {
         const std::string why = describeSshFailure(host, rc, ssh.errText()).message;
-        if (markers.pid.empty()) throw std::runtime_error(why);
+        if (!markers.started) throw std::runtime_error(why);
         throw std::runtime_error(why + " The program may still be running on " + host + " (pid " +
                                  markers.pid + ") and recording into " + markers.output + copy +
                                  " (readable up to its last "

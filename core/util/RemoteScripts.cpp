@@ -5,21 +5,28 @@
 namespace vs {
 
 namespace {
-// Exit statuses of the scripts' own failures (distinct from ssh's 255 and a shell's 126/127).
+// Exit statuses of the scripts' own failures (distinct from ssh's 255 and a shell's 126/127; 65 is
+// kReadValue's: the input was not what we send).
 constexpr const char* kUnreadable = "66";
 constexpr const char* kNoRecorder = "67";
 constexpr const char* kNoTempDir = "70";
 constexpr const char* kNoWorkDir = "71";
 constexpr const char* kExists = "73";
 
-// `before` runs first (a clean-up), then the message on stderr and the exit.
-std::string say(const std::string& message, const char* code, const std::string& before = {}) {
-    return "{ " + before + "echo " + shellQuote("vramscope-remote: " + message) + " >&2; exit " + code +
-           "; }";
+// $v as a path: a leading "~/" is the remote home (the value is never expanded by a shell).
+constexpr const char* kHome = "home() { case $v in \"~/\"*) v=$HOME/${v#??} ;; esac; }";
+
+// `before` runs first (a clean-up), then the message on stderr and the exit. `format` is ours (a
+// printf format, no quote in it); `args` are sh words ("$f") that fill its %s.
+std::string say(const std::string& format, const char* code, const std::string& args = {},
+                const std::string& before = {}) {
+    return "{ " + before + "printf " + shellQuote("vramscope-remote: " + format + "\\n") + args +
+           " >&2; exit " + code + "; }";
 }
 
+// The marker line KEY=VALUE; `shellValue` is a sh word.
 std::string marker(const std::string& key, const std::string& shellValue) {
-    return "echo " + shellQuote(std::string(kRemoteMarker) + key + "=") + "\"" + shellValue + "\"";
+    return "printf " + shellQuote(std::string(kRemoteMarker) + key + "=%s\\n") + " " + shellValue;
 }
 
 bool isPythonWord(const std::string& word) {
@@ -37,31 +44,23 @@ constexpr const char* kPythonPrelude =
     "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
     "runpy.run_module('vramscope', run_name='__main__', alter_sys=True)";
 
-std::string quotedWords(const std::vector<std::string>& words, size_t from) {
-    std::string out;
-    for (size_t i = from; i < words.size(); ++i) {
-        out += ' ';
-        out += shellQuote(words[i]);
-    }
-    return out;
-}
-
-// The recorder's command line, writing "$out" and streaming to "$sock".
+// The recorder's command line, writing "$out" and streaming to "$sock", with the program's words
+// in "$@" (none of them in the script). Throws RemoteProgramError for a line it cannot run.
 std::string recorderCommand(const RemoteProgram& p) {
     if (!runsUnderPythonRecorder(p))
-        return "vramscope-cli run -o \"$out\" --live \"$sock\" --" + quotedWords(p.words, 0);
+        return "setsid -- vramscope-cli run -o \"$out\" --live \"$sock\" -- \"$@\"";
     const auto& w = p.words;
-    std::string cmd =
-        shellQuote(w[0]) + " -c " + shellQuote(kPythonPrelude) + " record -o \"$out\" --live \"$sock\"";
+    const std::string python =
+        "setsid -- \"$py\" -c " + shellQuote(kPythonPrelude) + " record -o \"$out\" --live \"$sock\"";
     if (w.size() < 2) throw RemoteProgramError("give the script after python (python train.py)");
     if (w[1] == "-m") {
         if (w.size() < 3) throw RemoteProgramError("give the module after python -m");
-        return cmd + " -m " + shellQuote(w[2]) + " --" + quotedWords(w, 3);
+        return "py=$1; mod=$3; shift 3; " + python + " -m \"$mod\" -- \"$@\"";
     }
     if (w[1].rfind('-', 0) == 0)
         throw RemoteProgramError("python options before the script (" + w[1] +
                                  ") are not supported here: put them in PYTHONFLAGS or a wrapper script");
-    return cmd + " --" + quotedWords(w, 1);
+    return "py=$1; shift; " + python + " -- \"$@\"";
 }
 } // namespace
 
@@ -73,84 +72,93 @@ std::optional<std::pair<std::string, std::string>> parseRemoteMarker(std::string
     return std::pair{std::string(line.substr(0, eq)), std::string(line.substr(eq + 1))};
 }
 
-std::string readFileScript(const std::string& path, bool follow) {
-    return shellLine({
-        "f=" + shellPath(path),
-        "[ -f \"$f\" ] && [ -r \"$f\" ] || " +
-            say("cannot read " + path + " on this host (no such file, or not readable)", kUnreadable),
-        marker("size", "$(wc -c < \"$f\" | tr -d ' ')"),
-        follow ? "exec tail -c +1 -f -- \"$f\"" : "exec cat -- \"$f\"",
-    });
+RemoteScript readFileScript(const std::string& path, bool follow) {
+    return {
+        shellLine({
+            kReadValue,
+            kHome,
+            "val; p=$v; home; f=$v",
+            "[ -f \"$f\" ] && [ -r \"$f\" ] || " +
+                say("cannot read %s on this host (no such file, or not readable)", kUnreadable, " \"$p\""),
+            marker("size", "\"$(wc -c < \"$f\" | tr -d ' ')\""),
+            follow ? "exec tail -c +1 -f -- \"$f\"" : "exec cat -- \"$f\"",
+        }),
+        {path}};
 }
 
 bool runsUnderPythonRecorder(const RemoteProgram& program) {
     return !program.words.empty() && isPythonWord(program.words.front());
 }
 
-std::string prepareRunScript(const RemoteProgram& program) {
+RemoteScript prepareRunScript(const RemoteProgram& program) {
     if (program.words.empty()) throw RemoteProgramError("no program given");
     const bool python = runsUnderPythonRecorder(program);
-    const std::string check =
-        python ? shellQuote(program.words.front()) + " -c 'import vramscope' >/dev/null 2>&1"
-               : "command -v vramscope-cli >/dev/null 2>&1";
+    const std::string check = python ? "\"$py\" -c 'import vramscope' </dev/null >/dev/null 2>&1"
+                                     : "command -v vramscope-cli >/dev/null 2>&1";
     const std::string missing =
-        python ? "the vramscope recorder is not installed for " + program.words.front() +
-                     " on this host: pip install it there (capture/python of vramscope)"
-               : "vramscope-cli is not installed on this host (it records CUDA programs there)";
-    return shellLine({
-        "d=$(umask 077 && mktemp -d \"${TMPDIR:-/tmp}/vramscope-XXXXXXXX\") || " +
-            say("cannot make a private directory on this host (mktemp -d)", kNoTempDir),
-        check + " || " + say(missing, kNoRecorder, "rmdir -- \"$d\"; "),
-        marker("dir", "$d"),
-    });
+        python ? say("the vramscope recorder is not installed for %s on this host: pip install it there "
+                     "(capture/python of vramscope)",
+                     kNoRecorder, " \"$py\"", "rmdir -- \"$d\"; ")
+               : say("vramscope-cli is not installed on this host (it records CUDA programs there)",
+                     kNoRecorder, {}, "rmdir -- \"$d\"; ");
+    return {shellLine({
+                kReadValue,
+                "val; py=$v",
+                "d=$(umask 077 && mktemp -d \"${TMPDIR:-/tmp}/vramscope-XXXXXXXX\") || " +
+                    say("cannot make a private directory on this host (mktemp -d)", kNoTempDir),
+                check + " || " + missing,
+                marker("dir", "\"$d\""),
+            }),
+            {program.words.front()}};
 }
 
 std::string remoteSocketPath(const std::string& dir) {
     return dir + "/live.sock";
 }
 
-std::string runScript(const RemoteProgram& program, const std::string& dir, const std::string& timestamp) {
+RemoteScript runScript(const RemoteProgram& program, const std::string& dir, const std::string& timestamp) {
     if (program.words.empty()) throw RemoteProgramError("no program given");
     const std::string output = program.output.empty() ? "vramscope-" + timestamp + ".vscap" : program.output;
-    std::vector<std::string> s = {
-        "exec 3<&0 </dev/null", // the viewer's requests stay on 3; nothing else reads them
-        "d=" + shellQuote(dir),
+    RemoteScript s;
+    s.script = shellLine({
+        kReadValue,
+        kHome,
+        "val; d=$v; val; home; out=$v; val; home; wd=$v; val; n=$v",
+        "case $n in '' | *[!0-9]*) exit 65 ;; esac",
+        "set --",
+        "while [ \"$n\" -gt 0 ]; do val; set -- \"$@\" \"$v\"; n=$((n - 1)); done",
+        "exec 3<&0 </dev/null", // what follows on stdin is the viewer's requests: kept on 3 only
         "sock=\"$d/live.sock\"",
-        "out=" + shellPath(output),
-    };
-    if (!program.workDir.empty())
-        s.push_back("cd -- " + shellPath(program.workDir) + " || " +
-                    say("cannot enter " + program.workDir + " on this host", kNoWorkDir));
-    s.insert(s.end(),
-             {
-                 "case $out in /*) ;; *) out=\"$PWD/$out\" ;; esac",
-                 "if [ -e \"$out\" ] || [ -L \"$out\" ]; then " +
-                     say(output + " already exists on this host", kExists) + "; fi",
-                 "setsid " + recorderCommand(program) + " </dev/null >\"$out.log\" 2>&1 &",
-                 "pid=$!",
-                 marker("pid", "$pid"),
-                 marker("output", "$out"),
-                 "( while read -r w <&3; do [ \"$w\" = stop ] && kill -s INT -- -\"$pid\"; done ) "
-                 ">/dev/null 2>&1 &",
-                 "reader=$!",
-                 // The program's output, passed on while it runs (in the foreground: the shell
-                 // reaps the program, which tail --pid waits for). tail can miss what was written
-                 // just before the program ended: what it passed on is counted, and the rest
-                 // follows once the program is gone.
-                 "tail -n +1 -f --pid=\"$pid\" -- \"$out.log\" 2>/dev/null | tee -a /dev/fd/2 | wc -c "
-                 ">\"$d/shown\"",
-                 "wait \"$pid\"",
-                 "rc=$?",
-                 "shown=$(cat -- \"$d/shown\" 2>/dev/null)",
-                 "tail -c +$((${shown:-0} + 1)) -- \"$out.log\" >&2 2>/dev/null",
-                 "rm -f -- \"$d/shown\"",
-                 "kill \"$reader\" 2>/dev/null",
-                 "rm -f -- \"$sock\"",
-                 "rmdir -- \"$d\" 2>/dev/null",
-                 marker("exit", "$rc"),
-                 "exit \"$rc\"",
-             });
-    return shellLine(s);
+        "if [ -n \"$wd\" ]; then cd -- \"$wd\" || " +
+            say("cannot enter %s on this host", kNoWorkDir, " \"$wd\"") + "; fi",
+        "case $out in /*) ;; *) out=\"$PWD/$out\" ;; esac",
+        "if [ -e \"$out\" ] || [ -L \"$out\" ]; then " +
+            say("%s already exists on this host", kExists, " \"$out\"") + "; fi",
+        recorderCommand(program) + " </dev/null >\"$out.log\" 2>&1 &",
+        "pid=$!",
+        marker("pid", "\"$pid\""),
+        // The recording's path may hold any byte (a newline): sent as hex, one line whatever it is.
+        marker("output", "\"$(printf %s \"$out\" | od -An -v -tx1 | tr -d ' \\n')\""),
+        "( while read -r w <&3; do [ \"$w\" = stop ] && kill -s INT -- -\"$pid\"; done ) >/dev/null 2>&1 &",
+        "reader=$!",
+        // The program's output, passed on while it runs (in the foreground: the shell reaps the
+        // program, which tail --pid waits for). tail can miss what was written just before the
+        // program ended: what it passed on is counted, and the rest follows once the program is gone.
+        "tail -n +1 -f --pid=\"$pid\" -- \"$out.log\" 2>/dev/null | tee -a /dev/fd/2 | wc -c >\"$d/shown\"",
+        "wait \"$pid\"",
+        "rc=$?",
+        "shown=$(cat -- \"$d/shown\" 2>/dev/null)",
+        "tail -c +$((${shown:-0} + 1)) -- \"$out.log\" >&2 2>/dev/null",
+        "rm -f -- \"$d/shown\"",
+        "kill \"$reader\" 2>/dev/null",
+        "rm -f -- \"$sock\"",
+        "rmdir -- \"$d\" 2>/dev/null",
+        marker("exit", "\"$rc\""),
+        "exit \"$rc\"",
+    });
+    s.values = {dir, output, program.workDir, std::to_string(program.words.size())};
+    s.values.insert(s.values.end(), program.words.begin(), program.words.end());
+    return s;
 }
 
 } // namespace vs

@@ -1,5 +1,7 @@
 #include "SshCommand.h"
 
+#include "RemoteInput.h"
+
 #include <cstdlib>
 #include <sstream>
 
@@ -26,11 +28,6 @@ std::string shellQuote(std::string_view text) {
     return out + "'";
 }
 
-std::string shellPath(const std::string& path) {
-    if (path.rfind("~/", 0) == 0) return "\"$HOME\"/" + shellQuote(path.substr(2));
-    return shellQuote(path);
-}
-
 std::string shellLine(const std::vector<std::string>& statements) {
     std::string line;
     for (const auto& s : statements) {
@@ -40,8 +37,7 @@ std::string shellLine(const std::vector<std::string>& statements) {
     return line;
 }
 
-std::vector<std::string> sshArgv(const SshTarget& target, const std::string& script,
-                                 const std::string& forward) {
+std::vector<std::string> sshArgv(const SshTarget& target, const std::string& forward) {
     std::vector<std::string> argv = sshProgram();
     for (const char* option :
          {"BatchMode=yes", "ServerAliveInterval=15", "ServerAliveCountMax=4", "ConnectTimeout=30"})
@@ -50,8 +46,9 @@ std::vector<std::string> sshArgv(const SshTarget& target, const std::string& scr
     if (target.port) argv.insert(argv.end(), {"-p", std::to_string(target.port)});
     if (!target.user.empty()) argv.insert(argv.end(), {"-l", target.user});
     if (!forward.empty()) argv.insert(argv.end(), {"-o", "ExitOnForwardFailure=yes", "-R", forward});
-    // The login shell may be bash, zsh, fish or csh: it only sees one quoted word handed to sh.
-    argv.insert(argv.end(), {"--", target.host, "sh -c " + shellQuote(script)});
+    // The login shell may be bash, zsh, fish, tcsh or nushell: it sees one constant, never a word
+    // of the user's.
+    argv.insert(argv.end(), {"--", target.host, kRemoteCommand});
     return argv;
 }
 

@@ -1,5 +1,7 @@
 #include "SshFailure.h"
 
+#include "TerminalText.h"
+
 #include <sstream>
 #include <vector>
 
@@ -11,7 +13,9 @@ std::vector<std::string> linesOf(const std::string& text) {
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
         while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-        if (!line.empty()) lines.push_back(line.size() > 300 ? line.substr(0, 300) + "..." : line);
+        // the host's words: shown without its control characters (an escape sequence, a \r)
+        if (!line.empty())
+            lines.push_back(terminalText(line.size() > 300 ? line.substr(0, 300) + "..." : line));
     }
     return lines;
 }

@@ -2,7 +2,8 @@
 // What went wrong in an ssh command, in one sentence for the user: ssh exits 255 for its own
 // failures and says why on stderr (a refused host key, a failed login, no connection, a connection
 // that dropped); vramscope's remote scripts say theirs on a "vramscope-remote:" line; anything else
-// is the remote command's own exit status.
+// is the remote command's own exit status. What the host wrote is quoted with its control characters
+// escaped (TerminalText): it may be hostile.
 #include <string>
 
 namespace vs {

@@ -9,4 +9,8 @@ namespace vs {
 
 std::string terminalText(std::string_view s);
 
+// A program's output passed on as it arrives, in pieces: the same, but its lines and tabs kept.
+// `carry` holds a piece's last byte when it may start a C1 control that the next piece ends.
+std::string terminalOutput(std::string_view s, std::string& carry);
+
 } // namespace vs

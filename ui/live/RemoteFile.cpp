@@ -5,8 +5,10 @@
 #include "io/VscapStream.h"
 #include "util/Format.h"
 #include "util/PrivatePath.h"
+#include "util/RemoteAnswer.h"
 #include "util/RemoteScripts.h"
 #include "util/SshCommand.h"
+#include "util/TerminalText.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,6 +20,7 @@ namespace vs::ui {
 
 namespace {
 constexpr qsizetype kMaxPreamble = 64 << 10; // what a chatty login script may print before our marker
+constexpr uint64_t kMaxRemoteFile = uint64_t(1) << 40; // a larger "size" is no capture: refused
 } // namespace
 
 RemoteFile::RemoteFile(QObject* parent) : QObject(parent) {}
@@ -49,15 +52,19 @@ void RemoteFile::open(const SshTarget& target) {
     started_ = stopping_ = false;
     preamble_.clear();
     received_ = 0, total_ = -1;
-    const auto argv = sshArgv(target, readFileScript(target.path, follow));
+    std::string input;
+    try {
+        input = remoteInput(readFileScript(target.path, follow));
+    } catch (const std::exception& e) {
+        return emit failed(tr("Cannot read %1: %2").arg(url(), QString::fromStdString(e.what())));
+    }
     process_ = new QProcess(this);
     connect(process_, &QProcess::readyReadStandardOutput, this, &RemoteFile::onOutput);
     connect(process_, &QProcess::finished, this, &RemoteFile::onFinished);
     connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart) emit failed(cannotRunSsh(process_));
     });
-    startSsh(process_, argv);
-    process_->closeWriteChannel();
+    startSsh(process_, sshArgv(target), input);
 }
 
 void RemoteFile::cancel() {
@@ -76,7 +83,14 @@ bool RemoteFile::takePreamble(QByteArray& data) {
         const QByteArray line = preamble_.left(eol);
         preamble_.remove(0, eol + 1);
         if (m && m->first == "size") {
-            total_ = QByteArray::fromStdString(m->second).toLongLong();
+            const auto size = parseRemoteSize(m->second, kMaxRemoteFile);
+            if (!size) {
+                stopping_ = true, process_->kill();
+                emit failed(tr("%1 declared an impossible size for the file (%2)")
+                                .arg(host(), QString::fromStdString(terminalText(m->second.substr(0, 40)))));
+                return false;
+            }
+            total_ = qint64(*size);
             data = std::exchange(preamble_, {});
             return started_ = true;
         }
@@ -90,10 +104,21 @@ bool RemoteFile::takePreamble(QByteArray& data) {
 
 void RemoteFile::onOutput() {
     QByteArray data = process_->readAllStandardOutput();
-    if (stopping_ || (!started_ && !takePreamble(data)) || data.isEmpty()) return;
+    if (stopping_ || (!started_ && !takePreamble(data))) return;
+    if (!stream_ && data.size() > total_ - received_) data.truncate(total_ - received_); // as declared
     received_ += data.size();
-    feed(data);
+    if (!data.isEmpty()) feed(data);
     emit progress(received_, total_);
+    if (!stream_ && !stopping_ && received_ == total_) finishCopy(); // what more comes is not read
+}
+
+void RemoteFile::finishCopy() {
+    stopping_ = true;
+    process_->kill();
+    if (!copy_) feed({}); // an empty file (or one emptied since) is still a copy
+    if (!copy_ || !copy_->isOpen()) return;
+    copy_->close();
+    emit copied(copyPath_); // a QFile opened on a descriptor has no name
 }
 
 void RemoteFile::feed(const QByteArray& data) {
@@ -138,14 +163,11 @@ void RemoteFile::onFinished(int code, QProcess::ExitStatus status) {
     onOutput(); // the last bytes may not have been announced by readyRead
     if (stopping_) return;
     if (code == 0 && status == QProcess::NormalExit && started_) {
-        if (copy_) {
-            copy_->close();
-            emit copied(copyPath_); // a QFile opened on a descriptor has no name
-        } else
-            emit ended(tr("Read %1 (%2)").arg(url(), QString::fromStdString(humanBytes(received_))));
+        if (!stream_) return finishCopy(); // the file shrank since its size was said: what there is
+        emit ended(tr("Read %1 (%2)").arg(url(), QString::fromStdString(humanBytes(received_))));
         return;
     }
-    emit failed(sshFailure(target_, code, status, process_->readAllStandardError()));
+    emit failed(sshFailure(target_, code, status, stderrTail(process_)));
 }
 
 void RemoteFile::discardCopy() {

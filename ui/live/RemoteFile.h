@@ -4,8 +4,8 @@
 // is followed (`tail -f` on the host): each complete chunk is validated and kept as it arrives, as
 // FileFollower does for a local file, so a recording still being written grows in the view; it
 // ends with the file's end record, on cancel(), or with one message when ssh fails (what arrived
-// is kept). Any other capture (a snapshot pickle) is copied whole into a private temporary
-// directory, then opened as a local file.
+// is kept). Any other capture (a snapshot pickle) is copied into a private temporary directory,
+// never more than the size the host declared for it, then opened as a local file.
 #include "util/SshTarget.h"
 
 #include <QByteArray>
@@ -35,6 +35,7 @@ class RemoteFile : public QObject {
     QByteArray bytes() const;                             // its complete chunks so far
     QByteArray bytesFrom(qsizetype offset) const;         // bytes().mid(offset) without copying the rest
     QString url() const { return QString::fromStdString(target_.url()); }
+    QString host() const { return QString::fromStdString(target_.destination()); }
     qint64 received() const { return received_; }
     qint64 total() const { return total_; } // the file's size when reading began (-1: not known yet)
 
@@ -51,6 +52,7 @@ class RemoteFile : public QObject {
     bool takePreamble(QByteArray& data); // false until the size marker was read
     void feed(const QByteArray& data);
     void finish();
+    void finishCopy(); // the declared size arrived (or the file ended): open the copy
     void discardCopy();
 
     SshTarget target_;

@@ -2,14 +2,16 @@
 
 #include "live/StartSsh.h"
 
+#include "util/RemoteAnswer.h"
 #include "util/SshCommand.h"
+#include "util/TerminalText.h"
 
 #include <QDateTime>
 
 namespace vs::ui {
 
 namespace {
-constexpr qsizetype kLogKept = 64 << 10;
+constexpr qsizetype kMaxAnswer = 64 << 10; // a marker line, or a login script's chatter
 }
 
 RemoteRun::RemoteRun(QObject* parent) : QObject(parent) {}
@@ -18,7 +20,8 @@ RemoteRun::~RemoteRun() {
     detach();
 }
 
-void RemoteRun::startSshIn(QProcess*& slot, const std::vector<std::string>& argv) {
+void RemoteRun::startSshIn(QProcess*& slot, const std::vector<std::string>& argv, const RemoteScript& script,
+                           bool keepIn) {
     QProcess* p = slot = new QProcess(this);
     connect(p, &QProcess::errorOccurred, this, [this, p](QProcess::ProcessError e) {
         if (e != QProcess::FailedToStart) return;
@@ -27,19 +30,22 @@ void RemoteRun::startSshIn(QProcess*& slot, const std::vector<std::string>& argv
         p->deleteLater();
         emit failed(cannotRunSsh(p));
     });
-    startSsh(p, argv);
+    startSsh(p, argv, remoteInput(script), keepIn);
 }
 
 void RemoteRun::start(const SshTarget& target, const RemoteProgram& program, const QString& localSocket) {
-    (void)runScript(program, "/d",
-                    "t"); // throws for a command line the recorders cannot run, before connecting
+    // throws for a command line the recorders cannot run, or words that cannot be sent, before connecting
+    (void)remoteInput(runScript(program, "/d", "t"));
     detach();
     target_ = target, program_ = program, localSocket_ = localSocket;
     pid_.clear(), output_.clear(), log_.clear(), lines_.clear();
     exit_ = -1, detached_ = false;
-    startSshIn(prepare_, sshArgv(target, prepareRunScript(program)));
+    startSshIn(prepare_, sshArgv(target), prepareRunScript(program), false);
     if (!prepare_) return;
-    prepare_->closeWriteChannel();
+    connect(prepare_, &QProcess::readyReadStandardOutput, this, [this] {
+        lines_ += prepare_->readAllStandardOutput();
+        if (lines_.size() > kMaxAnswer) prepare_->kill(); // no answer of ours is that long
+    });
     connect(prepare_, &QProcess::finished, this, &RemoteRun::onPrepared);
 }
 
@@ -47,35 +53,45 @@ void RemoteRun::onPrepared(int code, QProcess::ExitStatus status) {
     QProcess* p = std::exchange(prepare_, nullptr);
     p->deleteLater();
     if (code != 0 || status != QProcess::NormalExit)
-        return emit failed(sshFailure(target_, code, status, p->readAllStandardError()));
-    QString dir;
-    for (const QByteArray& line : p->readAllStandardOutput().split('\n'))
-        if (const auto m = parseRemoteMarker(line.toStdString()); m && m->first == "dir")
-            dir = QString::fromStdString(m->second);
-    if (dir.isEmpty())
+        return emit failed(sshFailure(target_, code, status, stderrTail(p)));
+    std::optional<std::string> dir;
+    for (const QByteArray& line : std::exchange(lines_, {}).split('\n'))
+        if (const auto m = parseRemoteMarker(line.toStdString()); m && m->first == "dir") dir = m->second;
+    if (!dir)
         return emit failed(tr("%1 answered without the private directory it should have made").arg(host()));
-    const std::string forward = remoteSocketPath(dir.toStdString()) + ":" + localSocket_.toStdString();
+    if (!isPlainRemoteDir(*dir)) // it becomes part of ssh's -R option
+        return emit failed(tr("%1 answered with a private directory that is not a plain absolute path (%2)")
+                               .arg(host(), QString::fromStdString(terminalText(dir->substr(0, 120)))));
+    const std::string forward = remoteSocketPath(*dir) + ":" + localSocket_.toStdString();
     const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    startSshIn(run_, sshArgv(target_, runScript(program_, dir.toStdString(), stamp.toStdString()), forward));
+    startSshIn(run_, sshArgv(target_, forward), runScript(program_, *dir, stamp.toStdString()), true);
     if (!run_) return;
     connect(run_, &QProcess::readyReadStandardOutput, this, &RemoteRun::onOutput);
-    connect(run_, &QProcess::readyReadStandardError, this, [this] {
-        log_ += QString::fromLocal8Bit(run_->readAllStandardError());
-        if (log_.size() > kLogKept) log_.remove(0, log_.size() - kLogKept);
+    connect(run_, &QProcess::readyReadStandardError, this, [this] { // after startSsh's tail is kept
+        std::string carry; // the whole tail again: no piece to carry over
+        log_ = QString::fromStdString(terminalOutput(stderrTail(run_).toStdString(), carry));
     });
     connect(run_, &QProcess::finished, this, &RemoteRun::onFinished);
 }
 
+// The run script's markers, each checked (the host may be hostile); a line longer than kMaxAnswer
+// is no marker: dropped as it comes.
 void RemoteRun::onOutput() {
     lines_ += run_->readAllStandardOutput();
     for (qsizetype eol; (eol = lines_.indexOf('\n')) >= 0; lines_.remove(0, eol + 1)) {
         const auto m = parseRemoteMarker(lines_.left(eol).toStdString());
         if (!m) continue;
-        const QString value = QString::fromStdString(m->second);
-        if (m->first == "pid") pid_ = value;
-        if (m->first == "output") output_ = value, emit started(output_);
-        if (m->first == "exit") exit_ = value.toInt();
+        if (m->first == "pid")
+            if (const auto p = parseRemoteNumber(m->second, 1L << 30)) pid_ = QString::number(*p);
+        if (m->first == "output") {
+            const auto path = decodeRemoteHex(m->second);
+            output_ = path ? QString::fromStdString(terminalText(*path)) : QStringLiteral("?");
+            emit started(output_);
+        }
+        if (m->first == "exit")
+            if (const auto e = parseRemoteNumber(m->second, 255)) exit_ = int(*e);
     }
+    if (lines_.size() > kMaxAnswer) lines_.clear();
 }
 
 void RemoteRun::onFinished(int code, QProcess::ExitStatus status) {
@@ -83,7 +99,7 @@ void RemoteRun::onFinished(int code, QProcess::ExitStatus status) {
     if (detached_) return;
     if (exit_ >= 0) return emit finished(exit_, output_);
     // ssh's reasons are the last lines of its stderr, after the program's output (kept in log_)
-    QString why = sshFailure(target_, code, status, log_.right(4096).toLocal8Bit());
+    QString why = sshFailure(target_, code, status, stderrTail(run_).right(4096));
     if (!pid_.isEmpty())
         why += ' ' + tr("The program may still be running on %1 (pid %2), recording into %3.")
                          .arg(host(), pid_, output_);

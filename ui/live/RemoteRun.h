@@ -29,7 +29,7 @@ class RemoteRun : public QObject {
     QString host() const { return QString::fromStdString(target_.destination()); }
     QString remoteOutput() const { return output_; } // the recording's absolute path on the host
     QString remotePid() const { return pid_; }
-    QString log() const { return log_; } // the program's output so far (its last 64 KB)
+    QString log() const { return log_; } // the program's output so far (its last 64 KB, escaped)
 
   signals:
     void started(const QString& remoteOutput); // the program runs; its recording is there
@@ -40,8 +40,9 @@ class RemoteRun : public QObject {
     void onPrepared(int code, QProcess::ExitStatus status);
     void onOutput();
     void onFinished(int code, QProcess::ExitStatus status);
-    void startSshIn(QProcess*& slot,
-                    const std::vector<std::string>& argv); // slot stays null if ssh cannot start
+    // slot stays null if ssh cannot start; `keepIn`: stdin stays open for stop()
+    void startSshIn(QProcess*& slot, const std::vector<std::string>& argv, const RemoteScript& script,
+                    bool keepIn);
 
     SshTarget target_;
     RemoteProgram program_;

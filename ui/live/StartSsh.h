@@ -11,7 +11,13 @@
 
 namespace vs::ui {
 
-void startSsh(QProcess* process, const std::vector<std::string>& argv);
+// Starts ssh and writes `input` on its stdin (the script and its values, RemoteInput); stdin is
+// then closed unless `keepIn` (run --remote's requests follow). A stderr that a hostile host fills
+// is kept to its last 64 KB (stderrTail).
+void startSsh(QProcess* process, const std::vector<std::string>& argv, const std::string& input,
+              bool keepIn = false);
+// What ssh wrote on stderr so far, its last 64 KB (startSsh keeps it as it comes).
+QByteArray stderrTail(const QProcess* process);
 // Why ssh could not be started at all (not installed, VRAMSCOPE_SSH wrong).
 QString cannotRunSsh(const QProcess* process);
 // Why the ssh command that just finished failed, in one sentence (SshFailure); `stderrText` is
