@@ -59,6 +59,7 @@ class TestRemoteHostile : public QObject {
     void preparedDirectoryIsValidated();
     void runOutputIsBoundedAndEscaped();
     void ctrlCDuringAFetchCleansUp();
+    void sigtermDuringARunCleansUp();
 
   private:
     void host(const QString& script); // the next connections' "login shell"
@@ -222,6 +223,38 @@ void TestRemoteHostile::ctrlCDuringAFetchCleansUp() {
     QCOMPARE(cli.exitCode(), SIGINT);
     QVERIFY2(QDir(tmp()).isEmpty(),
              qPrintable(QDir(tmp()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).join(' ')));
+    QTRY_COMPARE_WITH_TIMEOUT(sshClientsOf(server_.dir()), 0, 2000);
+}
+
+// SIGTERM while run --remote waits on a program: the CLI disconnects (the program is left running,
+// as a second Ctrl-C does), its forwarding directory and its ssh go, and it says so with 128 + 15.
+void TestRemoteHostile::sigtermDuringARunCleansUp() {
+    const QString count = dir_.filePath("term-connections");
+    host("if [ -s '" + count + "' ]; then\n" +
+         "  printf 'VRAMSCOPE-REMOTE pid=7\\nVRAMSCOPE-REMOTE output=2f78\\n'\n"
+         "  exec sleep 60\n"
+         "else\n"
+         "  echo >>'" +
+         count +
+         "'\n"
+         "  printf 'VRAMSCOPE-REMOTE dir=%s\\n' \"$(mktemp -d)\"\n"
+         "fi\n");
+    QProcess cli;
+    cli.start(VRAMSCOPE_CLI,
+              {"run", "--remote", "vstest", "-o", dir_.filePath("term.vscap"), "--", "./prog"});
+    QVERIFY(cli.waitForStarted());
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (err += cli.readAllStandardError()).contains("recording on vstest (pid 7) into /x"), 20000);
+    QVERIFY(!QDir(tmp()).isEmpty()); // the forwarded socket's private directory
+    QCOMPARE(::kill(pid_t(cli.processId()), SIGTERM), 0);
+    QVERIFY(cli.waitForFinished(2000));
+    QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(cli.exitCode(), 128 + SIGTERM);
+    err += cli.readAllStandardError();
+    QVERIFY2(err.contains("disconnected; the program goes on running on vstest (pid 7)"), err.constData());
+    QVERIFY(QDir(tmp()).isEmpty());
+    QVERIFY(!QFile::exists(dir_.filePath("term.vscap"))); // nothing arrived: no empty copy
     QTRY_COMPARE_WITH_TIMEOUT(sshClientsOf(server_.dir()), 0, 2000);
 }
 
