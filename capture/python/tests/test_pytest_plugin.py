@@ -255,12 +255,31 @@ def test_assert_no_leak_without_the_cli_judges_the_floor(run):
     assert "findings need vramscope-cli" in text
 
 
-def test_assert_no_leak_inside_a_recorded_test_uses_that_recording(run):
+def test_assert_no_leak_inside_a_recorded_test_records_its_own_loop(run, pytester):
+    # the test's own recording comes first: the plugin's capture ends there, the figures are the test's
     r = run("-s", "--vramscope", source=ASSERT_SUITE)
     r.assert_outcomes(passed=2)
     text = printed(r, "LEAK-TEXT")
-    assert "capture: " in text and text.endswith(".vscap (the recording in progress)")
-    assert "a leak of" in table(r)["test_suite.py::test_leaking_step"]
+    assert "from step_that_keeps (test_suite.py:7) made over" in text
+    assert os.listdir(pytester.path / "caps") == ["test_suite.py_test_leaking_step.vscap"]
+    row = table(r)["test_suite.py::test_leaking_step"]
+    assert "a leak of 160.00 KiB at step_that_keeps (test_suite.py:7)" in row  # the 5 warm-up calls, before it
+    assert row.split()[3:5] == ["2.03", "MiB"]  # its growth: warm-up and loop, 65 x 32 KiB
+
+
+def test_a_test_that_records_itself_is_not_disturbed(run, pytester):
+    source = """
+import os, torch, vramscope
+
+def test_records_itself(tmp_path):
+    with vramscope.record(str(tmp_path / "own.vscap")):
+        x = [torch.Tensor(1 << 20) for _ in range(3)]
+    assert (tmp_path / "own.vscap").stat().st_size > 100
+    assert vramscope._active is None
+"""
+    r = run("--vramscope", source=source)
+    r.assert_outcomes(passed=1)
+    assert "test_suite.py::test_records_itself" in table(r)
 
 
 EPOCH_SUITE = """

@@ -27,6 +27,8 @@ def start(path=None, live=None, stacks="python", **options):
     """Starts recording to `path` (default vramscope-PID.vscap); `live` is a viewer's socket path
     (default: $VRAMSCOPE_LIVE). Returns the Recorder."""
     global _active
+    if _active is not None and getattr(_active, "gives_way", False):
+        stop(walk=False)  # a test's recording by pytest --vramscope: the program's own comes first
     if _active is not None:
         raise RuntimeError("vramscope is already recording to %s" % _active.path)
     _active = Recorder(path, live=live, stacks=stacks, **options).start()

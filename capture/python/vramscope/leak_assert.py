@@ -61,7 +61,8 @@ def assert_no_leak(step, iterations=200, warmup=10, *, max_growth=0, name=None, 
     for _ in range(warmup):
         step()
     name = name or _name(step)
-    if vramscope._active is not None:  # recorded already (pytest --vramscope, vramscope record): its capture has it
+    if vramscope._active is not None and not getattr(vramscope._active, "gives_way", False):
+        # recorded already (python -m vramscope record): that capture has the loop
         samples = _run(step, iterations, torch)
         return _judge_floor(name, samples, limit, None, vramscope._active.path, " (the recording in progress)")
     folder = directory or os.environ.get("VRAMSCOPE_DIR") or "vramscope-captures"

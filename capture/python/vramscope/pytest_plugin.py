@@ -67,6 +67,7 @@ class Result:
     capture: str
     stretch: object   # figures.Stretch
     analysis: object  # cli.Analysis, or None without the CLI
+    given_way: bool = False  # the test began its own recording: this capture holds the test up to it
 
 
 @dataclasses.dataclass
@@ -144,9 +145,10 @@ class Session:
 
     def _begin(self, item):
         import vramscope
-        if self.torch is None or vramscope._active is not None:  # the test records itself (assert_no_leak)
+        if self.torch is None or vramscope._active is not None:  # recorded already (a fixture's recording)
             return
-        rec = recording.Recording(os.path.join(self._folder(), recording.capture_name(item.nodeid)), self.torch)
+        rec = recording.Recording(os.path.join(self._folder(), recording.capture_name(item.nodeid)), self.torch,
+                                  gives_way=True)
         try:
             rec.start()
         except Exception as e:  # the test runs as it would unrecorded
@@ -163,7 +165,7 @@ class Session:
             rec.discard()
             return
         analysis = cli.analyse(self.cli, rec.path) if self.cli else None
-        self.results[item.nodeid] = Result(rec.path, stretch, analysis)
+        self.results[item.nodeid] = Result(rec.path, stretch, analysis, rec.given_way)
 
     # ---- the verdict of the marks, the report's properties
     @pytest.hookimpl(hookwrapper=True)
@@ -199,7 +201,8 @@ class Session:
         peak, exact = limits.peak_of(result.stretch, result.analysis)
         a = result.analysis
         finding = ("(findings need vramscope-cli)" if a is None else "(vramscope-cli: %s)" % a.error if a.error
-                   else a.findings[0].summary if a.findings else "")
+                   else a.findings[0].summary if a.findings
+                   else "(the test's own recording has the rest)" if result.given_way else "")
         props = [(PEAK, peak), (PEAK_EXACT, "true" if exact else "false"), (GROWTH, result.stretch.growth),
                  (FINDING, finding), (FINDINGS, len(a.findings) if a is not None else "")]
         if kept:

@@ -4,7 +4,11 @@ loop), with the allocator's counters around it: what the pytest plugin and asser
 The retention graph (who holds the memory) is walked at the end only when the stretch ended with
 more allocated than it began with: a stretch that kept nothing has no holder to name, and the walk
 is most of a recording's fixed cost (0.1-0.2 s). It is not charged to the program's pause budget:
-it runs after the stretch, not inside it."""
+it runs after the stretch, not inside it.
+
+A recording made with gives_way=True (the plugin's) ends where the program starts one of its own
+(vramscope.start, vramscope.record, assert_no_leak): the program's recording comes first, and this
+capture holds the stretch up to that moment (`given_way` says so)."""
 import hashlib
 import os
 import re
@@ -24,9 +28,11 @@ def capture_name(nodeid):
 
 
 class Recording:
-    def __init__(self, path, torch):
+    def __init__(self, path, torch, gives_way=False):
         self.path = path
         self.torch = torch
+        self.gives_way = gives_way
+        self.given_way = False
         self.before = None
         self.stretch = None
         self.recorder = None
@@ -39,6 +45,7 @@ class Recording:
         self.recorder = vramscope.start(self.path, auto_retention=False, retention_budget_s=RETENTION_BUDGET_S,
                                         pause_budget=pauses.PauseBudget(None), use_native=not _polling[0])
         _polling[0] = getattr(self.recorder.source, "mode", "") == "polling"
+        self.recorder.gives_way = self.gives_way
         self.before = figures.read(self.torch)
         return self
 
@@ -47,7 +54,10 @@ class Recording:
         import vramscope
         after = figures.read(self.torch)
         self.stretch = figures.between(self.before, after)
-        vramscope.stop(walk=self.stretch.growth > 0)
+        if vramscope._active is self.recorder:
+            vramscope.stop(walk=self.stretch.growth > 0)
+        else:  # the program began its own recording, which stopped this one (and may still run)
+            self.given_way = True
         return self.stretch
 
     def discard(self):
