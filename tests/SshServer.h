@@ -30,6 +30,9 @@ class SshServer {
     // The program sshd runs as the user's login shell from the next connection on (`shell -c CMD`);
     // false unless started with a switchable shell.
     bool setLoginShell(const QString& program);
+    // A fake host: `script` (sh) becomes the login shell; it is handed `-c COMMAND` and answers
+    // whatever it likes.
+    bool setLoginScript(const QString& script);
     QString sshCommand() const;
     QString dir() const { return dir_->path(); }
     // The user's home on the host (where its login shell starts): DIR/home with a switchable

@@ -19,6 +19,8 @@
 #include "window/MainWindow.h"
 
 #include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QMessageBox>
 #include <QProcess>
@@ -82,8 +84,17 @@ class TestRemote : public QObject {
     void remoteSnapshotIsCopiedAndOpened();
     void refusedHostKeyIsOneMessage();
     void droppedConnectionKeepsWhatArrived();
+    void hostileNamesUnderFishAndTcsh_data();
+    void hostileNamesUnderFishAndTcsh();
+    void copyIsBoundedByTheDeclaredSize();
+    void impossibleSizeIsOneMessage();
+    void hostilePreparedDirectoryIsRefused();
 
   private:
+    bool pwned(const QString& workDir) const;
+    void needSwitchableShell() const {
+        if (!switchable_) QSKIP("libnss-wrapper is not installed (scripts/install-deps.sh --dev)");
+    }
     SshTarget target(const char* host, const QString& path = {}) const {
         return {{}, host, 0, path.toStdString()};
     }
@@ -92,13 +103,15 @@ class TestRemote : public QObject {
     }
     SshServer server_;
     QTemporaryDir dir_;
+    bool switchable_ = false; // the login shell can be switched (fish, tcsh, a fake host)
 };
 
 void TestRemote::initTestCase() {
     if (SshServer::sshdPath().isEmpty()) QSKIP("sshd is not installed (apt-get install openssh-server)");
     QVERIFY(dir_.isValid());
     QString why;
-    QVERIFY2(server_.start(remote_test::recorderEnvironment(), why), qPrintable(why));
+    switchable_ = !SshServer::nssWrapperPath().isEmpty(); // the user's own shell until a test switches it
+    QVERIFY2(server_.start(remote_test::recorderEnvironment(), why, switchable_), qPrintable(why));
     qputenv("VRAMSCOPE_SSH", server_.sshCommand().toLocal8Bit());
     qunsetenv("SSH_AUTH_SOCK");
     qputenv("XDG_RUNTIME_DIR", QFile::encodeName(dir_.path())); // the listening socket's private directory
@@ -247,6 +260,103 @@ void TestRemote::droppedConnectionKeepsWhatArrived() {
     const QString saved = dir_.filePath("saved.vscap");
     QVERIFY(liveOf(w)->save(saved));
     QCOMPARE(eventCount(ui::CaptureLoader::openNow(saved)), shown);
+}
+
+bool TestRemote::pwned(const QString& workDir) const {
+    for (const QString& where : {server_.home(), dir_.path(), workDir})
+        if (QFile::exists(where + "/pwned")) return true;
+    return false;
+}
+
+void TestRemote::hostileNamesUnderFishAndTcsh_data() {
+    QTest::addColumn<QString>("shell");
+    QTest::newRow("fish") << "/usr/bin/fish";
+    QTest::newRow("tcsh") << "/usr/bin/tcsh";
+}
+
+// Open Remote and Record on a Remote Machine hand the login shell nothing of the user's: a snapshot,
+// a working directory, a recording and program words named to end fish's, csh's and sh's quotes
+// run nothing, and the right ones are used.
+void TestRemote::hostileNamesUnderFishAndTcsh() {
+    QFETCH(QString, shell);
+    needSwitchableShell();
+    if (!QFileInfo(shell).isExecutable()) QSKIP(qPrintable(shell + " is not installed"));
+    QVERIFY(server_.setLoginShell(shell));
+    const QString hostile = "a';touch pwned;#b $(touch pwned) `touch pwned` \\'; touch pwned; #";
+    const QString pickle = dir_.filePath(QFileInfo(shell).fileName() + hostile + ".pickle");
+    QVERIFY(QFile::copy(QString::fromStdString(test::samplePath("leak_list")), pickle));
+    {
+        ui::MainWindow w;
+        w.openFile(QString::fromStdString(target("vstest", pickle).url()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.analysis() != nullptr, 30000);
+        QCOMPARE(eventCount(w.analysis()),
+                 loadCaptureFile(test::samplePath("leak_list"), {})->devices[0].eventCount());
+    }
+    const QString workDir = dir_.filePath(QFileInfo(shell).fileName() + "\n" + hostile);
+    QVERIFY(QDir().mkpath(workDir));
+    QVERIFY(QFile::copy(dir_.filePath("leaky.py"), workDir + "/leaky.py"));
+    const QString output = "out\ntouch pwned\n" + hostile + ".vscap";
+    // The program's word is its stop file: there already, it ends at once, if the word arrived whole.
+    const QString stop = workDir + "/stop -x;touch pwned\n" + hostile;
+    QVERIFY(QFile(stop).open(QIODevice::WriteOnly));
+    ui::MainWindow w;
+    QSignalSpy finished(liveOf(w)->remoteRun(), &ui::RemoteRun::finished);
+    QVERIFY(liveOf(w)->recordRemote(
+        target("vstest"),
+        {{"python3", "leaky.py", stop.toStdString()}, workDir.toStdString(), output.toStdString()}));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(finished.first()[0].toInt(), 3); // the program's own status: it ran, with its words
+    QVERIFY(ui::CaptureLoader::openNow(workDir + "/" + output)); // the recording is where it was named
+    QVERIFY(!pwned(workDir));
+}
+
+// A host that declares 10 bytes and sends a whole snapshot, or endless zeros: the copy holds the
+// 10 declared bytes, at once.
+void TestRemote::copyIsBoundedByTheDeclaredSize() {
+    needSwitchableShell();
+    const QString sample = QString::fromStdString(test::samplePath("leak_list"));
+    for (const QString& rest : {"cat '" + sample + "'", QStringLiteral("exec cat /dev/zero")}) {
+        QVERIFY(server_.setLoginScript("printf 'VRAMSCOPE-REMOTE size=10\\n'\n" + rest + "\n"));
+        ui::RemoteFile remote;
+        QSignalSpy copied(&remote, &ui::RemoteFile::copied);
+        QElapsedTimer took;
+        took.start();
+        remote.open(target("vstest", "/x.pickle"));
+        QTRY_COMPARE_WITH_TIMEOUT(copied.count(), 1, 10000);
+        QVERIFY2(took.elapsed() < 2000, qPrintable(rest));
+        QCOMPARE(QFileInfo(copied.first()[0].toString()).size(), 10);
+    }
+    QVERIFY(server_.setLoginShell("/bin/sh"));
+}
+
+void TestRemote::impossibleSizeIsOneMessage() {
+    needSwitchableShell();
+    QVERIFY(server_.setLoginScript("printf 'VRAMSCOPE-REMOTE size=-5\\n'; exec cat /dev/zero\n"));
+    ui::RemoteFile remote;
+    QSignalSpy failed(&remote, &ui::RemoteFile::failed), copied(&remote, &ui::RemoteFile::copied);
+    remote.open(target("vstest", "/x.pickle"));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    QVERIFY2(failed.first()[0].toString().contains("vstest declared an impossible size"),
+             qPrintable(failed.first()[0].toString()));
+    QCOMPARE(copied.count(), 0);
+    QVERIFY(server_.setLoginShell("/bin/sh"));
+}
+
+// Record on a Remote Machine: a first answer that would add a forward of its own to ssh -R is
+// refused, and no second connection is made.
+void TestRemote::hostilePreparedDirectoryIsRefused() {
+    needSwitchableShell();
+    const QString count = dir_.filePath("gui-connections");
+    QVERIFY(server_.setLoginScript("echo >>'" + count + "'\nprintf 'VRAMSCOPE-REMOTE dir=/tmp/x:9999\\n'\n"));
+    ui::RemoteRun run;
+    QSignalSpy failed(&run, &ui::RemoteRun::failed);
+    run.start(target("vstest"), {{"./prog"}, {}, {}}, dir_.filePath("never.sock"));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+    QVERIFY2(failed.first()[0].toString().contains("not a plain absolute path"),
+             qPrintable(failed.first()[0].toString()));
+    QTest::qWait(500);
+    QCOMPARE(contents(count), QByteArray("\n"));
+    QVERIFY(server_.setLoginShell("/bin/sh"));
 }
 
 QTEST_MAIN(TestRemote)

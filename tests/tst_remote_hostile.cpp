@@ -88,14 +88,7 @@ void TestRemoteHostile::init() {
 }
 
 void TestRemoteHostile::host(const QString& script) {
-    static int n = 0;
-    const QString path = dir_.filePath(QStringLiteral("host-%1").arg(++n));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("#!/bin/sh\n" + script.toUtf8());
-    f.close();
-    QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::ExeOwner));
-    QVERIFY(server_.setLoginShell(path));
+    QVERIFY(server_.setLoginScript(script));
 }
 
 test::CliRun TestRemoteHostile::summary(const QString& path, int timeoutSeconds) {
