@@ -6,8 +6,8 @@
 #include "TestData.h"
 #include "analysis/RecorderPauses.h"
 #include "analysis/growth/LeakDiagnosis.h"
-#include "analysis/growth/PhasePeaks.h"
 #include "analysis/growth/RegionDiagnosis.h"
+#include "analysis/peak/PhaseTable.h"
 #include "analysis/replay/GraphPools.h"
 #include "analysis/stacks/NativeOwner.h"
 #include "load/OpenAnalysis.h"
@@ -405,10 +405,12 @@ void TestGrowthRegions::peakPerPhaseGate() {
     }
     auto a = analyse(loop);
     const auto r = regionsOf(*a);
-    const PhasePeaks p = phasePeaks(a->replay(0), r.iterations);
-    QVERIFY(p.epochs);
-    QCOMPARE(p.marker, std::string("epoch"));
-    QCOMPARE(p.peaks.size(), size_t(4)); // the first epoch begins at the first event
+    const PhaseTable p = phaseTable(a->capture(), a->trace(0), a->replay(0), r.iterations);
+    QCOMPARE(p.epochMarker, std::string("epoch"));
+    QCOMPARE(p.rows.size(), size_t(4)); // the first epoch begins at the first event
+    for (const PhaseRow& row : p.rows) QCOMPARE(int(row.kind), int(PhaseKind::Epoch));
+    QCOMPARE(p.rows[3].peak, int64_t(148) << 20);
+    QCOMPARE(p.rows[3].previousPeak, int64_t(136) << 20);
     size_t at = 0;
     const double rise = p.worstRisePercent(&at);
     // peaks (MiB): 164 (warm-up), 100+12+12 = 124, 136, 148 (each epoch's new block at its end);

@@ -3,8 +3,8 @@
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/growth/FindingText.h"
 #include "analysis/growth/LeakDiagnosis.h"
-#include "analysis/growth/PhasePeaks.h"
 #include "analysis/growth/RegionDiagnosis.h"
+#include "analysis/peak/PhaseTable.h"
 #include "analysis/stacks/FrameFilter.h"
 #include "compare/BaselineGate.h"
 #include "io/MemoryBudget.h"
@@ -104,14 +104,15 @@ uint64_t gatedGrowth(const LeakReport& rep) {
     return most;
 }
 
-// The per-phase peak gate: the largest rise of a phase's peak over the previous one.
+// The per-phase peak gate: the largest rise of a phase's peak over the previous one's (PhaseTable, the
+// table `peak` prints: epochs when the program marks them, else training iterations).
 bool peakGrowthOver(const CaptureAnalysis& a, size_t d, const LeakReport& rep, double limitPercent,
                     std::ostream& report) {
-    const PhasePeaks p = phasePeaks(a.replay(d), rep.growth().iterations);
+    const PhaseTable p = phaseTable(a.capture(), a.trace(d), a.replay(d), rep.growth().iterations);
     size_t at = 0;
     const double rise = p.worstRisePercent(&at);
     const bool over = rise > limitPercent;
-    const std::string unit = p.epochs ? "'" + p.marker + "' phase" : "iteration";
+    const std::string unit = p.epochMarker.empty() ? "iteration" : "'" + p.epochMarker + "' phase";
     report << (over ? "FAIL" : "ok") << ": " << deviceName(a.trace(d).device) << ": peak per " << unit << " ";
     if (rise < 0) {
         report << "not checked (fewer than three " << unit << "s)\n";
@@ -119,8 +120,8 @@ bool peakGrowthOver(const CaptureAnalysis& a, size_t d, const LeakReport& rep, d
     }
     report << "rises by at most " << rise << " % (limit " << limitPercent << " %)";
     if (over)
-        report << ": " << humanBytes(p.peaks[at - 1]) << " in " << unit << " " << at - p.firstMarked + 1
-               << ", " << humanBytes(p.peaks[at]) << " in the next";
+        report << ": " << humanBytes(p.rows[at].previousPeak) << " before " << p.rows[at].name << ", "
+               << humanBytes(p.rows[at].peak) << " in it";
     report << "\n";
     return over;
 }

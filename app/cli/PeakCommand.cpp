@@ -6,6 +6,10 @@
 #include "util/Format.h"
 #include "util/JsonWriter.h"
 
+#include <algorithm>
+#include <numeric>
+#include <set>
+
 namespace vs::cli {
 
 void siteJson(JsonWriter& j, const Capture& c, StackId s); // LeaksCommand.cpp
@@ -18,6 +22,8 @@ std::string_view phaseKindName(PhaseKind k) {
         return "start_up";
     case PhaseKind::Epoch:
         return "epoch";
+    case PhaseKind::Step:
+        return "step";
     case PhaseKind::Training:
         return "training";
     case PhaseKind::Evaluation:
@@ -73,6 +79,21 @@ void writeJson(const CaptureAnalysis& a, size_t d, const PeakReport& p, size_t m
     j.endArray().endObject();
 }
 
+// A long table (a step per iteration) in a terminal: the first three, the last, the peak's and the ten
+// largest rises, in time order.
+std::vector<size_t> shownPhases(const PeakReport& p) {
+    const auto& rows = p.phases.rows;
+    std::vector<size_t> all(rows.size());
+    std::iota(all.begin(), all.end(), size_t(0));
+    if (rows.size() <= 24) return all;
+    std::vector<size_t> byRise = all;
+    std::partial_sort(byRise.begin(), byRise.begin() + 10, byRise.end(),
+                      [&](size_t x, size_t y) { return rows[x].risePercent() > rows[y].risePercent(); });
+    std::set<size_t> shown{0, 1, 2, rows.size() - 1, p.phase};
+    shown.insert(byRise.begin(), byRise.begin() + 10);
+    return {shown.begin(), shown.end()};
+}
+
 void writeText(const CaptureAnalysis& a, size_t d, const PeakReport& p, size_t maxLines, std::ostream& out) {
     const Capture& c = a.capture();
     out << p.summary << "\n";
@@ -90,7 +111,8 @@ void writeText(const CaptureAnalysis& a, size_t d, const PeakReport& p, size_t m
     }
     if (p.phases.rows.size() < 2) return;
     out << "\nphases:\n";
-    for (size_t i = 0; i < p.phases.rows.size(); ++i) {
+    const auto shown = shownPhases(p);
+    for (size_t i : shown) {
         const PhaseRow& r = p.phases.rows[i];
         out << (i == p.phase ? "* " : "  ") << r.name << "  " << fixed(a.secondsAt(d, r.first), 3) << " s - "
             << fixed(a.secondsAt(d, r.end - 1), 3) << " s  peak " << humanBytes(r.peak);
@@ -98,6 +120,8 @@ void writeText(const CaptureAnalysis& a, size_t d, const PeakReport& p, size_t m
             out << "  (" << (r.risePercent() >= 0 ? "+" : "") << fixed(r.risePercent(), 1) << " %)";
         out << "\n";
     }
+    if (shown.size() < p.phases.rows.size())
+        out << "  (" << p.phases.rows.size() - shown.size() << " more phases: --json lists every one)\n";
 }
 
 } // namespace

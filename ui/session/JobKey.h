@@ -11,6 +11,7 @@ enum class JobKey : uint8_t {
     Load,               // CaptureLoader: a file into an analysis
     LiveUpdate,         // LiveController: what a live recording appended
     Growth,             // Session: a device's growth analysis (lifetimes, regions, findings), once
+    Peak,               // Session: what makes a device's peak, once
     Leaks,              // LeaksPanel: the diagnosis of a window or region
     Fragmentation,      // FragmentationOverlay: largest free block and fragments per device
     MemoryMap,          // MemoryMapView: the occupancy grid

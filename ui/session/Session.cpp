@@ -36,6 +36,24 @@ void Session::analyseGrowth() {
             growth_ = in;
             emit growthReady();
         });
+    analysePeak();
+}
+
+void Session::analysePeak() {
+    peak_.reset();
+    const AnalysisPtr a = analysis_;
+    const size_t device = device_;
+    using Peak = std::shared_ptr<const PeakReport>;
+    jobs_.run<Peak>(
+        JobKey::Peak, this,
+        [a, device](const JobControl&) {
+            return std::make_shared<const PeakReport>(explainPeak(*a, device));
+        },
+        [this, a, device](const Peak& p) {
+            if (a != analysis_ || device != device_) return; // a newer request follows
+            peak_ = p;
+            emit peakReady();
+        });
 }
 
 // Only appended, and nothing a view draws once per capture (markers, lanes, the origin) is new.

@@ -7,6 +7,7 @@
 // A setter given the value the session already holds emits nothing, so following a signal never
 // loops back. Two sessions can exist at once (a comparison).
 #include "analysis/growth/LeakDiagnosis.h"
+#include "analysis/peak/PeakReport.h"
 #include "session/CaptureLoader.h"
 #include "session/JobRunner.h"
 #include "util/TimeOrigin.h"
@@ -88,6 +89,9 @@ class Session : public QObject {
     // list, the status bar, the Leaks tab.
     std::shared_ptr<const LeakInputs> growth() const { return growth_; }
     size_t growthRuns() const { return growthRuns_; } // analyses started, for tests
+    // What makes device()'s peak (PeakReport), found in the background alongside the growth analysis;
+    // null until peakReady().
+    std::shared_ptr<const PeakReport> peak() const { return peak_; }
 
     JobRunner& jobs() { return jobs_; }
 
@@ -99,6 +103,7 @@ class Session : public QObject {
     void rangeChanged(std::optional<std::pair<double, double>> range);
     void regionChanged();
     void growthReady(); // growth() holds device()'s analysis
+    void peakReady();   // peak() holds device()'s peak
     void momentChanged(size_t eventsApplied);
     void visibleSpanChanged(double from, double to);
     void momentPlayed(size_t eventsApplied);
@@ -120,7 +125,9 @@ class Session : public QObject {
     size_t moment_ = 0;
     std::pair<double, double> span_{0.0, 0.0};
     size_t endOfDevice() const { return analysis_ ? analysis_->trace(device_).eventCount() : 0; }
-    void analyseGrowth(); // of device(), in the background
+    void analyseGrowth(); // of device(), in the background, and its peak
+    void analysePeak();
+    std::shared_ptr<const PeakReport> peak_;
     std::shared_ptr<const LeakInputs> growth_;
     size_t growthRuns_ = 0;
     JobRunner jobs_;

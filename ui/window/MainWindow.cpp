@@ -9,6 +9,7 @@
 #include "views/panels/BlockMapPanel.h"
 #include "views/panels/EventsPane.h"
 #include "views/panels/LeaksPanel.h"
+#include "views/panels/PeakPanel.h"
 #include "views/panels/RegionListView.h"
 #include "views/panels/RetentionPanel.h"
 #include "views/panels/StackPane.h"
@@ -17,6 +18,7 @@
 #include "views/timeline/AllocationBandsView.h"
 #include "views/timeline/CompositionView.h"
 #include "views/timeline/MemoryMapView.h"
+#include "window/OpeningFocus.h"
 #include "window/RegionSelector.h"
 #include "window/StatusBar.h"
 
@@ -91,6 +93,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (automatic && !session_->region())
             timeline_->setGrowthRegion(QCPRange(from, to)); // detected window
     });
+    focus_ = new OpeningFocus(session_, this); // an OOM or a quiet run's peak, selected on open
+    connect(focus_, &OpeningFocus::leaksWanted, this, &MainWindow::showLeaksTab);
+    connect(focus_, &OpeningFocus::peakWanted, this, &MainWindow::showPeakTab);
     fragmentation_ = new FragmentationOverlay(session_, timeline_, this);
     status_ = new StatusBar(session_, timeline_, loader_, live_, this);
     setStatusBar(status_);
@@ -134,6 +139,7 @@ void MainWindow::buildDetails() {
     details_ = new QTabWidget(this);
     stack_ = addTab(details_, session_, new StackPane(this), "stackPane", tr("&Stack"));
     leaks_ = addTab(details_, session_, new LeaksPanel(this), "leaksPanel", tr("&Leaks"));
+    peak_ = addTab(details_, session_, new PeakPanel(this), "peakPanel", tr("Pea&k"));
     blockMap_ = addTab(details_, session_, new BlockMapPanel(this), "blockMap", tr("&Block map"));
     memoryMap_ = addTab(details_, session_, new MemoryMapView(this), "memoryMap", tr("&Memory map"));
     memoryMap_->setToolTip(
@@ -278,6 +284,10 @@ void MainWindow::showLeaksTab() {
 void MainWindow::waitForBackgroundWork() {
     session_->jobs().waitForAll();     // the leak diagnosis too, and the region report it starts
     QCoreApplication::processEvents(); // delivers the finished signals
+}
+
+void MainWindow::showPeakTab() {
+    details_->setCurrentWidget(peak_);
 }
 
 void MainWindow::showBlockMapTab() {

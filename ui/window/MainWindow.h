@@ -25,6 +25,8 @@ class FragmentationOverlay;
 class LeaksPanel;
 class LiveController;
 class MemoryMapView;
+class OpeningFocus;
+class PeakPanel;
 class CompositionView;
 class RegionSelector;
 class Session;
@@ -52,6 +54,7 @@ class MainWindow : public QMainWindow {
     void showLeaksTab();
     void showBlockMapTab();
     void showRetentionTab();
+    void showPeakTab();
     QString regionStatus() const; // the selected region's sentence in the status bar
     // Bug reports (MainWindowExport.cpp): the title line of exported images and the Markdown report
     // (linking `image` when given), both from what the views show now.
@@ -108,6 +111,8 @@ class MainWindow : public QMainWindow {
     EventsPane* events_;
     StackPane* stack_;
     LeaksPanel* leaks_;
+    PeakPanel* peak_;
+    OpeningFocus* focus_;
     BlockMapPanel* blockMap_;
     RetentionPanel* retention_;
     RegionSelector* regions_;

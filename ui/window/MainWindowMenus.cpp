@@ -13,6 +13,7 @@
 #include "views/dialogs/ShortcutsDialog.h"
 #include "views/dialogs/WelcomePage.h"
 #include "views/panels/EventsPane.h"
+#include "views/panels/PeakPanel.h"
 #include "views/panels/StackPane.h"
 #include "views/panels/WhatIfPanel.h"
 #include "views/ranks/RanksWindow.h"
@@ -237,6 +238,14 @@ void MainWindow::buildGoMenu() {
                    QStringLiteral("previous-region"), palette());
     previous->setToolTip(tr("Select the previous growth region in time"));
     go->addSeparator();
+    go->addAction(tr("Pea&k"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
+                  [this] {
+                      showPeakTab();
+                      peak_->goToPeak();
+                  })
+        ->setToolTip(
+            tr("Select the moment allocated memory is highest and explain it in the Peak tab: what is "
+               "alive by category and line, its phase against a typical step"));
     icons::set(go->addAction(tr("Go to &Time\u2026"), QKeySequence(Qt::CTRL | Qt::Key_G), this,
                              [this] {
                                  if (!session_->isOpen()) return;

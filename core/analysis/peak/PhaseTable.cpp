@@ -19,6 +19,8 @@ uint32_t eventAt(const DeviceTrace& t, int64_t us) {
 std::map<uint32_t, PhaseKind> boundaries(const Capture& c, const DeviceTrace& t, const Iterations& its) {
     std::map<uint32_t, PhaseKind> at;
     for (uint32_t s : its.phaseStarts) at[s] = PhaseKind::Epoch;
+    if (its.phaseStarts.empty()) // no epochs marked: each training iteration is a phase
+        for (uint32_t s : its.starts) at[s] = PhaseKind::Step;
     PhaseWindows w(c);
     if (w.empty() && !c.nativeStacks) w = PhaseWindows::fromStacks(c, t);
     for (const auto& e : w.evaluations()) {
@@ -37,6 +39,8 @@ std::string rowName(PhaseKind k, size_t epochs, size_t evaluations, bool hasEpoc
         return hasEpochs ? "before the first epoch" : "start-up";
     case PhaseKind::Epoch:
         return "epoch " + std::to_string(epochs);
+    case PhaseKind::Step:
+        return "step " + std::to_string(epochs);
     case PhaseKind::Evaluation:
         return "evaluation " + std::to_string(evaluations);
     case PhaseKind::Training:
@@ -56,7 +60,7 @@ size_t PhaseTable::rowOf(uint32_t e) const {
 double PhaseTable::worstRisePercent(size_t* at) const {
     const bool epochs =
         std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.kind == PhaseKind::Epoch; });
-    const PhaseKind kind = epochs ? PhaseKind::Epoch : PhaseKind::Training;
+    const PhaseKind kind = epochs ? PhaseKind::Epoch : PhaseKind::Step;
     double worst = -1;
     size_t seen = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -80,7 +84,7 @@ PhaseTable phaseTable(const Capture& c, const DeviceTrace& t, const ReplayResult
         row.kind = it->second;
         row.first = it->first;
         row.end = std::next(it) == at.end() ? n : std::min(n, std::next(it)->first);
-        epochs += row.kind == PhaseKind::Epoch;
+        epochs += row.kind == PhaseKind::Epoch || row.kind == PhaseKind::Step;
         evaluations += row.kind == PhaseKind::Evaluation;
         row.name = rowName(row.kind, epochs, evaluations, !its.phaseStarts.empty());
         const auto range = r.allocated.range(row.first, row.end);

@@ -1,7 +1,8 @@
 #pragma once
-// The peak of allocated memory in each phase of a run: each epoch (the program's phase marker), each
-// evaluation (forward passes that no backward pass follows, marked or not), the training between
-// them, and the start-up before the first; each phase's peak against the previous phase of its kind.
+// The peak of allocated memory in each phase of a run: each epoch (the program's phase marker; without
+// one, each training iteration), each evaluation (forward passes that no backward pass follows, marked
+// or not), the training between them, and the start-up before the first; each phase's peak against the
+// previous phase of its kind.
 // The per-epoch peak check people write by hand (reset_peak_memory_stats at each phase's start,
 // max_memory_allocated at its end) reads the same figures.
 #include "analysis/growth/Iterations.h"
@@ -13,7 +14,7 @@
 
 namespace vs {
 
-enum class PhaseKind : uint8_t { StartUp, Epoch, Training, Evaluation };
+enum class PhaseKind : uint8_t { StartUp, Epoch, Step, Training, Evaluation };
 
 struct PhaseRow {
     PhaseKind kind = PhaseKind::Training;
@@ -32,8 +33,8 @@ struct PhaseTable {
     std::string epochMarker;    // the annotation that marks epochs, if any
     // The row holding event `e`.
     size_t rowOf(uint32_t e) const;
-    // The largest rise of an epoch's (else a training phase's) peak over the previous one's, in
-    // percent, the first of them (warm-up) compared with nothing; -1 when fewer than three.
+    // The largest rise of an epoch's (else an iteration's) peak over the previous one's, in percent,
+    // the first of them (warm-up) compared with nothing; -1 when fewer than three. `at`: its row.
     double worstRisePercent(size_t* at = nullptr) const;
 };
 

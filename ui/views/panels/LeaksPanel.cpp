@@ -1,5 +1,7 @@
 #include "views/panels/LeaksPanel.h"
 
+#include "sim/OomWhatIf.h"
+
 #include "analysis/growth/FindingText.h"
 
 #include "analysis/stacks/FrameFilter.h"
@@ -318,6 +320,7 @@ void LeaksPanel::run(LeakQuery q) {
         [a, device, q, in, origin](const JobControl&) {
             auto inputs = in ? in : std::make_shared<const LeakInputs>(prepareLeakInputs(*a, device));
             Result r{diagnoseLeaks(*a, device, q, *inputs), inputs, a, device, {}, {}, {}, {}};
+            addOomWhatIf(*a, device, r.report); // a fragmented reserve: would another setting have served it?
             if (r.report.groups.empty()) return r;
             // Three independent passes over a group's allocations (each ~30 ms for a leak's ~1M at
             // 100M events: reads kilobytes apart), side by side.
