@@ -58,6 +58,7 @@ class TestRemoteHostile : public QObject {
     void preparedDirectoryIsValidated_data();
     void preparedDirectoryIsValidated();
     void runOutputIsBoundedAndEscaped();
+    void dotDotNameIsCopiedInside();
     void ctrlCDuringAFetchCleansUp();
     void sigtermDuringARunCleansUp();
 
@@ -200,6 +201,14 @@ void TestRemoteHostile::runOutputIsBoundedAndEscaped() {
     QVERIFY2(r.rc == 4 && r.peakRssMiB < 100, r.summary().c_str());
     QVERIFY2(r.err.find('\x1b') == std::string::npos && r.err.find("\\x1b[2J") != std::string::npos,
              r.err.c_str());
+}
+
+// A remote path whose last part is ".." still names a copy inside the private directory.
+void TestRemoteHostile::dotDotNameIsCopiedInside() {
+    host(sizeLine(QString::number(QFileInfo(kSample).size())) + "cat '" + kSample + "'\n");
+    const test::CliRun r = summary("/x/..");
+    QVERIFY2(r.rc == 0, r.summary().c_str());
+    QVERIFY(QDir(tmp()).isEmpty()); // nothing was written beside the private directory either
 }
 
 // Ctrl-C while a file is copied: the CLI ends at once, its private copy and its ssh go with it.

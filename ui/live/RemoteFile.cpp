@@ -127,8 +127,9 @@ void RemoteFile::feed(const QByteArray& data) {
             std::string error;
             copyDir_ = QString::fromStdString(
                 makePrivateTempDir(QDir::tempPath().toStdString(), "vramscope-remote-"));
-            QString name = QFileInfo(QString::fromStdString(target_.path)).fileName();
-            copyPath_ = QDir(copyDir_).filePath(name.isEmpty() ? QStringLiteral("remote") : name);
+            const QString name = QFileInfo(QString::fromStdString(target_.path)).fileName();
+            const bool none = name.isEmpty() || name == QLatin1String(".") || name == QLatin1String("..");
+            copyPath_ = QDir(copyDir_).filePath(none ? QStringLiteral("remote") : name); // never outside it
             const int fd = createExclusive(QFile::encodeName(copyPath_).toStdString(), error);
             copy_ = std::make_unique<QFile>();
             if (fd < 0 || !copy_->open(fd, QIODevice::WriteOnly, QFileDevice::AutoCloseHandle)) {
