@@ -17,6 +17,7 @@
 #include "views/panels/EventTableView.h"
 #include "views/panels/FlameGraph.h"
 #include "views/panels/LeaksPanel.h"
+#include "views/panels/PeakPanel.h"
 #include "views/panels/RegionListView.h"
 #include "views/panels/RetentionPanel.h"
 #include "views/panels/Sparkline.h"
@@ -73,6 +74,8 @@ class TestMainWindow : public QObject {
     void blockMapExpandableRangesGrowAndZoom();
     void screenshotWritesAskedSize();
     void coldOpenSelectsTheWorstRegion();
+    void quietRunOpensOnItsPeak();
+    void outOfMemoryOpensAtTheFailure();
     void clickOnARampSelectsItsRegion();
     void clickOnALeakTickSelectsThatAllocation();
     void zoomedInClickSelectsAnIterationsRise();
@@ -658,6 +661,88 @@ void TestMainWindow::growthAnalysedOncePerOpen() {
     timelineOf(*w)->setSelection(QCPRange(secondsOf(*w, tooth.first), secondsOf(*w, tooth.last)));
     settle(*w);
     QCOMPARE(w->session()->growthRuns(), size_t(1));
+}
+
+// Steps of a training loop with an evaluation in the middle whose outputs (kept for the whole evaluation,
+// then dropped) raise the peak to 3x a step's: nothing grows, so the window opens on the peak.
+ui::AnalysisPtr evaluationSpikeCapture(uint32_t* spikeTop) {
+    vs::test::SyntheticLoop loop;
+    loop.alloc(32 << 20, loop.stack({{"build_model", 10}}));
+    const StackId act = loop.stack({{"forward", 30}, {"train", 60}});
+    const StackId out = loop.stack({{"evaluate", 44}, {"main", 90}});
+    auto trainStep = [&] {
+        loop.annotate("forward");
+        const uint64_t a = loop.alloc(16 << 20, act);
+        loop.annotate("forward", false), loop.annotate("backward");
+        loop.free(a, 16 << 20, act);
+        loop.annotate("backward", false);
+    };
+    for (int i = 0; i < 8; ++i) trainStep();
+    std::vector<uint64_t> kept;
+    for (int i = 0; i < 6; ++i) {
+        loop.annotate("forward");
+        kept.push_back(loop.alloc(16 << 20, out));
+        loop.annotate("forward", false);
+    }
+    *spikeTop = uint32_t(loop.t().eventCount() - 1);
+    for (uint64_t k : kept) loop.free(k, 16 << 20, out);
+    for (int i = 0; i < 8; ++i) trainStep();
+    return CaptureAnalysis::analyse(loop.take());
+}
+
+void TestMainWindow::quietRunOpensOnItsPeak() {
+    auto w = std::make_unique<MainWindow>();
+    w->resize(1400, 900);
+    w->show();
+    uint32_t top = 0;
+    w->setAnalysis("evaluation", evaluationSpikeCapture(&top));
+    QTRY_VERIFY(w->session()->peak() != nullptr && w->session()->growth() != nullptr);
+    settle(*w);
+    QVERIFY2(w->session()->growth()->regions->findings.empty(), "an evaluation that lets go is no finding");
+    // the peak is selected without a click: the event at the evaluation's top, its tab in front
+    QCOMPARE(w->session()->selectedEvent().value_or(0), size_t(top));
+    auto* peak = w->findChild<ui::PeakPanel*>(QStringLiteral("peakPanel"));
+    QVERIFY(peak);
+    QCOMPARE(w->findChild<QTabWidget*>()->currentWidget(), static_cast<QWidget*>(peak));
+    const QString text = peak->summaryText();
+    QVERIFY2(text.contains(QStringLiteral("128.00 MiB")) && text.contains(QStringLiteral("evaluation 1")) &&
+                 text.contains(QStringLiteral("evaluate (train.py:44)")),
+             qPrintable(text));
+    // the phase table: the evaluation row holds the peak; double-clicking a step's row goes to its peak
+    QTreeView* phases = peak->phasesView();
+    QVERIFY(phases->model()->rowCount() >= 3);
+    int evaluation = -1;
+    for (int r = 0; r < phases->model()->rowCount(); ++r)
+        if (phases->model()->index(r, 0).data().toString() == QStringLiteral("evaluation 1")) evaluation = r;
+    QVERIFY(evaluation > 0);
+    QCOMPARE(phases->model()->index(evaluation, 3).data().toString(), QStringLiteral("128.00 MiB"));
+    emit phases->doubleClicked(phases->model()->index(0, 0));
+    QVERIFY(w->session()->selectedEvent().value_or(top) != top);
+    // Go > Peak comes back to it
+    w->session()->selectEvent(0);
+    peak->goToPeak();
+    QCOMPARE(w->session()->selectedEvent().value_or(0), size_t(top));
+}
+
+void TestMainWindow::outOfMemoryOpensAtTheFailure() {
+    vs::test::SyntheticLoop loop;
+    const StackId keep = loop.stack({{"remember", 12}, {"train", 60}});
+    for (int i = 0; i < 12; ++i) loop.step(4 << 20), loop.alloc(8 << 20, keep);
+    loop.oom(64 << 20);
+    const uint32_t oom = uint32_t(loop.t().eventCount() - 1);
+    auto w = std::make_unique<MainWindow>();
+    w->resize(1400, 900);
+    w->show();
+    w->setAnalysis("oom", CaptureAnalysis::analyse(loop.take()));
+    QTRY_VERIFY(w->session()->growth() != nullptr);
+    settle(*w);
+    QCOMPARE(w->session()->selectedEvent().value_or(0), size_t(oom));
+    QCOMPARE(w->findChild<QTabWidget*>()->currentWidget(), static_cast<QWidget*>(leaksOf(*w)));
+    const LeakReport& rep = leaksOf(*w)->report();
+    QCOMPARE(rep.kind, LeakKind::Oom);
+    QVERIFY(rep.oom.has_value());
+    QCOMPARE(rep.oom->cause, OomCause::Leak);
+    QVERIFY2(rep.summary.find("remember (train.py:12)") != std::string::npos, rep.summary.c_str());
 }
 
 void TestMainWindow::coldOpenSelectsTheWorstRegion() {

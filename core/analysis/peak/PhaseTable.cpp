@@ -25,6 +25,9 @@ std::map<uint32_t, PhaseKind> boundaries(const Capture& c, const DeviceTrace& t,
     if (w.empty() && !c.nativeStacks) w = PhaseWindows::fromStacks(c, t);
     for (const auto& e : w.evaluations()) {
         const uint32_t from = eventAt(t, e.fromUs), to = e.toUs == INT64_MAX ? kNoEvent : eventAt(t, e.toUs);
+        // an evaluation is one phase: the iterations found inside it (its forward passes) are not steps
+        for (auto it = at.upper_bound(from); it != at.end() && it->first < to;)
+            it = it->second == PhaseKind::Step ? at.erase(it) : std::next(it);
         if (to != kNoEvent && to < t.eventCount() && !at.count(to)) at[to] = PhaseKind::Training;
         at[from] = PhaseKind::Evaluation;
     }
