@@ -30,6 +30,7 @@ class TestSshTarget : public QObject {
     void programOutputIsEscapedAcrossPieces();
     void failuresAreToldApart_data();
     void failuresAreToldApart();
+    void hintsKeepThePort();
     void commandLinesTheRecordersCannotRun();
 };
 
@@ -211,10 +212,23 @@ void TestSshTarget::failuresAreToldApart() {
     QFETCH(QString, err);
     QFETCH(int, kind);
     QFETCH(QString, says);
-    const SshFailure f = describeSshFailure("gpu", exit, err.toStdString());
+    const SshFailure f = describeSshFailure({{}, "gpu", 0, {}}, exit, err.toStdString());
     QCOMPARE(int(f.kind), kind);
     QVERIFY2(QString::fromStdString(f.message).contains(says), f.message.c_str());
     QVERIFY(f.message.find('\n') == std::string::npos);
+}
+
+// ssh://root@127.0.0.1:2298/... is reached with `ssh -p 2298 root@127.0.0.1`: so say the hints.
+void TestSshTarget::hintsKeepThePort() {
+    const SshTarget t{"root", "127.0.0.1", 2298, "/a.vscap"};
+    QVERIFY(describeSshFailure(t, 255, "Host key verification failed.\n")
+                .message.find("`ssh -p 2298 root@127.0.0.1`") != std::string::npos);
+    QVERIFY(describeSshFailure(t, 255, "root@127.0.0.1: Permission denied (publickey).\n")
+                .message.find("`ssh -o BatchMode=yes -p 2298 root@127.0.0.1 true`") != std::string::npos);
+    // The host's own words are quoted without their control characters.
+    const std::string hostile = describeSshFailure(t, 1, "\x1b]0;owned\x07\x1b[2J\n").message;
+    QVERIFY2(hostile.find('\x1b') == std::string::npos && hostile.find("\\x1b]0;owned") != std::string::npos,
+             hostile.c_str());
 }
 
 void TestSshTarget::commandLinesTheRecordersCannotRun() {

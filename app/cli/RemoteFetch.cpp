@@ -147,7 +147,7 @@ std::string localCopyOf(const std::string& file) {
         if (how == SshProcess::Pumped::Stopped)
             throw std::runtime_error(rx.host + " sent no file within a minute");
         const int rc = ssh.wait();
-        if (rc != 0) throw std::runtime_error(describeSshFailure(rx.host, rc, ssh.errText()).message);
+        if (rc != 0) throw std::runtime_error(describeSshFailure(*target, rc, ssh.errText()).message);
     }
     if (!rx.size) throw std::runtime_error(rx.host + " sent no file (its answer had no size line)");
     return local;

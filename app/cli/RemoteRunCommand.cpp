@@ -81,7 +81,7 @@ std::string timestamp() {
 }
 
 [[noreturn]] void failWith(const SshTarget& t, int rc, const std::string& err) {
-    throw std::runtime_error(describeSshFailure(t.destination(), rc, err).message);
+    throw std::runtime_error(describeSshFailure(t, rc, err).message);
 }
 
 // The first connection: the private directory on the host, the recorder checked there. Its answer
@@ -232,7 +232,7 @@ int runRemoteRun(const std::vector<std::string>& args, std::ostream& out) {
     }
     const int rc = ssh.wait();
     if (markers.exit < 0) {
-        const std::string why = describeSshFailure(host, rc, ssh.errText()).message;
+        const std::string why = describeSshFailure(o.target, rc, ssh.errText()).message;
         if (!markers.started) throw std::runtime_error(why);
         throw std::runtime_error(why + " The program may still be running on " + host + " (pid " +
                                  markers.pid + ") and recording into " + markers.output + copy +

@@ -37,7 +37,10 @@ std::string lastWord(const std::vector<std::string>& lines) {
 }
 } // namespace
 
-SshFailure describeSshFailure(const std::string& host, int exitCode, const std::string& stderrText) {
+SshFailure describeSshFailure(const SshTarget& target, int exitCode, const std::string& stderrText) {
+    const std::string host = target.destination();
+    // the command a hint suggests reaches the same port (ssh://me@gpu:2222/... is `ssh -p 2222 me@gpu`)
+    const std::string options = target.port ? " -p " + std::to_string(target.port) : "";
     const auto lines = linesOf(stderrText);
     constexpr std::string_view ours = "vramscope-remote: ";
     for (const auto& line : lines)
@@ -50,15 +53,15 @@ SshFailure describeSshFailure(const std::string& host, int exitCode, const std::
     if (mentions(lines, {"Host key verification failed", "HOST IDENTIFICATION HAS CHANGED", "host key for"}))
         return {K::HostKey, "The host key of " + host +
                                 " was refused (unknown or changed), so nothing was sent: connect once with "
-                                "`ssh " +
-                                host + "` in a terminal to check the key and accept it."};
+                                "`ssh" +
+                                options + " " + host + "` in a terminal to check the key and accept it."};
     if (mentions(lines,
                  {"Permission denied", "Too many authentication failures", "no more authentication methods"}))
         return {K::Authentication,
                 "Logging in to " + host +
                     " failed (authentication refused): vramscope connects without prompting, "
-                    "with your SSH keys or ssh-agent; check that `ssh -o BatchMode=yes " +
-                    host + " true` works."};
+                    "with your SSH keys or ssh-agent; check that `ssh -o BatchMode=yes" +
+                    options + " " + host + " true` works."};
     if (mentions(lines, {"remote port forwarding failed", "forwarding failed for listen path"}))
         return {K::Forwarding,
                 host +

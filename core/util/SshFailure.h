@@ -4,6 +4,8 @@
 // that dropped); vramscope's remote scripts say theirs on a "vramscope-remote:" line; anything else
 // is the remote command's own exit status. What the host wrote is quoted with its control characters
 // escaped (TerminalText): it may be hostile.
+#include "SshTarget.h"
+
 #include <string>
 
 namespace vs {
@@ -14,8 +16,9 @@ struct SshFailure {
     std::string message;
 };
 
-// `host` as the user wrote it; `exitCode` ssh's (255: ssh's own failure); `stderrText` what ssh
-// and the remote side wrote on stderr (the end of it is enough).
-SshFailure describeSshFailure(const std::string& host, int exitCode, const std::string& stderrText);
+// `target` names the host as the user wrote it (and the port, in the ssh command a hint suggests);
+// `exitCode` ssh's (255: ssh's own failure); `stderrText` what ssh and the remote side wrote on
+// stderr (the end of it is enough).
+SshFailure describeSshFailure(const SshTarget& target, int exitCode, const std::string& stderrText);
 
 } // namespace vs

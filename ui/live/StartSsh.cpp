@@ -38,8 +38,7 @@ QString cannotRunSsh(const QProcess* process) {
 QString sshFailure(const SshTarget& target, int code, QProcess::ExitStatus status,
                    const QByteArray& stderrText) {
     const int exit = status == QProcess::NormalExit ? code : 255; // killed: the connection is gone
-    return QString::fromStdString(
-        describeSshFailure(target.destination(), exit, stderrText.toStdString()).message);
+    return QString::fromStdString(describeSshFailure(target, exit, stderrText.toStdString()).message);
 }
 
 } // namespace vs::ui
