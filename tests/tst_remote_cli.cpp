@@ -46,6 +46,7 @@ class TestRemoteCli : public QObject {
     void droppedConnectionKeepsWhatArrived();
     void firstCtrlCStopsTheProgram();
     void secondCtrlCLeavesItRunning();
+    void plantedLogLinkIsRefused();
 
   private:
     QProcess* startLeaky(const QString& name, const QByteArray& program, const QString& stop);
@@ -254,6 +255,19 @@ void TestRemoteCli::secondCtrlCLeavesItRunning() {
     QTRY_VERIFY_WITH_TIMEOUT(!alive(pid.captured(1).toLongLong()), 30000);
     QTRY_COMPARE_WITH_TIMEOUT(cli({"summary", dir_.filePath("stubborn.vscap")}).rc, 0, 30000);
     delete p;
+}
+
+// Another user of the host plants OUTPUT.log as a link to one of our files in a shared directory:
+// the run refuses to start rather than write the program's output through it.
+void TestRemoteCli::plantedLogLinkIsRefused() {
+    write("leaky.py", remote_test::kLeakyProgram);
+    write("victim", "precious");
+    QVERIFY(QFile::link(dir_.filePath("victim"), dir_.filePath("planted.vscap.log")));
+    const Result r = cli({"run", "--remote", "vstest", "-o", dir_.filePath("planted.copy.vscap"), "--cd",
+                          dir_.path(), "--remote-output", "planted.vscap", "--", "python3", "leaky.py"});
+    QCOMPARE(r.rc, 2);
+    QVERIFY2(r.err.contains(dir_.filePath("planted.vscap.log") + " already exists"), qPrintable(r.err));
+    QCOMPARE(readAll(dir_.filePath("victim")), QByteArray("precious"));
 }
 
 QTEST_GUILESS_MAIN(TestRemoteCli)

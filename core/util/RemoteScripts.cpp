@@ -132,8 +132,10 @@ RemoteScript runScript(const RemoteProgram& program, const std::string& dir, con
         "if [ -n \"$wd\" ]; then cd -- \"$wd\" || " +
             say("cannot enter %s on this host", kNoWorkDir, " \"$wd\"") + "; fi",
         "case $out in /*) ;; *) out=\"$PWD/$out\" ;; esac",
-        "if [ -e \"$out\" ] || [ -L \"$out\" ]; then " +
-            say("%s already exists on this host", kExists, " \"$out\"") + "; fi",
+        "for f in \"$out\" \"$out.log\"; do if [ -e \"$f\" ] || [ -L \"$f\" ]; then " +
+            say("%s already exists on this host", kExists, " \"$f\"") + "; fi; done",
+        // noclobber: the log is created afresh (O_EXCL), never written through a link planted since
+        "set -C",
         recorderCommand(program) + " </dev/null >\"$out.log\" 2>&1 &",
         "pid=$!",
         marker("pid", "\"$pid\""),
