@@ -95,6 +95,17 @@ bool SshServer::setLoginScript(const QString& script) {
            (f.close(), true) && f.setPermissions(QFile::ReadOwner | QFile::ExeOwner) && setLoginShell(path);
 }
 
+bool SshServer::setLoggingShell() {
+    QFile::remove(dir() + "/login-commands");
+    return setLoginScript("printf '%s\\0' \"$2\" >>'" + dir() + "/login-commands'\nexec /bin/sh -c \"$2\"\n");
+}
+
+QList<QByteArray> SshServer::loginCommands() const {
+    QList<QByteArray> commands = read(dir() + "/login-commands").split('\0');
+    commands.removeLast(); // after the last NUL
+    return commands;
+}
+
 QString SshServer::sshdPath() {
     for (const char* path : {"/usr/sbin/sshd", "/usr/local/sbin/sshd"})
         if (QFile::exists(path)) return path;

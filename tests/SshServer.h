@@ -33,6 +33,10 @@ class SshServer {
     // A fake host: `script` (sh) becomes the login shell; it is handed `-c COMMAND` and answers
     // whatever it likes.
     bool setLoginScript(const QString& script);
+    // A login shell that notes the command it is handed (`-c COMMAND`), then runs it with /bin/sh;
+    // loginCommands() gives what it noted, in order.
+    bool setLoggingShell();
+    QList<QByteArray> loginCommands() const;
     QString sshCommand() const;
     QString dir() const { return dir_->path(); }
     // The user's home on the host (where its login shell starts): DIR/home with a switchable

@@ -16,6 +16,7 @@
 #include "live/RemoteFile.h"
 #include "live/RemoteRun.h"
 #include "session/CaptureLoader.h"
+#include "util/RemoteInput.h"
 #include "window/MainWindow.h"
 
 #include <QApplication>
@@ -86,6 +87,7 @@ class TestRemote : public QObject {
     void droppedConnectionKeepsWhatArrived();
     void hostileNamesUnderFishAndTcsh_data();
     void hostileNamesUnderFishAndTcsh();
+    void windowHandsTheLoginShellOneConstant();
     void copyIsBoundedByTheDeclaredSize();
     void impossibleSizeIsOneMessage();
     void hostilePreparedDirectoryIsRefused();
@@ -308,6 +310,28 @@ void TestRemote::hostileNamesUnderFishAndTcsh() {
     QCOMPARE(finished.first()[0].toInt(), 3); // the program's own status: it ran, with its words
     QVERIFY(ui::CaptureLoader::openNow(workDir + "/" + output)); // the recording is where it was named
     QVERIFY(!pwned(workDir));
+}
+
+// Open Remote and Record on a Remote Machine: whatever they run, the login shell is handed the same
+// constant, with none of the user's paths or words in it.
+void TestRemote::windowHandsTheLoginShellOneConstant() {
+    needSwitchableShell();
+    QVERIFY(server_.setLoggingShell());
+    const QString pickle = dir_.filePath("logged ';x.pickle"), stop = dir_.filePath("logged-stop");
+    QVERIFY(QFile::copy(QString::fromStdString(test::samplePath("leak_list")), pickle));
+    QVERIFY(QFile(stop).open(QIODevice::WriteOnly)); // the program ends at once
+    {
+        ui::MainWindow w;
+        w.openFile(QString::fromStdString(target("vstest", pickle).url()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.analysis() != nullptr, 30000);
+        QSignalSpy finished(liveOf(w)->remoteRun(), &ui::RemoteRun::finished);
+        QVERIFY(liveOf(w)->recordRemote(target("vstest"), leaky(stop, "logged ';x.vscap")));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    }
+    const QList<QByteArray> commands = server_.loginCommands();
+    QCOMPARE(commands.size(), 3); // the snapshot; the run's preparation and the run
+    for (const QByteArray& command : commands) QCOMPARE(command.toStdString(), std::string(kRemoteCommand));
+    QVERIFY(server_.setLoginShell("/bin/sh"));
 }
 
 // A host that declares 10 bytes and sends a whole snapshot, or endless zeros: the copy holds the

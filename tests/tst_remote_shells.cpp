@@ -171,15 +171,7 @@ void TestRemoteShells::runWordsAreData() {
 
 // Whatever the entry point, the login shell gets the same command: no path or word of the user's.
 void TestRemoteShells::theLoginShellIsHandedOneConstantCommand() {
-    const QString log = dir_.filePath("login-shell.log"), logger = dir_.filePath("logging-shell");
-    QFile script(logger);
-    QVERIFY(script.open(QIODevice::WriteOnly));
-    script.write(QStringLiteral("#!/bin/sh\nprintf '%s\\0' \"$2\" >>'%1'\nexec /bin/sh -c \"$2\"\n")
-                     .arg(log)
-                     .toUtf8());
-    script.close();
-    QVERIFY(script.setPermissions(QFile::ReadOwner | QFile::ExeOwner));
-    useShell(logger);
+    QVERIFY(server_.setLoggingShell());
     const QString path = dir_.filePath(asName(kHostileWords[0], 0) + "-logged.vscap");
     QVERIFY(QFile::copy(kSample, path));
     const SshTarget target{{}, "vstest", 0, QFile::encodeName(path).toStdString()};
@@ -198,10 +190,7 @@ void TestRemoteShells::theLoginShellIsHandedOneConstantCommand() {
                         "args.py"};
     const test::CliRun r = test::runCliMeasured(VRAMSCOPE_CLI, args + kHostileWords, 120);
     QVERIFY2(r.rc == 0, r.summary().c_str());
-    QFile logged(log);
-    QVERIFY(logged.open(QIODevice::ReadOnly));
-    QList<QByteArray> commands = logged.readAll().split('\0');
-    commands.removeLast();
+    const QList<QByteArray> commands = server_.loginCommands();
     QCOMPARE(commands.size(), 3); // the file; the run's preparation and the run
     for (const QByteArray& command : commands) QCOMPARE(command.toStdString(), std::string(kRemoteCommand));
 }
