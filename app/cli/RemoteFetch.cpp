@@ -107,6 +107,31 @@ std::string copyName(const std::string& remotePath) {
     const std::string name = std::filesystem::path(remotePath).filename().string();
     return name.empty() || name == "." || name == ".." ? "remote" : name;
 }
+
+// Runs the copy's ssh into `rx`. A signal on the way (Ctrl-C, SIGTERM, SIGHUP) ends ssh and removes
+// the copies, then the process, by that signal.
+void fetchInto(const SshTarget& target, Receiver& rx) {
+    Interrupts interrupts;
+    SshProcess ssh(sshArgv(target), remoteInput(readFileScript(target.path, false)), true);
+    const auto endIfInterrupted = [&] {
+        if (!interrupts.count()) return;
+        ssh.stop();
+        copies().removeAll();
+        Interrupts::endBy(interrupts.last());
+    };
+    const auto deadline = std::chrono::steady_clock::now() + kMarkerWait;
+    const auto how = ssh.pump(
+        [&](std::string_view data) { return rx.take(data); },
+        [&] { return interrupts.count() == 0 && (rx.size || std::chrono::steady_clock::now() < deadline); });
+    endIfInterrupted();
+    if (how == SshProcess::Pumped::Stopped && rx.size) return; // all declared bytes: ssh is ended
+    if (how == SshProcess::Pumped::Stopped)
+        throw std::runtime_error(rx.host + " sent no file within a minute");
+    const int rc = ssh.wait();
+    endIfInterrupted();
+    if (rc != 0) throw std::runtime_error(describeSshFailure(target, rc, ssh.errText()).message);
+    if (!rx.size) throw std::runtime_error(rx.host + " sent no file (its answer had no size line)");
+}
 } // namespace
 
 std::string localCopyOf(const std::string& file) {
@@ -121,35 +146,14 @@ std::string localCopyOf(const std::string& file) {
     copies().urlOf[local] = file;
     const int fd = createExclusive(local, error);
     if (fd < 0) throw std::runtime_error(error);
-    Interrupts interrupts;
     Receiver rx{fd, target->destination(), parent, {}, {}, 0};
-    SshProcess::Pumped how{};
-    {
-        SshProcess ssh(sshArgv(*target), remoteInput(readFileScript(target->path, false)), true);
-        const auto deadline = std::chrono::steady_clock::now() + kMarkerWait;
-        try {
-            how = ssh.pump([&](std::string_view data) { return rx.take(data); },
-                           [&] {
-                               return interrupts.count() == 0 &&
-                                      (rx.size || std::chrono::steady_clock::now() < deadline);
-                           });
-        } catch (...) {
-            ::close(fd);
-            throw;
-        }
+    try {
+        fetchInto(*target, rx);
+    } catch (...) {
         ::close(fd);
-        if (interrupts.count()) { // Ctrl-C: ssh and the copy go first, then the process
-            ssh.stop();
-            copies().removeAll();
-            Interrupts::endBy(interrupts.last());
-        }
-        if (how == SshProcess::Pumped::Stopped && rx.size) return local; // all declared bytes: ssh ends
-        if (how == SshProcess::Pumped::Stopped)
-            throw std::runtime_error(rx.host + " sent no file within a minute");
-        const int rc = ssh.wait();
-        if (rc != 0) throw std::runtime_error(describeSshFailure(*target, rc, ssh.errText()).message);
+        throw;
     }
-    if (!rx.size) throw std::runtime_error(rx.host + " sent no file (its answer had no size line)");
+    ::close(fd);
     return local;
 }
 
