@@ -88,6 +88,7 @@ class TestRemote : public QObject {
     void hostileNamesUnderFishAndTcsh_data();
     void hostileNamesUnderFishAndTcsh();
     void windowHandsTheLoginShellOneConstant();
+    void wordsThatCannotBeSentAreOneMessage();
     void copyIsBoundedByTheDeclaredSize();
     void impossibleSizeIsOneMessage();
     void hostilePreparedDirectoryIsRefused();
@@ -332,6 +333,16 @@ void TestRemote::windowHandsTheLoginShellOneConstant() {
     QCOMPARE(commands.size(), 3); // the snapshot; the run's preparation and the run
     for (const QByteArray& command : commands) QCOMPARE(command.toStdString(), std::string(kRemoteCommand));
     QVERIFY(server_.setLoginShell("/bin/sh"));
+}
+
+// Words longer than the host is sent (256 KiB together) are refused before connecting, in one message.
+void TestRemote::wordsThatCannotBeSentAreOneMessage() {
+    ui::MainWindow w;
+    QSignalSpy failed(liveOf(w), &ui::LiveController::failed);
+    QVERIFY(!liveOf(w)->recordRemote(target("vstest"),
+                                     {{"python3", "t.py", std::string(300 << 10, 'a')}, {}, {}}));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY2(failed.first()[1].toString().contains("256 KiB"), qPrintable(failed.first()[1].toString()));
 }
 
 // A host that declares 10 bytes and sends a whole snapshot, or endless zeros: the copy holds the

@@ -115,7 +115,7 @@ bool LiveController::recordRemote(const SshTarget& target, const RemoteProgram& 
     if ((source_ != Source::Socket || !session_->isListening()) && !listen()) return false;
     try {
         remoteRun_->start(target, program, session_->socketPath());
-    } catch (const RemoteProgramError& e) {
+    } catch (const std::invalid_argument& e) { // a line the recorders cannot run, words that cannot be sent
         emit failed(tr("Remote recording"), QString::fromStdString(e.what()));
         return false;
     }
