@@ -1,10 +1,11 @@
 // What reaches another machine is data, whatever the user's login shell there (issue 47): ssh hands
 // its command to that shell (`SHELL -c COMMAND`), and fish, tcsh or csh do not parse POSIX quoting.
-// Against a real sshd whose user's login shell is fish, tcsh or sh (SshServer's switchable shell),
-// paths and program words holding quotes, $, `, !, *, ( ), newlines, spaces, a leading '-', unicode,
-// % and {} are sent by every CLI entry point (ssh:// files, run --remote with --cd, --remote-output
-// and the program's arguments): nothing of them runs as code (no "pwned" file appears), the right
-// file and the right words arrive, and the login shell is only ever handed one constant command.
+// Against a real sshd whose user's login shell is fish, tcsh, csh, sh or bash (zsh too where
+// installed; SshServer's switchable shell), paths and program words holding quotes, $, `, !, *,
+// ( ), newlines, spaces, a leading '-', unicode, % and {} are sent by every CLI entry point (ssh://
+// files, run --remote with --cd, --remote-output and the program's arguments): nothing of them runs
+// as code (no "pwned" file appears), the right file and the right words arrive, and the login shell
+// is only ever handed one constant command.
 #include "CliChild.h"
 #include "RemotePrograms.h"
 #include "SshServer.h"
@@ -97,13 +98,14 @@ void TestRemoteShells::init() {
 
 void TestRemoteShells::shells() {
     QTest::addColumn<QString>("shell");
-    for (const char* shell : {"/usr/bin/fish", "/usr/bin/tcsh", "/bin/sh"})
+    for (const char* shell :
+         {"/usr/bin/fish", "/usr/bin/tcsh", "/bin/sh", "/bin/bash", "/usr/bin/zsh", "/bin/csh"})
         QTest::newRow(QFileInfo(shell).fileName().toUtf8()) << QString(shell);
 }
 
 void TestRemoteShells::useShell(const QString& program) {
     if (!QFileInfo(program).isExecutable())
-        QSKIP(qPrintable(program + " is not installed (scripts/install-deps.sh --dev)"));
+        QSKIP(qPrintable(program + " is not installed (install-deps.sh --dev installs fish and tcsh)"));
     QVERIFY(server_.setLoginShell(program));
 }
 
