@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every finding of every real recording (samples/corpus, both halves and both recorders; samples/real)
-read as a user reads it (issue 45): `leaks --json` gives each finding a kind, a sentence, its bytes, the
+read as a user reads it (issue 45), and a capture with two things to say (the truth's `second`) lists both: `leaks --json` gives each finding a kind, a sentence, its bytes, the
 user's line, how it ends and a span, none of them empty, and no sentence of the diagnosis has a hole
 where a site or a cause belongs ("kept until , released", "at ()"). The diagnosis is the first finding
 (unless the capture ran out of memory), and the title counts the findings. Prints one line per recording
@@ -50,6 +50,23 @@ def problems_of(d):
     return out, n
 
 
+def second_missing(d, path):
+    """A capture with two things worth saying (the truth's `second`: an accumulation beside a leak) lists
+    both: a finding of the second's kind whose site is one of its lines."""
+    name = path.name
+    stem = name[: -len(".pickle.xz")] if name.endswith(".pickle.xz") else name[: -len(".vscap")]
+    truth = path.with_name(stem + (".truth.json" if name.endswith(".pickle.xz") else ".rec.truth.json"))
+    second = json.loads(truth.read_text()).get("second") if truth.exists() else None
+    if not second:
+        return []
+    for f in d.get("findings", []):
+        site = f.get("site") or {}
+        if f.get("kind") == second["kind"] and site.get("line") in second["leak_lines"] and \
+                site.get("filename", "").endswith(second["leak_file"]):
+            return []
+    return [f"no {second['kind']} finding at {second['leak_file']}:{second['leak_lines']} (the truth's second)"]
+
+
 def main():
     cli = sys.argv[1] if len(sys.argv) > 1 else "build/app/vramscope-cli"
     paths = [p for folder in FOLDERS for p in sorted(folder.glob("*")) if p.name.endswith((".vscap", ".pickle.xz"))]
@@ -61,7 +78,9 @@ def main():
             if r.returncode != 0:
                 failed.append(f"{path.name}: exit {r.returncode}: {r.stderr.strip()[:120]}")
                 continue
-            problems, n = problems_of(json.loads(r.stdout))
+            d = json.loads(r.stdout)
+            problems, n = problems_of(d)
+            problems += second_missing(d, path)
             findings += n
             if n or problems:
                 print(f"{path.name:48s} {n} finding(s) {'ok' if not problems else 'WRONG'}")
