@@ -748,6 +748,14 @@ void TestMainWindow::outOfMemoryOpensAtTheFailure() {
     QVERIFY(rep.oom.has_value());
     QCOMPARE(rep.oom->cause, OomCause::Leak);
     QVERIFY2(rep.summary.find("remember (train.py:12)") != std::string::npos, rep.summary.c_str());
+    // the block map at the failure: the request beside the largest free block (none: a segment per block)
+    w->showBlockMapTab();
+    QTRY_VERIFY(!blockMapOf(*w)->view()->replaying());
+    QApplication::processEvents();
+    bool said = false;
+    for (auto* label : blockMapOf(*w)->findChildren<QLabel*>())
+        said |= label->text().contains(QStringLiteral("Out of memory here:</b> a request of 64.0 MiB"));
+    QVERIFY(said);
 }
 
 void TestMainWindow::coldOpenSelectsTheWorstRegion() {

@@ -74,7 +74,8 @@ int screenshot(const QString& file, const vs::OpenOptions& open, const QString& 
     // --view NAME: a details tab rendered alone, found by its object name in the window
     const QHash<QString, QString> panels = {{"leaks", "leaksPanel"},        {"retention", "retentionPanel"},
                                             {"blockmap", "blockMap"},       {"memorymap", "memoryMap"},
-                                            {"composition", "composition"}, {"bands", "allocationBands"}};
+                                            {"composition", "composition"}, {"bands", "allocationBands"},
+                                            {"peak", "peakPanel"}};
     QString error;
     if (view == QLatin1String("timeline")) {
         error = vs::ui::exportPlot(plot, out, size, title);
@@ -91,8 +92,8 @@ int screenshot(const QString& file, const vs::OpenOptions& open, const QString& 
             window.session()->setMoment(analysis->trace(0).eventCount() ? eventsUpTo(*analysis, at) : 0);
         error = renderAlone(window.findChild<QWidget*>(panels.value(view)), &window, size, out, title);
     } else {
-        return fail(QStringLiteral(
-            "--view must be timeline, window, blockmap, memorymap, composition, bands, leaks or retention"));
+        return fail(QStringLiteral("--view must be timeline, window, blockmap, memorymap, composition, "
+                                   "bands, leaks, peak or retention"));
     }
     return error.isEmpty() ? 0 : fail(error);
 }
@@ -140,7 +141,7 @@ int main(int argc, char** argv) {
                             QStringLiteral("OUT"));
     QCommandLineOption view(QStringLiteral("view"),
                             QStringLiteral("View for --screenshot: timeline, window, blockmap, memorymap, "
-                                           "composition, bands (allocation bands), leaks, retention."),
+                                           "composition, bands (allocation bands), leaks, peak, retention."),
                             QStringLiteral("VIEW"), QStringLiteral("timeline"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Image size for --screenshot."),
                             QStringLiteral("WxH"), QStringLiteral("1600x900"));

@@ -196,7 +196,26 @@ void BlockMapPanel::updateLabel() {
     label_->setText(
         tr("%1 \u2022 %n segment(s), reserved %2, allocated %3", nullptr, int(view_->segments().size()))
             .arg(when, formatBytes(double(reserved)), formatBytes(double(allocated))) +
-        (marked ? tr(" \u2022 %n marked block(s) (red)", nullptr, int(marked)) : QString()));
+        (marked ? tr(" \u2022 %n marked block(s) (red)", nullptr, int(marked)) : QString()) + oomText(m));
+}
+
+// At an out-of-memory error: the failed request beside the largest free block it could have used (its
+// pool: PyTorch's small pool serves up to 1 MiB), which the map outlines.
+QString BlockMapPanel::oomText(size_t moment) {
+    const DeviceTrace& t = analysis_->trace(device_);
+    if (moment == 0 || t.action[moment - 1] != Action::Oom) return {};
+    const uint64_t request = t.size[moment - 1];
+    const StateBlock* largest = nullptr;
+    for (const auto& s : view_->segments())
+        for (const auto& b : s.blocks)
+            if (b.state == BlockState::Inactive && s.smallPool == (request <= (1u << 20)) &&
+                (!largest || b.size > largest->size))
+                largest = &b;
+    if (largest) view_->setHighlightedAddress(largest->address);
+    return tr("<br><b style='color:#c0392b'>Out of memory here:</b> a request of %1 against a largest free "
+              "block of %2%3")
+        .arg(formatBytes(double(request)), formatBytes(largest ? double(largest->size) : 0.0),
+             largest ? tr(" (outlined)") : QString());
 }
 
 // The categories of the session's device, in the background, when the colouring needs them.

@@ -43,6 +43,7 @@ class BlockMapPanel : public QWidget {
   private:
     void moveTo(size_t eventsApplied);
     void updateLabel();
+    QString oomText(size_t moment);
     void updateLegend();
 
     AnalysisPtr analysis_;
