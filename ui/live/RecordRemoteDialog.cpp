@@ -56,8 +56,8 @@ std::optional<std::pair<SshTarget, RemoteProgram>> RecordRemoteDialog::request()
         program.words.push_back(w.toStdString());
     program.workDir = dir_->text().trimmed().toStdString();
     try {
-        (void)runScript(program, "/d", "t");
-    } catch (const RemoteProgramError& e) {
+        (void)remoteInput(runScript(program, "/d", "t")); // runnable, and its words can be sent
+    } catch (const std::invalid_argument& e) {
         return why_->setText(QString::fromStdString(e.what())), std::nullopt;
     }
     why_->setText(runsUnderPythonRecorder(program) ? tr("Recorder: python -m vramscope record")
