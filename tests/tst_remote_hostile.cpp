@@ -64,6 +64,8 @@ class TestRemoteHostile : public QObject {
     void impossibleSizeIsRefused_data();
     void impossibleSizeIsRefused();
     void endlessChatterIsBounded();
+    void silenceIsGivenUpOn_data();
+    void silenceIsGivenUpOn();
     void hostErrorReachesTheTerminalEscaped();
     void preparedDirectoryIsValidated_data();
     void preparedDirectoryIsValidated();
@@ -154,6 +156,32 @@ void TestRemoteHostile::endlessChatterIsBounded() {
     host("exec tr '\\0' x </dev/zero\n");
     const test::CliRun r = summary("/x.vscap", 10);
     QVERIFY2(r.rc == 2 && r.seconds < 2 * kSlower && r.peakRssMiB < 200 + kMoreMiB, r.summary().c_str());
+}
+
+void TestRemoteHostile::silenceIsGivenUpOn_data() {
+    QTest::addColumn<QString>("answer");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("no answer") << ""
+                               << "vstest sent no file within 1 s (VRAMSCOPE_SSH_TIMEOUT)";
+    QTest::newRow("stalled copy")
+        << sizeLine("1000") + "head -c 10 /dev/zero\n"
+        << "vstest stopped sending the file for 1 s (VRAMSCOPE_SSH_TIMEOUT), after 10 of "
+           "its 1000 bytes";
+}
+
+// A host that says nothing, or stops in the middle of the file, is given up on after
+// VRAMSCOPE_SSH_TIMEOUT seconds of silence: the copy and its ssh go.
+void TestRemoteHostile::silenceIsGivenUpOn() {
+    QFETCH(QString, answer);
+    QFETCH(QString, says);
+    host(answer + "exec sleep 60\n");
+    qputenv("VRAMSCOPE_SSH_TIMEOUT", "1");
+    const test::CliRun r = summary("/x.pickle", 20);
+    qunsetenv("VRAMSCOPE_SSH_TIMEOUT");
+    QVERIFY2(r.rc == 2 && r.seconds < 1 + 2 * kSlower, r.summary().c_str());
+    QVERIFY2(r.err.find(says.toStdString()) != std::string::npos, r.err.c_str());
+    QVERIFY(QDir(tmp()).isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(sshClientsOf(server_.dir()), 0, 2000);
 }
 
 // The host's own failure message, with terminal escapes in it: shown escaped, on one line.

@@ -26,7 +26,15 @@ namespace vs::cli {
 
 namespace {
 constexpr size_t kMaxPreamble = 64 << 10; // what a chatty login script may print before our marker
-constexpr auto kMarkerWait = std::chrono::seconds(60); // for the login and the size line
+constexpr long kSilenceSeconds = 60;      // the default of VRAMSCOPE_SSH_TIMEOUT
+
+// How long the host may stay silent (before its size line: the login; then between two pieces of
+// the file): $VRAMSCOPE_SSH_TIMEOUT seconds (1 to 86400), else kSilenceSeconds.
+std::chrono::seconds silenceLimit() {
+    const char* text = std::getenv("VRAMSCOPE_SSH_TIMEOUT");
+    const auto seconds = text ? parseRemoteNumber(text, 86400) : std::nullopt;
+    return std::chrono::seconds(seconds && *seconds > 0 ? *seconds : kSilenceSeconds);
+}
 constexpr uint64_t kMaxRemoteFile = uint64_t(1) << 40; // a larger "size" is no capture: refused
 
 // The copies made in this process, removed at exit (their directories are private: mkdtemp).
@@ -102,6 +110,14 @@ struct Receiver {
     }
 };
 
+// Why a copy was given up on after `limit` of silence.
+std::string silent(const Receiver& rx, std::chrono::seconds limit) {
+    const std::string after = std::to_string(limit.count()) + " s (VRAMSCOPE_SSH_TIMEOUT)";
+    if (!rx.size) return rx.host + " sent no file within " + after;
+    return rx.host + " stopped sending the file for " + after + ", after " + std::to_string(rx.written) +
+           " of its " + std::to_string(*rx.size) + " bytes";
+}
+
 // A name for the local copy: the remote file's own, unless it is none ("/", "..").
 std::string copyName(const std::string& remotePath) {
     const std::string name = std::filesystem::path(remotePath).filename().string();
@@ -119,14 +135,14 @@ void fetchInto(const SshTarget& target, Receiver& rx) {
         copies().removeAll();
         Interrupts::endBy(interrupts.last());
     };
-    const auto deadline = std::chrono::steady_clock::now() + kMarkerWait;
+    const auto limit = silenceLimit();
+    auto heard = std::chrono::steady_clock::now();
     const auto how = ssh.pump(
-        [&](std::string_view data) { return rx.take(data); },
-        [&] { return interrupts.count() == 0 && (rx.size || std::chrono::steady_clock::now() < deadline); });
+        [&](std::string_view data) { return heard = std::chrono::steady_clock::now(), rx.take(data); },
+        [&] { return interrupts.count() == 0 && std::chrono::steady_clock::now() - heard < limit; });
     endIfInterrupted();
-    if (how == SshProcess::Pumped::Stopped && rx.size) return; // all declared bytes: ssh is ended
-    if (how == SshProcess::Pumped::Stopped)
-        throw std::runtime_error(rx.host + " sent no file within a minute");
+    if (how == SshProcess::Pumped::Stopped && rx.size && rx.written == *rx.size) return; // ssh is ended
+    if (how == SshProcess::Pumped::Stopped) throw std::runtime_error(silent(rx, limit));
     const int rc = ssh.wait();
     endIfInterrupted();
     if (rc != 0) throw std::runtime_error(describeSshFailure(target, rc, ssh.errText()).message);
