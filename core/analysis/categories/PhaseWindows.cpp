@@ -72,6 +72,7 @@ PhaseWindows PhaseWindows::fromStacks(const Capture& c, const DeviceTrace& t) {
     }
     if (run != Phase::None) marks.push_back({runEnd + 1, run, false});
     if (anyPython) w.build(std::move(marks));
+    w.guessed_ = true;
     return w;
 }
 
@@ -120,27 +121,31 @@ int64_t PhaseWindows::firstEndOf(Phase p) const {
 std::vector<PhaseWindows::Window> PhaseWindows::evaluations() const {
     std::vector<Window> out;
     size_t forwards = 0; // in the window being built; 0: none open
-    auto close = [&] {
-        if (forwards == 1) out.pop_back(); // one forward without backward: a teacher's, a no_grad helper's
+    // A window ends where training resumes (what follows its last forward pass, a torch.cat of the
+    // outputs or a metric, is the evaluation's), or at the end of the recording. One forward pass
+    // without a backward one is a teacher's or a no_grad helper's, unless the phases were guessed from
+    // stacks, where a whole evaluation's forward passes are one window.
+    auto close = [&](int64_t resumeUs) {
+        if (forwards == 1 && !guessed_)
+            out.pop_back();
+        else if (forwards)
+            out.back().toUs = resumeUs;
         forwards = 0;
     };
     for (size_t i = 0; i < phases_.size(); ++i) {
         if (phases_[i] != Phase::Forward) continue;
-        if (forwards && starts_[i] < out.back().toUs) continue; // nested in the window's last forward
+        if (forwards && starts_[i] < ends_[i - 1] && phases_[i - 1] == Phase::Forward) continue; // nested
         bool backward = false;
         for (size_t next = i + 1; next < phases_.size() && phases_[next] != Phase::Forward; ++next)
             backward |= phases_[next] == Phase::Backward;
         if (backward) {
-            close();
+            close(starts_[i]);
             continue;
         }
-        if (forwards)
-            out.back().toUs = ends_[i];
-        else
-            out.push_back({starts_[i], ends_[i]});
+        if (!forwards) out.push_back({starts_[i], INT64_MAX});
         ++forwards;
     }
-    close();
+    close(INT64_MAX);
     return out;
 }
 

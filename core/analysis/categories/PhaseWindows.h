@@ -38,7 +38,7 @@ class PhaseWindows {
     int64_t firstEndOf(Phase p) const;
     // Stretches of two or more forward passes none of which a backward pass follows before the next:
     // evaluation or inference between training steps, whether the program marks them or not. From
-    // the first such forward's start to the last one's end (INT64_MAX: open at the end).
+    // the first such forward's start to where training resumes (INT64_MAX: open at the end).
     struct Window {
         int64_t fromUs = 0, toUs = 0;
     };
@@ -60,6 +60,7 @@ class PhaseWindows {
     std::vector<int64_t> ends_;   // by instance - 1
     std::vector<Phase> phases_;   // by instance - 1
     std::vector<int64_t> starts_; // by instance - 1
+    bool guessed_ = false;        // from stacks (fromStacks), not the recorder's annotations
 };
 
 } // namespace vs
