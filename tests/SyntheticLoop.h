@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <memory>
+#include <tuple>
 #include <utility>
 
 namespace vs::test {
@@ -23,6 +24,13 @@ class SyntheticLoop {
         for (auto [fn, line] : frames)
             ids.push_back(
                 c_->frames.intern({c_->strings.intern(fn), c_->strings.intern("/home/me/train.py"), line}));
+        return c_->stacks.intern(ids);
+    }
+    // A stack of frames in any files, innermost first: {function, file, line}.
+    StackId stackIn(std::initializer_list<std::tuple<const char*, const char*, uint32_t>> frames) {
+        std::vector<FrameId> ids;
+        for (auto [fn, file, line] : frames)
+            ids.push_back(c_->frames.intern({c_->strings.intern(fn), c_->strings.intern(file), line}));
         return c_->stacks.intern(ids);
     }
     uint64_t alloc(uint64_t bytes, StackId s) {
@@ -43,7 +51,11 @@ class SyntheticLoop {
         c_->annotations.push_back({t().device, now_ + 1, start, c_->strings.intern(name)});
         now_ += 2;
     }
-    void oom(uint64_t bytes) { event(Action::Oom, 0, bytes, heartbeat_); }
+    // A failed request; `deviceFree`: what cudaMemGetInfo said then (the OOM entry's address field).
+    void oom(uint64_t bytes, uint64_t deviceFree = 0) { event(Action::Oom, deviceFree, bytes, heartbeat_); }
+    // Any event, as the allocator recorded it (a block split out of a segment, a free without its segment's).
+    void raw(Action a, uint64_t addr, uint64_t size, StackId s) { event(a, addr, size, s); }
+    Capture& capture() { return *c_; }
     // What follows goes to another GPU, whose first event comes at `startUs` (two devices that start
     // at different moments, as two ranks or a model moved to a second GPU later).
     void useDevice(int device, int64_t startUs) {

@@ -26,6 +26,9 @@ using vs::test::SyntheticLoop;
 class TestGrowthRegions : public QObject {
     Q_OBJECT
   private slots:
+    void oomOutsidePytorch();
+    void oomFragmentation();
+    void oomWorkingSetNamesTheCallLine();
     void leakRampIsOneRunRegion();
     void sawtoothWithTwoTeethIsAccumulation();
     void plateauHasNoRegion();
@@ -594,6 +597,66 @@ void TestGrowthRegions::evaluationAccumulatesWithoutMarkers() {
         QCOMPARE(rep.kind, LeakKind::Accumulation);
         QVERIFY2(rep.summary.find("evaluate (train.py:61)") != std::string::npos, rep.summary.c_str());
     }
+}
+
+// OOM causes (issue 46), from the allocator's figures at the failed request.
+void TestGrowthRegions::oomOutsidePytorch() {
+    // 2 GiB of PyTorch's on an 80 GiB device with 512 MiB free: 77.5 GiB is someone else's
+    SyntheticLoop loop;
+    loop.capture().deviceInfo.push_back({0, "GPU", uint64_t(80) << 30});
+    loop.alloc(uint64_t(2) << 30, loop.stack({{"build_model", 10}}));
+    for (int i = 0; i < 8; ++i) loop.step(64 << 20);
+    loop.oom(1 << 30, 512 << 20);
+    const LeakReport rep = diagnoseLeaks(*analyse(loop), 0);
+    QCOMPARE(rep.kind, LeakKind::Oom);
+    QCOMPARE(rep.oom->cause, OomCause::OutsidePytorch);
+    QCOMPARE(rep.oom->outside(), (int64_t(80) << 30) - (int64_t(2) << 30) - (int64_t(512) << 20));
+    QVERIFY2(rep.nextStep.find("other processes") != std::string::npos, rep.nextStep.c_str());
+}
+
+void TestGrowthRegions::oomFragmentation() {
+    // one 1 GiB segment cut into eight 128 MiB blocks, every other one freed: 512 MiB free inside the
+    // reserve, no block over 128 MiB; a 256 MiB request with 100 MiB left on the device fails
+    SyntheticLoop loop;
+    const StackId s = loop.stack({{"shard", 22}});
+    const uint64_t base = SyntheticLoop::kBase + (uint64_t(64) << 30), piece = 128 << 20;
+    loop.raw(Action::SegmentAlloc, base, 8 * piece, s);
+    for (uint64_t k = 0; k < 8; ++k) loop.raw(Action::Alloc, base + k * piece, piece, s);
+    for (uint64_t k = 1; k < 8; k += 2)
+        loop.raw(Action::FreeRequested, base + k * piece, piece, s),
+            loop.raw(Action::FreeCompleted, base + k * piece, piece, s);
+    loop.oom(256 << 20, 100 << 20);
+    const LeakReport rep = diagnoseLeaks(*analyse(loop), 0);
+    QCOMPARE(rep.kind, LeakKind::Oom);
+    QCOMPARE(rep.oom->cause, OomCause::Fragmentation);
+    QCOMPARE(rep.oom->reservedFree(), int64_t(4 * piece));
+    QCOMPARE(rep.oom->largestFree, piece);
+    QVERIFY2(rep.nextStep.find("expandable_segments:True") != std::string::npos, rep.nextStep.c_str());
+}
+
+void TestGrowthRegions::oomWorkingSetNamesTheCallLine() {
+    // steady steps, then a step whose forward pass (three layers, three stacks) does not fit: the
+    // holder is the line that called the model, one holder for the three layers
+    SyntheticLoop loop;
+    loop.alloc(uint64_t(1) << 30, loop.stack({{"build_model", 10}}));
+    for (int i = 0; i < 10; ++i) loop.annotate("step"), loop.step(64 << 20);
+    loop.annotate("step");
+    for (uint32_t layer = 0; layer < 3; ++layer)
+        loop.alloc(512 << 20,
+                   loop.stackIn({{"forward", "/home/me/model.py", 40 + layer},
+                                 {"_call_impl", "/usr/lib/python3/torch/nn/modules/module.py", 1750},
+                                 {"forward", "/home/me/model.py", 60},
+                                 {"_call_impl", "/usr/lib/python3/torch/nn/modules/module.py", 1750},
+                                 {"train_step", "/home/me/train.py", 30},
+                                 {"main", "/home/me/train.py", 90}}));
+    loop.oom(uint64_t(2) << 30, 300 << 20);
+    const LeakReport rep = diagnoseLeaks(*analyse(loop), 0);
+    QCOMPARE(rep.kind, LeakKind::Oom);
+    QCOMPARE(rep.oom->cause, OomCause::WorkingSet);
+    QVERIFY(!rep.oom->holders.empty());
+    QCOMPARE(rep.oom->holders.front().bytes, int64_t(1536) << 20);
+    QVERIFY2(rep.summary.find("train_step (train.py:30)") != std::string::npos, rep.summary.c_str());
+    QVERIFY2(rep.nextStep.find("batch size") != std::string::npos, rep.nextStep.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestGrowthRegions)
