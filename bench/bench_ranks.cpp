@@ -170,7 +170,8 @@ int main(int argc, char** argv) {
                 w.ranks()->outliers.size());
 
     t0 = now();
-    auto set = std::make_shared<const vs::RankSet>(vs::loadRanks(vs::rankFiles(dir.path().toStdString())));
+    auto set =
+        std::make_shared<const vs::RankSet>(vs::loadRanks(vs::rankFiles(dir.path().toStdString()).files));
     const double load = now() - t0;
     t0 = now();
     vs::ui::RankTableModel model;

@@ -302,7 +302,7 @@ void TestCompare::ranksFromFilesInParallel() {
         writeVscapFile(a->capture(), dir.filePath(QString("snapshot_rank%1.vscap").arg(r)).toStdString());
     }
     std::ofstream(dir.filePath("rank10.pickle").toStdString()) << "not a pickle";
-    const auto files = rankFiles(dir.path().toStdString());
+    const auto files = rankFiles(dir.path().toStdString()).files;
     QCOMPARE(files.size(), size_t(9));
     QVERIFY(QString::fromStdString(files.back()).endsWith("rank10.pickle")); // by rank, not by name
     std::atomic<size_t> calls{0};

@@ -18,7 +18,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <functional>
 #include <thread>
+
+#include <sys/stat.h>
 
 #include <random>
 
@@ -32,6 +35,13 @@ class TestRankSummaries : public QObject {
     void ranksOnSummariesEqualRanksOnCaptures();
     void summaryStandsInForItsCapture();
     void staleSummaryWarned();
+    void sourcePathNeverLookedAt();
+    void impossibleValuesRefusedPerFile();
+    void duplicateRanksRefused();
+    void frameWithoutChecksumRefused();
+    void folderEntriesThatCannotBeReadSkipped();
+    void setChargedToMaxMemory();
+    void longNamesSummarised();
     void badInputFailsAlone();
     void cutAndFlippedFilesRefused();
     void hostileFieldsRefusedOrUsable();
@@ -97,6 +107,37 @@ std::string refusal(const std::string& file) {
     } catch (const RankSummaryError& e) {
         return e.what();
     }
+}
+
+// The file with its payload framed again, with or without the checksum the format requires (the
+// hostile generator frames without one); a file whose frame does not decompress is returned as it is.
+std::string reframed(const std::string& file, bool checksum) {
+    constexpr size_t kHeader = 16;
+    if (file.size() < kHeader) return file;
+    const std::string frame = file.substr(kHeader);
+    const unsigned long long n = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    if (n > RankSummaryFile::kMaxPayload) return file; // also the error and unknown sizes
+    std::string payload(size_t(n), '\0');
+    if (ZSTD_isError(ZSTD_decompress(payload.data(), payload.size(), frame.data(), frame.size())))
+        return file;
+    ZSTD_CCtx* c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, checksum ? 1 : 0);
+    std::string z(ZSTD_compressBound(payload.size()), '\0');
+    const size_t m = ZSTD_compress2(c, z.data(), z.size(), payload.data(), payload.size());
+    ZSTD_freeCCtx(c);
+    return file.substr(0, kHeader) + z.substr(0, m);
+}
+
+void writeFile(const QString& path, const std::string& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(f.write(bytes.data(), qint64(bytes.size())), qint64(bytes.size()));
+}
+
+QJsonObject rowOfRank(const QJsonObject& ranks, int rank) {
+    for (const auto& row : ranks["ranks"].toArray())
+        if (row.toObject()["rank"].toInt() == rank) return row.toObject();
+    return {};
 }
 
 } // namespace
@@ -212,7 +253,7 @@ void TestRankSummaries::summaryStandsInForItsCapture() {
     QVERIFY(QDir().mkpath(mixed));
     for (int r = 0; r < 4; ++r) QVERIFY(QFile::copy(captures_[r], mixed + QString("/rank%1.pickle").arg(r)));
     QCOMPARE(cli({"summarize", mixed + "/rank1.pickle", mixed + "/rank2.pickle", "-o", mixed}).code, 0);
-    RankSet set = loadRanks(rankFiles(mixed.toStdString()));
+    RankSet set = loadRanks(rankFiles(mixed.toStdString()).files);
     QCOMPARE(set.ranks.size(), size_t(4));
     QVERIFY(set.warnings.empty());
     for (int r = 0; r < 4; ++r)
@@ -223,7 +264,7 @@ void TestRankSummaries::summaryStandsInForItsCapture() {
     QVERIFY(cut.open(QIODevice::ReadWrite));
     const QByteArray keep = cut.readAll();
     cut.resize(0), cut.close();
-    set = loadRanks(rankFiles(mixed.toStdString()));
+    set = loadRanks(rankFiles(mixed.toStdString()).files);
     QCOMPARE(set.ranks.size(), size_t(3));
     QVERIFY(set.ranks[2].ok());
     QCOMPARE(set.ranks[2].rank, 2);
@@ -235,7 +276,7 @@ void TestRankSummaries::summaryStandsInForItsCapture() {
     QFile bad(mixed + "/rank1.pickle.vsrank");
     QVERIFY(bad.open(QIODevice::ReadWrite) && bad.resize(40));
     bad.close();
-    set = loadRanks(rankFiles(mixed.toStdString()));
+    set = loadRanks(rankFiles(mixed.toStdString()).files);
     QCOMPARE(set.ranks.size(), size_t(3));
     QVERIFY(set.ranks[1].ok());
     QCOMPARE(set.ranks[1].path, (mixed + "/rank1.pickle").toStdString());
@@ -252,18 +293,37 @@ void TestRankSummaries::staleSummaryWarned() {
     const QString capture = folder + "/rank0.pickle";
     QVERIFY(QFile::copy(captures_[0], capture));
     QCOMPARE(cli({"summarize", capture, "-o", folder + "/s"}).code, 0);
-    QCOMPARE(cli({"ranks", folder + "/s"}).out.contains("Warning"),
-             false); // its source, where it was made, unchanged
+    QCOMPARE(cli({"ranks", folder + "/s", capture}).out.contains("Warning"), false); // given along, unchanged
     QFile f(capture);
     QVERIFY(f.open(QIODevice::ReadWrite));
     QVERIFY(f.setFileTime(QDateTime::currentDateTime().addSecs(-3600), QFileDevice::FileModificationTime));
     f.close();
-    const Run r = cli({"ranks", folder + "/s", "--json"});
+    const Run r = cli({"ranks", folder + "/s", capture, "--json"});
     QCOMPARE(r.code, 0);
     const QJsonArray w = QJsonDocument::fromJson(r.out).object()["warnings"].toArray();
     QCOMPARE(w.size(), 1);
     QVERIFY2(w[0].toString().startsWith("rank0.pickle.vsrank is stale: " + capture),
              qPrintable(w[0].toString()));
+}
+
+// A summary's source path names a file of the machine that summarised it: it was stat()ed on the
+// reading machine and its size printed in a warning (issue 47). Alone, the summary is read with no
+// look at the path it names, whatever is there now.
+void TestRankSummaries::sourcePathNeverLookedAt() {
+    const QString folder = dir_.filePath("named");
+    QVERIFY(QDir().mkpath(folder));
+    const QString capture = folder + "/rank0.pickle";
+    QVERIFY(QFile::copy(captures_[0], capture));
+    QCOMPARE(cli({"summarize", capture, "-o", folder + "/s"}).code, 0);
+    QFile f(capture); // the path it names now holds another file, of another size
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write("12345") == 5);
+    f.close();
+    const Run r = cli({"ranks", folder + "/s", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject d = QJsonDocument::fromJson(r.out).object();
+    QVERIFY2(d["warnings"].toArray().isEmpty(), r.out.constData()); // was: "... (... then, 5 B now)"
+    QVERIFY(!r.out.contains("5 B"));
+    QCOMPARE(d["ranks"].toArray()[0].toObject()["file"].toString(), capture); // named, not opened
 }
 
 void TestRankSummaries::badInputFailsAlone() {
@@ -319,7 +379,7 @@ void TestRankSummaries::hostileFieldsRefusedOrUsable() {
         std::vector<uint8_t> recipe(16 + rng() % 200);
         for (auto& b : recipe) b = uint8_t(rng());
         fuzz::FuzzBytes in(recipe.data(), recipe.size());
-        const std::string file = fuzz::HostileRankSummary(in).build();
+        const std::string file = reframed(fuzz::HostileRankSummary(in).build(), true);
         try {
             const RankSummaryFile f = decodeRankSummary(bytesOf(file));
             QVERIFY(usable(f.summary));
@@ -336,6 +396,187 @@ void TestRankSummaries::hostileFieldsRefusedOrUsable() {
     }
     // both ways taken often: the generator reaches past the frame into the fields' checks
     QVERIFY2(read > 100 && refused > 1000, qPrintable(QString("%1 read, %2 refused").arg(read).arg(refused)));
+}
+
+// Summaries no capture can give are refused each with its reason, the others still ranked, and the
+// statistics are the readable ones' own (issue 47: they were read, and moved the median): a negative
+// peak, a negative final, step times that go back, more iterations than events.
+void TestRankSummaries::impossibleValuesRefusedPerFile() {
+    const QString folder = dir_.filePath("impossible");
+    QVERIFY(QDir().mkpath(folder));
+    QCOMPARE(cli(QStringList{"summarize"} + captures_ + QStringList{"-o", folder}).code, 0);
+    const Run real = cli({"ranks", "--json", folder});
+    QCOMPARE(real.code, 0);
+    const RankSummaryFile base = readRankSummaryFile((folder + "/rank0.pickle.vsrank").toStdString());
+    const auto plant = [&](int rank, const std::function<void(RankSummary&)>& spoil) {
+        RankSummary s = base.summary;
+        s.rank = rank, s.peakAllocated *= 4, s.stepPeak.assign(s.stepPeak.size(), s.peakAllocated);
+        spoil(s);
+        SourceStamp src = base.source;
+        src.path = "/cluster/rank" + std::to_string(rank) + ".pickle";
+        writeFile(folder + QString("/rank%1.pickle.vsrank").arg(rank), encodeRankSummary(s, src));
+    };
+    plant(7, [](RankSummary& s) { s.peakAllocated = -(int64_t(1) << 40); });
+    plant(8, [](RankSummary& s) { s.finalReserved = -1; });
+    plant(9, [](RankSummary& s) { std::swap(s.stepUs[0], s.stepUs[1]); });
+    plant(10, [](RankSummary& s) { s.events = s.iterations - 1; });
+    const Run r = cli({"ranks", "--json", folder});
+    QCOMPARE(r.code, 0);
+    const QJsonObject d = QJsonDocument::fromJson(r.out).object(),
+                      before = QJsonDocument::fromJson(real.out).object();
+    const std::pair<int, const char*> reasons[] = {{7, "the peak allocated out of range (-1099511627776)"},
+                                                   {8, "the final reserved out of range (-1)"},
+                                                   {9, "the step times go back"},
+                                                   {10, "the iteration count out of range"}};
+    for (const auto& [rank, why] : reasons) {
+        const QString error = rowOfRank(d, rank)["error"].toString();
+        QVERIFY2(error.startsWith(
+                     QString("rank%1.pickle.vsrank is not a readable rank summary: %2").arg(rank).arg(why)),
+                 qPrintable(error));
+    }
+    for (int rank = 0; rank < 4; ++rank) QVERIFY(!rowOfRank(d, rank).contains("error"));
+    for (const char* key : {"median_peak_allocated", "median_growth", "outliers"})
+        QCOMPARE(d[key], before[key]);
+}
+
+// Two files that name one rank: which one is that rank cannot be told, so neither is used; each
+// row says why (issue 47: both were read, the rank counted twice).
+void TestRankSummaries::duplicateRanksRefused() {
+    const QString folder = dir_.filePath("twice");
+    QVERIFY(QDir().mkpath(folder));
+    QCOMPARE(cli(QStringList{"summarize"} + captures_ + QStringList{"-o", folder}).code, 0);
+    QVERIFY(QFile::copy(folder + "/rank1.pickle.vsrank", folder + "/copy_of_one.vsrank"));
+    const Run r = cli({"ranks", "--json", folder});
+    QCOMPARE(r.code, 0);
+    int readable = 0, refused = 0;
+    for (const auto& row : QJsonDocument::fromJson(r.out).object()["ranks"].toArray()) {
+        const QString error = row.toObject()["error"].toString();
+        if (error.isEmpty()) {
+            ++readable;
+            continue;
+        }
+        ++refused;
+        QCOMPARE(row.toObject()["rank"].toInt(), 1);
+        QVERIFY2(error.startsWith("rank 1 is named by 2 files (also ") &&
+                     error.endsWith("): none of them is used"),
+                 qPrintable(error));
+    }
+    QCOMPARE(readable, 3);
+    QCOMPARE(refused, 2);
+}
+
+// The format requires one zstd frame with its checksum (docs/ranks.md): a frame without one (a
+// corrupt byte would read as a value), bytes after it and a second frame are refused.
+void TestRankSummaries::frameWithoutChecksumRefused() {
+    const auto source = SourceStamp::of(captures_[0].toStdString());
+    const std::string file =
+        encodeRankSummary(summariseRank(*openAnalysis(captures_[0].toStdString())), *source);
+    QVERIFY(refusal(reframed(file, true)).empty()); // the same payload framed again reads
+    std::string why = refusal(reframed(file, false));
+    QVERIFY2(why == "not a readable rank summary: the compressed payload has no checksum", why.c_str());
+    for (const std::string& extra : {std::string("x"), file.substr(16)}) {
+        why = refusal(file + extra);
+        QVERIFY2(why.find("bytes after the compressed payload") != std::string::npos, why.c_str());
+    }
+}
+
+// A symlink loop, a link to nothing and a FIFO named like ranks' files in a shared folder: each is
+// skipped with a warning and the others are read (issue 47: one looping link failed `ranks FOLDER`).
+void TestRankSummaries::folderEntriesThatCannotBeReadSkipped() {
+    const QString folder = dir_.filePath("shared");
+    QVERIFY(QDir().mkpath(folder));
+    for (int r = 0; r < 2; ++r) QVERIFY(QFile::copy(captures_[r], folder + QString("/rank%1.pickle").arg(r)));
+    QVERIFY(QFile::link("loop2.pickle", folder + "/loop1.pickle") &&
+            QFile::link("loop1.pickle", folder + "/loop2.pickle"));
+    QVERIFY(QFile::link("nowhere", folder + "/rank5.pickle"));
+    QCOMPARE(::mkfifo((folder + "/rank6.pickle").toLocal8Bit().constData(), 0600), 0);
+    const QStringList said = {"loop1.pickle skipped: Too many levels of symbolic links",
+                              "loop2.pickle skipped: Too many levels of symbolic links",
+                              "rank5.pickle skipped: a link to nothing",
+                              "rank6.pickle skipped: not a regular file"};
+    const Run s = cli({"summarize", folder, "-o", folder + "/s"});
+    QCOMPARE(s.code, 0);
+    QCOMPARE(s.out.trimmed().split('\n').size(), 2);
+    for (const QString& w : said)
+        QVERIFY2(s.err.contains("vramscope-cli: warning: " + w.toUtf8()), s.err.constData());
+    QVERIFY(QFile::link("../loop1.pickle", folder + "/s/loop.vsrank"));
+    for (const QString& f : {folder, folder + "/s"}) {
+        const Run r = cli({"ranks", "--json", f});
+        QCOMPARE(r.code, 0);
+        const QJsonObject d = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(d["ranks"].toArray().size(), 2);
+        QString warnings;
+        for (const auto& w : d["warnings"].toArray()) warnings += w.toString() + "\n";
+        QVERIFY2(f == folder ? warnings == said.join('\n') + "\n"
+                             : warnings == "loop.vsrank skipped: Too many levels of symbolic links\n",
+                 qPrintable(warnings));
+    }
+}
+
+// Many small files that each expand to the most a summary may hold: the set is charged to
+// --max-memory and refused in one line when over (issue 47: 20,000 took 6.4 GB under
+// --max-memory 512M); a summary holds its series and strings of at most 4 KiB each.
+void TestRankSummaries::setChargedToMaxMemory() {
+    const QString folder = dir_.filePath("inflated");
+    QVERIFY(QDir().mkpath(folder));
+    RankSummary r =
+        decodeRankSummary(bytesOf(encodeRankSummary(summariseRank(*openAnalysis(captures_[0].toStdString())),
+                                                    *SourceStamp::of(captures_[0].toStdString()))))
+            .summary;
+    r.events = 1 << 20, r.iterations = RankSummary::kMaxSlots, r.stepsPerSlot = 1;
+    r.stepUs.assign(r.iterations, r.firstUs), r.stepPeak.assign(r.iterations, 1 << 20);
+    r.stepPeakReserved = r.stepPeak, r.marker.assign(64 << 10, 'm');
+    size_t bytes = 0;
+    for (int k = 0; k < 40; ++k) {
+        r.rank = k;
+        const SourceStamp src{"/cluster/" + std::string(4000, 'p') + "/rank" + std::to_string(k), 1, 0};
+        const std::string file = encodeRankSummary(r, src);
+        bytes += file.size();
+        writeFile(folder + QString("/rank%1.pickle.vsrank").arg(k), file);
+    }
+    QVERIFY2(bytes < 40 * 400, qPrintable(QString::number(bytes))); // a few hundred bytes each
+    const RankSummary back = readRankSummaryFile((folder + "/rank0.pickle.vsrank").toStdString()).summary;
+    QCOMPARE(back.marker.size(), size_t(4096)); // cut where it was written
+    QVERIFY2(back.heldBytes() < 140 << 10, qPrintable(QString::number(back.heldBytes())));
+    const Run over = cli({"ranks", folder, "--max-memory", "2M"});
+    QCOMPARE(over.code, 2);
+    QCOMPARE(over.err.count('\n'), 1);
+    QVERIFY2(over.err.startsWith("vramscope-cli: error: reading 40 ranks: their summaries (the first ") &&
+                 over.err.contains("would need more than 2 MiB of memory; raise --max-memory"),
+             over.err.constData());
+    QVERIFY(over.out.isEmpty());
+    QCOMPARE(cli({"ranks", folder, "--max-memory", "64M"}).code, 0);
+}
+
+// Capture names of 233 bytes and more: the summary's temporary name passed 255 bytes and every such
+// capture failed (issue 47). Up to 248 bytes the summary is NAME.vsrank; past that its name is cut
+// and ends with a hash of the whole (a name of 255 bytes has no room for the suffix).
+void TestRankSummaries::longNamesSummarised() {
+    const QString folder = dir_.filePath("long");
+    QVERIFY(QDir().mkpath(folder));
+    QStringList files;
+    for (int length : {233, 248, 255}) {
+        const QString rank = QString("rank%1_").arg(files.size());
+        const QString name = rank + QString(length - rank.size() - 7, 'x') + ".pickle";
+        QCOMPARE(name.size(), length);
+        files << folder + "/" + name;
+        QVERIFY(QFile::copy(captures_[files.size() - 1], files.last()));
+    }
+    const Run s = cli(QStringList{"summarize"} + files + QStringList{"-o", folder + "/s"});
+    QVERIFY2(s.code == 0, s.err.constData());
+    const QStringList made = QDir(folder + "/s").entryList(QDir::Files | QDir::Hidden);
+    QCOMPARE(made.size(), 3);
+    for (const QString& name : made) QVERIFY(name.toUtf8().size() <= 255 && name.endsWith(".vsrank"));
+    QCOMPARE(QString::fromUtf8(s.out).split('\n')[2],
+             folder + "/s/" + QString::fromStdString(rankSummaryName(files[2].toStdString())));
+    const Run again = cli(QStringList{"summarize"} + files + QStringList{"-o", folder + "/s"});
+    QCOMPARE(again.code, 0);
+    QCOMPARE(QDir(folder + "/s").entryList(QDir::Files | QDir::Hidden), made); // replaced, none added
+    const Run r = cli({"ranks", "--json", folder + "/s"});
+    QCOMPARE(r.code, 0);
+    const QJsonArray rows = QJsonDocument::fromJson(r.out).object()["ranks"].toArray();
+    QCOMPARE(rows.size(), 3);
+    for (int k = 0; k < 3; ++k) QCOMPARE(rows[k].toObject()["file"].toString(), files[k]);
 }
 
 QTEST_GUILESS_MAIN(TestRankSummaries)

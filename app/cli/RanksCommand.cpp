@@ -2,10 +2,12 @@
 // growth and OOMs per rank and the ranks that stand out, each in a sentence. Rank summaries
 // (`summarize`'s .vsrank files) are read in place of their captures; stale ones are warned of.
 #include "Commands.h"
+#include "RemoteFetch.h"
 
 #include "compare/RankSet.h"
 #include "util/Format.h"
 #include "util/JsonWriter.h"
+#include "util/SshTarget.h"
 #include "util/TerminalText.h"
 
 #include <cstdio>
@@ -91,19 +93,24 @@ void writeText(const RankSet& set, std::ostream& out) {
 // `ranks FILES...|FOLDER [--json] [--threads N]`
 int runRanks(const std::vector<std::string>& args, std::ostream& out) {
     CliArgs a(args, {"--json"}, {"--threads"}, SIZE_MAX);
-    std::vector<std::string> files;
+    std::vector<std::string> files, folderWarnings;
     for (const auto& f : a.files()) {
         std::error_code ec;
-        if (std::filesystem::is_directory(f, ec)) {
-            const auto inFolder = rankFiles(f);
-            files.insert(files.end(), inFolder.begin(), inFolder.end());
+        if (isSshUrl(f)) {
+            files.push_back(localCopyOf(f)); // named by its address in the output (shownPath)
+        } else if (std::filesystem::is_directory(f, ec)) {
+            RankFolder folder = rankFiles(f);
+            files.insert(files.end(), folder.files.begin(), folder.files.end());
+            folderWarnings.insert(folderWarnings.end(), folder.warnings.begin(), folder.warnings.end());
         } else {
             files.push_back(f);
         }
     }
     RankLoadOptions o;
     o.threads = unsigned(a.integer("--threads").value_or(0));
-    const RankSet set = loadRanks(files, o);
+    RankSet set = loadRanks(files, o);
+    set.warnings.insert(set.warnings.begin(), folderWarnings.begin(), folderWarnings.end());
+    for (auto& r : set.ranks) r.path = shownPath(r.path);
     if (set.readable() == 0)
         throw std::runtime_error("none of the " + std::to_string(files.size()) +
                                  " files could be read: " + set.ranks.front().error);

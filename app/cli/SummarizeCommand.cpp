@@ -1,14 +1,18 @@
-// `summarize FILE... -o DIR`: each capture's rank summary (what the Ranks window and `ranks` keep of
+// `summarize FILE|FOLDER... -o DIR`: each capture's rank summary (what the Ranks window and `ranks` keep of
 // it) as DIR/NAME.vsrank, so that the heavy reading runs where the captures are, one process per file
 // under any batch engine (docs/ranks.md), and `ranks` or the Ranks window read a few KB per rank.
 // Processes share nothing: each writes its own files atomically (a temporary beside it, renamed).
 // A file that cannot be read is said in one line on stderr; the others are summarised all the same.
 #include "Commands.h"
+#include "RemoteFetch.h"
 
 #include "analysis/CaptureAnalysis.h"
+#include "compare/RankFolder.h"
 #include "compare/RankSummaryFile.h"
 #include "io/LoadError.h"
 #include "util/AtomicFile.h"
+#include "util/SshTarget.h"
+#include "util/TerminalText.h"
 
 #include <filesystem>
 #include <iostream>
@@ -17,17 +21,38 @@
 namespace vs::cli {
 namespace {
 
-// Summarises one capture into `dir`; returns the summary's path. Throws on bad input.
+// Summarises one capture (a path, or an ssh:// address copied here first) into `dir`; returns the
+// summary's path. Throws on bad input.
 std::string summarizeOne(const std::string& file, const std::string& dir) {
+    const std::string local = localCopyOf(file);
     // stamped before reading: a capture still being written then reads as stale later, not as current
-    const auto stamp = SourceStamp::of(file);
+    auto stamp = SourceStamp::of(local);
     if (!stamp) throw LoadError("cannot open " + file);
-    RankSummary s = summariseRank(*openCapture(file));
+    if (local != file) stamp->path = file; // the address it was read from, not the copy's
+    RankSummary s = summariseRank(*openCapture(local));
     if (!s.ok()) throw LoadError(s.error);
     s.path = stamp->path;
     const std::string out = (std::filesystem::path(dir) / rankSummaryName(file)).string();
     writeFileAtomically(out, encodeRankSummary(s, *stamp));
     return out;
+}
+
+// The captures to summarise: the files given, and the captures in the folders given (what `ranks`
+// would read there; an entry that cannot be looked at is skipped with a warning on stderr).
+std::vector<std::string> capturesOf(const std::vector<std::string>& given) {
+    std::vector<std::string> files;
+    for (const auto& f : given) {
+        std::error_code ec;
+        if (isSshUrl(f) || !std::filesystem::is_directory(f, ec)) {
+            files.push_back(f);
+            continue;
+        }
+        const RankFolder folder = rankFiles(f, RankFolderWants::Captures);
+        for (const auto& w : folder.warnings)
+            std::cerr << "vramscope-cli: warning: " << terminalText(w) << '\n';
+        files.insert(files.end(), folder.files.begin(), folder.files.end());
+    }
+    return files;
 }
 
 // `-o DIR` is taken as `--output DIR` (CliArgs knows long options only).
@@ -48,7 +73,8 @@ int runSummarize(const std::vector<std::string>& args, std::ostream& out) {
     if (!std::filesystem::is_directory(*dir, ec)) throw std::runtime_error("cannot make the folder " + *dir);
     size_t failed = 0;
     std::map<std::string, std::string> written; // summary name -> the capture it was made from
-    for (const auto& file : a.files()) {
+    const std::vector<std::string> files = capturesOf(a.files());
+    for (const auto& file : files) {
         try {
             // two captures of one name (in two folders) would write one summary: the second is refused
             const auto [it, fresh] = written.emplace(rankSummaryName(file), file);
@@ -67,8 +93,8 @@ int runSummarize(const std::vector<std::string>& args, std::ostream& out) {
         }
     }
     if (failed == 0) return 0;
-    if (a.files().size() > 1)
-        std::cerr << "vramscope-cli: error: " << failed << " of " << a.files().size()
+    if (files.size() > 1)
+        std::cerr << "vramscope-cli: error: " << failed << " of " << files.size()
                   << " files could not be summarised\n";
     return 2;
 }

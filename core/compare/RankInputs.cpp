@@ -43,14 +43,12 @@ std::vector<std::string> pairSummaries(const RankInputs& in, std::vector<RankSum
             continue;
         }
         const SourceStamp& then = *in.source[i];
-        std::string local; // the capture here, if any: given along, else where it was summarised
-        if (auto it = captures.find(nameOf(then.path)); it != captures.end() && !skip[it->second]) {
-            skip[it->second] = true;
-            local = ranks[i].path = in.paths[it->second];
-        } else if (std::error_code ec; std::filesystem::exists(then.path, ec)) {
-            local = then.path;
-        }
-        if (local.empty()) continue;
+        // its capture, when given along; the path the summary names is never looked at here (issue
+        // 47: it was stat()ed, and its size printed): it names a file of the machine that summarised
+        const auto it = captures.find(nameOf(then.path));
+        if (it == captures.end() || skip[it->second]) continue;
+        skip[it->second] = true;
+        const std::string& local = ranks[i].path = in.paths[it->second];
         if (const auto now = SourceStamp::of(local); now && !now->sameFileState(then))
             warnings.push_back(staleWarning(in.paths[i], local, then, *now));
     }

@@ -1,8 +1,9 @@
 #pragma once
 // Which files a set of ranks is read from when summaries (NAME.vsrank, RankSummaryFile.h) and
 // captures are given together: a summary stands for the capture its source names (the same file
-// name), which is then not read at all; a summary whose capture is here (given, or at its recorded
-// path) but has changed since it was summarised is stale, said in a warning, and used all the same.
+// name), which is then not read at all; a summary whose capture is given along but has changed since
+// it was summarised is stale, said in a warning, and used all the same. The source path a summary
+// names is never opened nor stat()ed: it is a path of the machine that summarised it.
 // An unreadable summary gives way to its capture (NAME for NAME.vsrank) when that is given too.
 #include "RankSummaryFile.h"
 

@@ -1,5 +1,6 @@
 #include "RankSet.h"
 
+#include "RankBudget.h"
 #include "RankInputs.h"
 #include "RankOutliers.h"
 #include "RankSummaryFile.h"
@@ -8,41 +9,18 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 
 namespace vs {
 
 size_t RankSet::readable() const {
     return size_t(std::count_if(ranks.begin(), ranks.end(), [](const RankSummary& r) { return r.ok(); }));
-}
-
-std::vector<std::string> rankFiles(const std::string& folder) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::is_directory(folder, ec)) throw std::runtime_error(folder + " is not a folder");
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(folder, ec)) {
-        const std::string name = e.path().filename().string();
-        const auto endsWith = [&](const char* s) {
-            const std::string t = s;
-            return name.size() > t.size() && name.compare(name.size() - t.size(), t.size(), t) == 0;
-        };
-        if (e.is_regular_file() && (endsWith(".vscap") || endsWith(".pickle") || endsWith(".pickle.gz") ||
-                                    endsWith(".pickle.zst") || endsWith(RankSummaryFile::kSuffix)))
-            out.push_back(e.path().string());
-    }
-    std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
-        const int ra = rankFromPath(a), rb = rankFromPath(b);
-        return ra != rb ? ra < rb : a < b;
-    });
-    if (out.empty())
-        throw std::runtime_error(
-            "no capture files (.pickle, .pickle.gz, .pickle.zst, .vscap) or rank summaries (.vsrank) in " +
-            folder);
-    return out;
 }
 
 namespace {
@@ -76,20 +54,25 @@ RankSummary readSummary(const std::string& path, std::optional<SourceStamp>& sou
     }
 }
 
-// Runs `each(i)` for the indices in `todo` on up to `threads` workers; throws Cancelled.
+// Runs `each(i)` for the indices in `todo` on up to `threads` workers. The first exception a worker
+// throws (Cancelled, the budget's LoadError) stops the others and is thrown here.
 void forEachParallel(const std::vector<size_t>& todo, const RankLoadOptions& options,
                      const std::function<void(size_t)>& each) {
     const unsigned workers = rankWorkers(options.threads, todo.size());
     std::atomic<size_t> next{0};
-    std::atomic<bool> cancelled{false};
+    std::atomic<bool> stop{false};
+    std::exception_ptr first;
+    std::mutex firstMutex;
     auto work = [&] {
         try {
-            for (size_t k; (k = next++) < todo.size();) {
+            for (size_t k; !stop && (k = next++) < todo.size();) {
                 if (options.cancel && options.cancel->load()) throw Cancelled();
                 each(todo[k]);
             }
-        } catch (const Cancelled&) {
-            cancelled = true;
+        } catch (...) {
+            const std::lock_guard lock(firstMutex);
+            if (!first) first = std::current_exception();
+            stop = true;
         }
     };
     std::vector<std::thread> pool;
@@ -100,7 +83,26 @@ void forEachParallel(const std::vector<size_t>& todo, const RankLoadOptions& opt
         }
     work();
     for (auto& t : pool) t.join();
-    if (cancelled) throw Cancelled();
+    if (first) std::rethrow_exception(first);
+}
+
+// Two files that name one rank cannot both be it, and which one is cannot be told: every file of a
+// rank named more than once keeps an error saying so (the statistics then leave them all out, so a
+// stray copy moves no median). `files[i]` names `ranks[i]`; those in `skip` are not in the set.
+void refuseDuplicateRanks(std::vector<RankSummary>& ranks, const std::vector<std::string>& files,
+                          const std::vector<bool>& skip) {
+    std::unordered_map<int, std::vector<size_t>> byRank;
+    for (size_t i = 0; i < ranks.size(); ++i)
+        if (!skip[i] && ranks[i].ok() && ranks[i].rank >= 0) byRank[ranks[i].rank].push_back(i);
+    for (const auto& [rank, same] : byRank) {
+        if (same.size() < 2) continue;
+        for (size_t i : same) {
+            const size_t other = same[i == same[0] ? 1 : 0];
+            ranks[i].error = "rank " + std::to_string(rank) + " is named by " + std::to_string(same.size()) +
+                             " files (also " + std::filesystem::path(files[other]).filename().string() +
+                             "): none of them is used";
+        }
+    }
 }
 
 } // namespace
@@ -122,19 +124,25 @@ RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& 
         (isRankSummaryPath(paths[i]) ? summaries : captures).push_back(i);
     for (size_t i : summaries) in.summary[i] = true;
     std::atomic<size_t> done{0};
+    RankBudget budget(options.maxMemory, paths.size());
     const auto advance = [&] {
         if (options.progress) options.progress(++done, paths.size());
     };
     // the summaries first (a few KB each): the captures they stand for are then not read
-    forEachParallel(summaries, options,
-                    [&](size_t i) { set.ranks[i] = readSummary(paths[i], in.source[i]), advance(); });
+    forEachParallel(summaries, options, [&](size_t i) {
+        set.ranks[i] = readSummary(paths[i], in.source[i]), advance();
+        budget.charge(set.ranks[i].heldBytes() + (in.source[i] ? in.source[i]->path.capacity() : 0));
+    });
     std::vector<bool> skip(paths.size());
     set.warnings = pairSummaries(in, set.ranks, skip);
     for (size_t i : captures)
         if (skip[i]) advance();
     std::erase_if(captures, [&](size_t i) { return skip[i]; });
-    forEachParallel(captures, options,
-                    [&](size_t i) { set.ranks[i] = summariseFile(paths[i], options.cancel), advance(); });
+    forEachParallel(captures, options, [&](size_t i) {
+        set.ranks[i] = summariseFile(paths[i], options.cancel), advance();
+        budget.charge(set.ranks[i].heldBytes());
+    });
+    refuseDuplicateRanks(set.ranks, paths, skip);
     std::vector<RankSummary> kept;
     kept.reserve(set.ranks.size());
     for (size_t i = 0; i < paths.size(); ++i)

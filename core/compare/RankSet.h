@@ -3,7 +3,9 @@
 // them): their summaries side by side and the ranks that stand out. Loading runs on every core, one
 // capture per worker at a time, and keeps only each rank's summary, so memory stays bounded by the
 // workers' captures whatever the number of ranks.
+#include "RankFolder.h"
 #include "RankSummary.h"
+#include "load/AnalysisBudget.h"
 
 #include <atomic>
 #include <functional>
@@ -32,6 +34,7 @@ struct RankLoadOptions {
     unsigned threads = 0;                                    // 0: the cores there are
     std::function<void(size_t done, size_t total)> progress; // called from the workers
     const std::atomic<bool>* cancel = nullptr;
+    uint64_t maxMemory = analysisBudget(); // what the whole set may hold (--max-memory; RankBudget.h)
 };
 
 // Files that do not name their rank are numbered after the highest named one, in the order given;
@@ -43,14 +46,11 @@ void numberUnnamedRanks(std::vector<RankSummary>& ranks);
 // 60000` aborted when the system refused the threads).
 unsigned rankWorkers(unsigned threads, size_t files);
 
-// The capture files of a folder (.pickle, .pickle.gz, .pickle.zst, .vscap) and its rank summaries
-// (.vsrank, written by `vramscope-cli summarize`), by rank.
-std::vector<std::string> rankFiles(const std::string& folder);
-
 // Reads and summarises every file (an unreadable one keeps its error and is left out of the
 // statistics); files that name no rank are numbered after the highest named one, in the order
 // given. Summary files (.vsrank) are read first, and a capture given along with its summary is not
-// read (RankInputs.h). Throws Cancelled.
+// read (RankInputs.h). Throws Cancelled, and LoadError when the set would hold more than
+// `options.maxMemory`.
 RankSet loadRanks(const std::vector<std::string>& paths, const RankLoadOptions& options = {});
 
 // Sorts by rank, computes the medians, the common span and the outliers (loadRanks does this).

@@ -22,6 +22,13 @@ int64_t RankSummary::binStartUs(size_t bin) const {
     return firstUs + int64_t(double(lastUs - firstUs) * double(bin) / double(kBins));
 }
 
+uint64_t RankSummary::heldBytes() const {
+    uint64_t bytes = sizeof(RankSummary) + path.capacity() + error.capacity() + marker.capacity();
+    for (const auto* v : {&stepUs, &stepPeak, &stepPeakReserved, &binAllocated, &binReserved})
+        bytes += v->capacity() * sizeof(int64_t);
+    return bytes;
+}
+
 int rankFromPath(const std::string& path) {
     std::string name = std::filesystem::path(path).filename().string();
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });

@@ -42,6 +42,8 @@ struct RankSummary {
     std::vector<int64_t> binReserved;
 
     bool ok() const { return error.empty(); }
+    // The memory it holds: its series and strings (RankBudget charges it).
+    uint64_t heldBytes() const;
     // The time slice of `us` (clamped), and the slice's start.
     size_t binOf(int64_t us) const;
     int64_t binStartUs(size_t bin) const;

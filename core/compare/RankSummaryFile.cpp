@@ -4,18 +4,23 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace vs {
 namespace {
 
-constexpr size_t kHeader = 16;                  // magic, major, minor, payload size
-constexpr uint64_t kMaxString = 64 << 10;       // a path, an iteration marker
+constexpr size_t kHeader = 16; // magic, major, minor, payload size
+// A path as the system takes it (PATH_MAX), and as much of an iteration marker (an annotation's name,
+// an allocation site): a summary's strings were 64 KiB each, 6.4 GB over 20,000 files (issue 47).
+constexpr uint64_t kMaxString = 4096;
 constexpr int64_t kMaxBytes = int64_t(1) << 60; // any byte figure: far above any device, far from overflow
 constexpr int64_t kMaxTime = int64_t(1) << 61;  // microseconds or nanoseconds (a span of two fits)
 
@@ -114,7 +119,7 @@ std::vector<uint8_t> payloadOf(const RankSummary& r, const SourceStamp& src) {
     w.s(r.rank), w.s(r.device), w.u(r.events), w.s(r.firstUs), w.s(r.lastUs);
     w.s(r.peakAllocated), w.s(r.peakReserved), w.s(r.finalAllocated), w.s(r.finalReserved), w.s(r.growth);
     w.u(r.ooms);
-    w.str(r.marker), w.u(r.iterations), w.u(r.stepsPerSlot);
+    w.str(r.marker.substr(0, kMaxString)), w.u(r.iterations), w.u(r.stepsPerSlot);
     for (const auto* v : {&r.stepUs, &r.stepPeak, &r.stepPeakReserved, &r.binAllocated, &r.binReserved})
         w.series(*v);
     return w.bytes();
@@ -132,17 +137,21 @@ void readPayload(PayloadReader& in, RankSummaryFile& f) {
     r.events = in.bounded("the event count", uint64_t(1) << 48);
     r.firstUs = in.s("the first time", -kMaxTime, kMaxTime);
     r.lastUs = in.s("the last time", r.firstUs, kMaxTime);
-    for (int64_t* v : {&r.peakAllocated, &r.peakReserved, &r.finalAllocated, &r.finalReserved, &r.growth})
-        *v = in.s("a byte figure", -kMaxBytes, kMaxBytes);
+    // memory held is never negative; growth (a difference) may be
+    r.peakAllocated = in.s("the peak allocated", 0, kMaxBytes);
+    r.peakReserved = in.s("the peak reserved", 0, kMaxBytes);
+    r.finalAllocated = in.s("the final allocated", 0, kMaxBytes);
+    r.finalReserved = in.s("the final reserved", 0, kMaxBytes);
+    r.growth = in.s("the growth", -kMaxBytes, kMaxBytes);
     r.ooms = uint32_t(in.bounded("the OOM count", UINT32_MAX));
     r.marker = in.str("the iteration marker");
-    r.iterations = in.bounded("the iteration count", uint64_t(1) << 48);
+    r.iterations = in.bounded("the iteration count", r.events); // each begins at an event
     r.stepsPerSlot = uint32_t(in.bounded("the iterations per slot", uint64_t(1) << 31));
     r.stepUs = in.series("the step times", RankSummary::kMaxSlots, -kMaxTime, kMaxTime);
-    r.stepPeak = in.series("the step peaks", RankSummary::kMaxSlots, -kMaxBytes, kMaxBytes);
-    r.stepPeakReserved = in.series("the step peaks", RankSummary::kMaxSlots, -kMaxBytes, kMaxBytes);
-    r.binAllocated = in.series("the time slices", RankSummary::kBins, -kMaxBytes, kMaxBytes);
-    r.binReserved = in.series("the time slices", RankSummary::kBins, -kMaxBytes, kMaxBytes);
+    r.stepPeak = in.series("the step peaks", RankSummary::kMaxSlots, 0, kMaxBytes);
+    r.stepPeakReserved = in.series("the step peaks", RankSummary::kMaxSlots, 0, kMaxBytes);
+    r.binAllocated = in.series("the time slices", RankSummary::kBins, 0, kMaxBytes);
+    r.binReserved = in.series("the time slices", RankSummary::kBins, 0, kMaxBytes);
 }
 
 // What the readers of a summary (the heatmap's slices, the outliers) rely on.
@@ -158,10 +167,30 @@ void checkShape(const RankSummary& r, PayloadReader& in) {
         (r.binAllocated.size() != RankSummary::kBins && !r.binAllocated.empty()))
         in.fail("the time slices are not " + std::to_string(RankSummary::kBins) + " or none");
     if (r.events > 0 && r.binAllocated.empty()) in.fail("events without time slices");
+    if (!std::is_sorted(r.stepUs.begin(), r.stepUs.end())) in.fail("the step times go back");
 }
 
 [[noreturn]] void headerFail(const std::string& why) {
     throw RankSummaryError("not a readable rank summary: " + why);
+}
+
+// What the format requires of the frame (docs/ranks.md): one zstd frame and nothing after it, its
+// content size equal to the header's, and a checksum (without one a corrupt byte reads as a value).
+void checkFrame(std::span<const uint8_t> frame, uint32_t size) {
+    const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    if (declared != size) headerFail("the compressed payload is cut or does not match its header");
+    if (ZSTD_findFrameCompressedSize(frame.data(), frame.size()) != frame.size())
+        headerFail("bytes after the compressed payload (one zstd frame, nothing after it)");
+    constexpr uint8_t kChecksumFlag = 0x04; // the frame header descriptor's bit 2 (RFC 8878, 3.1.1.1.1)
+    if (!(frame[4] & kChecksumFlag)) headerFail("the compressed payload has no checksum");
+}
+
+// One decompression context per thread, kept: ZSTD_decompress made and freed one per file.
+ZSTD_DCtx* decompressor() {
+    thread_local const std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(),
+                                                                              ZSTD_freeDCtx);
+    if (!ctx) throw std::bad_alloc();
+    return ctx.get();
 }
 
 } // namespace
@@ -179,6 +208,9 @@ std::optional<SourceStamp> SourceStamp::of(const std::string& path) {
 }
 
 std::string encodeRankSummary(const RankSummary& summary, const SourceStamp& source) {
+    if (source.path.size() > kMaxString)
+        throw RankSummaryError("its path is longer than a rank summary holds (" + std::to_string(kMaxString) +
+                               " bytes)");
     const std::vector<uint8_t> payload = payloadOf(summary, source);
     std::string out(RankSummaryFile::kMagic, sizeof RankSummaryFile::kMagic);
     putU16(out, RankSummaryFile::kMajor), putU16(out, RankSummaryFile::kMinor),
@@ -205,10 +237,10 @@ RankSummaryFile decodeRankSummary(std::span<const uint8_t> bytes) {
                    std::to_string(RankSummaryFile::kMajor) + "; summarise the capture again)");
     if (size > RankSummaryFile::kMaxPayload) headerFail("a payload of " + std::to_string(size) + " bytes");
     const auto frame = bytes.subspan(kHeader);
-    const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
-    if (declared != size) headerFail("the compressed payload is cut or does not match its header");
+    checkFrame(frame, size);
     std::vector<uint8_t> payload(size);
-    const size_t n = ZSTD_decompress(payload.data(), payload.size(), frame.data(), frame.size());
+    const size_t n =
+        ZSTD_decompressDCtx(decompressor(), payload.data(), payload.size(), frame.data(), frame.size());
     if (ZSTD_isError(n) || n != size)
         headerFail(std::string("corrupt payload (") + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short") +
                    ")");
@@ -247,7 +279,17 @@ RankSummaryFile readRankSummaryFile(const std::string& path) {
 }
 
 std::string rankSummaryName(const std::string& capturePath) {
-    return std::filesystem::path(capturePath).filename().string() + RankSummaryFile::kSuffix;
+    constexpr size_t kNameMax = 255; // NAME_MAX of the file systems in use
+    const std::string name = std::filesystem::path(capturePath).filename().string();
+    const std::string suffix = RankSummaryFile::kSuffix;
+    if (name.size() + suffix.size() <= kNameMax) return name + suffix;
+    // too long with the suffix: the start of the name and a hash of all of it (stable across builds,
+    // so that summarising again replaces the summary rather than adding one beside it)
+    uint64_t hash = 0xcbf29ce484222325; // FNV-1a
+    for (unsigned char c : name) hash = (hash ^ c) * 0x100000001b3;
+    char tail[18];
+    std::snprintf(tail, sizeof tail, "-%016llx", static_cast<unsigned long long>(hash));
+    return name.substr(0, kNameMax - suffix.size() - 17) + tail + suffix;
 }
 
 bool isRankSummaryPath(const std::string& path) {

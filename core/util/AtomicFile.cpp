@@ -13,16 +13,21 @@
 namespace vs {
 namespace {
 
-// ".NAME.1a2b3c4d5e6f.part" in the target's folder: hidden, and on the same file system (rename(2)
-// is atomic only there).
+// ".NAME.1a2b3c4d5e6f7a8b.part" in the target's folder: hidden, and on the same file system (rename(2)
+// is atomic only there). NAME is cut so that the whole stays within NAME_MAX: a target named with
+// 233 bytes or more had no temporary name the system would take (issue 47).
 std::string temporaryName(const std::string& path) {
     namespace fs = std::filesystem;
+    constexpr size_t kNameMax = 255, kAdded = 1 + 1 + 16 + 5; // ".", ".", the suffix, ".part"
     static thread_local std::mt19937_64 rng{std::random_device{}()};
     char suffix[17];
     std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(rng()));
     const fs::path p(path);
     std::string name = ".";
-    name.append(p.filename().string()).append(".").append(suffix).append(".part");
+    name.append(p.filename().string().substr(0, kNameMax - kAdded))
+        .append(".")
+        .append(suffix)
+        .append(".part");
     return (p.parent_path() / name).string();
 }
 

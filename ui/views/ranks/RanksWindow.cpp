@@ -124,13 +124,16 @@ RanksWindow::~RanksWindow() {
 }
 
 void RanksWindow::open(const QStringList& paths) {
-    std::vector<std::string> files;
+    std::vector<std::string> files, folderWarnings; // entries of a folder skipped (RankFolder.h)
     try {
         for (const QString& p : paths) {
-            if (QFileInfo(p).isDir())
-                for (auto& f : rankFiles(p.toStdString())) files.push_back(std::move(f));
-            else
+            if (!QFileInfo(p).isDir()) {
                 files.push_back(p.toStdString());
+                continue;
+            }
+            RankFolder folder = rankFiles(p.toStdString());
+            files.insert(files.end(), folder.files.begin(), folder.files.end());
+            folderWarnings.insert(folderWarnings.end(), folder.warnings.begin(), folder.warnings.end());
         }
     } catch (const std::exception& e) {
         return showError(QString::fromStdString(e.what()));
@@ -140,7 +143,7 @@ void RanksWindow::open(const QStringList& paths) {
     QPointer<QLabel> status(status_);
     jobs_.run<std::shared_ptr<const RankSet>>(
         JobKey::Ranks, this,
-        [files, status](const JobControl& job) {
+        [files, folderWarnings, status](const JobControl& job) {
             RankLoadOptions o;
             o.cancel = &job.cancel();
             o.progress = [status](size_t done, size_t total) {
@@ -151,7 +154,9 @@ void RanksWindow::open(const QStringList& paths) {
                     },
                     Qt::QueuedConnection);
             };
-            return std::make_shared<const RankSet>(loadRanks(files, o));
+            RankSet set = loadRanks(files, o);
+            set.warnings.insert(set.warnings.begin(), folderWarnings.begin(), folderWarnings.end());
+            return std::make_shared<const RankSet>(std::move(set));
         },
         [this](const std::shared_ptr<const RankSet>& set) { showRanks(set); });
 }
