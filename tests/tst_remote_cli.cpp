@@ -47,6 +47,7 @@ class TestRemoteCli : public QObject {
     void firstCtrlCStopsTheProgram();
     void secondCtrlCLeavesItRunning();
     void plantedLogLinkIsRefused();
+    void summarizeRanksConvertOfRemoteFiles();
 
   private:
     QProcess* startLeaky(const QString& name, const QByteArray& program, const QString& stop);
@@ -268,6 +269,41 @@ void TestRemoteCli::plantedLogLinkIsRefused() {
     QCOMPARE(r.rc, 2);
     QVERIFY2(r.err.contains(dir_.filePath("planted.vscap.log") + " already exists"), qPrintable(r.err));
     QCOMPARE(readAll(dir_.filePath("victim")), QByteArray("precious"));
+}
+
+// `summarize`, `ranks` and `convert` take ssh:// files as the help says every command does (issue 47:
+// they refused them): the same figures as of the local files, the files named by their addresses.
+void TestRemoteCli::summarizeRanksConvertOfRemoteFiles() {
+    QStringList local, remote;
+    for (const char* name : {"clean_train", "leak_autograd_ctx"}) {
+        const QString to = dir_.filePath(QString("rank%1.vscap").arg(local.size()));
+        QVERIFY(QFile::copy(QStringLiteral(VRAMSCOPE_SOURCE_DIR "/samples/recorded/%1.vscap").arg(name), to));
+        local << to, remote << url("vstest", to);
+    }
+    const auto withoutFiles = [](QString s) { return s.remove(QRegularExpression("\"file\": \"[^\"]*\"")); };
+    const Result ranksHere = cli(QStringList{"ranks", "--json"} + local);
+    const Result ranksThere = cli(QStringList{"ranks", "--json"} + remote);
+    QCOMPARE(ranksThere.rc, 0);
+    QCOMPARE(withoutFiles(ranksThere.out), withoutFiles(ranksHere.out));
+    QVERIFY2(ranksThere.out.contains("\"file\": \"" + remote[1] + "\""), qPrintable(ranksThere.out));
+
+    const Result sum = cli({"summarize", remote[0], remote[1], "-o", dir_.filePath("sums")});
+    QCOMPARE(sum.rc, 0);
+    QCOMPARE(sum.out, dir_.filePath("sums/rank0.vscap.vsrank") + "\n" +
+                          dir_.filePath("sums/rank1.vscap.vsrank") + "\n");
+    const Result ofSums = cli({"ranks", "--json", dir_.filePath("sums")});
+    QCOMPARE(ofSums.rc, 0);
+    QCOMPARE(withoutFiles(ofSums.out), withoutFiles(ranksHere.out));
+    QVERIFY2(ofSums.out.contains("\"file\": \"" + remote[0] + "\""), qPrintable(ofSums.out)); // the address
+
+    const QString converted = dir_.filePath("converted.vscap");
+    const Result conv = cli({"convert", remote[1], converted});
+    QCOMPARE(conv.rc, 0);
+    QCOMPARE(withoutFiles(cli({"summary", "--json", converted}).out),
+             withoutFiles(cli({"summary", "--json", local[1]}).out));
+    const Result toRemote = cli({"convert", local[1], remote[0] + ".out"});
+    QCOMPARE(toRemote.rc, 2);
+    QVERIFY2(toRemote.err.contains("give a local path"), qPrintable(toRemote.err));
 }
 
 QTEST_GUILESS_MAIN(TestRemoteCli)

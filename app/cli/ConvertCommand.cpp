@@ -1,8 +1,11 @@
-// `convert IN OUT.vscap`: rewrites any capture vramscope reads as a .vscap file.
+// `convert IN OUT.vscap`: rewrites any capture vramscope reads (IN may be an ssh:// address) as a
+// .vscap file here.
 #include "Commands.h"
+#include "RemoteFetch.h"
 
 #include "io/CaptureFile.h"
 #include "io/VscapExport.h"
+#include "util/SshTarget.h"
 
 #include <filesystem>
 
@@ -23,10 +26,12 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out) {
     const CliArgs a(options, {}, {"--level"});
     vscap::Writer::Options wo;
     if (auto level = a.integer("--level")) wo.level = *level;
+    if (isSshUrl(files[1]))
+        throw UsageError("convert writes its output here: give a local path, not an ssh:// one");
     std::error_code ec;
     if (std::filesystem::equivalent(files[0], files[1], ec))
         throw UsageError("the output would overwrite the input");
-    const auto capture = loadCaptureFile(files[0], {});
+    const auto capture = loadCaptureFile(localCopyOf(files[0]), {}); // ssh://host/path: copied here first
     writeVscapFile(*capture, files[1], wo);
     size_t events = 0;
     for (const auto& d : capture->devices) events += d.eventCount();
