@@ -3,12 +3,20 @@
 // torch wrote (record_newest.py): the ring buffer's overflow flag and size, user_metadata (text and
 // dicts), labels put on blocks after the fact ('annotate' entries), ghost blocks, pinned host memory
 // as a lane of its own; wrong types ignored with a warning, never a crash.
+#include "SharedMetadataShapes.h"
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/CaptureFacts.h"
+#include "io/LoadError.h"
+#include "io/LoadMeter.h"
 #include "io/SnapshotLoader.h"
+#include "io/SnapshotSchema.h"
+#include "io/SnapshotWalk.h"
+#include "io/UserMetadata.h"
 #include "io/VscapExport.h"
 #include "io/VscapReader.h"
+#include "io/VscapWriter.h"
 #include "load/OpenAnalysis.h"
+#include "util/DisplayText.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -51,6 +59,37 @@ const FactRow* factRow(const std::vector<FactSection>& facts, const std::string&
     return nullptr;
 }
 
+// Parses a snapshot as the loader does; returns how many user_metadata objects were rendered.
+uint64_t metadataRendered(const std::vector<uint8_t>& bytes) {
+    Capture c;
+    LoadMeter meter(1ull << 30);
+    SnapshotSchema schema(c);
+    pickle::PickleMachine m(bytes, schema, meter);
+    const pickle::Value top = m.run();
+    SnapshotWalk(m, schema, c).load(top);
+    return schema.metadata().converted();
+}
+
+bool endsWith(std::string_view s, std::string_view end) {
+    return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
+}
+
+// The hand-built snapshot converted to .vscap, with one more Meta record in front of its own:
+// ring_buffer = `value` (a chunk of its own, before the converted file's chunks).
+std::string withRingBufferMeta(const std::string& value) {
+    std::string meta;
+    vscap::Writer w([&](std::string_view s) { meta.append(s); });
+    w.write(vscap::MetaRecord{vscap::kRingBufferMeta, value});
+    w.flush();
+    const std::string converted = encodeVscap(*loadSnapshotFile(newest("newest_hand_overflow.pickle")));
+    return converted.substr(0, vscap::kHeaderSize) + meta.substr(vscap::kHeaderSize) +
+           converted.substr(vscap::kHeaderSize);
+}
+
+std::unique_ptr<Capture> loadVscap(const std::string& bytes) {
+    return loadVscapBytes({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+}
+
 QJsonObject truthOf(const QString& name) {
     QFile f(QString::fromStdString(newest(name + ".truth.json")));
     if (!f.open(QIODevice::ReadOnly)) return {};
@@ -65,6 +104,9 @@ class TestNewestFields : public QObject {
     void ringBufferFlagAndSize();
     void lostEntriesWarningIsNotTheLateStartOne();
     void userMetadataTextAndDicts();
+    void sharedMetadataIsReadOnce();
+    void sharedLabelIsBoundedOnce();
+    void displayTextIsCappedWithItsLength();
     void annotateEntriesLabelBlocks();
     void ghostBlocksAreTheOnesSeenOnlyBeingFreed();
     void pinnedHostMemoryIsItsOwnLane_data();
@@ -73,6 +115,9 @@ class TestNewestFields : public QObject {
     void summaryJsonNamesThem();
     void wrongTypesAreIgnoredWithWarnings();
     void convertKeepsAnnotationsAndRingState();
+    void ringBufferMetaIsReadStrictly_data();
+    void ringBufferMetaIsReadStrictly();
+    void ringBufferMetaMakesNoDevice();
     void realTorchSnapshots_data();
     void realTorchSnapshots();
 };
@@ -127,6 +172,62 @@ void TestNewestFields::userMetadataTextAndDicts() {
     QCOMPARE(t.size[second], 3 * MiB);
     QCOMPARE(c->strings.text(secondText), std::string_view("step: 3, pool: comm")); // a dict, in file order
     QVERIFY(!anyWarning(c->warnings, "unknown action"));
+}
+
+// One dict of 2,000 items named by 500 allocations through the memo (the 700 KB case of issue 47,
+// smaller): rendered once, not per reference, and every entry names the one interned text, cut.
+void TestNewestFields::sharedMetadataIsReadOnce() {
+    const auto bytes = test::sharedMetadataSnapshot({2000, 0, 500, false});
+    QCOMPARE(metadataRendered(bytes), uint64_t(1));
+    const auto c = loadSnapshotBytes(bytes);
+    const DeviceTrace& t = c->devices.front();
+    QCOMPARE(t.userMetadata.size(), size_t(500));
+    QVERIFY(std::all_of(t.userMetadata.begin(), t.userMetadata.end(),
+                        [&](const auto& e) { return e.second == t.userMetadata.front().second; }));
+    const auto text = c->strings.text(t.userMetadata.front().second);
+    QVERIFY(text.rfind("k0: 0, k1: 1, ", 0) == 0);
+    QVERIFY2(endsWith(text, "\u2026 (2000 items)"), std::string(text.substr(text.size() - 40)).c_str());
+    QVERIFY(text.size() <= kMaxDictMetadataBytes + 32);
+}
+
+// 'annotate' labels that are one dict whose 170 values all name one 280 KB string (the 317 KB case,
+// whose label was 48 MB): rendered once, cut at kMaxDictMetadataBytes, every label the same text.
+void TestNewestFields::sharedLabelIsBoundedOnce() {
+    const auto bytes = test::sharedMetadataSnapshot({170, 280000, 60, true});
+    QCOMPARE(metadataRendered(bytes), uint64_t(1));
+    const auto c = loadSnapshotBytes(bytes);
+    QCOMPARE(c->blockAnnotations.size(), size_t(60));
+    const StringId first = c->blockAnnotations.front().text;
+    QVERIFY(std::all_of(c->blockAnnotations.begin(), c->blockAnnotations.end(),
+                        [&](const BlockAnnotation& a) { return a.text == first; }));
+    const auto text = c->strings.text(first);
+    QVERIFY(text.rfind("k0: xxxx", 0) == 0);
+    QVERIFY(endsWith(text, "\u2026 (170 items)"));
+    QVERIFY(text.size() <= kMaxDictMetadataBytes + 32);
+    size_t total = 0; // the model holds the 280 KB string once (no 48 MB text)
+    for (size_t i = 0; i < c->strings.size(); ++i) total += c->strings.text(StringId{uint32_t(i)}).size();
+    QVERIFY2(total < 300'000, std::to_string(total).c_str());
+}
+
+// A label as long as the file (a 48 MB string is legal): shown cut at a character, its length said.
+void TestNewestFields::displayTextIsCappedWithItsLength() {
+    const std::string label = "\u00e9" + std::string(48 << 20, 'a'); // a two-byte character first
+    const std::string shown = displayText(label, "label");
+    QVERIFY(shown.size() < kDisplayTextBytes + 40);
+    QVERIFY(shown.rfind("\u00e9aaa", 0) == 0);
+    QVERIFY(endsWith(shown, "\u2026 (48.00 MiB label)"));
+    QCOMPARE(displayText("kept for logging", "label"), std::string("kept for logging"));
+    QCOMPARE(cutAtCharacter("a\u00e9", 2), std::string_view("a")); // never half of the é
+    QCOMPARE(cutAtCharacter("a\u00e9", 3), std::string_view("a\u00e9"));
+    // Capture Properties (and so the GUI's dialog) show it so
+    auto c = std::make_unique<Capture>();
+    c->devices.emplace_back().device = 0;
+    c->blockAnnotations.push_back({0, kT0, kSegment, c->strings.intern(label), StackId{0}});
+    const auto facts = captureFacts(*CaptureAnalysis::analyse(std::move(c)), 0);
+    bool capped = false;
+    for (const auto& s : facts)
+        for (const auto& r : s.rows) capped |= endsWith(r.value, "\u2026 (48.00 MiB label)");
+    QVERIFY(capped);
 }
 
 void TestNewestFields::annotateEntriesLabelBlocks() {
@@ -276,6 +377,55 @@ void TestNewestFields::convertKeepsAnnotationsAndRingState() {
     const auto twice = loadVscapBytes({reinterpret_cast<const uint8_t*>(again.data()), again.size()});
     QCOMPARE(twice->blockAnnotations.size(), back->blockAnnotations.size());
     QCOMPARE(twice->devices.front().ringBuffer, RingBuffer::Overflowed);
+}
+
+// The .vscap ring_buffer meta record: "-5" printed as 18446744073709551611 (sscanf's %llu), issue 47.
+void TestNewestFields::ringBufferMetaIsReadStrictly_data() {
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("negative max entries") << "0 kept -5"
+                                          << "max entries '-5' is not a count";
+    QTest::newRow("max entries past 64 bits") << "0 kept 18446744073709551616"
+                                              << "is not a count";
+    QTest::newRow("signed max entries") << "0 kept +5"
+                                        << "max entries '+5' is not a count";
+    QTest::newRow("negative device") << "-1 kept 5"
+                                     << "the device ordinal '-1' is not a count up to 65535";
+    QTest::newRow("device past the format's") << "65536 kept"
+                                              << "the device ordinal '65536'";
+    QTest::newRow("hex device") << "0x1 kept"
+                                << "the device ordinal '0x1'";
+    QTest::newRow("a fourth word") << "0 kept 5 more"
+                                   << "it has 4 words";
+    QTest::newRow("one word") << "0"
+                              << "it has 1 words";
+    QTest::newRow("two spaces") << "0  kept"
+                                << "max entries 'kept' is not a count";
+}
+
+void TestNewestFields::ringBufferMetaIsReadStrictly() {
+    QFETCH(QString, value);
+    QFETCH(QString, message);
+    try {
+        const auto c = loadVscap(withRingBufferMeta(value.toStdString()));
+        QFAIL(qPrintable("read: max_entries " + QString::number(c->settings.traceMaxEntries)));
+    } catch (const LoadError& e) {
+        QVERIFY2(QString(e.what()).contains(message), e.what());
+        QVERIFY2(QString(e.what()).contains("the ring_buffer meta record '" + value + "'"), e.what());
+    }
+}
+
+// A ring_buffer state for device 7, which no record names: no device 7, no lane; a state that comes
+// before its device's events is still that device's.
+void TestNewestFields::ringBufferMetaMakesNoDevice() {
+    const auto plain = loadVscap(withRingBufferMeta("0 overflowed 7"));
+    const auto c = loadVscap(withRingBufferMeta("7 kept 100"));
+    QCOMPARE(c->devices.size(), plain->devices.size());
+    QVERIFY(std::none_of(c->devices.begin(), c->devices.end(), [](const auto& d) { return d.device == 7; }));
+    QCOMPARE(CaptureAnalysis::analyse(loadVscap(withRingBufferMeta("7 kept 100")))->deviceCount(),
+             plain->devices.size());
+    QCOMPARE(plain->devices.front().ringBuffer, RingBuffer::Overflowed); // its own, written before its events
+    QCOMPARE(plain->settings.traceMaxEntries, uint64_t(7));
 }
 
 void TestNewestFields::realTorchSnapshots_data() {

@@ -3,6 +3,7 @@
 #include "analysis/categories/OutsideTorch.h"
 #include "analysis/categories/PhaseWindows.h"
 
+#include "util/DisplayText.h"
 #include "util/Format.h"
 
 #include <cctype>
@@ -64,7 +65,8 @@ FactSection metadataSection(const CaptureAnalysis& a) {
         for (const auto& [index, text] : t.userMetadata) ++counts[c.strings.text(text)];
     for (const auto& [text, n] : counts) {
         if (s.rows.size() == kMaxRows) break;
-        s.rows.push_back({"user_metadata", std::string(text) + " (" + std::to_string(n) + " entries)"});
+        s.rows.push_back(
+            {"user_metadata", displayText(text, "value") + " (" + std::to_string(n) + " entries)"});
     }
     if (counts.size() > kMaxRows)
         s.rows.push_back({"", std::to_string(counts.size() - kMaxRows) + " more values"});
@@ -73,7 +75,7 @@ FactSection metadataSection(const CaptureAnalysis& a) {
         char where[96];
         std::snprintf(where, sizeof where, "annotated at %.3f s, %s, block 0x%llx", a.secondsOf(n.timeUs),
                       deviceName(n.device).c_str(), static_cast<unsigned long long>(n.address));
-        s.rows.push_back({where, std::string(c.strings.text(n.text))});
+        s.rows.push_back({where, displayText(c.strings.text(n.text), "label")});
     }
     if (c.blockAnnotations.size() > kMaxRows)
         s.rows.push_back({"", std::to_string(c.blockAnnotations.size() - kMaxRows) + " more annotations"});
@@ -126,7 +128,8 @@ std::vector<FactSection> captureFacts(const CaptureAnalysis& a, uint64_t fileByt
     if (c.settings.present) {
         FactSection s{"Allocator settings", {}};
         for (const auto& [k, v] : c.settings.raw) // an unset variable reads as empty: say so
-            s.rows.push_back({k, v.empty() && k == "PYTORCH_CUDA_ALLOC_CONF" ? std::string("(not set)") : v});
+            s.rows.push_back({k, v.empty() && k == "PYTORCH_CUDA_ALLOC_CONF" ? std::string("(not set)")
+                                                                             : displayText(v, "setting")});
         out.push_back(std::move(s));
     }
     FactSection recorder{"Recorder", {}}, modules{"Modules (native frames)", {}};
@@ -134,7 +137,7 @@ std::vector<FactSection> captureFacts(const CaptureAnalysis& a, uint64_t fileByt
         if (k == "module")
             modules.rows.push_back(moduleRow(v));
         else if (k != "warning")
-            recorder.rows.push_back({k, v});
+            recorder.rows.push_back({k, displayText(v, "value")});
     if (!recorder.rows.empty()) out.push_back(std::move(recorder));
     if (!modules.rows.empty()) out.push_back(std::move(modules));
     if (auto made = madeOfSection(a); !made.rows.empty()) out.push_back(std::move(made));

@@ -2,7 +2,6 @@
 
 #include "LineRange.h"
 #include "LoadError.h"
-#include "UserMetadata.h"
 
 #include <algorithm>
 
@@ -160,11 +159,11 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
         if (!s.empty() && s != "N/A") events_.compileContext.emplace_back(index, intern(m, s));
     }
     if (seen & bit(SnapshotKey::UserMetadata)) {
-        const auto text = userMetadataText(m, get(SnapshotKey::UserMetadata));
+        const auto text = metadata_.of(m, get(SnapshotKey::UserMetadata));
         if (!text)
             ++badMetadata_;
-        else if (!text->empty())
-            events_.userMetadata.emplace_back(index, intern(m, *text));
+        else if (text->value != 0) // StringId{0}: empty
+            events_.userMetadata.emplace_back(index, *text);
     }
     m.specialise(container, Kind::Event, index);
     return true;

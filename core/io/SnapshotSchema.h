@@ -3,6 +3,7 @@
 // 'action' key becomes one event in column storage, a {name, filename, line} dict an interned frame,
 // and a list of frames an interned stack. This keeps a 2M-entry snapshot compact while it loads,
 // and the same frame-list object (a memo reference) maps to the same stack without re-hashing.
+#include "MetadataTexts.h"
 #include "PickleMachine.h"
 #include "TimeRange.h" // kMaxPlausibleTimeUs: PyTorch stamps entries in µs since 1970
 #include "model/Capture.h"
@@ -57,6 +58,7 @@ class SnapshotSchema : public pickle::ContainerHooks {
     SnapshotKey keyOf(const pickle::PickleMachine& m, pickle::Value key);
     StackId stackOf(const pickle::PickleMachine& m, pickle::Value v) const; // throws when not a frame list
     StackId stackOfOther(const pickle::PickleMachine& m, pickle::Value v) const;
+    MetadataTexts& metadata() { return metadata_; } // user_metadata and labels, each object read once
 
   private:
     bool makeEvent(pickle::PickleMachine& m, uint32_t container, const std::array<pickle::Value, 13>& v,
@@ -99,6 +101,7 @@ class SnapshotSchema : public pickle::ContainerHooks {
     uint64_t unknownActions_ = 0;
     uint64_t linesOutOfRange_ = 0;
     uint64_t badMetadata_ = 0;
+    MetadataTexts metadata_{*this};
     friend class SnapshotWalk;
 };
 

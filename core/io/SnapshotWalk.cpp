@@ -4,7 +4,6 @@
 #include "LoadError.h"
 #include "PickleMachine.h"
 #include "SnapshotSchema.h"
-#include "UserMetadata.h"
 #include "util/Cancelled.h"
 
 #include <algorithm>
@@ -359,7 +358,7 @@ void SnapshotWalk::loadBlockAnnotation(std::span<const Value> pairs, int device)
         else if (k == "time_us" && m_.toInt(v, n) && !m_.isWide(v) && n >= 0 && n <= kMaxPlausibleTimeUs)
             a.timeUs = n, hasTime = true;
         else if (k == "user_metadata") {
-            if (const auto text = userMetadataText(m_, v)) a.text = schema_.intern(m_, *text);
+            if (const auto text = schema_.metadata().of(m_, v)) a.text = *text;
         } else if (k == "frames") {
             const auto f = m_.peek(v);
             if (f.kind == Kind::Stack) a.stack = StackId{f.payload};
@@ -491,12 +490,16 @@ void SnapshotWalk::applyRingBuffer() {
     }
 }
 
+// Marks the program put on the timeline (torch.cuda.memory._record_memory_history's annotations):
+// one with a time outside 1970..2200 or a device no ordinal has is skipped and counted, as an
+// 'annotate' entry is (a time of 2^63 made a negative recorder pause, issue 47).
 void SnapshotWalk::loadAnnotations(Value list) {
+    uint64_t skipped = 0;
     for (Value a : listItems(list, "'external_annotations'")) {
         const auto c = m_.containerOf(a);
         if (!c || c->kind != Kind::Dict) continue; // unknown shapes of a newer version: skip, do not fail
         Annotation ann;
-        charge(sizeof ann);
+        bool plausible = true;
         auto pairs = m_.items(*c);
         for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
             const auto k = key(pairs[i]);
@@ -504,15 +507,26 @@ void SnapshotWalk::loadAnnotations(Value list) {
             int64_t n = 0;
             if (k == "stage")
                 ann.start = m_.str(v) != "END";
-            else if (k == "name")
-                ann.name = c_.strings.intern(m_.str(v));
-            else if (k == "device" && m_.toInt(v, n))
+            else if (k == "name" && m_.isStr(v)) // a shared name is interned once (MetadataTexts)
+                ann.name = schema_.metadata().of(m_, v).value_or(StringId{0});
+            else if (k == "device" && m_.toInt(v, n)) {
+                plausible = plausible && !m_.isWide(v) && n >= -1 && n < int64_t(kMaxDevices);
                 ann.device = static_cast<int>(n);
-            else if (k == "time_us" && m_.toInt(v, n))
+            } else if (k == "time_us" && m_.toInt(v, n)) {
+                plausible = plausible && !m_.isWide(v) && plausibleTimeUs(n);
                 ann.timeUs = n;
+            }
         }
+        if (!plausible) {
+            ++skipped;
+            continue;
+        }
+        charge(sizeof ann);
         c_.annotations.push_back(ann);
     }
+    if (skipped)
+        warn(std::to_string(skipped) + " 'external_annotations' have a time_us outside 1970..2200 or no "
+                                       "device's ordinal: they were ignored");
 }
 
 // A setting as the user would read it: a dict or list with its first items ({1: 4, 2: 4, ...}),

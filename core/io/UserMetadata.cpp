@@ -1,5 +1,8 @@
 #include "UserMetadata.h"
 
+#include "util/DisplayText.h"
+
+#include <algorithm>
 #include <cstdio>
 
 namespace vs {
@@ -8,19 +11,20 @@ using pickle::Tag;
 using pickle::Value;
 
 namespace {
-// A scalar as Python's str() would print it; nullopt for containers.
-std::optional<std::string> scalarText(const pickle::PickleMachine& m, Value v) {
-    if (m.isStr(v)) return std::string(m.str(v));
-    if (v.tag() == Tag::None) return "None";
-    if (v.tag() == Tag::Bool) return v.payload() ? "True" : "False";
+// Appends a scalar as Python's str() would print it, at most `room` bytes of a string (a value may
+// be a memo reference to a long one); false for containers.
+bool appendScalar(const pickle::PickleMachine& m, Value v, std::string& out, size_t room) {
+    if (m.isStr(v)) return out.append(cutAtCharacter(m.str(v), room)), true;
+    if (v.tag() == Tag::None) return out.append("None"), true;
+    if (v.tag() == Tag::Bool) return out.append(v.payload() ? "True" : "False"), true;
     if (double x = 0; v.tag() == Tag::Float && m.toDouble(v, x)) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%g", x);
-        return buf;
+        return out.append(buf), true;
     }
     if (int64_t n = 0; (v.tag() == Tag::Int || v.tag() == Tag::BigInt) && m.toInt(v, n))
-        return std::to_string(n);
-    return std::nullopt;
+        return out.append(std::to_string(n)), true;
+    return false;
 }
 } // namespace
 
@@ -31,11 +35,19 @@ std::optional<std::string> userMetadataText(const pickle::PickleMachine& m, Valu
     std::string out;
     const auto pairs = m.items(*c);
     for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
-        const auto key = scalarText(m, pairs[i]);
-        const auto value = scalarText(m, pairs[i + 1]);
-        if (!key || !value) return std::nullopt;
-        out += (out.empty() ? "" : ", ") + *key + ": " + *value;
+        // Past the bound only the types are checked (into a scratch string, no string's bytes).
+        std::string scratch;
+        const bool past = out.size() > kMaxDictMetadataBytes;
+        std::string& to = past ? scratch : out;
+        if (!to.empty()) to.append(", ");
+        const size_t room = past ? 0 : kMaxDictMetadataBytes + 1 - std::min(to.size(), kMaxDictMetadataBytes);
+        if (!appendScalar(m, pairs[i], to, room)) return std::nullopt;
+        to.append(": ");
+        if (!appendScalar(m, pairs[i + 1], to, room)) return std::nullopt;
     }
+    if (out.size() > kMaxDictMetadataBytes)
+        out = std::string(cutAtCharacter(out, kMaxDictMetadataBytes)) + "\u2026 (" +
+              std::to_string(pairs.size() / 2) + " items)";
     return out;
 }
 

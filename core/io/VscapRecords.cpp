@@ -6,8 +6,10 @@
 #include "SnapshotSchema.h"
 #include "TimeRange.h"
 #include "VscapFormat.h"
+#include "util/TerminalText.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -106,8 +108,11 @@ static const uint8_t* varintColumn(const uint8_t* p, const uint8_t* end, uint64_
     return p <= end ? p : nullptr;
 }
 
+static constexpr int kMaxRecordDevice = 65535;
+
 static int deviceOrdinal(int64_t v) {
-    if (v < -1 || v > 65535) throw LoadError("corrupt .vscap: device ordinal " + std::to_string(v));
+    if (v < -1 || v > kMaxRecordDevice)
+        throw LoadError("corrupt .vscap: device ordinal " + std::to_string(v));
     return static_cast<int>(v);
 }
 
@@ -253,13 +258,19 @@ void Records::stack(Body& b) {
     stacks_.push_back(c_.stacks.intern(frameScratch_));
 }
 
-DeviceTrace& Records::trace(int ordinal) {
+DeviceTrace* Records::existingTrace(int ordinal) {
     for (auto& d : c_.devices)
-        if (d.device == ordinal) return d;
+        if (d.device == ordinal) return &d;
+    return nullptr;
+}
+
+DeviceTrace& Records::trace(int ordinal) {
+    if (DeviceTrace* d = existingTrace(ordinal)) return *d;
     if (c_.devices.size() >= 1024) throw LoadError("corrupt .vscap: more than 1024 devices");
     auto& d = c_.devices.emplace_back();
     d.device = ordinal;
     d.hasFinalSnapshot = false; // until a Segments record arrives
+    if (const auto ring = pendingRing_.find(ordinal); ring != pendingRing_.end()) d.ringBuffer = ring->second;
     return d;
 }
 
@@ -281,19 +292,38 @@ void Records::meta(Body& b) {
 }
 
 // "ORDINAL overflowed|kept [MAX_ENTRIES]": what a snapshot said of a device's trace ring buffer
-// (VscapExport writes it for a converted snapshot; docs/vscap.md).
+// (VscapExport writes it for a converted snapshot; docs/vscap.md), read strictly: numbers are decimal
+// digits that fit (sscanf's %llu took "-5" for 18446744073709551611). It creates no device: one that
+// no other record names gets no lane; one named later takes the state then.
 void Records::ringBuffer(Body& b, std::string_view value) {
-    const std::string text(value);
-    long long ordinal = 0;
-    unsigned long long maxEntries = 0;
-    char state[16] = {};
-    const int n = std::sscanf(text.c_str(), "%lld %15s %llu", &ordinal, state, &maxEntries);
-    if (n < 2 || ordinal < 0)
-        return b.fail("a ring_buffer meta record that does not read: " + text.substr(0, 40));
-    const std::string_view s(state);
-    if (s != "overflowed" && s != "kept") return; // a newer state: unknown, as unrecorded
-    trace(deviceOrdinal(ordinal)).ringBuffer = s == "overflowed" ? RingBuffer::Overflowed : RingBuffer::Kept;
-    if (n == 3) c_.settings.traceMaxEntries = maxEntries;
+    const auto bad = [&](const std::string& why) {
+        b.fail("the ring_buffer meta record '" + terminalText(value.substr(0, 60)) +
+               "' is not '<ordinal> overflowed|kept [<max entries>]': " + why);
+    };
+    const auto number = [&](std::string_view word, const char* what, uint64_t max) {
+        uint64_t n = 0;
+        const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), n);
+        if (word.empty() || ec != std::errc() || end != word.data() + word.size() || n > max)
+            bad(std::string(what) + " '" + terminalText(word.substr(0, 24)) + "' is not a count up to " +
+                std::to_string(max));
+        return n;
+    };
+    std::vector<std::string_view> words;
+    for (size_t at = 0; at <= value.size() && words.size() < 4;) {
+        const size_t space = std::min(value.find(' ', at), value.size());
+        words.push_back(value.substr(at, space - at));
+        at = space + 1;
+    }
+    if (words.size() < 2 || words.size() > 3) bad("it has " + std::to_string(words.size()) + " words");
+    const int ordinal = static_cast<int>(number(words[0], "the device ordinal", kMaxRecordDevice));
+    const uint64_t maxEntries = words.size() == 3 ? number(words[2], "max entries", UINT64_MAX) : 0;
+    if (words[1] != "overflowed" && words[1] != "kept") return; // a newer state: unknown, as unrecorded
+    const RingBuffer state = words[1] == "overflowed" ? RingBuffer::Overflowed : RingBuffer::Kept;
+    if (DeviceTrace* d = existingTrace(ordinal))
+        d->ringBuffer = state;
+    else
+        pendingRing_[ordinal] = state;
+    if (words.size() == 3) c_.settings.traceMaxEntries = maxEntries;
 }
 
 void Records::settings(Body& b) {

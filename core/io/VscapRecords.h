@@ -4,6 +4,7 @@
 #include "model/Capture.h"
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -55,7 +56,8 @@ class Records {
     void retention(Body& b);
     void tags(Body& b);
     void driverMemory(Body& b);
-    DeviceTrace& trace(int ordinal);
+    DeviceTrace& trace(int ordinal); // made on first use
+    DeviceTrace* existingTrace(int ordinal);
     void charge(uint64_t otherBytes, uint64_t newEventBytes = 0);
     void growEvents(DeviceTrace& d, uint64_t events);
     [[noreturn]] void overBudget() const;
@@ -77,6 +79,7 @@ class Records {
     uint64_t partLevel_ = 0;
     uint64_t dropped_ = 0;
     uint64_t linesOutOfRange_ = 0;
+    std::map<int, RingBuffer> pendingRing_; // ring_buffer states of devices no record has named yet
 };
 
 } // namespace vs::vscap

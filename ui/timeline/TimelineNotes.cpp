@@ -3,12 +3,14 @@
 // the block's device, under the annotations overlay (its toggle and its label placement).
 #include "common/TimelineColours.h"
 #include "timeline/TimelinePlot.h"
+#include "util/DisplayText.h"
 #include "util/TimeOrigin.h"
 
 namespace vs::ui {
 
 void TimelinePlot::buildBlockNotes(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y) {
     constexpr size_t kMaxNotes = 500; // a label per step would be a smear and thousands of items
+    constexpr size_t kMarkerTextBytes = 200;
     const Capture& c = analysis_->capture();
     const int ordinal = analysis_->trace(device).device;
     const QPen pen(TimelineColours::forPalette(palette()).annotation, 1, Qt::DashDotLine);
@@ -16,7 +18,8 @@ void TimelinePlot::buildBlockNotes(Lane& lane, size_t device, QCPAxis* x, QCPAxi
     for (const BlockAnnotation& n : c.blockAnnotations) {
         if (n.device != ordinal) continue;
         if (++shown > kMaxNotes) break;
-        const auto text = c.strings.text(n.text);
+        // A one-line marker: a short cut (a 48 MB label drawn whole took 11 GB, issue 47).
+        const std::string text = displayText(c.strings.text(n.text), "label", kMarkerTextBytes);
         const auto [line, label] = addMarker(
             lane.rect, x, y, secondsSince(originUs_, n.timeUs),
             QStringLiteral("\u270e ") + QString::fromUtf8(text.data(), qsizetype(text.size())), pen);
