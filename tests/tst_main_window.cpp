@@ -22,6 +22,7 @@
 #include "views/panels/RetentionPanel.h"
 #include "views/panels/Sparkline.h"
 #include "views/panels/StackPane.h"
+#include "views/ranks/RanksWindow.h"
 #include "views/timeline/MemoryMapView.h"
 #include "window/MainWindow.h"
 #include "window/RegionSelector.h"
@@ -73,6 +74,7 @@ class TestMainWindow : public QObject {
     void memoryMapClickMovesTheBlockMap();
     void blockMapExpandableRangesGrowAndZoom();
     void screenshotWritesAskedSize();
+    void folderOpensTheRanksView();
     void coldOpenSelectsTheWorstRegion();
     void quietRunOpensOnItsPeak();
     void outOfMemoryOpensAtTheFailure();
@@ -627,6 +629,37 @@ void TestMainWindow::screenshotWritesAskedSize() {
     QVERIFY(bad.waitForFinished(30000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(bad.readAllStandardError().contains("cannot open"));
+}
+
+// `vramscope FOLDER` opens the ranks view as File > Open Ranks Folder… does (issue 47: a folder could
+// not be opened from the command line): in the window, and headless with --screenshot.
+void TestMainWindow::folderOpensTheRanksView() {
+    QTemporaryDir dir;
+    for (int r = 0; r < 3; ++r)
+        QVERIFY(QFile::copy(QString::fromStdString(vs::test::samplePath("leak_cut")),
+                            dir.filePath(QString("rank%1.pickle.gz").arg(r))));
+    MainWindow w;
+    w.openFile(dir.path());
+    auto* ranks = w.findChild<vs::ui::RanksWindow*>();
+    QVERIFY(ranks);
+    QTRY_VERIFY_WITH_TIMEOUT(ranks->ranks() != nullptr, 30000);
+    QCOMPARE(ranks->ranks()->readable(), size_t(3));
+    QVERIFY(ranks->isVisible());
+    QVERIFY(!w.session()->isOpen()); // the folder is not a capture of this window
+    const QString out = dir.filePath("ranks.png");
+    QProcess p;
+    p.start(QStringLiteral(VRAMSCOPE_GUI), {dir.path(), "--screenshot", out, "--size", "1400x900"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    QCOMPARE(QImage(out).size(), QSize(1400, 900));
+    QTemporaryDir empty;
+    QFile junk(empty.filePath("rank0.pickle"));
+    QVERIFY(junk.open(QIODevice::WriteOnly) && junk.write("not a pickle") > 0);
+    junk.close();
+    p.start(QStringLiteral(VRAMSCOPE_GUI), {empty.path(), "--screenshot", out});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY2(p.readAllStandardError().contains("None of the 1 files could be read"), "");
 }
 
 // Open a capture with a problem: its worst region is selected, shaded and explained without any input.

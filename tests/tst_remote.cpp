@@ -28,6 +28,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -253,11 +254,17 @@ void TestRemote::droppedConnectionKeepsWhatArrived() {
     liveOf(w)->waitForRefresh();
     const size_t shown = eventCount(w.analysis());
     QVERIFY(shown > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(w.statusBar()->currentMessage().startsWith("Following ssh://vstest"), 20000);
     QVERIFY(server_.dropConnections() > 0);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 30000);
     const QString message = failed.first()[1].toString();
     QVERIFY2(message.contains("The connection to vstest was lost") && message.contains("What arrived"),
              qPrintable(message));
+    // the status bar no longer says it is following (issue 47): it says the connection was lost
+    const QString status = w.statusBar()->currentMessage();
+    QVERIFY2(status.startsWith("The connection to ssh://vstest" + path + " was lost") &&
+                 status.endsWith("no longer followed"),
+             qPrintable(status));
     liveOf(w)->waitForRefresh();
     QCOMPARE(eventCount(w.analysis()), shown); // still shown
     const QString saved = dir_.filePath("saved.vscap");

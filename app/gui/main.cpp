@@ -6,11 +6,13 @@
 #include "session/CaptureLoader.h"
 #include "session/Session.h"
 #include "timeline/TimelinePlot.h"
+#include "views/ranks/RanksWindow.h"
 #include "window/Exporter.h"
 #include "window/MainWindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QHash>
 #include <QRegularExpression>
 
@@ -50,6 +52,21 @@ QString renderAlone(QWidget* panel, QWidget* owner, QSize size, const QString& o
     return error;
 }
 
+// A folder of per-rank captures or summaries: the ranks view once it has read them (or said why not).
+int screenshotRanks(const QString& folder, const QString& out, QSize size) {
+    const QString title = QStringLiteral("Ranks: %1").arg(folder);
+    vs::ui::RanksWindow w;
+    w.setAttribute(Qt::WA_DontShowOnScreen);
+    w.resize(size.width(), size.height() - vs::ui::exportTitleHeight(&w, title));
+    w.show();
+    w.open({folder});
+    w.waitForJobs();
+    QApplication::processEvents(); // the job's result is delivered through the event loop
+    if (!w.ranks() || w.ranks()->readable() == 0) return fail(w.errorText());
+    const QString error = vs::ui::exportWidget(&w, out, title);
+    return error.isEmpty() ? 0 : fail(error);
+}
+
 int screenshot(const QString& file, const vs::OpenOptions& open, const QString& out, const QString& view,
                const QString& sizeText, double at) {
     const auto m = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(sizeText);
@@ -57,6 +74,7 @@ int screenshot(const QString& file, const vs::OpenOptions& open, const QString& 
     const QSize size(m.captured(1).toInt(), m.captured(2).toInt());
     if (size.width() < 16 || size.height() < 16 || size.width() > 16384 || size.height() > 16384)
         return fail(QStringLiteral("--size must be between 16x16 and 16384x16384"));
+    if (QFileInfo(file).isDir()) return screenshotRanks(file, out, size);
     vs::ui::AnalysisPtr analysis;
     try {
         analysis = vs::ui::CaptureLoader::openNow(file, open);
@@ -134,7 +152,8 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     parser.addPositionalArgument(
         QStringLiteral("files"),
-        QStringLiteral("Captures to open (.vscap, .pickle, .pickle.gz, .pickle.zst, .json, .json.gz)"),
+        QStringLiteral("Captures to open (.vscap, .pickle, .pickle.gz, .pickle.zst, .json, .json.gz), or a "
+                       "folder of per-rank captures or summaries (.vsrank): the ranks view"),
         QStringLiteral("[FILE...]"));
     QCommandLineOption shot(QStringLiteral("screenshot"),
                             QStringLiteral("Render a view of FILE to OUT (png, svg, pdf) and exit."),

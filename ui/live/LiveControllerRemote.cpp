@@ -37,6 +37,10 @@ void LiveController::connectRemote() {
         closeProgress();
         refresh(); // what arrived stays shown
         const qsizetype kept = remote_->bytes().size();
+        // the status bar said "Following …" or "Reading …": it must not go on saying so (issue 47)
+        emit status(kept ? tr("The connection to %1 was lost: %2 shown, no longer followed")
+                               .arg(remote_->url(), bytesText(kept))
+                         : tr("Could not read %1").arg(remote_->url()));
         emit failed(tr("Remote capture"),
                     kept ? message + ' ' +
                                tr("What arrived (%1) is shown and can be saved with Capture > Save Live "
@@ -62,6 +66,8 @@ void LiveController::connectRemote() {
     });
     connect(remoteRun_, &RemoteRun::failed, this, [this](const QString& message) {
         refresh();
+        // not "Recording on HOST …; the view follows it live" any more (issue 47)
+        emit status(tr("The recording on %1 is no longer followed: %2").arg(remoteRun_->host(), message));
         emit failed(tr("Remote recording"), message);
     });
 }

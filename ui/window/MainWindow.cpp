@@ -15,6 +15,7 @@
 #include "views/panels/StackPane.h"
 #include "views/panels/WarningsBanner.h"
 #include "views/panels/WhatIfPanel.h"
+#include "views/ranks/RanksWindow.h"
 #include "views/timeline/AllocationBandsView.h"
 #include "views/timeline/CompositionView.h"
 #include "views/timeline/MemoryMapView.h"
@@ -200,6 +201,11 @@ void MainWindow::openFile(const QString& path) {
 }
 
 void MainWindow::openFileWith(const QString& path, const OpenOptions& options) {
+    if (QFileInfo(path).isDir()) { // a folder of per-rank files (`vramscope FOLDER`, a drop), as File >
+        // Open Ranks Folder… opens it; a rank chosen there opens here
+        connect(RanksWindow::openIn(this, {path}), &RanksWindow::openRank, this, &MainWindow::openFile);
+        return;
+    }
     if (isSshUrl(path.toStdString())) { // through the user's ssh, followed while it is written
         std::string error;
         if (const auto target = parseSshUrl(path.toStdString(), error)) {

@@ -44,7 +44,7 @@ class MainWindow : public QMainWindow {
 
     void openFile(const QString& path);
     // Only a window of the file (File > Open Range..., --from/--to), or the intact part of a
-    // damaged one (offered when a load finds the damage).
+    // damaged one (offered when a load finds the damage). A folder opens the ranks view.
     void openFileWith(const QString& path, const OpenOptions& options);
     // The CUPTI agent's part of a recording with both levels (record --native), in this window:
     // every driver allocation with native stacks; Reload returns to PyTorch's level.

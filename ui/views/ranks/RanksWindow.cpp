@@ -111,10 +111,13 @@ RanksWindow* RanksWindow::askAndOpen(QWidget* parent, Pick pick) {
                                               tr("Captures and rank summaries (*.vscap *.pickle *.pickle.gz "
                                                  "*.pickle.zst *.pkl *.vsrank);;All files (*)"));
     }
-    if (files.isEmpty()) return nullptr;
+    return files.isEmpty() ? nullptr : openIn(parent, files);
+}
+
+RanksWindow* RanksWindow::openIn(QWidget* parent, const QStringList& paths) {
     auto* w = new RanksWindow(parent);
     w->setAttribute(Qt::WA_DeleteOnClose);
-    w->open(files);
+    w->open(paths);
     w->QWidget::show();
     return w;
 }
@@ -158,7 +161,8 @@ void RanksWindow::open(const QStringList& paths) {
             set.warnings.insert(set.warnings.begin(), folderWarnings.begin(), folderWarnings.end());
             return std::make_shared<const RankSet>(std::move(set));
         },
-        [this](const std::shared_ptr<const RankSet>& set) { showRanks(set); });
+        [this](const std::shared_ptr<const RankSet>& set) { showRanks(set); },
+        [this](const QString& message) { showError(message); }); // e.g. over --max-memory
 }
 
 void RanksWindow::showError(const QString& message) {

@@ -28,6 +28,8 @@ class RanksWindow : public QWidget {
     // dump them): asks, then opens the window (nullptr when cancelled).
     enum class Pick { Files, Folder };
     static RanksWindow* askAndOpen(QWidget* parent, Pick pick = Pick::Files);
+    // A new window (deleted when closed) reading `paths` (open()), shown.
+    static RanksWindow* openIn(QWidget* parent, const QStringList& paths);
     ~RanksWindow() override;
     // Files, or a folder's capture and summary files (rankFiles); loading starts at once.
     void open(const QStringList& paths);
