@@ -39,7 +39,7 @@ const char* kUsage =
     "  ranks FILES...|FOLDER [--threads N] [--json]\n"
     "                                           one capture per rank: peak, growth, OOMs per rank and\n"
     "                                           the outlier ranks (reads .vsrank summaries too)\n"
-    "  summarize FILE... -o DIR                 each capture's rank summary as DIR/NAME.vsrank (a few\n"
+    "  summarize FILE|FOLDER... -o DIR          each capture's rank summary as DIR/NAME.vsrank (a few\n"
     "                                           KB; ranks reads it instead of the capture): run it where\n"
     "                                           the captures are, one process per file (docs/ranks.md)\n"
     "  composition FILE [--at S | --at-mark NAME] [--device N] [--json]\n"
