@@ -56,9 +56,10 @@ inline std::vector<uint8_t> hugeRequestSnapshot(uint64_t size) {
 }
 
 // `n` segments of 2 MiB, each cudaMalloc'd for one allocation still alive at the end: every
-// segment_alloc looked through all segments before (issue 31: past 20 s at 200k).
-inline std::vector<uint8_t> manySegmentsSnapshot(uint32_t n) {
-    const uint64_t base = 1ull << 40, size = 2ull << 20;
+// segment_alloc looked through all segments before (issue 31: past 20 s at 200k). Of 2^50 bytes
+// (the largest size a reader takes), 8,192 add up past 2^63 (issue 47: a peak of 8191 PiB).
+inline std::vector<uint8_t> manySegmentsSnapshot(uint32_t n, uint64_t size = 2ull << 20) {
+    const uint64_t base = 1ull << 40;
     return snapshotOf(
         [&](PickleBuilder& p) {
             for (uint32_t i = 0; i < n; ++i) wholeSegment(p, base + i * size, size, "active_allocated");
@@ -69,6 +70,28 @@ inline std::vector<uint8_t> manySegmentsSnapshot(uint32_t n) {
                 traceEntry(p, "alloc", base + i * size, size, kEpochUs + 2 * i + 1);
             }
         });
+}
+
+// One allocation and the recorder's pause annotations (external_annotations) at the given times, a
+// START and an END each: times at -2^63 and 2^63-1 made a negative pause (issue 47).
+inline std::vector<uint8_t> pauseAnnotationsSnapshot(const std::vector<std::pair<int64_t, int64_t>>& pauses,
+                                                     int64_t device = 0) {
+    PickleBuilder p;
+    p.proto(4).emptyDict().mark().key("segments").emptyList().key("device_traces").emptyList().mark();
+    p.emptyList().mark();
+    traceEntry(p, "alloc", 1 << 20, 512, kEpochUs);
+    p.appends().appends().key("external_annotations").emptyList().mark();
+    for (const auto& [from, to] : pauses)
+        for (const auto& [stage, t] : {std::pair{"START", from}, std::pair{"END", to}}) {
+            p.emptyDict()
+                .mark()
+                .key("name")
+                .key("vramscope: recorder paused the program")
+                .key("stage")
+                .key(stage);
+            p.key("device").integer(device).key("time_us").integer(t).setitems();
+        }
+    return p.appends().setitems().stop().bytes;
 }
 
 // `allocs` allocations of `size` bytes, each in a 2 MiB segment of its own and each with a distinct

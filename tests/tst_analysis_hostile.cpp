@@ -4,10 +4,12 @@
 // right result or one line naming the real problem.
 #include "CliChild.h"
 #include "HostileInputs.h"
+#include "analysis/RecorderPauses.h"
 #include "compare/CaptureDiff.h"
 #include "io/CaptureFile.h"
 #include "io/LoadError.h"
 #include "io/MemoryBudget.h"
+#include "io/SnapshotLoader.h"
 #include "io/VscapStream.h"
 #include "load/OpenAnalysis.h"
 #include "sim/SimRange.h"
@@ -90,6 +92,8 @@ class TestAnalysisHostile : public QObject {
     void lineNumbersOutOfRangeAreUnknown();
     void sizesPast63PrintAsWritten();
     void compareOfDeepDistinctStacks();
+    void totalsPast63BitsAreRefused();
+    void pauseAnnotationTimesAreChecked();
 
   private:
     QTemporaryDir dir_;
@@ -460,6 +464,40 @@ void TestAnalysisHostile::compareOfDeepDistinctStacks() {
                          "trust the files") != std::string::npos,
                  e.what());
     }
+}
+
+// 8,192 segments of 2^50 bytes, each holding one live block, add up to 2^63: the replay's totals
+// wrapped (a peak of 8191 PiB). Refused naming the event; 8,191 fit and are exact, not clamped.
+void TestAnalysisHostile::totalsPast63BitsAreRefused() {
+    const uint64_t PiB = 1ull << 50;
+    const CliRun r =
+        cli({"summary", writeFile(dir_, "8192x1PiB.pickle", test::manySegmentsSnapshot(8192, PiB))});
+    QVERIFY2(oneLineError(r, "device 0, event 16382 ('segment_alloc' of 1125899906842624 bytes): the memory "
+                             "alive at once adds up to more than 2^63 bytes") &&
+                 withinBounds(r),
+             r.summary().c_str());
+    const CliRun fits = cli(
+        {"summary", "--json", writeFile(dir_, "8191x1PiB.pickle", test::manySegmentsSnapshot(8191, PiB))});
+    QVERIFY2(fits.rc == 0 && withinBounds(fits), fits.summary().c_str());
+    QCOMPARE(device0(fits)["peak_reserved"].toInteger(), qint64(8191 * PiB));
+    QCOMPARE(device0(fits)["final_allocated"].toInteger(), qint64(8191 * PiB));
+}
+
+// Recorder pauses from a snapshot's external_annotations: one from -2^63 to 2^63-1 gave a negative
+// total (signed overflow, UBSan). Times outside 1970..2200 and devices no ordinal has are skipped with
+// a warning, as 'annotate' entries are; the plausible pause is kept.
+void TestAnalysisHostile::pauseAnnotationTimesAreChecked() {
+    const auto c = loadSnapshotBytes(test::pauseAnnotationsSnapshot(
+        {{INT64_MIN, INT64_MAX}, {test::kEpochUs, test::kEpochUs + 2'000'000}}));
+    QCOMPARE(c->annotations.size(), size_t(2));
+    QCOMPARE(recorderPauseSeconds(*c), 2.0);
+    QVERIFY(
+        std::find(c->warnings.begin(), c->warnings.end(),
+                  "2 'external_annotations' have a time_us outside 1970..2200 or no device's ordinal: they "
+                  "were ignored") != c->warnings.end());
+    const auto far =
+        loadSnapshotBytes(test::pauseAnnotationsSnapshot({{test::kEpochUs, test::kEpochUs + 1}}, 1ll << 40));
+    QVERIFY(far->annotations.empty());
 }
 
 QTEST_APPLESS_MAIN(TestAnalysisHostile)

@@ -1,6 +1,7 @@
 #include "analysis/replay/AllocatorState.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace vs {
 
@@ -66,11 +67,16 @@ void AllocatorState::dropBlock(uint32_t b) {
     spareBlocks_.push_back(b);
 }
 
-// total += sign * size in two's complement: sizes come from files, and a damaged one's size above
-// INT64_MAX must make wrong totals (which the replay's checks report), never signed overflow.
+// total += sign * size, checked: live blocks or segments adding up past 2^63 bytes are no state a
+// device had (8,200 blocks of 2^50 printed a peak of 8191 PiB, issue 47). Refused, never wrapped.
 static void addScaled(int64_t& total, uint64_t size, int sign) {
-    const uint64_t step = size * static_cast<uint64_t>(static_cast<int64_t>(sign)); // unsigned: wraps, no UB
-    total = static_cast<int64_t>(static_cast<uint64_t>(total) + step);
+    if (sign == 0) return;
+    const bool wraps =
+        size > uint64_t(INT64_MAX) || (sign > 0 ? __builtin_add_overflow(total, int64_t(size), &total)
+                                                : __builtin_sub_overflow(total, int64_t(size), &total));
+    if (wraps) [[unlikely]]
+        throw std::overflow_error("the memory alive at once adds up to more than 2^63 bytes (8 EiB), "
+                                  "more than any device holds: the capture's sizes are not real");
 }
 
 void AllocatorState::setState(uint32_t b, BlockState st) {
@@ -89,9 +95,10 @@ void AllocatorState::setState(uint32_t b, BlockState st) {
 
 void AllocatorState::setSize(uint32_t b, uint64_t size) {
     Block& k = blocks_[b];
-    const uint64_t delta = size - k.size; // the signed difference, in two's complement
-    addScaled(totals_.allocated, delta, k.state == BlockState::ActiveAllocated);
-    addScaled(totals_.active, delta, k.state != BlockState::Inactive);
+    const bool grows = size >= k.size;
+    const uint64_t delta = grows ? size - k.size : k.size - size;
+    addScaled(totals_.allocated, delta, (k.state == BlockState::ActiveAllocated) * (grows ? 1 : -1));
+    addScaled(totals_.active, delta, (k.state != BlockState::Inactive) * (grows ? 1 : -1));
     k.size = size;
 }
 
@@ -144,7 +151,8 @@ void AllocatorState::setSegmentRange(uint32_t s, uint64_t addr, uint64_t size) {
         if (segmentStartingAt(g.addr) == s) segStart_.erase(g.addr);
         if (segEnd_.find(g.addr + g.size) == s) segEnd_.erase(g.addr + g.size);
     }
-    totals_.reserved += static_cast<int64_t>(size) - static_cast<int64_t>(g.size);
+    addScaled(totals_.reserved, g.size, -1); // the old range first: a range that grows never passes the sum
+    addScaled(totals_.reserved, size, 1);
     g.addr = addr, g.size = size;
     if (size) segStart_[addr] = s, segEnd_.set(addr + size, s);
 }

@@ -3,6 +3,8 @@
 #include "util/Cancelled.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace vs {
 
@@ -16,8 +18,24 @@ void ForwardReplay::checkpoint(size_t i, ReplayResult& out) {
     nextCheckpoint_ = i + std::max<size_t>(every_, 8 * st_.blockCount() * every_ / Replay::kCheckpointEvery);
 }
 
+// A total that cannot be held (AllocatorState refuses it), told with the event that made it.
+[[noreturn]] void totalsOverflowAt(const DeviceTrace& t, size_t i, const std::overflow_error& e) {
+    throw std::overflow_error(deviceName(t.device) + ", event " + std::to_string(i) + " ('" +
+                              std::string(actionName(t.action[i])) + "' of " + std::to_string(t.size[i]) +
+                              " bytes): " + e.what());
+}
+
 bool ForwardReplay::extend(const DeviceTrace& t, std::span<const uint64_t> streams, ReplayResult& out,
                            bool strict, const std::atomic<bool>* cancel) {
+    try {
+        return extendChecked(t, streams, out, strict, cancel);
+    } catch (const std::overflow_error& e) {
+        totalsOverflowAt(t, applied_, e);
+    }
+}
+
+bool ForwardReplay::extendChecked(const DeviceTrace& t, std::span<const uint64_t> streams, ReplayResult& out,
+                                  bool strict, const std::atomic<bool>* cancel) {
     if (applied_ == 0) { // a fresh result: what holds before the first event
         out.checkpoints.clear(), out.blockSizeExceptions.clear();
         out.rules = st_.rules(), out.allocEvents = 0;

@@ -17,7 +17,8 @@ class ForwardReplay {
     // Replays events [applied(), trace.eventCount()) and appends their series, block sizes and
     // checkpoints to `out`, which must hold exactly the first applied() events' results (the first
     // call also sets `out.initial`). `strict`: stop at the first event that contradicts the state
-    // and return false (the optimistic attempt of a one-shot replay); otherwise count it.
+    // and return false (the optimistic attempt of a one-shot replay); otherwise count it. Throws
+    // std::overflow_error naming the event where a total passes 2^63 bytes.
     bool extend(const DeviceTrace& trace, std::span<const uint64_t> streams, ReplayResult& out, bool strict,
                 const std::atomic<bool>* cancel = nullptr);
 
@@ -25,6 +26,8 @@ class ForwardReplay {
     const AllocatorState& state() const { return st_; }
 
   private:
+    bool extendChecked(const DeviceTrace& trace, std::span<const uint64_t> streams, ReplayResult& out,
+                       bool strict, const std::atomic<bool>* cancel);
     void checkpoint(size_t i, ReplayResult& out);
 
     AllocatorState st_;

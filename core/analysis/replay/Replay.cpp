@@ -6,6 +6,7 @@
 #include "util/Format.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <tuple>
 
 namespace vs {
@@ -105,6 +106,21 @@ std::vector<StateSegment> toStateSegments(const std::vector<SnapshotSegment>& se
     return out;
 }
 
+// The state before the first event, by undoing the trace backward from the final block list;
+// `problems` counts the events that contradict it.
+static std::vector<StateSegment> undoTrace(const DeviceTrace& t, std::span<const uint64_t> streams,
+                                           const AllocatorRules& rules,
+                                           const std::vector<StateSegment>& finalState,
+                                           const std::atomic<bool>* cancel, uint32_t& problems) {
+    AllocatorState back = AllocatorState::fromSegments(finalState, rules);
+    back.enableContainmentIndex();
+    for (size_t i = t.eventCount(); i-- > 0;) {
+        checkCancel(cancel, i);
+        problems += !applyBackward(back, t, i, streams);
+    }
+    return back.segments();
+}
+
 // The state before the first event: known (a window cut from a longer capture), or recovered by
 // undoing the trace backward from the final block list. Returns false when no baseline is needed
 // (`r` then already holds the optimistic forward pass from an empty allocator).
@@ -120,16 +136,13 @@ static bool findInitialState(const DeviceTrace& t, std::span<const uint64_t> str
         describeMismatch(optimistic.state().segments(), finalState).empty())
         return false; // the recording saw every block from an empty allocator: no baseline
 
-    AllocatorState back = AllocatorState::fromSegments(finalState, rules);
-    back.enableContainmentIndex();
-    uint32_t backwardProblems = 0;
-    for (size_t i = t.eventCount(); i-- > 0;) {
-        checkCancel(cancel, i);
-        backwardProblems += !applyBackward(back, t, i, streams);
-    }
     r = ReplayResult{};
-    r.initialState = back.segments();
-    r.inconsistencies = backwardProblems;
+    try {
+        r.initialState = undoTrace(t, streams, rules, finalState, cancel, r.inconsistencies);
+    } catch (const std::overflow_error& e) { // a total that cannot be held (AllocatorState)
+        throw std::overflow_error(deviceName(t.device) +
+                                  ", undoing the trace from the snapshot's final blocks: " + e.what());
+    }
     return true;
 }
 
