@@ -8,6 +8,7 @@
 #include "../tests/PickleBuilder.h"
 #include "FuzzBytes.h"
 
+#include <string>
 #include <vector>
 
 namespace vs::fuzz {
@@ -38,7 +39,10 @@ class HostileSnapshot {
         p_.integer(in_.integer(-1));
         key("expandable_segments");
         p_.op(in_.flag() ? 0x88 : 0x89);
+        if (in_.flag()) ringBuffer();
         p_.setitems();
+        if (in_.below(4) == 0) hostLane();
+        if (in_.below(4) == 0) externalAnnotations();
         return p_.setitems().stop().bytes;
     }
 
@@ -47,7 +51,90 @@ class HostileSnapshot {
     uint32_t dict() { return p_.emptyDict(), memoize(); }
     uint32_t list() { return p_.emptyList(), memoize(); }
     void key(const char* k) { p_.str(k), memoize(); }
-    void text(const char* s) { p_.str(s), memoize(); }
+    uint32_t text(const std::string& s) { return p_.str(s), memoize(); }
+    void boolean(bool b) { p_.op(b ? 0x88 : 0x89); }
+    // A short text, or now and then one of a few KB (past what a view shows: util/DisplayText.h).
+    uint32_t label() {
+        return text(in_.below(8) == 0 ? std::string(4100 + in_.below(64), 'x') : "phase=train");
+    }
+
+    // user_metadata (and an 'annotate' label): text, a flat dict, a memo reference to an earlier one
+    // (one object shared by many entries: issue 47), or another type (ignored with a warning).
+    void metadata() {
+        const size_t kind = in_.below(6);
+        if (kind == 0 && !metadata_.empty()) return void(p_.get(metadata_[in_.below(metadata_.size())]));
+        if (kind == 1) return void(metadata_.push_back(label()));
+        if (kind == 2) return void(p_.integer(in_.integer(3)));
+        metadata_.push_back(dict());
+        p_.mark();
+        for (size_t i = 0, n = in_.below(6); i < n; ++i) {
+            text(std::to_string(i).insert(0, 1, 'k'));
+            if (in_.flag() && !metadata_.empty())
+                p_.get(metadata_[in_.below(metadata_.size())]); // a string, or a dict: nested, refused
+            else
+                p_.integer(in_.integer(int64_t(i)));
+        }
+        p_.setitems();
+    }
+
+    // trace_alloc_overflowed (a bool, a list of bools, or text) and trace_alloc_max_entries (a count,
+    // negative, or a list).
+    void ringBuffer() {
+        key("trace_alloc_overflowed");
+        if (const size_t kind = in_.below(3); kind == 0)
+            boolean(in_.flag());
+        else if (kind == 1)
+            text("True");
+        else {
+            list();
+            p_.mark();
+            for (size_t i = 0, n = in_.below(4); i < n; ++i) boolean(in_.flag());
+            p_.appends();
+        }
+        key("trace_alloc_max_entries");
+        if (in_.flag()) return void(p_.integer(in_.integer(100000)));
+        list();
+        p_.mark();
+        for (size_t i = 0, n = in_.below(4); i < n; ++i) p_.integer(in_.integer(7));
+        p_.appends();
+    }
+
+    // Pinned host memory: host_segments (a list of segments) and host_traces (a trace list, maybe
+    // one a device shares through the memo).
+    void hostLane() {
+        key("host_segments");
+        list();
+        p_.mark();
+        for (size_t s = 0, n = in_.below(3); s < n; ++s) segment();
+        p_.appends();
+        key("host_traces");
+        trace(0);
+    }
+
+    // external_annotations: START/END marks with hostile times and devices (times at +-2^63 made a
+    // negative recorder pause: issue 47).
+    void externalAnnotations() {
+        key("external_annotations");
+        list();
+        p_.mark();
+        for (size_t a = 0, n = in_.below(6); a < n; ++a) {
+            dict();
+            p_.mark();
+            key("name");
+            if (in_.flag() && !metadata_.empty())
+                p_.get(metadata_[in_.below(metadata_.size())]);
+            else
+                text("vramscope: recorder paused the program");
+            key("stage");
+            text(in_.flag() ? "START" : "END");
+            key("device");
+            p_.integer(in_.below(4) == 0 ? in_.integer(0) : 0);
+            key("time_us");
+            p_.integer(in_.integer(1700000000000000));
+            p_.setitems();
+        }
+        p_.appends();
+    }
 
     void segment() {
         dict();
@@ -99,7 +186,7 @@ class HostileSnapshot {
         static constexpr const char* kActions[] = {
             "alloc",        "free_requested", "free_completed", "segment_alloc",
             "segment_free", "segment_map",    "segment_unmap",  "oom",
-            "snapshot",     "bogus"};
+            "snapshot",     "bogus",          "annotate"};
         int64_t time = 1700000000000000;
         for (size_t e = 0, n = in_.below(24); e < n; ++e) {
             if (!entries_.empty() && in_.below(8) == 0) { // the same entry listed again
@@ -109,7 +196,7 @@ class HostileSnapshot {
             entries_.push_back(dict());
             p_.mark();
             key("action");
-            text(kActions[in_.below(10)]);
+            text(kActions[in_.below(11)]);
             key("addr");
             p_.integer(in_.integer(int64_t(1) << 40));
             key("size");
@@ -121,6 +208,10 @@ class HostileSnapshot {
             p_.integer(in_.below(8) == 0 ? in_.integer(time) : time);
             key("frames");
             frames();
+            if (in_.below(4) == 0) {
+                key("user_metadata");
+                metadata();
+            }
             p_.setitems();
         }
         p_.appends();
@@ -148,7 +239,7 @@ class HostileSnapshot {
     FuzzBytes& in_;
     test::PickleBuilder p_;
     uint32_t memo_ = 0;
-    std::vector<uint32_t> blockLists_, traces_, entries_, frameLists_;
+    std::vector<uint32_t> blockLists_, traces_, entries_, frameLists_, metadata_;
 };
 
 } // namespace vs::fuzz

@@ -17,8 +17,10 @@
 //   "RNK!"  a rank summary (.vsrank): the rest drives HostileRankSummary, or is a summary file itself
 //           when it starts with the summary's magic (the corpus' seeds, mutated); one that reads
 //           goes through the rank statistics with two other ranks;
+//   "RMT!"  what a remote host answers and what is sent to it (RemoteAnswerChecks.h): its parsers
+//           refuse or read exactly, and every value reaches the host as inert octal escapes;
 //   anything else is a file's bytes (pickle, gzip, zstd, .vscap or a torch.profiler trace).
-// VRAMSCOPE_FUZZ_MODE=pickle|vscap|profiler|snp|rec|raw|trc|ana|rnk sends every input to that one reader
+// VRAMSCOPE_FUZZ_MODE=pickle|vscap|profiler|snp|rec|raw|trc|ana|rnk|rmt sends every input to that one reader
 // instead (no prefix), so that a run can count executions per reader (fuzz/run-parallel.sh).
 // Every load runs under a 16 MiB budget, as a user's --max-memory would bound it (the seeds need less).
 // fuzz/snapshot.dict is the dictionary (opcodes, snapshot keys, actions, magics).
@@ -27,6 +29,7 @@
 #include "HostileRecords.h"
 #include "HostileSnapshot.h"
 #include "HostileTrace.h"
+#include "RemoteAnswerChecks.h"
 #include "analysis/CaptureAnalysis.h"
 #include "analysis/retention/Retention.h"
 #include "compare/RankSet.h"
@@ -42,6 +45,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -146,6 +150,8 @@ void dispatch(const std::string& mode, const uint8_t* data, size_t size, const v
         vs::fuzz::analysePair(*a, *vs::CaptureAnalysis::analyse(generated(half, options)));
     } else if (mode == "rnk") {
         readRankSummary(data, size);
+    } else if (mode == "rmt") {
+        vs::fuzz::checkRemoteAnswer(data, size);
     } else if (mode == "raw") {
         (void)vs::CaptureAnalysis::analyse(readRecords(data, size));
     } else if (mode == "pickle") {
@@ -171,7 +177,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.maxMemory = options.maxDecompressed = kBudget;
     try {
         if (!forced.empty()) return dispatch(forced, data, size, options), 0;
-        for (const char* tag : {"SNP!", "REC!", "RAW!", "TRC!", "PRF!", "ANA!", "RNK!"})
+        for (const char* tag : {"SNP!", "REC!", "RAW!", "TRC!", "PRF!", "ANA!", "RNK!", "RMT!"})
             if (size >= 4 && std::memcmp(data, tag, 4) == 0) {
                 std::string mode(tag, 3);
                 for (char& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -180,6 +186,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         dispatch("file", data, size, options);
     } catch (const vs::LoadError&) {
     } catch (const vs::RankSummaryError&) {
+    } catch (const std::overflow_error&) { // live memory past 2^63 bytes: the replay's refusal
     }
     return 0;
 }

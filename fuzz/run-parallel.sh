@@ -4,7 +4,7 @@
 # executions per reader and per core and any crash, leak or timeout found (reproducers under
 # OUT/artifacts); exits 1 when it found any.
 #   fuzz/run-parallel.sh FUZZER SECONDS OUT [MODE:WORKERS ...]
-#   (modes: pickle snp vscap rec raw profiler trc ana rnk; default: every mode, the cores (nproc, or
+#   (modes: pickle snp vscap rec raw profiler trc ana rnk rmt; default: every mode, the cores (nproc, or
 #   FUZZ_CORES) shared out evenly, the ones left over to the slowest: ana, pickle, snp, trc)
 # Without clang or libFuzzer on the machine: fuzz/run-standalone.sh (g++, the standalone driver).
 # FUZZ_SEEDS_FROM=DIR also seeds each reader with DIR/corpus-MODE (what an earlier run found, e.g. a
@@ -13,8 +13,8 @@ set -u
 fuzzer=$(realpath "$1"); seconds=$2; out=$(realpath -m "$3"); shift 3
 groups=("$@")
 if [ ${#groups[@]} -eq 0 ]; then
-  cores=${FUZZ_CORES:-$(nproc)}; extra=$((cores % 9)); per=$((cores / 9))
-  for m in ana pickle snp trc profiler vscap rec raw rnk; do
+  cores=${FUZZ_CORES:-$(nproc)}; extra=$((cores % 10)); per=$((cores / 10))
+  for m in ana pickle snp trc profiler vscap rec raw rnk rmt; do
     w=$per; [ $extra -gt 0 ] && w=$((w + 1)) && extra=$((extra - 1))
     [ $w -gt 0 ] && groups+=("$m:$w")
   done
@@ -34,6 +34,7 @@ for g in "${groups[@]}"; do
            if [ "$(head -c 4 "$f")" = 'ANA!' ]; then tail -c +5 "$f" > "$seeds/${f##*/}"; else cp "$f" "$seeds"/; fi
          done; max_len=4096 ;;
     rnk) cp "$src"/corpus/*.vsrank "$seeds"/ ;;
+    rmt) for f in "$src"/corpus/rmt_*; do tail -c +5 "$f" > "$seeds/${f##*/}"; done; max_len=1024 ;; # past RMT!
     *) head -c 64 /dev/urandom > "$seeds/random"; max_len=4096 ;; # recipes: a few hundred bytes say it all
   esac
   earlier=${FUZZ_SEEDS_FROM:+$(realpath "$FUZZ_SEEDS_FROM")/corpus-$mode}

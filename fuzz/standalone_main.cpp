@@ -1,6 +1,6 @@
 // Runs the fuzz target without libFuzzer (a g++ build, CI, a machine without clang): each FILE once
 // (the corpus as a regression test), then `--random N SEED` generated inputs: structure-aware ones
-// (SNP!/REC!/TRC!/ANA!/RNK! with random recipes) and byte mutations of the files (flips, cuts, splices).
+// (SNP!/REC!/TRC!/ANA!/RNK!/RMT! with random recipes) and byte mutations of the files (flips, cuts, splices).
 // `--for SECONDS` stops the random inputs after that long (N may then be 0: no other limit), and
 // `--input-timeout SECONDS` ends the process (SIGALRM) when one input runs longer: a hang. Prints the
 // executions per mode. A crash or sanitizer report stops it like libFuzzer would; the input that
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
     }
     std::printf("corpus: %zu inputs ran\n", corpus.size());
     std::mt19937_64 rng(seed);
-    static constexpr const char* kTags[] = {"SNP!", "REC!", "TRC!", "ANA!", "RNK!"};
+    static constexpr const char* kTags[] = {"SNP!", "REC!", "TRC!", "ANA!", "RNK!", "RMT!"};
     constexpr int kRecipes = sizeof kTags / sizeof kTags[0];
     uint64_t counts[kRecipes + 1] = {};
     const auto start = std::chrono::steady_clock::now();
@@ -114,9 +114,10 @@ int main(int argc, char** argv) {
     const double s = elapsed();
     std::printf(
         "random: %llu snapshot recipes, %llu record recipes, %llu trace recipes, %llu analysis recipes, "
-        "%llu rank summary recipes, %llu mutated files in %.1f s\n",
+        "%llu rank summary recipes, %llu remote answers, %llu mutated files in %.1f s\n",
         (unsigned long long)counts[0], (unsigned long long)counts[1], (unsigned long long)counts[2],
-        (unsigned long long)counts[3], (unsigned long long)counts[4], (unsigned long long)counts[5], s);
+        (unsigned long long)counts[3], (unsigned long long)counts[4], (unsigned long long)counts[5],
+        (unsigned long long)counts[6], s);
     uint64_t total = corpus.size();
     for (uint64_t c : counts) total += c;
     std::printf("executions: %llu\n", (unsigned long long)total); // what fuzz/run-standalone.sh adds up

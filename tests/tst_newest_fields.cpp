@@ -118,6 +118,7 @@ class TestNewestFields : public QObject {
     void ringBufferMetaIsReadStrictly_data();
     void ringBufferMetaIsReadStrictly();
     void ringBufferMetaMakesNoDevice();
+    void hostTracesMayNameTheDevicesEntries();
     void realTorchSnapshots_data();
     void realTorchSnapshots();
 };
@@ -426,6 +427,38 @@ void TestNewestFields::ringBufferMetaMakesNoDevice() {
              plain->devices.size());
     QCOMPARE(plain->devices.front().ringBuffer, RingBuffer::Overflowed); // its own, written before its events
     QCOMPARE(plain->settings.traceMaxEntries, uint64_t(7));
+}
+
+// host_traces a memo reference to the one device's trace list (found by fuzzing, issue 47): the
+// device took the entries' columns whole, and the host lane read the moved-from columns (SEGV). Both
+// lanes have the entries; 'device_traces' twice is refused.
+void TestNewestFields::hostTracesMayNameTheDevicesEntries() {
+    const auto snapshot = [](bool twice) {
+        test::PickleBuilder p;
+        p.proto(4).emptyDict().mark().key("segments").emptyList().key("device_traces").emptyList().mark();
+        const uint32_t trace = p.memoCount();
+        p.emptyList().mark();
+        for (int64_t i = 0; i < 3; ++i) {
+            p.emptyDict().mark().key("action").key("alloc").key("addr").integer(0x100000 + 512 * i);
+            p.key("size").integer(512).key("time_us").integer(kT0 + i).setitems();
+        }
+        p.appends().appends();
+        if (twice) p.key("device_traces").get(trace - 1);
+        return p.key("host_traces").get(trace).setitems().stop().bytes;
+    };
+    const auto c = loadSnapshotBytes(snapshot(false));
+    QCOMPARE(c->devices.size(), size_t(2));
+    QCOMPARE(c->devices[0].eventCount(), size_t(3));
+    QCOMPARE(c->devices[1].device, kPinnedHostDevice);
+    QCOMPARE(c->devices[1].eventCount(), size_t(3));
+    QCOMPARE(c->devices[1].timeUs[2], kT0 + 2);
+    QCOMPARE(c->devices[1].addr[2], c->devices[0].addr[2]);
+    try {
+        loadSnapshotBytes(snapshot(true));
+        QFAIL("read 'device_traces' twice");
+    } catch (const LoadError& e) {
+        QVERIFY2(QString(e.what()).contains("'device_traces' appears twice"), e.what());
+    }
 }
 
 void TestNewestFields::realTorchSnapshots_data() {

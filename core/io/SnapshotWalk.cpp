@@ -80,7 +80,7 @@ void SnapshotWalk::load(Value top) {
     }
     if (!c || c->kind != Kind::Dict)
         fail("the pickle holds a " + printable(top) + ", not a dict with 'segments' and 'device_traces'");
-    bool any = false;
+    bool any = false, tracesRead = false;
     std::optional<Value> hostSegments, hostTraces;
     auto pairs = m_.items(*c);
     for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
@@ -88,8 +88,10 @@ void SnapshotWalk::load(Value top) {
         const Value v = pairs[i + 1];
         if (k == "segments")
             loadSegments(v), any = true;
+        else if (k == "device_traces" && tracesRead)
+            fail("'device_traces' appears twice in the top-level dict");
         else if (k == "device_traces")
-            loadTraces(v), any = true;
+            loadTraces(v), any = tracesRead = true;
         else if (k == "allocator_settings")
             loadSettings(v);
         else if (k == "external_annotations")
@@ -101,8 +103,8 @@ void SnapshotWalk::load(Value top) {
     }
     if (!any && !hostSegments && !hostTraces)
         fail("the top-level dict has neither 'segments' nor 'device_traces'");
-    // After the devices' traces: the host lane's entries are copied out of the shared columns, which
-    // the one-device case moves whole only when no other trace shares them.
+    // After the devices' traces: the host lane's entries are copied out of the shared columns, or out
+    // of the device that took them whole (entries()).
     if (hostSegments) loadHostSegments(*hostSegments);
     if (hostTraces) loadHostTraces(*hostTraces);
     applyRingBuffer();
@@ -261,10 +263,11 @@ void SnapshotWalk::loadHostTraces(Value list) {
         return;
     }
     if (idx.empty()) return;
-    const DeviceTrace& all = schema_.events();
+    DeviceTrace& host = deviceTrace(kPinnedHostDevice); // first: it may move the devices
+    const DeviceTrace& all = entries();
     std::stable_sort(idx.begin(), idx.end(),
                      [&](uint32_t a, uint32_t b) { return all.timeUs[a] < all.timeUs[b]; });
-    copyTrace(idx, deviceTrace(kPinnedHostDevice));
+    copyTrace(idx, host);
 }
 
 void SnapshotWalk::checkSegmentsApart(const DeviceTrace& d) {
@@ -311,6 +314,7 @@ void SnapshotWalk::loadTraces(Value list) {
             out = std::move(all);
             out.device = ordinal;
             out.finalSegments = std::move(segments);
+            movedTo_ = ordinal;
             continue;
         }
         copyTrace(idx, out);
@@ -372,10 +376,17 @@ void SnapshotWalk::loadBlockAnnotation(std::span<const Value> pairs, int device)
     c_.blockAnnotations.push_back(a);
 }
 
+// Every trace entry by its index in the file: the schema's columns, or the device they were moved
+// to whole (loadTraces) when a host trace names entries after that (a memo reference to the
+// device's list read the moved-from columns: a SEGV found by fuzzing, issue 47).
+const DeviceTrace& SnapshotWalk::entries() {
+    return movedTo_ < 0 ? schema_.events() : deviceTrace(movedTo_);
+}
+
 // Copies the entries `idx` (indices into the schema's columns) into a device's trace. An entry may be
 // listed more than once (a memo reference): every copy is charged.
 void SnapshotWalk::copyTrace(std::span<const uint32_t> idx, DeviceTrace& out) {
-    const DeviceTrace& all = schema_.events();
+    const DeviceTrace& all = entries();
     charge(idx.size() * kEventColumnBytes);
     out.reserve(idx.size());
     for (uint32_t i : idx) {

@@ -55,6 +55,7 @@ class SnapshotWalk {
     static void checkSegmentsApart(const DeviceTrace& d);
     void copyTrace(std::span<const uint32_t> idx, DeviceTrace& out);
     void loadTraces(pickle::Value list);
+    const DeviceTrace& entries();
     void loadSettings(pickle::Value dict);
     void loadAnnotations(pickle::Value list);
     DeviceTrace& deviceTrace(int ordinal);
@@ -67,6 +68,7 @@ class SnapshotWalk {
     // Ordinal -> index in devices[] + 1, 0 for none: zero-initialised (a memset, where filling with
     // -1 is a loop the fuzzer's instrumentation makes cost 2% of a small snapshot's load).
     std::array<uint32_t, kMaxDevices + 1> deviceSlot_{}; // + the pinned host memory lane
+    int movedTo_ = -1;                // the device the schema's columns were moved to whole, if any
     uint64_t annotationsSkipped_ = 0; // 'annotate' entries without an address or a plausible time
     std::vector<bool> ringFlags_;     // trace_alloc_overflowed: one for all devices, or one per device
     bool ringFlagsForAll_ = false;
