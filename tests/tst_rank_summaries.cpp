@@ -500,6 +500,13 @@ void TestRankSummaries::folderEntriesThatCannotBeReadSkipped() {
     for (const QString& w : said)
         QVERIFY2(s.err.contains("vramscope-cli: warning: " + w.toUtf8()), s.err.constData());
     QVERIFY(QFile::link("../loop1.pickle", folder + "/s/loop.vsrank"));
+    const QString onlyLoops = dir_.filePath("only-loops");
+    QVERIFY(QDir().mkpath(onlyLoops) && QFile::link("b.pickle", onlyLoops + "/a.pickle") &&
+            QFile::link("a.pickle", onlyLoops + "/b.pickle"));
+    const Run none = cli({"ranks", onlyLoops}); // nothing to read: the error says what was skipped
+    QCOMPARE(none.code, 2);
+    QVERIFY2(none.err.contains("that can be read (a.pickle skipped: Too many levels of symbolic links)"),
+             none.err.constData());
     for (const QString& f : {folder, folder + "/s"}) {
         const Run r = cli({"ranks", "--json", f});
         QCOMPARE(r.code, 0);

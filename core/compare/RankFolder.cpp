@@ -59,9 +59,10 @@ RankFolder rankFiles(const std::string& folder, RankFolderWants wants) {
         return ra != rb ? ra < rb : a < b;
     });
     if (out.files.empty())
-        throw std::runtime_error(std::string("no capture files (.pickle, .pickle.gz, .pickle.zst, .vscap)") +
-                                 (wants == RankFolderWants::Captures ? "" : " or rank summaries (.vsrank)") +
-                                 " in " + folder);
+        throw std::runtime_error(
+            std::string("no capture files (.pickle, .pickle.gz, .pickle.zst, .vscap)") +
+            (wants == RankFolderWants::Captures ? "" : " or rank summaries (.vsrank)") + " in " + folder +
+            (out.warnings.empty() ? "" : " that can be read (" + out.warnings.front() + ")"));
     return out;
 }
 
