@@ -4,6 +4,7 @@
 // opening a rank; a row's tooltip names its stack, or its site where the row keeps no frames. With
 // VRAMSCOPE_SHOTS=DIR set, the windows are saved there as PNG.
 #include "compare/RankSummaryFile.h"
+#include "io/MemoryBudget.h"
 #include "load/OpenAnalysis.h"
 #include "models/DiffTableModel.h"
 #include "models/RankTableModel.h"
@@ -351,6 +352,18 @@ void TestCompareView::ranksFromAFolderOfSummaries() {
     QVERIFY2(w.outlierText().startsWith("rank 2: "), qPrintable(w.outlierText()));
     QCOMPARE(w.heatmap()->ranks()->ranks.size(), size_t(4));
     shot(&w, "ranks-summaries.png");
+    // a set over --max-memory is said in the window (issue 47: the refusal was dropped, the window
+    // said "Reading 4 ranks…" for ever)
+    const uint64_t budget = MemoryBudget::processDefault();
+    MemoryBudget::setProcessDefault(64 << 10);
+    RanksWindow over;
+    over.open({folder.path()});
+    QTRY_VERIFY_WITH_TIMEOUT(!over.errorText().isEmpty(), 60000);
+    MemoryBudget::setProcessDefault(budget);
+    QVERIFY2(over.errorText().startsWith("reading 4 ranks: their summaries") &&
+                 over.errorText().endsWith("raise --max-memory if you trust the files"),
+             qPrintable(over.errorText()));
+    QVERIFY(!over.ranks());
 }
 
 void TestCompareView::thousandsOfRanksWithinAPixel() {
