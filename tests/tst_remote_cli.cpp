@@ -51,8 +51,8 @@ class TestRemoteCli : public QObject {
 
   private:
     QProcess* startLeaky(const QString& name, const QByteArray& program, const QString& stop);
-    Result cli(const QStringList& args);
-    QProcess* startCli(const QStringList& args);
+    Result cli(const QStringList& args, const QMap<QString, QString>& extra = {}); // extra: environment
+    QProcess* startCli(const QStringList& args, const QMap<QString, QString>& extra = {});
     QString url(const QString& host, const QString& path) const { return "ssh://" + host + path; }
     QString write(const QString& name, const QByteArray& text);
     SshServer server_;
@@ -66,10 +66,11 @@ void TestRemoteCli::initTestCase() {
     QVERIFY(dir_.isValid());
 }
 
-QProcess* TestRemoteCli::startCli(const QStringList& args) {
+QProcess* TestRemoteCli::startCli(const QStringList& args, const QMap<QString, QString>& extra) {
     auto* p = new QProcess(this);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("VRAMSCOPE_SSH", server_.sshCommand());
+    for (auto it = extra.begin(); it != extra.end(); ++it) env.insert(it.key(), it.value());
     env.remove("SSH_AUTH_SOCK");
     p->setProcessEnvironment(env);
     p->setWorkingDirectory(dir_.path());
@@ -77,8 +78,8 @@ QProcess* TestRemoteCli::startCli(const QStringList& args) {
     return p;
 }
 
-Result TestRemoteCli::cli(const QStringList& args) {
-    QProcess* p = startCli(args);
+Result TestRemoteCli::cli(const QStringList& args, const QMap<QString, QString>& extra) {
+    QProcess* p = startCli(args, extra);
     p->waitForFinished(120000);
     Result r{p->exitStatus() == QProcess::NormalExit ? p->exitCode() : -1,
              QString::fromUtf8(p->readAllStandardOutput()), QString::fromUtf8(p->readAllStandardError())};
@@ -295,6 +296,21 @@ void TestRemoteCli::summarizeRanksConvertOfRemoteFiles() {
     QCOMPARE(ofSums.rc, 0);
     QCOMPARE(withoutFiles(ofSums.out), withoutFiles(ranksHere.out));
     QVERIFY2(ofSums.out.contains("\"file\": \"" + remote[0] + "\""), qPrintable(ofSums.out)); // the address
+
+    // one copy on disk at a time: when the second is fetched the first is gone (an ssh that counts
+    // the copies' folders in TMPDIR before it runs)
+    const QString tmp = dir_.filePath("tmp"), counts = dir_.filePath("copies-seen");
+    QVERIFY(QDir().mkpath(tmp));
+    const QString counting =
+        write("counting-ssh", "#!/bin/sh\nls -d \"$TMPDIR\"/vramscope-remote-* | wc -l >> " +
+                                  counts.toUtf8() + "\nexec \"$@\"\n");
+    QVERIFY(QFile::setPermissions(counting, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    const Result oneAtATime =
+        cli({"summarize", remote[0], remote[1], "-o", dir_.filePath("sums2")},
+            {{"TMPDIR", tmp}, {"VRAMSCOPE_SSH", counting + " " + server_.sshCommand()}});
+    QCOMPARE(oneAtATime.rc, 0);
+    QCOMPARE(readAll(counts).simplified(), QByteArray("1 1")); // each fetch: its own folder only
+    QVERIFY(QDir(tmp).isEmpty());
 
     const QString converted = dir_.filePath("converted.vscap");
     const Result conv = cli({"convert", remote[1], converted});

@@ -40,10 +40,12 @@ constexpr uint64_t kMaxRemoteFile = uint64_t(1) << 40; // a larger "size" is no 
 // The copies made in this process, removed at exit (their directories are private: mkdtemp).
 struct Copies {
     std::map<std::string, std::string> urlOf; // local path -> ssh:// address
-    void removeAll() {
+    static void removeDirOf(const std::string& path) {
         std::error_code ec;
-        for (const auto& [path, url] : urlOf)
-            std::filesystem::remove_all(std::filesystem::path(path).parent_path(), ec); // links not followed
+        std::filesystem::remove_all(std::filesystem::path(path).parent_path(), ec); // links not followed
+    }
+    void removeAll() {
+        for (const auto& [path, url] : urlOf) removeDirOf(path);
         urlOf.clear();
     }
     ~Copies() { removeAll(); }
@@ -171,6 +173,10 @@ std::string localCopyOf(const std::string& file) {
     }
     ::close(fd);
     return local;
+}
+
+void removeLocalCopy(const std::string& path) {
+    if (copies().urlOf.erase(path)) Copies::removeDirOf(path);
 }
 
 std::string shownPath(const std::string& path) {

@@ -12,5 +12,8 @@ namespace vs::cli {
 std::string localCopyOf(const std::string& file);
 // What to show for a path localCopyOf returned: the ssh:// address it came from, else the path.
 std::string shownPath(const std::string& path);
+// Removes a copy localCopyOf made (its private directory) now rather than at exit, so that a command
+// going through many remote files keeps one on disk at a time; nothing for a local path.
+void removeLocalCopy(const std::string& path);
 
 } // namespace vs::cli

@@ -21,10 +21,9 @@
 namespace vs::cli {
 namespace {
 
-// Summarises one capture (a path, or an ssh:// address copied here first) into `dir`; returns the
-// summary's path. Throws on bad input.
-std::string summarizeOne(const std::string& file, const std::string& dir) {
-    const std::string local = localCopyOf(file);
+// Summarises one capture (a path, or an ssh:// address copied here as `local`) into `dir`; returns
+// the summary's path. Throws on bad input.
+std::string summarizeLocal(const std::string& file, const std::string& local, const std::string& dir) {
     // stamped before reading: a capture still being written then reads as stale later, not as current
     auto stamp = SourceStamp::of(local);
     if (!stamp) throw LoadError("cannot open " + file);
@@ -35,6 +34,15 @@ std::string summarizeOne(const std::string& file, const std::string& dir) {
     const std::string out = (std::filesystem::path(dir) / rankSummaryName(file)).string();
     writeFileAtomically(out, encodeRankSummary(s, *stamp));
     return out;
+}
+
+// The copy of a remote capture is removed once summarised (or refused): one on disk at a time.
+std::string summarizeOne(const std::string& file, const std::string& dir) {
+    struct RemovedAfter {
+        std::string path;
+        ~RemovedAfter() { removeLocalCopy(path); }
+    } local{localCopyOf(file)};
+    return summarizeLocal(file, local.path, dir);
 }
 
 // The captures to summarise: the files given, and the captures in the folders given (what `ranks`
