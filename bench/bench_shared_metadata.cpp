@@ -29,4 +29,5 @@ void run(const char* name, const vs::test::SharedMetadataShape& shape) {
 int main() {
     run("shared user_metadata dict (allocations)", vs::test::sharedDictShape());
     run("shared label dict of one long string (annotate)", vs::test::sharedLabelShape());
+    run("shared compile_context string (allocations)", vs::test::sharedCompileContextShape());
 }

@@ -189,6 +189,13 @@ void TestNewestFields::sharedMetadataIsReadOnce() {
     QVERIFY(text.rfind("k0: 0, k1: 1, ", 0) == 0);
     QVERIFY2(endsWith(text, "\u2026 (2000 items)"), std::string(text.substr(text.size() - 40)).c_str());
     QVERIFY(text.size() <= kMaxDictMetadataBytes + 32);
+    // a compile_context string shared alike: hashed once, not per entry
+    const auto context = test::sharedMetadataSnapshot({0, 5000, 300, false, "compile_context"});
+    QCOMPARE(metadataRendered(context), uint64_t(1));
+    const auto cc = loadSnapshotBytes(context);
+    const auto& contexts = cc->devices.front().compileContext;
+    QCOMPARE(contexts.size(), size_t(300));
+    QCOMPARE(cc->strings.text(contexts.back().second).size(), size_t(5000));
 }
 
 // 'annotate' labels that are one dict whose 170 values all name one 280 KB string (the 317 KB case,

@@ -154,9 +154,10 @@ bool SnapshotSchema::makeEvent(pickle::PickleMachine& m, uint32_t container, con
     events_.stream.push_back(stream(m, integer(SnapshotKey::Stream, "stream")));
     events_.stack.push_back((seen & bit(SnapshotKey::Frames)) ? stackOf(m, get(SnapshotKey::Frames))
                                                               : StackId{0});
-    if (seen & bit(SnapshotKey::CompileContext)) {
-        auto s = m.str(get(SnapshotKey::CompileContext));
-        if (!s.empty() && s != "N/A") events_.compileContext.emplace_back(index, intern(m, s));
+    if (seen & bit(SnapshotKey::CompileContext)) { // a string, shared like user_metadata: read once
+        const Value context = get(SnapshotKey::CompileContext);
+        const auto s = m.str(context);
+        if (!s.empty() && s != "N/A") events_.compileContext.emplace_back(index, *metadata_.of(m, context));
     }
     if (seen & bit(SnapshotKey::UserMetadata)) {
         const auto text = metadata_.of(m, get(SnapshotKey::UserMetadata));
