@@ -52,6 +52,7 @@ class SyntheticLoop {
         now_ += 2;
     }
     // A failed request; `deviceFree`: what cudaMemGetInfo said then (the OOM entry's address field).
+    void idle(int64_t us) { now_ += us; } // nothing happens for a while (data preparation, a sleep)
     void oom(uint64_t bytes, uint64_t deviceFree = 0) { event(Action::Oom, deviceFree, bytes, heartbeat_); }
     // Any event, as the allocator recorded it (a block split out of a segment, a free without its segment's).
     void raw(Action a, uint64_t addr, uint64_t size, StackId s) { event(a, addr, size, s); }

@@ -88,6 +88,7 @@ class TestMainWindow : public QObject {
     void manyWarningsKeepTheWindowUsable();
     void openingAnotherFileLeavesNoState();
     void twoDevicesLineUpInPixels();
+    void idleGapsAreFoldedAndUnfolded();
     void hiddenBlockMapReplaysInTheBackground();
     void eventTableFitsAt1280();
     void newestSnapshotFieldsOnScreen();
@@ -152,7 +153,7 @@ double secondsOf(const MainWindow& w, uint32_t event) {
 // A point in the top tenth of the first lane at a time: above the curves, on the shading.
 QPoint pixelAt(TimelinePlot* plot, double seconds) {
     QCPAxisRect* rect = plot->axisRect(0);
-    return {int(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(seconds))),
+    return {int(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(plot->fold().toAxis(seconds)))),
             rect->top() + rect->height() / 10};
 }
 
@@ -276,6 +277,7 @@ void TestMainWindow::plottedExtremesEqualTruth() {
 void TestMainWindow::wheelZoomsAroundTheMouse() {
     auto w = open("clean_loop");
     TimelinePlot* plot = timelineOf(*w);
+    plot->setFoldIdleGaps(false); // the axis in seconds throughout: zoom is measured on it
     const QCPRange before = plot->visibleRange();
     QCPAxisRect* rect = plot->axisRect(0);
     const QPoint at(rect->left() + rect->width() / 4, rect->top() + rect->height() / 2);
@@ -284,7 +286,11 @@ void TestMainWindow::wheelZoomsAroundTheMouse() {
                       Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(plot, &wheel);
     const QCPRange after = plot->visibleRange();
-    QVERIFY(after.size() < before.size() * 0.95);
+    QVERIFY2(after.size() < before.size() * 0.95, qPrintable(QString("%1..%2 -> %3..%4")
+                                                                 .arg(before.lower)
+                                                                 .arg(before.upper)
+                                                                 .arg(after.lower)
+                                                                 .arg(after.upper)));
     const double now = rect->axis(QCPAxis::atBottom)->pixelToCoord(at.x());
     QVERIFY2(std::abs(now - under) < before.size() * 1e-3,
              qPrintable(QString("%1 under the mouse before, %2 after; range %3..%4 -> %5..%6")
@@ -836,10 +842,12 @@ void TestMainWindow::clickOnALeakTickSelectsThatAllocation() {
     const SurvivorGroup top = leaksOf(*w)->report().groups.front();
     const uint32_t alloc = top.lastEvent; // its last survivor
     QCPAxisRect* rect = timelineOf(*w)->axisRect(0);
-    const int x = int(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(secondsOf(*w, alloc))));
+    const TimeFold& fold = timelineOf(*w)->fold();
+    const int x =
+        int(std::lround(rect->axis(QCPAxis::atBottom)->coordToPixel(fold.toAxis(secondsOf(*w, alloc)))));
     const auto regionBefore = leaksOf(*w)->report().region;
     auto* events = static_cast<ui::EventTableModel*>(eventTableOf(*w)->model());
-    const double beside = rect->axis(QCPAxis::atBottom)->pixelToCoord(x + 2);
+    const double beside = fold.toSeconds(rect->axis(QCPAxis::atBottom)->pixelToCoord(x + 2));
     QVERIFY(events->eventAtTime(beside) != int64_t(alloc)); // the event nearest the click is another
     QTest::mouseClick(timelineOf(*w), Qt::LeftButton, {},
                       QPoint(x + 2, rect->bottom() - 2)); // 2 px beside it
@@ -1164,6 +1172,44 @@ void TestMainWindow::openingAnotherFileLeavesNoState() {
     QCOMPARE(w->session()->path(), second);
 }
 
+// A program that prepares its data for 6 s after its first allocation, then runs 4 ms of steps: the
+// 6 s are folded into a narrow break (the steps fill the width, issue 46), the legend names it, and
+// unfolding (View > Fold Idle Gaps) keeps the seconds shown while the gap takes its true width again.
+void TestMainWindow::idleGapsAreFoldedAndUnfolded() {
+    vs::test::SyntheticLoop loop;
+    loop.step();
+    loop.idle(6'000'000);
+    for (int i = 0; i < 200; ++i) loop.step();
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.setAnalysis(QStringLiteral("idle_start"), CaptureAnalysis::analyse(loop.take()));
+    settle(w);
+    TimelinePlot* plot = timelineOf(w);
+    QVERIFY(plot->foldsIdleGaps());
+    QCOMPARE(plot->fold().gaps().size(), size_t(1));
+    const IdleGap gap = plot->fold().gaps().front();
+    QVERIFY(gap.to - gap.from > 5.99);
+    auto gapPixels = [&] { // the lanes are built again at a toggle: the axis is asked for each time
+        const QCPAxis* x = plot->axisRect(0)->axis(QCPAxis::atBottom);
+        return x->coordToPixel(plot->fold().toAxis(gap.to)) - x->coordToPixel(plot->fold().toAxis(gap.from));
+    };
+    const int width = plot->axisRect(0)->width();
+    QVERIFY2(gapPixels() < 0.04 * width, qPrintable(QString::number(gapPixels())));
+    QVERIFY(plot->legendNames().join('|').contains("idle, folded"));
+    // a moment after the gap is drawn where its seconds are: the visible range reads in seconds
+    const QCPRange shown = plot->visibleRange();
+    QVERIFY(shown.lower <= 0 && shown.upper >= gap.to);
+    plot->setFoldIdleGaps(false);
+    QVERIFY(!plot->fold().folded());
+    QVERIFY(std::abs(plot->visibleRange().lower - shown.lower) < 1e-6);
+    QVERIFY(std::abs(plot->visibleRange().upper - shown.upper) < 1e-6);
+    QVERIFY2(gapPixels() > 0.9 * width, qPrintable(QString::number(gapPixels())));
+    QVERIFY(!plot->legendNames().join('|').contains("idle, folded"));
+    plot->setFoldIdleGaps(true);
+    QVERIFY(gapPixels() < 0.04 * width);
+}
+
 // Two GPUs whose traces start 3 s apart; the later one leaks and ends in an OOM. Everything drawn for
 // it (the growth shading, a Leaks group's ticks, the OOM marker, the selected event's line) sits at
 // the pixel of its event's time since the *first device's* first event, computed here from the raw
@@ -1187,12 +1233,14 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     TimelinePlot* plot = timelineOf(w);
     QCPAxis* x0 = plot->axisRect(0)->axis(QCPAxis::atBottom);
     QCPAxis* x1 = plot->axisRect(1)->axis(QCPAxis::atBottom);
-    auto px = [&](double seconds) { return x1->coordToPixel(seconds); };
+    auto px = [&](double seconds) { return x1->coordToPixel(plot->fold().toAxis(seconds)); };
+    auto pxOf = [&](double axis) { return x1->coordToPixel(axis); }; // an item's or a graph's own key
     // zoomed onto device 1's run (2 ms): one event every ~5 pixels, so a wrong clock shows
     plot->setVisibleRange(QCPRange(truth(0) - 1e-4, truth(uint32_t(later.eventCount() - 1)) + 1e-4));
     settle(w);
     QVERIFY(px(truth(1)) - px(truth(0)) > 3);
-    for (double at : {3.0, 3.001, 3.002}) QCOMPARE(x0->coordToPixel(at), px(at)); // one column per moment
+    for (double at : {3.0, 3.001, 3.002})
+        QCOMPARE(x0->coordToPixel(plot->fold().toAxis(at)), px(at)); // one column per moment
     QVERIFY(truth(0) > 2.9);
     // the growth shading: from the first kept allocation to the top of the ramp, on device 1's clock
     // (the OOM is the diagnosis here; the leak is the Regions list's first row)
@@ -1223,7 +1271,7 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     std::sort(expected.begin(), expected.end());
     size_t k = 0;
     for (auto it = marks->data()->constBegin(); it != marks->data()->constEnd(); ++it, ++k)
-        QVERIFY(std::abs(px(it->key) - expected[k]) < 1);
+        QVERIFY(std::abs(pxOf(it->key) - expected[k]) < 1);
     // the OOM marker: a vertical line in device 1's lane at the OOM's moment
     const uint32_t oom = uint32_t(later.eventCount() - 1);
     QCOMPARE(later.action[oom], Action::Oom);
@@ -1231,7 +1279,7 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     for (int i = 0; i < plot->itemCount(); ++i)
         if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i)))
             oomLine |= line->clipAxisRect() == plot->axisRect(1) &&
-                       std::abs(px(line->point1->coords().x()) - px(truth(oom))) < 1;
+                       std::abs(pxOf(line->point1->coords().x()) - px(truth(oom))) < 1;
     QVERIFY(oomLine);
     // the selected event's line (event 7 is far from the OOM: not its line)
     QVERIFY(std::abs(px(truth(7)) - px(truth(oom))) > 10);
@@ -1241,7 +1289,7 @@ void TestMainWindow::twoDevicesLineUpInPixels() {
     for (int i = 0; i < plot->itemCount(); ++i)
         if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i)))
             eventLine |= line->visible() && line->clipAxisRect() == plot->axisRect(1) &&
-                         std::abs(px(line->point1->coords().x()) - px(truth(7))) < 1;
+                         std::abs(pxOf(line->point1->coords().x()) - px(truth(7))) < 1;
     QVERIFY(eventLine);
 }
 

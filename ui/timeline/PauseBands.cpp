@@ -12,7 +12,7 @@ QBrush PauseBands::hatch(const QColor& colour) {
 }
 
 void PauseBands::build(QCustomPlot* plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, const Capture& c,
-                       int device, int64_t originUs, const QColor& colour) {
+                       int device, int64_t originUs, const TimeFold& fold, const QColor& colour) {
     for (const RecorderPause& p : recorderPauses(c, device)) {
         const double from = secondsSince(originUs, p.fromUs), to = secondsSince(originUs, p.toUs);
         auto* r = new QCPItemRect(plot);
@@ -21,7 +21,7 @@ void PauseBands::build(QCustomPlot* plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis
             pos->setAxes(x, y);
             pos->setTypeY(QCPItemPosition::ptAxisRectRatio); // the lane's full height at any zoom
         }
-        r->topLeft->setCoords(from, 0), r->bottomRight->setCoords(to, 1);
+        r->topLeft->setCoords(fold.toAxis(from), 0), r->bottomRight->setCoords(fold.toAxis(to), 1);
         r->setPen(Qt::NoPen);
         r->setBrush(hatch(colour));
         r->setSelectable(false);

@@ -19,6 +19,7 @@ class RegionSpans {
     void set(QVector<RegionSpan> spans);
     void clear() { set({}); }
     bool empty() const { return spans_.isEmpty(); }
+    const QVector<RegionSpan>& spans() const { return spans_; }
     // The narrowest span holding `seconds` (regions nest: an iteration inside a phase), if any.
     std::optional<RegionSpan> at(double seconds) const;
 

@@ -4,6 +4,7 @@
 
 #include "common/ByteAxisTicker.h"
 #include "common/TimelineColours.h"
+#include "timeline/FoldedTimeTicker.h"
 #include "util/TimeOrigin.h"
 
 namespace vs::ui {
@@ -56,7 +57,9 @@ void TimelinePlot::buildLane(size_t device) {
     lane.rect->setRangeZoom(Qt::Horizontal);
     QCPAxis* x = lane.rect->axis(QCPAxis::atBottom);
     QCPAxis* y = lane.rect->axis(QCPAxis::atLeft);
-    x->setLabel(tr("time since first event (s)"));
+    x->setLabel(fold_.folded() ? tr("time since first event (s); idle gaps folded")
+                               : tr("time since first event (s)"));
+    x->setTicker(QSharedPointer<QCPAxisTicker>(new FoldedTimeTicker(&fold_)));
     y->setLabel(analysis_->deviceCount() > 1 || t.device == kPinnedHostDevice
                     ? QString::fromStdString(deviceName(t.device))
                     : tr("GPU memory"));
@@ -98,6 +101,11 @@ void TimelinePlot::buildLane(size_t device) {
         lane.bands[int(k)].fill->setName(lane.bands[int(k)].hi->name());
     buildMarkers(lane, device, x, y);
     buildBlockNotes(lane, device, x, y);
+    buildGapBreaks(lane.rect, x, y);
+    if (fold_.folded() && !gapKey_) {
+        gapKey_ = legendKey(x, y, tr("idle, folded (View \u2192 Fold Idle Gaps)"), Qt::NoPen);
+        gapKey_->setBrush(QBrush(TimelineColours::forPalette(palette()).text, Qt::Dense6Pattern));
+    }
     lane.cursor = new QCPItemStraightLine(this);
     lane.cursor->setClipAxisRect(lane.rect);
     for (auto* p : {lane.cursor->point1, lane.cursor->point2}) p->setAxes(x, y);
@@ -120,7 +128,7 @@ void TimelinePlot::buildLane(size_t device) {
     connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this, x](const QCPRange& range) {
         if (refreshing_) return;
         QCPRange want = range;
-        const QCPRange full = fullRange();
+        const QCPRange seconds = fullRange(), full(toAxis(seconds.lower), toAxis(seconds.upper));
         if (want.size() < 1e-6)
             want = QCPRange(want.center() - 5e-7, want.center() + 5e-7); // 1 µs at most zoomed in
         if (want.size() > full.size() * 1.5) want = full;
@@ -129,7 +137,7 @@ void TimelinePlot::buildLane(size_t device) {
         refreshing_ = false;
         Q_UNUSED(x);
         refreshData();
-        emit visibleRangeChanged(want.lower, want.upper);
+        emit visibleRangeChanged(toSeconds(want.lower), toSeconds(want.upper));
     });
     laneOf_[device] = int(lanes_.size());
     lanes_.push_back(std::move(lane));
@@ -142,13 +150,13 @@ std::pair<QCPAbstractItem*, QCPAbstractItem*> TimelinePlot::addMarker(QCPAxisRec
     auto* line = new QCPItemStraightLine(this);
     line->setClipAxisRect(rect);
     for (auto* p : {line->point1, line->point2}) p->setAxes(x, y);
-    line->point1->setCoords(at, 0), line->point2->setCoords(at, 1);
+    line->point1->setCoords(toAxis(at), 0), line->point2->setCoords(toAxis(at), 1);
     line->setPen(pen);
     auto* text = new QCPItemText(this);
     text->setClipAxisRect(rect);
     text->position->setAxes(x, y);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(at, 0.02);
+    text->position->setCoords(toAxis(at), 0.02);
     text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     text->setText(label);
     text->setColor(pen.color());
@@ -170,7 +178,8 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
             if (!lane.oomKey)
                 lane.oomKey = legendKey(x, y, tr("out of memory (OOM)"), QPen(colours.oom, 1.5));
         }
-    lane.pauses.build(this, lane.rect, x, y, analysis_->capture(), t.device, originUs_, colours.annotation);
+    lane.pauses.build(this, lane.rect, x, y, analysis_->capture(), t.device, originUs_, fold_,
+                      colours.annotation);
     if (!lane.pauses.items.empty()) {
         lane.pauseKey = legendKey(x, y, tr("the recorder paused the program (retention graph)"), Qt::NoPen);
         lane.pauseKey->setBrush(PauseBands::hatch(colours.annotation));
@@ -202,7 +211,7 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
     lane.annotationTicks->setName(QStringLiteral("annotation ticks")); // the legend's entry is annotationKey
     lane.annotationTicks->setLineStyle(QCPGraph::lsImpulse);
     QVector<QCPGraphData> points;
-    for (const Annotation* a : starts) points.push_back({secondsSince(originUs_, a->timeUs), 1.0});
+    for (const Annotation* a : starts) points.push_back({toAxis(secondsSince(originUs_, a->timeUs)), 1.0});
     lane.annotationTicks->data()->set(points, true);
     QColor faint = colours.annotation;
     faint.setAlpha(110);

@@ -55,6 +55,7 @@ void TimelinePlot::syncLegend() {
     }
     add(first([](const Lane& l) { return l.oomKey; }));
     add(first([](const Lane& l) { return l.pauseKey; }));
+    add(gapKey_);
     add(first([](const Lane& l) { return l.marks && !l.marks->data()->isEmpty() ? l.marks : nullptr; }));
     legend_->setMaximumSize(legend_->minimumOuterSizeHint().width() + 24, QWIDGETSIZE_MAX);
 }
@@ -73,14 +74,14 @@ QString TimelinePlot::marksAt(const Lane& l, double seconds) const {
     auto inside = [seconds](const std::optional<QCPRange>& r) { return r && r->contains(seconds); };
     if (inside(selection_)) marks << tr("purple shading: the selected range (Shift+drag; Esc clears)");
     if (inside(growth_)) marks << tr("red shading: the growth region explained in the Leaks tab");
+    if (const QString gap = gapAt(seconds); !gap.isEmpty()) marks << gap;
     if (l.pauses.contains(seconds))
         marks << tr("hatched: the recorder paused the program here to take a retention graph (not a stall of "
                     "the program)");
-    if (l.lifetime->visible() &&
-        QCPRange(l.lifetime->topLeft->coords().x(), l.lifetime->bottomRight->coords().x()).contains(seconds))
+    if (l.lifetime->visible() && l.lifetimeSeconds && l.lifetimeSeconds->contains(seconds))
         marks << tr("green bar: the lifetime of the block clicked in the block map");
     if (l.highlight->visible() &&
-        std::abs(l.highlight->point1->coords().x() - seconds) < visibleRange().size() / 100)
+        std::abs(toSeconds(l.highlight->point1->coords().x()) - seconds) < visibleRange().size() / 100)
         marks << tr("yellow line: the event selected in the event list");
     return marks.isEmpty() ? QString()
                            : QStringLiteral("<br><span style='color:gray'>") +

@@ -38,9 +38,9 @@ QColor opaqueOver(const QColor& c, const QColor& bg) {
 } // namespace
 
 // A time range shaded over a lane's height, or hidden.
-void TimelinePlot::showSpan(QCPItemRect* item, const std::optional<QCPRange>& r) {
+void TimelinePlot::showSpan(QCPItemRect* item, const std::optional<QCPRange>& r) const {
     item->setVisible(r.has_value());
-    if (r) item->topLeft->setCoords(r->lower, 0), item->bottomRight->setCoords(r->upper, 1);
+    if (r) item->topLeft->setCoords(toAxis(r->lower), 0), item->bottomRight->setCoords(toAxis(r->upper), 1);
 }
 
 TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
@@ -49,7 +49,8 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
     connect(selectionRect(), &QCPSelectionRect::accepted, this, [this](const QRect& rect, QMouseEvent*) {
         if (lanes_.empty() || rect.width() < 3) return;
         const QCPAxis* x = lanes_[laneAt(rect.center())].rect->axis(QCPAxis::atBottom);
-        const double a = x->pixelToCoord(rect.left()), b = x->pixelToCoord(rect.right());
+        const double a = toSeconds(x->pixelToCoord(rect.left())),
+                     b = toSeconds(x->pixelToCoord(rect.right()));
         setVisibleRange(QCPRange(std::min(a, b), std::max(a, b)), false);
     });
     connect(this, &QCustomPlot::afterLayout, this, [this] {
@@ -76,7 +77,7 @@ void TimelinePlot::clearLanes() {
     clearItems();
     clearGraphs();
     plotLayout()->clear();
-    legend_ = nullptr, notice_ = nullptr;
+    legend_ = nullptr, notice_ = nullptr, gapKey_ = nullptr;
     lanes_.clear(); // graphs (marks included) were cleared above
     laneOf_.clear();
 }
@@ -84,6 +85,8 @@ void TimelinePlot::clearLanes() {
 void TimelinePlot::setAnalysis(AnalysisPtr analysis, size_t keepDevice) {
     analysis_ = std::move(analysis);
     originUs_ = analysis_->originUs(); // the one origin of every view (core)
+    refold();
+    highlighted_.reset();
     pinned_ = keepDevice;
     back_.clear(), forward_.clear();
     selection_.reset();
@@ -114,14 +117,18 @@ std::vector<size_t> TimelinePlot::shownDevices() const {
 void TimelinePlot::showDevice(size_t device) {
     if (!analysis_ || device >= analysis_->deviceCount() || laneOf(device)) return;
     pinned_ = device;
-    const QCPRange shown = visibleRange();
+    rebuildLanes(devicesToShow(), visibleRange());
+    emit lanesChanged();
+}
+
+// The lanes built again over the same range, each kept device's levels of detail reused.
+void TimelinePlot::rebuildLanes(const std::vector<size_t>& devices, const QCPRange& shown) {
     for (Lane& l : lanes_)
         for (int s = 0; s < 3; ++s) keptLods_[l.device][size_t(s)] = std::move(l.bands[s].lod);
-    buildLanes(devicesToShow());
+    buildLanes(devices);
     keptLods_.clear();
     setVisibleRange(shown, false);
     refreshData(); // in case the range did not change (its signal refreshes too)
-    emit lanesChanged();
 }
 
 QCPGraph* TimelinePlot::seriesGraph(size_t device, Series s, bool upper) const {
@@ -188,13 +195,15 @@ QCPRange TimelinePlot::fullRange() const {
 }
 
 QCPRange TimelinePlot::visibleRange() const {
-    return lanes_.empty() ? QCPRange(0, 1) : lanes_[0].rect->axis(QCPAxis::atBottom)->range();
+    if (lanes_.empty()) return QCPRange(0, 1);
+    const QCPRange r = lanes_[0].rect->axis(QCPAxis::atBottom)->range();
+    return QCPRange(toSeconds(r.lower), toSeconds(r.upper));
 }
 
 void TimelinePlot::setVisibleRange(const QCPRange& r, bool remember) {
     if (lanes_.empty()) return;
     const QCPRange previous = visibleRange();
-    lanes_[0].rect->axis(QCPAxis::atBottom)->setRange(r);
+    lanes_[0].rect->axis(QCPAxis::atBottom)->setRange(QCPRange(toAxis(r.lower), toAxis(r.upper)));
     if (remember) rememberRange(previous);
 }
 
@@ -239,7 +248,7 @@ void TimelinePlot::refreshData(bool replotAfter) {
         double top = 0;
         TimelineLod::Band allocated, reserved;
         for (Band& b : l.bands) {
-            const auto band = b.lod->band(r.lower, r.upper, columns);
+            const auto band = foldedBand(*b.lod, r, columns);
             auto set = [&](QCPGraph* g, const std::vector<double>& v) {
                 QVector<QCPGraphData> points(static_cast<qsizetype>(v.size()));
                 for (size_t i = 0; i < v.size(); ++i) points[qsizetype(i)] = {band.t[i], v[i]};
@@ -314,25 +323,26 @@ size_t TimelinePlot::laneAt(const QPointF& pos) const {
 }
 
 double TimelinePlot::timeAt(const QPointF& pos) const {
-    return lanes_[laneAt(pos)].rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+    return toSeconds(lanes_[laneAt(pos)].rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x()));
 }
 
 void TimelinePlot::setCursorTime(double seconds) {
     for (auto& l : lanes_) {
-        l.cursor->point1->setCoords(seconds, 0), l.cursor->point2->setCoords(seconds, 1);
+        l.cursor->point1->setCoords(toAxis(seconds), 0), l.cursor->point2->setCoords(toAxis(seconds), 1);
         l.cursor->setVisible(true);
     }
     replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelinePlot::setHighlightedEvent(int device, size_t event, bool reveal) {
+    highlighted_ = std::pair(device, event);
     for (Lane& l : lanes_) {
         const DeviceTrace& trace = analysis_->trace(l.device);
         const bool here = trace.device == device && event < trace.eventCount();
         l.highlight->setVisible(here);
         if (!here) continue;
         const double t = secondsSince(originUs_, trace.timeUs[event]);
-        l.highlight->point1->setCoords(t, 0), l.highlight->point2->setCoords(t, 1);
+        l.highlight->point1->setCoords(toAxis(t), 0), l.highlight->point2->setCoords(toAxis(t), 1);
         const QCPRange r = visibleRange();
         if (reveal && (t < r.lower || t > r.upper))
             setVisibleRange(QCPRange(t - r.size() / 2, t + r.size() / 2));
@@ -380,7 +390,9 @@ void TimelinePlot::hoverRegion(size_t lane, double seconds) {
         const auto r = i == lane ? l.regions.at(seconds) : std::nullopt;
         l.hovered = r ? r->id : -1;
         l.hover->setVisible(r.has_value());
-        if (r) l.hover->topLeft->setCoords(r->from, 0), l.hover->bottomRight->setCoords(r->to, 1);
+        if (r)
+            l.hover->topLeft->setCoords(toAxis(r->from), 0),
+                l.hover->bottomRight->setCoords(toAxis(r->to), 1);
     }
 }
 
@@ -399,9 +411,12 @@ void TimelinePlot::setMarkedTimes(size_t device, const QVector<double>& seconds)
     }
     QVector<QCPGraphData> points;
     points.reserve(seconds.size());
-    for (double t : seconds) points.push_back({t, 1.0});
+    for (double t : seconds) points.push_back({toAxis(t), 1.0});
     // a group's times come ascending (~1M for a leak at 100M events): QCustomPlot need not sort them
-    l.marks->data()->set(points, std::is_sorted(seconds.begin(), seconds.end()));
+    const bool sorted = std::is_sorted(seconds.begin(), seconds.end());
+    l.marks->data()->set(points, sorted);
+    l.markSeconds = seconds;
+    if (!sorted) std::sort(l.markSeconds.begin(), l.markSeconds.end());
     syncLegend();
     replot(QCustomPlot::rpQueuedReplot);
 }
@@ -435,13 +450,17 @@ void TimelinePlot::setFragmentation(size_t device, const QVector<QCPGraphData>& 
         l.fragments->setPen(QPen(c.selection, 1, Qt::DashDotLine));
         l.fragments->setLineStyle(QCPGraph::lsStepLeft);
     }
-    l.largestFree->data()->set(largestFree, true);
-    l.fragments->data()->set(fragments, true);
+    auto folded = [this](QVector<QCPGraphData> points) {
+        for (auto& p : points) p.key = toAxis(p.key);
+        return points;
+    };
+    l.largestFree->data()->set(folded(largestFree), true);
+    l.fragments->data()->set(folded(fragments), true);
     double most = 1;
     for (const auto& f : fragments) most = std::max(most, f.value);
     l.fragments->valueAxis()->setRange(0, most * 1.1);
     QVector<QCPGraphData> ticks;
-    for (double t : newSegmentAt) ticks.push_back({t, 1.0});
+    for (double t : newSegmentAt) ticks.push_back({toAxis(t), 1.0});
     l.newSegment->data()->set(ticks, true);
     applyOverlays();
     replot(QCustomPlot::rpQueuedReplot);
@@ -451,9 +470,10 @@ void TimelinePlot::setLifetime(size_t device, std::optional<QCPRange> span) {
     for (Lane& l : lanes_) {
         const bool here = l.device == device && span.has_value();
         l.lifetime->setVisible(here);
+        l.lifetimeSeconds = here ? span : std::nullopt;
         if (here)
-            l.lifetime->topLeft->setCoords(span->lower, 0.96),
-                l.lifetime->bottomRight->setCoords(span->upper, 1.0);
+            l.lifetime->topLeft->setCoords(toAxis(span->lower), 0.96),
+                l.lifetime->bottomRight->setCoords(toAxis(span->upper), 1.0);
     }
     replot(QCustomPlot::rpQueuedReplot);
 }
@@ -494,7 +514,7 @@ void TimelinePlot::mouseReleaseEvent(QMouseEvent* e) {
         const double a = *selectAnchor_, b = timeAt(e->position());
         selectAnchor_.reset();
         const auto* x = lanes_[0].rect->axis(QCPAxis::atBottom);
-        if (std::abs(x->coordToPixel(a) - x->coordToPixel(b)) < 3)
+        if (std::abs(x->coordToPixel(toAxis(a)) - x->coordToPixel(toAxis(b))) < 3)
             setSelection(std::nullopt);
         else
             setSelection(QCPRange(std::min(a, b), std::max(a, b)));
@@ -531,12 +551,14 @@ std::optional<double> TimelinePlot::markAt(size_t lane, const QPointF& pos) cons
     const double t = x->pixelToCoord(pos.x());
     const auto ticks = l.marks->data();
     auto it = ticks->findBegin(t); // the tick before t, if any
-    std::optional<double> best;
+    std::optional<double> best;    // its key on the (folded) axis
+    qsizetype index = -1;          // and its place among the ticks, for its time in seconds
     for (int k = 0; k < 2 && it != ticks->constEnd(); ++k, ++it) // the ticks either side of t
         if (std::abs(x->coordToPixel(it->key) - pos.x()) <= kSlop &&
             (!best || std::abs(it->key - t) < std::abs(*best - t)))
-            best = it->key;
-    return best;
+            best = it->key, index = it - ticks->constBegin();
+    if (!best || index >= l.markSeconds.size()) return std::nullopt;
+    return l.markSeconds[index];
 }
 
 void TimelinePlot::mouseDoubleClickEvent(QMouseEvent* e) {

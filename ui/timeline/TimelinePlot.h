@@ -2,7 +2,10 @@
 // The allocated / active / reserved timeline: one axis rect (lane) per device with linked time axes,
 // level-of-detail data per repaint, the cached part shaded, OOM and annotation markers, a cursor
 // with a tooltip, wheel zoom, drag pan, Ctrl-drag rubber-band zoom, Shift-drag range selection,
-// double-click to fit and a zoom history.
+// double-click to fit and a zoom history. Long idle stretches are folded on the time axis (a narrow
+// break labelled with its length; View > Fold Idle Gaps unfolds them): every method takes and gives
+// seconds, only what is drawn goes through the fold.
+#include "analysis/replay/TimeFold.h"
 #include "analysis/replay/TimelineLod.h"
 #include "session/CaptureLoader.h"
 #include "timeline/ColumnFill.h"
@@ -44,6 +47,12 @@ class TimelinePlot : public QCustomPlot {
     std::vector<size_t> shownDevices() const; // ascending
     void showDevice(size_t device);           // gives it a lane if it has none (rebuilds the lanes)
     int64_t originUs() const { return originUs_; }
+
+    // Idle gaps (no event on any device for over a tenth of the run and a second, core TimeFold.h)
+    // drawn as narrow breaks; on by default. Turning it over keeps the range shown and the marks.
+    void setFoldIdleGaps(bool on);
+    bool foldsIdleGaps() const { return foldGaps_; }
+    const TimeFold& fold() const { return fold_; }
 
     QCPRange visibleRange() const;
     void setVisibleRange(const QCPRange& r, bool remember = true);
@@ -149,16 +158,27 @@ class TimelinePlot : public QCustomPlot {
         PauseBands pauses;            // the recorder's pauses, hatched
         QCPGraph* pauseKey = nullptr; // empty: their legend entry
         QCPItemRect* lifetime = nullptr;
+        std::optional<QCPRange> lifetimeSeconds;
+        QVector<double> markSeconds; // setMarkedTimes' times, ascending (the graph's keys are folded)
         QCPItemStraightLine* highlight = nullptr;
         QCPItemRect* hover = nullptr; // the region under the mouse
         RegionSpans regions;
         int hovered = -1;
     };
     QCPItemRect* makeBandItem(QCPAxis* x, QCPAxis* y);
+    double toAxis(double seconds) const { return fold_.toAxis(seconds); }
+    double toSeconds(double axis) const { return fold_.toSeconds(axis); }
+    void buildGapBreaks(QCPAxisRect* rect, QCPAxis* x, QCPAxis* y); // TimelineGaps.cpp
+    QString gapAt(double seconds) const; // the tooltip's line for a folded gap, or empty
+    void refold();                       // fold_ for analysis_ and foldGaps_
+    // The band of one series over an axis range, asked of its level of detail piece by piece of the fold.
+    TimelineLod::Band foldedBand(const TimelineLod& lod, const QCPRange& axis, int columns) const;
     void hoverRegion(size_t lane, double seconds);
-    static void showSpan(QCPItemRect* item, const std::optional<QCPRange>& r); // shaded, or hidden
+    void showSpan(QCPItemRect* item, const std::optional<QCPRange>& seconds) const; // shaded, or hidden
     void clearLanes();
     void buildLanes(const std::vector<size_t>& devices);
+    // Keeps the levels of detail and shows `shown` (seconds) again.
+    void rebuildLanes(const std::vector<size_t>& devices, const QCPRange& shown);
     std::vector<size_t> devicesToShow() const;
     Lane* laneOf(size_t device);
     const Lane* laneOf(size_t device) const;
@@ -185,6 +205,10 @@ class TimelinePlot : public QCustomPlot {
 
     AnalysisPtr analysis_;
     int64_t originUs_ = 0;
+    TimeFold fold_;              // the identity when nothing is folded
+    QCPGraph* gapKey_ = nullptr; // empty: the legend's entry for the folded gaps
+    bool foldGaps_ = true;
+    std::optional<std::pair<int, size_t>> highlighted_; // setHighlightedEvent's device and event
     std::vector<Lane> lanes_;
     std::vector<int> laneOf_; // device index -> index in lanes_, -1 without a lane
     // While lanes are rebuilt for a picked device: the levels of detail of the devices that keep a

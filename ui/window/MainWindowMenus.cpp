@@ -58,6 +58,24 @@ void overlayToggle(QMenu* menu, TimelinePlot* timeline, const QString& text, con
         timeline->setOverlayVisible(overlay, on);
     });
 }
+// View > Fold Idle Gaps: on until the user turns it off (remembered).
+void foldToggle(QMenu* menu, TimelinePlot* timeline) {
+    QAction* a = menu->addAction(MainWindow::tr("Fold &Idle Gaps"));
+    a->setCheckable(true);
+    a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G));
+    const QString tip =
+        MainWindow::tr("Stretches with no allocation or free on any device, longer than a tenth of "
+                       "the run and a second, drawn as narrow breaks labelled with their length");
+    a->setToolTip(tip);
+    a->setStatusTip(tip);
+    const QString key = QStringLiteral("timeline/foldIdleGaps");
+    a->setChecked(QSettings().value(key, true).toBool());
+    timeline->setFoldIdleGaps(a->isChecked());
+    QObject::connect(a, &QAction::toggled, timeline, [timeline, key](bool on) {
+        QSettings().setValue(key, on);
+        timeline->setFoldIdleGaps(on);
+    });
+}
 // View > Theme: System (the desktop's light or dark preference), Light or Dark; remembered.
 void themeMenu(QMenu* menu) {
     auto* group = new QActionGroup(menu);
@@ -190,6 +208,7 @@ void MainWindow::buildMenus() {
     overlayToggle(view, timeline_, tr("Show A&nnotations"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
                   TimelinePlot::Overlay::Annotations,
                   tr("record_function regions: labelled lines when few, grey ticks along the top when many"));
+    foldToggle(view, timeline_);
     view->addAction(tr("Fragmentation &Request Size\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_F),
                     this, &MainWindow::chooseFragmentationRequest);
     view->addAction(tr("Allocator &What-if\u2026"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_W), this,
