@@ -14,7 +14,22 @@ from pathlib import Path
 from corpus_io import opened
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = (ROOT / "samples" / "corpus" / "recordings", ROOT / "samples" / "real", ROOT.parent / "shared" / "captures" / "real")
+FOLDERS = (ROOT / "samples" / "corpus" / "recordings", ROOT / "samples" / "real", ROOT.parent / "shared" / "captures" / "real",
+           ROOT / "samples" / "oom" / "recordings")
+
+
+# Open in issue 46, listed so that a new disagreement fails and a mended one is noticed: in PyTorch's
+# snapshots the phases are guessed from stacks and each evaluation merges into the epoch around it; in
+# peak_growing_epochs.vscap epochs 2-4 read 236 MiB where the program measured 525-1435 MiB.
+KNOWN_PHASE_MISMATCH = {"peak_eval_spike.pickle.xz", "peak_growing_epochs.pickle.xz", "peak_growing_epochs.vscap"}
+
+
+def phase_table_problems(p, truth):
+    """The per-phase table against the program's own max_memory_allocated() per epoch and per
+    evaluation (samples/oom's peak programs, `phase_peaks`), in order, byte-exact."""
+    ours = [(r["kind"], r["peak"]) for r in p["phases"] if r["kind"] in ("epoch", "evaluation")]
+    theirs = [("epoch" if t["kind"] == "epoch" else "evaluation", t["max_allocated"]) for t in truth["phase_peaks"]]
+    return [] if ours == theirs else [f"phases {ours}, the program measured {theirs}"]
 
 
 def truth_of(path):
@@ -57,6 +72,15 @@ def main():
                 failed.append(f"{path.name}: exit {r.returncode}: {r.stderr.strip()}")
                 continue
             truth, p = truth_of(path), json.loads(r.stdout)
+            if truth.get("kind") == "oom":
+                continue  # an OOM program's peak is at its failure, its phases are not what it measured
+            if "phase_peaks" in truth:
+                problems = phase_table_problems(p, truth)
+                if path.name in KNOWN_PHASE_MISMATCH:
+                    print(f"known (issue 46): {path.name}: " + ("; ".join(problems) or "now agrees: take it off the list"))
+                    failed += [] if problems else [f"{path.name}: agrees now; take it off KNOWN_PHASE_MISMATCH"]
+                else:
+                    failed += [f"{path.name}: {m}" for m in problems]
             checked += 1
             with_truth += "max_allocated" in truth and not p["driver_level"]
             failed += [f"{path.name}: {m}" for m in problems_of(p, truth)]
