@@ -81,9 +81,12 @@ bool inEvaluation(const CaptureAnalysis& a, size_t device, uint32_t from, uint32
     return false;
 }
 
+// Whether the free bytes would hold the request, in unsigned arithmetic that cannot wrap: a hostile
+// entry asks for more than 2^63 bytes with 2^63 - 1 free on the device.
 bool fragmented(const OomFacts& f) {
-    return f.reservedFree() + int64_t(f.usableDeviceFree()) >= int64_t(f.request) &&
-           f.largestFree < f.request;
+    const uint64_t inside = uint64_t(std::max<int64_t>(f.reservedFree(), 0)), device = f.usableDeviceFree();
+    const bool holds = device > UINT64_MAX - inside || inside + device >= f.request;
+    return holds && f.largestFree < f.request;
 }
 
 void decideGrowth(const CaptureAnalysis& a, size_t device, OomFacts& f) {
