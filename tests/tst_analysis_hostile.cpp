@@ -91,6 +91,7 @@ class TestAnalysisHostile : public QObject {
     void pickleBombStaysWithinTheBudget();
     void lineNumbersOutOfRangeAreUnknown();
     void sizesPast63PrintAsWritten();
+    void oomOfMoreThan63BitsWithAllFree();
     void compareOfDeepDistinctStacks();
     void totalsPast63BitsAreRefused();
     void pauseAnnotationTimesAreChecked();
@@ -422,6 +423,33 @@ void TestAnalysisHostile::sizesPast63PrintAsWritten() {
     const CliRun s = cli({"summary", writeFile(dir_, "wide.pickle", p)});
     QVERIFY2(oneLineError(s, "trace entry 'size' of more than 64 bits is larger than any device memory"),
              s.summary().c_str());
+}
+
+// An OOM entry asking for 3 * 2^62 bytes with 2^63 - 1 free on the device (found by fuzzing): the
+// check for fragmentation summed the free bytes in signed 64 bits and overflowed (UBSan). The request
+// fits nowhere, so it is the step's own need, said in one diagnosis.
+void TestAnalysisHostile::oomOfMoreThan63BitsWithAllFree() {
+    const uint64_t at = uint64_t(1) << 40, seg = 20 << 20;
+    const auto p =
+        test::snapshotOf([&](PickleBuilder& b) { test::wholeSegment(b, at, seg, "inactive"); },
+                         [&](PickleBuilder& b) {
+                             test::traceEntry(b, "segment_alloc", at, seg, test::kEpochUs);
+                             test::traceEntry(b, "alloc", at, 1 << 20, test::kEpochUs + 1);
+                             test::traceEntry(b, "free_requested", at, 1 << 20, test::kEpochUs + 2);
+                             test::traceEntry(b, "free_completed", at, 1 << 20, test::kEpochUs + 3);
+                             const uint64_t big = 0xC000000000000000ull;
+                             b.emptyDict().mark().key("action").key("oom").key("size");
+                             b.op(0x8a).op(9).raw(&big, 8).op(0);
+                             b.key("device_free").integer(INT64_MAX);
+                             b.key("time_us").integer(test::kEpochUs + 4).key("stream").integer(0);
+                             b.setitems();
+                         });
+    const CliRun r = cli({"leaks", writeFile(dir_, "oom_past_63.pickle", p), "--json"});
+    QVERIFY2(r.rc == 0 && withinBounds(r), r.summary().c_str());
+    const QJsonObject d =
+        QJsonDocument::fromJson(QByteArray::fromStdString(r.out)).object()["diagnosis"].toObject();
+    QCOMPARE(d["kind"].toString(), QStringLiteral("oom"));
+    QVERIFY(d["cause"].toString() != QStringLiteral("fragmentation"));
 }
 
 // Two captures of 1,000 allocations, each under a distinct stack 10,000 frames deep: compare grew to
