@@ -289,6 +289,13 @@ std::string oomSummary(const Capture& c, const OomFacts& f, const std::string& a
                                     humanBytes(f.holders.front().bytes) + ".");
 }
 
+// What the device holds at least: PyTorch's reserve and the free bytes, summed without wrapping (a
+// hostile entry claims 2^63 - 1 free); past what int64 holds it is still a true lower bound.
+static int64_t leastCapacity(const OomFacts& f) {
+    const uint64_t reserved = uint64_t(std::max<int64_t>(f.reserved, 0));
+    return f.deviceFree > uint64_t(INT64_MAX) - reserved ? INT64_MAX : int64_t(reserved + f.deviceFree);
+}
+
 std::string oomEvidence(const OomFacts& f) {
     std::string s = std::to_string(f.request) + " bytes requested; " + humanBytes(f.allocated) +
                     " allocated, " + humanBytes(f.reservedFree()) + " free inside the reserve of " +
@@ -301,7 +308,7 @@ std::string oomEvidence(const OomFacts& f) {
         s += "; capacity " + humanBytes(int64_t(f.capacity)) + ", " + humanBytes(f.outside()) +
              " of it outside PyTorch";
     else
-        s += "; capacity not in the file (at least " + humanBytes(f.reserved + int64_t(f.deviceFree)) +
+        s += "; capacity not in the file (at least " + humanBytes(leastCapacity(f)) +
              "; anything above that was held outside PyTorch)";
     return s + ". Cause " + std::string(oomCauseName(f.cause)) + ": " + f.decidedBy + ".";
 }
