@@ -48,6 +48,7 @@ class TestRemoteCli : public QObject {
     void secondCtrlCLeavesItRunning();
     void plantedLogLinkIsRefused();
     void summarizeRanksConvertOfRemoteFiles();
+    void remoteFolderIsRefusedAsSuch();
 
   private:
     QProcess* startLeaky(const QString& name, const QByteArray& program, const QString& stop);
@@ -320,6 +321,23 @@ void TestRemoteCli::summarizeRanksConvertOfRemoteFiles() {
     const Result toRemote = cli({"convert", local[1], remote[0] + ".out"});
     QCOMPARE(toRemote.rc, 2);
     QVERIFY2(toRemote.err.contains("give a local path"), qPrintable(toRemote.err));
+}
+
+// A FOLDER must be local (help, cli.md): an ssh:// folder given to ranks or summarize is refused in
+// one line that says it is a folder, not "cannot read" as for a missing file (issue 47).
+void TestRemoteCli::remoteFolderIsRefusedAsSuch() {
+    const QString folder = dir_.filePath("rank-folder");
+    QVERIFY(QDir().mkpath(folder));
+    QVERIFY(QFile::copy(kSample, folder + "/rank0.vscap"));
+    for (const QStringList& args :
+         {QStringList{"ranks", url("vstest", folder)},
+          QStringList{"summarize", url("vstest", folder + "/"), "-o", dir_.filePath("s")}}) {
+        const Result r = cli(args);
+        QCOMPARE(r.rc, 2);
+        QVERIFY2(r.err.contains("is a folder on this host: name its files one by one"), qPrintable(r.err));
+    }
+    const Result help = cli({"--help"});
+    QVERIFY2(help.out.contains("a FOLDER must be local"), qPrintable(help.out));
 }
 
 QTEST_GUILESS_MAIN(TestRemoteCli)

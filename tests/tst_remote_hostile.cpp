@@ -51,6 +51,13 @@ int sshClientsOf(const QString& config) {
     }
     return n;
 }
+// A value as the remote scripts receive it (RemoteInput: every byte as \\NNN, one value a line).
+QByteArray decodeOctal(const QByteArray& line) {
+    QByteArray out;
+    for (qsizetype at = 0; at + 3 < line.size() && line[at] == '\\'; at += 4)
+        out += char(line.mid(at + 1, 3).toInt(nullptr, 8));
+    return out;
+}
 } // namespace
 
 class TestRemoteHostile : public QObject {
@@ -73,11 +80,17 @@ class TestRemoteHostile : public QObject {
     void dotDotNameIsCopiedInside();
     void ctrlCDuringAFetchCleansUp();
     void sigtermDuringARunCleansUp();
+    void copyOverMaxMemoryIsNotMade();
+    void runCopyStopsAtMaxMemory();
+    void programWordsKeepTheirOptions();
+    void interruptWhilePreparingLeavesNothing_data();
+    void interruptWhilePreparingLeavesNothing();
 
   private:
     void host(const QString& script); // the next connections' "login shell"
     test::CliRun summary(const QString& path, int timeoutSeconds = 30);
     QString tmp() const { return dir_.filePath("tmp"); }
+    QString writeProgram(const QString& name, const QByteArray& text); // an executable file
     SshServer server_;
     QTemporaryDir dir_;
 };
@@ -296,6 +309,129 @@ void TestRemoteHostile::sigtermDuringARunCleansUp() {
     QVERIFY(QDir(tmp()).isEmpty());
     QVERIFY(!QFile::exists(dir_.filePath("term.vscap"))); // nothing arrived: no empty copy
     QTRY_COMPARE_WITH_TIMEOUT(sshClientsOf(server_.dir()), 0, 2000);
+}
+
+QString TestRemoteHostile::writeProgram(const QString& name, const QByteArray& text) {
+    const QString path = dir_.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size()) return {};
+    f.close();
+    QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    return path;
+}
+
+// A file the host declares larger than --max-memory is not copied at all (issue 47: the copy
+// ignored --max-memory and was made whole, then refused by the load).
+void TestRemoteHostile::copyOverMaxMemoryIsNotMade() {
+    host(sizeLine("2097152") + "exec head -c 2097152 /dev/zero\n");
+    const SshTarget target{{}, "vstest", 0, "/x.pickle"};
+    const test::CliRun r = test::runCliMeasured(
+        VRAMSCOPE_CLI, {"summary", "--max-memory", "1M", QString::fromStdString(target.url())}, 20);
+    QVERIFY2(r.rc == 2, r.summary().c_str());
+    QVERIFY2(r.err.find("vstest declared 2097152 bytes (2.00 MiB) for the file, more than --max-memory "
+                        "lets a load take (1 MiB): not copied") != std::string::npos,
+             r.err.c_str());
+    QVERIFY(QDir(tmp()).isEmpty());
+}
+
+// run --remote: the live stream the host pushes into the forwarded socket (4 MiB here) is kept
+// locally up to --max-memory and no further (issue 47: the local copy grew without bound); the
+// run goes on to the program's end.
+void TestRemoteHostile::runCopyStopsAtMaxMemory() {
+    const QString count = dir_.filePath("stream-connections"), dirFile = dir_.filePath("stream-dir");
+    host("if [ -s '" + count + "' ]; then\n" + "  d=$(cat '" + dirFile +
+         "')\n"
+         "  printf 'VRAMSCOPE-REMOTE pid=1\\n'\n"
+         "  python3 - \"$d/live.sock\" <<'EOF'\n"
+         "import socket, sys, time\n"
+         "s = socket.socket(socket.AF_UNIX)\n"
+         "for _ in range(200):\n"
+         "    try:\n"
+         "        s.connect(sys.argv[1]); break\n"
+         "    except OSError:\n"
+         "        time.sleep(0.05)\n"
+         "try:\n"
+         "    for _ in range(64): s.sendall(b'x' * 65536)\n"
+         "except OSError:\n"
+         "    pass\n"
+         "EOF\n"
+         "  printf 'VRAMSCOPE-REMOTE exit=0\\n'\n"
+         "else\n"
+         "  echo >>'" +
+         count +
+         "'\n"
+         "  d=$(mktemp -d)\n"
+         "  echo \"$d\" >'" +
+         dirFile +
+         "'\n"
+         "  printf 'VRAMSCOPE-REMOTE dir=%s\\n' \"$d\"\n"
+         "fi\n");
+    const QString copy = dir_.filePath("stream.vscap");
+    const test::CliRun r = test::runCliMeasured(
+        VRAMSCOPE_CLI, {"run", "--max-memory", "1M", "--remote", "vstest", "-o", copy, "--", "./prog"}, 30);
+    QVERIFY2(r.rc == 0, r.summary().c_str());
+    QCOMPARE(QFileInfo(copy).size(), qint64(1) << 20);
+    QVERIFY2(r.err.find("stops at 1 MiB (--max-memory); the recording on vstest goes on") !=
+                 std::string::npos,
+             r.err.c_str());
+}
+
+// The words after "--" are the program's, --max-memory and --level among them (issue 47: the CLI
+// took them for itself, so the program never saw them).
+void TestRemoteHostile::programWordsKeepTheirOptions() {
+    const QString count = dir_.filePath("word-connections"), input = dir_.filePath("word-input");
+    host("if [ -s '" + count + "' ]; then\n" + "  head -n 10 >'" + input +
+         "'\n" // the script, then dir, output, work dir, count, 5 words
+         "  printf 'VRAMSCOPE-REMOTE exit=0\\n'\n"
+         "else\n"
+         "  echo >>'" +
+         count +
+         "'\n"
+         "  printf 'VRAMSCOPE-REMOTE dir=%s\\n' \"$(mktemp -d)\"\n"
+         "fi\n");
+    const test::CliRun r =
+        test::runCliMeasured(VRAMSCOPE_CLI, {"run", "--remote", "vstest", "-o", dir_.filePath("words.vscap"),
+                                             "--", "./prog", "--max-memory", "5G", "--level", "cuda"});
+    QVERIFY2(r.rc == 0, r.summary().c_str());
+    QList<QByteArray> values;
+    for (const QByteArray& line : readAll(input).split('\n').mid(1)) values << decodeOctal(line);
+    QVERIFY2(values.size() >= 9, readAll(input).constData());
+    QCOMPARE(values.mid(4, 5), (QList<QByteArray>{"./prog", "--max-memory", "5G", "--level", "cuda"}));
+}
+
+void TestRemoteHostile::interruptWhilePreparingLeavesNothing_data() {
+    QTest::addColumn<int>("signal");
+    QTest::newRow("Ctrl-C") << int(SIGINT);
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+}
+
+// A signal while run --remote prepares the host (here a recorder check that takes 3 s, after the
+// private directory was made there): the CLI ends by it at once, its ssh goes, and the host removes
+// the directory it made (issue 47: the directory and ssh were left behind). The host here is a
+// real sh running the real scripts, its TMPDIR a folder of the test's.
+void TestRemoteHostile::interruptWhilePreparingLeavesNothing() {
+    QFETCH(int, signal);
+    const QString hostTmp = dir_.filePath("host-tmp");
+    QDir(hostTmp).removeRecursively();
+    QVERIFY(QDir().mkpath(hostTmp));
+    QVERIFY(QDir().mkpath(dir_.filePath("bin")));
+    const QString python = writeProgram("bin/python3", "#!/bin/sh\nexec sleep 3\n"); // its "import vramscope"
+    QVERIFY(!python.isEmpty());
+    host("TMPDIR='" + hostTmp + "'; export TMPDIR\nexec /bin/sh \"$@\"\n");
+    QProcess cli;
+    cli.start(VRAMSCOPE_CLI,
+              {"run", "--remote", "vstest", "-o", dir_.filePath("prep.vscap"), "--", python, "train.py"});
+    QVERIFY(cli.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(!QDir(hostTmp).isEmpty(), 20000); // made; the recorder check runs
+    QCOMPARE(::kill(pid_t(cli.processId()), signal), 0);
+    QVERIFY(cli.waitForFinished(int(2000 * kSlower)));
+    QCOMPARE(cli.exitStatus(), QProcess::CrashExit); // by the signal, as a shell around it expects
+    QCOMPARE(cli.exitCode(), signal);
+    QTRY_COMPARE_WITH_TIMEOUT(sshClientsOf(server_.dir()), 0, 2000);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        QDir(hostTmp).isEmpty(), // once the check ends, the host removes it
+        qPrintable(QDir(hostTmp).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).join(' ')), 10000);
+    QVERIFY(!QFile::exists(dir_.filePath("prep.vscap")));
 }
 
 QTEST_GUILESS_MAIN(TestRemoteHostile)

@@ -3,6 +3,8 @@
 #include "Interrupts.h"
 #include "SshProcess.h"
 
+#include "io/MemoryBudget.h"
+#include "util/Format.h"
 #include "util/PrivatePath.h"
 #include "util/RemoteAnswer.h"
 #include "util/RemoteScripts.h"
@@ -97,11 +99,24 @@ struct Receiver {
             if (!size)
                 throw std::runtime_error(host + " declared an impossible size for the file (" +
                                          terminalText(m->second.substr(0, 40)) + ")");
+            checkBudget();
             checkRoom();
         }
         if (!size && head.size() > kMaxPreamble)
             throw std::runtime_error(host + " sent no file (a login script printed too much?)");
         return size.has_value();
+    }
+
+    // A file larger than --max-memory is not copied: the host alone decides how large the copy
+    // is, and --max-memory is what the user lets one file take (a loaded capture keeps about as
+    // much as its file holds, a compressed one several times more).
+    void checkBudget() const {
+        const uint64_t budget = MemoryBudget::processDefault();
+        if (*size > budget)
+            throw std::runtime_error(
+                host + " declared " + std::to_string(*size) + " bytes (" + humanBytes(int64_t(*size)) +
+                ") for the file, more than --max-memory lets a load take (" + MemoryBudget::describe(budget) +
+                "): not copied; raise --max-memory " + "if you trust the file");
     }
 
     void checkRoom() const {

@@ -8,6 +8,7 @@
 #include "Interrupts.h"
 #include "SshProcess.h"
 
+#include "io/MemoryBudget.h"
 #include "util/PrivatePath.h"
 #include "util/PrivateSocket.h"
 #include "util/RemoteAnswer.h"
@@ -84,14 +85,35 @@ std::string timestamp() {
     throw std::runtime_error(describeSshFailure(t, rc, err).message);
 }
 
+bool holdsDirMarker(const std::string& text) {
+    for (size_t at = 0, eol; (eol = text.find('\n', at)) != std::string::npos; at = eol + 1)
+        if (const auto m = parseRemoteMarker(std::string_view(text).substr(at, eol - at));
+            m && m->first == "dir")
+            return true;
+    return false;
+}
+
 // The first connection: the private directory on the host, the recorder checked there. Its answer
-// becomes part of ssh's -R option: only a plain absolute path is taken.
-std::string prepare(const Options& o) {
-    SshProcess ssh(sshArgv(o.target), remoteInput(prepareRunScript(o.program)), true);
+// becomes part of ssh's -R option: only a plain absolute path is taken. The host keeps the
+// directory once told to ("keep"); a signal before that (a slow login or recorder check) ends ssh,
+// which makes the host remove it, and then the CLI by that signal. One after it is the run's own.
+std::string prepare(const Options& o, const Interrupts& interrupts) {
+    SshProcess ssh(sshArgv(o.target), remoteInput(prepareRunScript(o.program)), false, true);
     std::string text;
+    bool kept = false;
+    const auto take = [&](std::string_view data) {
+        text.append(data);
+        if (!kept && interrupts.count() == 0 && holdsDirMarker(text)) {
+            kept = true;
+            (void)!::write(ssh.in(), kKeepPreparedDir.data(), kKeepPreparedDir.size());
+            ssh.closeIn();
+        }
+        return text.size() <= kMaxAnswer;
+    };
     const auto deadline = std::chrono::steady_clock::now() + kPrepareWait;
-    const auto how = ssh.pump([&](std::string_view data) { return text.append(data).size() <= kMaxAnswer; },
-                              [&] { return std::chrono::steady_clock::now() < deadline; });
+    const auto how = ssh.pump(
+        take, [&] { return interrupts.count() == 0 && std::chrono::steady_clock::now() < deadline; });
+    if (!kept && interrupts.count()) ssh.stop(), Interrupts::endBy(interrupts.last());
     if (how == SshProcess::Pumped::Stopped) ssh.stop();
     const int rc = how == SshProcess::Pumped::Stopped ? 0 : ssh.wait();
     if (rc != 0) failWith(o.target, rc, ssh.errText());
@@ -109,11 +131,14 @@ std::string prepare(const Options& o) {
 }
 
 // The local end of the forwarded socket when no viewer is given: a private listening socket whose
-// connections are appended to the local copy.
+// connections are appended to the local copy. The copy stops at --max-memory (what this machine
+// could load of it; the host's recording goes on and keeps everything): the stream is the host's
+// to fill, and it could fill the disk here.
 struct LocalEnd {
     std::string dir, socket;
     int listenFd = -1, conn = -1, file = -1;
-    uint64_t received = 0;
+    uint64_t received = 0, limit = MemoryBudget::processDefault();
+    bool full = false; // the copy reached `limit`: nothing more is accepted
     ~LocalEnd() {
         for (int fd : {listenFd, conn, file})
             if (fd >= 0) ::close(fd);
@@ -142,10 +167,17 @@ struct LocalEnd {
             ::close(conn), conn = -1;
             return;
         }
-        for (ssize_t at = 0, w; at < n; at += w)
-            if ((w = ::write(file, buf + at, size_t(n - at))) <= 0)
+        const auto kept = ssize_t(std::min<uint64_t>(uint64_t(n), limit - received));
+        for (ssize_t at = 0, w; at < kept; at += w)
+            if ((w = ::write(file, buf + at, size_t(kept - at))) <= 0)
                 throw std::runtime_error("cannot write the local copy");
-        received += uint64_t(n);
+        received += uint64_t(kept);
+        if (received == limit) stop();
+    }
+    void stop() {
+        full = true;
+        for (int* fd : {&conn, &listenFd})
+            if (*fd >= 0) ::close(*fd), *fd = -1;
     }
 };
 
@@ -186,10 +218,12 @@ int runRemoteRun(const std::vector<std::string>& args, std::ostream& out) {
         throw UsageError(e.what());
     }
     const std::string host = o.target.destination();
-    const std::string dir = prepare(o);
+    // Ctrl-C while preparing: nothing is left on the host. While running: stop the program; again,
+    // or SIGTERM/SIGHUP: leave it running.
+    Interrupts interrupts;
+    const std::string dir = prepare(o, interrupts);
     LocalEnd local;
     if (o.live.empty()) local.open(o.localCopy);
-    Interrupts interrupts; // Ctrl-C: stop the program; again, or SIGTERM/SIGHUP: leave it running
     SshProcess ssh(sshArgv(o.target, remoteSocketPath(dir) + ":" + (o.live.empty() ? local.socket : o.live)),
                    remoteInput(runScript(o.program, dir, timestamp())), false, true);
     Markers markers;
@@ -219,7 +253,13 @@ int runRemoteRun(const std::vector<std::string>& args, std::ostream& out) {
         }
         if (fds[1].revents) ssh.readErr(true); // the program's output, and ssh's own messages
         if (fds[2].revents && ssh.out() >= 0) local.accept();
-        if (fds[3].revents) local.read();
+        if (fds[3].revents) {
+            local.read();
+            if (local.full) // said once: the connection and the listening socket are closed
+                std::cerr << "vramscope-cli: the local copy " << terminalText(o.localCopy) << " stops at "
+                          << MemoryBudget::describe(local.limit) << " (--max-memory); the recording on "
+                          << host << " goes on\n";
+        }
     }
     if (o.live.empty() && local.received == 0)
         ::unlink(o.localCopy.c_str()); // nothing came back: no empty file

@@ -74,7 +74,8 @@ const char* kUsage =
     "every command: --max-memory SIZE   the most memory one file may take to load (default: half\n"
     "                                   of the RAM; 8G, 512M or bytes)\n"
     "\n"
-    "FILE may be ssh://[USER@]HOST[:PORT]/PATH: read through your own ssh (docs/remote.md)\n"
+    "FILE may be ssh://[USER@]HOST[:PORT]/PATH: read through your own ssh (docs/remote.md);\n"
+    "a FOLDER must be local\n"
     "\n"
     "summary, series, state and check also take --from S --to S: load only that window of FILE\n"
     "(seconds since the first event; the allocator state at its start is the full capture's)\n"
@@ -90,8 +91,9 @@ int fail(const std::string& message) {
 }
 
 // --max-memory SIZE (or =SIZE) applies to every command: taken out here and set for every load.
+// Words after "--" are a program's (run, run --remote): never taken.
 void takeMaxMemory(std::vector<std::string>& args) {
-    for (size_t i = 0; i < args.size(); ++i) {
+    for (size_t i = 0; i < args.size() && args[i] != "--"; ++i) {
         std::string value;
         size_t n = 1;
         if (args[i] == "--max-memory") {
@@ -111,7 +113,7 @@ void takeMaxMemory(std::vector<std::string>& args) {
 
 // --level pytorch|cuda applies to every command that reads a capture.
 void takeLevel(std::vector<std::string>& args) {
-    for (size_t i = 0; i < args.size(); ++i) {
+    for (size_t i = 0; i < args.size() && args[i] != "--"; ++i) {
         if (args[i] != "--level" || i + 1 >= args.size() ||
             (args[i + 1] != "cuda" && args[i + 1] != "pytorch"))
             continue;

@@ -12,6 +12,8 @@ constexpr const char* kNoRecorder = "67";
 constexpr const char* kNoTempDir = "70";
 constexpr const char* kNoWorkDir = "71";
 constexpr const char* kExists = "73";
+constexpr const char* kFolder = "74";
+constexpr const char* kNotKept = "75";
 
 // $v as a path: a leading "~/" is the remote home (the value is never expanded by a shell).
 constexpr const char* kHome = "home() { case $v in \"~/\"*) v=$HOME/${v#??} ;; esac; }";
@@ -78,6 +80,11 @@ RemoteScript readFileScript(const std::string& path, bool follow) {
             kReadValue,
             kHome,
             "val; p=$v; home; f=$v",
+            // a folder is read only on the viewer's machine (ranks, summarize): said as such
+            "[ -d \"$f\" ] && " +
+                say("%s is a folder on this host: name its files one by one (ssh:// folders are not "
+                    "listed)",
+                    kFolder, " \"$p\""),
             "[ -f \"$f\" ] && [ -r \"$f\" ] || " +
                 say("cannot read %s on this host (no such file, or not readable)", kUnreadable, " \"$p\""),
             marker("size", "\"$(wc -c < \"$f\" | tr -d ' ')\""),
@@ -101,15 +108,21 @@ RemoteScript prepareRunScript(const RemoteProgram& program) {
                      kNoRecorder, " \"$py\"", "rmdir -- \"$d\"; ")
                : say("vramscope-cli is not installed on this host (it records CUDA programs there)",
                      kNoRecorder, {}, "rmdir -- \"$d\"; ");
-    return {shellLine({
-                kReadValue,
-                "val; py=$v",
-                "d=$(umask 077 && mktemp -d \"${TMPDIR:-/tmp}/vramscope-XXXXXXXX\") || " +
-                    say("cannot make a private directory on this host (mktemp -d)", kNoTempDir),
-                check + " || " + missing,
-                marker("dir", "\"$d\""),
-            }),
-            {program.words.front()}};
+    return {
+        shellLine({
+            kReadValue,
+            "val; py=$v",
+            "d=$(umask 077 && mktemp -d \"${TMPDIR:-/tmp}/vramscope-XXXXXXXX\") || " +
+                say("cannot make a private directory on this host (mktemp -d)", kNoTempDir),
+            check + " || " + missing,
+            // The viewer may be gone by now (Ctrl-C, SIGTERM during a slow check): the marker
+            // is then written into a closed pipe (ignored, not our death), and the directory
+            // is kept only when the viewer answers "keep" (EOF otherwise: it is removed).
+            "trap '' PIPE",
+            marker("dir", "\"$d\""),
+            "IFS= read -r k; [ \"$k\" = keep ] || { rmdir -- \"$d\"; exit " + std::string(kNotKept) + "; }",
+        }),
+        {program.words.front()}};
 }
 
 std::string remoteSocketPath(const std::string& dir) {

@@ -43,8 +43,11 @@ struct RemoteProgramError : std::invalid_argument {
 bool runsUnderPythonRecorder(const RemoteProgram& program);
 
 // First connection: makes the private directory (mktemp -d, 0700) that the live socket is
-// forwarded into, and checks the recorder is installed. Prints "dir=D" (isPlainRemoteDir checks it).
+// forwarded into, and checks the recorder is installed. Prints "dir=D" (isPlainRemoteDir checks it),
+// then keeps D only when the caller answers with a line "keep" on stdin (kKeepPreparedDir): a caller
+// gone before that (Ctrl-C, a lost connection) leaves no directory behind.
 RemoteScript prepareRunScript(const RemoteProgram& program);
+inline constexpr std::string_view kKeepPreparedDir = "keep\n";
 // The forwarded socket's path in that directory.
 std::string remoteSocketPath(const std::string& dir);
 // Second connection (with the socket forwarded): starts the program under the recorder in its own

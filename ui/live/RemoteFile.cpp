@@ -2,6 +2,7 @@
 
 #include "live/StartSsh.h"
 
+#include "io/MemoryBudget.h"
 #include "io/VscapStream.h"
 #include "util/Format.h"
 #include "util/PrivatePath.h"
@@ -91,6 +92,7 @@ bool RemoteFile::takePreamble(QByteArray& data) {
                 return false;
             }
             total_ = qint64(*size);
+            if (!stream_ && overBudget(*size)) return false; // a followed file stops there instead
             data = std::exchange(preamble_, {});
             return started_ = true;
         }
@@ -102,10 +104,34 @@ bool RemoteFile::takePreamble(QByteArray& data) {
     return false;
 }
 
+// The host alone decides how much comes: a copy larger than --max-memory is not made, and a
+// followed .vscap (held here as it grows) stops there, what arrived kept.
+bool RemoteFile::overBudget(uint64_t bytes) {
+    const uint64_t budget = MemoryBudget::processDefault();
+    if (bytes <= budget) return false;
+    stopping_ = true, process_->kill();
+    const QString limit = QString::fromStdString(MemoryBudget::describe(budget));
+    if (stream_ && started_)
+        emit failed(tr("Stopped following %1 at %2 (--max-memory): what arrived is kept").arg(url(), limit));
+    else
+        emit failed(tr("%1 declared %2 bytes for %3, more than --max-memory lets a load take (%4): not "
+                       "copied; raise --max-memory if you trust the file")
+                        .arg(host(), QString::number(bytes), url(), limit));
+    return true;
+}
+
 void RemoteFile::onOutput() {
     QByteArray data = process_->readAllStandardOutput();
     if (stopping_ || (!started_ && !takePreamble(data))) return;
     if (!stream_ && data.size() > total_ - received_) data.truncate(total_ - received_); // as declared
+    const uint64_t budget = MemoryBudget::processDefault();
+    if (stream_ && uint64_t(received_) + uint64_t(data.size()) > budget) {
+        data.truncate(qsizetype(budget - uint64_t(received_))); // what fits is kept
+        received_ += data.size();
+        if (!data.isEmpty()) feed(data);
+        if (!stopping_) overBudget(budget + 1);
+        return;
+    }
     received_ += data.size();
     if (!data.isEmpty()) feed(data);
     emit progress(received_, total_);

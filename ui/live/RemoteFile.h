@@ -5,7 +5,8 @@
 // FileFollower does for a local file, so a recording still being written grows in the view; it
 // ends with the file's end record, on cancel(), or with one message when ssh fails (what arrived
 // is kept). Any other capture (a snapshot pickle) is copied into a private temporary directory,
-// never more than the size the host declared for it, then opened as a local file.
+// never more than the size the host declared for it, then opened as a local file. Neither passes
+// --max-memory.
 #include "util/SshTarget.h"
 
 #include <QByteArray>
@@ -54,6 +55,7 @@ class RemoteFile : public QObject {
     void finish();
     void finishCopy(); // the declared size arrived (or the file ended): open the copy
     void discardCopy();
+    bool overBudget(uint64_t bytes); // true (and failed) when `bytes` pass --max-memory
 
     SshTarget target_;
     QProcess* process_ = nullptr;

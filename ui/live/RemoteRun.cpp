@@ -12,7 +12,14 @@ namespace vs::ui {
 
 namespace {
 constexpr qsizetype kMaxAnswer = 64 << 10; // a marker line, or a login script's chatter
+
+bool holdsDirMarker(const QByteArray& lines) {
+    const QList<QByteArray> split = lines.split('\n');
+    for (qsizetype i = 0; i + 1 < split.size(); ++i) // the last piece is no whole line yet
+        if (const auto m = parseRemoteMarker(split[i].toStdString()); m && m->first == "dir") return true;
+    return false;
 }
+} // namespace
 
 RemoteRun::RemoteRun(QObject* parent) : QObject(parent) {}
 
@@ -39,12 +46,17 @@ void RemoteRun::start(const SshTarget& target, const RemoteProgram& program, con
     detach();
     target_ = target, program_ = program, localSocket_ = localSocket;
     pid_.clear(), output_.clear(), log_.clear(), lines_.clear();
-    exit_ = -1, detached_ = false;
-    startSshIn(prepare_, sshArgv(target), prepareRunScript(program), false);
+    exit_ = -1, detached_ = keptDir_ = false;
+    // stdin stays open for the answer "keep": the host removes its directory when the viewer goes
+    // (closed, cancelled) before that
+    startSshIn(prepare_, sshArgv(target), prepareRunScript(program), true);
     if (!prepare_) return;
     connect(prepare_, &QProcess::readyReadStandardOutput, this, [this] {
         lines_ += prepare_->readAllStandardOutput();
-        if (lines_.size() > kMaxAnswer) prepare_->kill(); // no answer of ours is that long
+        if (lines_.size() > kMaxAnswer) return prepare_->kill(); // no answer of ours is that long
+        if (!keptDir_ && (keptDir_ = holdsDirMarker(lines_)))
+            prepare_->write(kKeepPreparedDir.data(), qint64(kKeepPreparedDir.size())),
+                prepare_->closeWriteChannel();
     });
     connect(prepare_, &QProcess::finished, this, &RemoteRun::onPrepared);
 }

@@ -53,6 +53,7 @@ class RemoteRun : public QObject {
     QString pid_, output_, log_;
     int exit_ = -1;
     bool detached_ = false;
+    bool keptDir_ = false; // the host was told to keep its private directory
 };
 
 } // namespace vs::ui
