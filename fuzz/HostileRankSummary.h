@@ -24,12 +24,14 @@ class HostileRankSummary {
     std::string build() {
         std::vector<uint8_t> p;
         str(p, "/cluster/job/rank3.pickle");
-        appendVarint(p, uint64_t(value(1 << 30)));                            // source size
-        for (int i = 0; i < 2; ++i) appendVarint(p, zigzag(value(i)));        // mtime, rank
-        appendVarint(p, zigzag(value(0)));                                    // device
-        appendVarint(p, uint64_t(value(1000)));                               // events
-        for (int i = 0; i < 7; ++i) appendVarint(p, zigzag(value(1000 * i))); // 2 times, 5 byte figures
-        appendVarint(p, uint64_t(value(0)));                                  // OOMs
+        appendVarint(p, uint64_t(value(1 << 30)));                     // source size
+        for (int i = 0; i < 2; ++i) appendVarint(p, zigzag(value(i))); // mtime, rank
+        appendVarint(p, zigzag(value(0)));                             // device
+        appendVarint(p, uint64_t(value(1000)));                        // events
+        // 2 times; peak allocated and reserved, final allocated and reserved (never above the peaks:
+        // the reader refuses that), growth
+        for (int64_t usual : {0, 1000, 4000, 5000, 2000, 3000, 6000}) appendVarint(p, zigzag(value(usual)));
+        appendVarint(p, uint64_t(value(0))); // OOMs
         str(p, "ProfilerStep#");
         appendVarint(p, uint64_t(value(in_.below(3) == 1 ? 0 : 5))); // iterations
         appendVarint(p, uint64_t(value(1)));                         // per slot

@@ -400,7 +400,8 @@ void TestRankSummaries::hostileFieldsRefusedOrUsable() {
 
 // Summaries no capture can give are refused each with its reason, the others still ranked, and the
 // statistics are the readable ones' own (issue 47: they were read, and moved the median): a negative
-// peak, a negative final, step times that go back, more iterations than events.
+// peak, a negative final, step times that go back, more iterations than events, a final above the
+// peak.
 void TestRankSummaries::impossibleValuesRefusedPerFile() {
     const QString folder = dir_.filePath("impossible");
     QVERIFY(QDir().mkpath(folder));
@@ -420,6 +421,8 @@ void TestRankSummaries::impossibleValuesRefusedPerFile() {
     plant(8, [](RankSummary& s) { s.finalReserved = -1; });
     plant(9, [](RankSummary& s) { std::swap(s.stepUs[0], s.stepUs[1]); });
     plant(10, [](RankSummary& s) { s.events = s.iterations - 1; });
+    plant(11, [](RankSummary& s) { s.finalAllocated = s.peakAllocated + 1; });
+    plant(12, [](RankSummary& s) { s.finalReserved = s.peakReserved + 512; });
     const Run r = cli({"ranks", "--json", folder});
     QCOMPARE(r.code, 0);
     const QJsonObject d = QJsonDocument::fromJson(r.out).object(),
@@ -427,7 +430,9 @@ void TestRankSummaries::impossibleValuesRefusedPerFile() {
     const std::pair<int, const char*> reasons[] = {{7, "the peak allocated out of range (-1099511627776)"},
                                                    {8, "the final reserved out of range (-1)"},
                                                    {9, "the step times go back"},
-                                                   {10, "the iteration count out of range"}};
+                                                   {10, "the iteration count out of range"},
+                                                   {11, "the final allocated ("},
+                                                   {12, "the final reserved ("}};
     for (const auto& [rank, why] : reasons) {
         const QString error = rowOfRank(d, rank)["error"].toString();
         QVERIFY2(error.startsWith(

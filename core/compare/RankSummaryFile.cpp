@@ -168,6 +168,13 @@ void checkShape(const RankSummary& r, PayloadReader& in) {
         in.fail("the time slices are not " + std::to_string(RankSummary::kBins) + " or none");
     if (r.events > 0 && r.binAllocated.empty()) in.fail("events without time slices");
     if (!std::is_sorted(r.stepUs.begin(), r.stepUs.end())) in.fail("the step times go back");
+    // the peak is the most held at any moment, the end's included: no capture ends above it
+    if (r.finalAllocated > r.peakAllocated)
+        in.fail("the final allocated (" + std::to_string(r.finalAllocated) + ") above the peak allocated (" +
+                std::to_string(r.peakAllocated) + ")");
+    if (r.finalReserved > r.peakReserved)
+        in.fail("the final reserved (" + std::to_string(r.finalReserved) + ") above the peak reserved (" +
+                std::to_string(r.peakReserved) + ")");
 }
 
 [[noreturn]] void headerFail(const std::string& why) {
