@@ -4,13 +4,16 @@
 #include "SyntheticLoop.h"
 #include "TestData.h"
 #include "WindowParts.h"
+#include "analysis/CaptureFacts.h"
 #include "analysis/stacks/FrameFilter.h"
 #include "common/Icons.h"
 #include "common/Theme.h"
 #include "models/EventTableModel.h"
 #include "session/Session.h"
 #include "timeline/TimelinePlot.h"
+#include "util/DisplayText.h"
 #include "util/Format.h"
+#include "views/dialogs/CapturePropertiesDialog.h"
 #include "views/dialogs/HelpDialogs.h"
 #include "views/dialogs/ShortcutsDialog.h"
 #include "views/dialogs/WelcomePage.h"
@@ -33,6 +36,8 @@
 #include <QTemporaryDir>
 #include <QToolBar>
 #include <QToolButton>
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 #include <QtTest>
 
 using namespace vs;
@@ -59,6 +64,7 @@ class TestDesktop : public QObject {
     void darkThemeRecoloursViewsAndIcons();
     void openInEditorSaysWhyItFailed();
     void annotationTicksStayAtTheTopWithFragmentation();
+    void longLabelsAreShownCapped();
 
   private:
     static std::unique_ptr<MainWindow> open(const QString& name);
@@ -532,6 +538,51 @@ void TestDesktop::annotationTicksStayAtTheTopWithFragmentation() {
     plot->setOverlayVisible(TimelinePlot::Overlay::Annotations, false);
     plot->setOverlayVisible(TimelinePlot::Overlay::Fragmentation, false);
     QVERIFY(!ticks->visible());
+}
+
+// A record_function name and an _annotate_memory label of 10 KiB each (a file may hold any length):
+// the timeline's markers show their first 200 bytes and say the full length, Capture Properties its
+// first 4 KiB and the length (issue 47: a record_function name was drawn whole, a 48 MB one took GBs).
+void TestDesktop::longLabelsAreShownCapped() {
+    SyntheticLoop loop;
+    const std::string name = "phase " + std::string(10 << 10, 'n'),
+                      label = "kept " + std::string(10 << 10, 'l');
+    loop.step();
+    loop.annotate(name.c_str());
+    const uint64_t at = loop.alloc(1 << 20, loop.stack({{"keep", 3}}));
+    Capture& c = loop.capture();
+    c.blockAnnotations.push_back({0, c.devices[0].timeUs.back(), at, c.strings.intern(label), StackId{0}});
+    loop.step();
+    const auto analysis = CaptureAnalysis::analyse(loop.take());
+    TimelinePlot plot;
+    plot.resize(1200, 600);
+    plot.show();
+    plot.setAnalysis(analysis);
+    plot.setOverlayVisible(TimelinePlot::Overlay::Annotations, true);
+    QApplication::processEvents();
+    const QString nameLength = QString::fromStdString(humanBytes(int64_t(name.size())));
+    const QString labelLength = QString::fromStdString(humanBytes(int64_t(label.size())));
+    bool nameShown = false, labelShown = false;
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        const auto* text = qobject_cast<QCPItemText*>(plot.item(i));
+        if (!text) continue;
+        const QString t = text->text();
+        QVERIFY2(t.toUtf8().size() < 300, qPrintable(t.left(80) + "... of " + QString::number(t.size())));
+        nameShown |=
+            text->visible() && t.startsWith("phase nnn") && t.endsWith("\u2026 (" + nameLength + " name)");
+        labelShown |= t.startsWith("\u270e kept lll") && t.endsWith("\u2026 (" + labelLength + " label)");
+    }
+    QVERIFY(nameShown);
+    QVERIFY(labelShown);
+    // Capture Properties: the label's row, 4 KiB and its length
+    ui::CapturePropertiesDialog properties(captureFacts(*analysis, 0));
+    bool rowCapped = false;
+    for (QTreeWidgetItemIterator it(properties.findChild<QTreeWidget*>()); *it; ++it) {
+        const QString value = (*it)->text(1);
+        QVERIFY(value.toUtf8().size() < int(kDisplayTextBytes) + 100);
+        rowCapped |= value.startsWith("kept lll") && value.endsWith("\u2026 (" + labelLength + " label)");
+    }
+    QVERIFY(rowCapped);
 }
 
 QTEST_MAIN(TestDesktop)

@@ -8,6 +8,7 @@
 namespace vs {
 
 constexpr size_t kDisplayTextBytes = 4096;
+constexpr size_t kMarkerTextBytes = 200; // a one-line label drawn on a plot (the timeline's markers)
 
 // The longest prefix of `s` of at most `max` bytes that does not end inside a UTF-8 character.
 std::string_view cutAtCharacter(std::string_view s, size_t max);

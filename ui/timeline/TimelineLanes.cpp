@@ -5,6 +5,7 @@
 #include "common/ByteAxisTicker.h"
 #include "common/TimelineColours.h"
 #include "timeline/FoldedTimeTicker.h"
+#include "util/DisplayText.h"
 #include "util/TimeOrigin.h"
 
 namespace vs::ui {
@@ -193,7 +194,9 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
     lane.annotationKey = legendKey(x, y, tr("annotations (record_function)"), pen);
     if (starts.size() <= 12) {
         for (const Annotation* a : starts) {
-            const auto name = analysis_->capture().strings.text(a->name);
+            // a one-line marker: a short cut of a name of any length (a file may hold megabytes)
+            const std::string name =
+                displayText(analysis_->capture().strings.text(a->name), "name", kMarkerTextBytes);
             const auto [line, text] = marker(secondsSince(originUs_, a->timeUs),
                                              QString::fromUtf8(name.data(), qsizetype(name.size())), pen);
             lane.annotationItems.push_back(line);

@@ -10,7 +10,6 @@ namespace vs::ui {
 
 void TimelinePlot::buildBlockNotes(Lane& lane, size_t device, QCPAxis* x, QCPAxis* y) {
     constexpr size_t kMaxNotes = 500; // a label per step would be a smear and thousands of items
-    constexpr size_t kMarkerTextBytes = 200;
     const Capture& c = analysis_->capture();
     const int ordinal = analysis_->trace(device).device;
     const QPen pen(TimelineColours::forPalette(palette()).annotation, 1, Qt::DashDotLine);
