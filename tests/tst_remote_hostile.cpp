@@ -380,7 +380,7 @@ void TestRemoteHostile::runCopyStopsAtMaxMemory() {
 // took them for itself, so the program never saw them).
 void TestRemoteHostile::programWordsKeepTheirOptions() {
     const QString count = dir_.filePath("word-connections"), input = dir_.filePath("word-input");
-    host("if [ -s '" + count + "' ]; then\n" + "  head -n 10 >'" + input +
+    host("if [ -s '" + count + "' ]; then\n" + "  timeout 5 head -n 10 >'" + input +
          "'\n" // the script, then dir, output, work dir, count, 5 words
          "  printf 'VRAMSCOPE-REMOTE exit=0\\n'\n"
          "else\n"
