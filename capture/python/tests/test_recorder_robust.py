@@ -465,6 +465,39 @@ class PauseBudgetTest(unittest.TestCase):
         self.assertEqual(len(warnings), 1)
         self.assertIn("retention graph (auto: allocated floor rose) skipped: the run is too short for one", warnings[0])
 
+    def test_names_interned_for_the_final_block_list_come_in_their_order(self):
+        # The walk at exit leaves a pause to write; the final block list interns its blocks' frames.
+        # Written in the order they were interned, the pause's name is the pause's to a reader, and
+        # the frames' names are theirs (the pause's definition used to come first: every later string
+        # read as the one before it, and `vramscope-cli summary` refused the file).
+        clock = FakeClock()
+        HOLDER["x"] = Held(0x10000)
+        self.addCleanup(HOLDER.clear)
+        frames = [{"filename": "/src/train.py", "name": "kept_by_an_earlier_test", "line": 7}]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "end.vscap")
+            with open(path, "wb") as f:
+                f.write(vscap.header())
+                rec = self.recorder(clock, path, devices=1)
+                rec.torch.cuda.device_count = lambda: 1
+                rec.torch.cuda.memory._snapshot = lambda: {"segments": [{
+                    "device": 0, "address": 0x10000, "total_size": 2 << 20, "stream": 0, "segment_type": "large",
+                    "blocks": [{"address": 0x10000, "size": 512, "requested_size": 512, "state": "active_allocated",
+                                "frames": frames}]}]}
+                rec._sinks = [f.write]
+                rec.source.stop = lambda: None
+                rec.torch.cuda.memory._record_memory_history = lambda *a, **k: None
+                rec._running, rec._pid, rec._file = True, os.getpid(), types.SimpleNamespace(close=lambda: None)
+                clock.t += 1000.0  # a walk fits the budget: it ends in a pause
+                rec.stop(walk=True)
+            strings, anns, metas, kinds = records_of(path)
+            self.assertIn(vscap.RETENTION, kinds)
+            self.assertEqual({a[3] for a in anns}, {pauses.PAUSE})
+            self.assertIn("kept_by_an_earlier_test", strings)
+            if os.path.exists(CLI):
+                rc, out, err = cli("summary", path)
+                self.assertEqual(rc, 0, err)
+
     def test_a_busy_thread_of_the_program_does_not_stall_a_walk(self):
         # A walk on the writer thread lengthens the switch interval; once it releases the GIL (here the
         # block list is read behind a blocking call), a pure-Python thread of the program that takes it

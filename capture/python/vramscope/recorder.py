@@ -250,14 +250,19 @@ class Recorder:
             except KeyboardInterrupt:
                 self.warn("the retention graph at exit was interrupted (Ctrl-C)")
         # The final block list must be the state after the last recorded event: stop the tracker,
-        # then snapshot, with gc off in between (a collection would free tensors unrecorded).
+        # then snapshot, with gc off in between (a collection would free tensors unrecorded). The
+        # last events (and the pause of the walk above) are written before the block list is read:
+        # ids are numbered in the order they are interned and a reader numbers them in the order
+        # their definitions come, so definitions interned for the block list and held back until
+        # the last chunk must not have any interned after them written first (the pause's name was,
+        # and every later string of the file read as the one before it).
         was_enabled = gc.isenabled()
         gc.disable()
         end_state = b""
         try:
             self._step("stopping the event source", self.source.stop)
-            end_state = self._step("reading the allocator's final block list", self._end_state) or b""
             self._step("writing the last events", self._flush)
+            end_state = self._step("reading the allocator's final block list", self._end_state) or b""
         finally:
             if was_enabled:
                 gc.enable()
