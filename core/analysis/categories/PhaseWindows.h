@@ -31,7 +31,8 @@ class PhaseWindows {
     // has no Python frames.
     static PhaseWindows fromStacks(const Capture& c, const DeviceTrace& t);
     bool empty() const { return changes_.empty(); }
-    PhaseAt at(int64_t timeUs) const; // the phase an event at this moment happened in
+    bool guessed() const { return guessed_; } // from stacks: a whole evaluation is one forward window
+    PhaseAt at(int64_t timeUs) const;         // the phase an event at this moment happened in
     // The moment the instance ended (INT64_MAX while open at the end of the recording).
     int64_t endOf(uint32_t instance) const;
     // When the first instance of a phase ended (INT64_MAX: none did).

@@ -1,5 +1,7 @@
 #include "analysis/growth/LeakDiagnosis.h"
 
+#include "analysis/stacks/CallLine.h"
+
 #include "analysis/growth/FindingText.h"
 #include "analysis/growth/RegionDiagnosis.h"
 #include "analysis/stacks/FrameFilter.h"
@@ -261,6 +263,13 @@ const GrowthRegion* findingFor(const LeakReport& rep) {
     return nullptr;
 }
 
+// The user's line of what grew: the call of the outermost module when made inside one (every layer
+// of `emb = model(x)` is that line, as the holders name it), else the allocation site.
+std::string grownLine(const Capture& c, StackId s) {
+    const uint32_t f = callLineFrame(c, s);
+    return f == kNoFrame ? siteText(c, s) : frameText(c, c.stacks.frames(s)[f]);
+}
+
 std::string oomSummary(const Capture& c, const OomFacts& f, const std::string& at) {
     const std::string head =
         "Out of memory at " + at + ": a request of " + humanBytes(int64_t(f.request)) + " failed";
@@ -276,9 +285,9 @@ std::string oomSummary(const Capture& c, const OomFacts& f, const std::string& a
                "cudaMalloc).";
     case OomCause::Leak:
     case OomCause::Accumulation:
-        return head + " after " + humanBytes(int64_t(f.growth->growthBytes)) +
+        return head + " after " + humanBytes(int64_t(f.grownBytes)) +
                (f.cause == OomCause::Leak ? " was kept steadily at " : " accumulated within one phase at ") +
-               siteText(c, f.growth->stacks.front()) +
+               grownLine(c, f.grownAt) +
                (f.cause == OomCause::Leak ? " (a leak)." : " (a phase collecting its outputs).");
     case OomCause::WorkingSet:
         break;
@@ -322,10 +331,10 @@ std::string oomNextStep(const Capture& c, const OomFacts& f) {
         return "Find what else holds the GPU: other processes (nvidia-smi), or in this process a library's "
                "workspace or a raw cudaMalloc (record with --native to see them with their stacks).";
     case OomCause::Leak:
-        return "Find what keeps the tensors allocated at " + siteText(c, f.growth->stacks.front()) +
+        return "Find what keeps the tensors allocated at " + grownLine(c, f.grownAt) +
                " alive (a list or dict that only grows).";
     case OomCause::Accumulation:
-        return "The phase keeps what it makes at " + siteText(c, f.growth->stacks.front()) +
+        return "The phase keeps what it makes at " + grownLine(c, f.grownAt) +
                " on the GPU until it ends: move each batch's results to the CPU (.cpu(), .item()) or reduce "
                "them "
                "as you go.";
@@ -342,9 +351,7 @@ void explainOom(const CaptureAnalysis& a, size_t device, uint32_t oom, LeakRepor
     rep.kind = LeakKind::Oom;
     rep.summary = oomSummary(a.capture(), f, seconds(a.secondsAt(device, oom)));
     rep.evidence = oomEvidence(f);
-    if (f.growth)
-        rep.growthBytes =
-            f.growth->growthBytes; // what the CI gate counts of an OOM: the growth that led to it
+    rep.growthBytes = f.grownBytes; // what the CI gate counts of an OOM: the growth that led to it
     rep.nextStep = oomNextStep(a.capture(), f);
 }
 

@@ -1,6 +1,6 @@
 #include "analysis/growth/OomCause.h"
 
-#include "analysis/categories/PhaseWindows.h"
+#include "analysis/growth/OomPhase.h"
 #include "util/Format.h"
 
 #include <algorithm>
@@ -70,36 +70,57 @@ int64_t madeThisStep(const DeviceCategories& cats, const Iterations& its, uint32
     return bytes;
 }
 
-// Inside an evaluation (forward passes no backward pass follows) at the failure?
-bool inEvaluation(const CaptureAnalysis& a, size_t device, uint32_t from, uint32_t oom) {
-    const Capture& c = a.capture();
-    PhaseWindows w(c);
-    if (w.empty() && !c.nativeStacks) w = PhaseWindows::fromStacks(c, a.trace(device));
-    const int64_t fromUs = a.trace(device).timeUs[from], oomUs = a.trace(device).timeUs[oom];
-    for (const auto& e : w.evaluations())
-        if (e.fromUs <= fromUs && (e.toUs >= oomUs)) return true;
-    return false;
-}
-
 // Whether the free bytes would hold the request, in unsigned arithmetic that cannot wrap: a hostile
 // entry asks for more than 2^63 bytes with 2^63 - 1 free on the device.
-bool fragmented(const OomFacts& f) {
+// The free bytes inside the reserve and usable on the device, summed without wrapping.
+uint64_t freeBytes(const OomFacts& f) {
     const uint64_t inside = uint64_t(std::max<int64_t>(f.reservedFree(), 0)), device = f.usableDeviceFree();
-    const bool holds = device > UINT64_MAX - inside || inside + device >= f.request;
-    return holds && f.largestFree < f.request;
+    return device > UINT64_MAX - inside ? UINT64_MAX : inside + device;
 }
 
-void decideGrowth(const CaptureAnalysis& a, size_t device, OomFacts& f) {
-    const bool phase =
-        f.growth->kind == LeakKind::Accumulation || inEvaluation(a, device, f.growth->first, f.event);
+// Whether the free bytes would hold `bytes` more than the request, in unsigned arithmetic that
+// cannot wrap: a hostile entry asks for more than 2^63 bytes with 2^63 - 1 free on the device.
+bool freeHolds(const OomFacts& f, uint64_t bytes) {
+    return f.request <= UINT64_MAX - bytes && freeBytes(f) >= f.request + bytes;
+}
+
+bool fragmented(const OomFacts& f) {
+    return freeHolds(f, 0) && f.largestFree < f.request;
+}
+
+// The growth, not the layout, ran the device out: the free memory in one piece would not have held
+// the request and one more step of the growth (removing the fragmentation would only put the
+// failure off by less than a step). Steady growth with room for many more steps in scattered holes
+// is stopped by the fragmentation.
+bool growthExhausted(const OomFacts& f) {
+    return !freeHolds(f, std::max<uint64_t>(f.grownPerStep, 1));
+}
+
+void decideGrowth(const CaptureAnalysis& a, size_t device, const GrowthRegions& g, OomFacts& f) {
+    const bool phase = !f.growth || growthWithinPhase(a, device, g, *f.growth, f.event);
     f.cause = phase ? OomCause::Accumulation : OomCause::Leak;
-    f.decidedBy = humanBytes(int64_t(f.growth->growthBytes)) + " was kept steadily " +
+    f.decidedBy = humanBytes(int64_t(f.grownBytes)) + " was kept steadily " +
                   (phase ? "within one phase" : "across the run") + " up to the failure";
+    if (!f.growth)
+        f.decidedBy += " (made by the evaluation's forward passes, none released before it failed)";
+}
+
+// What grew up to the failure: the growth finding kept to it, else what the evaluation around the
+// failure kept across its forward passes.
+void grown(const CaptureAnalysis& a, size_t device, OomFacts& f) {
+    if (f.growth) {
+        f.grownBytes = f.growth->growthBytes, f.grownAt = f.growth->stacks.front();
+        f.grownPerStep = f.growth->perIterationBytes ? f.growth->perIterationBytes : f.growth->growthBytes;
+        return;
+    }
+    const PassesKept k = keptAcrossPasses(a, device, f.event);
+    if (!k.passes) return;
+    f.grownBytes = k.bytes, f.grownAt = k.stack, f.grownPerStep = k.bytes / k.blocks;
 }
 
 // In the order that follows from the allocator: memory held outside PyTorch that outweighs PyTorch's
-// own; then steady growth larger than the free space inside the reserve (removing the fragmentation
-// would only put the failure off by a step); then fragmentation; then smaller growth; else the step.
+// own; then growth that exhausted the free memory (growthExhausted); then fragmentation; then growth
+// with room left in scattered holes; else the step.
 void decide(const CaptureAnalysis& a, size_t device, const GrowthRegions& g, OomFacts& f) {
     const int64_t outside = f.outside();
     if (f.capacity && outside >= int64_t(f.capacity / 4) && outside >= f.reserved) {
@@ -109,7 +130,8 @@ void decide(const CaptureAnalysis& a, size_t device, const GrowthRegions& g, Oom
                       ")";
         return;
     }
-    if (f.growth && int64_t(f.growth->growthBytes) > f.reservedFree()) return decideGrowth(a, device, f);
+    const bool grew = f.grownBytes > 0;
+    if (grew && growthExhausted(f)) return decideGrowth(a, device, g, f);
     if (fragmented(f)) {
         f.cause = OomCause::Fragmentation;
         f.decidedBy = humanBytes(f.reservedFree()) + " free inside PyTorch's reserve" +
@@ -118,9 +140,13 @@ void decide(const CaptureAnalysis& a, size_t device, const GrowthRegions& g, Oom
                            : std::string()) +
                       " would hold the " + humanBytes(int64_t(f.request)) +
                       " request, but the largest free block is " + humanBytes(int64_t(f.largestFree));
+        if (grew)
+            f.decidedBy += "; in one block it would also have held the next " +
+                           humanBytes(int64_t(f.grownPerStep)) + " step of the growth (" +
+                           humanBytes(int64_t(f.grownBytes)) + " so far)";
         return;
     }
-    if (f.growth) return decideGrowth(a, device, f);
+    if (grew) return decideGrowth(a, device, g, f);
     f.cause = OomCause::WorkingSet;
     f.decidedBy =
         "nothing grew before the failure" +
@@ -146,6 +172,7 @@ OomFacts oomFacts(const CaptureAnalysis& a, size_t device, uint32_t oom, const G
     f.holders = lineHolders(a.capture(), *cats, oom);
     f.growth = grownToFailure(growth, cats->allocations, oom);
     f.stepBytes = madeThisStep(*cats, growth.iterations, oom);
+    grown(a, device, f);
     decide(a, device, growth, f);
     return f;
 }

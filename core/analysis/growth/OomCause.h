@@ -6,8 +6,9 @@
 //                   process, a CUDA library, a raw cudaMalloc) holds a quarter of it or more, and
 //                   more than PyTorch reserves;
 //   leak            blocks kept steadily across training steps up to the failure (a growth finding),
-//                   more of them than the reserve holds free;
-//   accumulation    the same within one phase: an evaluation or epoch collecting its outputs;
+//                   so steadily that the free memory in one piece would not have held one more step;
+//   accumulation    the same within one phase: an evaluation or epoch collecting its outputs (an
+//                   evaluation's passes keeping blocks of one stack count even without a finding);
 //   fragmentation   the free bytes inside the reserve and on the device would hold the request, but
 //                   no free block is large enough (and the device has no room for a new segment);
 //   working_set     none of these: what the step itself needs does not fit.
@@ -43,8 +44,12 @@ struct OomFacts {
     OomCause cause = OomCause::WorkingSet;
     std::string decidedBy;                // what decided the cause, in words with numbers
     const GrowthRegion* growth = nullptr; // the finding kept up to the failure (leak, accumulation)
-    int64_t stepBytes = 0;                // alive at the failure and made since the step began
-    std::vector<LineHolder> holders;      // alive at the failure, by the user's line
+    // What grew up to the failure (the finding's, or what an evaluation kept across its passes when
+    // the failure cut it short before any release marked it): bytes, per step, and where made
+    uint64_t grownBytes = 0, grownPerStep = 0;
+    StackId grownAt;
+    int64_t stepBytes = 0;           // alive at the failure and made since the step began
+    std::vector<LineHolder> holders; // alive at the failure, by the user's line
     std::string whatIf; // for fragmentation, what the simulator says of other settings (sim/OomWhatIf.h)
 };
 

@@ -1,0 +1,78 @@
+#include "analysis/growth/OomPhase.h"
+
+#include "analysis/categories/Categories.h"
+#include "analysis/categories/PhaseWindows.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace vs {
+
+namespace {
+
+PhaseWindows phasesOf(const CaptureAnalysis& a, size_t device) {
+    const Capture& c = a.capture();
+    PhaseWindows w(c);
+    if (w.empty() && !c.nativeStacks) w = PhaseWindows::fromStacks(c, a.trace(device));
+    return w;
+}
+
+// The evaluation that holds [fromUs, toUs], when training (a finished backward pass) came before it.
+std::optional<PhaseWindows::Window> evaluationHolding(const PhaseWindows& w, int64_t fromUs, int64_t toUs) {
+    const int64_t trained = w.firstEndOf(Phase::Backward);
+    for (const auto& e : w.evaluations())
+        if (trained < e.fromUs && e.fromUs <= fromUs && toUs <= e.toUs) return e;
+    return std::nullopt;
+}
+
+// A sawtooth's earlier tooth: the same stack's memory collected and released at a phase's end
+// before this growth began.
+bool repeatsReleasedTooth(const GrowthRegions& g, const GrowthRegion& r) {
+    if (r.stacks.empty()) return false;
+    return std::any_of(g.regions.begin(), g.regions.end(), [&](const GrowthRegion& o) {
+        return o.kind == LeakKind::Accumulation && o.releasedAt != kNoEvent && o.releasedAt <= r.first &&
+               !o.stacks.empty() && o.stacks.front() == r.stacks.front();
+    });
+}
+
+} // namespace
+
+bool growthWithinPhase(const CaptureAnalysis& a, size_t device, const GrowthRegions& g, const GrowthRegion& r,
+                       uint32_t oom) {
+    if (r.kind == LeakKind::Accumulation || repeatsReleasedTooth(g, r)) return true;
+    const DeviceTrace& t = a.trace(device);
+    return evaluationHolding(phasesOf(a, device), t.timeUs[r.first], t.timeUs[oom]).has_value();
+}
+
+PassesKept keptAcrossPasses(const CaptureAnalysis& a, size_t device, uint32_t oom) {
+    const DeviceTrace& t = a.trace(device);
+    const PhaseWindows w = phasesOf(a, device);
+    // Phases guessed from stacks make a whole evaluation one window, and the training step that
+    // failed before its backward pass one too: its layers' blocks cannot be told from passes.
+    const auto eval = w.guessed() ? std::nullopt : evaluationHolding(w, t.timeUs[oom], t.timeUs[oom]);
+    if (!eval) return {};
+    const auto from =
+        uint32_t(std::lower_bound(t.timeUs.begin(), t.timeUs.begin() + oom, eval->fromUs) - t.timeUs.begin());
+    const auto cats = a.categories(device);
+    const auto& all = cats->allocations;
+    std::unordered_map<uint32_t, PassesKept> byStack;
+    std::unordered_map<uint32_t, std::unordered_set<uint32_t>> instances;
+    for (uint32_t i : cats->byLifetime.aliveAt(all, from, oom, oom)) {
+        const Allocation& x = all[i];
+        if (x.stack.value == 0) continue;
+        PassesKept& k = byStack[x.stack.value];
+        k.stack = x.stack, k.bytes += x.bytes, ++k.blocks;
+        instances[x.stack.value].insert(w.at(t.timeUs[x.alloc]).instance);
+    }
+    PassesKept best;
+    for (auto& [stack, k] : byStack) {
+        if (k.blocks < 3 || k.bytes <= best.bytes) continue;
+        k.passes = uint32_t(instances[stack].size());
+        if (k.passes >= 3) best = k;
+    }
+    return best;
+}
+
+} // namespace vs
