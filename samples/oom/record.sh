@@ -59,7 +59,8 @@ rec() { # rec NAME: vramscope's recorder -> NAME.vscap, NAME.rec.truth.json
 T0=$SECONDS
 PEAK="peak_eval_spike peak_growing_epochs"
 OOM="leak_kept_outputs leak_val_loss_graph accum_eval_outputs accum_epoch_features frag_shard_filter
-     frag_kv_sessions ws_mlp_batch_ramp ws_attention_seq_ramp outside_other_process outside_raw_cudamalloc"
+     frag_kv_sessions ws_mlp_batch_ramp ws_attention_seq_ramp outside_other_process outside_raw_cudamalloc
+     leak_hook_features accum_tta_predictions frag_growing_prompts ws_vocab_logits outside_worker_cache"
 for name in $PEAK; do  # small: all at once
   [[ $name =~ ${ONLY:-.} ]] || continue
   hist "$name" </dev/null &
