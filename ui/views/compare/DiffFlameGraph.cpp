@@ -11,7 +11,7 @@
 
 namespace vs::ui {
 namespace {
-constexpr double kRow = 20;
+constexpr double kDiffRow = 20;
 
 } // namespace
 
@@ -43,7 +43,7 @@ void DiffFlameGraph::layout() const {
         stack.pop_back();
         const double w = double(tree_.node(it.node).weight) * scale;
         if (w < 1) continue;
-        boxes_.push_back({QRectF(it.x, it.depth * kRow, w - 1, kRow - 1), it.node});
+        boxes_.push_back({QRectF(it.x, it.depth * kDiffRow, w - 1, kDiffRow - 1), it.node});
         double x = it.x;
         for (uint32_t k : tree_.node(it.node).children) {
             stack.push_back({k, x, it.depth + 1});

@@ -30,7 +30,7 @@ namespace {
 QString bytesText(uint64_t b) {
     return QString::fromStdString(humanBytes(static_cast<int64_t>(b)));
 }
-QString text(std::string_view s) {
+QString utf8Text(std::string_view s) {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 const RetentionResult kNoResult;
@@ -42,7 +42,7 @@ QStringList graphsNotCollected(const std::vector<std::string>& warnings) {
     for (const auto& w : warnings)
         if (w.rfind("recorder: retention graph", 0) == 0 &&
             (w.find(" skipped") != std::string::npos || w.find(" failed") != std::string::npos))
-            out << text(w).toHtmlEscaped();
+            out << utf8Text(w).toHtmlEscaped();
     return out;
 }
 } // namespace
@@ -161,7 +161,7 @@ void RetentionPanel::setAnalysis(AnalysisPtr analysis) {
     for (int i = 0; i < n; ++i) {
         const auto& g = analysis_->capture().retention[size_t(i)];
         graphs_->addItem(tr("%1 \u2014 device %2 \u2014 %3 s \u2014 %L4 objects scanned in %5 s%6")
-                             .arg(text(analysis_->capture().strings.text(g.trigger)))
+                             .arg(utf8Text(analysis_->capture().strings.text(g.trigger)))
                              .arg(g.device)
                              .arg(secondsSince(origin, g.timeUs), 0, 'f', 3)
                              .arg(g.objectsScanned)

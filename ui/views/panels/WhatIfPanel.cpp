@@ -92,7 +92,7 @@ std::optional<uint64_t> parseCapacity(const QString& text) {
     return uint64_t(v * double(1ull << shift));
 }
 
-QString bytes(int64_t n) {
+QString bytesLabel(int64_t n) {
     return QString::fromStdString(humanBytes(n));
 }
 
@@ -297,7 +297,7 @@ void WhatIfPanel::show(const WhatIfOutcome& o) {
     const auto& r = o.recorded;
     const auto& c = o.chosen;
     QString text = tr("Capacity: %1. ")
-                       .arg(o.capacity.bytes ? tr("%1 (%2)").arg(bytes(int64_t(o.capacity.bytes)),
+                       .arg(o.capacity.bytes ? tr("%1 (%2)").arg(bytesLabel(int64_t(o.capacity.bytes)),
                                                                  QString::fromStdString(o.capacity.source))
                                              : tr("unlimited (not recorded; type one)"));
     if (r.firstOom) // the recorded run needed more than this capacity: nothing to reproduce
@@ -305,7 +305,7 @@ void WhatIfPanel::show(const WhatIfOutcome& o) {
                     .arg(QString::fromStdString(r.config.toString()));
     else
         text += tr("Recorded settings (%1): simulated peak reserved %2, %3. ")
-                    .arg(QString::fromStdString(r.config.toString()), bytes(r.peakReserved),
+                    .arg(QString::fromStdString(r.config.toString()), bytesLabel(r.peakReserved),
                          o.reproduction.exact()
                              ? tr("every one of %L1 recorded steps reproduced").arg(o.reproduction.steps)
                              : tr("%L1 of %L2 recorded steps differ")
@@ -315,9 +315,9 @@ void WhatIfPanel::show(const WhatIfOutcome& o) {
         tr("Chosen (%1)%2: peak reserved %3 at %4 s, final reserved %5, peak allocated %6, fragmentation at "
            "peak %7 %, %L8 segments created.")
             .arg(QString::fromStdString(c.config.toString()),
-                 c.approximate ? tr(" [approximate model]") : QString(), bytes(c.peakReserved))
+                 c.approximate ? tr(" [approximate model]") : QString(), bytesLabel(c.peakReserved))
             .arg(o.peakTime, 0, 'f', 3)
-            .arg(bytes(c.finalReserved), bytes(c.peakAllocated))
+            .arg(bytesLabel(c.finalReserved), bytesLabel(c.peakAllocated))
             .arg(100.0 * c.fragmentationAtPeak(), 0, 'f', 1)
             .arg(c.segmentsCreated);
     if (c.firstOom) {
@@ -325,10 +325,10 @@ void WhatIfPanel::show(const WhatIfOutcome& o) {
         const auto& t = a.trace(session_->device());
         text += tr(" First out-of-memory at %1 s: a request of %2 (event %L3, %4) failed with %5 reserved.")
                     .arg(o.oomTime, 0, 'f', 3)
-                    .arg(bytes(int64_t(c.firstOom->size)))
+                    .arg(bytesLabel(int64_t(c.firstOom->size)))
                     .arg(c.firstOom->event)
                     .arg(QString::fromStdString(siteText(a.capture(), t.stack[c.firstOom->event])))
-                    .arg(bytes(c.firstOom->reserved));
+                    .arg(bytesLabel(c.firstOom->reserved));
     }
     if (o.startsMidRun)
         text += tr(
@@ -364,8 +364,8 @@ void WhatIfPanel::showSweep(const std::vector<SimResult>& results) {
         const SimResult& r = results[order[size_t(row)]];
         const QString conf = QString::fromStdString(r.config.toString());
         const QStringList cells = {QString::number(row + 1),
-                                   bytes(r.peakReserved),
-                                   bytes(r.finalReserved),
+                                   bytesLabel(r.peakReserved),
+                                   bytesLabel(r.finalReserved),
                                    QString::number(100.0 * r.fragmentationAtPeak(), 'f', 1) + " %",
                                    r.firstOom ? tr("yes") : tr("no"),
                                    conf + (order[size_t(row)] == 0 ? tr(" (recorded)") : QString()) +
