@@ -5,6 +5,7 @@
 #include "SyntheticLoop.h"
 #include "TestData.h"
 #include "analysis/RecorderPauses.h"
+#include "analysis/categories/MarkedEvaluations.h"
 #include "analysis/growth/LeakDiagnosis.h"
 #include "analysis/growth/RegionDiagnosis.h"
 #include "analysis/peak/PhaseTable.h"
@@ -40,6 +41,7 @@ class TestGrowthRegions : public QObject {
     void functionReturnAndPhaseEnd();
     void numberedStepMarkersBeatPerBucketAnnotations();
     void peakPerPhaseGate();
+    void markedEvaluationRangesArePhases();
     void cudaLevelPyTorchIsNoLeak();
     void oneTimeOriginAcrossDevices();
     void epochsOfVaryingLength();
@@ -420,6 +422,37 @@ void TestGrowthRegions::peakPerPhaseGate() {
     // 124 -> 136 is the largest rise counted; 164 -> 124 is not counted
     QVERIFY2(std::abs(rise - 100.0 * 12 / 124) < 0.001, std::to_string(rise).c_str());
     QCOMPARE(at, size_t(2));
+}
+
+void TestGrowthRegions::markedEvaluationRangesArePhases() {
+    // PyTorch's snapshot of a loop that marks its epochs and evaluations with record_function ranges:
+    // each evaluation (outputs kept until it ends, run straight into the next epoch's training with no
+    // Python frame between) is a row of its own, and each epoch's row ends where the evaluation begins
+    SyntheticLoop loop;
+    const StackId out = loop.stack({{"evaluate", 40}, {"main", 60}});
+    for (int e = 0; e < 3; ++e) {
+        loop.annotate("epoch");
+        for (int i = 0; i < 6; ++i) loop.annotate("step"), loop.step(uint64_t(8 + 4 * e) << 20);
+        loop.annotate("epoch", false);
+        loop.annotate("evaluate");
+        std::vector<uint64_t> kept;
+        for (int i = 0; i < 5; ++i) kept.push_back(loop.alloc(16 << 20, out)), loop.step(2 << 20);
+        for (uint64_t k : kept) loop.free(k, 16 << 20, out);
+        loop.annotate("evaluate", false);
+    }
+    auto a = analyse(loop);
+    const auto r = regionsOf(*a);
+    const PhaseTable p = phaseTable(a->capture(), a->trace(0), a->replay(0), r.iterations);
+    std::vector<std::pair<int, int64_t>> rows;
+    // (the step markers are too irregular to be the iterations: the epochs are, each a row of its own)
+    for (const PhaseRow& row : p.rows) rows.emplace_back(int(row.kind), row.peak);
+    const int ep = int(PhaseKind::Step), ev = int(PhaseKind::Evaluation);
+    const std::vector<std::pair<int, int64_t>> want = {{ep, 8 << 20},  {ev, 82 << 20}, {ep, 12 << 20},
+                                                       {ev, 82 << 20}, {ep, 16 << 20}, {ev, 82 << 20}};
+    QCOMPARE(rows, want);
+    QVERIFY(namesEvaluation("validation_epoch") && namesEvaluation("Evaluate") &&
+            namesEvaluation("run_eval"));
+    QVERIFY(!namesEvaluation("epoch") && !namesEvaluation("retrieval") && !namesEvaluation("step"));
 }
 
 void TestGrowthRegions::cudaLevelPyTorchIsNoLeak() {

@@ -1,5 +1,6 @@
 #include "analysis/peak/PhaseTable.h"
 
+#include "analysis/categories/MarkedEvaluations.h"
 #include "analysis/categories/PhaseWindows.h"
 
 #include <algorithm>
@@ -21,14 +22,25 @@ std::map<uint32_t, PhaseKind> boundaries(const Capture& c, const DeviceTrace& t,
     for (uint32_t s : its.phaseStarts) at[s] = PhaseKind::Epoch;
     if (its.phaseStarts.empty()) // no epochs marked: each training iteration is a phase
         for (uint32_t s : its.starts) at[s] = PhaseKind::Step;
-    PhaseWindows w(c);
-    if (w.empty() && !c.nativeStacks) w = PhaseWindows::fromStacks(c, t);
-    for (const auto& e : w.evaluations()) {
+    // the evaluations the program marks itself, else those its forward passes show
+    auto evaluations = markedEvaluations(c, t.device);
+    if (evaluations.empty()) {
+        PhaseWindows w(c);
+        if (w.empty() && !c.nativeStacks) w = PhaseWindows::fromStacks(c, t);
+        evaluations = w.evaluations();
+    }
+    for (const auto& e : evaluations) {
         const uint32_t from = eventAt(t, e.fromUs), to = e.toUs == INT64_MAX ? kNoEvent : eventAt(t, e.toUs);
-        // an evaluation is one phase: the iterations found inside it (its forward passes) are not steps
-        for (auto it = at.upper_bound(from); it != at.end() && it->first < to;)
-            it = it->second == PhaseKind::Step ? at.erase(it) : std::next(it);
-        if (to != kNoEvent && to < t.eventCount() && !at.count(to)) at[to] = PhaseKind::Training;
+        // an evaluation is one phase: the iterations found inside it (its forward passes) are not steps;
+        // a marked epoch that begins before training resumes ends it (the next epoch's marker comes
+        // just before that epoch's first forward pass): no "after evaluation" row then
+        bool epochBegan = false;
+        for (auto it = at.upper_bound(from); it != at.end() && it->first <= to;) {
+            epochBegan |= it->second == PhaseKind::Epoch;
+            it = it->second == PhaseKind::Step && it->first < to ? at.erase(it) : std::next(it);
+        }
+        if (to != kNoEvent && to < t.eventCount() && !at.count(to) && !epochBegan)
+            at[to] = PhaseKind::Training;
         at[from] = PhaseKind::Evaluation;
     }
     // before the first boundary: start-up, or the whole run
