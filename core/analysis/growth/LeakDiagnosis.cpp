@@ -341,9 +341,18 @@ std::string oomNextStep(const Capture& c, const OomFacts& f) {
     case OomCause::WorkingSet:
         break;
     }
-    return "One step needs more than the device has (it had made " + humanBytes(f.stepBytes) +
-           " of what was alive when it failed): lower the batch size, recompute activations "
-           "(torch.utils.checkpoint) or compute in lower precision (torch.autocast).";
+    std::string s =
+        "One step needs more than the device has" +
+        (f.stepBytes > 0 ? " (it had made " + humanBytes(f.stepBytes) + " of what was alive when it failed)"
+                         : std::string()) +
+        ": lower the batch size, recompute activations (torch.utils.checkpoint) or compute in lower "
+        "precision (torch.autocast).";
+    // a PyTorch snapshot does not name the device's capacity: memory held outside PyTorch cannot be
+    // ruled out, and would call for other advice
+    if (!f.capacity && !f.capped())
+        s += " The file does not record the device's capacity: if the device has more than " +
+             humanBytes(leastCapacity(f)) + ", the rest was held outside PyTorch (see nvidia-smi).";
+    return s;
 }
 
 void explainOom(const CaptureAnalysis& a, size_t device, uint32_t oom, LeakReport& rep) {
