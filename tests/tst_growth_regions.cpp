@@ -60,6 +60,7 @@ class TestGrowthRegions : public QObject {
     void leakRateIsOverItsOwnSpan();
     void leakWhoseLineChurns();
     void leakUnderSawtoothListsBoth();
+    void unfinishedToothIsTheAccumulation();
     void evaluationAccumulatesWithoutMarkers();
 };
 
@@ -588,6 +589,30 @@ void TestGrowthRegions::leakUnderSawtoothListsBoth() {
         QCOMPARE(r.regionOf(*leak).stacks.front(), collect);
         QCOMPARE(r.regionOf(*leak).growthBytes, uint64_t(7 * (4 << 20)));
     }
+}
+
+// Issue 46: the capture ends (an OOM, a stopped job) in the middle of an epoch whose list is cleared
+// at each epoch's end: what the current epoch collected so far is that sawtooth's next tooth, one
+// accumulation finding with the teeth before it, not a leak (the OOM's cause reads it the same way).
+void TestGrowthRegions::unfinishedToothIsTheAccumulation() {
+    SyntheticLoop loop;
+    const StackId collect = loop.stack({{"collect_features", 30}, {"fit", 80}});
+    const StackId clear = loop.stack({{"on_epoch_end", 40}, {"fit", 85}});
+    for (int e = 0; e < 3; ++e) {
+        std::vector<uint64_t> held;
+        for (int i = 0; i < (e < 2 ? 10 : 14); ++i) loop.step(), held.push_back(loop.alloc(4 << 20, collect));
+        if (e < 2)
+            for (uint64_t k : held) loop.free(k, 4 << 20, clear);
+    }
+    auto a = analyse(loop);
+    const auto r = regionsOf(*a);
+    QCOMPARE(findingOf(r, LeakKind::Leak), nullptr);
+    const GrowthFinding* acc = findingOf(r, LeakKind::Accumulation);
+    QVERIFY(acc != nullptr);
+    QCOMPARE(r.findings.size(), size_t(1));
+    QCOMPARE(acc->repeats, size_t(3));
+    QCOMPARE(r.regionOf(*acc).growthBytes, uint64_t(14 * (4 << 20))); // the unfinished tooth, the largest
+    QCOMPARE(r.regionOf(*acc).releasedAt, kNoEvent);
 }
 
 // Issue 45: between training epochs an evaluation with no marker of its own collects every batch's

@@ -83,6 +83,19 @@ bool releasedAtEnd(const GrowthRegion& g, const std::vector<Allocation>& all, co
     return 8 * uint64_t(t.eventCount() - 1 - released) <= uint64_t(g.releasedAt - g.first);
 }
 
+// Growth still alive when the capture ends (the program stopped, or ran out of memory, mid-phase)
+// that began after the same stack's memory had been collected and released at a phase's end twice
+// is that phase's next tooth, not yet released: an accumulation. (A leak under a sawtooth began
+// before its teeth and spans them.)
+void unfinishedTooth(GrowthRegion& g, const std::vector<GrowthRegion>& regions) {
+    if (g.kind != LeakKind::Leak || g.stacks.empty()) return;
+    const auto teeth = std::count_if(regions.begin(), regions.end(), [&](const GrowthRegion& o) {
+        return o.kind == LeakKind::Accumulation && o.releasedAt != kNoEvent && o.releasedAt <= g.first &&
+               !o.stacks.empty() && o.stacks.front() == g.stacks.front();
+    });
+    if (teeth >= 2) g.kind = LeakKind::Accumulation, g.scale = RegionScale::Phase;
+}
+
 // How a release at the program's end reads: memory from a stack whose memory the program
 // released the same way twice or more before is the last tooth of a sawtooth (an epoch's list,
 // cleared at each epoch's end and at the last when the program returns); memory released once,
@@ -91,7 +104,11 @@ bool releasedAtEnd(const GrowthRegion& g, const std::vector<Allocation>& all, co
 void programEnd(std::vector<GrowthRegion>& regions, const std::vector<Allocation>& all,
                 const DeviceTrace& t) {
     for (GrowthRegion& g : regions) {
-        if (g.releasedAt == kNoEvent || g.stacks.empty()) continue;
+        if (g.releasedAt == kNoEvent) {
+            unfinishedTooth(g, regions);
+            continue;
+        }
+        if (g.stacks.empty()) continue;
         std::map<LeakKind, size_t> teeth;
         for (const GrowthRegion& o : regions)
             if ((o.kind == LeakKind::Accumulation || o.kind == LeakKind::Cycle) && o.releasedAt != kNoEvent &&
