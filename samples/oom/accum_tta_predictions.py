@@ -8,7 +8,7 @@ before). Held out: never used to change a rule.
 import torch
 import torch.nn.functional as F
 
-from oom_common import DEV, OomTruth, marker, mlp, parser, pause
+from oom_common import DEV, OomTruth, marker, mlp, parser, pause, train_epoch
 
 CLASSES = 4096
 AUGMENTATIONS = ("none", "flip", "negate", "roll")
@@ -49,14 +49,7 @@ def main():
         for epoch in range(3):
             final = epoch == 2
             if not final:
-                with marker("epoch", epoch):
-                    for step in range(15):
-                        loss = F.cross_entropy(model(x), y)
-                        opt.zero_grad(set_to_none=True)
-                        loss.backward()
-                        opt.step()
-                        pause(a)
-                        t.step(epoch, step)
+                train_epoch(model, opt, x, y, 15, a, t, epoch, F.cross_entropy)
             with marker("validate", epoch):
                 validate(model, val_x, full if final else subset, a, t, epoch)
     except torch.cuda.OutOfMemoryError as e:

@@ -204,3 +204,15 @@ def mlp(d_in, width, d_out, depth):
         layers += [torch.nn.Linear(width, width), torch.nn.GELU()]
     layers.append(torch.nn.Linear(width, d_out))
     return torch.nn.Sequential(*layers).to(DEV)
+
+
+def train_epoch(model, opt, x, y, steps, a, t, epoch, loss_fn):
+    """One marked epoch of plain training steps on one batch (the programs whose OOM comes elsewhere)."""
+    with marker("epoch", epoch):
+        for step in range(steps):
+            loss = loss_fn(model(x), y)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            pause(a)
+            t.step(epoch, step)
