@@ -699,6 +699,9 @@ void TestGrowthRegions::oomWorkingSetNamesTheCallLine() {
     loop.alloc(uint64_t(1) << 30, loop.stack({{"build_model", 10}}));
     for (int i = 0; i < 10; ++i) loop.annotate("step"), loop.step(64 << 20);
     loop.annotate("step");
+    // the program marks its batch size (vramscope.mark("batch_size", 256)) as the schedule raises it
+    Capture& c = loop.capture();
+    c.annotations.push_back({0, loop.t().timeUs.back() + 1, true, c.strings.intern("batch_size"), 256});
     for (uint32_t layer = 0; layer < 3; ++layer)
         loop.alloc(512 << 20,
                    loop.stackIn({{"forward", "/home/me/model.py", 40 + layer},
@@ -715,6 +718,11 @@ void TestGrowthRegions::oomWorkingSetNamesTheCallLine() {
     QCOMPARE(rep.oom->holders.front().bytes, int64_t(1536) << 20);
     QVERIFY2(rep.summary.find("train_step (train.py:30)") != std::string::npos, rep.summary.c_str());
     QVERIFY2(rep.nextStep.find("batch size") != std::string::npos, rep.nextStep.c_str());
+    // at least (1.5 GiB made + 2 GiB asked) / 256 = 14 MiB a sample; 1.5 GiB + 300 MiB free hold 131
+    QCOMPARE(rep.oom->batch, int64_t(256));
+    QCOMPARE(rep.oom->perSampleAtLeast, uint64_t(14) << 20);
+    QCOMPARE(rep.oom->batchAtMost, uint64_t(131));
+    QVERIFY2(rep.nextStep.find("a batch of at most 131 fits") != std::string::npos, rep.nextStep.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestGrowthRegions)

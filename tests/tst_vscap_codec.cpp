@@ -230,7 +230,11 @@ void TestVscapCodec::goldenRecordsRead() {
     size_t events = 0;
     for (const auto& d : c->devices) events += d.device == 1 ? d.eventCount() : 0;
     QCOMPARE(events, std::size(kEvents));
-    QCOMPARE(c->annotations.size(), size_t(4)); // marks read as annotations
+    QCOMPARE(c->annotations.size(), size_t(4)); // marks read as annotations, with their values
+    std::vector<int64_t> values;
+    for (const auto& a : c->annotations)
+        if (a.value != Annotation::kNoMarkValue) values.push_back(a.value);
+    QCOMPARE(values, (std::vector<int64_t>{42, -7}));
     QCOMPARE(c->retention.size(), size_t(1));
 }
 

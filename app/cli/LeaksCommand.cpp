@@ -51,6 +51,9 @@ void writeOomJson(JsonWriter& j, const Capture& c, const OomFacts& f) {
     j.field("largest_free_block", f.largestFree).field("capacity", f.capacity).key("outside_pytorch");
     f.capacity ? j.value(f.outside()) : j.null();
     j.field("step_bytes", f.stepBytes).field("decided_by", f.decidedBy).field("whatif", f.whatIf);
+    j.field("batch", f.batch)
+        .field("bytes_per_sample_at_least", f.perSampleAtLeast)
+        .field("batch_at_most", f.batchAtMost);
     j.key("holders").beginArray();
     for (size_t i = 0; i < f.holders.size() && i < 10; ++i) {
         const LineHolder& h = f.holders[i];

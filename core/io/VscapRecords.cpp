@@ -411,7 +411,7 @@ void Records::annotation(Body& b, bool mark) {
     a.timeUs = plausibleTime(b, b.svarint(), mark ? "a mark's" : "an annotation's");
     a.start = mark || b.u8() == 0;
     a.name = stringId(b.varint());
-    // A Mark's trailing value (the step number) is implied by its order and not kept.
+    if (mark && b.remaining()) a.value = b.svarint(); // a step number, a batch size (OomCause reads it)
     c_.annotations.push_back(a);
 }
 

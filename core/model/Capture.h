@@ -22,6 +22,8 @@ struct Annotation {
     int64_t timeUs = 0;
     bool start = true; // stage START or END
     StringId name;
+    int64_t value = kNoMarkValue; // a mark's value (vramscope.mark(name, value)): a step, a batch size
+    static constexpr int64_t kNoMarkValue = INT64_MIN;
 };
 
 struct DeviceInfo {

@@ -347,6 +347,10 @@ std::string oomNextStep(const Capture& c, const OomFacts& f) {
                          : std::string()) +
         ": lower the batch size, recompute activations (torch.utils.checkpoint) or compute in lower "
         "precision (torch.autocast).";
+    if (f.batchAtMost)
+        s += " At the batch of " + std::to_string(f.batch) + " it marked, the step needed at least " +
+             humanBytes(int64_t(f.perSampleAtLeast)) + " per sample: a batch of at most " +
+             std::to_string(f.batchAtMost) + " fits in what it could use.";
     // a PyTorch snapshot does not name the device's capacity: memory held outside PyTorch cannot be
     // ruled out, and would call for other advice
     if (!f.capacity && !f.capped())

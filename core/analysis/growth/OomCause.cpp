@@ -118,6 +118,26 @@ void grown(const CaptureAnalysis& a, size_t device, OomFacts& f) {
     f.grownBytes = k.bytes, f.grownAt = k.stack, f.grownPerStep = k.bytes / k.blocks;
 }
 
+// The batch size marked last before the failure: a mark named batch, batch_size or bs with a value.
+int64_t markedBatch(const Capture& c, int device, int64_t beforeUs) {
+    int64_t batch = 0, at = INT64_MIN;
+    for (const auto& m : c.annotations) {
+        if (m.device != device || m.value <= 0 || m.timeUs > beforeUs || m.timeUs < at) continue;
+        const auto name = c.strings.text(m.name);
+        if (name == "batch" || name == "batch_size" || name == "bs") batch = m.value, at = m.timeUs;
+    }
+    return batch;
+}
+
+// What the failing step needed per sample at least, and the batch its memory would hold.
+void perSample(OomFacts& f) {
+    const uint64_t made = uint64_t(std::max<int64_t>(f.stepBytes, 0));
+    if (f.batch <= 0 || made > UINT64_MAX - f.request) return;
+    f.perSampleAtLeast = (made + f.request) / uint64_t(f.batch);
+    const uint64_t usable = made > UINT64_MAX - freeBytes(f) ? UINT64_MAX : made + freeBytes(f);
+    if (f.perSampleAtLeast) f.batchAtMost = usable / f.perSampleAtLeast;
+}
+
 // In the order that follows from the allocator: memory held outside PyTorch that outweighs PyTorch's
 // own; then growth that exhausted the free memory (growthExhausted); then fragmentation; then growth
 // with room left in scattered holes; else the step.
@@ -173,6 +193,8 @@ OomFacts oomFacts(const CaptureAnalysis& a, size_t device, uint32_t oom, const G
     f.growth = grownToFailure(growth, cats->allocations, oom);
     f.stepBytes = madeThisStep(*cats, growth.iterations, oom);
     grown(a, device, f);
+    f.batch = markedBatch(a.capture(), t.device, t.timeUs[oom]);
+    perSample(f);
     decide(a, device, growth, f);
     return f;
 }

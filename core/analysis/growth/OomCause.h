@@ -48,7 +48,12 @@ struct OomFacts {
     // the failure cut it short before any release marked it): bytes, per step, and where made
     uint64_t grownBytes = 0, grownPerStep = 0;
     StackId grownAt;
-    int64_t stepBytes = 0;           // alive at the failure and made since the step began
+    int64_t stepBytes = 0; // alive at the failure and made since the step began
+    // The batch size the program marked before the failure (vramscope.mark("batch_size", n)); 0: none.
+    // With it, what the failing step needed per sample at least ((made + asked) / batch) and the
+    // largest batch that the memory it could use (made + free) would then hold.
+    int64_t batch = 0;
+    uint64_t perSampleAtLeast = 0, batchAtMost = 0;
     std::vector<LineHolder> holders; // alive at the failure, by the user's line
     std::string whatIf; // for fragmentation, what the simulator says of other settings (sim/OomWhatIf.h)
 };
