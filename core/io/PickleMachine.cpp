@@ -8,15 +8,6 @@
 #include <cstring>
 
 namespace vs::pickle {
-namespace {
-
-template <class T> T readLE(const uint8_t* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v); // x86-64 and aarch64 are little-endian, as pickle is
-    return v;
-}
-
-} // namespace
 
 // A vector of items in storage_ costs its header and the allocator's bookkeeping besides its items.
 constexpr uint64_t kVectorOverhead = sizeof(std::vector<Value>) + 16;

@@ -6,16 +6,6 @@
 #include <cstring>
 
 namespace vs::pickle {
-namespace {
-
-template <class T> T readLE(const uint8_t* p) {
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-} // namespace
-
 void PickleMemo::Scan::mark(uint64_t i, uint64_t offset) {
     if (i >= size_) return; // the real pass fails there: never stored
     auto& marks = memo_.marks_;

@@ -1,6 +1,7 @@
 #pragma once
 // Pickle opcode bytes (CPython's Lib/pickletools.py) and their names for error messages.
 #include <cstdint>
+#include <cstring>
 
 namespace vs::pickle {
 
@@ -79,5 +80,12 @@ enum : uint8_t {
 
 const char* opcodeName(uint8_t op);
 bool isCodeExecutingOpcode(uint8_t op);
+
+// An opcode's fixed-width argument at p (x86-64 and aarch64 are little-endian, as pickle is).
+template <class T> T readLE(const uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
 
 } // namespace vs::pickle

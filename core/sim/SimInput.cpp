@@ -12,7 +12,7 @@ namespace {
 
 using Kind = SimRequest::Kind;
 
-uint64_t allocationSize(uint64_t rounded) { // CUDACachingAllocator's get_allocation_size
+uint64_t newSegmentSize(uint64_t rounded) { // CUDACachingAllocator's get_allocation_size
     if (rounded <= AllocatorRules::kSmallSize) return AllocatorRules::kSmallBuffer;
     if (rounded < (10ull << 20)) return 20ull << 20;
     return (rounded + (2ull << 20) - 1) / (2ull << 20) * (2ull << 20);
@@ -172,7 +172,7 @@ class Builder {
 
     void recordOom(size_t i) {
         ++in_.recordedOoms;
-        const uint64_t below = uint64_t(r_.reserved[i]) + allocationSize(rules_.roundSize(t_.size[i]));
+        const uint64_t below = uint64_t(r_.reserved[i]) + newSegmentSize(rules_.roundSize(t_.size[i]));
         in_.capacityBelow = in_.capacityBelow ? std::min(in_.capacityBelow, below) : below;
     }
 

@@ -12,8 +12,8 @@ namespace vs {
 namespace {
 
 // The median of the peaks of training iterations (those outside evaluations), and how many.
-std::pair<int64_t, size_t> typicalStep(const ReplayResult& r, const Iterations& its,
-                                       const PhaseTable& table) {
+std::pair<int64_t, size_t> medianStepPeak(const ReplayResult& r, const Iterations& its,
+                                          const PhaseTable& table) {
     std::vector<int64_t> peaks;
     const auto n = uint32_t(r.allocated.size());
     for (size_t i = 0; i < its.starts.size(); ++i) {
@@ -69,7 +69,7 @@ PeakReport explainPeak(const CaptureAnalysis& a, size_t device) {
     p.lines = lineHolders(a.capture(), *cats, p.event);
     p.phases = phaseTable(a.capture(), t, r, its);
     p.phase = p.phases.rowOf(p.event);
-    std::tie(p.typicalStepPeak, p.steps) = typicalStep(r, its, p.phases);
+    std::tie(p.typicalStepPeak, p.steps) = medianStepPeak(r, its, p.phases);
     p.iterationMarker = its.marker;
     p.summary = summaryOf(a, device, p);
     return p;
