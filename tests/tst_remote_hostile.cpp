@@ -58,6 +58,13 @@ QByteArray decodeOctal(const QByteArray& line) {
         out += char(line.mid(at + 1, 3).toInt(nullptr, 8));
     return out;
 }
+// A fake host whose first connection prepares (answers a fresh directory, counted in `count`) and
+// whose later ones, the run, do `run` (shell lines).
+QString preparedThen(const QString& count, const QString& run) {
+    return "if [ -s '" + count + "' ]; then\n" + run + "else\n  echo >>'" + count +
+           "'\n  printf 'VRAMSCOPE-REMOTE dir=%s\\n' \"$(mktemp -d)\"\nfi\n";
+}
+
 } // namespace
 
 class TestRemoteHostile : public QObject {
@@ -283,15 +290,8 @@ void TestRemoteHostile::ctrlCDuringAFetchCleansUp() {
 // as a second Ctrl-C does), its forwarding directory and its ssh go, and it says so with 128 + 15.
 void TestRemoteHostile::sigtermDuringARunCleansUp() {
     const QString count = dir_.filePath("term-connections");
-    host("if [ -s '" + count + "' ]; then\n" +
-         "  printf 'VRAMSCOPE-REMOTE pid=7\\nVRAMSCOPE-REMOTE output=2f78\\n'\n"
-         "  exec sleep 60\n"
-         "else\n"
-         "  echo >>'" +
-         count +
-         "'\n"
-         "  printf 'VRAMSCOPE-REMOTE dir=%s\\n' \"$(mktemp -d)\"\n"
-         "fi\n");
+    host(preparedThen(count, "  printf 'VRAMSCOPE-REMOTE pid=7\\nVRAMSCOPE-REMOTE output=2f78\\n'\n"
+                             "  exec sleep 60\n"));
     QProcess cli;
     cli.start(VRAMSCOPE_CLI,
               {"run", "--remote", "vstest", "-o", dir_.filePath("term.vscap"), "--", "./prog"});
@@ -380,15 +380,9 @@ void TestRemoteHostile::runCopyStopsAtMaxMemory() {
 // took them for itself, so the program never saw them).
 void TestRemoteHostile::programWordsKeepTheirOptions() {
     const QString count = dir_.filePath("word-connections"), input = dir_.filePath("word-input");
-    host("if [ -s '" + count + "' ]; then\n" + "  timeout 5 head -n 10 >'" + input +
-         "'\n" // the script, then dir, output, work dir, count, 5 words
-         "  printf 'VRAMSCOPE-REMOTE exit=0\\n'\n"
-         "else\n"
-         "  echo >>'" +
-         count +
-         "'\n"
-         "  printf 'VRAMSCOPE-REMOTE dir=%s\\n' \"$(mktemp -d)\"\n"
-         "fi\n");
+    host(preparedThen(count, "  timeout 5 head -n 10 >'" + input +
+                                 "'\n" // the script, then dir, output, work dir, count, 5 words
+                                 "  printf 'VRAMSCOPE-REMOTE exit=0\\n'\n"));
     const test::CliRun r =
         test::runCliMeasured(VRAMSCOPE_CLI, {"run", "--remote", "vstest", "-o", dir_.filePath("words.vscap"),
                                              "--", "./prog", "--max-memory", "5G", "--level", "cuda"});
