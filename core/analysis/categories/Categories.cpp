@@ -169,8 +169,7 @@ DeviceCategories classifyDevice(const Capture& c, size_t device, const ReplayRes
     out.basis.assign(out.allocations.size(), CategoryBasis::None);
     applyTags(c, t.device, t, out);
     propagateBySite(out);
-    PhaseWindows windows(c);
-    if (windows.empty() && !c.nativeStacks) windows = PhaseWindows::fromStacks(c, t); // a PyTorch snapshot
+    const PhaseWindows windows = PhaseWindows::of(c, t); // guessed from stacks in a PyTorch snapshot
     if (c.tags.empty()) tagModuleMoves(c, out); // .to()/.cuda() of a module: its parameters and buffers
     const int64_t firstIterationEnd = windows.firstEndOf(Phase::Optimizer) != INT64_MAX
                                           ? windows.firstEndOf(Phase::Optimizer)

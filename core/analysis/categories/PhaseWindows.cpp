@@ -50,6 +50,12 @@ Phase phaseOfStack(const Capture& c, StackId s, bool& python) {
 
 } // namespace
 
+PhaseWindows PhaseWindows::of(const Capture& c, const DeviceTrace& t) {
+    PhaseWindows w(c);
+    if (w.empty() && !c.nativeStacks) w = fromStacks(c, t);
+    return w;
+}
+
 PhaseWindows PhaseWindows::fromStacks(const Capture& c, const DeviceTrace& t) {
     PhaseWindows w;
     std::vector<Mark> marks;

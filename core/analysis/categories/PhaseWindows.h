@@ -30,6 +30,9 @@ class PhaseWindows {
     // thread) the backward pass — each maximal run of one phase a window. Empty when the capture
     // has no Python frames.
     static PhaseWindows fromStacks(const Capture& c, const DeviceTrace& t);
+    // The recorder's phases when the capture has them, else (a PyTorch snapshot with Python stacks)
+    // those guessed from one device's stacks.
+    static PhaseWindows of(const Capture& c, const DeviceTrace& t);
     bool empty() const { return changes_.empty(); }
     bool guessed() const { return guessed_; } // from stacks: a whole evaluation is one forward window
     PhaseAt at(int64_t timeUs) const;         // the phase an event at this moment happened in

@@ -96,8 +96,8 @@ bool growthExhausted(const OomFacts& f) {
     return !freeHolds(f, std::max<uint64_t>(f.grownPerStep, 1));
 }
 
-void decideGrowth(const CaptureAnalysis& a, size_t device, const GrowthRegions& g, OomFacts& f) {
-    const bool phase = !f.growth || growthWithinPhase(a, device, g, *f.growth, f.event);
+void decideGrowth(const CaptureAnalysis& a, size_t device, OomFacts& f) {
+    const bool phase = !f.growth || growthWithinPhase(a, device, *f.growth, f.event);
     f.cause = phase ? OomCause::Accumulation : OomCause::Leak;
     f.decidedBy = humanBytes(int64_t(f.grownBytes)) + " was kept steadily " +
                   (phase ? "within one phase" : "across the run") + " up to the failure";
@@ -151,7 +151,7 @@ void decide(const CaptureAnalysis& a, size_t device, const GrowthRegions& g, Oom
         return;
     }
     const bool grew = f.grownBytes > 0;
-    if (grew && growthExhausted(f)) return decideGrowth(a, device, g, f);
+    if (grew && growthExhausted(f)) return decideGrowth(a, device, f);
     if (fragmented(f)) {
         f.cause = OomCause::Fragmentation;
         f.decidedBy = humanBytes(f.reservedFree()) + " free inside PyTorch's reserve" +
@@ -166,7 +166,7 @@ void decide(const CaptureAnalysis& a, size_t device, const GrowthRegions& g, Oom
                            humanBytes(int64_t(f.grownBytes)) + " so far)";
         return;
     }
-    if (grew) return decideGrowth(a, device, g, f);
+    if (grew) return decideGrowth(a, device, f);
     f.cause = OomCause::WorkingSet;
     f.decidedBy =
         "nothing grew before the failure" +

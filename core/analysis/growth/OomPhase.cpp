@@ -12,13 +12,6 @@ namespace vs {
 
 namespace {
 
-PhaseWindows phasesOf(const CaptureAnalysis& a, size_t device) {
-    const Capture& c = a.capture();
-    PhaseWindows w(c);
-    if (w.empty() && !c.nativeStacks) w = PhaseWindows::fromStacks(c, a.trace(device));
-    return w;
-}
-
 // The evaluation that holds [fromUs, toUs], when training (a finished backward pass) came before it.
 std::optional<PhaseWindows::Window> evaluationHolding(const PhaseWindows& w, int64_t fromUs, int64_t toUs) {
     const int64_t trained = w.firstEndOf(Phase::Backward);
@@ -27,28 +20,18 @@ std::optional<PhaseWindows::Window> evaluationHolding(const PhaseWindows& w, int
     return std::nullopt;
 }
 
-// A sawtooth's earlier tooth: the same stack's memory collected and released at a phase's end
-// before this growth began.
-bool repeatsReleasedTooth(const GrowthRegions& g, const GrowthRegion& r) {
-    if (r.stacks.empty()) return false;
-    return std::any_of(g.regions.begin(), g.regions.end(), [&](const GrowthRegion& o) {
-        return o.kind == LeakKind::Accumulation && o.releasedAt != kNoEvent && o.releasedAt <= r.first &&
-               !o.stacks.empty() && o.stacks.front() == r.stacks.front();
-    });
-}
-
 } // namespace
 
-bool growthWithinPhase(const CaptureAnalysis& a, size_t device, const GrowthRegions& g, const GrowthRegion& r,
-                       uint32_t oom) {
-    if (r.kind == LeakKind::Accumulation || repeatsReleasedTooth(g, r)) return true;
+bool growthWithinPhase(const CaptureAnalysis& a, size_t device, const GrowthRegion& r, uint32_t oom) {
+    if (r.kind == LeakKind::Accumulation) return true; // an unfinished tooth too (GrowthRegions)
     const DeviceTrace& t = a.trace(device);
-    return evaluationHolding(phasesOf(a, device), t.timeUs[r.first], t.timeUs[oom]).has_value();
+    return evaluationHolding(PhaseWindows::of(a.capture(), a.trace(device)), t.timeUs[r.first], t.timeUs[oom])
+        .has_value();
 }
 
 PassesKept keptAcrossPasses(const CaptureAnalysis& a, size_t device, uint32_t oom) {
     const DeviceTrace& t = a.trace(device);
-    const PhaseWindows w = phasesOf(a, device);
+    const PhaseWindows w = PhaseWindows::of(a.capture(), a.trace(device));
     // Phases guessed from stacks make a whole evaluation one window, and the training step that
     // failed before its backward pass one too: its layers' blocks cannot be told from passes.
     const auto eval = w.guessed() ? std::nullopt : evaluationHolding(w, t.timeUs[oom], t.timeUs[oom]);

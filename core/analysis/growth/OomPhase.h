@@ -10,12 +10,11 @@
 
 namespace vs {
 
-// The growth kept to the failure belongs to a phase: it is an accumulation already; or it began
-// inside an evaluation (forward passes between training steps: a run that never trained has no
-// evaluation apart from itself, its loop is the run); or it is the unfinished tooth of a sawtooth,
-// the same stack's memory having been released at a phase's end before this growth began.
-bool growthWithinPhase(const CaptureAnalysis& a, size_t device, const GrowthRegions& g, const GrowthRegion& r,
-                       uint32_t oom);
+// The growth kept to the failure belongs to a phase: it is an accumulation already (the unfinished
+// tooth of a sawtooth included: GrowthRegions calls it so); or it began inside an evaluation
+// (forward passes between training steps: a run that never trained has no evaluation apart from
+// itself, its loop is the run).
+bool growthWithinPhase(const CaptureAnalysis& a, size_t device, const GrowthRegion& r, uint32_t oom);
 
 // One stack's blocks made during the evaluation around the failure and still alive at it.
 struct PassesKept {

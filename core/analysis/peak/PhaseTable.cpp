@@ -25,9 +25,7 @@ std::map<uint32_t, PhaseKind> boundaries(const Capture& c, const DeviceTrace& t,
     // the evaluations the program marks itself, else those its forward passes show
     auto evaluations = markedEvaluations(c, t.device);
     if (evaluations.empty()) {
-        PhaseWindows w(c);
-        if (w.empty() && !c.nativeStacks) w = PhaseWindows::fromStacks(c, t);
-        evaluations = w.evaluations();
+        evaluations = PhaseWindows::of(c, t).evaluations();
     }
     for (const auto& e : evaluations) {
         const uint32_t from = eventAt(t, e.fromUs), to = e.toUs == INT64_MAX ? kNoEvent : eventAt(t, e.toUs);
