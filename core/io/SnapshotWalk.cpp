@@ -560,8 +560,8 @@ std::string SnapshotWalk::settingText(Value v) const {
 }
 
 std::string SnapshotWalk::printable(Value v) const {
-    int64_t n;
-    double x;
+    int64_t n = 0;
+    double x = 0;
     switch (v.tag()) {
     case Tag::None:
         return "None";
@@ -571,16 +571,14 @@ std::string SnapshotWalk::printable(Value v) const {
     case Tag::LongStr:
         return std::string(m_.str(v));
     case Tag::Float:
-        m_.toDouble(v, x);
-        return std::to_string(x);
+        return m_.toDouble(v, x) ? std::to_string(x) : "?";
     case Tag::Container:
     case Tag::Event: {
         const auto k = m_.containerOf(v)->kind;
         return k == Kind::Dict ? "dict" : k == Kind::Tuple ? "tuple" : "list";
     }
     default:
-        m_.toInt(v, n);
-        return std::to_string(n);
+        return m_.toInt(v, n) ? std::to_string(n) : "?"; // an int too big for 64 bits
     }
 }
 
