@@ -29,13 +29,15 @@ KNOWN_CAUSE_MISSES = {
 # Memory outside PyTorch has no PyTorch stack (record --native names the library or cudaMalloc line).
 KNOWN_LINE_MISSES = {p + s for p in ("outside_other_process", "outside_raw_cudamalloc", "outside_worker_cache")
                      for s in (".vscap", ".pickle.xz")}
+# How to stop keeping what grows (the retention holder's hints): advice only where growth caused the OOM.
+HOLDER_HINTS = [".detach()", "list/dict", "gc.collect()"]
 # What the next step must say (all of) and must not say (none of), by cause.
 ADVICE = {
     "leak": (["alive"], ["batch size", "expandable_segments", "nvidia-smi"]),
     "accumulation": (["CPU"], ["batch size", "expandable_segments", "nvidia-smi"]),
-    "fragmentation": (["expandable_segments"], ["batch size", "keeps growing", "alive (a list"]),
-    "working_set": (["batch size"], ["list or dict", "expandable_segments"]),
-    "outside_pytorch": (["nvidia-smi"], ["batch size", "list or dict"]),
+    "fragmentation": (["expandable_segments"], ["batch size", "keeps growing", "alive (a list"] + HOLDER_HINTS),
+    "working_set": (["batch size"], ["list or dict", "expandable_segments"] + HOLDER_HINTS),
+    "outside_pytorch": (["nvidia-smi"], ["batch size", "list or dict"] + HOLDER_HINTS),
 }
 
 

@@ -253,7 +253,10 @@ void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<All
     rep.evidence += (top.path.starts_with("held ") ? " It is " : " Held by ") + top.path + " (" +
                     std::to_string(top.blocks) + " blocks, " + humanBytes(int64_t(top.bytes)) +
                     ", retention graph at " + secondsText(a.secondsOf(c.retention[h.graph].timeUs)) + ").";
-    if (!top.hint.empty()) rep.nextStep = top.hint + " " + rep.nextStep;
+    // the holder's hint says how to stop keeping what grows: advice for growth, and for an OOM only
+    // when growth caused it (a fragmented reserve or a step too big is not fixed by .detach())
+    const bool grewToIt = !rep.oom || rep.oom->cause == OomCause::Leak || rep.oom->cause == OomCause::Accumulation;
+    if (!top.hint.empty() && grewToIt) rep.nextStep = top.hint + " " + rep.nextStep;
 }
 
 std::string flatEvidence(const CaptureAnalysis& a, size_t device, const LeakReport& rep) {
