@@ -7,15 +7,21 @@
 #     scripts/install-deps.sh [--dev]
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config ccache git
+  g++ cmake ninja-build pkg-config git  # Ninja builds: no make, no dpkg-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libzstd-dev zlib1g-dev
   nlohmann-json3-dev          # torch.profiler traces (JSON, read with its SAX parser; header-only)
-  libdw-dev libunwind-dev     # the CUPTI agent: symbolizer (DWARF file:line, inlined frames), unwinder
   fonts-dejavu-core           # text in headless renders
   zstd python3                # sample tooling
   openssh-client              # remote captures over the user's own ssh
 )
+# The CUPTI agent's symbolizer (DWARF file:line, inlined frames) and unwinder: for a user only
+# where the CUDA toolkit's CUPTI is there to build the agent (capture/cupti/CMakeLists.txt).
+agent=(libdw-dev libunwind-dev)
+cuda=${VRAMSCOPE_CUDA_ROOT:-/usr/local/cuda}
+if [[ -e $cuda/include/cupti.h || -e $cuda/extras/CUPTI/include/cupti.h ]]; then packages+=("${agent[@]}"); fi
 dev=(
+  "${agent[@]}"               # the native recorder's tests symbolize with libdw
+  ccache                      # rebuilds (CMake uses it when it is there)
   clang libclang-rt-14-dev    # the libFuzzer target and the sanitizer build
   clang-format                # the test command checks every C++ file's formatting
   python3-dev                 # the recorder's compiled codec, built for its byte-for-byte test
