@@ -37,6 +37,7 @@ class TestVscap : public QObject {
     void incrementalFeedEqualsWholeFile();
     void recorderCapturesEqualTruth_data();
     void recorderCapturesEqualTruth();
+    void recordedMarksKeepTheirValues();
 };
 
 namespace {
@@ -382,6 +383,26 @@ void TestVscap::recorderCapturesEqualTruth() {
             QCOMPARE(c2->strings.text(y.edges[i].label), c1.strings.text(x.edges[i].label));
         }
     }
+}
+
+// The recorder on the GPU machine wrote vramscope.mark("epoch", e) at each epoch's start; the reader
+// keeps each value (what the OOM's bytes per sample reads from a marked batch size), in order.
+void TestVscap::recordedMarksKeepTheirValues() {
+    const QString dir = test::samplesDir() + "/../oom/recordings/";
+    QFile tf(dir + "accum_epoch_features.rec.truth.json");
+    QVERIFY(tf.open(QIODevice::ReadOnly));
+    std::vector<int64_t> epochs;
+    for (const auto& v : QJsonDocument::fromJson(tf.readAll()).object()["steps"].toArray()) {
+        const auto e = static_cast<int64_t>(v.toObject()["epoch"].toDouble());
+        if (epochs.empty() || epochs.back() != e) epochs.push_back(e);
+    }
+    QVERIFY(epochs.size() >= 3);
+    const auto c = loadCaptureFile((dir + "accum_epoch_features.vscap").toStdString(), {});
+    std::vector<int64_t> marked;
+    for (const Annotation& a : c->annotations)
+        if (a.value != Annotation::kNoMarkValue && c->strings.text(a.name) == "epoch")
+            marked.push_back(a.value);
+    QCOMPARE(marked, epochs);
 }
 
 QTEST_GUILESS_MAIN(TestVscap)

@@ -255,7 +255,8 @@ void attachHolder(const CaptureAnalysis& a, size_t device, const std::vector<All
                     ", retention graph at " + secondsText(a.secondsOf(c.retention[h.graph].timeUs)) + ").";
     // the holder's hint says how to stop keeping what grows: advice for growth, and for an OOM only
     // when growth caused it (a fragmented reserve or a step too big is not fixed by .detach())
-    const bool grewToIt = !rep.oom || rep.oom->cause == OomCause::Leak || rep.oom->cause == OomCause::Accumulation;
+    const bool grewToIt =
+        !rep.oom || rep.oom->cause == OomCause::Leak || rep.oom->cause == OomCause::Accumulation;
     if (!top.hint.empty() && grewToIt) rep.nextStep = top.hint + " " + rep.nextStep;
 }
 
