@@ -23,8 +23,6 @@ KNOWN_CAUSE_MISSES = {
     "outside_other_process.pickle.xz": NO_CAPACITY,
     "outside_raw_cudamalloc.pickle.xz": NO_CAPACITY,
     "outside_worker_cache.pickle.xz": NO_CAPACITY,
-    "accum_eval_outputs.pickle.xz": "phases guessed from stacks make the whole evaluation one forward window, "
-                                    "as they make the failed step's forward pass: passes cannot be counted",
 }
 # Memory outside PyTorch has no PyTorch stack (record --native names the library or cudaMalloc line).
 KNOWN_LINE_MISSES = {p + s for p in ("outside_other_process", "outside_raw_cudamalloc", "outside_worker_cache")

@@ -1,6 +1,7 @@
 #include "analysis/growth/OomPhase.h"
 
 #include "analysis/categories/Categories.h"
+#include "analysis/categories/MarkedEvaluations.h"
 #include "analysis/categories/PhaseWindows.h"
 
 #include <algorithm>
@@ -20,6 +21,16 @@ std::optional<PhaseWindows::Window> evaluationHolding(const PhaseWindows& w, int
     return std::nullopt;
 }
 
+// Where the phases are guessed (a PyTorch snapshot), the evaluation the program marks around the
+// failure (a record_function range), when training came before it.
+std::optional<PhaseWindows::Window> markedEvaluationHolding(const CaptureAnalysis& a, size_t device,
+                                                            const PhaseWindows& w, int64_t atUs) {
+    const int64_t trained = w.firstEndOf(Phase::Backward);
+    for (const auto& e : markedEvaluations(a.capture(), a.trace(device).device))
+        if (trained < e.fromUs && e.fromUs <= atUs && atUs <= e.toUs) return e;
+    return std::nullopt;
+}
+
 } // namespace
 
 bool growthWithinPhase(const CaptureAnalysis& a, size_t device, const GrowthRegion& r, uint32_t oom) {
@@ -33,8 +44,11 @@ PassesKept keptAcrossPasses(const CaptureAnalysis& a, size_t device, uint32_t oo
     const DeviceTrace& t = a.trace(device);
     const PhaseWindows w = PhaseWindows::of(a.capture(), a.trace(device));
     // Phases guessed from stacks make a whole evaluation one window, and the training step that
-    // failed before its backward pass one too: its layers' blocks cannot be told from passes.
-    const auto eval = w.guessed() ? std::nullopt : evaluationHolding(w, t.timeUs[oom], t.timeUs[oom]);
+    // failed before its backward pass one too: its layers' blocks cannot be told from passes. Only
+    // an evaluation the program marks is one then, and its passes are counted from the blocks.
+    const bool guessed = w.guessed();
+    const auto eval = guessed ? markedEvaluationHolding(a, device, w, t.timeUs[oom])
+                              : evaluationHolding(w, t.timeUs[oom], t.timeUs[oom]);
     if (!eval) return {};
     const auto from =
         uint32_t(std::lower_bound(t.timeUs.begin(), t.timeUs.begin() + oom, eval->fromUs) - t.timeUs.begin());
@@ -52,7 +66,8 @@ PassesKept keptAcrossPasses(const CaptureAnalysis& a, size_t device, uint32_t oo
     PassesKept best;
     for (auto& [stack, k] : byStack) {
         if (k.blocks < 3 || k.bytes <= best.bytes) continue;
-        k.passes = uint32_t(instances[stack].size());
+        // unrecorded passes: each held at most two of the stack's blocks at once (at least half)
+        k.passes = guessed ? (k.blocks + 1) / 2 : uint32_t(instances[stack].size());
         if (k.passes >= 3) best = k;
     }
     return best;

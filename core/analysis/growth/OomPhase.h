@@ -28,8 +28,10 @@ struct PassesKept {
 // it (the failure cut the phase short, so nothing was released to mark it). A forward pass without
 // a backward pass frees each intermediate once the next layer has consumed it, so no more than two
 // blocks of one stack (a layer's input and output) are alive at once within it: blocks of one stack
-// made by three passes or more were kept across them. Nothing (passes 0) otherwise, and where the
-// passes are not recorded (phases guessed from a PyTorch snapshot's stacks).
+// made by three passes or more were kept across them. Where the passes are not recorded (phases
+// guessed from a PyTorch snapshot's stacks) only an evaluation the program marks counts (a
+// record_function range: MarkedEvaluations), and its passes are at least half the stack's blocks
+// alive. Nothing (passes 0) otherwise.
 PassesKept keptAcrossPasses(const CaptureAnalysis& a, size_t device, uint32_t oom);
 
 } // namespace vs
