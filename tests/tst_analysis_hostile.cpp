@@ -341,12 +341,24 @@ void TestAnalysisHostile::compressedJsonBombIsRefusedAsItInflates() {
             r, "a JSON token (a string, a number or whitespace) longer than 16 MiB, which no trace holds"),
         r.summary().c_str());
     QVERIFY2(r.peakRssMiB < 100 * kSanitizerFactor + kQuarantineMiB && withinBounds(r), r.summary().c_str());
-    // Many small tokens instead (1 GiB of "{},"): the text is checked against the budget as it inflates.
-    const std::string many = test::gzipOf(R"({"traceEvents": [)", "{},", 64, "{}]}");
+    // Long strings instead (1 GiB of them, a MiB each, inside one event): the text is checked against
+    // the budget as it inflates.
+    const std::string many =
+        test::gzipOf(R"({"traceEvents": [[)", '"' + std::string(1 << 20, 'a') + "\",", 64, "0]]}");
     const CliRun m = cli({"summary", writeFile(dir_, "objects.json.gz", many), "--max-memory", "64M"});
     QVERIFY2(oneLineError(m, "this file would need more than 64 MiB of memory") &&
                  m.peakRssMiB < 100 * kSanitizerFactor + kQuarantineMiB && withinBounds(m),
              m.summary().c_str());
+    // ...and 1 GiB of empty events ("{},", 5 s to parse up to the expansion bound from 0.5 MB) by the
+    // events a compressed byte carries, after the first window,
+    const std::string events = test::gzipOf(R"({"traceEvents": [)", "{},", 64, "{}]}");
+    const CliRun e = cli({"summary", writeFile(dir_, "events.json.gz", events)});
+    QVERIFY2(oneLineError(e, "a decompression bomb, not a torch.profiler trace") && withinBounds(e),
+             e.summary().c_str());
+    // ...and 1 GiB of "0," (3 s to parse up to the bound from 0.5 MB) by the values it carries.
+    const std::string zeros = test::gzipOf(R"({"traceEvents": [[)", "0,", 64, "0]]}");
+    const CliRun z = cli({"summary", writeFile(dir_, "zeros.json.gz", zeros)});
+    QVERIFY2(oneLineError(z, "JSON values from") && withinBounds(z), z.summary().c_str());
     // A real trace compressed reads as before.
     const std::string ok = test::gzipOf(test::manyAllocationsTrace(1000), " ", 0, "");
     const CliRun fine = cli({"summary", writeFile(dir_, "fine.json.gz", ok), "--json"});

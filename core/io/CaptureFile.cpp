@@ -83,10 +83,9 @@ std::unique_ptr<Capture> loadCaptureFile(const std::string& path, const LoadOpti
 
 std::unique_ptr<Capture> loadCaptureBytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
     if (vscap::looksLikeVscap(bytes)) return loadVscapBytes(bytes, options);
-    if (looksLikeJson(bytes.first(std::min<size_t>(bytes.size(), 256))))
-        return loadProfilerTraceBytes(bytes, options);
-    if (sniffCompression(bytes) == Compression::None)
-        checkPickleHead(bytes.first(std::min<size_t>(bytes.size(), 4)));
+    const auto head = contentHead(bytes); // as loadCaptureFile: a .json.gz trace is a trace
+    if (looksLikeJson(head)) return loadProfilerTraceBytes(bytes, options);
+    checkPickleHead(head);
     return loadSnapshotBytes(bytes, options);
 }
 

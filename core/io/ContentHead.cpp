@@ -3,6 +3,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -11,11 +12,11 @@ namespace {
 
 constexpr size_t kRawHead = 64 << 10; // compressed bytes read: the first block of any stream
 
-std::vector<uint8_t> inflateHead(std::vector<uint8_t>& raw, size_t n) {
+std::vector<uint8_t> inflateHead(std::span<const uint8_t> raw, size_t n) {
     std::vector<uint8_t> out(n);
     z_stream z{};
-    if (inflateInit2(&z, 15 + 32) != Z_OK) return {}; // gzip or zlib header
-    z.next_in = raw.data(), z.avail_in = uInt(raw.size());
+    if (inflateInit2(&z, 15 + 32) != Z_OK) return {};                          // gzip or zlib header
+    z.next_in = const_cast<Bytef*>(raw.data()), z.avail_in = uInt(raw.size()); // zlib only reads it
     z.next_out = out.data(), z.avail_out = uInt(n);
     inflate(&z, Z_SYNC_FLUSH);
     out.resize(n - z.avail_out);
@@ -23,7 +24,7 @@ std::vector<uint8_t> inflateHead(std::vector<uint8_t>& raw, size_t n) {
     return out;
 }
 
-std::vector<uint8_t> unzstdHead(const std::vector<uint8_t>& raw, size_t n) {
+std::vector<uint8_t> unzstdHead(std::span<const uint8_t> raw, size_t n) {
     std::vector<uint8_t> out(n);
     std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> z(ZSTD_createDCtx(), ZSTD_freeDCtx);
     ZSTD_inBuffer in{raw.data(), raw.size(), 0};
@@ -36,17 +37,21 @@ std::vector<uint8_t> unzstdHead(const std::vector<uint8_t>& raw, size_t n) {
 
 } // namespace
 
+std::vector<uint8_t> contentHead(std::span<const uint8_t> bytes, size_t n) {
+    const auto raw = bytes.first(std::min(bytes.size(), kRawHead));
+    if (raw.size() >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) return inflateHead(raw, n);
+    if (raw.size() >= 4 && raw[0] == 0x28 && raw[1] == 0xb5 && raw[2] == 0x2f && raw[3] == 0xfd)
+        return unzstdHead(raw, n);
+    return {raw.begin(), raw.begin() + std::ptrdiff_t(std::min(raw.size(), n))};
+}
+
 std::vector<uint8_t> contentHead(const std::string& path, size_t n) {
     std::vector<uint8_t> raw(kRawHead);
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return {};
     raw.resize(std::fread(raw.data(), 1, raw.size(), f));
     std::fclose(f);
-    if (raw.size() >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) return inflateHead(raw, n);
-    if (raw.size() >= 4 && raw[0] == 0x28 && raw[1] == 0xb5 && raw[2] == 0x2f && raw[3] == 0xfd)
-        return unzstdHead(raw, n);
-    raw.resize(std::min(raw.size(), n));
-    return raw;
+    return contentHead(std::span<const uint8_t>(raw), n);
 }
 
 size_t utf8BomLength(std::span<const uint8_t> head) {

@@ -10,6 +10,7 @@ namespace vs {
 
 // Up to `n` bytes; fewer when the content is shorter, empty when the file cannot be read.
 std::vector<uint8_t> contentHead(const std::string& path, size_t n = 256);
+std::vector<uint8_t> contentHead(std::span<const uint8_t> bytes, size_t n = 256); // a file in memory
 // The first byte that is not JSON whitespace opens an object or an array (after a UTF-8 byte-order
 // mark, which Windows tools write), or the text is UTF-16 (a BOM, or a NUL byte beside the first
 // ASCII character): the JSON reader then refuses it by name rather than a pickle reader by opcode.

@@ -31,7 +31,17 @@ class Windows {
     // endless token would cost twice its size in memory. Kineto's longest are a few KiB.
     static constexpr uint64_t kMaxToken = 16 << 20;
 
-    Windows(DecompressStream& s, const Progress& p) : stream_(s), progress_(p) {}
+    // The most trace events, and values (each ',' or ':' between two), a compressed byte may carry
+    // past a first few. An event of a real trace takes a dozen compressed bytes or more, whatever
+    // repeats in it (samples/profiler's mlp_train.json.gz: 19 with gzip, 12 with zstd -19), a value
+    // about half a byte (1.3 values a byte, 2.0 with zstd -19): its timestamp changes from one event
+    // to the next. A bomb of tiny tokens ("{}," or "0," hundreds of times a byte) is refused by these
+    // counts in a fraction of a second, instead of after seconds of parsing up to the expansion bound.
+    static constexpr uint64_t kMaxEventsPerCompressedByte = 2, kFreeEvents = 100000;
+    static constexpr uint64_t kMaxValuesPerCompressedByte = 32, kFreeValues = 1 << 20;
+
+    Windows(DecompressStream& s, const Progress& p, const size_t& events)
+        : stream_(s), progress_(p), events_(events) {}
     const char* first() { return load(); }
     const char* limit() const { return limit_; }
     // Every byte the parser moves past, to bound the token it is in.
@@ -46,7 +56,9 @@ class Windows {
                 inString_ = false;
         } else if (c == '"') {
             inString_ = true, token_ = 0;
-        } else if (c == ',' || c == ':' || c == '{' || c == '}' || c == '[' || c == ']') {
+        } else if (c == ',' || c == ':') {
+            token_ = 0, ++values_;
+        } else if (c == '{' || c == '}' || c == '[' || c == ']') {
             token_ = 0;
         }
         if (++token_ > kMaxToken) [[unlikely]]
@@ -73,10 +85,23 @@ class Windows {
         return begin_ == end_ ? load() : begin_;
     }
     void tick(const char* p) {
+        if (!stream_.plain()) checkDensity(p);
         const uint64_t done = stream_.plain() ? uint64_t(p - begin_) : stream_.consumed();
         if (progress_.report && !progress_.report(done, stream_.compressedSize())) throw Cancelled();
         const uint64_t every = std::max<uint64_t>(progress_.every, 1);
         limit_ = uint64_t(end_ - p) > every ? p + every : end_;
+    }
+    void checkDensity(const char* p) const {
+        const uint64_t in = stream_.consumed();
+        const auto bomb = [&](uint64_t n, const char* what, const char* real) {
+            throw LoadError("a decompression bomb, not a torch.profiler trace: " + std::to_string(n) + " " +
+                                what + " from " + std::to_string(in) + " compressed bytes (" + real + ")",
+                            offset_ + uint64_t(p - begin_));
+        };
+        if (events_ > kMaxEventsPerCompressedByte * in + kFreeEvents)
+            bomb(events_, "trace events", "a real trace's event takes a dozen bytes or more");
+        if (values_ > kMaxValuesPerCompressedByte * in + kFreeValues)
+            bomb(values_, "JSON values", "a real trace holds about two a byte");
     }
     // The bytes of a UTF-8 byte-order mark (some editors write one; JSON has none) to skip; UTF-16
     // is refused by name.
@@ -88,11 +113,13 @@ class Windows {
     }
     DecompressStream& stream_;
     const Progress& progress_;
+    const size_t& events_; // the parser's count so far
     const char *begin_ = nullptr, *end_ = nullptr, *limit_ = nullptr;
     uint64_t offset_ = 0; // of begin_ in the text
     bool started_ = false;
     bool inString_ = false, escaped_ = false;
-    uint64_t token_ = 0; // bytes of the current token so far
+    uint64_t token_ = 0;  // bytes of the current token so far
+    uint64_t values_ = 0; // separators (',' and ':') outside strings so far
 };
 
 struct WindowIterator {
@@ -291,8 +318,8 @@ void checkTimes(ProfilerTraceEvents& out, std::vector<ProfilerSpan>& spans, doub
 } // namespace
 
 ProfilerTraceEvents readProfilerTrace(DecompressStream& text, const LoadOptions& options) {
-    Windows windows(text, options.progress);
     TraceSax sax;
+    Windows windows(text, options.progress, sax.out.traceEvents);
     const bool ok =
         json::sax_parse(WindowIterator{windows.first(), &windows}, WindowIterator{nullptr, &windows}, &sax);
     if (!sax.damage.empty()) throw LoadError(sax.damage);
