@@ -10,6 +10,7 @@
 #include "common/Theme.h"
 #include "models/EventTableModel.h"
 #include "session/Session.h"
+#include "timeline/ColumnFill.h"
 #include "timeline/TimelinePlot.h"
 #include "util/DisplayText.h"
 #include "util/Format.h"
@@ -52,6 +53,7 @@ class TestDesktop : public QObject {
     void everyShortcutIsUniqueAndListed();
     void welcomePageWhileEmpty();
     void overlaysOffByDefaultAndLegendFollows();
+    void columnFillHoldsTheValueABurstLeaves();
     void toolbarActionsHaveIcons();
     void aboutNamesVersionsAndLicences();
     void exportTitleNamesFileDeviceRangeAndKind();
@@ -583,6 +585,27 @@ void TestDesktop::longLabelsAreShownCapped() {
         rowCapped |= value.startsWith("kept lll") && value.endsWith("\u2026 (" + labelLength + " label)");
     }
     QVERIFY(rowCapped);
+}
+
+// A burst of frees inside one pixel column (78 -> 40 -> 9 GiB within 0.2 ms) and then nothing for
+// 10 s: the band is the burst's extremes in that column only, and 9 GiB after it. The fill held the
+// burst's whole span until the next event: a solid block from 9 to 78 GiB over the quiet stretch,
+// in the README's first window too (leak_list.pickle.zst).
+void TestDesktop::columnFillHoldsTheValueABurstLeaves() {
+    QCustomPlot plot;
+    plot.resize(1000, 400);
+    auto* fill = new ui::ColumnFill(plot.xAxis, plot.yAxis);
+    fill->setBrush(QColor(0, 0, 255));
+    plot.xAxis->setRange(-1, 10), plot.yAxis->setRange(0, 100);
+    fill->setData({0.0, 0.0001, 0.0002, 9.0}, {40, 9, 9, 9}, {78, 40, 9, 9});
+    const QImage image = plot.toPixmap(1000, 400).toImage();
+    const auto filled = [&](double key, double value) {
+        const QPoint p(int(std::lround(plot.xAxis->coordToPixel(key))), int(plot.yAxis->coordToPixel(value)));
+        return image.pixelColor(p) == QColor(0, 0, 255);
+    };
+    QVERIFY(filled(0.0, 60));  // the burst's own column spans its extremes
+    QVERIFY(!filled(5.0, 60)); // ...and only that column: 9 GiB held until the next event
+    QVERIFY(!filled(5.0, 20));
 }
 
 QTEST_MAIN(TestDesktop)

@@ -38,13 +38,25 @@ void ColumnFill::draw(QCPPainter* painter) {
     painter->setPen(Qt::NoPen);
     applyFillAntialiasingHint(painter); // off: integer rectangles take the raster engine's fast path
     // Points that fall in one pixel column (a min/max band has two per column) are merged into one
-    // span, so a translucent fill is drawn once per pixel; a segment wider than a column (zoomed
-    // in) covers the columns up to the next point.
-    int column = INT_MIN, end = INT_MIN;
+    // span of that column, so a translucent fill is drawn once per pixel; past the column only the
+    // last of them holds, up to the next point (zoomed in, a segment covers the columns to it). A
+    // burst of events in one pixel before a quiet stretch is its extremes in that pixel, then the
+    // value it left, not its extremes all the way to the next event.
+    int column = INT_MIN, merged = 0;
     double top = 0, bottom = 0;
+    struct Last {
+        double top, bottom;
+        int end;
+    } last{0, 0, INT_MIN};
+    auto fill = [&](int from, int to, double t, double bt) {
+        if (bt > t && to > clip.left() && from <= clip.right())
+            painter->fillRect(QRect(from, int(t), std::max(1, to - from), int(bt - t)), b);
+    };
     auto flush = [&] {
-        if (column != INT_MIN && bottom > top && end > clip.left() && column <= clip.right())
-            painter->fillRect(QRect(column, int(top), std::max(1, end - column), int(bottom - top)), b);
+        if (column == INT_MIN) return;
+        if (merged == 1) return fill(column, last.end, last.top, last.bottom);
+        fill(column, column + 1, top, bottom);
+        if (last.end > column + 1) fill(column + 1, last.end, last.top, last.bottom);
     };
     for (size_t i = 0; i < keys_.size(); ++i) {
         const int x = int(std::lround(key->coordToPixel(keys_[i])));
@@ -53,10 +65,11 @@ void ColumnFill::draw(QCPPainter* painter) {
         const double t = std::round(std::min(y0, y1)), bt = std::round(std::max(y0, y1));
         if (x != column) {
             flush();
-            column = x, end = next, top = t, bottom = bt;
+            column = x, merged = 0, top = t, bottom = bt;
         } else {
-            top = std::min(top, t), bottom = std::max(bottom, bt), end = std::max(end, next);
+            top = std::min(top, t), bottom = std::max(bottom, bt);
         }
+        ++merged, last = {t, bt, next};
     }
     flush();
 }
