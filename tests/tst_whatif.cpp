@@ -189,6 +189,27 @@ class TestWhatIf : public QObject {
         QVERIFY(checked >= 20);
     }
 
+    // A recorded out-of-memory bounds the simulated device by what the reserve could reach then (the
+    // reserve plus the free bytes the entry names): never above the device (it used the segment that
+    // failed: 80.33 GiB for frag_shard_filter on a 79.18 GiB card), and the run reproduces under it,
+    // each recorded failure failing again and every request it served served.
+    void recordedOomBoundsTheDevice() {
+        const QDir dir(test::samplesDir() + "/../oom/recordings");
+        int checked = 0;
+        for (const QString& name : dir.entryList({"*.vscap"}, QDir::Files, QDir::Name)) {
+            const auto a = openAnalysis(dir.filePath(name).toStdString());
+            const SimInput in = SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0),
+                                                    a->capture().settings);
+            if (!in.recordedOoms || a->capture().deviceInfo.empty()) continue;
+            const Capacity cap = defaultCapacity(a->capture(), a->trace(0).device, in);
+            QVERIFY2(cap.bytes <= a->capture().deviceInfo[0].totalMemory, qPrintable(name));
+            const SimResult r = simulate(in, SimConfig::fromSettings(a->capture().settings), {cap.bytes});
+            QVERIFY2(!r.firstOom && r.recordedOomsReproduced == in.recordedOoms, qPrintable(name));
+            ++checked;
+        }
+        QVERIFY(checked >= 8);
+    }
+
     // The what-if evidence (samples/whatif, recorded on an H200 by record.sh): from each program's
     // default-settings capture, the simulation predicts what torch.cuda.max_memory_reserved() said in
     // the program's runs under other settings, and whether they ran out of memory. The native

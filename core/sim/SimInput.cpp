@@ -172,7 +172,10 @@ class Builder {
 
     void recordOom(size_t i) {
         ++in_.recordedOoms;
-        const uint64_t below = uint64_t(r_.reserved[i]) + newSegmentSize(rules_.roundSize(t_.size[i]));
+        // The segment it could not get, or, where the entry says what the device had free (below
+        // that segment: not a memory fraction's cap), one byte past what the reserve could reach.
+        const uint64_t segment = newSegmentSize(rules_.roundSize(t_.size[i])), free = t_.addr[i];
+        const uint64_t below = uint64_t(r_.reserved[i]) + (free > 0 && free < segment ? free + 1 : segment);
         in_.capacityBelow = in_.capacityBelow ? std::min(in_.capacityBelow, below) : below;
     }
 
