@@ -198,8 +198,8 @@ class TestWhatIf : public QObject {
         int checked = 0;
         for (const QString& name : dir.entryList({"*.vscap"}, QDir::Files, QDir::Name)) {
             const auto a = openAnalysis(dir.filePath(name).toStdString());
-            const SimInput in = SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0),
-                                                    a->capture().settings);
+            const SimInput in =
+                SimInput::fromTrace(a->trace(0), a->capture().streams, a->replay(0), a->capture().settings);
             if (!in.recordedOoms || a->capture().deviceInfo.empty()) continue;
             const Capacity cap = defaultCapacity(a->capture(), a->trace(0).device, in);
             QVERIFY2(cap.bytes <= a->capture().deviceInfo[0].totalMemory, qPrintable(name));
