@@ -17,6 +17,7 @@
 #include "views/panels/EventTableView.h"
 #include "views/panels/FlameGraph.h"
 #include "views/panels/LeaksPanel.h"
+#include "views/panels/OomRequestBars.h"
 #include "views/panels/PeakPanel.h"
 #include "views/panels/RegionListView.h"
 #include "views/panels/RetentionPanel.h"
@@ -795,6 +796,13 @@ void TestMainWindow::outOfMemoryOpensAtTheFailure() {
     for (auto* label : blockMapOf(*w)->findChildren<QLabel*>())
         said |= label->text().contains(QStringLiteral("Out of memory here:</b> a request of 64.0 MiB"));
     QVERIFY(said);
+    // ...and drawn: the request's bar beside the largest free block's (none here), shown only there
+    auto* bars = blockMapOf(*w)->findChild<ui::OomRequestBars*>();
+    QVERIFY(bars && bars->isVisible());
+    QCOMPARE(bars->request(), uint64_t(64) << 20);
+    QCOMPARE(bars->largestFree(), uint64_t(0));
+    w->session()->selectEvent(0);
+    QTRY_VERIFY(!bars->isVisible());
 }
 
 void TestMainWindow::coldOpenSelectsTheWorstRegion() {

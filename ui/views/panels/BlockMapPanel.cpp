@@ -4,6 +4,7 @@
 #include "common/Icons.h"
 #include "session/Session.h"
 #include "util/TimeOrigin.h"
+#include "views/panels/OomRequestBars.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -58,6 +59,8 @@ BlockMapPanel::BlockMapPanel(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(bar);
     layout->addWidget(label_);
+    oomBars_ = new OomRequestBars(this);
+    layout->addWidget(oomBars_);
     layout->addWidget(legend_);
     layout->addWidget(view_, 1);
     setPlaying(false); // the button's icon and text
@@ -197,12 +200,14 @@ void BlockMapPanel::updateLabel() {
         tr("%1 \u2022 %n segment(s), reserved %2, allocated %3", nullptr, int(view_->segments().size()))
             .arg(when, formatBytes(double(reserved)), formatBytes(double(allocated))) +
         (marked ? tr(" \u2022 %n marked block(s) (red)", nullptr, int(marked)) : QString()) + oomText(m));
+    updateLegend(); // an OOM's highlighted block joins it
 }
 
 // At an out-of-memory error: the failed request beside the largest free block it could have used (its
 // pool: PyTorch's small pool serves up to 1 MiB), which the map outlines.
 QString BlockMapPanel::oomText(size_t moment) {
     const DeviceTrace& t = analysis_->trace(device_);
+    oomBars_->hide();
     if (moment == 0 || t.action[moment - 1] != Action::Oom) return {};
     const uint64_t request = t.size[moment - 1];
     const StateBlock* largest = nullptr;
@@ -212,10 +217,11 @@ QString BlockMapPanel::oomText(size_t moment) {
                 (!largest || b.size > largest->size))
                 largest = &b;
     if (largest) view_->setHighlightedAddress(largest->address);
+    oomBars_->setSizes(request, largest ? largest->size : 0);
     return tr("<br><b style='color:#c0392b'>Out of memory here:</b> a request of %1 against a largest free "
               "block of %2%3")
         .arg(formatBytes(double(request)), formatBytes(largest ? double(largest->size) : 0.0),
-             largest ? tr(" (outlined)") : QString());
+             largest ? tr(" (highlighted)") : QString());
 }
 
 // The categories of the session's device, in the background, when the colouring needs them.

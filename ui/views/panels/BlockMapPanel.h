@@ -55,6 +55,7 @@ class BlockMapPanel : public QWidget {
     QComboBox *colour_, *speed_;
     QToolButton* play_;
     QLabel *label_, *legend_;
+    class OomRequestBars* oomBars_;
     QTimer timer_;
 };
 

@@ -196,6 +196,7 @@ QList<BlockMapView::LegendEntry> BlockMapView::legend() const {
     if (colourBy_ != ColourBy::State) out << LegendEntry{tr("from before the recording"), c.baseline};
     out << LegendEntry{tr("pending free"), c.pending} << LegendEntry{tr("free (cached)"), c.free}
         << LegendEntry{tr("marked"), c.marked};
+    if (highlight_) out << LegendEntry{tr("highlighted"), palette().color(QPalette::Highlight)};
     if (!pools_->empty()) out << LegendEntry{tr("stripe: CUDA graph private pool"), graphPoolColour()};
     if (analysis_ && !analysis_->ghosts(device_).blocks.empty())
         out << LegendEntry{tr("hatched: ghost (from before the recording, seen only being freed)"), c.ghost};
