@@ -763,10 +763,15 @@ void TestMainWindow::quietRunOpensOnItsPeak() {
     QCOMPARE(phases->model()->index(evaluation, 3).data().toString(), QStringLiteral("128.00 MiB"));
     emit phases->doubleClicked(phases->model()->index(0, 0));
     QVERIFY(w->session()->selectedEvent().value_or(top) != top);
-    // Go > Peak comes back to it
+    // Go > Peak comes back to it, on the Peak tab (it showed the peak's stack instead)
     w->session()->selectEvent(0);
-    peak->goToPeak();
+    QAction* go = nullptr;
+    for (QAction* a : w->findChildren<QAction*>())
+        if (a->text() == QStringLiteral("Pea&k")) go = a;
+    QVERIFY(go);
+    go->trigger();
     QCOMPARE(w->session()->selectedEvent().value_or(0), size_t(top));
+    QCOMPARE(w->findChild<QTabWidget*>()->currentWidget(), static_cast<QWidget*>(peak));
 }
 
 void TestMainWindow::outOfMemoryOpensAtTheFailure() {

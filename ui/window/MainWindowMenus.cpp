@@ -259,8 +259,8 @@ void MainWindow::buildGoMenu() {
     go->addSeparator();
     go->addAction(tr("Pea&k"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P), this,
                   [this] {
+                      peak_->goToPeak(); // first: selecting an event shows its stack
                       showPeakTab();
-                      peak_->goToPeak();
                   })
         ->setToolTip(
             tr("Select the moment allocated memory is highest and explain it in the Peak tab: what is "
