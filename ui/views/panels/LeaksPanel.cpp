@@ -178,8 +178,8 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(sentence);
     split->addWidget(lower);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
+    split->setStretchFactor(0, 1); // the diagnosis as tall as the groups: its next step unscrolled
+    split->setStretchFactor(1, 1);
     split->setChildrenCollapsible(false);
     layout->addWidget(split, 1);
     auto* row = new QHBoxLayout;
@@ -372,13 +372,14 @@ void LeaksPanel::present(Result result) {
                   .arg(s3(report.groups.front().firstEvent), s3(report.last), s3(report.first),
                        s3(report.last))
             : tr("window %1 s \u2013 %2 s").arg(s3(report.first), s3(report.last));
+    // what to do before why: the evidence (the longest part) last, so the next step shows unscrolled
     diagnosis_->setText(tr("<b>%1</b> &nbsp;<span style='color:gray'>%2%3</span><br>%4<br>"
-                           "<i>Evidence:</i> %5<br><i>Next step:</i> %6")
+                           "<i>Next step:</i> %5<br><i>Evidence:</i> %6")
                             .arg(QString::fromLatin1(leakKindName(report.kind).data()).toUpper(), span,
                                  report.autoWindow ? tr(", detected") : QString(),
                                  QString::fromStdString(report.summary).toHtmlEscaped(),
-                                 QString::fromStdString(report.evidence).toHtmlEscaped(),
-                                 linkedTabs(QString::fromStdString(report.nextStep).toHtmlEscaped())));
+                                 linkedTabs(QString::fromStdString(report.nextStep).toHtmlEscaped()),
+                                 QString::fromStdString(report.evidence).toHtmlEscaped()));
     fillGroups();
     buildTrees();
     selectGroup(report.groups.empty() ? -1 : 0);
