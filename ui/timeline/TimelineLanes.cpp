@@ -174,8 +174,10 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
     };
     for (size_t i = 0; i < t.eventCount(); ++i)
         if (t.action[i] == Action::Oom) {
-            marker(secondsSince(originUs_, t.timeUs[i]),
-                   tr("OOM (%1 asked)").arg(formatBytes(double(t.size[i]))), QPen(colours.oom, 1.5));
+            const auto [line, label] =
+                marker(secondsSince(originUs_, t.timeUs[i]),
+                       tr("OOM (%1 asked)").arg(formatBytes(double(t.size[i]))), QPen(colours.oom, 1.5));
+            lane.oomLabels.push_back(static_cast<QCPItemText*>(label)); // addMarker's label is its text
             if (!lane.oomKey)
                 lane.oomKey = legendKey(x, y, tr("out of memory (OOM)"), QPen(colours.oom, 1.5));
         }
@@ -228,6 +230,13 @@ void TimelinePlot::buildMarkers(Lane& lane, size_t device, QCPAxis* x, QCPAxis* 
 void TimelinePlot::placeAnnotationLabels() {
     const bool on = overlays_[int(Overlay::Annotations)];
     for (auto& l : lanes_) {
+        // an OOM's label reads to the left of its line where it would run past the plot's edge
+        for (QCPItemText* text : l.oomLabels) {
+            const double x = l.rect->axis(QCPAxis::atBottom)->coordToPixel(text->position->coords().x());
+            const bool past =
+                x + QFontMetrics(text->font()).horizontalAdvance(text->text()) + 6 > l.rect->right();
+            text->setPositionAlignment((past ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        }
         double freeFrom = -1e9;
         for (QCPAbstractItem* item : l.annotationItems) {
             auto* text = qobject_cast<QCPItemText*>(item);

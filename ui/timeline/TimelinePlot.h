@@ -154,6 +154,7 @@ class TimelinePlot : public QCustomPlot {
         QCPGraph* annotationTicks = nullptr;           // ticks along the top when many
         QCPGraph* annotationKey = nullptr;             // empty: the legend's entry for either
         QCPGraph* oomKey = nullptr;                    // empty: the legend's entry for OOM markers
+        std::vector<QCPItemText*> oomLabels;           // "OOM (2.16 GiB asked)", left of the line at the edge
         QCPGraph* noteKey = nullptr;  // empty: the legend's entry for labels put on blocks after the fact
         PauseBands pauses;            // the recorder's pauses, hatched
         QCPGraph* pauseKey = nullptr; // empty: their legend entry
