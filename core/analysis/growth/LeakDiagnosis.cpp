@@ -319,10 +319,7 @@ std::string oomEvidence(const OomFacts& f) {
     else
         s += "; capacity not in the file (at least " + humanBytes(leastCapacity(f)) +
              "; anything above that was held outside PyTorch)";
-    std::string cause(oomCauseName(f.cause)); // the JSON's word, written as words: "working set"
-    std::replace(cause.begin(), cause.end(), '_', ' ');
-    if (cause == "outside pytorch") cause = "memory outside PyTorch";
-    return s + ". Cause, " + cause + ": " + f.decidedBy + ".";
+    return s + ". Cause, " + std::string(oomCauseWords(f.cause)) + ": " + f.decidedBy + ".";
 }
 
 std::string oomNextStep(const Capture& c, const OomFacts& f) {

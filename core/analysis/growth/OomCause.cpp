@@ -23,6 +23,17 @@ std::string_view oomCauseName(OomCause c) {
     return "working_set";
 }
 
+std::string_view oomCauseWords(OomCause c) {
+    switch (c) {
+    case OomCause::WorkingSet:
+        return "working set";
+    case OomCause::OutsidePytorch:
+        return "memory outside PyTorch";
+    default:
+        return oomCauseName(c);
+    }
+}
+
 namespace {
 
 constexpr uint64_t kSmallRequest = 1 << 20; // PyTorch's small pool serves requests up to 1 MiB

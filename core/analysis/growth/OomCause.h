@@ -25,7 +25,8 @@
 namespace vs {
 
 enum class OomCause : uint8_t { Leak, Accumulation, Fragmentation, WorkingSet, OutsidePytorch };
-std::string_view oomCauseName(OomCause c); // "leak", "accumulation", "fragmentation", ...
+std::string_view oomCauseName(OomCause c);  // "leak", "accumulation", "fragmentation", ...
+std::string_view oomCauseWords(OomCause c); // the same for a sentence: "working set", ...
 
 struct OomFacts {
     uint32_t event = 0;

@@ -13,21 +13,13 @@ namespace vs {
 
 namespace {
 
-// The evaluation that holds [fromUs, toUs], when training (a finished backward pass) came before it.
-std::optional<PhaseWindows::Window> evaluationHolding(const PhaseWindows& w, int64_t fromUs, int64_t toUs) {
+// The evaluation of `evaluations` that holds [fromUs, toUs], when training (a finished backward pass)
+// came before it.
+std::optional<PhaseWindows::Window> holding(const std::vector<PhaseWindows::Window>& evaluations,
+                                            const PhaseWindows& w, int64_t fromUs, int64_t toUs) {
     const int64_t trained = w.firstEndOf(Phase::Backward);
-    for (const auto& e : w.evaluations())
+    for (const auto& e : evaluations)
         if (trained < e.fromUs && e.fromUs <= fromUs && toUs <= e.toUs) return e;
-    return std::nullopt;
-}
-
-// Where the phases are guessed (a PyTorch snapshot), the evaluation the program marks around the
-// failure (a record_function range), when training came before it.
-std::optional<PhaseWindows::Window> markedEvaluationHolding(const CaptureAnalysis& a, size_t device,
-                                                            const PhaseWindows& w, int64_t atUs) {
-    const int64_t trained = w.firstEndOf(Phase::Backward);
-    for (const auto& e : markedEvaluations(a.capture(), a.trace(device).device))
-        if (trained < e.fromUs && e.fromUs <= atUs && atUs <= e.toUs) return e;
     return std::nullopt;
 }
 
@@ -36,8 +28,8 @@ std::optional<PhaseWindows::Window> markedEvaluationHolding(const CaptureAnalysi
 bool growthWithinPhase(const CaptureAnalysis& a, size_t device, const GrowthRegion& r, uint32_t oom) {
     if (r.kind == LeakKind::Accumulation) return true; // an unfinished tooth too (GrowthRegions)
     const DeviceTrace& t = a.trace(device);
-    return evaluationHolding(PhaseWindows::of(a.capture(), a.trace(device)), t.timeUs[r.first], t.timeUs[oom])
-        .has_value();
+    const PhaseWindows w = PhaseWindows::of(a.capture(), t);
+    return holding(w.evaluations(), w, t.timeUs[r.first], t.timeUs[oom]).has_value();
 }
 
 PassesKept keptAcrossPasses(const CaptureAnalysis& a, size_t device, uint32_t oom) {
@@ -47,8 +39,8 @@ PassesKept keptAcrossPasses(const CaptureAnalysis& a, size_t device, uint32_t oo
     // failed before its backward pass one too: its layers' blocks cannot be told from passes. Only
     // an evaluation the program marks is one then, and its passes are counted from the blocks.
     const bool guessed = w.guessed();
-    const auto eval = guessed ? markedEvaluationHolding(a, device, w, t.timeUs[oom])
-                              : evaluationHolding(w, t.timeUs[oom], t.timeUs[oom]);
+    const auto eval = holding(guessed ? markedEvaluations(a.capture(), t.device) : w.evaluations(), w,
+                              t.timeUs[oom], t.timeUs[oom]);
     if (!eval) return {};
     const auto from =
         uint32_t(std::lower_bound(t.timeUs.begin(), t.timeUs.begin() + oom, eval->fromUs) - t.timeUs.begin());

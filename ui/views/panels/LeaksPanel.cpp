@@ -178,8 +178,8 @@ LeaksPanel::LeaksPanel(QWidget* parent) : QWidget(parent) {
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(sentence);
     split->addWidget(lower);
-    split->setStretchFactor(0, 1); // the diagnosis as tall as the groups: its next step unscrolled
-    split->setStretchFactor(1, 1);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
     split->setChildrenCollapsible(false);
     layout->addWidget(split, 1);
     auto* row = new QHBoxLayout;
